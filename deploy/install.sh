@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what the gateway needs on a fresh Debian machine with Node 20: nats-server from Debian's
+# packages (tests start their own servers from it) and the npm packages pinned by package-lock.json.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+if ! command -v nats-server >/dev/null 2>&1; then
+  echo "install: nats-server (Debian package)"
+  as_root apt-get update -q
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q nats-server
+fi
+
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 20 ]; then
+  echo "install: Node 20 or newer is required (found $(node -v))" >&2
+  exit 1
+fi
+
+echo "install: npm packages (npm ci)"
+npm ci --no-audit --no-fund

@@ -1,0 +1,32 @@
+/**
+ * One jest configuration, two projects:
+ *   unit — `*.spec.ts` beside the code they test (fast; may still start a real nats-server)
+ *   e2e  — `test/**\/*.e2e-spec.ts`, whole apps against the sandbox venue and a real nats-server
+ * ts-jest only transpiles (isolatedModules); `npm run typecheck` is the type check.
+ */
+const moduleNameMapper = {
+  '^#venue-api$': '<rootDir>/libs/venue-api/src/index.ts',
+  '^#contracts$': '<rootDir>/libs/contracts/src/index.ts',
+  '^#bus$': '<rootDir>/libs/bus/src/index.ts',
+  '^#observability$': '<rootDir>/libs/observability/src/index.ts',
+  '^#testing$': '<rootDir>/libs/testing/src/index.ts',
+  '^(\\.{1,2}/.*)\\.js$': '$1',
+};
+
+const shared = {
+  rootDir: '.',
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper,
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: '<rootDir>/tsconfig.json' }],
+  },
+  setupFiles: ['reflect-metadata'],
+};
+
+export default {
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts'] },
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
+  ],
+};

@@ -1,0 +1,2 @@
+export { freePort } from './free-port.js';
+export { startNatsServer, type NatsServerHandle, type StartNatsOptions } from './nats-server.js';

@@ -1,0 +1,99 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './free-port.js';
+
+export interface NatsServerHandle {
+  /** `nats://127.0.0.1:<port>` */
+  readonly url: string;
+  readonly port: number;
+  readonly storeDir: string;
+  /** Stops the server (SIGTERM, then SIGKILL) and, unless `keepStore`, removes its store directory. */
+  stop(options?: { keepStore?: boolean }): Promise<void>;
+  /** Kills the process abruptly, keeping the store: for crash/restart tests. */
+  kill(): Promise<void>;
+}
+
+export interface StartNatsOptions {
+  /** Reuse a store directory (e.g. to restart a server and keep JetStream state). */
+  storeDir?: string;
+  /** Reuse a port (e.g. restarting a server the clients reconnect to). */
+  port?: number;
+  binary?: string;
+}
+
+const READY_TIMEOUT_MS = 10_000;
+
+/**
+ * Starts a real `nats-server` with JetStream on a free loopback port and a temporary store directory.
+ * Each test suite starts its own; nothing depends on a server someone started by hand.
+ */
+export async function startNatsServer(options: StartNatsOptions = {}): Promise<NatsServerHandle> {
+  const port = options.port ?? (await freePort());
+  const storeDir = options.storeDir ?? (await mkdtemp(join(tmpdir(), 'gw-nats-')));
+  const binary = options.binary ?? process.env['NATS_SERVER_BIN'] ?? 'nats-server';
+  const child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  await waitUntilReady(child, port);
+
+  let exited = false;
+  const exitedPromise = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
+
+  const terminate = async (signal: NodeJS.Signals): Promise<void> => {
+    if (exited) return;
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exitedPromise;
+    clearTimeout(timer);
+  };
+
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    storeDir,
+    async stop(stopOptions = {}) {
+      await terminate('SIGTERM');
+      if (!stopOptions.keepStore && options.storeDir === undefined) {
+        await rm(storeDir, { recursive: true, force: true });
+      }
+    },
+    async kill() {
+      await terminate('SIGKILL');
+    },
+  };
+}
+
+function waitUntilReady(child: ChildProcess, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let log = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`nats-server on port ${port} not ready within ${READY_TIMEOUT_MS} ms:\n${log}`));
+    }, READY_TIMEOUT_MS);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(new Error(`could not start nats-server (is the Debian package installed?): ${error.message}`));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`nats-server exited with code ${code} before it was ready:\n${log}`));
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      log += chunk.toString();
+      if (log.includes('Server is ready')) {
+        clearTimeout(timer);
+        child.removeAllListeners('exit');
+        child.stderr?.removeAllListeners('data');
+        child.stderr?.resume();
+        resolve();
+      }
+    });
+  });
+}

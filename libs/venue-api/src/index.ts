@@ -1,0 +1,2 @@
+export * from './ws/messages.js';
+export * from './rest/paths.js';
