@@ -13,8 +13,14 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-console': 'error',
       // Money never passes through a JavaScript number.
-      'no-restricted-globals': ['error', { name: 'parseFloat', message: 'Parse money with decimal.js from the string.' }],
-      'no-restricted-properties': ['error', { object: 'Number', property: 'parseFloat', message: 'Parse money with decimal.js from the string.' }],
+      'no-restricted-globals': [
+        'error',
+        { name: 'parseFloat', message: 'Parse money with decimal.js from the string.' },
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Number', property: 'parseFloat', message: 'Parse money with decimal.js from the string.' },
+      ],
     },
   },
   {
