@@ -26,7 +26,12 @@ const shared = {
 
 export default {
   projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts'] },
-    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
+    {
+      ...shared,
+      displayName: 'unit',
+      testTimeout: 20_000,
+      testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts'],
+    },
+    { ...shared, displayName: 'e2e', testTimeout: 60_000, testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
   ],
 };
