@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { INestApplication } from '@nestjs/common';
+import { Counter } from 'prom-client';
+import { IsIn, IsInt, IsString, Max, Min, MinLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { freePort } from '#testing';
+import {
+  ConfigError,
+  HealthRegistry,
+  JsonLogger,
+  loadConfig,
+  MetricsRegistry,
+  ObservabilityModule,
+  redact,
+} from './index.js';
+
+describe('redact', () => {
+  it('replaces secret-named properties at any depth and keeps the rest', () => {
+    const input = {
+      apiKey: 'k',
+      apiSecret: 's',
+      nested: { token: 't', headers: { 'Rest-Sign': 'x' } },
+      list: [{ password: 'p' }],
+    };
+    expect(redact(input)).toEqual({
+      apiKey: 'k',
+      apiSecret: '[redacted]',
+      nested: { token: '[redacted]', headers: { 'Rest-Sign': '[redacted]' } },
+      list: [{ password: '[redacted]' }],
+    });
+  });
+
+  it('survives cycles', () => {
+    const a: Record<string, unknown> = { name: 'a' };
+    a['self'] = a;
+    expect(redact(a)).toEqual({ name: 'a', self: '[circular]' });
+  });
+});
+
+describe('JsonLogger', () => {
+  it('writes one JSON object per line without secrets', () => {
+    const lines: string[] = [];
+    const logger = new JsonLogger('test-app', 'ctx', 'debug', { write: (line) => lines.push(line) });
+    logger.info('token fetched', { token: 'abc', latencyMs: 3 });
+    logger.child('other').warn('hmm');
+    const first = JSON.parse(lines[0] ?? '') as Record<string, unknown>;
+    expect(first).toMatchObject({
+      level: 'info',
+      app: 'test-app',
+      context: 'ctx',
+      msg: 'token fetched',
+      token: '[redacted]',
+      latencyMs: 3,
+    });
+    expect(lines[0]).not.toContain('abc');
+    expect(JSON.parse(lines[1] ?? '')).toMatchObject({ level: 'warn', context: 'other' });
+  });
+
+  it('drops lines below its level', () => {
+    const lines: string[] = [];
+    new JsonLogger('a', 'c', 'warn', { write: (line) => lines.push(line) }).info('quiet');
+    expect(lines).toHaveLength(0);
+  });
+});
+
+describe('HealthRegistry', () => {
+  it('reports down when a check throws or does not answer in time', async () => {
+    const health = new HealthRegistry(20);
+    health.register('ok', () => ({ up: true }));
+    health.register('throws', () => {
+      throw new Error('boom');
+    });
+    health.register('hangs', () => new Promise(() => undefined));
+    const report = await health.report();
+    expect(report.status).toBe('down');
+    expect(report.checks).toEqual({
+      ok: { up: true },
+      throws: { up: false, detail: 'boom' },
+      hangs: { up: false, detail: 'no answer within 20 ms' },
+    });
+  });
+});
+
+class SampleConfig {
+  @Type(() => Number) @IsInt() @Min(1) @Max(65535) PORT: number = 8080;
+  @IsString() @MinLength(1) NATS_URL = '';
+  @IsIn(['base64', 'hex']) ENCODING: string = 'base64';
+}
+
+describe('loadConfig', () => {
+  it('converts and validates, keeping defaults', () => {
+    const config = loadConfig(SampleConfig, { PORT: '9000', NATS_URL: 'nats://x' });
+    expect(config).toMatchObject({ PORT: 9000, NATS_URL: 'nats://x', ENCODING: 'base64' });
+  });
+
+  it('lists every bad variable by name, without values', () => {
+    let caught: unknown;
+    try {
+      loadConfig(SampleConfig, { PORT: '70000', NATS_URL: '', ENCODING: 'rot13-secretvalue' });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const problems = (caught as ConfigError).problems.join('\n');
+    expect(problems).toMatch(/PORT/);
+    expect(problems).toMatch(/NATS_URL/);
+    expect(problems).toMatch(/ENCODING/);
+    expect(problems).not.toContain('rot13-secretvalue');
+  });
+});
+
+describe('ObservabilityModule over HTTP', () => {
+  let app: INestApplication;
+  let base: string;
+  let healthy = true;
+
+  beforeAll(async () => {
+    @Module({ imports: [ObservabilityModule.forRoot({ app: 'probe', defaultMetrics: false })] })
+    class ProbeModule {}
+    app = await NestFactory.create(ProbeModule, { logger: false });
+    const registry = app.get(MetricsRegistry);
+    new Counter({ name: 'probe_events_total', help: 'probe', registers: [registry] }).inc(2);
+    app.get(HealthRegistry).register('dependency', () => ({ up: healthy }));
+    const port = await freePort();
+    await app.listen(port, '127.0.0.1');
+    base = `http://127.0.0.1:${port}`;
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('serves Prometheus text with the app label', async () => {
+    const res = await fetch(`${base}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/plain');
+    expect(await res.text()).toContain('probe_events_total{app="probe"} 2');
+  });
+
+  it('answers /health 200 when up and 503 when a dependency is down', async () => {
+    healthy = true;
+    const up = await fetch(`${base}/health`);
+    expect(up.status).toBe(200);
+    expect(await up.json()).toEqual({ status: 'ok', checks: { dependency: { up: true } } });
+    healthy = false;
+    const down = await fetch(`${base}/health`);
+    expect(down.status).toBe(503);
+    expect(await down.json()).toMatchObject({ status: 'down' });
+  });
+});
