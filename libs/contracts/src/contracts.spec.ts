@@ -1,0 +1,109 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  OrderCommand,
+  orderOutcomeMsgId,
+  parseContract,
+  sizeToken,
+  StreamRequest,
+  SubjectTokenError,
+  Subjects,
+} from './index.js';
+
+describe('Subjects', () => {
+  const subjects = new Subjects('gw.v1', 'acct1');
+
+  it('lays out a price subject a wildcard can select by group and base currency', () => {
+    const subject = subjects.price({
+      accountGroup: 'g-1',
+      instrument: 'BTC.USD',
+      tenor: 'T',
+      currency: 'BTC',
+      quantity: '0.50',
+    });
+    expect(subject).toBe('gw.v1.price.g-1.BTC.USD.T.BTC.0_5');
+    expect(subject.startsWith('gw.v1.price.g-1.BTC.')).toBe(true);
+  });
+
+  it('writes sizes exactly, from the string', () => {
+    expect(sizeToken('100')).toBe('100');
+    expect(sizeToken('100.000')).toBe('100');
+    expect(sizeToken('1e-7')).toBe('0_0000001');
+    expect(sizeToken('1.5E3')).toBe('1500');
+    expect(sizeToken('000.12345678')).toBe('0_12345678');
+    expect(sizeToken('12345678901234567890.123456789')).toBe('12345678901234567890_123456789');
+    expect(() => sizeToken('-1')).toThrow(SubjectTokenError);
+    expect(() => sizeToken('abc')).toThrow(SubjectTokenError);
+  });
+
+  it('scopes commands and outcomes by account', () => {
+    expect(subjects.orderCommand).toBe('gw.v1.acct1.order.command');
+    expect(subjects.orderOutcome('cr-1')).toBe('gw.v1.acct1.order.outcome.cr-1');
+    expect(subjects.allOrderOutcomes).toBe('gw.v1.acct1.order.outcome.>');
+  });
+
+  it('refuses tokens that would break the subject', () => {
+    expect(() => subjects.orderOutcome('a.b')).toThrow(SubjectTokenError);
+    expect(() => new Subjects('gw.v1', 'a b')).toThrow(SubjectTokenError);
+    expect(() =>
+      subjects.price({ accountGroup: 'g', instrument: 'BTCUSD', tenor: 'T', currency: 'BTC', quantity: '1' }),
+    ).toThrow(SubjectTokenError);
+  });
+});
+
+describe('parseContract', () => {
+  const valid = {
+    instrument: 'BTC.USD',
+    quantity: '0.5',
+    currency: 'BTC',
+    tenor: 'T',
+    accountGroup: 'g-1',
+    requester: 's1',
+  };
+
+  it('accepts a valid stream request and keeps the quantity a string', () => {
+    const parsed = parseContract(StreamRequest, JSON.stringify(valid));
+    expect(parsed.ok).toBe(true);
+    if (parsed.ok) {
+      expect(parsed.value).toBeInstanceOf(StreamRequest);
+      expect(parsed.value.quantity).toBe('0.5');
+    }
+  });
+
+  it('lists every problem of a bad request without throwing', () => {
+    const parsed = parseContract(
+      StreamRequest,
+      JSON.stringify({ ...valid, quantity: '0.123456789', instrument: 'BTCUSD', tenor: '' }),
+    );
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) {
+      const text = parsed.problems.join('\n');
+      expect(text).toMatch(/quantity/);
+      expect(text).toMatch(/instrument/);
+      expect(text).toMatch(/tenor/);
+    }
+  });
+
+  it('refuses non-JSON, arrays and numbers as quantity', () => {
+    expect(parseContract(StreamRequest, 'not json')).toEqual({ ok: false, problems: ['payload is not JSON'] });
+    expect(parseContract(StreamRequest, '[1]')).toEqual({ ok: false, problems: ['payload must be a JSON object'] });
+    expect(parseContract(StreamRequest, JSON.stringify({ ...valid, quantity: 0.5 })).ok).toBe(false);
+    expect(parseContract(StreamRequest, JSON.stringify({ ...valid, quantity: '0' })).ok).toBe(false);
+  });
+
+  it('validates order commands with the venue identifier rules', () => {
+    const ok = parseContract(OrderCommand, JSON.stringify({ clientRequestId: 'ord-1', quoteId: 'q', side: 'BUY' }));
+    expect(ok.ok).toBe(true);
+    for (const clientRequestId of ['', 'a/b', 'has space', 'x'.repeat(65), 'ctl\u0001']) {
+      expect(parseContract(OrderCommand, JSON.stringify({ clientRequestId, quoteId: 'q', side: 'BUY' })).ok).toBe(
+        false,
+      );
+    }
+    expect(parseContract(OrderCommand, JSON.stringify({ clientRequestId: 'a', quoteId: 'q', side: 'HOLD' })).ok).toBe(
+      false,
+    );
+  });
+
+  it('deduplicates outcomes by clientRequestId and status', () => {
+    expect(orderOutcomeMsgId({ clientRequestId: 'ord-1', status: 'SUCCESS' })).toBe('ord-1:SUCCESS');
+  });
+});

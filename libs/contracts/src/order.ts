@@ -1,0 +1,75 @@
+import { IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+
+/** clientRequestId rules: those of the venue's identifiers (1–64, no `/`, whitespace or control characters). */
+export const CLIENT_REQUEST_ID = /^[^/\s\p{Cc}]{1,64}$/u;
+
+/**
+ * An order for the connector to send, on `{prefix}.{account}.order.command` (JetStream work queue,
+ * `Nats-Msg-Id` = clientRequestId). The execution app records the intent durably before publishing it.
+ * The connector sends each clientRequestId at most once, ever: a redelivered command whose frame may
+ * already have left is never re-sent; its outcome is resolved, not re-placed.
+ */
+export class OrderCommand {
+  @IsString()
+  @Matches(CLIENT_REQUEST_ID, {
+    message: 'clientRequestId must be 1–64 characters without /, whitespace or control characters',
+  })
+  clientRequestId!: string;
+
+  @IsString()
+  @MinLength(1)
+  @MaxLength(512)
+  quoteId!: string;
+
+  @IsIn(['BUY', 'SELL'])
+  side!: 'BUY' | 'SELL';
+
+  /** Optional context for audit and metrics; the quote already carries price, size and tenor. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(32)
+  instrument?: string;
+
+  @IsOptional()
+  @IsBoolean()
+  autoSubscribe?: boolean;
+}
+
+/**
+ * Outcome states published by the connector:
+ *   PENDING        — the venue accepted the order; no outcome yet
+ *   SUCCESS        — filled
+ *   FAILED         — not filled; `code` gives the venue's reason (definitive venue evidence only)
+ *   INDETERMINATE  — the venue says the outcome is unknown; never re-place
+ *   UNKNOWN        — the gateway lost sight of the order (frame sent, no reply); never re-place; reconcile
+ */
+export type OrderOutcomeStatus = 'PENDING' | 'SUCCESS' | 'FAILED' | 'INDETERMINATE' | 'UNKNOWN';
+
+export const FINAL_ORDER_STATUSES: ReadonlySet<OrderOutcomeStatus> = new Set(['SUCCESS', 'FAILED']);
+
+/** On `{prefix}.{account}.order.outcome.{clientRequestId}`; JetStream `Nats-Msg-Id` = `${clientRequestId}:${status}`. */
+export interface OrderOutcome {
+  v: 1;
+  clientRequestId: string;
+  status: OrderOutcomeStatus;
+  transactionId?: string;
+  quoteId?: string;
+  side?: 'BUY' | 'SELL';
+  code: string;
+  message: string;
+  instrument?: string;
+  price?: string;
+  quantity?: string;
+  quoteAmount?: string;
+  currency?: string;
+  settleDate?: string;
+  tradeRef?: string;
+  /** Epoch ms of the venue frame this outcome came from (absent for UNKNOWN). */
+  venueTimestamp?: number;
+  /** How the outcome reached us: the live reply, a redelivery after reconnect, or the order-state endpoint. */
+  source: 'reply' | 'redelivery' | 'order-state';
+}
+
+export function orderOutcomeMsgId(outcome: Pick<OrderOutcome, 'clientRequestId' | 'status'>): string {
+  return `${outcome.clientRequestId}:${outcome.status}`;
+}

@@ -1,0 +1,37 @@
+/**
+ * A price as strategies receive it on `{prefix}.price.…` (plain JSON). Decimals are strings, exactly as
+ * the venue sent them. `status`:
+ *   live     — a fresh venue update;
+ *   stale    — the stream stopped updating (no update for the configured time); the last price repeated;
+ *   stopped  — the venue stopped the stream (streamStop) or the subscription failed; no quote fields.
+ */
+export interface PriceSide {
+  price: string;
+  quantity: string;
+  quoteAmount: string;
+}
+
+export type PriceStatus = 'live' | 'stale' | 'stopped';
+
+export interface PriceMessage {
+  v: 1;
+  status: PriceStatus;
+  accountGroup: string;
+  instrument: string;
+  tenor: string;
+  currency: string;
+  /** The requested size, as requested. */
+  quantity: string;
+  quoteId?: string;
+  /** Venue timestamp of the update (epoch ms): order by this, not by arrival. */
+  venueTimestamp?: number;
+  /** venueTimestamp + 10 minutes (§2.2 rule 4). */
+  quoteExpiresAt?: number;
+  bid?: PriceSide;
+  offer?: PriceSide;
+  /** YYYYMMDD */
+  settleDate?: string;
+  /** Set with status `stopped`: the venue's code (e.g. RFS100011) or a gateway code. */
+  code?: string;
+  message?: string;
+}

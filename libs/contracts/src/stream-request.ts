@@ -1,0 +1,70 @@
+import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsPositiveDecimalString } from './decimal-string.js';
+import type { ErrorReply } from './reply.js';
+
+/**
+ * A strategy's request for a price stream, on `{prefix}.{account}.stream.subscribe` (request/reply).
+ * Identical requests share one venue subscription. Interest is a lease: re-send the same request
+ * before `leaseSeconds` run out to keep it; a crashed strategy's interest expires by itself.
+ */
+export class StreamRequest {
+  @IsString()
+  @Matches(/^[A-Za-z0-9]+\.[A-Za-z0-9]+$/, { message: 'instrument must be BASE.QUOTE' })
+  instrument!: string;
+
+  /** Size in `currency`, at most 8 decimals. */
+  @IsPositiveDecimalString()
+  @Matches(/^\d+(\.\d{1,8})?$/, { message: 'quantity must be a plain decimal with at most 8 decimals' })
+  quantity!: string;
+
+  @IsString()
+  @MinLength(1)
+  @MaxLength(16)
+  currency!: string;
+
+  @IsString()
+  @MinLength(1)
+  @MaxLength(16)
+  @Matches(/^[^\s.*>]+$/, { message: 'tenor must be one subject token' })
+  tenor!: string;
+
+  @IsString()
+  @MinLength(1)
+  @MaxLength(64)
+  @Matches(/^[^\s.*>]+$/, { message: 'accountGroup must be one subject token' })
+  accountGroup!: string;
+
+  /** Who holds the interest (a strategy instance id); leases are per requester. */
+  @IsString()
+  @MinLength(1)
+  @MaxLength(128)
+  requester!: string;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(5)
+  @Max(3600)
+  leaseSeconds?: number;
+}
+
+export interface StreamGranted {
+  ok: true;
+  /** The subject the prices arrive on. */
+  subject: string;
+  /** When the requester's lease ends unless renewed (epoch ms). */
+  leaseExpiresAt: number;
+}
+
+export type StreamReply = StreamGranted | ErrorReply;
+
+/** `{prefix}.{account}.stream.release` */
+export class StreamRelease {
+  @IsString() @MinLength(1) subject!: string;
+  @IsString() @MinLength(1) @MaxLength(128) requester!: string;
+}
+
+export type StreamReleaseReply = { ok: true } | ErrorReply;
+
+export const DEFAULT_LEASE_SECONDS = 30;
