@@ -1,4 +1,4 @@
 export * from './money/index.js';
-export * from './auth/signing.js';
+export * from './auth/index.js';
 export * from './ws/messages.js';
 export * from './rest/paths.js';
