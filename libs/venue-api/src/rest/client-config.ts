@@ -1,0 +1,46 @@
+/** Configuration of {@link VenueRestClient}. */
+import type { AntiReplaySource } from '../auth/anti-replay.js';
+import type { SignatureEncoding } from '../auth/signing.js';
+import type { LimiterClock } from './rate-limiter.js';
+
+/** Hooks for metrics; never called with a secret, a signature or a token. */
+export interface VenueRestEvents {
+  /** The venue throttled `operation`; the limiter paused for `pauseMs` (0 when an earlier pause covered it). */
+  onThrottled?(operation: string, pauseMs: number): void;
+  /** `operation` is being sent again, with a fresh anti-replay value and signature. */
+  onRetry?(operation: string, reason: 'throttled' | 'auth-failure'): void;
+}
+
+export interface VenueRestClientConfig {
+  /** REST base address, e.g. `https://api.example` (no trailing `/api/3`). */
+  baseUrl: string;
+  apiKey: string;
+  /** Never logged, never part of an error. */
+  apiSecret: string;
+  /** R1: default `base64` (secret Base64-decoded, digest Base64). */
+  signatureEncoding?: SignatureEncoding;
+  /** Supplies `tonce` or `nonce` for every body (§4.1). One source per API key. */
+  antiReplay: AntiReplaySource;
+  /**
+   * Requests per sliding second (§8: 30 per connecting IP). Processes sharing an egress IP must split
+   * the venue's 30 between them. Default 30.
+   */
+  requestsPerSecond?: number;
+  /** Injected fetch (default: Node's global fetch). */
+  fetch?: typeof fetch;
+  /** Whole-request timeout (headers and body), default 10 000 ms. */
+  timeoutMs?: number;
+  /** How often a throttled (429) request is retried before `VenueRateLimitedError`; default 5. */
+  throttleRetries?: number;
+  /** First throttle pause before jitter (default 500 ms) and the backoff cap (default 30 s). */
+  initialBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** W1: name of the token field in the token response; default `token`. */
+  tokenField?: string;
+  /** §4.12 address list; default `{baseUrl}/.well-known/webhooks/ips.json`. */
+  webhookIpsUrl?: string;
+  /** Limiter clock and jitter source, for tests. */
+  clock?: LimiterClock;
+  random?: () => number;
+  events?: VenueRestEvents;
+}

@@ -1,0 +1,145 @@
+/**
+ * Small typed readers that turn a losslessly parsed venue body (numbers as `JsonNumber`) into the
+ * record interfaces of this folder. Unknown properties are ignored (§9: changes are additive); a
+ * missing required field or a value of the wrong kind is a `ShapeError` naming the path (never a value
+ * that could be a secret: bodies carry none, but we still print only the path and the problem).
+ *
+ * `record<T>(shape)` is checked against the interface `T`: every property needs a reader, optional
+ * properties need an `optional(...)` reader.
+ */
+import { parseDecimal, toPlain } from '../../money/decimal.js';
+import { JsonNumber } from '../../money/json-number.js';
+
+export class ShapeError extends Error {
+  override readonly name = 'ShapeError';
+  constructor(
+    readonly path: string,
+    readonly problem: string,
+  ) {
+    super(`${path}: ${problem}`);
+  }
+}
+
+export interface Reader<T> {
+  readonly optional: false;
+  read(value: unknown, path: string): T;
+}
+
+export interface OptionalReader<T> {
+  readonly optional: true;
+  read(value: unknown, path: string): T | undefined;
+}
+
+/** The readers a record of type `T` needs, one per property. */
+export type ShapeOf<T> = {
+  [K in keyof T]-?: undefined extends T[K] ? OptionalReader<Exclude<T[K], undefined>> : Reader<T[K]>;
+};
+
+function reader<T>(read: (value: unknown, path: string) => T): Reader<T> {
+  return { optional: false, read };
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (value instanceof JsonNumber) return 'number';
+  return typeof value;
+}
+
+/** Absent or null reads as undefined (§2: "absent rather than null", but tolerate either). */
+export function optional<T>(inner: Reader<T>): OptionalReader<T> {
+  return {
+    optional: true,
+    read: (value, path) => (value === undefined || value === null ? undefined : inner.read(value, path)),
+  };
+}
+
+/** Null is a value (e.g. §2.8 `sessionId` "present with value null"); absent reads as null too. */
+export function nullable<T>(inner: Reader<T>): Reader<T | null> {
+  return reader((value, path) => (value === null || value === undefined ? null : inner.read(value, path)));
+}
+
+export const text: Reader<string> = reader((value, path) => {
+  if (typeof value !== 'string') throw new ShapeError(path, `expected a string, got ${kindOf(value)}`);
+  return value;
+});
+
+export const flag: Reader<boolean> = reader((value, path) => {
+  if (typeof value !== 'boolean') throw new ShapeError(path, `expected a boolean, got ${kindOf(value)}`);
+  return value;
+});
+
+/**
+ * A decimal sent either as a JSON number (read from its exact text, R15) or as a string. Returned as a
+ * plain-notation decimal string: the venue's own text when it has no exponent, else its plain form.
+ */
+export const decimalText: Reader<string> = reader((value, path) => {
+  const raw = value instanceof JsonNumber ? value.text : value;
+  if (typeof raw !== 'string') throw new ShapeError(path, `expected a decimal, got ${kindOf(value)}`);
+  try {
+    const parsed = parseDecimal(raw, path);
+    return /[eE]/.test(raw) ? toPlain(parsed) : raw;
+  } catch (error) {
+    throw new ShapeError(path, error instanceof Error ? error.message : 'not a decimal');
+  }
+});
+
+/** A whole number sent as a JSON number or a digit string (e.g. senders' `total`, §4.7), as a safe integer. */
+export const integer: Reader<number> = reader((value, path) => {
+  const raw = value instanceof JsonNumber ? value.text : value;
+  if (typeof raw !== 'string' || !/^-?\d+$/.test(raw)) {
+    throw new ShapeError(path, `expected an integer, got ${kindOf(value)}`);
+  }
+  const parsed = Number(raw);
+  if (!Number.isSafeInteger(parsed)) throw new ShapeError(path, 'integer out of the safe range');
+  return parsed;
+});
+
+/** Text of an identifier or epoch-millisecond value that may come as a string or a JSON number. */
+export const digitsOrText: Reader<string> = reader((value, path) => {
+  if (value instanceof JsonNumber) return value.text;
+  return text.read(value, path);
+});
+
+export function oneOf<const T extends string>(...allowed: T[]): Reader<T> {
+  return reader((value, path) => {
+    const candidate = text.read(value, path);
+    if (!(allowed as string[]).includes(candidate)) {
+      throw new ShapeError(path, `unexpected value ${JSON.stringify(candidate.slice(0, 40))}`);
+    }
+    return candidate as T;
+  });
+}
+
+export function listOf<T>(item: Reader<T>): Reader<T[]> {
+  return reader((value, path) => {
+    if (!Array.isArray(value)) throw new ShapeError(path, `expected an array, got ${kindOf(value)}`);
+    return value.map((element, index) => item.read(element, `${path}[${index}]`));
+  });
+}
+
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof JsonNumber);
+}
+
+export function mapOf<T>(item: Reader<T>): Reader<Record<string, T>> {
+  return reader((value, path) => {
+    if (!isJsonObject(value)) throw new ShapeError(path, `expected an object, got ${kindOf(value)}`);
+    const result: Record<string, T> = {};
+    for (const [key, element] of Object.entries(value)) result[key] = item.read(element, `${path}.${key}`);
+    return result;
+  });
+}
+
+export function record<T>(shape: ShapeOf<T>): Reader<T> {
+  return reader((value, path) => {
+    if (!isJsonObject(value)) throw new ShapeError(path, `expected an object, got ${kindOf(value)}`);
+    const result: Record<string, unknown> = {};
+    for (const [key, field] of Object.entries(shape) as Array<[string, Reader<unknown> | OptionalReader<unknown>]>) {
+      const read = field.read(value[key], `${path}.${key}`);
+      if (read !== undefined) result[key] = read;
+    }
+    // Every property of T was produced by its reader above (ShapeOf<T> guarantees one per property).
+    return result as T;
+  });
+}

@@ -1,0 +1,180 @@
+/**
+ * Sends one venue REST call: waits for the rate limiter, takes a fresh tonce/nonce, writes the body once
+ * with `stringifyJson`, signs exactly that text (§5.2) and sends exactly that text. Retries are new
+ * requests (fresh anti-replay value, new signature):
+ *   - throttled (429): after the limiter's shared pause, up to `throttleRetries` times;
+ *   - an authentication failure in nonce mode: once, because a nonce that lost a race with a concurrent
+ *     request reads as an auth failure and an auth failure is definitively "not processed" (§5.4).
+ * Never retried: 5xx, timeouts and lost connections of state-changing calls (outcome unknown, §7.2).
+ */
+import type { AntiReplaySource } from '../auth/anti-replay.js';
+import { signRequest, type SignatureEncoding } from '../auth/signing.js';
+import { stringifyJson } from '../money/lossless-json.js';
+import type { VenueRestClientConfig, VenueRestEvents } from './client-config.js';
+import {
+  VenueConnectionError,
+  VenueOutcomeUnknownError,
+  VenueRateLimitedError,
+  VenueTimeoutError,
+  type VenueErrorDetails,
+} from './errors.js';
+import { RestHeader } from './paths.js';
+import { RestRateLimiter, systemLimiterClock, type LimiterClock } from './rate-limiter.js';
+import { classifyResponse, type EndpointFamily } from './response-outcome.js';
+
+export interface VenueCall {
+  /** Client operation name, used in errors and events. */
+  operation: string;
+  /** Path with its leading slash, no query (e.g. `/api/3/trades`). */
+  path: string;
+  family: EndpointFamily;
+  /** Submit, cancel, transfer: a 5xx or a lost response means the outcome is unknown. */
+  stateChanging: boolean;
+  /** Body fields besides tonce/nonce; `undefined` values are left out. */
+  body?: Record<string, unknown>;
+  /** Unsigned query parameters (§5.2: the query string is never signed). */
+  query?: Record<string, string>;
+}
+
+export interface VenueReply {
+  status: number;
+  /** Losslessly parsed body (numbers are `JsonNumber`). */
+  body: unknown;
+}
+
+interface Exchange {
+  status: number;
+  text: string;
+  retryAfter: string | null;
+}
+
+function errorName(error: unknown): string | undefined {
+  return error instanceof Error || error instanceof DOMException ? error.name : undefined;
+}
+
+/** Node's fetch reports a refused connection as TypeError('fetch failed') with `cause.code`. */
+function wasRefused(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const cause: unknown = error.cause;
+  return typeof cause === 'object' && cause !== null && 'code' in cause && cause.code === 'ECONNREFUSED';
+}
+
+export class SignedRequestSender {
+  private readonly baseUrl: string;
+  private readonly apiKey: string;
+  private readonly apiSecret: string;
+  private readonly encoding: SignatureEncoding;
+  private readonly antiReplay: AntiReplaySource;
+  private readonly fetch: typeof fetch;
+  private readonly timeoutMs: number;
+  private readonly throttleRetries: number;
+  private readonly events: VenueRestEvents;
+  private readonly clock: LimiterClock;
+  readonly limiter: RestRateLimiter;
+
+  constructor(config: VenueRestClientConfig) {
+    this.baseUrl = config.baseUrl.replace(/\/+$/, '');
+    this.apiKey = config.apiKey;
+    this.apiSecret = config.apiSecret;
+    this.encoding = config.signatureEncoding ?? 'base64';
+    this.antiReplay = config.antiReplay;
+    this.fetch = config.fetch ?? globalThis.fetch;
+    this.timeoutMs = config.timeoutMs ?? 10_000;
+    this.throttleRetries = config.throttleRetries ?? 5;
+    this.events = config.events ?? {};
+    this.clock = config.clock ?? systemLimiterClock;
+    const limiterOptions: ConstructorParameters<typeof RestRateLimiter>[0] = { clock: this.clock };
+    if (config.requestsPerSecond !== undefined) limiterOptions.requestsPerSecond = config.requestsPerSecond;
+    if (config.initialBackoffMs !== undefined) limiterOptions.initialBackoffMs = config.initialBackoffMs;
+    if (config.maxBackoffMs !== undefined) limiterOptions.maxBackoffMs = config.maxBackoffMs;
+    if (config.random !== undefined) limiterOptions.random = config.random;
+    this.limiter = new RestRateLimiter(limiterOptions);
+  }
+
+  get origin(): string {
+    return this.baseUrl;
+  }
+
+  /** A signed POST with retries as described above. */
+  send(call: VenueCall): Promise<VenueReply> {
+    return this.perform(call, this.urlOf(call), async () => {
+      const antiReplay = await this.antiReplay.next();
+      const bodyText = stringifyJson({ [antiReplay.field]: antiReplay.value, ...(call.body ?? {}) });
+      const signature = signRequest(call.path, bodyText, this.apiSecret, this.encoding);
+      return {
+        nonceMode: antiReplay.field === 'nonce',
+        init: {
+          method: 'POST',
+          headers: {
+            'Content-Type': 'application/json',
+            Accept: 'application/json',
+            [RestHeader.Key]: this.apiKey,
+            [RestHeader.Sign]: signature,
+          },
+          body: bodyText,
+        },
+      };
+    });
+  }
+
+  /** An unsigned GET (the webhook address list, §4.12); still counted by the limiter (same IP budget). */
+  getUnsigned(operation: string, url: string): Promise<VenueReply> {
+    const call: VenueCall = { operation, path: new URL(url).pathname, family: 'standard', stateChanging: false };
+    return this.perform(call, url, () =>
+      Promise.resolve({ nonceMode: false, init: { method: 'GET', headers: { Accept: 'application/json' } } }),
+    );
+  }
+
+  /** `prepare` runs once per attempt, after the limiter let it go, so each attempt is freshly signed. */
+  private async perform(
+    call: VenueCall,
+    url: string,
+    prepare: () => Promise<{ init: RequestInit; nonceMode: boolean }>,
+  ): Promise<VenueReply> {
+    let authRetried = false;
+    let throttled = 0;
+    for (;;) {
+      const permit = await this.limiter.acquire();
+      const attempt = await prepare();
+      const exchange = await this.exchange(call, url, attempt.init);
+      const outcome = classifyResponse(call, exchange.status, exchange.text, exchange.retryAfter, this.clock.now());
+      if (outcome.kind === 'throttled') {
+        const pauseMs = this.limiter.reportThrottled(permit, outcome.retryAfterMs);
+        this.events.onThrottled?.(call.operation, pauseMs);
+        if (throttled >= this.throttleRetries) throw new VenueRateLimitedError(outcome.details);
+        throttled += 1;
+        this.events.onRetry?.(call.operation, 'throttled');
+        continue;
+      }
+      this.limiter.reportSuccess(permit);
+      if (outcome.kind === 'ok') return { status: outcome.status, body: outcome.body };
+      if (outcome.authFailure && attempt.nonceMode && !authRetried) {
+        authRetried = true;
+        this.events.onRetry?.(call.operation, 'auth-failure');
+        continue;
+      }
+      throw outcome.error;
+    }
+  }
+
+  private urlOf(call: VenueCall): string {
+    const query = call.query === undefined ? '' : `?${new URLSearchParams(call.query).toString()}`;
+    return `${this.baseUrl}${call.path}${query}`;
+  }
+
+  private async exchange(call: VenueCall, url: string, init: RequestInit): Promise<Exchange> {
+    const info: VenueErrorDetails = { operation: call.operation };
+    try {
+      const response = await this.fetch(url, { ...init, signal: AbortSignal.timeout(this.timeoutMs) });
+      const text = await response.text();
+      return { status: response.status, text, retryAfter: response.headers.get('retry-after') };
+    } catch (error) {
+      // The error of fetch is never attached: it is not ours to vouch for (headers must not leak).
+      const timedOut = errorName(error) === 'TimeoutError' || errorName(error) === 'AbortError';
+      if (call.stateChanging && !wasRefused(error)) {
+        throw new VenueOutcomeUnknownError(info, timedOut ? 'no response in time' : 'connection lost');
+      }
+      throw timedOut ? new VenueTimeoutError(info) : new VenueConnectionError(info);
+    }
+  }
+}

@@ -1,0 +1,449 @@
+/**
+ * The venue's REST operations (§4.3–§4.12) with the shapes of docs/spec-gaps.md (W1, R1–R20).
+ * Each method returns a typed record or throws a `VenueRestError` subclass (see errors.ts) that keeps
+ * the venue's own code and message. Bodies are parsed losslessly; decimals come back as strings.
+ */
+import type { VenueRestClientConfig } from './client-config.js';
+import { VenueNotFoundError, VenueProtocolError } from './errors.js';
+import { RestPath, withdrawalCancelPath, type WithdrawalKind } from './paths.js';
+import type { RestRateLimiter } from './rate-limiter.js';
+import { accountBalancesReader, type AccountBalances } from './records/balances.js';
+import { dataListOf, pageOf, type Page } from './records/common.js';
+import { orderStateReader, type OrderStateRecord } from './records/order-state.js';
+import { tradablePairReader, type TradablePair } from './records/pair.js';
+import { participantReader, type Participant } from './records/participant.js';
+import { ShapeError, digitsOrText, isJsonObject, listOf, text, type Reader } from './records/shape.js';
+import type { WebSocketToken } from './records/token.js';
+import { tradeReader, type Trade, type TradeClass, type TradeSide, type TradeState } from './records/trade.js';
+import { transactionReader, type TransactionClass, type TransactionRecord } from './records/transaction.js';
+import { transferReader, type TransferRecord } from './records/transfer.js';
+import { creditLimitsReader, type CreditLimits } from './records/user-limit.js';
+import { webhookSourceAddressesReader, type WebhookSourceAddresses } from './records/webhook-ips.js';
+import {
+  withdrawalAcknowledgementReader,
+  withdrawalRequestReader,
+  type WithdrawalAcknowledgement,
+  type WithdrawalRequest,
+} from './records/withdrawal.js';
+import {
+  checkComment,
+  checkIdentifier,
+  checkIntegerRange,
+  checkNonBlank,
+  positiveDecimalText,
+  withdrawalAmount,
+} from './request-checks.js';
+import { SignedRequestSender, type VenueCall, type VenueReply } from './signed-request-sender.js';
+import { walkTradePages } from './trade-pages.js';
+
+export interface BalancesQuery {
+  /** True: only non-zero currencies (otherwise 100+ currencies come back). */
+  filterZeroBalanceAccounts?: boolean;
+  accountGroupUuid?: string;
+}
+
+export interface TradeFilter {
+  tradeRef?: string;
+  clientRef?: string;
+  tradeState?: Exclude<TradeState, 'FAILED'>;
+  tradeSide?: TradeSide;
+  tradeClass?: TradeClass;
+  /** ISO 8601 date-time, on createdAt. */
+  from?: string;
+  to?: string;
+  accountGrpUuid?: string;
+}
+
+export interface TradePageRequest extends TradeFilter {
+  /** 1–200, venue default 50. */
+  max?: number;
+  offset?: number;
+}
+
+export interface ParticipantQuery {
+  accountGroupUuid?: string;
+  /** Master API keys only (§4.1). */
+  userUuid?: string;
+}
+
+export interface BeneficiaryQuery extends ParticipantQuery {
+  /** At most 50 (§4.8); checked before sending. */
+  limit?: number;
+  offset?: number;
+}
+
+export interface SenderQuery {
+  accountGroupUuid?: string;
+  /** 1–200 (§4.7). */
+  limit?: number;
+  offset?: number;
+}
+
+export interface FiatWithdrawalRequest {
+  accountGroupUuid: string;
+  ccy: string;
+  /** Decimal string with at most 2 decimals as written (§4.9); sent as a JSON number with this text. */
+  amount: string;
+  bankAccountUuid: string;
+  clientComment?: string;
+}
+
+export interface CryptoWithdrawalRequest {
+  accountGroupUuid: string;
+  ccy: string;
+  /** Decimal string with at most `precision` decimals as written (R6). */
+  amount: string;
+  walletUuid: string;
+  clientComment?: string;
+  /** The asset's precision (R6: 8 for BTC, ETH and others). */
+  precision?: number;
+}
+
+export interface TransactionFilter {
+  from?: string;
+  to?: string;
+  ccy?: string;
+  transactionClass?: TransactionClass;
+  /** 1–200, default 50 (R9). */
+  max?: number;
+  offset?: number;
+}
+
+export interface TransferRequest {
+  accountGroupUuid: string;
+  toAccountGroupUuid: string;
+  ccy: string;
+  /** Decimal string (R10). */
+  amount: string;
+}
+
+const TRADE_PAGE_MAX = 200;
+const CRYPTO_DEFAULT_PRECISION = 8;
+
+/** Drops undefined values so they neither reach the body nor the signature. */
+function definedOnly(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+}
+
+export class VenueRestClient {
+  private readonly sender: SignedRequestSender;
+  private readonly tokenField: string;
+  private readonly webhookIpsUrl: string;
+
+  constructor(config: VenueRestClientConfig) {
+    this.sender = new SignedRequestSender(config);
+    this.tokenField = config.tokenField ?? 'token';
+    this.webhookIpsUrl = config.webhookIpsUrl ?? `${this.sender.origin}${RestPath.WebhookIps}`;
+  }
+
+  /** The client's limiter (queue length and pause state, for metrics). */
+  get limiter(): RestRateLimiter {
+    return this.sender.limiter;
+  }
+
+  /** §4.3, W1: a single-use WebSocket token, valid 30 s. The token is a secret: never log it. */
+  async createWebSocketToken(): Promise<WebSocketToken> {
+    const operation = 'createWebSocketToken';
+    const reply = await this.call({ operation, path: RestPath.Token, family: 'standard', stateChanging: false });
+    const field = this.tokenField;
+    const tokenReader: Reader<WebSocketToken> = {
+      optional: false,
+      read: (value, path) => {
+        if (!isJsonObject(value)) throw new ShapeError(path, 'expected an object');
+        const token = text.read(value[field], `${path}.${field}`);
+        if (token === '') throw new ShapeError(`${path}.${field}`, 'empty token');
+        const expiresAt = value['expiresAt'];
+        return expiresAt === undefined || expiresAt === null
+          ? { token }
+          : { token, expiresAt: digitsOrText.read(expiresAt, `${path}.expiresAt`) };
+      },
+    };
+    return this.read(operation, tokenReader, reply);
+  }
+
+  /** §4.4 balances (§2.6). */
+  async getBalances(query: BalancesQuery = {}): Promise<AccountBalances> {
+    const operation = 'getBalances';
+    const reply = await this.call({
+      operation,
+      path: RestPath.Balances,
+      family: 'standard',
+      stateChanging: false,
+      body: definedOnly({ ...query }),
+    });
+    return this.read(operation, accountBalancesReader, reply);
+  }
+
+  /** §4.5 one page of trades: `{data, total}`; `total` counts every match. */
+  async listTrades(request: TradePageRequest = {}): Promise<Page<Trade>> {
+    const operation = 'listTrades';
+    checkIntegerRange(operation, 'max', request.max, 1, TRADE_PAGE_MAX);
+    checkIntegerRange(operation, 'offset', request.offset, 0, Number.MAX_SAFE_INTEGER);
+    const reply = await this.call({
+      operation,
+      path: RestPath.Trades,
+      family: 'standard',
+      stateChanging: false,
+      body: definedOnly({ ...request }),
+    });
+    return this.read(operation, pageOf(tradeReader), reply);
+  }
+
+  /** Every trade matching `filter`, page by page (pages of `pageSize`, default 200), newest first. */
+  iterateTrades(filter: TradeFilter = {}, pageSize = TRADE_PAGE_MAX): AsyncGenerator<Trade> {
+    checkIntegerRange('listTrades', 'max', pageSize, 1, TRADE_PAGE_MAX);
+    return walkTradePages((max, offset) => this.listTrades({ ...filter, max, offset }), pageSize);
+  }
+
+  async listAllTrades(filter: TradeFilter = {}, pageSize = TRADE_PAGE_MAX): Promise<Trade[]> {
+    const trades: Trade[] = [];
+    for await (const trade of this.iterateTrades(filter, pageSize)) trades.push(trade);
+    return trades;
+  }
+
+  /**
+   * §4.6 account details of the onboarded entity for an account group (Default when omitted).
+   * Undefined when the venue has no originator record for the group (404 with an empty body); any
+   * other 404 is a `VenueNotFoundError`.
+   */
+  async getAccountDetails(query: ParticipantQuery = {}): Promise<Participant | undefined> {
+    const operation = 'getAccountDetails';
+    try {
+      const reply = await this.call({
+        operation,
+        path: RestPath.Originator,
+        family: 'participant',
+        stateChanging: false,
+        body: definedOnly({ ...query }),
+      });
+      return this.read(operation, participantReader, reply);
+    } catch (error) {
+      if (error instanceof VenueNotFoundError && error.emptyBody) return undefined;
+      throw error;
+    }
+  }
+
+  /** §4.8 beneficiaries (`limit` at most 50, checked here rather than by an `INVALID_PARAMETERS` round trip). */
+  async listBeneficiaries(query: BeneficiaryQuery = {}): Promise<Page<Participant>> {
+    const operation = 'listBeneficiaries';
+    checkIntegerRange(operation, 'limit', query.limit, 1, 50);
+    checkIntegerRange(operation, 'offset', query.offset, 0, Number.MAX_SAFE_INTEGER);
+    const reply = await this.call({
+      operation,
+      path: RestPath.Beneficiaries,
+      family: 'participant',
+      stateChanging: false,
+      body: definedOnly({ ...query }),
+    });
+    return this.read(operation, pageOf(participantReader), reply);
+  }
+
+  /** §4.7 senders; `total` is read whether the venue sends a number or a string. */
+  async listSenders(query: SenderQuery = {}): Promise<Page<Participant>> {
+    const operation = 'listSenders';
+    checkIntegerRange(operation, 'limit', query.limit, 1, 200);
+    checkIntegerRange(operation, 'offset', query.offset, 0, Number.MAX_SAFE_INTEGER);
+    const reply = await this.call({
+      operation,
+      path: RestPath.Senders,
+      family: 'standard',
+      stateChanging: false,
+      body: definedOnly({ ...query }),
+    });
+    return this.read(operation, pageOf(participantReader), reply);
+  }
+
+  /**
+   * §4.9 submit a fiat withdrawal (BANK_WIRE). The amount is checked (positive, ≤ 2 decimals as written)
+   * before anything is sent. A 500, a timeout or a lost connection is `VenueOutcomeUnknownError`: list
+   * withdrawals before resending. Never retried except after a definitive auth failure in nonce mode.
+   */
+  async submitFiatWithdrawal(request: FiatWithdrawalRequest): Promise<WithdrawalAcknowledgement> {
+    const operation = 'submitFiatWithdrawal';
+    checkNonBlank(operation, 'accountGroupUuid', request.accountGroupUuid);
+    checkNonBlank(operation, 'ccy', request.ccy);
+    checkNonBlank(operation, 'bankAccountUuid', request.bankAccountUuid);
+    checkComment(operation, request.clientComment);
+    const amount = withdrawalAmount(operation, request.amount, 2);
+    const reply = await this.call({
+      operation,
+      path: RestPath.WithdrawalFiat,
+      family: 'withdrawal',
+      stateChanging: true,
+      body: definedOnly({
+        accountGroupUuid: request.accountGroupUuid,
+        ccy: request.ccy,
+        amount,
+        withdrawalMethod: 'BANK_WIRE',
+        bankAccountUuid: request.bankAccountUuid,
+        clientComment: request.clientComment,
+      }),
+    });
+    return this.read(operation, withdrawalAcknowledgementReader, reply);
+  }
+
+  /** R6 submit a crypto withdrawal to a registered, enabled and whitelisted wallet. Same outcome rules as fiat. */
+  async submitCryptoWithdrawal(request: CryptoWithdrawalRequest): Promise<WithdrawalAcknowledgement> {
+    const operation = 'submitCryptoWithdrawal';
+    checkNonBlank(operation, 'accountGroupUuid', request.accountGroupUuid);
+    checkNonBlank(operation, 'ccy', request.ccy);
+    checkNonBlank(operation, 'walletUuid', request.walletUuid);
+    checkComment(operation, request.clientComment);
+    const precision = request.precision ?? CRYPTO_DEFAULT_PRECISION;
+    checkIntegerRange(operation, 'precision', precision, 0, 18);
+    const amount = withdrawalAmount(operation, request.amount, precision);
+    const reply = await this.call({
+      operation,
+      path: RestPath.WithdrawalCrypto,
+      family: 'withdrawal',
+      stateChanging: true,
+      body: definedOnly({
+        accountGroupUuid: request.accountGroupUuid,
+        ccy: request.ccy,
+        amount,
+        walletUuid: request.walletUuid,
+        clientComment: request.clientComment,
+      }),
+    });
+    return this.read(operation, withdrawalAcknowledgementReader, reply);
+  }
+
+  /** §4.9 every fiat withdrawal request of every group where the caller holds ROLE_OPERATIONS (bare array). */
+  listFiatWithdrawals(): Promise<WithdrawalRequest[]> {
+    return this.listWithdrawals('fiat');
+  }
+
+  listCryptoWithdrawals(): Promise<WithdrawalRequest[]> {
+    return this.listWithdrawals('crypto');
+  }
+
+  /** §4.9 cancel; `accountGroupUuid` goes in the signed body, never the query string. 409 when not cancellable. */
+  cancelFiatWithdrawal(uuid: string, accountGroupUuid: string): Promise<WithdrawalAcknowledgement> {
+    return this.cancelWithdrawal('fiat', uuid, accountGroupUuid);
+  }
+
+  cancelCryptoWithdrawal(uuid: string, accountGroupUuid: string): Promise<WithdrawalAcknowledgement> {
+    return this.cancelWithdrawal('crypto', uuid, accountGroupUuid);
+  }
+
+  /**
+   * §4.10 order state by `clientRequestId` (query string, unsigned). Always an array; an empty array is
+   * not proof that no order exists (reconcile through the trade list's `clientRef`).
+   */
+  async getOrderState(clientRequestId: string): Promise<OrderStateRecord[]> {
+    const operation = 'getOrderState';
+    checkIdentifier(operation, 'clientRequestId', clientRequestId);
+    const reply = await this.call({
+      operation,
+      path: RestPath.OrderState,
+      family: 'standard',
+      stateChanging: false,
+      query: { clientRequestId },
+    });
+    return this.read(operation, listOf(orderStateReader), reply);
+  }
+
+  /** R9 transaction history (one record per leg), newest first. */
+  async listTransactions(filter: TransactionFilter = {}): Promise<Page<TransactionRecord>> {
+    const operation = 'listTransactions';
+    checkIntegerRange(operation, 'max', filter.max, 1, 200);
+    checkIntegerRange(operation, 'offset', filter.offset, 0, Number.MAX_SAFE_INTEGER);
+    const reply = await this.call({
+      operation,
+      path: RestPath.TransactionList,
+      family: 'standard',
+      stateChanging: false,
+      body: definedOnly({ ...filter }),
+    });
+    return this.read(operation, pageOf(transactionReader), reply);
+  }
+
+  /** R10 internal transfers. */
+  async listTransfers(): Promise<Page<TransferRecord>> {
+    const operation = 'listTransfers';
+    const reply = await this.call({ operation, path: RestPath.TransferList, family: 'standard', stateChanging: false });
+    return this.read(operation, pageOf(transferReader), reply);
+  }
+
+  /** R10 transfer between account groups (needs Move Funds). A 5xx or lost response is outcome-unknown. */
+  async transfer(request: TransferRequest): Promise<WithdrawalAcknowledgement> {
+    const operation = 'transfer';
+    checkNonBlank(operation, 'accountGroupUuid', request.accountGroupUuid);
+    checkNonBlank(operation, 'toAccountGroupUuid', request.toAccountGroupUuid);
+    checkNonBlank(operation, 'ccy', request.ccy);
+    const amount = positiveDecimalText(operation, 'amount', request.amount);
+    const reply = await this.call({
+      operation,
+      path: RestPath.Transfer,
+      family: 'standard',
+      stateChanging: true,
+      body: { ...request, amount },
+    });
+    return this.read(operation, withdrawalAcknowledgementReader, reply);
+  }
+
+  /** R11 credit limits. */
+  async getCreditLimits(): Promise<CreditLimits> {
+    const operation = 'getCreditLimits';
+    const reply = await this.call({ operation, path: RestPath.UserLimit, family: 'standard', stateChanging: false });
+    return this.read(operation, creditLimitsReader, reply);
+  }
+
+  /** R12 pairs available to the account. */
+  async listPairs(): Promise<TradablePair[]> {
+    const operation = 'listPairs';
+    const reply = await this.call({ operation, path: RestPath.Pairs, family: 'standard', stateChanging: false });
+    return this.read(operation, dataListOf(tradablePairReader), reply).data;
+  }
+
+  /** §4.12 the webhook source address list (unsigned GET). */
+  async getWebhookSourceAddresses(): Promise<WebhookSourceAddresses> {
+    const operation = 'getWebhookSourceAddresses';
+    const reply = await this.sender.getUnsigned(operation, this.webhookIpsUrl);
+    return this.read(operation, webhookSourceAddressesReader, reply);
+  }
+
+  private async listWithdrawals(kind: WithdrawalKind): Promise<WithdrawalRequest[]> {
+    const operation = kind === 'fiat' ? 'listFiatWithdrawals' : 'listCryptoWithdrawals';
+    const reply = await this.call({
+      operation,
+      path: kind === 'fiat' ? RestPath.WithdrawalFiatList : RestPath.WithdrawalCryptoList,
+      family: 'withdrawal',
+      stateChanging: false,
+    });
+    return this.read(operation, listOf(withdrawalRequestReader), reply);
+  }
+
+  private async cancelWithdrawal(
+    kind: WithdrawalKind,
+    uuid: string,
+    accountGroupUuid: string,
+  ): Promise<WithdrawalAcknowledgement> {
+    const operation = kind === 'fiat' ? 'cancelFiatWithdrawal' : 'cancelCryptoWithdrawal';
+    checkNonBlank(operation, 'uuid', uuid);
+    checkNonBlank(operation, 'accountGroupUuid', accountGroupUuid);
+    const reply = await this.call({
+      operation,
+      path: withdrawalCancelPath(kind, uuid),
+      family: 'withdrawal',
+      stateChanging: true,
+      body: { accountGroupUuid },
+    });
+    return this.read(operation, withdrawalAcknowledgementReader, reply);
+  }
+
+  private call(call: VenueCall): Promise<VenueReply> {
+    return this.sender.send(call);
+  }
+
+  private read<T>(operation: string, reader: Reader<T>, reply: VenueReply): T {
+    try {
+      return reader.read(reply.body, 'body');
+    } catch (error) {
+      if (error instanceof ShapeError) {
+        throw new VenueProtocolError({ operation, status: reply.status }, error.message);
+      }
+      throw error;
+    }
+  }
+}
