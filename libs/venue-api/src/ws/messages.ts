@@ -208,17 +208,8 @@ export type ServiceMessage =
   | ErrorFrame
   | AccountGroupsReply;
 
-/** W9 and W14–W16: codes the sandbox invents; never collide with venue `RFS…`/`PRE…` codes. */
-export const SandboxCode = {
-  InvalidSessionId: 'INVALID_SESSION_ID',
-  SessionReplaced: 'SESSION_REPLACED',
-  MessageRateLimited: 'MESSAGE_RATE_LIMITED',
-  InvalidMessage: 'INVALID_MESSAGE',
-  InvalidOrder: 'INVALID_ORDER',
-  OrderRateLimited: 'ORDER_RATE_LIMITED',
-  OrderNotFound: 'ORDER_NOT_FOUND',
-  InvalidSettlementDetails: 'INVALID_SETTLEMENT_DETAILS',
-} as const;
+/** Defined with the venue's codes in errors/venue-codes.ts; re-exported here for existing importers. */
+export { SandboxCode } from '../errors/venue-codes.js';
 
 /** Close codes the venue uses (W9, W19). */
 export const VenueCloseCode = {
