@@ -20,7 +20,7 @@ describe('venue codes', () => {
   it('describes every named code, venue and sandbox', () => {
     for (const code of [...Object.values(VenueCode), ...Object.values(SandboxCode)]) {
       expect(venueCodeInfo(code)).toBeDefined();
-      expect(describeVenueCode(code)).not.toContain('unknown');
+      expect(describeVenueCode(code)).not.toContain('unknown code');
     }
     expect(describeVenueCode('RFS100019')).toBe('RFS100019 (quote expired)');
     expect(venueCodeInfo('RFS600021')?.scope).toBe('order');
