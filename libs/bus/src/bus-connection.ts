@@ -1,0 +1,114 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { HealthRegistry, JsonLogger } from '#observability';
+import type { BusOptions } from './bus-options.js';
+import type { BusMetrics } from './bus-metrics.js';
+
+/**
+ * The one NATS connection of a process. It reconnects forever (a gateway that gave up on its bus would be
+ * a silent outage), reports its state as a health check and metrics, and drains on shutdown so published
+ * messages and in-flight replies are flushed before the socket closes.
+ *
+ * The raw client is reachable only through `client` for the other services of this library; apps use
+ * those services, never the client.
+ */
+export class BusConnection {
+  private up = true;
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    readonly client: NatsConnection,
+    readonly js: JetStreamClient,
+    readonly jsm: JetStreamManager,
+    private readonly metrics: BusMetrics,
+    private readonly logger: JsonLogger,
+  ) {
+    metrics.connected.set(1);
+    void this.watchStatus();
+  }
+
+  static async open(
+    options: BusOptions,
+    metrics: BusMetrics,
+    health: HealthRegistry,
+    logger: JsonLogger,
+  ): Promise<BusConnection> {
+    const client = await connect({
+      servers: options.servers,
+      name: options.name,
+      maxReconnectAttempts: -1,
+      waitOnFirstConnect: true,
+      reconnectTimeWait: options.reconnectTimeWaitMs ?? 500,
+      ...(options.reconnectBufSize !== undefined ? { reconnectBufSize: options.reconnectBufSize } : {}),
+    });
+    const jsm = await jetstreamManager(client);
+    const connection = new BusConnection(client, jetstream(client), jsm, metrics, logger.child('bus'));
+    health.register('nats', () => connection.health());
+    logger.info('connected to NATS', { server: client.getServer() });
+    return connection;
+  }
+
+  /** True while the socket is up and the connection is neither draining nor closed. */
+  get isUp(): boolean {
+    return this.up && !this.client.isClosed() && !this.client.isDraining();
+  }
+
+  get isClosed(): boolean {
+    return this.client.isClosed();
+  }
+
+  /** Waits until everything published so far has reached the server (no-op when not connected). */
+  async flush(): Promise<void> {
+    if (!this.isUp) return;
+    await this.client.flush();
+  }
+
+  /** Drains subscriptions, flushes pending publishes and closes; idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.client.isClosed()) return;
+      try {
+        await this.client.drain();
+      } catch (error) {
+        this.logger.warn('NATS drain failed; closing', { error });
+        await this.client.close();
+      }
+      this.metrics.connected.set(0);
+    })();
+    return this.closing;
+  }
+
+  private health(): { up: boolean; detail?: string } {
+    if (this.client.isClosed()) return { up: false, detail: 'closed' };
+    if (!this.up) return { up: false, detail: 'disconnected, reconnecting' };
+    return { up: true };
+  }
+
+  private async watchStatus(): Promise<void> {
+    for await (const status of this.client.status()) {
+      switch (status.type) {
+        case 'disconnect':
+          this.up = false;
+          this.metrics.connected.set(0);
+          this.metrics.disconnects.inc();
+          this.logger.warn('NATS disconnected', { server: status.server });
+          break;
+        case 'reconnect':
+          this.up = true;
+          this.metrics.connected.set(1);
+          this.metrics.reconnects.inc();
+          this.logger.info('NATS reconnected', { server: status.server });
+          break;
+        case 'error':
+          this.logger.warn('NATS error', { error: status.error.message });
+          break;
+        case 'close':
+          this.up = false;
+          this.metrics.connected.set(0);
+          return;
+        default:
+          break;
+      }
+    }
+  }
+}

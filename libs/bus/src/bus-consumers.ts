@@ -1,0 +1,107 @@
+import { AckPolicy, DeliverPolicy, JetStreamApiError, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import type { JsonLogger } from '#observability';
+import type { BusConnection } from './bus-connection.js';
+
+/** One message of a durable consumer, as a handler sees it. */
+export interface DurableMessage {
+  readonly subject: string;
+  readonly data: Uint8Array;
+  /** 1 on first delivery, 2+ on redelivery. */
+  readonly deliveryCount: number;
+  /** Acknowledges and waits for the server to confirm the ack. */
+  ack(): Promise<void>;
+  /** Never redeliver (a poison message). */
+  term(reason: string): void;
+  /** Redeliver after `delayMs`. */
+  nak(delayMs: number): void;
+  /** Extends the ack deadline while the handler is still busy. */
+  working(): void;
+}
+
+export interface DurableConsumerOptions {
+  stream: string;
+  durable: string;
+  filterSubject: string;
+  /** Time the server waits for an ack before redelivering (ms). */
+  ackWaitMs: number;
+  maxDeliver?: number;
+  /** Called one message at a time, in order; a throw naks the message for redelivery. */
+  handle: (message: DurableMessage) => Promise<void>;
+}
+
+export interface DurableConsumerHandle {
+  /** Stops pulling; resolves after the message being handled (if any) is finished. */
+  stop(): Promise<void>;
+}
+
+/** Durable pull consumers (explicit ack) that survive restarts: a process resumes where it left off. */
+export class BusConsumers {
+  constructor(
+    private readonly connection: BusConnection,
+    private readonly logger: JsonLogger,
+  ) {}
+
+  async consumeDurable(options: DurableConsumerOptions): Promise<DurableConsumerHandle> {
+    await this.ensureConsumer(options);
+    const consumer = await this.connection.js.consumers.get(options.stream, options.durable);
+    const messages = await consumer.consume({ max_messages: 64 });
+    const done = this.loop(messages, options);
+    return {
+      stop: async () => {
+        messages.stop();
+        await done;
+      },
+    };
+  }
+
+  private async loop(messages: ConsumerMessages, options: DurableConsumerOptions): Promise<void> {
+    for await (const msg of messages) {
+      try {
+        await options.handle(wrap(msg));
+      } catch (error) {
+        this.logger.error('durable message handler failed; message will be redelivered', {
+          stream: options.stream,
+          durable: options.durable,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        msg.nak(1_000);
+      }
+    }
+  }
+
+  private async ensureConsumer(options: DurableConsumerOptions): Promise<void> {
+    const config = {
+      durable_name: options.durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      filter_subject: options.filterSubject,
+      ack_wait: options.ackWaitMs * 1_000_000,
+      max_deliver: options.maxDeliver ?? -1,
+    };
+    const { jsm } = this.connection;
+    try {
+      await jsm.consumers.info(options.stream, options.durable);
+      await jsm.consumers.update(options.stream, options.durable, {
+        ack_wait: config.ack_wait,
+        max_deliver: config.max_deliver,
+      });
+    } catch (error) {
+      if (!(error instanceof JetStreamApiError) || error.status !== 404) throw error;
+      await jsm.consumers.add(options.stream, config);
+    }
+  }
+}
+
+function wrap(msg: JsMsg): DurableMessage {
+  return {
+    subject: msg.subject,
+    data: msg.data,
+    deliveryCount: msg.info.deliveryCount,
+    ack: async () => {
+      await msg.ackAck();
+    },
+    term: (reason) => msg.term(reason),
+    nak: (delayMs) => msg.nak(delayMs),
+    working: () => msg.working(),
+  };
+}

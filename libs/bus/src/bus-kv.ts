@@ -1,0 +1,78 @@
+import { Kvm, type KV } from '@nats-io/kv';
+import { JetStreamApiError, StorageType } from '@nats-io/jetstream';
+import type { BusConnection } from './bus-connection.js';
+
+export interface KvBucketOptions {
+  /** 'file' for state that must survive a server restart. */
+  storage?: 'file' | 'memory';
+  history?: number;
+  /** Entries older than this are removed (ms); 0 or absent keeps them. */
+  maxAgeMs?: number;
+}
+
+export interface KvEntry<T> {
+  value: T;
+  revision: number;
+}
+
+/** A JetStream KV bucket holding JSON values. */
+export class KvBucket {
+  private readonly encoder = new TextEncoder();
+
+  constructor(private readonly kv: KV) {}
+
+  /**
+   * Writes `value` only if `key` has no value yet. 'exists' means someone (maybe an earlier life of this
+   * process) already wrote it: the atomic "mark before acting" that makes an action happen at most once.
+   */
+  async createIfAbsent(key: string, value: unknown): Promise<'created' | 'exists'> {
+    try {
+      await this.kv.create(key, this.encoder.encode(JSON.stringify(value)));
+      return 'created';
+    } catch (error) {
+      if (isWrongLastSequence(error)) return 'exists';
+      throw error;
+    }
+  }
+
+  async get<T>(key: string): Promise<KvEntry<T> | undefined> {
+    const entry = await this.kv.get(key);
+    if (entry === null || entry.operation !== 'PUT') return undefined;
+    return { value: entry.json<T>(), revision: entry.revision };
+  }
+
+  async put(key: string, value: unknown): Promise<number> {
+    return this.kv.put(key, this.encoder.encode(JSON.stringify(value)));
+  }
+
+  /** Compare-and-set: fails unless the key is still at `revision`. */
+  async update(key: string, value: unknown, revision: number): Promise<number> {
+    return this.kv.update(key, this.encoder.encode(JSON.stringify(value)), revision);
+  }
+
+  async keys(): Promise<string[]> {
+    const keys: string[] = [];
+    for await (const key of await this.kv.keys()) keys.push(key);
+    return keys;
+  }
+}
+
+/** Opens (creating when absent) JetStream KV buckets. */
+export class BusKv {
+  constructor(private readonly connection: BusConnection) {}
+
+  async bucket(name: string, options: KvBucketOptions = {}): Promise<KvBucket> {
+    const kvm = new Kvm(this.connection.client);
+    const kv = await kvm.create(name, {
+      storage: options.storage === 'memory' ? StorageType.Memory : StorageType.File,
+      history: options.history ?? 1,
+      ...(options.maxAgeMs ? { ttl: options.maxAgeMs } : {}),
+    });
+    return new KvBucket(kv);
+  }
+}
+
+function isWrongLastSequence(error: unknown): boolean {
+  if (error instanceof JetStreamApiError) return error.code === 10071;
+  return error instanceof Error && /wrong last sequence/i.test(error.message);
+}

@@ -1,0 +1,13 @@
+/** Injection token for the bus's connection options. */
+export const BUS_OPTIONS = Symbol('BUS_OPTIONS');
+
+export interface BusOptions {
+  /** One or more `nats://host:port` URLs. */
+  servers: string | string[];
+  /** Connection name shown by the server (`nats server report connections`). */
+  name: string;
+  /** Wait between reconnect attempts (ms); the client retries forever. */
+  reconnectTimeWaitMs?: number;
+  /** Bound on bytes the client buffers while disconnected; beyond it publishes are dropped and counted. */
+  reconnectBufSize?: number;
+}

@@ -1,0 +1,99 @@
+import type { PubAck } from '@nats-io/jetstream';
+import type { JsonLogger } from '#observability';
+import type { BusConnection } from './bus-connection.js';
+import type { BusMetrics } from './bus-metrics.js';
+import type { SubjectKind } from './subject-kind.js';
+
+export interface DurablePublishOptions {
+  /** `Nats-Msg-Id`: the stream drops a second message with the same id inside its duplicate window. */
+  msgId: string;
+  kind: SubjectKind;
+  /** Wait for each PubAck (ms). */
+  ackTimeoutMs?: number;
+  /** Attempts in all, each with the same msgId (so a retry after a lost ack cannot duplicate). */
+  attempts?: number;
+  /** Pause between attempts (ms). */
+  retryDelayMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Typed JSON publishing: fire-and-forget core messages, and acknowledged, deduplicated JetStream messages. */
+export class BusPublisher {
+  private readonly encoder = new TextEncoder();
+
+  constructor(
+    private readonly connection: BusConnection,
+    private readonly metrics: BusMetrics,
+    private readonly logger: JsonLogger,
+  ) {}
+
+  /**
+   * Core publish: never waits. While the connection is down the message is dropped and counted rather
+   * than queued without bound (prices are last-value: the next one supersedes it). Returns whether sent.
+   */
+  publish(subject: string, value: unknown, kind: SubjectKind): boolean {
+    if (!this.connection.isUp) {
+      this.metrics.publishDropped.inc({ subject_kind: kind });
+      return false;
+    }
+    try {
+      this.connection.client.publish(subject, this.encoder.encode(JSON.stringify(value)));
+      return true;
+    } catch {
+      this.metrics.publishDropped.inc({ subject_kind: kind });
+      return false;
+    }
+  }
+
+  /**
+   * JetStream publish, awaiting the stream's ack. Timeouts and errors are retried with the same msgId, so
+   * a message whose ack was lost is stored once. Throws after the last attempt.
+   */
+  async publishDurable(subject: string, value: unknown, options: DurablePublishOptions): Promise<PubAck> {
+    const attempts = options.attempts ?? 5;
+    const payload = this.encoder.encode(JSON.stringify(value));
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= attempts; attempt += 1) {
+      if (options.signal?.aborted) break;
+      try {
+        return await this.connection.js.publish(subject, payload, {
+          msgID: options.msgId,
+          timeout: options.ackTimeoutMs ?? 2_000,
+        });
+      } catch (error) {
+        lastError = error;
+        if (attempt === attempts) break;
+        this.metrics.durablePublishRetries.inc({ subject_kind: options.kind });
+        this.logger.warn('JetStream publish not acknowledged; retrying with the same msgId', {
+          kind: options.kind,
+          attempt,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        await delay(options.retryDelayMs ?? 250, options.signal);
+      }
+    }
+    this.metrics.durablePublishFailures.inc({ subject_kind: options.kind });
+    throw new DurablePublishError(options.kind, lastError);
+  }
+}
+
+export class DurablePublishError extends Error {
+  constructor(kind: SubjectKind, cause: unknown) {
+    super(`JetStream publish (${kind}) failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'DurablePublishError';
+  }
+}
+
+function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}

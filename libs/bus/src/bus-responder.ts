@@ -1,0 +1,93 @@
+import type { Msg, Subscription } from '@nats-io/transport-node';
+import { errorReply, GatewayErrorCode, parseContract } from '#contracts';
+import type { JsonLogger } from '#observability';
+import type { BusConnection } from './bus-connection.js';
+import type { BusMetrics } from './bus-metrics.js';
+import type { SubjectKind } from './subject-kind.js';
+
+export interface ContractResponderOptions<T extends object, R> {
+  subject: string;
+  kind: SubjectKind;
+  /** The request's contract class; the payload is decoded and validated with `parseContract`. */
+  contract: new () => T;
+  handle: (request: T) => R | Promise<R>;
+  /** Queue group, so several instances share the requests. */
+  queue?: string;
+}
+
+export interface RawResponderOptions<R> {
+  subject: string;
+  kind: SubjectKind;
+  /** For requests whose body is ignored (e.g. a lookup). */
+  handle: () => R | Promise<R>;
+  queue?: string;
+}
+
+/**
+ * Request/reply responders that never crash on bad input: an invalid request gets an `INVALID_REQUEST`
+ * error reply listing its problems (counted in `bus_bad_requests_total`), a handler that throws gets an
+ * `INTERNAL` error reply (counted, logged without the payload).
+ */
+export class BusResponder {
+  private readonly encoder = new TextEncoder();
+
+  constructor(
+    private readonly connection: BusConnection,
+    private readonly metrics: BusMetrics,
+    private readonly logger: JsonLogger,
+  ) {}
+
+  respond<T extends object, R>(options: ContractResponderOptions<T, R>): Subscription {
+    return this.subscribe(options.subject, options.queue, (msg) => {
+      const parsed = parseContract(options.contract, msg.data);
+      if (!parsed.ok) {
+        this.metrics.badRequests.inc({ subject_kind: options.kind });
+        this.logger.warn('invalid request refused', { kind: options.kind, problems: parsed.problems });
+        this.reply(msg, errorReply(GatewayErrorCode.InvalidRequest, parsed.problems.join('; ')));
+        return;
+      }
+      void this.run(msg, options.kind, () => options.handle(parsed.value));
+    });
+  }
+
+  respondToAny<R>(options: RawResponderOptions<R>): Subscription {
+    return this.subscribe(options.subject, options.queue, (msg) => {
+      void this.run(msg, options.kind, () => options.handle());
+    });
+  }
+
+  private subscribe(subject: string, queue: string | undefined, onMessage: (msg: Msg) => void): Subscription {
+    return this.connection.client.subscribe(subject, {
+      ...(queue !== undefined ? { queue } : {}),
+      callback: (error, msg) => {
+        if (error) {
+          this.logger.warn('subscription error', { subject, error: error.message });
+          return;
+        }
+        if (!msg.reply) return; // a publish without a reply subject is not a request: nothing to answer
+        onMessage(msg);
+      },
+    });
+  }
+
+  private async run<R>(msg: Msg, kind: SubjectKind, handle: () => R | Promise<R>): Promise<void> {
+    try {
+      this.reply(msg, await handle());
+    } catch (error) {
+      this.metrics.handlerErrors.inc({ subject_kind: kind });
+      this.logger.error('request handler failed', {
+        kind,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      this.reply(msg, errorReply(GatewayErrorCode.Internal, 'internal error'));
+    }
+  }
+
+  private reply(msg: Msg, body: unknown): void {
+    try {
+      msg.respond(this.encoder.encode(JSON.stringify(body)));
+    } catch (error) {
+      this.logger.warn('could not send a reply', { error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+}

@@ -1,0 +1,104 @@
+import {
+  DiscardPolicy,
+  JetStreamApiError,
+  RetentionPolicy,
+  StorageType,
+  type StoredMsg,
+  type StreamConfig,
+  type StreamInfo,
+} from '@nats-io/jetstream';
+import type { JsonLogger } from '#observability';
+import type { BusConnection } from './bus-connection.js';
+
+/** The stream settings the gateway uses, in its own words (mapped onto JetStream's config). */
+export interface StreamDefinition {
+  name: string;
+  subjects: string[];
+  storage: 'file' | 'memory';
+  /** 'workqueue': a message is removed once acknowledged (commands); 'limits': kept by the limits below. */
+  retention?: 'limits' | 'workqueue';
+  /** 1 makes a last-value stream: only the newest message per subject is kept. */
+  maxMsgsPerSubject?: number;
+  maxAgeMs?: number;
+  /** Window within which a repeated `Nats-Msg-Id` is dropped (ms). */
+  duplicateWindowMs?: number;
+}
+
+export interface StoredJson<T> {
+  subject: string;
+  seq: number;
+  value: T;
+}
+
+/** JetStream stream definitions and reads that do not need a consumer. */
+export class BusStreams {
+  constructor(
+    private readonly connection: BusConnection,
+    private readonly logger: JsonLogger,
+  ) {}
+
+  /**
+   * Creates the stream, or brings an existing one to `definition` (idempotent; several processes may
+   * call it at once). Settings JetStream cannot change in place (storage, retention) make it throw.
+   */
+  async ensureStream(definition: StreamDefinition): Promise<StreamInfo> {
+    const { jsm } = this.connection;
+    const config = toStreamConfig(definition);
+    const existing = await this.info(definition.name);
+    if (existing === undefined) {
+      try {
+        const created = await jsm.streams.add(config);
+        this.logger.info('stream created', { stream: definition.name });
+        return created;
+      } catch (error) {
+        if (!(error instanceof JetStreamApiError) || (await this.info(definition.name)) === undefined) throw error;
+      }
+    }
+    const { name, storage: _storage, retention: _retention, ...changeable } = config;
+    return jsm.streams.update(name, changeable);
+  }
+
+  /** The last message stored on `subject` (a last-value read), decoded as JSON, or undefined. */
+  async lastMessage<T>(stream: string, subject: string): Promise<StoredJson<T> | undefined> {
+    const stored = await this.lastStored(stream, subject);
+    return stored && { subject: stored.subject, seq: stored.seq, value: stored.json<T>() };
+  }
+
+  private async lastStored(stream: string, subject: string): Promise<StoredMsg | undefined> {
+    try {
+      return (await this.connection.jsm.streams.getMessage(stream, { last_by_subj: subject })) ?? undefined;
+    } catch (error) {
+      if (error instanceof JetStreamApiError && error.status === 404) return undefined;
+      throw error;
+    }
+  }
+
+  private async info(name: string): Promise<StreamInfo | undefined> {
+    try {
+      return await this.connection.jsm.streams.info(name);
+    } catch (error) {
+      if (error instanceof JetStreamApiError && error.status === 404) return undefined;
+      throw error;
+    }
+  }
+}
+
+const DEFAULT_DUPLICATE_WINDOW_MS = 120_000;
+
+function toStreamConfig(definition: StreamDefinition): Partial<StreamConfig> & { name: string } {
+  const ms = 1_000_000; // JetStream durations are nanoseconds
+  const maxAgeMs = definition.maxAgeMs ?? 0;
+  // JetStream refuses a duplicate window longer than max age (its default window is 2 minutes)
+  const duplicateWindowMs =
+    definition.duplicateWindowMs ?? (maxAgeMs > 0 ? Math.min(maxAgeMs, DEFAULT_DUPLICATE_WINDOW_MS) : undefined);
+  return {
+    name: definition.name,
+    subjects: definition.subjects,
+    storage: definition.storage === 'memory' ? StorageType.Memory : StorageType.File,
+    retention: definition.retention === 'workqueue' ? RetentionPolicy.Workqueue : RetentionPolicy.Limits,
+    discard: DiscardPolicy.Old,
+    max_msgs_per_subject: definition.maxMsgsPerSubject ?? -1,
+    max_age: maxAgeMs * ms,
+    ...(duplicateWindowMs !== undefined ? { duplicate_window: duplicateWindowMs * ms } : {}),
+  };
+}

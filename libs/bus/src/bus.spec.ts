@@ -1,0 +1,221 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { IsString, MinLength } from 'class-validator';
+import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
+import { startNatsServer, type NatsServerHandle } from '#testing';
+import {
+  BusConnection,
+  BusConsumers,
+  BusKv,
+  BusMetrics,
+  BusPublisher,
+  BusResponder,
+  BusStreams,
+  type DurableMessage,
+} from './index.js';
+
+class Greeting {
+  @IsString() @MinLength(1) name!: string;
+}
+
+const silent = new JsonLogger('bus-test', 'test', 'error', { write: () => undefined });
+
+describe('libs/bus against a real nats-server', () => {
+  let server: NatsServerHandle;
+  let registry: MetricsRegistry;
+  let metrics: BusMetrics;
+  let health: HealthRegistry;
+  let connection: BusConnection;
+  let publisher: BusPublisher;
+  let streams: BusStreams;
+  let peer: NatsConnection;
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+    registry = new MetricsRegistry('bus-test', { defaultMetrics: false });
+    health = new HealthRegistry(500);
+    metrics = new BusMetrics(registry);
+    connection = await BusConnection.open(
+      { servers: server.url, name: 'bus-test', reconnectTimeWaitMs: 50 },
+      metrics,
+      health,
+      silent,
+    );
+    publisher = new BusPublisher(connection, metrics, silent);
+    streams = new BusStreams(connection, silent);
+    peer = await connect({ servers: server.url });
+  });
+  afterAll(async () => {
+    await peer.close();
+    await connection.close();
+    await server.stop();
+  });
+
+  /** The value of one series, found by metric name and (unordered) label pairs. */
+  async function metric(name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
+    const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+    const line = (await registry.metrics())
+      .split('\n')
+      .find((l) => l.startsWith(`${name}{`) && wanted.every((pair) => l.includes(pair)));
+    return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+
+  it('reports NATS health', async () => {
+    expect((await health.report()).checks['nats']).toEqual({ up: true });
+  });
+
+  it('creates a stream once and updates it in place when called again', async () => {
+    const definition = { name: 'T_LAST', subjects: ['t.last.>'], storage: 'memory' as const, maxMsgsPerSubject: 1 };
+    await streams.ensureStream(definition);
+    await streams.ensureStream(definition);
+    const updated = await streams.ensureStream({ ...definition, maxAgeMs: 60_000 });
+    expect(updated.config.max_age).toBe(60_000 * 1_000_000);
+    expect(updated.config.max_msgs_per_subject).toBe(1);
+  });
+
+  it('keeps the last core-published JSON value per subject for a late joiner', async () => {
+    expect(publisher.publish('t.last.a', { n: 1 }, 'test')).toBe(true);
+    expect(publisher.publish('t.last.a', { n: 2 }, 'test')).toBe(true);
+    await connection.flush();
+    await waitFor(async () => (await streams.lastMessage<{ n: number }>('T_LAST', 't.last.a'))?.value.n === 2);
+    expect(await streams.lastMessage('T_LAST', 't.last.none')).toBeUndefined();
+  });
+
+  it('stores a durable message once per msgId', async () => {
+    await streams.ensureStream({ name: 'T_DUR', subjects: ['t.dur.>'], storage: 'file', duplicateWindowMs: 60_000 });
+    const first = await publisher.publishDurable('t.dur.x', { a: 1 }, { msgId: 'x:1', kind: 'test' });
+    const again = await publisher.publishDurable('t.dur.x', { a: 1 }, { msgId: 'x:1', kind: 'test' });
+    expect(first.duplicate).toBe(false);
+    expect(again.duplicate).toBe(true);
+    expect(again.seq).toBe(first.seq);
+  });
+
+  it('fails a durable publish with no stream after its attempts, counted', async () => {
+    await expect(
+      publisher.publishDurable(
+        't.nostream',
+        {},
+        { msgId: 'n', kind: 'test', attempts: 2, retryDelayMs: 1, ackTimeoutMs: 200 },
+      ),
+    ).rejects.toThrow(/failed/);
+    expect(await metric('bus_durable_publish_failures_total', { subject_kind: 'test' })).toBe(1);
+  });
+
+  it('answers valid requests and refuses bad ones with an error reply, counted', async () => {
+    const responder = new BusResponder(
+      connection,
+      new BusMetrics(new MetricsRegistry('r', { defaultMetrics: false })),
+      silent,
+    );
+    const sub = responder.respond({
+      subject: 't.greet',
+      kind: 'greet',
+      contract: Greeting,
+      handle: (req) => {
+        if (req.name === 'boom') throw new Error('handler bug');
+        return { ok: true, hello: req.name };
+      },
+    });
+    await connection.flush();
+    const ask = async (body: string) => (await peer.request('t.greet', body, { timeout: 2_000 })).json<unknown>();
+    expect(await ask(JSON.stringify({ name: 'ada' }))).toEqual({ ok: true, hello: 'ada' });
+    expect(await ask('not json')).toEqual({
+      ok: false,
+      error: { code: 'INVALID_REQUEST', message: 'payload is not JSON' },
+    });
+    expect(await ask(JSON.stringify({ name: '' }))).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
+    expect(await ask(JSON.stringify({ name: 'boom' }))).toEqual({
+      ok: false,
+      error: { code: 'INTERNAL', message: 'internal error' },
+    });
+    sub.unsubscribe();
+  });
+
+  it('counts bad requests by subject kind', async () => {
+    const responder = new BusResponder(connection, metrics, silent);
+    const sub = responder.respond({
+      subject: 't.greet2',
+      kind: 'greet2',
+      contract: Greeting,
+      handle: () => ({ ok: true }),
+    });
+    await connection.flush();
+    await peer.request('t.greet2', '{}', { timeout: 2_000 });
+    expect(await metric('bus_bad_requests_total', { subject_kind: 'greet2' })).toBe(1);
+    sub.unsubscribe();
+  });
+
+  it('consumes a durable pull consumer in order and resumes after a restart without redelivering acked messages', async () => {
+    await streams.ensureStream({ name: 'T_WQ', subjects: ['t.wq'], storage: 'file', retention: 'workqueue' });
+    const consumers = new BusConsumers(connection, silent);
+    for (const n of [1, 2, 3]) await publisher.publishDurable('t.wq', { n }, { msgId: `wq-${n}`, kind: 'test' });
+    const seen: number[] = [];
+    const handle = async (msg: DurableMessage) => {
+      seen.push((JSON.parse(new TextDecoder().decode(msg.data)) as { n: number }).n);
+      await msg.ack();
+    };
+    const options = { stream: 'T_WQ', durable: 'worker', filterSubject: 't.wq', ackWaitMs: 5_000, handle };
+    const first = await consumers.consumeDurable(options);
+    await waitFor(() => seen.length === 3);
+    await first.stop();
+    await publisher.publishDurable('t.wq', { n: 4 }, { msgId: 'wq-4', kind: 'test' });
+    const second = await consumers.consumeDurable(options);
+    await waitFor(() => seen.length === 4);
+    await second.stop();
+    expect(seen).toEqual([1, 2, 3, 4]);
+  });
+
+  it('redelivers a message whose handler threw', async () => {
+    await streams.ensureStream({ name: 'T_RETRY', subjects: ['t.retry'], storage: 'memory' });
+    const consumers = new BusConsumers(connection, silent);
+    const deliveries: number[] = [];
+    const running = await consumers.consumeDurable({
+      stream: 'T_RETRY',
+      durable: 'retry',
+      filterSubject: 't.retry',
+      ackWaitMs: 5_000,
+      handle: async (msg) => {
+        deliveries.push(msg.deliveryCount);
+        if (msg.deliveryCount === 1) throw new Error('transient');
+        await msg.ack();
+      },
+    });
+    await publisher.publishDurable('t.retry', {}, { msgId: 'r1', kind: 'test' });
+    await waitFor(() => deliveries.length === 2);
+    await running.stop();
+    expect(deliveries).toEqual([1, 2]);
+  });
+
+  it('creates a KV key once: created, then exists', async () => {
+    const bucket = await new BusKv(connection).bucket('T_MARKS', { storage: 'file' });
+    expect(await bucket.createIfAbsent('ord-1', { status: 'sending' })).toBe('created');
+    expect(await bucket.createIfAbsent('ord-1', { status: 'sending' })).toBe('exists');
+    const entry = await bucket.get<{ status: string }>('ord-1');
+    expect(entry?.value).toEqual({ status: 'sending' });
+    await bucket.update('ord-1', { status: 'sent' }, entry?.revision ?? 0);
+    expect((await bucket.get<{ status: string }>('ord-1'))?.value.status).toBe('sent');
+    expect(await bucket.keys()).toEqual(['ord-1']);
+    expect(await bucket.get('missing')).toBeUndefined();
+  });
+
+  it('drops fire-and-forget messages while disconnected, counted, and recovers', async () => {
+    const storeDir = server.storeDir;
+    await server.kill();
+    await waitFor(() => !connection.isUp);
+    expect((await health.report()).checks['nats']?.up).toBe(false);
+    expect(publisher.publish('t.last.a', { n: 3 }, 'dropped')).toBe(false);
+    expect(await metric('bus_publish_dropped_total', { subject_kind: 'dropped' })).toBe(1);
+    server = await startNatsServer({ port: server.port, storeDir });
+    await waitFor(() => connection.isUp, 15_000);
+    expect(publisher.publish('t.last.a', { n: 4 }, 'test')).toBe(true);
+    expect(await metric('bus_reconnects_total')).toBe(1);
+  });
+});
+
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,0 +1,15 @@
+export { BUS_OPTIONS, type BusOptions } from './bus-options.js';
+export { BusMetrics } from './bus-metrics.js';
+export { BusConnection } from './bus-connection.js';
+export { BusPublisher, DurablePublishError, type DurablePublishOptions } from './bus-publisher.js';
+export { BusResponder, type ContractResponderOptions, type RawResponderOptions } from './bus-responder.js';
+export { BusStreams, type StoredJson, type StreamDefinition } from './bus-streams.js';
+export {
+  BusConsumers,
+  type DurableConsumerHandle,
+  type DurableConsumerOptions,
+  type DurableMessage,
+} from './bus-consumers.js';
+export { BusKv, KvBucket, type KvBucketOptions, type KvEntry } from './bus-kv.js';
+export { BusModule, type BusModuleAsyncOptions } from './bus.module.js';
+export type { SubjectKind } from './subject-kind.js';
