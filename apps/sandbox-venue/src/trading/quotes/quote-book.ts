@@ -73,6 +73,11 @@ export class QuoteBook {
     };
   }
 
+  /** Gives back a quantity whose execution failed, so the quote can be used again. */
+  release(quote: Quote, quantity: Decimal): void {
+    quote.consumed = Decimal.max(0, quote.consumed.minus(quantity));
+  }
+
   size(): number {
     return this.quotes.size;
   }

@@ -1,0 +1,105 @@
+import { BadRequestException, Body, Controller, Get, HttpCode, Inject, Post, Query } from '@nestjs/common';
+import { WsFaults } from '../faults/ws-faults.js';
+import { ConnectionRegistry } from '../socket/connection-registry.js';
+import type { VenueConnection } from '../socket/venue-connection.js';
+import { AdminInput } from './admin-input.js';
+
+const ORDER_CODE = /^[A-Z0-9_]{1,40}$/;
+
+/**
+ * Fault injection on the venue WebSocket and its orders (issue 3). Socket faults act on every live
+ * connection, or on those of one client-visible `sessionId` when given.
+ */
+@Controller('admin/faults/ws')
+export class WsFaultsAdminController {
+  constructor(
+    @Inject(WsFaults) private readonly faults: WsFaults,
+    @Inject(ConnectionRegistry) private readonly connections: ConnectionRegistry,
+  ) {}
+
+  @Get()
+  state(): Record<string, unknown> {
+    return { ...this.faults.snapshot(), connections: this.connections.all().length };
+  }
+
+  /** The socket vanishes without a close frame (the client sees 1006), as on a network loss. */
+  @Post('drop')
+  @HttpCode(200)
+  drop(@Body() body: unknown, @Query() query: Record<string, unknown>) {
+    const targets = this.targets(new AdminInput(body, query));
+    for (const c of targets) c.socket.terminate();
+    return { dropped: targets.length };
+  }
+
+  /** Stops sending frames without closing, for `durationMs` or until `resume`. */
+  @Post('stall')
+  @HttpCode(200)
+  stall(@Body() body: unknown, @Query() query: Record<string, unknown>) {
+    const input = new AdminInput(body, query);
+    const targets = this.targets(input);
+    const durationMs = input.optionalCount('durationMs');
+    for (const c of targets) c.stall(durationMs);
+    return { stalled: targets.length };
+  }
+
+  @Post('resume')
+  @HttpCode(200)
+  resume(@Body() body: unknown, @Query() query: Record<string, unknown>) {
+    const targets = this.targets(new AdminInput(body, query));
+    for (const c of targets) c.resume();
+    return { resumed: targets.length };
+  }
+
+  @Post('order-delay')
+  @HttpCode(200)
+  orderDelay(@Body() body: unknown, @Query() query: Record<string, unknown>) {
+    this.faults.orderReplyDelayMs = new AdminInput(body, query).count('ms');
+    return this.faults.snapshot();
+  }
+
+  @Post('drop-order-outcomes')
+  @HttpCode(200)
+  dropOrderOutcomes(@Body() body: unknown, @Query() query: Record<string, unknown>) {
+    this.faults.dropOrderOutcomes = new AdminInput(body, query).count('count', 1);
+    return this.faults.snapshot();
+  }
+
+  @Post('indeterminate')
+  @HttpCode(200)
+  indeterminate(@Body() body: unknown, @Query() query: Record<string, unknown>) {
+    this.faults.indeterminateOrders = new AdminInput(body, query).count('count', 1);
+    return this.faults.snapshot();
+  }
+
+  @Post('fail-subscribe')
+  @HttpCode(200)
+  failSubscribe(@Body() body: unknown, @Query() query: Record<string, unknown>) {
+    this.faults.failSubscribes = new AdminInput(body, query).count('count', 1);
+    return this.faults.snapshot();
+  }
+
+  /** The next `count` orders are refused before execution with `code` (default RFS100019). */
+  @Post('reject-quotes')
+  @HttpCode(200)
+  rejectQuotes(@Body() body: unknown, @Query() query: Record<string, unknown>) {
+    const input = new AdminInput(body, query);
+    const code = input.optionalString('code') ?? 'RFS100019';
+    if (!ORDER_CODE.test(code)) throw new BadRequestException('code must be an upper-case code');
+    this.faults.rejectQuotes = input.count('count', 1);
+    this.faults.rejectQuoteCode = code;
+    return this.faults.snapshot();
+  }
+
+  @Post('clear')
+  @HttpCode(200)
+  clear() {
+    this.faults.clear();
+    for (const c of this.connections.all()) c.resume();
+    return this.faults.snapshot();
+  }
+
+  private targets(input: AdminInput): VenueConnection[] {
+    const sessionId = input.optionalString('sessionId');
+    return sessionId === undefined ? this.connections.all() : this.connections.withSessionId(sessionId);
+  }
+}

@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import WebSocket from 'ws';
+import type { VenueClock } from '../../ports.js';
+import type { SubscriptionSpec } from '../subscriptions/subscribe-validation.js';
+import type { TradingMetrics } from '../trading-metrics.js';
+
+export interface LiveSubscription {
+  readonly subscriptionId: string;
+  readonly spec: SubscriptionSpec;
+}
+
+/** How the connection joined its session (§4.2): a client-chosen sessionId, or one the venue minted. */
+export interface SessionBinding {
+  readonly sessionId: string;
+  /** Minted ids live in their own namespace so no later connection can join them (no redelivery). */
+  readonly minted: boolean;
+}
+
+export type OutboundFrame = { messageType: string } & Record<string, unknown>;
+
+/**
+ * One client connection: its chanId, session, price subscriptions, cadence timer (W13) and the stall
+ * fault. Every frame leaves through `send`, which stamps chanId and timestamp (§2.1) and counts it.
+ */
+export class VenueConnection {
+  readonly chanId = randomUUID();
+  readonly subscriptions = new Map<string, LiveSubscription>();
+  private cadence: NodeJS.Timeout | undefined;
+  private ticks = 0;
+  private stalled = false;
+  private stallTimer: NodeJS.Timeout | undefined;
+  private readonly heldWhileStalled: string[] = [];
+
+  constructor(
+    readonly socket: WebSocket,
+    readonly userUuid: string,
+    readonly session: SessionBinding,
+    private readonly clock: VenueClock,
+    private readonly metrics: TradingMetrics,
+  ) {}
+
+  get sessionKey(): string {
+    return sessionKeyOf(this.userUuid, this.session);
+  }
+
+  get isOpen(): boolean {
+    return this.socket.readyState === WebSocket.OPEN;
+  }
+
+  /** Starts the fixed cadence; `onTick` gets the tick number (1, 2, …). */
+  startCadence(intervalMs: number, onTick: (tick: number) => void): void {
+    this.cadence = setInterval(() => {
+      this.ticks += 1;
+      onTick(this.ticks);
+    }, intervalMs);
+  }
+
+  /** Sends a frame; price updates are dropped while stalled, everything else waits for the resume. */
+  send(frame: OutboundFrame, options: { droppable?: boolean } = {}): void {
+    if (!this.isOpen) return;
+    const text = JSON.stringify({ chanId: this.chanId, timestamp: this.clock.now(), ...frame });
+    this.metrics.frameOut(frame.messageType);
+    if (this.stalled) {
+      if (options.droppable !== true) this.heldWhileStalled.push(text);
+      return;
+    }
+    this.socket.send(text);
+  }
+
+  /** Fault: the socket goes silent without closing, for `durationMs` or until `resume`. */
+  stall(durationMs: number | undefined): void {
+    this.stalled = true;
+    if (this.stallTimer !== undefined) clearTimeout(this.stallTimer);
+    this.stallTimer = durationMs === undefined ? undefined : setTimeout(() => this.resume(), durationMs);
+  }
+
+  resume(): void {
+    if (this.stallTimer !== undefined) clearTimeout(this.stallTimer);
+    this.stallTimer = undefined;
+    this.stalled = false;
+    for (const text of this.heldWhileStalled.splice(0)) if (this.isOpen) this.socket.send(text);
+  }
+
+  /** Sends an error frame, then closes (W9, W19). */
+  refuse(code: string, message: string, closeCode: number): void {
+    this.send({ messageType: 'error', code, message });
+    this.resume();
+    this.socket.close(closeCode, code);
+  }
+
+  /** Stops timers; the socket is closing or closed. */
+  dispose(): void {
+    if (this.cadence !== undefined) clearInterval(this.cadence);
+    if (this.stallTimer !== undefined) clearTimeout(this.stallTimer);
+    this.cadence = undefined;
+    this.stallTimer = undefined;
+  }
+}
+
+export function sessionKeyOf(userUuid: string, session: SessionBinding): string {
+  return JSON.stringify([userUuid, session.minted ? 'minted' : 'client', session.sessionId]);
+}

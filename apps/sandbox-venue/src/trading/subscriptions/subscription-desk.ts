@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+import type { SubscribeAck, UnsubscribeReply, PriceUpdate, StreamStop } from '#venue-api';
+import type { UserDirectory, VenueClock } from '../../ports.js';
+import type { WsFaults } from '../faults/ws-faults.js';
+import type { Market } from '../market/market.js';
+import { settleDateFor } from '../market/tenor.js';
+import type { QuoteBook } from '../quotes/quote-book.js';
+import { twoWayPrice } from '../quotes/quote-pricing.js';
+import type { VenueConnection } from '../socket/venue-connection.js';
+import type { TradingConfig } from '../trading-config.js';
+import type { TradingMetrics } from '../trading-metrics.js';
+import { validateSubscribe } from './subscribe-validation.js';
+
+type Frame<T> = Omit<T, 'chanId' | 'timestamp'>;
+
+/** streamStop code when the operator halts an instrument (W11; sandbox code, spec-gaps W24). */
+export const INSTRUMENT_HALTED = 'INSTRUMENT_HALTED';
+
+/**
+ * Price subscriptions: subscribe (exactly one acknowledgement each, §2.1 rule 1), unsubscribe (W10),
+ * the per-connection cadence (W13) and stream stops (W11).
+ */
+export class SubscriptionDesk {
+  constructor(
+    private readonly market: Market,
+    private readonly quotes: QuoteBook,
+    private readonly directory: UserDirectory,
+    private readonly clock: VenueClock,
+    private readonly config: TradingConfig,
+    private readonly faults: WsFaults,
+    private readonly metrics: TradingMetrics,
+  ) {}
+
+  subscribe(connection: VenueConnection, request: Record<string, unknown>): void {
+    // Minted before validation: a failed acknowledgement carries an id that names nothing (§2.1).
+    const subscriptionId = randomUUID();
+    const verdict = validateSubscribe(request, {
+      userUuid: connection.userUuid,
+      market: this.market,
+      directory: this.directory,
+      now: this.clock.now(),
+      cutoffHourUtc: this.config.cutoffHourUtc,
+      isHeld: (key) => [...connection.subscriptions.values()].some((s) => s.spec.streamKey === key),
+      takeInjectedFailure: () => this.faults.takeFailSubscribe(),
+    });
+    const tag = typeof request['tag'] === 'string' ? request['tag'] : '';
+    const tenor = typeof request['tenor'] === 'string' ? request['tenor'] : '';
+    const instrument = typeof request['instrument'] === 'string' ? request['instrument'] : '';
+    if (!verdict.ok) {
+      const ack: Frame<SubscribeAck> = {
+        messageType: 'subscribe',
+        success: false,
+        message: verdict.message,
+        subscriptionId,
+        instrument,
+        quantity: rawEcho(request['quantity']),
+        code: verdict.code,
+        tenor,
+        settleDate: '',
+        tag,
+        networkId: verdict.networkId,
+      };
+      connection.send(ack);
+      return;
+    }
+    const { spec } = verdict;
+    connection.subscriptions.set(subscriptionId, { subscriptionId, spec });
+    this.metrics.subscriptions.inc();
+    const ack: Frame<SubscribeAck> = {
+      messageType: 'subscribe',
+      success: true,
+      message: 'Subscribed',
+      subscriptionId,
+      instrument: spec.instrument,
+      quantity: spec.quantity.toFixed(8),
+      code: '',
+      tenor: spec.tenor,
+      settleDate: '',
+      tag: spec.tag,
+      networkId: spec.networkId,
+    };
+    connection.send(ack);
+  }
+
+  /** W10; unknown or failed ids are ignored without a reply (§2.1 rule 3). */
+  unsubscribe(connection: VenueConnection, request: Record<string, unknown>): void {
+    const id = request['subscriptionId'];
+    if (typeof id !== 'string') return;
+    const live = connection.subscriptions.get(id);
+    if (live === undefined) return;
+    connection.subscriptions.delete(id);
+    this.metrics.subscriptions.dec();
+    const reply: Frame<UnsubscribeReply> = {
+      messageType: 'unsubscribe',
+      subscriptionId: id,
+      tag: live.spec.tag,
+      success: true,
+      message: 'Unsubscribed',
+    };
+    connection.send(reply);
+  }
+
+  /** One cadence tick: one update for every live subscription of the connection (§2.2 rule 3, W13). */
+  tick(connection: VenueConnection, tick: number): void {
+    const every = this.config.offContractEveryNTicks;
+    if (every > 0 && tick % every === 0) this.sendOffContract(connection, tick / every);
+    const now = this.clock.now();
+    for (const { spec } of connection.subscriptions.values()) {
+      const info = this.market.instrument(spec.instrument);
+      const mid = this.market.mid(spec.instrument);
+      if (info === undefined || mid === undefined || this.market.isHalted(spec.instrument)) continue;
+      const settleDate = settleDateFor(spec.tenor, info, now, this.config.cutoffHourUtc);
+      if (settleDate === undefined) continue;
+      const price = twoWayPrice(info, mid, spec.currency, spec.quantity);
+      const quote = this.quotes.issue(now, {
+        userUuid: connection.userUuid,
+        accountGroupUuid: spec.accountGroupUuid,
+        instrument: spec.instrument,
+        currency: spec.currency,
+        tenor: spec.tenor,
+        settleDate,
+        price,
+        beneficiaryUuid: spec.beneficiaryUuid,
+        senderUuid: spec.senderUuid,
+        networkId: spec.networkId ?? undefined,
+      });
+      const update: Frame<PriceUpdate> = {
+        messageType: 'pricestream',
+        instrument: spec.instrument,
+        quoteId: quote.quoteId,
+        offer: price.offer,
+        bid: price.bid,
+        tenor: spec.tenor,
+        settleDate,
+        tag: spec.tag,
+      };
+      connection.send(update, { droppable: true });
+    }
+  }
+
+  /** The venue stops every stream of `instrument` on the connection (W11); the subscriptions are gone. */
+  stopInstrument(connection: VenueConnection, instrument: string, message: string): void {
+    for (const [id, live] of connection.subscriptions) {
+      if (live.spec.instrument !== instrument) continue;
+      connection.subscriptions.delete(id);
+      this.metrics.subscriptions.dec();
+      const stop: Frame<StreamStop> = {
+        messageType: 'streamStop',
+        instrument,
+        tenor: live.spec.tenor,
+        tag: live.spec.tag,
+        code: INSTRUMENT_HALTED,
+        message,
+      };
+      connection.send(stop);
+    }
+  }
+
+  /** The connection is gone: its subscriptions die with it. */
+  release(connection: VenueConnection): void {
+    this.metrics.subscriptions.dec(connection.subscriptions.size);
+    connection.subscriptions.clear();
+  }
+
+  /**
+   * Frames outside the contract (§4.2, §9): alternately a `heartbeat` and a price-less frame of a type the
+   * protocol lacks with extra properties, so clients prove they ignore them.
+   */
+  private sendOffContract(connection: VenueConnection, n: number): void {
+    if (n % 2 === 1) {
+      connection.send({ messageType: 'heartbeat', seq: n }, { droppable: true });
+    } else {
+      connection.send(
+        { messageType: 'venueStatus', status: 'OPEN', venueSeq: n, extra: { note: 'outside the contract' } },
+        { droppable: true },
+      );
+    }
+  }
+}
+
+/** §2.1: on failure the raw submitted quantity is echoed unparsed. */
+function rawEcho(quantity: unknown): string {
+  if (typeof quantity === 'string') return quantity;
+  if (typeof quantity === 'number' || typeof quantity === 'boolean') return String(quantity);
+  return '';
+}
