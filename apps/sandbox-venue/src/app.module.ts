@@ -1,0 +1,19 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { ObservabilityModule } from '#observability';
+import type { SandboxConfig } from './config.js';
+import { BackOfficeModule } from './domain/back-office.module.js';
+import { RestModule } from './rest/rest.module.js';
+
+@Module({})
+export class SandboxAppModule {
+  static forRoot(config: SandboxConfig): DynamicModule {
+    return {
+      module: SandboxAppModule,
+      imports: [
+        ObservabilityModule.forRoot({ app: 'sandbox-venue', defaultMetrics: false }),
+        BackOfficeModule.forRoot(config),
+        RestModule,
+      ],
+    };
+  }
+}

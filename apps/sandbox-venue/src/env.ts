@@ -1,0 +1,65 @@
+/**
+ * Environment variables of `npm run sandbox`, validated once at start-up by `loadConfig` (every bad
+ * variable is listed). The trading half reads its own variables (`trading/trading-config.ts`).
+ */
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsNumber, IsOptional, IsPositive, IsString, IsUrl, Max, Min } from 'class-validator';
+import type { SandboxConfig } from './config.js';
+import { DEFAULT_SANDBOX_CONFIG } from './config.js';
+
+export class SandboxEnv {
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  SANDBOX_PORT: number = DEFAULT_SANDBOX_CONFIG.port;
+
+  @IsString()
+  SANDBOX_HOST: string = DEFAULT_SANDBOX_CONFIG.host;
+
+  @IsIn(['base64', 'hex'])
+  VENUE_SIGNATURE_ENCODING: 'base64' | 'hex' = DEFAULT_SANDBOX_CONFIG.signatureEncoding;
+
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  SANDBOX_WEBHOOK_URL?: string;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  SANDBOX_WEBHOOK_MIN_INTERVAL_MS: number = DEFAULT_SANDBOX_CONFIG.webhookMinIntervalMs;
+
+  @Type(() => Number)
+  @IsInt()
+  @IsPositive()
+  SANDBOX_WEBHOOK_TIMEOUT_MS: number = DEFAULT_SANDBOX_CONFIG.webhookTimeoutMs;
+
+  @Type(() => Number)
+  @IsNumber()
+  @IsPositive()
+  SANDBOX_WEBHOOK_BACKOFF_SCALE: number = DEFAULT_SANDBOX_CONFIG.webhookBackoffScale;
+
+  @Type(() => Number)
+  @IsInt()
+  @IsPositive()
+  SANDBOX_REST_RATE_LIMIT: number = DEFAULT_SANDBOX_CONFIG.restRateLimitPerSecond;
+
+  @Type(() => Number)
+  @IsInt()
+  @IsPositive()
+  SANDBOX_TOKEN_TTL_MS: number = DEFAULT_SANDBOX_CONFIG.tokenTtlMs;
+}
+
+export function sandboxOptionsFromEnv(env: SandboxEnv): Partial<SandboxConfig> {
+  return {
+    port: env.SANDBOX_PORT,
+    host: env.SANDBOX_HOST,
+    signatureEncoding: env.VENUE_SIGNATURE_ENCODING,
+    webhookUrl: env.SANDBOX_WEBHOOK_URL,
+    webhookMinIntervalMs: env.SANDBOX_WEBHOOK_MIN_INTERVAL_MS,
+    webhookTimeoutMs: env.SANDBOX_WEBHOOK_TIMEOUT_MS,
+    webhookBackoffScale: env.SANDBOX_WEBHOOK_BACKOFF_SCALE,
+    restRateLimitPerSecond: env.SANDBOX_REST_RATE_LIMIT,
+    tokenTtlMs: env.SANDBOX_TOKEN_TTL_MS,
+  };
+}

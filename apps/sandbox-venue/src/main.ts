@@ -1,0 +1,51 @@
+/** `npm run sandbox`: the sandbox venue on SANDBOX_PORT (default 8080). */
+import 'reflect-metadata';
+import { ConfigError, JsonLogger, loadConfig } from '#observability';
+import { startSandboxVenue } from './bootstrap.js';
+import { SandboxEnv, sandboxOptionsFromEnv } from './env.js';
+
+const log = new JsonLogger('sandbox-venue', 'main');
+
+async function main(): Promise<void> {
+  const env = loadConfig(SandboxEnv, process.env);
+  const venue = await startSandboxVenue(sandboxOptionsFromEnv(env));
+  const { primary } = venue.credentials;
+  // The banner is for a human starting the sandbox; the secret is a sandbox credential printed on purpose.
+  process.stdout.write(
+    [
+      '',
+      'Sandbox venue is up',
+      `  REST base URL     ${venue.restBaseUrl}`,
+      `  WebSocket URL     ${venue.wsUrl}?token=<token>&sessionId=<optional>`,
+      `  Webhook IP list   ${venue.ipsUrl}`,
+      `  Admin API         ${venue.adminUrl}`,
+      `  Health / metrics  ${venue.restBaseUrl}/health  ${venue.restBaseUrl}/metrics`,
+      `  API key           ${primary.apiKey}`,
+      `  API secret (b64)  ${primary.apiSecret}`,
+      `  Signature         ${venue.config.signatureEncoding}`,
+      `  Default group     ${venue.seed.defaultGroupUuid}`,
+      '',
+    ].join('\n') + '\n',
+  );
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    log.info('shutting down', { signal });
+    venue.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error('shutdown failed', { error: String(error) });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) log.error(error.message);
+  else log.error('sandbox venue failed to start', { error: error instanceof Error ? error.stack : String(error) });
+  process.exit(1);
+});

@@ -1,0 +1,48 @@
+/**
+ * §4.12 address list. `version` increments on every change of the list (operator action); the sandbox
+ * posts from loopback, so the list starts as `127.0.0.1/32` (spec-gaps R13).
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import type { WireValue } from '../http/json.js';
+import { VENUE_CLOCK, type VenueClock } from '../ports.js';
+import { isoUtc } from '../domain/time-format.js';
+
+export type ChangeNotice = {
+  message: string;
+  effective_date: string;
+};
+
+@Injectable()
+export class WebhookIpList {
+  private version = 1;
+  private cidrs: string[] = ['127.0.0.1/32'];
+  private readonly createdAt: string;
+  private lastUpdated: string;
+  private changeNotice: ChangeNotice | null = null;
+
+  constructor(@Inject(VENUE_CLOCK) private readonly clock: VenueClock) {
+    this.createdAt = isoUtc(clock.now());
+    this.lastUpdated = this.createdAt;
+  }
+
+  /** Replaces the list; the version moves only when the list really changes. */
+  setCidrs(cidrs: string[], changeNotice: ChangeNotice | null): void {
+    const changed = cidrs.join(',') !== this.cidrs.join(',');
+    this.changeNotice = changeNotice;
+    if (!changed) return;
+    this.cidrs = [...cidrs];
+    this.version += 1;
+    this.lastUpdated = isoUtc(this.clock.now());
+  }
+
+  document(): WireValue {
+    return {
+      service: 'svc-webhooks',
+      version: this.version,
+      ipv4_cidrs: this.cidrs,
+      created_at: this.createdAt,
+      last_updated: this.lastUpdated,
+      change_notice: this.changeNotice,
+    };
+  }
+}
