@@ -3,6 +3,7 @@ import { ObservabilityModule } from '#observability';
 import type { SandboxConfig } from './config.js';
 import { BackOfficeModule } from './domain/back-office.module.js';
 import { RestModule } from './rest/rest.module.js';
+import { TradingModule } from './trading/trading.module.js';
 
 @Module({})
 export class SandboxAppModule {
@@ -13,6 +14,7 @@ export class SandboxAppModule {
         ObservabilityModule.forRoot({ app: 'sandbox-venue', defaultMetrics: false }),
         BackOfficeModule.forRoot(config),
         RestModule,
+        TradingModule,
       ],
     };
   }
