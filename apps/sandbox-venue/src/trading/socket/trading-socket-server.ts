@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, Optional } from '@nestjs/common';
 import type { Subscription } from 'rxjs';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { AccountGroupsReply } from '#venue-api';
@@ -39,7 +39,7 @@ const MAX_CLIENT_FRAME_BYTES = 64 * 1024;
  * one `error` frame and close (§4.2, W9). Other upgrade paths are left to whoever else listens.
  */
 @Injectable()
-export class TradingSocketServer {
+export class TradingSocketServer implements OnModuleDestroy {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES });
   private readonly attached = new Map<Server, (req: IncomingMessage, socket: Duplex, head: Buffer) => void>();
   private readonly haltSubscription: Subscription;
@@ -78,7 +78,19 @@ export class TradingSocketServer {
     return this.connections.all();
   }
 
-  async close(): Promise<void> {
+  onModuleDestroy(): Promise<void> {
+    return this.close();
+  }
+
+  /** Idempotent: stops timers and drops every connection. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private closing: Promise<void> | undefined;
+
+  private async shutdown(): Promise<void> {
     for (const [server, listener] of this.attached) server.off('upgrade', listener);
     this.attached.clear();
     this.haltSubscription.unsubscribe();
@@ -134,8 +146,8 @@ export class TradingSocketServer {
     connection.socket.on('error', (error) =>
       this.log.warn('socket error', { chanId: connection.chanId, error: error.message }),
     );
-    connection.startCadence(this.config.priceIntervalMs, (tick) => this.subscriptions.tick(connection, tick));
-    this.log.info('connection open', {
+    connection.startCadence(this.config.priceIntervalMs, (tick, at) => this.subscriptions.tick(connection, tick, at));
+    this.log.debug('connection open', {
       chanId: connection.chanId,
       userUuid: connection.userUuid,
       mintedSession: connection.session.minted,

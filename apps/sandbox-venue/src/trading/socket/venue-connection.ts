@@ -47,18 +47,32 @@ export class VenueConnection {
     return this.socket.readyState === WebSocket.OPEN;
   }
 
-  /** Starts the fixed cadence; `onTick` gets the tick number (1, 2, …). */
-  startCadence(intervalMs: number, onTick: (tick: number) => void): void {
-    this.cadence = setInterval(() => {
-      this.ticks += 1;
-      onTick(this.ticks);
-    }, intervalMs);
+  /**
+   * Starts the fixed cadence; `onTick` gets the tick number (1, 2, …) and its time, which stamps the
+   * tick's price updates. A chain of timeouts that never
+   * lets two ticks come closer than `intervalMs` on the wall clock, so the ≤ 4 updates/s of §6.2 holds
+   * even when a timer fires a millisecond early or late ones bunch up.
+   */
+  startCadence(intervalMs: number, onTick: (tick: number, at: number) => void): void {
+    let last = this.clock.now();
+    const schedule = (delay: number): void => {
+      this.cadence = setTimeout(() => {
+        const early = last + intervalMs - this.clock.now();
+        if (early > 0) return schedule(Math.min(early, intervalMs));
+        last = this.clock.now();
+        this.ticks += 1;
+        onTick(this.ticks, last);
+        if (this.cadence !== undefined) schedule(intervalMs);
+      }, delay);
+    };
+    schedule(intervalMs);
   }
 
   /** Sends a frame; price updates are dropped while stalled, everything else waits for the resume. */
-  send(frame: OutboundFrame, options: { droppable?: boolean } = {}): void {
+  send(frame: OutboundFrame, options: { droppable?: boolean; timestamp?: number } = {}): void {
     if (!this.isOpen) return;
-    const text = JSON.stringify({ chanId: this.chanId, timestamp: this.clock.now(), ...frame });
+    const timestamp = options.timestamp ?? this.clock.now();
+    const text = JSON.stringify({ chanId: this.chanId, timestamp, ...frame });
     this.metrics.frameOut(frame.messageType);
     if (this.stalled) {
       if (options.droppable !== true) this.heldWhileStalled.push(text);
@@ -90,7 +104,7 @@ export class VenueConnection {
 
   /** Stops timers; the socket is closing or closed. */
   dispose(): void {
-    if (this.cadence !== undefined) clearInterval(this.cadence);
+    if (this.cadence !== undefined) clearTimeout(this.cadence);
     if (this.stallTimer !== undefined) clearTimeout(this.stallTimer);
     this.cadence = undefined;
     this.stallTimer = undefined;

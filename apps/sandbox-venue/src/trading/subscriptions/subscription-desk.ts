@@ -101,10 +101,9 @@ export class SubscriptionDesk {
   }
 
   /** One cadence tick: one update for every live subscription of the connection (§2.2 rule 3, W13). */
-  tick(connection: VenueConnection, tick: number): void {
+  tick(connection: VenueConnection, tick: number, now: number): void {
     const every = this.config.offContractEveryNTicks;
     if (every > 0 && tick % every === 0) this.sendOffContract(connection, tick / every);
-    const now = this.clock.now();
     for (const { spec } of connection.subscriptions.values()) {
       const info = this.market.instrument(spec.instrument);
       const mid = this.market.mid(spec.instrument);
@@ -134,7 +133,7 @@ export class SubscriptionDesk {
         settleDate,
         tag: spec.tag,
       };
-      connection.send(update, { droppable: true });
+      connection.send(update, { droppable: true, timestamp: now });
     }
   }
 

@@ -1,0 +1,59 @@
+/**
+ * Starts a sandbox venue for a WebSocket conformance suite and connects test clients to it over real
+ * sockets. The venue runs in the test process (for start-up speed) but is driven only over HTTP and
+ * WebSocket; its trading timers are shortened through configuration where a suite says so.
+ */
+import { startSandboxVenue, type RunningSandbox } from '../../../apps/sandbox-venue/src/bootstrap.js';
+import type { TradingConfig } from '../../../apps/sandbox-venue/src/trading/trading-config.js';
+import { admin, type SpecResponse } from '../spec-client.js';
+import type { SpecCredentials } from '../spec-client.js';
+import { WsTestClient, type ConnectOptions } from './ws-test-client.js';
+
+/** Strict defaults for suites: fast cadence, no off-contract frames unless a suite asks for them. */
+export const FAST_TRADING: Partial<TradingConfig> = {
+  priceIntervalMs: 40,
+  executionDelayMs: 20,
+  offContractEveryNTicks: 0,
+};
+
+export interface WsVenue {
+  venue: RunningSandbox;
+  connect(options?: ConnectOptions & { credentials?: SpecCredentials }): Promise<WsTestClient>;
+  admin(path: string, body?: unknown): Promise<SpecResponse>;
+  close(): Promise<void>;
+}
+
+export async function startWsVenue(trading: Partial<TradingConfig> = FAST_TRADING): Promise<WsVenue> {
+  const venue = await startSandboxVenue({ port: 0, trading });
+  const clients: WsTestClient[] = [];
+  return {
+    venue,
+    async connect(options = {}) {
+      const client = await WsTestClient.connect(venue.wsUrl, {
+        restBaseUrl: venue.restBaseUrl,
+        credentials: options.credentials ?? venue.credentials.primary,
+        ...options,
+      });
+      clients.push(client);
+      return client;
+    },
+    admin: (path, body) => admin(venue.adminUrl, path, body),
+    async close() {
+      await Promise.all(clients.map((c) => c.close()));
+      await venue.close();
+    },
+  };
+}
+
+/** A valid subscribe request against the primary user's Default group. */
+export function subscribeRequest(venue: RunningSandbox, fields: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    messageType: 'subscribe',
+    instrument: 'BTC.USD',
+    quantity: '0.5',
+    currency: 'BTC',
+    accountGrpUuid: venue.seed.defaultGroupUuid,
+    tenor: 'T',
+    ...fields,
+  };
+}
