@@ -58,6 +58,25 @@ function describe(text: string): string {
   return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
 }
 
+/**
+ * Cheap check of the grammar and length only (no exponent range, no Decimal built): for hot paths that
+ * pass the text on and parse it where it is used.
+ */
+export function isDecimalText(text: unknown): text is string {
+  return typeof text === 'string' && text.length <= MAX_TEXT_LENGTH && DECIMAL_PATTERN.test(text);
+}
+
+/** True when {@link parseDecimal} would accept `text`. */
+export function isParsableDecimal(text: unknown): text is string {
+  if (!isDecimalText(text)) return false;
+  try {
+    parseDecimal(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Strict parse of a decimal string (plain or scientific). Throws {@link InvalidDecimalError}. */
 export function parseDecimal(text: string, field?: string): Decimal {
   if (typeof text !== 'string') throw new InvalidDecimalError(`expected a string, got ${typeof text}`, field);

@@ -1,0 +1,286 @@
+import { describe, it, expect } from '@jest/globals';
+import { decodeServiceFrame, type DecodeResult } from './inbound.js';
+import type { AccountGroupsReply, OrderReply, PriceUpdate, SubscribeAck } from './messages.js';
+
+const base = { chanId: 'c-1', timestamp: 1_700_000_000_123 };
+
+function price(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    ...base,
+    messageType: 'pricestream',
+    instrument: 'BTC.USD',
+    quoteId: 'q-123',
+    offer: { price: '65000.50', quantity: '1.00000000', quoteAmount: '65000.50' },
+    bid: { price: '2.451E-5', quantity: '1.5e-7', quoteAmount: '0.01' },
+    tenor: 'T',
+    settleDate: '20261124',
+    tag: 'strategy-a',
+    ...overrides,
+  };
+}
+
+function decode(value: unknown): DecodeResult {
+  return decodeServiceFrame(JSON.stringify(value));
+}
+
+function expectMessage(result: DecodeResult): Record<string, unknown> {
+  if (result.kind !== 'message') throw new Error(`expected a message, got ${JSON.stringify(result)}`);
+  return result.message as unknown as Record<string, unknown>;
+}
+
+function expectInvalid(result: DecodeResult, reason: string | RegExp): void {
+  expect(result.kind).toBe('invalid');
+  if (result.kind === 'invalid') expect(result.reason).toMatch(reason);
+}
+
+describe('decodeServiceFrame: framing', () => {
+  it.each([
+    ['not JSON', '{', 'not JSON'],
+    ['a JSON array', '[1]', 'not a JSON object'],
+    ['a JSON string', '"x"', 'not a JSON object'],
+    ['null', 'null', 'not a JSON object'],
+    ['no messageType', '{"a":1}', 'messageType missing'],
+    ['a numeric messageType', '{"messageType":1}', 'messageType missing'],
+    ['empty input', '', 'not JSON'],
+  ])('%s is invalid', (_name, raw, reason) => {
+    expectInvalid(decodeServiceFrame(raw), reason);
+  });
+
+  it('reports an unknown messageType as unknown (to count and drop)', () => {
+    expect(decode({ messageType: 'heartbeat', x: 1 })).toEqual({ kind: 'unknown', messageType: 'heartbeat' });
+    expect(decode({ messageType: 'toString' })).toEqual({ kind: 'unknown', messageType: 'toString' });
+    expect(decode({ messageType: '__proto__' })).toEqual({ kind: 'unknown', messageType: '__proto__' });
+  });
+
+  it('accepts Buffer, ArrayBuffer and fragmented frames', () => {
+    const text = JSON.stringify(price());
+    const buffer = Buffer.from(text);
+    expect(decodeServiceFrame(buffer).kind).toBe('message');
+    const arrayBuffer = buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength);
+    expect(decodeServiceFrame(arrayBuffer).kind).toBe('message');
+    expect(decodeServiceFrame([buffer.subarray(0, 10), buffer.subarray(10)]).kind).toBe('message');
+  });
+});
+
+describe('decodeServiceFrame: pricestream (hot path)', () => {
+  it('accepts a full update, scientific notation included, and keeps it as sent', () => {
+    const message = expectMessage(decode(price())) as unknown as PriceUpdate;
+    expect(message.messageType).toBe('pricestream');
+    expect(message.bid.price).toBe('2.451E-5');
+    expect(message.bid.quantity).toBe('1.5e-7');
+    expect(message.tag).toBe('strategy-a');
+  });
+
+  it('accepts an update without the optional settleDate and tag, and drops null ones', () => {
+    expect(decode(price({ settleDate: undefined, tag: undefined })).kind).toBe('message');
+    const message = expectMessage(decode(price({ settleDate: null, tag: null })));
+    expect('settleDate' in message).toBe(false);
+    expect('tag' in message).toBe(false);
+  });
+
+  it('ignores unknown properties (§9)', () => {
+    expect(decode(price({ newField: { deep: [1] }, offer: { ...(price()['offer'] as object), extra: 1 } })).kind).toBe(
+      'message',
+    );
+  });
+
+  it('removes an own __proto__ key and never changes prototypes', () => {
+    const raw = JSON.stringify(price()).replace('{', '{"__proto__":{"polluted":true},');
+    const message = expectMessage(decodeServiceFrame(raw));
+    expect(Object.prototype.hasOwnProperty.call(message, '__proto__')).toBe(false);
+    expect(Object.getPrototypeOf(message)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+
+  it.each([
+    [{ chanId: 1 }, 'chanId must be a string'],
+    [{ chanId: undefined }, 'chanId must be a string'],
+    [{ timestamp: '1700000000000' }, 'timestamp must be an integer'],
+    [{ timestamp: 1.5 }, 'timestamp must be an integer'],
+    [{ instrument: '' }, 'instrument must be a non-empty string'],
+    [{ quoteId: undefined }, 'quoteId must be a non-empty string'],
+    [{ quoteId: 7 }, 'quoteId must be a non-empty string'],
+    [{ tenor: undefined }, 'tenor must be a string'],
+    [{ offer: undefined }, 'offer must be an object'],
+    [{ bid: [] }, 'bid must be an object'],
+    [{ offer: { price: 65000.5, quantity: '1', quoteAmount: '1' } }, 'offer.price must be a decimal string'],
+    [{ offer: { price: '1', quantity: '1,5', quoteAmount: '1' } }, 'offer.quantity must be a decimal string'],
+    [{ bid: { price: '1', quantity: '1', quoteAmount: 'NaN' } }, 'bid.quoteAmount must be a decimal string'],
+    [{ bid: { price: ' 1', quantity: '1', quoteAmount: '1' } }, 'bid.price must be a decimal string'],
+    [{ bid: { price: '1', quantity: '1' } }, 'bid.quoteAmount must be a decimal string'],
+    [{ settleDate: 20261124 }, 'settleDate must be a string'],
+    [{ tag: false }, 'tag must be a string'],
+  ])('rejects %j', (overrides, reason) => {
+    const result = decode(price(overrides));
+    expectInvalid(result, reason);
+    if (result.kind === 'invalid') expect(result.messageType).toBe('pricestream');
+  });
+});
+
+describe('decodeServiceFrame: subscribe acknowledgement (§2.1)', () => {
+  const ack = {
+    ...base,
+    messageType: 'subscribe',
+    success: true,
+    message: 'Subscribed',
+    subscriptionId: '1b4e28ba-2fa1-11d2-883f-0016d3cca427',
+    instrument: 'BTC.USD',
+    quantity: '1.00000000',
+    code: '',
+    tenor: 'T',
+    settleDate: '',
+    tag: '',
+    networkId: null,
+  };
+
+  it('accepts a success and keeps only declared properties', () => {
+    const message = expectMessage(decode({ ...ack, surprise: 1, constructor: 'x' })) as unknown as SubscribeAck;
+    expect(message).toMatchObject({ messageType: 'subscribe', success: true, quantity: '1.00000000', networkId: null });
+    expect('surprise' in message).toBe(false);
+    expect(Object.prototype.hasOwnProperty.call(message, 'constructor')).toBe(false);
+  });
+
+  it('accepts a failure that echoes the raw quantity unparsed', () => {
+    const message = expectMessage(
+      decode({ ...ack, success: false, code: 'RFS100009', message: 'bad', quantity: 'abc' }),
+    );
+    expect(message['quantity']).toBe('abc');
+  });
+
+  it('rejects a success whose quantity is not a decimal', () => {
+    expectInvalid(decode({ ...ack, quantity: 'abc' }), 'quantity must be a decimal string');
+  });
+
+  it.each([
+    [{ success: 'true' }, 'success must be a boolean'],
+    [{ subscriptionId: undefined }, 'subscriptionId must be a string'],
+    [{ message: null }, 'message must be a string'],
+    [{ timestamp: 'now' }, 'timestamp must be an integer'],
+    [{ networkId: 5 }, 'networkId must be a string'],
+  ])('rejects %j', (overrides, reason) => {
+    expectInvalid(decode({ ...ack, ...overrides }), reason);
+  });
+
+  it('does not let __proto__ through', () => {
+    const raw = JSON.stringify(ack).replace('{', '{"__proto__":{"success":false},');
+    const message = expectMessage(decodeServiceFrame(raw));
+    expect(Object.prototype.hasOwnProperty.call(message, '__proto__')).toBe(false);
+    expect(message['success']).toBe(true);
+  });
+});
+
+describe('decodeServiceFrame: order replies (W5, W6)', () => {
+  const pending = {
+    ...base,
+    messageType: 'order',
+    clientRequestId: 'ord-1',
+    transactionId: 't-1',
+    quoteId: 'q-1',
+    side: 'BUY',
+    orderStatus: 'PENDING',
+    subscriptionStatus: 'SUBSCRIBED',
+    sessionId: 's-1',
+    code: '',
+    message: '',
+  };
+
+  it('accepts PENDING, SUCCESS with execution details, and a null sessionId', () => {
+    expect(decode(pending).kind).toBe('message');
+    const success = expectMessage(
+      decode({
+        ...pending,
+        orderStatus: 'SUCCESS',
+        sessionId: null,
+        instrument: 'BTC.USD',
+        price: '6.5e4',
+        quantity: '1.00000000',
+        quoteAmount: '65000.00',
+        currency: 'BTC',
+        settleDate: '20261124',
+        tradeRef: 'TR-1',
+      }),
+    ) as unknown as OrderReply;
+    expect(success.sessionId).toBeNull();
+    expect(success.price).toBe('6.5e4');
+  });
+
+  it.each([
+    [{ orderStatus: 'DONE' }, 'orderStatus must be one of'],
+    [{ side: 'buy' }, 'side must be one of'],
+    [{ subscriptionStatus: undefined }, 'subscriptionStatus must be one of'],
+    [{ code: undefined }, 'code must be a string'],
+    [{ price: '1e' }, 'price must be a decimal string'],
+    [{ quantity: 1 }, 'quantity must be a decimal string'],
+    [{ transactionId: 3 }, 'transactionId must be a string'],
+  ])('rejects %j', (overrides, reason) => {
+    expectInvalid(decode({ ...pending, ...overrides }), reason);
+  });
+});
+
+describe('decodeServiceFrame: other frames (W8–W12)', () => {
+  it('accepts orderUnsubscribe, unsubscribe, streamStop and error frames', () => {
+    expect(
+      decode({
+        ...base,
+        messageType: 'orderUnsubscribe',
+        clientRequestId: 'o',
+        success: false,
+        code: 'ORDER_NOT_FOUND',
+      }).kind,
+    ).toBe('message');
+    expect(
+      decode({
+        ...base,
+        messageType: 'unsubscribe',
+        subscriptionId: 's',
+        tag: 't',
+        success: true,
+        message: 'Unsubscribed',
+      }).kind,
+    ).toBe('message');
+    expect(decode({ ...base, messageType: 'streamStop', instrument: 'BTC.USD', tenor: 'T', tag: 't' }).kind).toBe(
+      'message',
+    );
+    expect(decode({ ...base, messageType: 'error', code: 'INVALID_MESSAGE', message: 'x' }).kind).toBe('message');
+  });
+
+  it('rejects broken ones', () => {
+    expectInvalid(decode({ ...base, messageType: 'error', code: 1, message: 'x' }), 'code must be a string');
+    expectInvalid(decode({ ...base, messageType: 'unsubscribe', success: true }), 'subscriptionId must be a string');
+    expectInvalid(decode({ messageType: 'streamStop', timestamp: 1 }), 'chanId must be a string');
+    expectInvalid(
+      decode({
+        ...base,
+        messageType: 'orderUnsubscribe',
+        clientRequestId: 'o',
+        success: true,
+        subscriptionStatus: 'X',
+      }),
+      'subscriptionStatus must be one of',
+    );
+  });
+
+  it('validates account groups element by element', () => {
+    const reply = {
+      ...base,
+      messageType: 'accountGroups',
+      requestId: 'r1',
+      success: true,
+      accountGroups: [
+        { uuid: 'g1', name: 'Default', natural: true, ownerShortcode: 'ABC', extra: 1 },
+        { uuid: 'g2', name: 'Sub', natural: false },
+      ],
+    };
+    const message = expectMessage(decode(reply)) as unknown as AccountGroupsReply;
+    expect(message.accountGroups).toEqual([
+      { uuid: 'g1', name: 'Default', natural: true, ownerShortcode: 'ABC' },
+      { uuid: 'g2', name: 'Sub', natural: false },
+    ]);
+    expectInvalid(
+      decode({ ...reply, accountGroups: [{ uuid: 'g1', name: 'D', natural: 'yes' }] }),
+      'accountGroups.0.natural must be a boolean',
+    );
+    expectInvalid(decode({ ...reply, accountGroups: ['g1'] }), /accountGroups/);
+    expectInvalid(decode({ ...reply, accountGroups: undefined }), 'accountGroups must be an array');
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * Decoding of every service → client WebSocket frame (§2.1, §2.2, §4.2, W5–W12).
+ *
+ * - `pricestream`, the hot path, is checked by hand (price-update-check.ts) and the parsed object is the
+ *   message: no allocation beyond JSON.parse and the result.
+ * - The rarer frames are validated with class-validator (inbound-dtos.ts). Only the properties a DTO
+ *   declares are copied from the parsed JSON, so unknown properties are ignored (§9) and keys such as
+ *   `__proto__` or `constructor` never reach an object we hand out.
+ * - An unknown `messageType` is `unknown` (the caller counts and drops it, §4.2, §9); anything that is not
+ *   a JSON object with a string `messageType`, or a known frame that breaks its shape, is `invalid`.
+ * Never throws.
+ */
+import { getMetadataStorage, validateSync, type ValidationError } from 'class-validator';
+import {
+  AccountGroupEntryDto,
+  AccountGroupsReplyDto,
+  ErrorFrameDto,
+  OrderReplyDto,
+  OrderUnsubscribeReplyDto,
+  StreamStopDto,
+  SubscribeAckDto,
+  UnsubscribeReplyDto,
+} from './inbound-dtos.js';
+import type { ServiceMessage } from './messages.js';
+import { checkPriceUpdate } from './price-update-check.js';
+
+export type DecodeResult =
+  | { kind: 'message'; message: ServiceMessage }
+  | { kind: 'unknown'; messageType: string }
+  /** `messageType` is set when the frame named one (useful as a metric label). */
+  | { kind: 'invalid'; reason: string; messageType?: string };
+
+/** What `ws` hands to a `message` listener, plus plain strings. */
+export type RawFrame = string | Buffer | ArrayBuffer | readonly Buffer[];
+
+type DtoClass = new () => object;
+
+interface DtoShape {
+  dto: DtoClass;
+  /** Properties holding one DTO or an array of DTOs. */
+  nested?: Readonly<Record<string, DtoShape>>;
+  /** Properties where null is a value (§2.1 networkId, §2.8 sessionId); elsewhere null means absent. */
+  nullable?: readonly string[];
+}
+
+const accountGroupEntry: DtoShape = { dto: AccountGroupEntryDto };
+
+const SHAPES: Readonly<Record<string, DtoShape>> = {
+  subscribe: { dto: SubscribeAckDto, nullable: ['networkId'] },
+  unsubscribe: { dto: UnsubscribeReplyDto },
+  streamStop: { dto: StreamStopDto },
+  order: { dto: OrderReplyDto, nullable: ['sessionId'] },
+  orderUnsubscribe: { dto: OrderUnsubscribeReplyDto },
+  error: { dto: ErrorFrameDto },
+  accountGroups: { dto: AccountGroupsReplyDto, nested: { accountGroups: accountGroupEntry } },
+};
+
+const hasOwn = Object.prototype.hasOwnProperty;
+const declaredKeys = new Map<DtoClass, readonly string[]>();
+
+function keysOf(dto: DtoClass): readonly string[] {
+  let keys = declaredKeys.get(dto);
+  if (keys === undefined) {
+    const metadata = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
+    keys = [...new Set(metadata.map((m) => m.propertyName))];
+    declaredKeys.set(dto, keys);
+  }
+  return keys;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Copies the declared properties of `plain` into a new DTO instance; anything else is left behind. */
+function instantiate(shape: DtoShape, plain: Record<string, unknown>): Record<string, unknown> {
+  const instance = new shape.dto() as Record<string, unknown>;
+  for (const key of keysOf(shape.dto)) {
+    if (!hasOwn.call(plain, key)) continue;
+    const value = plain[key];
+    if (value === null && !(shape.nullable?.includes(key) ?? false)) continue;
+    const nested = shape.nested?.[key];
+    if (nested === undefined) instance[key] = value;
+    else if (Array.isArray(value)) instance[key] = value.map((item: unknown) => instantiateNested(nested, item));
+    else instance[key] = instantiateNested(nested, value);
+  }
+  return instance;
+}
+
+/** Non-objects are kept as they are so that validation reports them. */
+function instantiateNested(shape: DtoShape, value: unknown): unknown {
+  return isPlainObject(value) ? instantiate(shape, value) : value;
+}
+
+function firstProblem(errors: readonly ValidationError[], prefix = ''): string {
+  const [error] = errors;
+  if (error === undefined) return 'invalid';
+  const path = `${prefix}${error.property}`;
+  const constraint = error.constraints === undefined ? undefined : Object.values(error.constraints)[0];
+  if (constraint !== undefined) return prefix === '' ? constraint : `${prefix}${constraint}`;
+  return firstProblem(error.children ?? [], `${path}.`);
+}
+
+function rawText(raw: RawFrame): string {
+  if (typeof raw === 'string') return raw;
+  if (Buffer.isBuffer(raw)) return raw.toString('utf8');
+  if (raw instanceof ArrayBuffer) return Buffer.from(raw).toString('utf8');
+  return Buffer.concat(raw).toString('utf8');
+}
+
+export function decodeServiceFrame(raw: RawFrame): DecodeResult {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(rawText(raw));
+  } catch {
+    return { kind: 'invalid', reason: 'not JSON' };
+  }
+  if (!isPlainObject(parsed)) return { kind: 'invalid', reason: 'not a JSON object' };
+  const messageType = parsed['messageType'];
+  if (typeof messageType !== 'string') return { kind: 'invalid', reason: 'messageType missing or not a string' };
+
+  if (messageType === 'pricestream') {
+    const reason = checkPriceUpdate(parsed);
+    if (reason !== undefined) return { kind: 'invalid', reason, messageType };
+    return { kind: 'message', message: parsed as unknown as ServiceMessage };
+  }
+
+  const shape = hasOwn.call(SHAPES, messageType) ? SHAPES[messageType] : undefined;
+  if (shape === undefined) return { kind: 'unknown', messageType };
+  const instance = instantiate(shape, parsed);
+  const errors = validateSync(instance, { forbidUnknownValues: true });
+  if (errors.length > 0) return { kind: 'invalid', reason: firstProblem(errors), messageType };
+  instance['messageType'] = messageType;
+  return { kind: 'message', message: instance as unknown as ServiceMessage };
+}
