@@ -2,6 +2,7 @@
  * Turns one HTTP response of the venue into a result, a throttle signal or a typed error (§7, R2–R5).
  * Pure: no I/O, so every odd case is easy to reason about.
  */
+import { RestErrorWord } from '../errors/venue-codes.js';
 import { parseJsonLossless } from '../money/lossless-json.js';
 import {
   VenueAuthError,
@@ -40,7 +41,11 @@ export type ResponseOutcome =
   | { kind: 'failed'; error: VenueRestError; authFailure: boolean };
 
 /** resultCodes meaning "authentication failed" on 200-with-resultCode endpoints (R2). */
-const AUTH_RESULT_CODES = new Set(['UNAUTHORISED', 'UNAUTHORIZED', 'INVALID_NONCE_OR_TONCE', 'INVALID_SIGNATURE']);
+const AUTH_RESULT_CODES: ReadonlySet<string> = new Set([
+  RestErrorWord.Unauthorised,
+  RestErrorWord.InvalidNonceOrTonce,
+  RestErrorWord.InvalidSignature,
+]);
 
 function stringField(body: unknown, key: string): string | undefined {
   if (!isJsonObject(body)) return undefined;
@@ -98,7 +103,7 @@ export function classifyResponse(
       return failed(new VenueProtocolError(info, parsed.kind === 'empty' ? 'empty body' : parsed.problem));
     }
     const resultCode = stringField(body, 'resultCode');
-    if (resultCode !== undefined && resultCode !== 'OK') {
+    if (resultCode !== undefined && resultCode !== RestErrorWord.Ok) {
       if (AUTH_RESULT_CODES.has(resultCode)) return failed(new VenueAuthError(info), true);
       return failed(new VenueResultCodeError(info));
     }

@@ -48,15 +48,21 @@ interface Exchange {
   retryAfter: string | null;
 }
 
-function errorName(error: unknown): string | undefined {
-  return error instanceof Error || error instanceof DOMException ? error.name : undefined;
+// Duck-typed on purpose: fetch's errors may come from another realm (e.g. a test VM), where `instanceof` fails.
+function property(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null && key in value
+    ? (value as Record<string, unknown>)[key]
+    : undefined;
+}
+
+function timedOut(error: unknown): boolean {
+  const name = property(error, 'name');
+  return name === 'TimeoutError' || name === 'AbortError';
 }
 
 /** Node's fetch reports a refused connection as TypeError('fetch failed') with `cause.code`. */
 function wasRefused(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const cause: unknown = error.cause;
-  return typeof cause === 'object' && cause !== null && 'code' in cause && cause.code === 'ECONNREFUSED';
+  return property(property(error, 'cause'), 'code') === 'ECONNREFUSED';
 }
 
 export class SignedRequestSender {
@@ -170,11 +176,11 @@ export class SignedRequestSender {
       return { status: response.status, text, retryAfter: response.headers.get('retry-after') };
     } catch (error) {
       // The error of fetch is never attached: it is not ours to vouch for (headers must not leak).
-      const timedOut = errorName(error) === 'TimeoutError' || errorName(error) === 'AbortError';
+      const timeout = timedOut(error);
       if (call.stateChanging && !wasRefused(error)) {
-        throw new VenueOutcomeUnknownError(info, timedOut ? 'no response in time' : 'connection lost');
+        throw new VenueOutcomeUnknownError(info, timeout ? 'no response in time' : 'connection lost');
       }
-      throw timedOut ? new VenueTimeoutError(info) : new VenueConnectionError(info);
+      throw timeout ? new VenueTimeoutError(info) : new VenueConnectionError(info);
     }
   }
 }
