@@ -22,6 +22,8 @@ export interface StreamDefinition {
   maxAgeMs?: number;
   /** Window within which a repeated `Nats-Msg-Id` is dropped (ms). */
   duplicateWindowMs?: number;
+  /** Lets readers get a subject's last message with `$JS.API.DIRECT.GET` (any replica answers). */
+  allowDirect?: boolean;
 }
 
 export interface StoredJson<T> {
@@ -56,6 +58,15 @@ export class BusStreams {
     }
     const { name, storage: _storage, retention: _retention, ...changeable } = config;
     return jsm.streams.update(name, changeable);
+  }
+
+  /** The name of the stream that captures `subject`, if any. */
+  async streamFor(subject: string): Promise<string | undefined> {
+    try {
+      return await this.connection.jsm.streams.find(subject);
+    } catch {
+      return undefined;
+    }
   }
 
   /** The last message stored on `subject` (a last-value read), decoded as JSON, or undefined. */
@@ -100,5 +111,6 @@ function toStreamConfig(definition: StreamDefinition): Partial<StreamConfig> & {
     max_msgs_per_subject: definition.maxMsgsPerSubject ?? -1,
     max_age: maxAgeMs * ms,
     ...(duplicateWindowMs !== undefined ? { duplicate_window: duplicateWindowMs * ms } : {}),
+    ...(definition.allowDirect ? { allow_direct: true } : {}),
   };
 }

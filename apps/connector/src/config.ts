@@ -1,0 +1,81 @@
+/**
+ * The connector's environment, validated once at start-up by `loadConfig` (every bad variable is listed by
+ * name, never with its value). Nothing else in the connector reads `process.env`. Documented in
+ * docs/connector.md.
+ */
+import { Transform, Type } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { DEFAULT_SUBJECT_PREFIX } from '#contracts';
+import type { VenueOptions } from './venue/venue-options.js';
+
+const SUBJECT_TOKEN = /^[^\s.*>]+$/;
+const SUBJECT_PREFIX = /^[^\s.*>]+(\.[^\s.*>]+)*$/;
+
+export class ConnectorConfig {
+  // ---- HTTP (/health, /metrics)
+  @Type(() => Number) @IsInt() @Min(0) @Max(65535) HTTP_PORT: number = 3001;
+  @IsString() HTTP_HOST: string = '0.0.0.0';
+
+  // ---- NATS
+  @IsString() @MinLength(1) NATS_URL: string = 'nats://127.0.0.1:4222';
+  @IsString()
+  @Matches(SUBJECT_PREFIX, { message: 'NATS_SUBJECT_PREFIX must be dot-separated subject tokens' })
+  NATS_SUBJECT_PREFIX: string = DEFAULT_SUBJECT_PREFIX;
+  /** Names the venue account this connector serves; one subject token. */
+  @IsString()
+  @MaxLength(64)
+  @Matches(SUBJECT_TOKEN, { message: 'ACCOUNT must be one subject token' })
+  ACCOUNT: string = 'default';
+  @Type(() => Number) @IsInt() @Min(100) STATUS_INTERVAL_MS: number = 5_000;
+  /** The server redelivers an order command not acknowledged within this (the KV mark keeps it unsent). */
+  @Type(() => Number) @IsInt() @Min(1_000) ORDER_COMMAND_ACK_WAIT_MS: number = 30_000;
+  /** JetStream duplicate window of the outcome stream (the KV mark deduplicates beyond it). */
+  @Type(() => Number) @IsInt() @Min(1_000) ORDER_OUTCOME_DUPLICATE_WINDOW_MS: number = 3_600_000;
+  /** How long outcomes and order marks are kept. */
+  @Type(() => Number) @IsInt() @Min(60_000) ORDER_RETENTION_MS: number = 30 * 24 * 3_600_000;
+
+  // ---- Venue
+  @IsString() @MinLength(1) VENUE_REST_URL!: string;
+  @IsString() @Matches(/^wss?:\/\//, { message: 'VENUE_WS_URL must be a ws:// or wss:// URL' }) VENUE_WS_URL!: string;
+  @IsString() @MinLength(1) VENUE_API_KEY!: string;
+  @IsString() @MinLength(1) VENUE_API_SECRET!: string;
+  @IsIn(['base64', 'hex']) VENUE_SIGNATURE_ENCODING: 'base64' | 'hex' = 'base64';
+  /** Stable per account: outcomes are redelivered on it after a reconnect. */
+  @IsString() @MinLength(1) @MaxLength(64) VENUE_SESSION_ID!: string;
+  @IsIn(['tonce', 'nonce']) VENUE_ANTI_REPLAY: 'tonce' | 'nonce' = 'tonce';
+  @IsOptional() @IsString() @MinLength(1) VENUE_NONCE_DIR?: string;
+  @Type(() => Number) @IsInt() @Min(100) PRICE_STALE_AFTER_MS: number = 5_000;
+  @Type(() => Number) @IsInt() @Min(100) VENUE_STALL_TIMEOUT_MS: number = 15_000;
+  @Type(() => Number) @IsInt() @Min(1) VENUE_RECONNECT_INITIAL_MS: number = 250;
+  @Type(() => Number) @IsInt() @Min(1) VENUE_RECONNECT_MAX_MS: number = 30_000;
+  @Type(() => Number) @IsInt() @Min(1_000) VENUE_CONNECTION_MAX_AGE_MS: number = 3_600_000;
+  @Type(() => Number) @IsInt() @Min(100) ORDER_REPLY_TIMEOUT_MS: number = 10_000;
+
+  // ---- Process
+  /** Process-level metrics (CPU, heap, event loop); off when several apps share a process (tests). */
+  @Transform(({ value }) => value === true || value === 'true' || value === '1')
+  @IsBoolean()
+  DEFAULT_METRICS: boolean = true;
+}
+
+export function venueOptionsFrom(config: ConnectorConfig): VenueOptions {
+  return {
+    restBaseUrl: config.VENUE_REST_URL,
+    wsUrl: config.VENUE_WS_URL,
+    apiKey: config.VENUE_API_KEY,
+    apiSecret: config.VENUE_API_SECRET,
+    signatureEncoding: config.VENUE_SIGNATURE_ENCODING,
+    sessionId: config.VENUE_SESSION_ID,
+    antiReplay: config.VENUE_ANTI_REPLAY,
+    ...(config.VENUE_NONCE_DIR !== undefined ? { nonceDir: config.VENUE_NONCE_DIR } : {}),
+    staleAfterMs: config.PRICE_STALE_AFTER_MS,
+    stallTimeoutMs: config.VENUE_STALL_TIMEOUT_MS,
+    reconnect: { initialMs: config.VENUE_RECONNECT_INITIAL_MS, maxMs: config.VENUE_RECONNECT_MAX_MS },
+    connectionMaxAgeMs: config.VENUE_CONNECTION_MAX_AGE_MS,
+    orderReplyTimeoutMs: config.ORDER_REPLY_TIMEOUT_MS,
+    account: config.ACCOUNT,
+  };
+}
+
+/** The token the validated config is provided under. */
+export const CONNECTOR_CONFIG = Symbol('ConnectorConfig');

@@ -1,0 +1,313 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { BehaviorSubject, Subject } from 'rxjs';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import {
+  StreamName,
+  type ConnectorStatus,
+  type OrderCommand,
+  type OrderOutcome,
+  type PriceMessage,
+  type SessionState,
+  type StreamRequest,
+} from '#contracts';
+import { BusConnection, BusConsumers, BusKv, BusMetrics, BusPublisher, BusResponder, BusStreams } from '#bus';
+import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
+import { startNatsServer, type NatsServerHandle } from '#testing';
+import { ConnectorRuntime, type ConnectorVenue } from './connector-runtime.js';
+import type { AcquireResult, StreamKey } from './venue-ports.js';
+
+/* In-test implementations of the venue side's four singletons (a seam fake, unit tests only). */
+class TestSession {
+  readonly state$ = new BehaviorSubject<{ state: SessionState; since: number }>({ state: 'idle', since: Date.now() });
+  reconnects = 0;
+  start(): void {
+    this.state$.next({ state: 'open', since: Date.now() });
+  }
+  async stop(): Promise<void> {
+    this.state$.next({ state: 'stopped', since: Date.now() });
+  }
+}
+class TestRegistry {
+  readonly prices$ = new Subject<PriceMessage>();
+  readonly acquired: StreamRequest[] = [];
+  readonly released: (StreamKey & { requester: string })[] = [];
+  async acquire(request: StreamRequest): Promise<AcquireResult> {
+    if (request.instrument === 'NOPE.USD') return { ok: false, code: 'RFS100011', message: 'instrument disabled' };
+    this.acquired.push(request);
+    return { ok: true, leaseExpiresAt: Date.now() + 30_000 };
+  }
+  release(request: StreamKey & { requester: string }): void {
+    this.released.push(request);
+  }
+  counts() {
+    return { live: this.acquired.length, stale: 0, pending: 0 };
+  }
+  lastPriceAt(): number | undefined {
+    return undefined;
+  }
+}
+class TestGateway {
+  readonly outcomes$ = new Subject<OrderOutcome>();
+  readonly submitted: OrderCommand[] = [];
+  readonly reconciled: string[] = [];
+  async submit(command: OrderCommand): Promise<void> {
+    this.submitted.push(command);
+  }
+  async reconcile(clientRequestId: string): Promise<void> {
+    this.reconciled.push(clientRequestId);
+  }
+}
+function testVenue() {
+  return {
+    session: new TestSession(),
+    registry: new TestRegistry(),
+    gateway: new TestGateway(),
+    accountGroups: { lookup: async () => [{ uuid: 'g-1', name: 'Main', natural: true }] },
+  } satisfies ConnectorVenue;
+}
+
+const silent = new JsonLogger('connector-test', 'test', 'error', { write: () => undefined });
+const decoder = new TextDecoder();
+const json = <T>(data: Uint8Array): T => JSON.parse(decoder.decode(data)) as T;
+
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('ConnectorRuntime (NATS side) against a real nats-server', () => {
+  let server: NatsServerHandle;
+  let strategy: NatsConnection;
+  let jsm: JetStreamManager;
+  const opened: BusConnection[] = [];
+
+  async function startRuntime(venue: ReturnType<typeof testVenue>) {
+    const metrics = new MetricsRegistry('connector', { defaultMetrics: false });
+    const health = new HealthRegistry(500);
+    const busMetrics = new BusMetrics(metrics);
+    const connection = await BusConnection.open({ servers: server.url, name: 'connector' }, busMetrics, health, silent);
+    opened.push(connection);
+    const runtime = new ConnectorRuntime(
+      {
+        subjectPrefix: 'gw.v1',
+        account: 'acct1',
+        statusIntervalMs: 200,
+        orderCommandAckWaitMs: 5_000,
+        outcomeDuplicateWindowMs: 60_000,
+        orderRetentionMs: 3_600_000,
+        sessionHealthGraceMs: 1_000,
+        shutdownOutcomeWaitMs: 1_000,
+      },
+      {
+        connection,
+        publisher: new BusPublisher(connection, busMetrics, silent),
+        responder: new BusResponder(connection, busMetrics, silent),
+        streams: new BusStreams(connection, silent),
+        consumers: new BusConsumers(connection, silent),
+        kv: new BusKv(connection),
+      },
+      venue,
+      { metrics, health, logger: silent },
+    );
+    await runtime.start();
+    return { runtime, metrics, health, connection };
+  }
+
+  async function outcomesOn(clientRequestId: string): Promise<OrderOutcome[]> {
+    const found: OrderOutcome[] = [];
+    const info = await jsm.streams.info(StreamName.orderOutcomes('acct1'));
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq += 1) {
+      const stored = await jsm.streams.getMessage(StreamName.orderOutcomes('acct1'), { seq }).catch(() => null);
+      if (stored && stored.subject === `gw.v1.acct1.order.outcome.${clientRequestId}`) found.push(stored.json());
+    }
+    return found;
+  }
+
+  async function sendCommand(body: unknown, msgID: string): Promise<void> {
+    await jetstream(strategy).publish('gw.v1.acct1.order.command', JSON.stringify(body), { msgID });
+  }
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+    strategy = await connect({ servers: server.url });
+    jsm = await jetstreamManager(strategy);
+  });
+  afterAll(async () => {
+    await strategy.close();
+    for (const connection of opened) await connection.close();
+    await server.stop();
+  });
+
+  describe('one running connector', () => {
+    let venue: ReturnType<typeof testVenue>;
+    let running: Awaited<ReturnType<typeof startRuntime>>;
+
+    beforeAll(async () => {
+      venue = testVenue();
+      running = await startRuntime(venue);
+    });
+    afterAll(async () => {
+      await running.runtime.stop();
+    });
+
+    const request = {
+      instrument: 'BTC.USD',
+      quantity: '0.50',
+      currency: 'BTC',
+      tenor: 'SPOT',
+      accountGroup: 'g-1',
+      requester: 'strategy-a',
+    };
+
+    it('grants a stream with its price subject and routes its prices there as plain JSON', async () => {
+      const reply = (await strategy.request('gw.v1.acct1.stream.subscribe', JSON.stringify(request))).json();
+      expect(reply).toMatchObject({ ok: true, subject: 'gw.v1.price.g-1.BTC.USD.SPOT.BTC.0_5' });
+      const sub = strategy.subscribe('gw.v1.price.g-1.BTC.>', { max: 1 });
+      await strategy.flush();
+      const price: PriceMessage = {
+        v: 1,
+        status: 'live',
+        accountGroup: 'g-1',
+        instrument: 'BTC.USD',
+        tenor: 'SPOT',
+        currency: 'BTC',
+        quantity: '0.50',
+        quoteId: 'q-1',
+        venueTimestamp: 1_700_000_000_000,
+        quoteExpiresAt: 1_700_000_600_000,
+        bid: { price: '42000.12', quantity: '0.5', quoteAmount: '21000.06' },
+        offer: { price: '42010.5', quantity: '0.5', quoteAmount: '21005.25' },
+        settleDate: '20261122',
+      };
+      venue.registry.prices$.next(price);
+      for await (const msg of sub) expect(json(msg.data)).toEqual(price);
+      // a late joiner reads the last price of the subject at once
+      await waitFor(async () => {
+        const last = await jsm.streams
+          .getMessage(StreamName.prices('acct1'), { last_by_subj: 'gw.v1.price.g-1.BTC.USD.SPOT.BTC.0_5' })
+          .catch(() => null);
+        return last?.json<PriceMessage>().quoteId === 'q-1';
+      });
+    });
+
+    it('passes the venue refusal code to the requester', async () => {
+      const reply = await strategy.request(
+        'gw.v1.acct1.stream.subscribe',
+        JSON.stringify({ ...request, instrument: 'NOPE.USD' }),
+      );
+      expect(reply.json()).toEqual({ ok: false, error: { code: 'RFS100011', message: 'instrument disabled' } });
+    });
+
+    it('answers an invalid request with a clear INVALID_REQUEST error and counts it', async () => {
+      const reply = await strategy.request(
+        'gw.v1.acct1.stream.subscribe',
+        JSON.stringify({ ...request, quantity: 1, instrument: 'BTCUSD' }),
+      );
+      const body = reply.json<{ ok: false; error: { code: string; message: string } }>();
+      expect(body.ok).toBe(false);
+      expect(body.error.code).toBe('INVALID_REQUEST');
+      expect(body.error.message).toMatch(/quantity/);
+      expect(body.error.message).toMatch(/instrument/);
+      expect(await running.metrics.metrics()).toMatch(/bus_bad_requests_total\{subject_kind="stream.subscribe".*\} 1/);
+    });
+
+    it('releases a held stream by its subject, and says when nothing is held', async () => {
+      const release = { subject: 'gw.v1.price.g-1.BTC.USD.SPOT.BTC.0_5', requester: 'strategy-a' };
+      expect((await strategy.request('gw.v1.acct1.stream.release', JSON.stringify(release))).json()).toEqual({
+        ok: true,
+      });
+      expect(venue.registry.released).toEqual([
+        {
+          accountGroup: 'g-1',
+          instrument: 'BTC.USD',
+          tenor: 'SPOT',
+          currency: 'BTC',
+          quantity: '0.50',
+          requester: 'strategy-a',
+        },
+      ]);
+      const again = (await strategy.request('gw.v1.acct1.stream.release', JSON.stringify(release))).json();
+      expect(again).toMatchObject({ ok: false, error: { code: 'NOT_HELD' } });
+    });
+
+    it('answers the account-group lookup', async () => {
+      const reply = (await strategy.request('gw.v1.acct1.account-groups.get', '')).json();
+      expect(reply).toEqual({ ok: true, accountGroups: [{ uuid: 'g-1', name: 'Main', natural: true }] });
+    });
+
+    it('publishes its status on the status subject, last value kept', async () => {
+      await waitFor(async () => {
+        const last = await jsm.streams
+          .getMessage(StreamName.connectorStatus('acct1'), { last_by_subj: 'gw.v1.acct1.connector.status' })
+          .catch(() => null);
+        const status = last?.json<ConnectorStatus>();
+        return status?.sessionState === 'open' && status.account === 'acct1';
+      });
+      expect(await running.health.report()).toMatchObject({ status: 'ok' });
+    });
+
+    it('sends a command once, stores its outcomes once each, and never re-sends a repeated id', async () => {
+      await sendCommand({ clientRequestId: 'ord-1', quoteId: 'q-1', side: 'BUY' }, 'ord-1');
+      await waitFor(() => venue.gateway.submitted.length === 1);
+      const base = { v: 1 as const, clientRequestId: 'ord-1', code: '', message: '', source: 'reply' as const };
+      venue.gateway.outcomes$.next({ ...base, status: 'PENDING' });
+      venue.gateway.outcomes$.next({ ...base, status: 'SUCCESS', price: '42010.5' });
+      venue.gateway.outcomes$.next({ ...base, status: 'SUCCESS', price: '42010.5', source: 'redelivery' });
+      await waitFor(async () => (await outcomesOn('ord-1')).length === 2);
+      // the same clientRequestId again (new msgId, as after the dedup window): not sent, not reconciled
+      await sendCommand({ clientRequestId: 'ord-1', quoteId: 'q-1', side: 'BUY' }, 'ord-1-again');
+      await sendCommand({ clientRequestId: 'ord-2', quoteId: 'q-2', side: 'SELL' }, 'ord-2');
+      await waitFor(() => venue.gateway.submitted.length === 2);
+      expect(venue.gateway.submitted.map((c) => c.clientRequestId)).toEqual(['ord-1', 'ord-2']);
+      expect((await outcomesOn('ord-1')).map((o) => o.status)).toEqual(['PENDING', 'SUCCESS']);
+      expect(venue.gateway.reconciled).toEqual([]);
+    });
+
+    it('refuses an invalid command with a FAILED INVALID_REQUEST outcome, never sent', async () => {
+      await sendCommand({ clientRequestId: 'ord-bad', quoteId: 'q', side: 'HOLD' }, 'ord-bad');
+      await waitFor(async () => (await outcomesOn('ord-bad')).length === 1);
+      expect((await outcomesOn('ord-bad'))[0]).toMatchObject({ status: 'FAILED', code: 'INVALID_REQUEST' });
+      expect(venue.gateway.submitted.map((c) => c.clientRequestId)).not.toContain('ord-bad');
+      await sendCommand('not json', 'garbage');
+      await waitFor(async () =>
+        /connector_order_commands_total\{result="invalid".*\} 2/.test(await running.metrics.metrics()),
+      );
+    });
+  });
+
+  it('after a restart, reconciles orders sent without a final outcome and re-sends nothing', async () => {
+    const first = testVenue();
+    const one = await startRuntime(first);
+    await sendCommand({ clientRequestId: 'ord-r', quoteId: 'q-r', side: 'BUY' }, 'ord-r');
+    await waitFor(() => first.gateway.submitted.length === 1);
+    first.gateway.outcomes$.next({
+      v: 1,
+      clientRequestId: 'ord-r',
+      status: 'PENDING',
+      code: '',
+      message: '',
+      source: 'reply',
+    });
+    await waitFor(async () => (await outcomesOn('ord-r')).length === 1);
+    await one.runtime.stop();
+
+    const second = testVenue();
+    const two = await startRuntime(second);
+    expect(second.gateway.reconciled).toContain('ord-r');
+    // the redelivered PENDING is not stored again; the final outcome is
+    const base = { v: 1 as const, clientRequestId: 'ord-r', code: '', message: '', source: 'redelivery' as const };
+    second.gateway.outcomes$.next({ ...base, status: 'PENDING' });
+    second.gateway.outcomes$.next({ ...base, status: 'SUCCESS' });
+    await waitFor(async () => (await outcomesOn('ord-r')).length === 2);
+    await sendCommand({ clientRequestId: 'ord-r', quoteId: 'q-r', side: 'BUY' }, 'ord-r-replayed');
+    await sendCommand({ clientRequestId: 'ord-s', quoteId: 'q-s', side: 'BUY' }, 'ord-s');
+    await waitFor(() => second.gateway.submitted.length === 1);
+    expect(second.gateway.submitted.map((c) => c.clientRequestId)).toEqual(['ord-s']);
+    expect((await outcomesOn('ord-r')).map((o) => o.status)).toEqual(['PENDING', 'SUCCESS']);
+    await two.runtime.stop();
+  });
+});

@@ -1,0 +1,177 @@
+import { Subjects } from '#contracts';
+import type { BusConnection, BusConsumers, BusKv, BusPublisher, BusResponder, BusStreams } from '#bus';
+import type { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
+import { ConnectorStatusPublication } from '../status/connector-status.publication.js';
+import { SessionHealth } from '../status/session-health.js';
+import { AccountGroupsResponder } from './account-groups.js';
+import { ConnectorNatsMetrics } from './connector-metrics.js';
+import { ensureConnectorStreams, orderMarksBucket } from './connector-streams.js';
+import { OrderCommands } from './order-commands.js';
+import { OrderMarks } from './order-marks.js';
+import { OrderOutcomes } from './order-outcomes.js';
+import { PricePublication } from './price-publication.js';
+import { StreamRequests } from './stream-requests.js';
+import type { AccountGroupSource, OrderVenue, PriceStreams, SessionView } from './venue-ports.js';
+
+export interface ConnectorRuntimeSettings {
+  subjectPrefix: string;
+  account: string;
+  statusIntervalMs: number;
+  orderCommandAckWaitMs: number;
+  outcomeDuplicateWindowMs: number;
+  orderRetentionMs: number;
+  /** How long /health tolerates a reconnecting session. */
+  sessionHealthGraceMs: number;
+  /** Bound on waiting for outcomes in hand at shutdown. */
+  shutdownOutcomeWaitMs: number;
+}
+
+export interface ConnectorBus {
+  connection: BusConnection;
+  publisher: BusPublisher;
+  responder: BusResponder;
+  streams: BusStreams;
+  consumers: BusConsumers;
+  kv: BusKv;
+}
+
+export interface ConnectorVenue {
+  session: SessionView;
+  registry: PriceStreams;
+  gateway: OrderVenue;
+  accountGroups: AccountGroupSource;
+}
+
+export interface ConnectorObservability {
+  metrics: MetricsRegistry;
+  health: HealthRegistry;
+  logger: JsonLogger;
+}
+
+/**
+ * Wires the venue side to NATS and runs it in order. Start: streams and the marks bucket exist → outcomes
+ * and prices are being published → requests are answered → the session starts → orders marked but not
+ * resolved by an earlier life are reconciled → commands are taken. Stop (the reverse, so no money-bearing
+ * message is dropped): stop taking commands and requests → stop the session → store the outcomes in hand
+ * → last status → flush NATS. The bus module closes the connection after.
+ */
+export class ConnectorRuntime {
+  readonly subjects: Subjects;
+  private readonly natsMetrics: ConnectorNatsMetrics;
+  private readonly logger: JsonLogger;
+  private parts: RunningParts | undefined;
+  private stopping: Promise<void> | undefined;
+
+  constructor(
+    private readonly settings: ConnectorRuntimeSettings,
+    private readonly bus: ConnectorBus,
+    private readonly venue: ConnectorVenue,
+    private readonly observability: ConnectorObservability,
+  ) {
+    this.subjects = new Subjects(settings.subjectPrefix, settings.account);
+    this.natsMetrics = new ConnectorNatsMetrics(observability.metrics);
+    this.logger = observability.logger.child('connector-nats');
+  }
+
+  async start(): Promise<void> {
+    if (this.parts !== undefined) return;
+    const { subjects, bus, venue, settings, natsMetrics: metrics, logger } = this;
+    const { priceStream } = await ensureConnectorStreams(bus.streams, subjects, {
+      outcomeDuplicateWindowMs: settings.outcomeDuplicateWindowMs,
+      orderRetentionMs: settings.orderRetentionMs,
+    });
+    const bucket = await bus.kv.bucket(orderMarksBucket(subjects.account), {
+      storage: 'file',
+      maxAgeMs: settings.orderRetentionMs,
+    });
+    const marks = new OrderMarks(bucket);
+    const outcomes = new OrderOutcomes(subjects, marks, bus.publisher, metrics, logger);
+    const parts: RunningParts = {
+      prices: new PricePublication(subjects, bus.publisher, metrics, logger),
+      outcomes,
+      status: new ConnectorStatusPublication(
+        subjects,
+        venue.session,
+        venue.registry,
+        bus.publisher,
+        settings.statusIntervalMs,
+      ),
+      sessionHealth: new SessionHealth(venue.session, settings.sessionHealthGraceMs),
+      streamRequests: new StreamRequests(subjects, venue.registry, bus.responder, metrics),
+      accountGroups: new AccountGroupsResponder(subjects, venue.accountGroups, bus.responder),
+      commands: new OrderCommands(
+        subjects,
+        bus.consumers,
+        marks,
+        venue.gateway,
+        outcomes,
+        metrics,
+        logger,
+        settings.orderCommandAckWaitMs,
+      ),
+      marks,
+    };
+    this.parts = parts;
+    outcomes.start(venue.gateway.outcomes$);
+    parts.prices.start(venue.registry.prices$);
+    parts.sessionHealth.register(this.observability.health);
+    parts.status.start();
+    parts.streamRequests.start();
+    parts.accountGroups.start();
+    venue.session.start();
+    await this.reconcileUnresolved(marks);
+    await parts.commands.start();
+    logger.info('connector publishing on NATS', {
+      account: subjects.account,
+      prefix: subjects.prefix,
+      priceStream,
+    });
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  private async shutdown(): Promise<void> {
+    const parts = this.parts;
+    if (parts === undefined) return;
+    await parts.commands.stop();
+    parts.streamRequests.stop();
+    parts.accountGroups.stop();
+    await this.venue.session.stop();
+    await parts.outcomes.stop(this.settings.shutdownOutcomeWaitMs);
+    parts.status.publish();
+    parts.status.stop();
+    parts.prices.stop();
+    parts.sessionHealth.stop();
+    await this.bus.connection.flush().catch(() => undefined);
+    this.logger.info('connector NATS side stopped');
+  }
+
+  /** Orders an earlier life marked as sent without a final outcome: resolve them (never re-send). */
+  private async reconcileUnresolved(marks: OrderMarks): Promise<void> {
+    const open = await marks.unresolved();
+    if (open.length === 0) return;
+    this.logger.warn('reconciling orders without a final outcome from before this start', { count: open.length });
+    for (const mark of open) {
+      this.venue.gateway.reconcile(mark.clientRequestId).catch((error: unknown) =>
+        this.logger.error('start-up reconciliation failed', {
+          clientRequestId: mark.clientRequestId,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      );
+    }
+  }
+}
+
+interface RunningParts {
+  prices: PricePublication;
+  outcomes: OrderOutcomes;
+  status: ConnectorStatusPublication;
+  sessionHealth: SessionHealth;
+  streamRequests: StreamRequests;
+  accountGroups: AccountGroupsResponder;
+  commands: OrderCommands;
+  marks: OrderMarks;
+}

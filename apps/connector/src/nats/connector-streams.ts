@@ -1,0 +1,76 @@
+import { StreamName, type Subjects } from '#contracts';
+import type { BusStreams, StreamDefinition } from '#bus';
+
+export interface ConnectorStreamSettings {
+  outcomeDuplicateWindowMs: number;
+  orderRetentionMs: number;
+}
+
+/**
+ * The JetStream streams of one account's connector:
+ *  - prices: memory, one message per subject — a late joiner reads the last price of a subject at once;
+ *  - connector status: the same, for the one status subject;
+ *  - order commands: file, work queue — a command is removed once the connector acknowledged it;
+ *  - order outcomes: file, deduplicated by `Nats-Msg-Id` = clientRequestId:status.
+ */
+export function connectorStreams(subjects: Subjects, settings: ConnectorStreamSettings): StreamDefinition[] {
+  const { account } = subjects;
+  return [
+    {
+      name: StreamName.prices(account),
+      subjects: [subjects.allPrices],
+      storage: 'memory',
+      maxMsgsPerSubject: 1,
+      allowDirect: true,
+    },
+    {
+      name: StreamName.connectorStatus(account),
+      subjects: [subjects.connectorStatus],
+      storage: 'memory',
+      maxMsgsPerSubject: 1,
+    },
+    {
+      name: StreamName.orderCommands(account),
+      subjects: [subjects.orderCommand],
+      storage: 'file',
+      retention: 'workqueue',
+      duplicateWindowMs: settings.outcomeDuplicateWindowMs,
+    },
+    {
+      name: StreamName.orderOutcomes(account),
+      subjects: [subjects.allOrderOutcomes],
+      storage: 'file',
+      maxAgeMs: settings.orderRetentionMs,
+      duplicateWindowMs: settings.outcomeDuplicateWindowMs,
+    },
+  ];
+}
+
+/**
+ * Creates or updates the streams. Price subjects are not account-scoped (account groups are), so with
+ * several accounts on one NATS the first connector's price stream captures every account's prices: a
+ * second connector finds it and does not define an overlapping one. Returns the price stream's name.
+ */
+export async function ensureConnectorStreams(
+  streams: BusStreams,
+  subjects: Subjects,
+  settings: ConnectorStreamSettings,
+): Promise<{ priceStream: string }> {
+  let priceStream = StreamName.prices(subjects.account);
+  for (const definition of connectorStreams(subjects, settings)) {
+    if (definition.name === priceStream) {
+      const owner = await streams.streamFor(subjects.allPrices);
+      if (owner !== undefined && owner !== priceStream) {
+        priceStream = owner;
+        continue;
+      }
+    }
+    await streams.ensureStream(definition);
+  }
+  return { priceStream };
+}
+
+/** KV bucket of order marks (one key per clientRequestId ever sent by this account's connector). */
+export function orderMarksBucket(account: string): string {
+  return `GW_ORDER_MARKS_${account.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}

@@ -1,0 +1,161 @@
+import {
+  CLIENT_REQUEST_ID,
+  GatewayErrorCode,
+  OrderCommand,
+  parseContract,
+  StreamName,
+  type OrderOutcome,
+  type Subjects,
+} from '#contracts';
+import type { BusConsumers, DurableConsumerHandle, DurableMessage } from '#bus';
+import type { JsonLogger } from '#observability';
+import type { ConnectorNatsMetrics } from './connector-metrics.js';
+import { isFinal, type OrderMarks } from './order-marks.js';
+import type { OrderOutcomes } from './order-outcomes.js';
+import type { OrderVenue } from './venue-ports.js';
+
+export const ORDER_COMMANDS_DURABLE = 'connector';
+
+/**
+ * Takes order commands from the account's JetStream work queue, one at a time. Before a command can
+ * reach the venue its clientRequestId is marked (KV create-if-absent): only the call that created the
+ * mark sends; a command whose mark already exists — a redelivery, a restart, a repeated id — is never
+ * sent again, its outcome is reconciled instead (an order of unknown outcome is never re-placed).
+ * The command is acknowledged after; an invalid one is acknowledged with a FAILED INVALID_REQUEST outcome.
+ */
+export class OrderCommands {
+  private handle: DurableConsumerHandle | undefined;
+
+  constructor(
+    private readonly subjects: Subjects,
+    private readonly consumers: BusConsumers,
+    private readonly marks: OrderMarks,
+    private readonly venue: OrderVenue,
+    private readonly outcomes: OrderOutcomes,
+    private readonly metrics: ConnectorNatsMetrics,
+    private readonly logger: JsonLogger,
+    private readonly ackWaitMs: number,
+  ) {}
+
+  async start(): Promise<void> {
+    this.handle ??= await this.consumers.consumeDurable({
+      stream: StreamName.orderCommands(this.subjects.account),
+      durable: ORDER_COMMANDS_DURABLE,
+      filterSubject: this.subjects.orderCommand,
+      ackWaitMs: this.ackWaitMs,
+      handle: (message) => this.take(message),
+    });
+  }
+
+  /** Stops taking commands; resolves once the command in hand (if any) is finished. */
+  async stop(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
+    await handle?.stop();
+  }
+
+  async take(message: DurableMessage): Promise<void> {
+    const parsed = parseContract(OrderCommand, message.data);
+    const routable = parsed.ok && this.outcomeSubjectFits(parsed.value.clientRequestId);
+    if (!parsed.ok || !routable) {
+      const problems = parsed.ok ? ['clientRequestId must be one subject token (no ".", "*" or ">")'] : parsed.problems;
+      await this.refuse(message, problems);
+      return;
+    }
+    const command = parsed.value;
+    const id = command.clientRequestId;
+    const marked = await this.marks.mark(id, { status: 'SENDING', quoteId: command.quoteId, side: command.side });
+    if (marked === 'created') {
+      await this.send(message, command);
+    } else {
+      const mark = await this.marks.get(id);
+      if (mark !== undefined && isFinal(mark.status)) {
+        this.metrics.orderCommands.inc({ result: 'duplicate' });
+        this.logger.info('order command repeated after its final outcome; not sent again', { clientRequestId: id });
+      } else {
+        this.metrics.orderCommands.inc({ result: 'reconciled' });
+        this.logger.warn('order command seen before; not sent again, reconciling its outcome', {
+          clientRequestId: id,
+          deliveryCount: message.deliveryCount,
+        });
+        this.reconcile(id);
+      }
+    }
+    await message.ack();
+  }
+
+  private async send(message: DurableMessage, command: OrderCommand): Promise<void> {
+    const keepAlive = setInterval(() => message.working(), Math.max(500, Math.floor(this.ackWaitMs / 2)));
+    try {
+      await this.venue.submit(command);
+      this.metrics.orderCommands.inc({ result: 'submitted' });
+      await this.marks
+        .record(command.clientRequestId, 'SENT')
+        .catch((error: unknown) =>
+          this.logger.warn('could not record SENT on the order mark', { error: String(error) }),
+        );
+    } catch (error) {
+      // The frame may or may not have left: unknown, never re-sent; the gateway resolves it.
+      this.metrics.orderCommands.inc({ result: 'failed' });
+      this.logger.error('order submit failed; reconciling its outcome', {
+        clientRequestId: command.clientRequestId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      this.reconcile(command.clientRequestId);
+    } finally {
+      clearInterval(keepAlive);
+    }
+  }
+
+  private async refuse(message: DurableMessage, problems: string[]): Promise<void> {
+    this.metrics.orderCommands.inc({ result: 'invalid' });
+    const id = clientRequestIdOf(message.data);
+    this.logger.warn('invalid order command refused; never sent', { clientRequestId: id, problems });
+    if (id !== undefined && this.outcomeSubjectFits(id)) {
+      // Marked FAILED first, so a later command with the same id cannot be sent either.
+      const marked = await this.marks.mark(id, { status: 'SENDING' });
+      if (marked === 'created') {
+        const outcome: OrderOutcome = {
+          v: 1,
+          clientRequestId: id,
+          status: 'FAILED',
+          code: GatewayErrorCode.InvalidRequest,
+          message: problems.join('; '),
+          source: 'reply',
+        };
+        await this.outcomes.publish(outcome);
+      }
+    }
+    await message.ack();
+  }
+
+  private reconcile(clientRequestId: string): void {
+    this.venue.reconcile(clientRequestId).catch((error: unknown) =>
+      this.logger.error('reconciliation failed', {
+        clientRequestId,
+        error: error instanceof Error ? error.message : String(error),
+      }),
+    );
+  }
+
+  private outcomeSubjectFits(clientRequestId: string): boolean {
+    try {
+      this.subjects.orderOutcome(clientRequestId);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** The clientRequestId of an invalid command, when it has a usable one (to answer on its outcome subject). */
+function clientRequestIdOf(data: Uint8Array): string | undefined {
+  try {
+    const plain: unknown = JSON.parse(new TextDecoder().decode(data));
+    if (typeof plain !== 'object' || plain === null || !('clientRequestId' in plain)) return undefined;
+    const { clientRequestId } = plain;
+    return typeof clientRequestId === 'string' && CLIENT_REQUEST_ID.test(clientRequestId) ? clientRequestId : undefined;
+  } catch {
+    return undefined;
+  }
+}

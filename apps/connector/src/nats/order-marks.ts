@@ -1,0 +1,107 @@
+import { FINAL_ORDER_STATUSES, type OrderOutcomeStatus } from '#contracts';
+import type { KvBucket } from '#bus';
+
+/**
+ * `SENDING` — marked, the frame may be leaving; `SENT` — handed to the venue session; then the last
+ * outcome status published. A mark is written *before* the frame leaves, so a clientRequestId is sent at
+ * most once, ever, even across restarts and redeliveries.
+ */
+export type OrderMarkStatus = 'SENDING' | 'SENT' | OrderOutcomeStatus;
+
+export interface OrderMark {
+  clientRequestId: string;
+  status: OrderMarkStatus;
+  quoteId?: string;
+  side?: 'BUY' | 'SELL';
+  markedAt: number;
+  updatedAt: number;
+}
+
+export function isFinal(status: OrderMarkStatus): boolean {
+  return FINAL_ORDER_STATUSES.has(status as OrderOutcomeStatus);
+}
+
+/** The order marks of one account, in a JetStream KV bucket (file storage). */
+export class OrderMarks {
+  private readonly chains = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly bucket: KvBucket,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** 'created': this call owns the send. 'exists': the id was seen before — never send it again. */
+  mark(clientRequestId: string, fields: Pick<OrderMark, 'status' | 'quoteId' | 'side'>): Promise<'created' | 'exists'> {
+    const now = this.now();
+    return this.serial(clientRequestId, () =>
+      this.bucket.createIfAbsent(keyOf(clientRequestId), { clientRequestId, ...fields, markedAt: now, updatedAt: now }),
+    );
+  }
+
+  async get(clientRequestId: string): Promise<OrderMark | undefined> {
+    return (await this.bucket.get<OrderMark>(keyOf(clientRequestId)))?.value;
+  }
+
+  /**
+   * Moves a mark forward: a final status is never replaced, and `SENT` only replaces `SENDING` (an
+   * outcome may arrive before `submit` returns). Creates the mark for an outcome of an order this
+   * connector did not send (e.g. placed before marks existed).
+   */
+  record(clientRequestId: string, status: OrderMarkStatus): Promise<void> {
+    return this.serial(clientRequestId, async () => {
+      for (let attempt = 0; attempt < 5; attempt += 1) {
+        const entry = await this.bucket.get<OrderMark>(keyOf(clientRequestId));
+        const now = this.now();
+        if (entry === undefined) {
+          const created = await this.bucket.createIfAbsent(keyOf(clientRequestId), {
+            clientRequestId,
+            status,
+            markedAt: now,
+            updatedAt: now,
+          });
+          if (created === 'created') return;
+          continue;
+        }
+        const current = entry.value.status;
+        if (isFinal(current) || (status === 'SENT' && current !== 'SENDING')) return;
+        try {
+          await this.bucket.update(keyOf(clientRequestId), { ...entry.value, status, updatedAt: now }, entry.revision);
+          return;
+        } catch {
+          // another writer moved it in between: read again
+        }
+      }
+      throw new Error(`could not record ${status} on an order mark after 5 attempts`);
+    });
+  }
+
+  /** Marks without a final outcome: sent (or maybe sent) orders whose outcome must be resolved. */
+  async unresolved(): Promise<OrderMark[]> {
+    const open: OrderMark[] = [];
+    for (const key of await this.bucket.keys()) {
+      const entry = await this.bucket.get<OrderMark>(key);
+      if (entry !== undefined && !isFinal(entry.value.status)) open.push(entry.value);
+    }
+    return open;
+  }
+
+  /** One operation at a time per clientRequestId inside this process. */
+  private serial<T>(clientRequestId: string, operation: () => Promise<T>): Promise<T> {
+    const previous = this.chains.get(clientRequestId) ?? Promise.resolve();
+    const next = previous.then(operation, operation);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.chains.set(clientRequestId, settled);
+    void settled.then(() => {
+      if (this.chains.get(clientRequestId) === settled) this.chains.delete(clientRequestId);
+    });
+    return next;
+  }
+}
+
+/** KV keys allow only `[-/_=.A-Za-z0-9]`; a clientRequestId may hold other characters. */
+function keyOf(clientRequestId: string): string {
+  return Buffer.from(clientRequestId, 'utf8').toString('base64url');
+}

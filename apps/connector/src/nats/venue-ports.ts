@@ -1,0 +1,42 @@
+/**
+ * What the NATS side needs from the venue side, as narrow interfaces. The venue module's singletons
+ * (VenueSession, PriceStreamRegistry, OrderGateway, AccountGroupLookup) satisfy them structurally; unit
+ * tests of this folder implement them in a few lines.
+ */
+import type { Observable } from 'rxjs';
+import type { OrderCommand, OrderOutcome, PriceMessage, SessionState, StreamRequest } from '#contracts';
+
+export interface SessionView {
+  readonly state$: Observable<{ state: SessionState; since: number }>;
+  readonly reconnects: number;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export interface StreamKey {
+  accountGroup: string;
+  instrument: string;
+  tenor: string;
+  currency: string;
+  quantity: string;
+}
+
+export type AcquireResult = { ok: true; leaseExpiresAt: number } | { ok: false; code: string; message: string };
+
+export interface PriceStreams {
+  acquire(request: StreamRequest): Promise<AcquireResult>;
+  release(request: StreamKey & { requester: string }): void;
+  readonly prices$: Observable<PriceMessage>;
+  counts(): { live: number; stale: number; pending: number };
+  lastPriceAt(): number | undefined;
+}
+
+export interface OrderVenue {
+  submit(command: OrderCommand): Promise<void>;
+  reconcile(clientRequestId: string): Promise<void>;
+  readonly outcomes$: Observable<OrderOutcome>;
+}
+
+export interface AccountGroupSource {
+  lookup(): Promise<{ uuid: string; name: string; natural: boolean }[]>;
+}

@@ -1,0 +1,54 @@
+import { interval, merge, map, type Subscription } from 'rxjs';
+import type { ConnectorStatus, SessionState, Subjects } from '#contracts';
+import type { BusPublisher } from '#bus';
+import type { PriceStreams, SessionView } from '../nats/venue-ports.js';
+
+/**
+ * Publishes `ConnectorStatus` on the account's status subject (captured by a last-value stream) on every
+ * session state change and every `intervalMs`, so a dashboard or a strategy reads the current state at
+ * once and sees it refresh.
+ */
+export class ConnectorStatusPublication {
+  private subscription: Subscription | undefined;
+  private state: { state: SessionState; since: number } = { state: 'idle', since: Date.now() };
+
+  constructor(
+    private readonly subjects: Subjects,
+    private readonly session: SessionView,
+    private readonly registry: PriceStreams,
+    private readonly publisher: BusPublisher,
+    private readonly intervalMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  start(): void {
+    this.subscription ??= merge(
+      this.session.state$.pipe(map((state) => (this.state = state))),
+      interval(this.intervalMs),
+    ).subscribe(() => this.publish());
+  }
+
+  stop(): void {
+    this.subscription?.unsubscribe();
+    this.subscription = undefined;
+  }
+
+  current(): ConnectorStatus {
+    const now = this.now();
+    const lastPriceAt = this.registry.lastPriceAt();
+    return {
+      v: 1,
+      account: this.subjects.account,
+      sessionState: this.state.state,
+      since: this.state.since,
+      reconnects: this.session.reconnects,
+      subscriptions: this.registry.counts(),
+      ...(lastPriceAt !== undefined ? { lastPriceAgeMs: Math.max(0, now - lastPriceAt) } : {}),
+      publishedAt: now,
+    };
+  }
+
+  publish(): void {
+    this.publisher.publish(this.subjects.connectorStatus, this.current(), 'connector.status');
+  }
+}
