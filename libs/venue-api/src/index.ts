@@ -5,3 +5,5 @@ export * from './rest/index.js';
 export * from './errors/venue-codes.js';
 export * from './ws/inbound.js';
 export * from './ws/inbound-dtos.js';
+export * from './ws/identifier.js';
+export * from './ws/codec.js';
