@@ -14,6 +14,10 @@ export const FAST_TRADING: Partial<TradingConfig> = {
   priceIntervalMs: 40,
   executionDelayMs: 20,
   offContractEveryNTicks: 0,
+  // Suites that are not about W15 place orders back to back; limits.e2e-spec.ts runs the real spacing.
+  orderSpacingMs: 0,
+  // Likewise for W14: suites send bursts of requests; limits.e2e-spec.ts runs the real 30/s.
+  messagesPerSecond: 10_000,
 };
 
 export interface WsVenue {

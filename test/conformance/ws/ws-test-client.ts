@@ -100,7 +100,8 @@ export class WsTestClient {
       }
       const left = deadline - Date.now();
       if (left <= 0 || this.socket.readyState === WebSocket.CLOSED) {
-        throw new Error(`no ${what} within ${timeoutMs} ms; received: ${this.frames.map((f) => f.text).join('\n')}`);
+        const recent = this.frames.slice(-15).map((f) => f.text);
+        throw new Error(`no ${what} within ${timeoutMs} ms; last frames received:\n${recent.join('\n')}`);
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
