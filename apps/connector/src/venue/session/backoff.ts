@@ -1,0 +1,16 @@
+export interface BackoffPolicy {
+  initialMs: number;
+  maxMs: number;
+}
+
+/**
+ * Delay before reconnect attempt number `failures` (1-based count of consecutive failures, the loss of an
+ * open connection counting as the first). The first retry is immediate; after that "full jitter": uniform
+ * in [0, min(max, initial · 2^(failures-2))), so many clients that lost the venue at once spread out.
+ */
+export function reconnectDelay(failures: number, policy: BackoffPolicy, random: number): number {
+  if (failures <= 1) return 0;
+  const exponent = Math.min(failures - 2, 30);
+  const ceiling = Math.min(policy.maxMs, policy.initialMs * 2 ** exponent);
+  return Math.floor(random * ceiling);
+}

@@ -1,0 +1,212 @@
+import type { SessionState } from '#contracts';
+import { type BackoffPolicy, reconnectDelay } from './backoff.js';
+
+/**
+ * The venue session as a pure transition function: (context, event, environment) → (context, effects).
+ * No I/O here; `VenueSession` executes the effects and feeds results back as events. Every connect
+ * attempt gets a new `generation`; events from an older attempt (a late token, the close of a socket we
+ * already left) carry the old generation and are ignored.
+ */
+
+export interface SessionContext {
+  state: SessionState;
+  /** Epoch ms the current state was entered. */
+  since: number;
+  generation: number;
+  /** Consecutive failed attempts since the last open connection (drives the backoff). */
+  failures: number;
+  reconnects: number;
+  /** While open: a fresh token is being fetched to replace this connection. */
+  refreshing: boolean;
+}
+
+export type LossReason = 'closed' | 'stalled' | 'refresh' | 'replaced';
+
+export type SessionEvent =
+  | { type: 'start' }
+  | { type: 'stop' }
+  | { type: 'tokenFetched'; generation: number; token: string }
+  | { type: 'tokenFailed'; generation: number; reason: string }
+  | { type: 'socketOpened'; generation: number }
+  | { type: 'socketFailed'; generation: number; reason: string }
+  | { type: 'socketClosed'; generation: number; code: number; reason: string }
+  | { type: 'stalled'; generation: number }
+  | { type: 'refreshDue'; generation: number }
+  | { type: 'backoffElapsed'; generation: number }
+  | { type: 'drained' };
+
+export type SessionEffect =
+  | { type: 'fetchToken'; generation: number }
+  | { type: 'openSocket'; generation: number; token: string }
+  /** Awaited: listeners detached, close handshake done (or socket terminated) before the next effect. */
+  | { type: 'closeSocket'; reason: string }
+  | { type: 'scheduleBackoff'; generation: number; delayMs: number }
+  | { type: 'cancelBackoff' }
+  /** Stall watch and the connection-age refresh timer for this generation. */
+  | { type: 'startWatchdogs'; generation: number }
+  | { type: 'stopWatchdogs' }
+  | { type: 'scheduleRefresh'; generation: number; delayMs: number }
+  | { type: 'connectionUp'; generation: number }
+  | { type: 'connectionDown'; reason: LossReason | 'stop' }
+  | { type: 'countReconnect'; reason: LossReason }
+  | { type: 'drain' };
+
+export interface SessionEnvironment {
+  now: number;
+  /** Uniform [0, 1), for jitter. */
+  random: number;
+  backoff: BackoffPolicy;
+}
+
+export interface Transition {
+  context: SessionContext;
+  effects: SessionEffect[];
+}
+
+/** The venue closes an older connection with this code when a newer one joins the sessionId (W19). */
+const SESSION_REPLACED_CLOSE = 4001;
+
+export function initialSessionContext(now: number): SessionContext {
+  return { state: 'idle', since: now, generation: 0, failures: 0, reconnects: 0, refreshing: false };
+}
+
+export function transition(ctx: SessionContext, event: SessionEvent, env: SessionEnvironment): Transition {
+  if ('generation' in event && event.generation !== ctx.generation) return unchanged(ctx);
+  switch (event.type) {
+    case 'start':
+      if (ctx.state !== 'idle') return unchanged(ctx);
+      return attempt(ctx, env, 0, []);
+    case 'stop':
+      return stop(ctx, env);
+    case 'drained':
+      if (ctx.state !== 'draining') return unchanged(ctx);
+      return enter(ctx, env, 'stopped', {}, [
+        { type: 'closeSocket', reason: 'stopped' },
+        { type: 'connectionDown', reason: 'stop' },
+      ]);
+    case 'tokenFetched':
+      if (ctx.state === 'fetchingToken') {
+        return enter(ctx, env, 'connecting', {}, [
+          { type: 'openSocket', generation: ctx.generation, token: event.token },
+        ]);
+      }
+      if (ctx.state === 'open' && ctx.refreshing) {
+        // Close the old connection first, then connect: never two sockets on one sessionId.
+        const generation = ctx.generation + 1;
+        return enter(ctx, env, 'connecting', { generation, refreshing: false, reconnects: ctx.reconnects + 1 }, [
+          { type: 'stopWatchdogs' },
+          { type: 'countReconnect', reason: 'refresh' },
+          { type: 'closeSocket', reason: 'refresh' },
+          { type: 'connectionDown', reason: 'refresh' },
+          { type: 'openSocket', generation, token: event.token },
+        ]);
+      }
+      return unchanged(ctx);
+    case 'tokenFailed':
+      if (ctx.state === 'fetchingToken') return fail(ctx, env, []);
+      if (ctx.state === 'open' && ctx.refreshing) {
+        // Keep the working connection; try the refresh again a little later.
+        return {
+          context: { ...ctx, refreshing: false },
+          effects: [{ type: 'scheduleRefresh', generation: ctx.generation, delayMs: env.backoff.initialMs }],
+        };
+      }
+      return unchanged(ctx);
+    case 'socketOpened':
+      if (ctx.state !== 'connecting') return unchanged(ctx);
+      return enter(ctx, env, 'open', { failures: 0, refreshing: false }, [
+        { type: 'startWatchdogs', generation: ctx.generation },
+        { type: 'connectionUp', generation: ctx.generation },
+      ]);
+    case 'socketFailed':
+      if (ctx.state !== 'connecting') return unchanged(ctx);
+      return fail(ctx, env, [{ type: 'closeSocket', reason: 'connect failed' }]);
+    case 'socketClosed':
+      if (ctx.state === 'connecting') return fail(ctx, env, [{ type: 'closeSocket', reason: 'closed' }]);
+      if (ctx.state === 'open') {
+        const reason: LossReason = event.code === SESSION_REPLACED_CLOSE ? 'replaced' : 'closed';
+        return lose(ctx, env, reason);
+      }
+      if (ctx.state === 'draining') {
+        return enter(ctx, env, 'stopped', {}, [
+          { type: 'closeSocket', reason: 'closed' },
+          { type: 'connectionDown', reason: 'stop' },
+        ]);
+      }
+      return unchanged(ctx);
+    case 'stalled':
+      if (ctx.state !== 'open') return unchanged(ctx);
+      return lose(ctx, env, 'stalled');
+    case 'refreshDue':
+      if (ctx.state !== 'open' || ctx.refreshing) return unchanged(ctx);
+      return { context: { ...ctx, refreshing: true }, effects: [{ type: 'fetchToken', generation: ctx.generation }] };
+    case 'backoffElapsed':
+      if (ctx.state !== 'backoff') return unchanged(ctx);
+      return attempt(ctx, env, ctx.failures, []);
+  }
+}
+
+function unchanged(ctx: SessionContext): Transition {
+  return { context: ctx, effects: [] };
+}
+
+function enter(
+  ctx: SessionContext,
+  env: SessionEnvironment,
+  state: SessionState,
+  patch: Partial<SessionContext>,
+  effects: SessionEffect[],
+): Transition {
+  const since = state === ctx.state ? ctx.since : env.now;
+  return { context: { ...ctx, ...patch, state, since }, effects };
+}
+
+/** A new connect attempt: new generation, fresh single-use token first. */
+function attempt(ctx: SessionContext, env: SessionEnvironment, failures: number, before: SessionEffect[]): Transition {
+  const generation = ctx.generation + 1;
+  return enter(ctx, env, 'fetchingToken', { generation, failures, refreshing: false }, [
+    ...before,
+    { type: 'fetchToken', generation },
+  ]);
+}
+
+/** An attempt failed: retry at once the first time, then back off. */
+function fail(ctx: SessionContext, env: SessionEnvironment, before: SessionEffect[]): Transition {
+  const failures = ctx.failures + 1;
+  const delayMs = reconnectDelay(failures, env.backoff, env.random);
+  if (delayMs === 0) return attempt(ctx, env, failures, before);
+  return enter(ctx, env, 'backoff', { failures }, [
+    ...before,
+    { type: 'scheduleBackoff', generation: ctx.generation, delayMs },
+  ]);
+}
+
+/** The open connection is gone (or declared dead): reconnect, immediately the first time. */
+function lose(ctx: SessionContext, env: SessionEnvironment, reason: LossReason): Transition {
+  const lost: SessionContext = { ...ctx, reconnects: ctx.reconnects + 1, refreshing: false };
+  const before: SessionEffect[] = [
+    { type: 'stopWatchdogs' },
+    { type: 'countReconnect', reason },
+    { type: 'closeSocket', reason },
+    { type: 'connectionDown', reason },
+  ];
+  // Another holder took our sessionId: do not snatch it straight back; wait a jittered backoff.
+  if (reason === 'replaced') return fail({ ...lost, failures: 1 }, env, before);
+  return attempt(lost, env, 1, before);
+}
+
+function stop(ctx: SessionContext, env: SessionEnvironment): Transition {
+  switch (ctx.state) {
+    case 'stopped':
+    case 'draining':
+      return unchanged(ctx);
+    case 'open':
+      return enter(ctx, env, 'draining', { refreshing: false }, [{ type: 'stopWatchdogs' }, { type: 'drain' }]);
+    default:
+      // Bump the generation so a token or socket still in flight is ignored when it lands.
+      return enter(ctx, env, 'stopped', { generation: ctx.generation + 1 }, [
+        { type: 'cancelBackoff' },
+        { type: 'closeSocket', reason: 'stopped' },
+      ]);
+  }
+}

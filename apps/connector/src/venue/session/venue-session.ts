@@ -1,0 +1,374 @@
+import { BehaviorSubject, concatMap, filter, firstValueFrom, type Observable, Subject, type Subscription } from 'rxjs';
+import WebSocket from 'ws';
+import type { SessionState } from '#contracts';
+import { type ClientMessage, decodeServiceFrame } from '#venue-api';
+import type { JsonLogger } from '#observability';
+import type { Cancel, VenueClock } from '../clock.js';
+import type { FrameDecoder, FrameListener } from '../frames/service-frame.js';
+import type { TokenSource } from '../rest/venue-sources.js';
+import type { ResolvedVenueOptions } from '../venue-options.js';
+import type { VenueMetrics } from '../venue-metrics.js';
+import {
+  initialSessionContext,
+  type LossReason,
+  type SessionContext,
+  type SessionEffect,
+  type SessionEvent,
+  transition,
+} from './session-machine.js';
+import { connectUrl, safeReason } from './socket-url.js';
+
+export type ConnectionEvent = { up: true; generation: number } | { up: false; reason: LossReason | 'stop' };
+
+export interface VenueSessionDeps {
+  decode?: FrameDecoder;
+  random?: () => number;
+  /** Socket factory (tests may wrap it); the URL carries the token: it must not be logged. */
+  createSocket?: (url: string) => WebSocket;
+}
+
+const CLOSE_WAIT_MS = 1_000;
+
+/**
+ * The actor owning THE venue WebSocket of the account. Events go through one mailbox (Subject +
+ * concatMap) into the pure `transition`; this class only executes the effects. Frames are decoded on the
+ * socket's own tick and handed synchronously to the listeners (the price hot path has no extra hop).
+ */
+export class VenueSession {
+  private context: SessionContext;
+  private readonly mailbox = new Subject<SessionEvent>();
+  private readonly mailboxSubscription: Subscription;
+  private readonly stateSubject: BehaviorSubject<{ state: SessionState; since: number }>;
+  private readonly connectionSubject = new Subject<ConnectionEvent>();
+  private readonly listeners: FrameListener[] = [];
+  private readonly drainHooks: Array<() => Promise<void>> = [];
+  private readonly decode: FrameDecoder;
+  private readonly random: () => number;
+  private readonly createSocket: (url: string) => WebSocket;
+  private readonly log: JsonLogger;
+
+  private socket: WebSocket | undefined;
+  private socketGeneration = -1;
+  private openGeneration: number | undefined;
+  private lastFrameAt = 0;
+  private lastMessageAt = 0;
+  private trafficExpected: () => boolean = () => false;
+  private cancelBackoff: Cancel | undefined;
+  private cancelWatchdogs: Cancel[] = [];
+
+  readonly state$: Observable<{ state: SessionState; since: number }>;
+  /** Up with the connection's generation once it is open; down whenever it is left. */
+  readonly connection$: Observable<ConnectionEvent>;
+
+  constructor(
+    private readonly options: ResolvedVenueOptions,
+    private readonly tokens: TokenSource,
+    private readonly metrics: VenueMetrics,
+    logger: JsonLogger,
+    private readonly clock: VenueClock,
+    deps: VenueSessionDeps = {},
+  ) {
+    this.log = logger.child('VenueSession');
+    this.decode = deps.decode ?? decodeServiceFrame;
+    this.random = deps.random ?? Math.random;
+    this.createSocket = deps.createSocket ?? ((url) => new WebSocket(url, { perMessageDeflate: false }));
+    this.context = initialSessionContext(clock.now());
+    this.stateSubject = new BehaviorSubject({ state: this.context.state, since: this.context.since });
+    this.state$ = this.stateSubject.asObservable();
+    this.connection$ = this.connectionSubject.asObservable();
+    this.mailboxSubscription = this.mailbox.pipe(concatMap((event) => this.handle(event))).subscribe();
+  }
+
+  start(): void {
+    this.mailbox.next({ type: 'start' });
+  }
+
+  /** Drains (stop sending, orderUnsubscribes finished, bounded by drainTimeoutMs), closes, then resolves. */
+  async stop(): Promise<void> {
+    this.mailbox.next({ type: 'stop' });
+    await firstValueFrom(this.stateSubject.pipe(filter((s) => s.state === 'stopped')));
+  }
+
+  get state(): SessionState {
+    return this.context.state;
+  }
+
+  get reconnects(): number {
+    return this.context.reconnects;
+  }
+
+  /** Generation of the open connection, or undefined when none is open. */
+  get openConnection(): number | undefined {
+    return this.openGeneration;
+  }
+
+  get isOpen(): boolean {
+    return this.openGeneration !== undefined;
+  }
+
+  addFrameListener(listener: FrameListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Run while draining, before the socket closes (e.g. finishing orderUnsubscribes). */
+  addDrainHook(hook: () => Promise<void>): void {
+    this.drainHooks.push(hook);
+  }
+
+  /** When true, silence on an open socket (no message at all) means a stall even if pongs still arrive. */
+  setTrafficExpectation(expected: () => boolean): void {
+    this.trafficExpected = expected;
+  }
+
+  /**
+   * Sends one message on the open connection. Callers pass the outbound limiter first. While draining
+   * only `orderUnsubscribe` may leave. False when nothing was sent.
+   */
+  send(message: ClientMessage): boolean {
+    const socket = this.socket;
+    if (socket === undefined || socket.readyState !== WebSocket.OPEN) return false;
+    const state = this.context.state;
+    if (state !== 'open' && !(state === 'draining' && message.messageType === 'orderUnsubscribe')) return false;
+    socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  private async handle(event: SessionEvent): Promise<void> {
+    const before = this.context;
+    const { context, effects } = transition(before, event, {
+      now: this.clock.now(),
+      random: this.random(),
+      backoff: this.options.reconnect,
+    });
+    this.context = context;
+    if (context.state !== before.state) {
+      this.metrics.setSessionState(context.state);
+      this.log.info('session state', { from: before.state, to: context.state, event: event.type });
+      this.stateSubject.next({ state: context.state, since: context.since });
+    }
+    for (const effect of effects) {
+      try {
+        await this.execute(effect);
+      } catch (error) {
+        this.log.error('session effect failed', { effect: effect.type, reason: safeReason(error) });
+      }
+    }
+  }
+
+  private async execute(effect: SessionEffect): Promise<void> {
+    switch (effect.type) {
+      case 'fetchToken':
+        this.fetchToken(effect.generation);
+        return;
+      case 'openSocket':
+        await this.closeSocket('superseded');
+        this.openSocket(effect.generation, effect.token);
+        return;
+      case 'closeSocket':
+        await this.closeSocket(effect.reason);
+        return;
+      case 'scheduleBackoff':
+        this.cancelBackoff?.();
+        this.log.warn('reconnect backing off', { delayMs: effect.delayMs, failures: this.context.failures });
+        this.cancelBackoff = this.clock.setTimeout(
+          () => this.mailbox.next({ type: 'backoffElapsed', generation: effect.generation }),
+          effect.delayMs,
+        );
+        return;
+      case 'cancelBackoff':
+        this.cancelBackoff?.();
+        this.cancelBackoff = undefined;
+        return;
+      case 'startWatchdogs':
+        this.startWatchdogs(effect.generation);
+        return;
+      case 'stopWatchdogs':
+        for (const cancel of this.cancelWatchdogs) cancel();
+        this.cancelWatchdogs = [];
+        return;
+      case 'scheduleRefresh':
+        this.cancelWatchdogs.push(
+          this.clock.setTimeout(
+            () => this.mailbox.next({ type: 'refreshDue', generation: effect.generation }),
+            effect.delayMs,
+          ),
+        );
+        return;
+      case 'connectionUp':
+        this.openGeneration = effect.generation;
+        this.connectionSubject.next({ up: true, generation: effect.generation });
+        return;
+      case 'connectionDown':
+        if (this.openGeneration === undefined && effect.reason !== 'stop') return;
+        this.openGeneration = undefined;
+        this.connectionSubject.next({ up: false, reason: effect.reason });
+        return;
+      case 'countReconnect':
+        this.metrics.reconnects.inc({ reason: effect.reason });
+        this.log.warn('venue connection lost; reconnecting', { reason: effect.reason });
+        return;
+      case 'drain':
+        void this.drain();
+        return;
+    }
+  }
+
+  private fetchToken(generation: number): void {
+    const started = performance.now();
+    this.tokens.fetchToken().then(
+      (token) => {
+        this.metrics.tokenFetchSeconds.observe({ result: 'ok' }, (performance.now() - started) / 1000);
+        this.mailbox.next({ type: 'tokenFetched', generation, token });
+      },
+      (error: unknown) => {
+        this.metrics.tokenFetchSeconds.observe({ result: 'error' }, (performance.now() - started) / 1000);
+        const reason = safeReason(error);
+        this.log.warn('token fetch failed', { reason });
+        this.mailbox.next({ type: 'tokenFailed', generation, reason });
+      },
+    );
+  }
+
+  private openSocket(generation: number, token: string): void {
+    let socket: WebSocket;
+    try {
+      socket = this.createSocket(connectUrl(this.options.wsUrl, token, this.options.sessionId));
+    } catch (error) {
+      this.mailbox.next({ type: 'socketFailed', generation, reason: safeReason(error) });
+      return;
+    }
+    this.socket = socket;
+    this.socketGeneration = generation;
+    let opened = false;
+    socket.on('open', () => {
+      opened = true;
+      this.lastFrameAt = this.clock.now();
+      this.lastMessageAt = this.lastFrameAt;
+      this.mailbox.next({ type: 'socketOpened', generation });
+    });
+    // W2: a refused token is a non-101 answer; ws reports it here. Only the status is logged.
+    socket.on('unexpected-response', (_request, response) => {
+      const status = response.statusCode ?? 0;
+      response.resume();
+      this.log.warn('venue refused the connection', { status });
+      socket.terminate();
+      this.mailbox.next({ type: 'socketFailed', generation, reason: `HTTP ${status}` });
+    });
+    socket.on('error', (error) => {
+      const reason = safeReason(error);
+      this.log.warn('venue socket error', { reason });
+      if (!opened) this.mailbox.next({ type: 'socketFailed', generation, reason });
+    });
+    socket.on('close', (code, reasonBuffer) => {
+      this.mailbox.next({ type: 'socketClosed', generation, code, reason: reasonBuffer.toString() });
+    });
+    socket.on('pong', () => {
+      this.lastFrameAt = this.clock.now();
+    });
+    socket.on('message', (data: WebSocket.RawData) => this.onFrame(data));
+  }
+
+  /** Hot path: every venue frame. */
+  private onFrame(data: WebSocket.RawData): void {
+    const arrivedAt = performance.now();
+    const now = this.clock.now();
+    this.lastFrameAt = now;
+    this.lastMessageAt = now;
+    const decoded = this.decode(data);
+    if (decoded.kind !== 'message') {
+      this.metrics.framesRejected.inc({ reason: decoded.kind });
+      // The frame itself is never logged: it could carry anything. Its kind, reason and type are enough.
+      this.log.warn('venue frame rejected', {
+        reason: decoded.kind,
+        detail: decoded.kind === 'invalid' ? decoded.reason.slice(0, 200) : undefined,
+        messageType: decoded.messageType?.slice(0, 64),
+      });
+      return;
+    }
+    const message = decoded.message;
+    if (message.messageType === 'error') {
+      this.log.warn('venue error frame', { code: message.code, message: String(message.message).slice(0, 200) });
+    }
+    for (let i = 0; i < this.listeners.length; i++) {
+      const listener = this.listeners[i];
+      if (listener === undefined) continue;
+      try {
+        listener(message, arrivedAt);
+      } catch (error) {
+        this.log.error('frame listener failed', { messageType: message.messageType, reason: safeReason(error) });
+      }
+    }
+  }
+
+  private startWatchdogs(generation: number): void {
+    const stall = this.options.stallTimeoutMs;
+    const period = Math.max(5, Math.floor(stall / 4));
+    this.cancelWatchdogs.push(
+      this.clock.setInterval(() => {
+        const now = this.clock.now();
+        const silentFor = now - this.lastFrameAt;
+        const noMessagesFor = now - this.lastMessageAt;
+        if (silentFor > stall || (noMessagesFor > stall && this.trafficExpected())) {
+          this.log.warn('venue connection stalled', { silentMs: silentFor, noMessagesMs: noMessagesFor });
+          this.mailbox.next({ type: 'stalled', generation });
+          return;
+        }
+        const socket = this.socket;
+        if (socket !== undefined && socket.readyState === WebSocket.OPEN && now - this.lastFrameAt >= period) {
+          socket.ping();
+        }
+      }, period),
+    );
+    this.cancelWatchdogs.push(
+      this.clock.setTimeout(
+        () => this.mailbox.next({ type: 'refreshDue', generation }),
+        this.options.connectionMaxAgeMs,
+      ),
+    );
+  }
+
+  private async closeSocket(reason: string): Promise<void> {
+    const socket = this.socket;
+    if (socket === undefined) return;
+    this.socket = undefined;
+    this.socketGeneration = -1;
+    socket.removeAllListeners();
+    socket.on('error', () => undefined);
+    if (socket.readyState === WebSocket.CLOSED) return;
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        cancel();
+        resolve();
+      };
+      const cancel = this.clock.setTimeout(() => {
+        socket.terminate();
+        resolve();
+      }, CLOSE_WAIT_MS);
+      socket.once('close', done);
+      if (socket.readyState === WebSocket.CONNECTING) socket.terminate();
+      else socket.close(1000, reason.slice(0, 100));
+    });
+  }
+
+  private async drain(): Promise<void> {
+    const hooks = Promise.allSettled(this.drainHooks.map((hook) => hook()));
+    await new Promise<void>((resolve) => {
+      const cancel = this.clock.setTimeout(resolve, this.options.drainTimeoutMs);
+      void hooks.then(() => {
+        cancel();
+        resolve();
+      });
+    });
+    this.mailbox.next({ type: 'drained' });
+  }
+
+  /** Releases the mailbox (after `stop`). */
+  dispose(): void {
+    this.mailboxSubscription.unsubscribe();
+  }
+
+  /** For diagnostics and tests: the generation of the socket currently held (−1 when none). */
+  get heldSocketGeneration(): number {
+    return this.socketGeneration;
+  }
+}

@@ -1,0 +1,135 @@
+import { Counter, Gauge, Histogram } from 'prom-client';
+import type { MetricsRegistry } from '#observability';
+import type { SessionState } from '#contracts';
+
+const SESSION_STATES: readonly SessionState[] = [
+  'idle',
+  'fetchingToken',
+  'connecting',
+  'open',
+  'backoff',
+  'draining',
+  'stopped',
+];
+
+/** Order codes worth their own label value; anything else is `other` so the label stays bounded. */
+const KNOWN_ORDER_CODES = new Set([
+  'RFS100019',
+  'RFS100020',
+  'RFS600021',
+  'INVALID_ORDER',
+  'ORDER_RATE_LIMITED',
+  'NOT_SENT',
+]);
+
+export type FrameRejection = 'invalid' | 'unknown' | 'unknown_tag';
+export type OutboundKind = 'order' | 'subscribe' | 'unsubscribe' | 'orderUnsubscribe' | 'accountGroups';
+
+/** Every metric of the venue side, on the app's registry. Labels are bounded by construction. */
+export class VenueMetrics {
+  readonly sessionState: Gauge<'state'>;
+  readonly reconnects: Counter<'reason'>;
+  readonly tokenFetchSeconds: Histogram<'result'>;
+  readonly priceUpdates: Counter;
+  readonly priceHopSeconds: Histogram;
+  readonly staleStreams: Gauge;
+  readonly outOfOrderDropped: Counter;
+  readonly framesRejected: Counter<'reason'>;
+  readonly rateLimitWaits: Counter<'kind'>;
+  readonly orders: Counter<'status' | 'code'>;
+  readonly orderReplySeconds: Histogram<'phase'>;
+  readonly subscribeFailures: Counter<'code'>;
+
+  constructor(registry: MetricsRegistry) {
+    const registers = [registry];
+    this.sessionState = new Gauge({
+      name: 'connector_session_state',
+      help: 'Venue session state: 1 for the current state, 0 for the others',
+      labelNames: ['state'],
+      registers,
+    });
+    for (const state of SESSION_STATES) this.sessionState.set({ state }, state === 'idle' ? 1 : 0);
+    this.reconnects = new Counter({
+      name: 'connector_venue_reconnects_total',
+      help: 'Venue connections left for a new one, by reason (closed, stalled, refresh, replaced)',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.tokenFetchSeconds = new Histogram({
+      name: 'connector_token_fetch_seconds',
+      help: 'Latency of the REST token fetch before each connect',
+      labelNames: ['result'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.priceUpdates = new Counter({
+      name: 'connector_price_updates_total',
+      help: 'Venue price updates published',
+      registers,
+    });
+    this.priceHopSeconds = new Histogram({
+      name: 'connector_price_hop_seconds',
+      help: 'Venue frame arrival to PriceMessage emitted',
+      buckets: [0.00001, 0.000025, 0.00005, 0.0001, 0.0002, 0.0003, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05],
+      registers,
+    });
+    this.staleStreams = new Gauge({
+      name: 'connector_stale_streams',
+      help: 'Price streams currently stale',
+      registers,
+    });
+    this.outOfOrderDropped = new Counter({
+      name: 'connector_price_out_of_order_dropped_total',
+      help: 'Price updates dropped because their venue timestamp was not newer than the last one',
+      registers,
+    });
+    this.framesRejected = new Counter({
+      name: 'connector_venue_frames_rejected_total',
+      help: 'Venue frames not acted on: invalid, unknown messageType, or a price for an unknown tag',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.rateLimitWaits = new Counter({
+      name: 'connector_rate_limit_waits_total',
+      help: 'Outbound venue messages that had to wait for the client-side limiter',
+      labelNames: ['kind'],
+      registers,
+    });
+    this.orders = new Counter({
+      name: 'connector_orders_total',
+      help: 'Order outcomes published, by status and code (known codes only, else other)',
+      labelNames: ['status', 'code'],
+      registers,
+    });
+    this.orderReplySeconds = new Histogram({
+      name: 'connector_order_reply_seconds',
+      help: 'Order frame sent to the first reply (accepted) and to the final outcome',
+      labelNames: ['phase'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    this.subscribeFailures = new Counter({
+      name: 'connector_subscribe_failures_total',
+      help: 'Venue subscribe refusals by code (venue codes are a bounded set)',
+      labelNames: ['code'],
+      registers,
+    });
+  }
+
+  setSessionState(state: SessionState): void {
+    for (const s of SESSION_STATES) this.sessionState.set({ state: s }, s === state ? 1 : 0);
+  }
+
+  countOrder(status: string, code: string): void {
+    this.orders.inc({ status, code: orderCodeLabel(code) });
+  }
+
+  countSubscribeFailure(code: string): void {
+    this.subscribeFailures.inc({ code: /^(RFS|PRE)\d{6}$/.test(code) ? code : code === '' ? 'none' : 'other' });
+  }
+}
+
+export function orderCodeLabel(code: string): string {
+  if (code === '') return 'none';
+  return KNOWN_ORDER_CODES.has(code) ? code : 'other';
+}

@@ -1,0 +1,69 @@
+import type { SignatureEncoding } from '#venue-api';
+
+/**
+ * Everything the venue side of the connector needs, validated by the app's config before it gets here.
+ * The NATS side provides it under the `VENUE_OPTIONS` injection token.
+ */
+export interface VenueOptions {
+  restBaseUrl: string;
+  /** `ws(s)://host/svc/ws/ws-client`, without query string: token and sessionId are added per connect. */
+  wsUrl: string;
+  apiKey: string;
+  apiSecret: string;
+  signatureEncoding: SignatureEncoding;
+  /** Stable per account: order outcomes are redelivered on it after a reconnect (W7). */
+  sessionId: string;
+  antiReplay: 'tonce' | 'nonce';
+  /** Where the persistent nonce lives when `antiReplay` is `nonce`. */
+  nonceDir?: string;
+  /** A stream with no update for this long is published as `stale`. */
+  staleAfterMs: number;
+  /** No frame (nor pong) for this long: the socket is dead even if TCP says otherwise; reconnect. */
+  stallTimeoutMs: number;
+  reconnect: { initialMs: number; maxMs: number };
+  /** Refresh the connection (fresh token, same sessionId) before this age, ahead of any venue limit. */
+  connectionMaxAgeMs: number;
+  /** No reply to an order within this → reconcile through the order-state endpoint. */
+  orderReplyTimeoutMs: number;
+  /** The NATS account token (names the venue account this connector serves). */
+  account: string;
+
+  // ---- optional tuning (defaults in `withDefaults`)
+  /** Client-side budget of the whole socket (§8: 30/s per account). */
+  messagesPerSecond?: number;
+  /** Sliding window for `messagesPerSecond`; a little over 1 s absorbs network jitter (default 1100). */
+  messageWindowMs?: number;
+  /** Minimum gap between order frames (§8: 1 per 250 ms; default 275 to absorb jitter). */
+  orderIntervalMs?: number;
+  /** How long `acquire` waits for the venue's subscribe acknowledgement (default 10 s). */
+  subscribeTimeoutMs?: number;
+  /** How long an account-group lookup waits for its reply (default 5 s). */
+  accountGroupsTimeoutMs?: number;
+  /** How long an order waits for an open session before it is refused unsent (default 5 s). */
+  orderSendTimeoutMs?: number;
+  /** After a (re)connect, how long reconciliation waits for redelivered outcomes (default 1 s). */
+  redeliveryGraceMs?: number;
+  /** Bound on draining at shutdown (default 2 s). */
+  drainTimeoutMs?: number;
+  /** REST request timeout for token and order-state calls (default 10 s). */
+  restTimeoutMs?: number;
+}
+
+export const VENUE_OPTIONS = 'VENUE_OPTIONS';
+
+export type ResolvedVenueOptions = Required<Omit<VenueOptions, 'nonceDir'>> & Pick<VenueOptions, 'nonceDir'>;
+
+export function withDefaults(options: VenueOptions): ResolvedVenueOptions {
+  return {
+    messagesPerSecond: 30,
+    messageWindowMs: 1100,
+    orderIntervalMs: 275,
+    subscribeTimeoutMs: 10_000,
+    accountGroupsTimeoutMs: 5_000,
+    orderSendTimeoutMs: 5_000,
+    redeliveryGraceMs: 1_000,
+    drainTimeoutMs: 2_000,
+    restTimeoutMs: 10_000,
+    ...options,
+  };
+}

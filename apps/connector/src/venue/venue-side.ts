@@ -1,0 +1,77 @@
+import type { JsonLogger, MetricsRegistry } from '#observability';
+import { AccountGroupLookup } from './account-groups/account-group-lookup.js';
+import { systemClock, type VenueClock } from './clock.js';
+import { OrderGateway } from './orders/order-gateway.js';
+import { OutboundLimiter } from './outbound/outbound-limiter.js';
+import { PriceStreamRegistry } from './prices/price-stream-registry.js';
+import { createVenueRestClient } from './rest/create-rest-client.js';
+import { type OrderStateSource, RestVenueSources, type TokenSource } from './rest/venue-sources.js';
+import { VenueSession, type VenueSessionDeps } from './session/venue-session.js';
+import { type ResolvedVenueOptions, type VenueOptions, withDefaults } from './venue-options.js';
+import { VenueMetrics } from './venue-metrics.js';
+
+export interface VenueSideDeps extends VenueSessionDeps {
+  clock?: VenueClock;
+  /** Default: the venue REST client built from the options. */
+  tokens?: TokenSource;
+  orderStates?: OrderStateSource;
+}
+
+/** The venue side of the connector, wired: one session, its limiter, and the actors on top of it. */
+export class VenueSide {
+  readonly options: ResolvedVenueOptions;
+  readonly metrics: VenueMetrics;
+  readonly limiter: OutboundLimiter;
+  readonly session: VenueSession;
+  readonly prices: PriceStreamRegistry;
+  readonly orders: OrderGateway;
+  readonly accountGroups: AccountGroupLookup;
+  private closed = false;
+
+  constructor(options: VenueOptions, registry: MetricsRegistry, logger: JsonLogger, deps: VenueSideDeps = {}) {
+    this.options = withDefaults(options);
+    const clock = deps.clock ?? systemClock;
+    let tokens = deps.tokens;
+    let orderStates = deps.orderStates;
+    if (tokens === undefined || orderStates === undefined) {
+      const rest = new RestVenueSources(createVenueRestClient(this.options));
+      tokens ??= rest;
+      orderStates ??= rest;
+    }
+    this.metrics = new VenueMetrics(registry);
+    this.limiter = new OutboundLimiter(
+      {
+        messagesPerWindow: this.options.messagesPerSecond,
+        windowMs: this.options.messageWindowMs,
+        orderIntervalMs: this.options.orderIntervalMs,
+      },
+      clock,
+      this.metrics,
+    );
+    this.session = new VenueSession(this.options, tokens, this.metrics, logger, clock, deps);
+    this.prices = new PriceStreamRegistry(this.session, this.limiter, this.metrics, logger, clock, {
+      staleAfterMs: this.options.staleAfterMs,
+      subscribeTimeoutMs: this.options.subscribeTimeoutMs,
+    });
+    this.orders = new OrderGateway(this.session, this.limiter, orderStates, this.metrics, logger, clock, {
+      sessionId: this.options.sessionId,
+      orderReplyTimeoutMs: this.options.orderReplyTimeoutMs,
+      orderSendTimeoutMs: this.options.orderSendTimeoutMs,
+      redeliveryGraceMs: this.options.redeliveryGraceMs,
+    });
+    this.accountGroups = new AccountGroupLookup(this.session, this.limiter, clock, this.options.accountGroupsTimeoutMs);
+    this.session.setTrafficExpectation(() => this.prices.expectsTraffic());
+    this.session.addDrainHook(() => this.orders.drain());
+  }
+
+  /** Drains and closes the session, then stops every timer. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.session.stop();
+    this.prices.close();
+    this.orders.close();
+    this.limiter.clear();
+    this.session.dispose();
+  }
+}
