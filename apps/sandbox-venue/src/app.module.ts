@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ObservabilityModule } from '#observability';
 import type { SandboxConfig } from './config.js';
+import { AdminModule } from './admin/admin.module.js';
 import { BackOfficeModule } from './domain/back-office.module.js';
 import { RestModule } from './rest/rest.module.js';
 import { TradingModule } from './trading/trading.module.js';
@@ -14,6 +15,7 @@ export class SandboxAppModule {
         ObservabilityModule.forRoot({ app: 'sandbox-venue', defaultMetrics: false }),
         BackOfficeModule.forRoot(config),
         RestModule,
+        AdminModule,
         TradingModule,
       ],
     };

@@ -15,6 +15,7 @@ import { Ledger } from './ledger.js';
 import { WsTokenRegistry } from './tokens.js';
 import { TradeBook } from './trades.js';
 import { TransactionBook } from './transactions.js';
+import { TransferBook } from './transfers.js';
 import { WithdrawalBook } from './withdrawals.js';
 
 const classes = [
@@ -25,6 +26,7 @@ const classes = [
   TransactionBook,
   TradeBook,
   WithdrawalBook,
+  TransferBook,
   WebhookDispatcher,
   WebhookIpList,
   VenueMetrics,

@@ -19,6 +19,16 @@ export class VenueDirectory implements UserDirectory {
   );
   private readonly beneficiaries: Counterparty[] = structuredClone([...SEED_BENEFICIARIES]);
   private readonly senders: Counterparty[] = structuredClone([...SEED_SENDERS]);
+  /** Operator fault: the separate participants service that resolves names and aliases is down (§2.7). */
+  private participantsUp = true;
+
+  participantsServiceUp(): boolean {
+    return this.participantsUp;
+  }
+
+  setParticipantsServiceUp(up: boolean): void {
+    this.participantsUp = up;
+  }
 
   key(apiKey: string): ApiKeyRecord | undefined {
     return this.keys.get(apiKey);

@@ -59,6 +59,15 @@ export class TradeBook implements TradeBooking {
   ) {}
 
   bookRfsTrade(input: RfsTradeInput): BookedTrade {
+    return this.book(input, 'RFS');
+  }
+
+  /** A desk-entered trade (operator API): OTC class, no quoteId, OTCTRADE legs. */
+  bookOtcTrade(input: Omit<RfsTradeInput, 'quoteId'>): BookedTrade {
+    return this.book({ ...input, quoteId: '' }, 'OTC');
+  }
+
+  private book(input: RfsTradeInput, tradeClass: 'RFS' | 'OTC'): BookedTrade {
     const info = instrumentInfo(input.instrument);
     const [base, quote] = info === undefined ? input.instrument.split('.') : [info.base, info.quote];
     if (base === undefined || quote === undefined) throw new Error(`unknown instrument ${input.instrument}`);
@@ -80,17 +89,17 @@ export class TradeBook implements TradeBooking {
       uuid: randomUUID(),
       createdAt: now,
       updatedAt: now,
-      tradeRef: this.nextRef('RFS'),
+      tradeRef: this.nextRef(tradeClass),
       clientRef: input.clientRequestId === '' ? undefined : input.clientRequestId,
       tradeSide: input.side,
       tradedAmount: { amount: baseAmount, currency: base },
       settlementAmount: { amount: quoteAmount, currency: quote },
       userUuid: user.uuid,
       accountGroupUuid: group.uuid,
-      tradeClass: 'RFS',
+      tradeClass,
       state: 'PENDING_SETTLEMENT',
       settlementDate: dashedDate(input.settleDate),
-      quoteId: input.quoteId,
+      quoteId: tradeClass === 'RFS' ? input.quoteId : undefined,
       beneficiary,
       sender,
       networkId: beneficiary !== undefined || sender !== undefined ? input.networkId : undefined,
@@ -116,14 +125,14 @@ export class TradeBook implements TradeBooking {
       this.transactions.create({
         userUuid: user.uuid,
         accountGroupUuid: group.uuid,
-        transactionClass: 'RFSTRADE',
+        transactionClass: tradeClass === 'RFS' ? 'RFSTRADE' : 'OTCTRADE',
         transactionType: leg.direction === 'credit' ? 'TRADE_CREDIT' : 'TRADE_DEBIT',
         ccy: leg.ccy,
         amount: leg.amount,
         balanceBefore: before,
         balanceAfter: this.ledger.total(group.uuid, leg.ccy),
         customRef: input.clientRequestId,
-        quoteId: input.quoteId,
+        quoteId: trade.quoteId,
         tradeId: trade.uuid,
         tradeRef: trade.tradeRef,
         executedPrice: trade.executedPrice,

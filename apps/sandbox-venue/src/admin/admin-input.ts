@@ -1,0 +1,40 @@
+/** Reading operator JSON bodies: a clear 400 naming the field, never a crash. */
+import { BadRequestException } from '@nestjs/common';
+
+export type AdminBody = Record<string, unknown>;
+
+export function asBody(body: unknown): AdminBody {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as AdminBody) : {};
+}
+
+export function requiredString(body: AdminBody, name: string): string {
+  const v = body[name];
+  if (typeof v !== 'string' || v === '') throw new BadRequestException(`${name} must be a non-empty string`);
+  return v;
+}
+
+export function optionalText(body: AdminBody, name: string): string | undefined {
+  const v = body[name];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw new BadRequestException(`${name} must be a string`);
+  return v;
+}
+
+export function integerField(body: AdminBody, name: string, fallback?: number): number {
+  const v = body[name] ?? fallback;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new BadRequestException(`${name} must be an integer`);
+  return v;
+}
+
+export function booleanField(body: AdminBody, name: string, fallback?: boolean): boolean {
+  const v = body[name] ?? fallback;
+  if (typeof v !== 'boolean') throw new BadRequestException(`${name} must be a boolean`);
+  return v;
+}
+
+/** Decimal amounts arrive as strings (the operator API never takes money as a JSON number). */
+export function decimalString(body: AdminBody, name: string): string {
+  const v = requiredString(body, name);
+  if (!/^\d+(\.\d+)?$/.test(v)) throw new BadRequestException(`${name} must be a positive decimal string`);
+  return v;
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { RestModule } from '../rest/rest.module.js';
+import { WebhookIpsController } from '../webhooks/webhook-ips.controller.js';
+import { BackOfficeAdminController } from './back-office-admin.controller.js';
+import { FaultsAdminController } from './faults-admin.controller.js';
+import { WebhooksAdminController } from './webhooks-admin.controller.js';
+
+/** The operator API under `/admin/...` (back-office half) and the public webhook address list. */
+@Module({
+  imports: [RestModule],
+  controllers: [BackOfficeAdminController, FaultsAdminController, WebhooksAdminController, WebhookIpsController],
+})
+export class AdminModule {}

@@ -1,0 +1,124 @@
+/**
+ * Operator actions on the back office (R16, R17): withdrawal approval flow, trade settlement, transaction
+ * leg state changes, desk (OTC) trades.
+ */
+import {
+  BadRequestException,
+  Body,
+  ConflictException,
+  Controller,
+  Get,
+  HttpCode,
+  Inject,
+  NotFoundException,
+  Param,
+  Post,
+} from '@nestjs/common';
+import type { Side } from '#venue-api';
+import { VenueDirectory } from '../domain/directory.js';
+import { TradeBook, type TradeState } from '../domain/trades.js';
+import { TransactionBook, transactionWire, type TransactionState } from '../domain/transactions.js';
+import { WithdrawalBook, type OperatorAction } from '../domain/withdrawals.js';
+import { withdrawalRow } from '../rest/endpoints/withdrawal-rows.js';
+import type { WireValue } from '../http/json.js';
+import { instrumentInfo } from '../reference/instruments.js';
+import { asBody, decimalString, optionalText, requiredString } from './admin-input.js';
+
+const WITHDRAWAL_ACTIONS: readonly OperatorAction[] = ['accept', 'approve', 'decline', 'process', 'fail'];
+const TRADE_ACTIONS: Record<string, Exclude<TradeState, 'PENDING_SETTLEMENT'>> = {
+  settle: 'SETTLED',
+  cancel: 'CANCELLED',
+  fail: 'FAILED',
+};
+const LEG_ACTIONS: Record<string, Exclude<TransactionState, 'PENDING'>> = {
+  process: 'PROCESSED',
+  reverse: 'REVERSED',
+  cancel: 'CANCELLED',
+};
+
+@Controller('admin')
+export class BackOfficeAdminController {
+  constructor(
+    @Inject(WithdrawalBook) private readonly withdrawals: WithdrawalBook,
+    @Inject(TradeBook) private readonly trades: TradeBook,
+    @Inject(TransactionBook) private readonly transactions: TransactionBook,
+    @Inject(VenueDirectory) private readonly directory: VenueDirectory,
+  ) {}
+
+  @Post('withdrawals/:uuid/:action')
+  @HttpCode(200)
+  withdrawal(@Param('uuid') uuid: string, @Param('action') action: string): WireValue {
+    const op = WITHDRAWAL_ACTIONS.find((a) => a === action);
+    if (op === undefined) throw new NotFoundException(`unknown action ${action}; use ${WITHDRAWAL_ACTIONS.join(', ')}`);
+    const result = this.withdrawals.operate(uuid, op);
+    if (!result.ok) {
+      if (result.reason === 'not found') throw new NotFoundException('withdrawal request not found');
+      throw new ConflictException(result.reason);
+    }
+    return {
+      ...(withdrawalRow(result.request, this.directory) as Record<string, WireValue>),
+      transactionUuid: result.request.transactionUuid,
+    };
+  }
+
+  @Get('trades')
+  listTrades(): WireValue {
+    return this.trades
+      .all()
+      .map((t) => ({ uuid: t.uuid, tradeRef: t.tradeRef, state: t.state, clientRef: t.clientRef }));
+  }
+
+  @Post('trades/otc')
+  @HttpCode(200)
+  bookOtc(@Body() raw: unknown): WireValue {
+    const body = asBody(raw);
+    const side = requiredString(body, 'side');
+    if (side !== 'BUY' && side !== 'SELL') throw new BadRequestException('side must be BUY or SELL');
+    const group = this.directory.group(requiredString(body, 'accountGroupUuid'));
+    if (group === undefined) throw new NotFoundException('account group not found');
+    const instrument = requiredString(body, 'instrument');
+    if (instrumentInfo(instrument) === undefined) throw new BadRequestException(`unknown instrument ${instrument}`);
+    const userUuid = optionalText(body, 'userUuid') ?? group.ownerUuid;
+    if (!this.directory.canAccessGroup(userUuid, group.uuid))
+      throw new BadRequestException('user cannot use that group');
+    const booked = this.trades.bookOtcTrade({
+      userUuid,
+      accountGroupUuid: group.uuid,
+      clientRequestId: optionalText(body, 'clientRef') ?? '',
+      instrument,
+      side: side satisfies Side,
+      baseAmount: decimalString(body, 'baseAmount'),
+      quoteAmount: decimalString(body, 'quoteAmount'),
+      price: decimalString(body, 'price'),
+      settleDate: optionalText(body, 'settleDate') ?? '',
+    });
+    return { ...booked, legs: this.transactions.byTrade(booked.tradeUuid).map((l) => l.uuid) };
+  }
+
+  @Post('trades/:uuid/:action')
+  @HttpCode(200)
+  trade(@Param('uuid') uuid: string, @Param('action') action: string): WireValue {
+    const next = TRADE_ACTIONS[action];
+    if (next === undefined) throw new NotFoundException(`unknown action ${action}; use settle, cancel, fail`);
+    if (this.trades.find(uuid) === undefined) throw new NotFoundException('trade not found');
+    const trade = this.trades.transition(uuid, next);
+    if (trade === undefined) throw new ConflictException('trade is no longer PENDING_SETTLEMENT');
+    return { uuid: trade.uuid, state: trade.state };
+  }
+
+  @Get('trades/:uuid/transactions')
+  legs(@Param('uuid') uuid: string): WireValue {
+    return this.transactions.byTrade(uuid).map(transactionWire);
+  }
+
+  @Post('transactions/:uuid/:action')
+  @HttpCode(200)
+  leg(@Param('uuid') uuid: string, @Param('action') action: string): WireValue {
+    const next = LEG_ACTIONS[action];
+    if (next === undefined) throw new NotFoundException(`unknown action ${action}; use process, reverse, cancel`);
+    if (this.transactions.find(uuid) === undefined) throw new NotFoundException('transaction not found');
+    if (!this.transactions.transition(uuid, next)) throw new ConflictException('transaction is no longer PENDING');
+    const record = this.transactions.find(uuid);
+    return record === undefined ? null : transactionWire(record);
+  }
+}

@@ -1,0 +1,75 @@
+/** Fault controls of the back office: REST failures, token rejection, clock skew, participants outage. */
+import { BadRequestException, Body, Controller, Delete, Get, HttpCode, Inject, Post } from '@nestjs/common';
+import { RestPath } from '#venue-api';
+import { SkewableClock } from '../domain/clock.js';
+import { VenueDirectory } from '../domain/directory.js';
+import { RestFaults } from '../rest/rest-faults.js';
+import { asBody, booleanField, integerField, optionalText } from './admin-input.js';
+
+@Controller('admin')
+export class FaultsAdminController {
+  constructor(
+    @Inject(RestFaults) private readonly faults: RestFaults,
+    @Inject(SkewableClock) private readonly clock: SkewableClock,
+    @Inject(VenueDirectory) private readonly directory: VenueDirectory,
+  ) {}
+
+  /** `{status: 500|502|503|429|401, count?, path?, applyThenFail?}`: the next `count` matching requests fail. */
+  @Post('faults/rest')
+  @HttpCode(200)
+  restFault(@Body() raw: unknown): { pending: number } {
+    const body = asBody(raw);
+    const status = integerField(body, 'status');
+    if (status !== 401 && status !== 429 && (status < 500 || status > 599)) {
+      throw new BadRequestException('status must be 401, 429 or 5xx');
+    }
+    this.faults.add({
+      path: optionalText(body, 'path'),
+      status,
+      remaining: integerField(body, 'count', 1),
+      applyThenFail: booleanField(body, 'applyThenFail', false),
+    });
+    return { pending: this.faults.pending().length };
+  }
+
+  @Delete('faults/rest')
+  clearRestFaults(): { pending: number } {
+    this.faults.clear();
+    return { pending: 0 };
+  }
+
+  /** `{count?}`: the next token requests are refused (401, W1). */
+  @Post('faults/token')
+  @HttpCode(200)
+  rejectTokens(@Body() raw: unknown): { pending: number } {
+    this.faults.add({
+      path: RestPath.Token,
+      status: 401,
+      remaining: integerField(asBody(raw), 'count', 1),
+      applyThenFail: false,
+    });
+    return { pending: this.faults.pending().length };
+  }
+
+  /** `{available: boolean}`: names and aliases vanish from withdrawal lists while down (§2.7). */
+  @Post('faults/participants')
+  @HttpCode(200)
+  participants(@Body() raw: unknown): { available: boolean } {
+    const available = booleanField(asBody(raw), 'available');
+    this.directory.setParticipantsServiceUp(available);
+    return { available };
+  }
+
+  /** `{skewMs}`: the venue clock runs ahead (positive) or behind (negative) real time. */
+  @Post('clock')
+  @HttpCode(200)
+  skew(@Body() raw: unknown): { skewMs: number; now: number } {
+    this.clock.setSkew(integerField(asBody(raw), 'skewMs'));
+    return this.clockState();
+  }
+
+  @Get('clock')
+  clockState(): { skewMs: number; now: number } {
+    return { skewMs: this.clock.skew(), now: this.clock.now() };
+  }
+}
