@@ -5,6 +5,9 @@ import { ManualClock } from './test-support/manual-clock.js';
 /** Lets already-resolved promise callbacks run. */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** A slot ages out this long after its answer: one second plus the limiter's 5 ms margin. */
+const AGE_OUT_MS = 1005;
+
 function track(limiter: RestRateLimiter, count: number) {
   const granted: number[] = [];
   const permits: RequestPermit[] = [];
@@ -17,38 +20,64 @@ function track(limiter: RestRateLimiter, count: number) {
   return { granted, permits };
 }
 
+function first(permits: RequestPermit[]): RequestPermit {
+  const [permit] = permits;
+  if (permit === undefined) throw new Error('no permit granted');
+  return permit;
+}
+
 describe('RestRateLimiter', () => {
   it('lets 30 requests leave per sliding second, in FIFO order', async () => {
     const clock = new ManualClock();
     const limiter = new RestRateLimiter({ clock });
-    const { granted } = track(limiter, 75);
+    const { granted, permits } = track(limiter, 75);
     await settle();
     expect(granted).toHaveLength(30);
     expect(limiter.queued).toBe(45);
-    clock.advance(999);
+    permits.forEach((permit) => limiter.release(permit));
+    clock.advance(AGE_OUT_MS - 1);
     await settle();
     expect(granted).toHaveLength(30);
     clock.advance(1);
     await settle();
     expect(granted).toHaveLength(60);
-    clock.advance(1000);
+    permits.slice(30).forEach((permit) => limiter.release(permit));
+    clock.advance(AGE_OUT_MS);
     await settle();
     expect(granted).toEqual(Array.from({ length: 75 }, (_, i) => i));
   });
 
-  it('counts a sliding window, not fixed buckets', async () => {
+  it('counts a sliding window from each answer, not fixed buckets', async () => {
     const clock = new ManualClock();
     const limiter = new RestRateLimiter({ clock, requestsPerSecond: 3 });
-    const first = track(limiter, 2);
+    const early = track(limiter, 2);
     await settle();
+    early.permits.forEach((permit) => limiter.release(permit));
     clock.advance(600);
-    const second = track(limiter, 3);
+    const late = track(limiter, 3);
     await settle();
-    expect(first.granted).toHaveLength(2);
-    expect(second.granted).toHaveLength(1); // 3 inside (t-1000, t]
-    clock.advance(400); // the first two leave the window
+    expect(late.granted).toHaveLength(1); // 3 inside the window
+    clock.advance(AGE_OUT_MS - 600); // the early two age out
     await settle();
-    expect(second.granted).toHaveLength(3);
+    expect(late.granted).toHaveLength(3);
+  });
+
+  it('keeps counting a request while it is in flight (the venue counts its arrival, which may be late)', async () => {
+    const clock = new ManualClock();
+    const limiter = new RestRateLimiter({ clock, requestsPerSecond: 2 });
+    const { granted, permits } = track(limiter, 3);
+    await settle();
+    clock.advance(5000);
+    await settle();
+    expect(granted).toHaveLength(2);
+    limiter.release(first(permits));
+    clock.advance(AGE_OUT_MS - 1);
+    await settle();
+    expect(granted).toHaveLength(2);
+    clock.advance(1);
+    await settle();
+    expect(granted).toHaveLength(3);
+    expect(limiter.inWindow).toBe(2);
   });
 
   it('pauses once for many parallel throttles and backs off exponentially up to the cap', async () => {
@@ -68,18 +97,15 @@ describe('RestRateLimiter', () => {
     expect(retried.granted).toHaveLength(5);
 
     // Throttled again after the pause: the next step doubles, then the cap holds.
-    const [again] = retried.permits;
-    expect(again && limiter.reportThrottled(again)).toBe(200);
+    expect(limiter.reportThrottled(first(retried.permits))).toBe(200);
     const third = track(limiter, 1);
     clock.advance(200);
     await settle();
-    const [permit3] = third.permits;
-    expect(permit3 && limiter.reportThrottled(permit3)).toBe(400);
+    expect(limiter.reportThrottled(first(third.permits))).toBe(400);
     const fourth = track(limiter, 1);
     clock.advance(400);
     await settle();
-    const [permit4] = fourth.permits;
-    expect(permit4 && limiter.reportThrottled(permit4)).toBe(400);
+    expect(limiter.reportThrottled(first(fourth.permits))).toBe(400);
   });
 
   it('honours a Retry-After longer than the backoff, and a success resets the backoff', async () => {
@@ -87,22 +113,19 @@ describe('RestRateLimiter', () => {
     const limiter = new RestRateLimiter({ clock, initialBackoffMs: 100, random: () => 0 });
     const { permits } = track(limiter, 1);
     await settle();
-    const [permit] = permits;
-    if (permit === undefined) throw new Error('no permit');
-    expect(limiter.reportThrottled(permit, 1000)).toBe(1000);
+    expect(limiter.reportThrottled(first(permits), 1000)).toBe(1000);
     expect(limiter.pausedUntilMs).toBe(clock.now() + 1000);
     const next = track(limiter, 1);
-    clock.advance(1000);
+    clock.advance(999);
     await settle();
-    const [afterPause] = next.permits;
-    if (afterPause === undefined) throw new Error('no permit');
-    limiter.reportSuccess(afterPause);
+    expect(next.granted).toHaveLength(0);
+    clock.advance(1);
+    await settle();
+    limiter.release(first(next.permits));
     const later = track(limiter, 1);
     await settle();
-    const [fresh] = later.permits;
-    if (fresh === undefined) throw new Error('no permit');
     // Jitter 0 → half of the first step again, not of a doubled one.
-    expect(limiter.reportThrottled(fresh)).toBe(50);
+    expect(limiter.reportThrottled(first(later.permits))).toBe(50);
   });
 
   it('refuses a nonsensical budget', () => {

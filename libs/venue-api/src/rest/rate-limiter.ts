@@ -1,7 +1,11 @@
 /**
  * Client-side REST limiter (§8: 30 requests per second per connecting IP address).
  *
- * - A sliding one-second window: at most `requestsPerSecond` requests leave in any window.
+ * - A sliding one-second window counted the way the venue sees it: the venue counts *arrivals*, and an
+ *   arrival happens somewhere between our send and our receipt of the answer. So a request holds its
+ *   slot from the moment it leaves until one second (plus a small margin for clock granularity) after its
+ *   answer came back; in-flight requests always count. Counting send times instead lets a late arrival of
+ *   one wave overlap the next wave at the venue (seen against the sandbox: 429s at exactly 30/s).
  * - A FIFO queue: callers are served in the order they asked.
  * - Throttling (429, or Retry-After): the *whole* limiter pauses once, and every queued or retried
  *   request waits for the same pause. Requests that were already in flight when the pause began and come
@@ -43,12 +47,19 @@ export interface RateLimiterOptions {
   random?: () => number;
 }
 
-/** Handed out when a request may leave; give it back to `reportThrottled`/`reportSuccess`. */
+/** Handed out when a request may leave; hand it back exactly once to `release` or `reportThrottled`. */
 export interface RequestPermit {
   readonly generation: number;
 }
 
+interface Slot extends RequestPermit {
+  /** Undefined while in flight; then the limiter-clock time the answer (or failure) came back. */
+  doneAt: number | undefined;
+}
+
 const WINDOW_MS = 1000;
+/** Covers millisecond truncation of `Date.now()` against the venue's finer clock. */
+const WINDOW_MARGIN_MS = 5;
 
 export class RestRateLimiter {
   readonly requestsPerSecond: number;
@@ -57,8 +68,8 @@ export class RestRateLimiter {
   private readonly clock: LimiterClock;
   private readonly random: () => number;
 
-  /** Send times inside the current window, oldest first. */
-  private readonly sendTimes: number[] = [];
+  /** Slots still counted: in flight, or done less than a window ago. */
+  private slots: Slot[] = [];
   private readonly waiting: Array<(permit: RequestPermit) => void> = [];
   private pausedUntil = 0;
   private generation = 0;
@@ -86,12 +97,25 @@ export class RestRateLimiter {
     return this.pausedUntil;
   }
 
+  /** Requests currently counted against the window (in flight or recently done). */
+  get inWindow(): number {
+    this.expire(this.clock.now());
+    return this.slots.length;
+  }
+
   /** Resolves, in FIFO order, when a request may be sent now. */
   acquire(): Promise<RequestPermit> {
     return new Promise((resolve) => {
       this.waiting.push(resolve);
-      this.release();
+      this.dispatch();
     });
+  }
+
+  /** The request under `permit` finished (any outcome except throttled); its slot ages out a window later. */
+  release(permit: RequestPermit): void {
+    this.finish(permit);
+    if (permit.generation === this.generation) this.consecutiveThrottles = 0;
+    this.dispatch();
   }
 
   /**
@@ -99,7 +123,11 @@ export class RestRateLimiter {
    * after that request left. Returns the pause length in ms (0 when an existing pause covers it).
    */
   reportThrottled(permit: RequestPermit, retryAfterMs?: number): number {
-    if (permit.generation !== this.generation) return 0;
+    this.finish(permit);
+    if (permit.generation !== this.generation) {
+      this.dispatch();
+      return 0;
+    }
     this.generation += 1;
     const ceiling = Math.min(this.maxBackoffMs, this.initialBackoffMs * 2 ** this.consecutiveThrottles);
     // "Equal jitter": at least half the exponential step, so a pause never collapses to ~0.
@@ -107,31 +135,40 @@ export class RestRateLimiter {
     const pause = Math.max(retryAfterMs ?? 0, backoff);
     this.consecutiveThrottles += 1;
     this.pausedUntil = Math.max(this.pausedUntil, this.clock.now() + pause);
-    this.release();
+    this.dispatch();
     return pause;
   }
 
-  /** A request sent under `permit` was not throttled: the backoff starts from the beginning again. */
-  reportSuccess(permit: RequestPermit): void {
-    if (permit.generation === this.generation) this.consecutiveThrottles = 0;
+  private finish(permit: RequestPermit): void {
+    const slot = this.slots.find((candidate) => candidate === permit);
+    if (slot !== undefined && slot.doneAt === undefined) slot.doneAt = this.clock.now();
   }
 
-  private release(): void {
+  private expire(now: number): void {
+    this.slots = this.slots.filter(
+      (slot) => slot.doneAt === undefined || slot.doneAt + WINDOW_MS + WINDOW_MARGIN_MS > now,
+    );
+  }
+
+  private dispatch(): void {
     const now = this.clock.now();
     while (this.waiting.length > 0) {
       if (now < this.pausedUntil) {
         this.wakeAt(this.pausedUntil);
         return;
       }
-      while (this.sendTimes.length > 0 && (this.sendTimes[0] ?? 0) <= now - WINDOW_MS) this.sendTimes.shift();
-      if (this.sendTimes.length >= this.requestsPerSecond) {
-        this.wakeAt((this.sendTimes[0] ?? now) + WINDOW_MS);
+      this.expire(now);
+      if (this.slots.length >= this.requestsPerSecond) {
+        // Wait for the first done slot to age out; if all are in flight, a release will dispatch.
+        const ages = this.slots.flatMap((slot) => (slot.doneAt === undefined ? [] : [slot.doneAt]));
+        if (ages.length > 0) this.wakeAt(Math.min(...ages) + WINDOW_MS + WINDOW_MARGIN_MS);
         return;
       }
       const next = this.waiting.shift();
       if (next === undefined) return;
-      this.sendTimes.push(now);
-      next({ generation: this.generation });
+      const slot: Slot = { generation: this.generation, doneAt: undefined };
+      this.slots.push(slot);
+      next(slot);
     }
   }
 
@@ -143,7 +180,7 @@ export class RestRateLimiter {
     const call = this.clock.schedule(
       () => {
         this.wakeUp = undefined;
-        this.release();
+        this.dispatch();
       },
       Math.max(0, at - this.clock.now()),
     );

@@ -141,8 +141,16 @@ export class SignedRequestSender {
     let throttled = 0;
     for (;;) {
       const permit = await this.limiter.acquire();
-      const attempt = await prepare();
-      const exchange = await this.exchange(call, url, attempt.init);
+      let exchange: Exchange;
+      let nonceMode: boolean;
+      try {
+        const attempt = await prepare();
+        nonceMode = attempt.nonceMode;
+        exchange = await this.exchange(call, url, attempt.init);
+      } catch (error) {
+        this.limiter.release(permit);
+        throw error;
+      }
       const outcome = classifyResponse(call, exchange.status, exchange.text, exchange.retryAfter, this.clock.now());
       if (outcome.kind === 'throttled') {
         const pauseMs = this.limiter.reportThrottled(permit, outcome.retryAfterMs);
@@ -152,9 +160,9 @@ export class SignedRequestSender {
         this.events.onRetry?.(call.operation, 'throttled');
         continue;
       }
-      this.limiter.reportSuccess(permit);
+      this.limiter.release(permit);
       if (outcome.kind === 'ok') return { status: outcome.status, body: outcome.body };
-      if (outcome.authFailure && attempt.nonceMode && !authRetried) {
+      if (outcome.authFailure && nonceMode && !authRetried) {
         authRetried = true;
         this.events.onRetry?.(call.operation, 'auth-failure');
         continue;

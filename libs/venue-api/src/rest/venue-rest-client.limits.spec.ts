@@ -39,7 +39,9 @@ describe('client-side limiter over real HTTP (§8)', () => {
     await until(() => done === 30, '30 responses');
     expect(fixture.venue.requests).toHaveLength(30);
     expect(client.limiter.queued).toBe(10);
-    clock.advance(1000);
+    clock.advance(999);
+    expect(client.limiter.queued).toBe(10);
+    clock.advance(6); // one second after the answers, plus the limiter's 5 ms margin
     await Promise.all(calls);
     expect(fixture.venue.requests).toHaveLength(40);
   });
