@@ -50,6 +50,15 @@ export class ConnectorConfig {
   @Type(() => Number) @IsInt() @Min(1) VENUE_RECONNECT_MAX_MS: number = 30_000;
   @Type(() => Number) @IsInt() @Min(1_000) VENUE_CONNECTION_MAX_AGE_MS: number = 3_600_000;
   @Type(() => Number) @IsInt() @Min(100) ORDER_REPLY_TIMEOUT_MS: number = 10_000;
+  // optional venue tuning; unset = the venue side's defaults
+  @IsOptional() @Type(() => Number) @IsInt() @Min(10) VENUE_SUBSCRIBE_TIMEOUT_MS?: number;
+  @IsOptional() @Type(() => Number) @IsInt() @Min(10) VENUE_ACCOUNT_GROUPS_TIMEOUT_MS?: number;
+  @IsOptional() @Type(() => Number) @IsInt() @Min(10) VENUE_ORDER_SEND_TIMEOUT_MS?: number;
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) VENUE_REDELIVERY_GRACE_MS?: number;
+  @IsOptional() @Type(() => Number) @IsInt() @Min(10) VENUE_DRAIN_TIMEOUT_MS?: number;
+  @IsOptional() @Type(() => Number) @IsInt() @Min(10) VENUE_REST_TIMEOUT_MS?: number;
+  /** /health tolerates a reconnecting venue session this long before reporting it down. */
+  @Type(() => Number) @IsInt() @Min(0) SESSION_HEALTH_GRACE_MS: number = 30_000;
 
   // ---- Process
   /** Process-level metrics (CPU, heap, event loop); off when several apps share a process (tests). */
@@ -74,7 +83,17 @@ export function venueOptionsFrom(config: ConnectorConfig): VenueOptions {
     connectionMaxAgeMs: config.VENUE_CONNECTION_MAX_AGE_MS,
     orderReplyTimeoutMs: config.ORDER_REPLY_TIMEOUT_MS,
     account: config.ACCOUNT,
+    ...optional('subscribeTimeoutMs', config.VENUE_SUBSCRIBE_TIMEOUT_MS),
+    ...optional('accountGroupsTimeoutMs', config.VENUE_ACCOUNT_GROUPS_TIMEOUT_MS),
+    ...optional('orderSendTimeoutMs', config.VENUE_ORDER_SEND_TIMEOUT_MS),
+    ...optional('redeliveryGraceMs', config.VENUE_REDELIVERY_GRACE_MS),
+    ...optional('drainTimeoutMs', config.VENUE_DRAIN_TIMEOUT_MS),
+    ...optional('restTimeoutMs', config.VENUE_REST_TIMEOUT_MS),
   };
+}
+
+function optional<K extends keyof VenueOptions>(key: K, value: VenueOptions[K] | undefined): Partial<VenueOptions> {
+  return value === undefined ? {} : { [key]: value };
 }
 
 /** The token the validated config is provided under. */

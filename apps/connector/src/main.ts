@@ -1,0 +1,20 @@
+/** `npm run start:connector`: the connector of one venue account (configuration: docs/connector.md). */
+import 'reflect-metadata';
+import { ConfigError, JsonLogger, loadConfig } from '#observability';
+import { startConnector } from './bootstrap.js';
+import { ConnectorConfig } from './config.js';
+
+const log = new JsonLogger('connector', 'main');
+
+async function main(): Promise<void> {
+  const config = loadConfig(ConnectorConfig, process.env);
+  // enableShutdownHooks (in startConnector) turns SIGTERM/SIGINT into Nest's ordered shutdown
+  const connector = await startConnector(config, { logger: new JsonLogger('connector', 'nest') });
+  log.info('connector started', { http: connector.httpUrl, account: config.ACCOUNT });
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) log.error(error.message);
+  else log.error('connector failed to start', { error: error instanceof Error ? error.stack : String(error) });
+  process.exit(1);
+});

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connect } from '@nats-io/transport-node';
+import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { StreamName, type ConnectorStatus, type PriceMessage } from '#contracts';
+import {
+  ACCOUNT,
+  askForStream,
+  metricValue,
+  nextPrice,
+  startConnectorStack,
+  streamRequest,
+  subjects,
+  waitFor,
+  type ConnectorStack,
+} from './connector-stack.js';
+
+describe('connector prices on NATS, against the sandbox venue', () => {
+  let stack: ConnectorStack;
+  let subject: string;
+
+  beforeAll(async () => {
+    stack = await startConnectorStack();
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('a strategy asks for a stream and receives live prices as plain JSON on the granted subject', async () => {
+    const reply = await askForStream(stack.strategy, streamRequest(stack.venue, 'strategy-a'));
+    if (!reply.ok) throw new Error(`stream refused: ${JSON.stringify(reply)}`);
+    subject = reply.subject;
+    expect(subject).toBe(`gw.v1.price.${stack.venue.seed.defaultGroupUuid}.BTC.USD.T.BTC.0_5`);
+    expect(reply.leaseExpiresAt).toBeGreaterThan(Date.now());
+    const price = await nextPrice(stack.strategy, subject, (p) => p.status === 'live');
+    expect(price).toMatchObject({ v: 1, instrument: 'BTC.USD', tenor: 'T', currency: 'BTC', quantity: '0.5' });
+    expect(typeof price.quoteId).toBe('string');
+    expect(price.bid?.price).toMatch(/^\d+(\.\d+)?$/);
+    expect(price.offer?.price).toMatch(/^\d+(\.\d+)?$/);
+    expect(price.quoteExpiresAt).toBe((price.venueTimestamp ?? 0) + 600_000);
+    expect(price.settleDate).toMatch(/^\d{8}$/);
+  });
+
+  it('a second strategy asking for the same stream shares the one venue subscription', async () => {
+    const reply = await askForStream(stack.strategy, streamRequest(stack.venue, 'strategy-b'));
+    expect(reply).toMatchObject({ ok: true, subject });
+    await nextPrice(stack.strategy, subject, (p) => p.status === 'live');
+    expect(await metricValue(stack.venue.restBaseUrl, 'sandbox_ws_subscriptions')).toBe(1);
+  });
+
+  it('a late joiner gets the last price at once: direct read by subject, or DeliverLastPerSubject', async () => {
+    const late = await connect({ servers: stack.nats.url });
+    try {
+      const js = jetstream(late);
+      const jsm = await jetstreamManager(late);
+      const last = await jsm.streams.getMessage(StreamName.prices(ACCOUNT), { last_by_subj: subject });
+      expect(last?.json<PriceMessage>().instrument).toBe('BTC.USD');
+      const consumer = await js.consumers.get(StreamName.prices(ACCOUNT), {
+        filter_subjects: subjects.allPrices, // one string: nats-server 2.9 has no multi-filter
+        deliver_policy: DeliverPolicy.LastPerSubject,
+      });
+      const first = await consumer.next({ expires: 5_000 });
+      expect(first?.subject).toBe(subject);
+      expect(first?.json<PriceMessage>().quoteId).toEqual(expect.any(String));
+    } finally {
+      await late.close();
+    }
+  });
+
+  it('publishes connector status (session open, subscription counts) on a last-value subject', async () => {
+    await waitFor(async () => {
+      const last = await stack.jsm.streams
+        .getMessage(StreamName.connectorStatus(ACCOUNT), { last_by_subj: subjects.connectorStatus })
+        .catch(() => null);
+      const status = last?.json<ConnectorStatus>();
+      return status?.sessionState === 'open' && status.subscriptions.live === 1 && status.lastPriceAgeMs !== undefined;
+    }, 'status with one live subscription');
+    const health = await fetch(`${stack.connector.httpUrl}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: 'ok', checks: { nats: { up: true } } });
+  });
+
+  it('refuses an invalid strategy request with a clear error, and passes venue refusal codes through', async () => {
+    const bad = await askForStream(stack.strategy, { ...streamRequest(stack.venue, 's'), quantity: 'lots' });
+    expect(bad).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
+    if (!bad.ok) expect(bad.error.message).toMatch(/quantity/);
+    const notJson = await stack.strategy.request(subjects.streamSubscribe, 'hello', { timeout: 5_000 });
+    expect(notJson.json()).toEqual({ ok: false, error: { code: 'INVALID_REQUEST', message: 'payload is not JSON' } });
+    const refused = await askForStream(stack.strategy, streamRequest(stack.venue, 's', { tenor: 'NEVER' }));
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) expect(refused.error.code).toMatch(/^RFS\d{6}$/);
+    expect(
+      await metricValue(stack.connector.httpUrl, 'bus_bad_requests_total', { subject_kind: 'stream.subscribe' }),
+    ).toBe(2);
+  });
+
+  it('answers the account-group lookup over NATS', async () => {
+    const reply = await stack.strategy.request(subjects.accountGroups, '', { timeout: 10_000 });
+    const body = reply.json<{ ok: boolean; accountGroups: { uuid: string }[] }>();
+    expect(body.ok).toBe(true);
+    expect(body.accountGroups.map((g) => g.uuid)).toContain(stack.venue.seed.defaultGroupUuid);
+  });
+});
