@@ -1,0 +1,257 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import type { PriceMessage, StreamRequest } from '#contracts';
+import { MetricsRegistry } from '#observability';
+import type { PriceUpdate, SubscribeAck } from '#venue-api';
+import { OutboundLimiter } from '../outbound/outbound-limiter.js';
+import { FakeChannel } from '../testing/fake-channel.js';
+import { FakeClock } from '../testing/fake-clock.js';
+import { captureLogger } from '../testing/test-logger.js';
+import { VenueMetrics } from '../venue-metrics.js';
+import { PriceStreamRegistry, QUOTE_LIFETIME_MS } from './price-stream-registry.js';
+
+const request = (requester: string, extra: Partial<StreamRequest> = {}): StreamRequest =>
+  Object.assign(
+    {
+      instrument: 'BTC.USD',
+      quantity: '0.5',
+      currency: 'BTC',
+      tenor: 'T',
+      accountGroup: 'g-1',
+      requester,
+    },
+    extra,
+  );
+
+let registries: PriceStreamRegistry[] = [];
+afterEach(() => {
+  for (const r of registries) r.close();
+  registries = [];
+});
+
+function setup(staleAfterMs = 1_000) {
+  const clock = new FakeClock(1_700_000_000_000);
+  const channel = new FakeChannel();
+  const metricsRegistry = new MetricsRegistry('t', { defaultMetrics: false });
+  const metrics = new VenueMetrics(metricsRegistry);
+  const limiter = new OutboundLimiter(
+    { messagesPerWindow: 1_000, windowMs: 1_000, orderIntervalMs: 250 },
+    clock,
+    metrics,
+  );
+  const registry = new PriceStreamRegistry(channel, limiter, metrics, captureLogger().logger, clock, {
+    staleAfterMs,
+    subscribeTimeoutMs: 5_000,
+  });
+  registries.push(registry);
+  const prices: PriceMessage[] = [];
+  registry.prices$.subscribe((p) => prices.push(p));
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+  const ack = (tag: string, extra: Partial<SubscribeAck> = {}): SubscribeAck => ({
+    messageType: 'subscribe',
+    chanId: 'c',
+    timestamp: clock.now(),
+    success: true,
+    message: 'Subscribed',
+    subscriptionId: `sub-${tag}`,
+    instrument: 'BTC.USD',
+    quantity: '0.50000000',
+    code: '',
+    tenor: 'T',
+    settleDate: '',
+    tag,
+    ...extra,
+  });
+  const price = (tag: string, timestamp: number, bid = '64000.12345678901234567890'): PriceUpdate => ({
+    messageType: 'pricestream',
+    chanId: 'c',
+    timestamp,
+    instrument: 'BTC.USD',
+    quoteId: `q-${timestamp}`,
+    bid: { price: bid, quantity: '0.5', quoteAmount: '32000.06' },
+    offer: { price: '64010.5', quantity: '0.5', quoteAmount: '32005.25' },
+    tenor: 'T',
+    settleDate: '20261124',
+    tag,
+  });
+  return { clock, channel, metrics, registry, prices, settle, ack, price };
+}
+
+describe('PriceStreamRegistry', () => {
+  it('shares one venue subscription between identical requests and resolves both on the ack', async () => {
+    const { channel, registry, settle, ack } = setup();
+    channel.up();
+    const first = registry.acquire(request('s1'));
+    const second = registry.acquire(request('s2', { quantity: '0.50' }));
+    await settle();
+    const subscribes = channel.sentOfType('subscribe');
+    expect(subscribes).toHaveLength(1);
+    const tag = subscribes[0]?.tag ?? '';
+    expect(tag).not.toBe('');
+    channel.deliver(ack(tag));
+    expect((await first).ok).toBe(true);
+    expect((await second).ok).toBe(true);
+    expect(registry.counts()).toEqual({ live: 1, stale: 0, pending: 0 });
+    const third = await registry.acquire(request('s3'));
+    expect(third.ok).toBe(true);
+    expect(channel.sentOfType('subscribe')).toHaveLength(1);
+  });
+
+  it('routes prices by tag and publishes exact decimals, the quote expiry and settleDate', async () => {
+    const { channel, registry, prices, settle, ack, price } = setup();
+    channel.up();
+    const granted = registry.acquire(request('s1'));
+    const other = registry.acquire(request('s1', { instrument: 'ETH.USD', currency: 'ETH' }));
+    await settle();
+    const [btc, eth] = channel.sentOfType('subscribe').map((s) => s.tag ?? '');
+    channel.deliver(ack(btc ?? ''));
+    channel.deliver(ack(eth ?? ''));
+    await granted;
+    await other;
+    channel.deliver(price(eth ?? '', 1_000));
+    channel.deliver(price(btc ?? '', 2_000));
+    const live = prices.filter((p) => p.status === 'live');
+    expect(live.map((p) => p.instrument)).toEqual(['ETH.USD', 'BTC.USD']);
+    expect(live[1]).toEqual({
+      v: 1,
+      status: 'live',
+      accountGroup: 'g-1',
+      instrument: 'BTC.USD',
+      tenor: 'T',
+      currency: 'BTC',
+      quantity: '0.5',
+      quoteId: 'q-2000',
+      venueTimestamp: 2_000,
+      quoteExpiresAt: 2_000 + QUOTE_LIFETIME_MS,
+      bid: { price: '64000.12345678901234567890', quantity: '0.5', quoteAmount: '32000.06' },
+      offer: { price: '64010.5', quantity: '0.5', quoteAmount: '32005.25' },
+      settleDate: '20261124',
+    });
+  });
+
+  it('drops updates whose venue timestamp is not newer, and counts them', async () => {
+    const { channel, registry, prices, settle, ack, price, metrics } = setup();
+    channel.up();
+    const granted = registry.acquire(request('s1'));
+    await settle();
+    const tag = channel.sentOfType('subscribe')[0]?.tag ?? '';
+    channel.deliver(ack(tag));
+    await granted;
+    channel.deliver(price(tag, 3_000));
+    channel.deliver(price(tag, 2_000));
+    channel.deliver(price(tag, 3_000));
+    channel.deliver(price(tag, 4_000));
+    expect(prices.map((p) => p.venueTimestamp)).toEqual([3_000, 4_000]);
+    expect((await metrics.outOfOrderDropped.get()).values[0]?.value).toBe(2);
+  });
+
+  it('counts a price for an unknown tag as rejected instead of publishing it', async () => {
+    const { channel, prices, price, metrics } = setup();
+    channel.up();
+    channel.deliver(price('nobody', 1));
+    expect(prices).toEqual([]);
+    const rejected = (await metrics.framesRejected.get()).values.find((v) => v.labels.reason === 'unknown_tag');
+    expect(rejected?.value).toBe(1);
+  });
+
+  it('surfaces a failed subscribe to the requester and as a stopped price', async () => {
+    const { channel, registry, prices, settle, ack } = setup();
+    channel.up();
+    const granted = registry.acquire(request('s1'));
+    await settle();
+    const tag = channel.sentOfType('subscribe')[0]?.tag ?? '';
+    channel.deliver(ack(tag, { success: false, code: 'RFS100011', message: 'No price' }));
+    expect(await granted).toEqual({ ok: false, code: 'RFS100011', message: 'No price' });
+    expect(prices).toEqual([expect.objectContaining({ status: 'stopped', code: 'RFS100011' })]);
+    expect(registry.counts()).toEqual({ live: 0, stale: 0, pending: 0 });
+  });
+
+  it('marks a silent stream stale, then live again on the next update (one sweep timer)', async () => {
+    const { clock, channel, registry, prices, settle, ack, price, metrics } = setup(1_000);
+    channel.up();
+    const granted = registry.acquire(request('s1', { leaseSeconds: 3600 }));
+    await settle();
+    const tag = channel.sentOfType('subscribe')[0]?.tag ?? '';
+    channel.deliver(ack(tag));
+    await granted;
+    channel.deliver(price(tag, 10));
+    clock.advance(1_300);
+    expect(prices.map((p) => p.status)).toEqual(['live', 'stale']);
+    expect(prices[1]?.quoteId).toBe('q-10');
+    expect(registry.counts()).toEqual({ live: 0, stale: 1, pending: 0 });
+    expect((await metrics.staleStreams.get()).values[0]?.value).toBe(1);
+    clock.advance(5_000);
+    expect(prices).toHaveLength(2);
+    channel.deliver(price(tag, 20));
+    expect(prices.map((p) => p.status)).toEqual(['live', 'stale', 'live']);
+    expect(registry.counts()).toEqual({ live: 1, stale: 0, pending: 0 });
+  });
+
+  it('re-subscribes every stream after a reconnect and counts "already held" as held', async () => {
+    const { channel, registry, settle, ack, price, prices } = setup();
+    channel.up();
+    const granted = registry.acquire(request('s1'));
+    await settle();
+    const tag = channel.sentOfType('subscribe')[0]?.tag ?? '';
+    channel.deliver(ack(tag));
+    await granted;
+    channel.down();
+    expect(registry.counts().pending).toBe(1);
+    channel.up();
+    await settle();
+    const resent = channel.sentOfType('subscribe');
+    expect(resent).toHaveLength(2);
+    expect(resent[1]?.tag).toBe(tag);
+    channel.deliver(ack(tag, { success: false, code: 'RFS100017', message: 'already held' }));
+    expect(registry.counts()).toEqual({ live: 1, stale: 0, pending: 0 });
+    channel.deliver(price(tag, 5));
+    expect(prices.at(-1)?.status).toBe('live');
+  });
+
+  it('unsubscribes at the venue when the last lease is released or expires', async () => {
+    const { clock, channel, registry, settle, ack, prices } = setup();
+    channel.up();
+    const a = registry.acquire(request('s1', { leaseSeconds: 5 }));
+    const b = registry.acquire(request('s2', { leaseSeconds: 60 }));
+    await settle();
+    const tag = channel.sentOfType('subscribe')[0]?.tag ?? '';
+    channel.deliver(ack(tag));
+    await a;
+    await b;
+    registry.release({ ...request('s2') });
+    await settle();
+    expect(channel.sentOfType('unsubscribe')).toEqual([]);
+    clock.advance(6_000);
+    await settle();
+    expect(channel.sentOfType('unsubscribe')).toEqual([{ messageType: 'unsubscribe', subscriptionId: `sub-${tag}` }]);
+    expect(prices.at(-1)).toEqual(expect.objectContaining({ status: 'stopped', code: 'LEASE_EXPIRED' }));
+    expect(registry.counts()).toEqual({ live: 0, stale: 0, pending: 0 });
+  });
+
+  it('publishes a streamStop as a stopped price and releases the stream', async () => {
+    const { channel, registry, settle, ack, prices } = setup();
+    channel.up();
+    const granted = registry.acquire(request('s1'));
+    await settle();
+    const tag = channel.sentOfType('subscribe')[0]?.tag ?? '';
+    channel.deliver(ack(tag));
+    await granted;
+    channel.deliver({ messageType: 'streamStop', chanId: 'c', timestamp: 1, tag, code: 'HALTED', message: 'halted' });
+    expect(prices.at(-1)).toEqual(expect.objectContaining({ status: 'stopped', code: 'HALTED' }));
+    expect(registry.counts()).toEqual({ live: 0, stale: 0, pending: 0 });
+    await settle();
+    expect(channel.sentOfType('unsubscribe')).toEqual([]);
+  });
+
+  it('waits for a connection before subscribing, and times out the requester if no ack comes', async () => {
+    const { clock, channel, registry, settle } = setup();
+    const granted = registry.acquire(request('s1'));
+    await settle();
+    expect(channel.sent).toEqual([]);
+    expect(registry.counts().pending).toBe(1);
+    channel.up();
+    await settle();
+    expect(channel.sentOfType('subscribe')).toHaveLength(1);
+    clock.advance(5_000);
+    expect(await granted).toEqual(expect.objectContaining({ ok: false, code: 'TIMEOUT' }));
+  });
+});
