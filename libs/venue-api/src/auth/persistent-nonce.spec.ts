@@ -120,7 +120,7 @@ describe('PersistentNonceSource across processes', () => {
       `import { PersistentNonceSource } from './persistent-nonce.js';
 const [directory, count, clockArg] = process.argv.slice(2);
 const clock = clockArg === 'real' ? undefined : () => BigInt(clockArg);
-const source = new PersistentNonceSource({ directory, apiKey: 'shared-key', clock, lockRetryMs: 1 });
+const source = new PersistentNonceSource({ directory, apiKey: 'shared-key', clock, lockRetryMs: 1, lockTimeoutMs: 15_000 });
 const values = [];
 for (let i = 0; i < Number(count); i += 4) {
   const batch = await Promise.all([source.next(), source.next(), source.next(), source.next()]);

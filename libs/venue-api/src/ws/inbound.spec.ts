@@ -284,3 +284,11 @@ describe('decodeServiceFrame: other frames (W8–W12)', () => {
     expectInvalid(decode({ ...reply, accountGroups: undefined }), 'accountGroups must be an array');
   });
 });
+
+describe('decodeServiceFrame: never throws', () => {
+  it('turns odd raw input into invalid', () => {
+    expectInvalid(decodeServiceFrame(Buffer.from([0xff, 0xfe, 0x00])), 'not JSON');
+    expectInvalid(decodeServiceFrame([]), 'not JSON');
+    expectInvalid(decodeServiceFrame(new ArrayBuffer(0)), 'not JSON');
+  });
+});

@@ -115,6 +115,15 @@ export function decodeServiceFrame(raw: RawFrame): DecodeResult {
   } catch {
     return { kind: 'invalid', reason: 'not JSON' };
   }
+  try {
+    return classify(parsed);
+  } catch {
+    // Defensive: a validator bug must cost one frame, never the connection's process.
+    return { kind: 'invalid', reason: 'frame could not be validated' };
+  }
+}
+
+function classify(parsed: unknown): DecodeResult {
   if (!isPlainObject(parsed)) return { kind: 'invalid', reason: 'not a JSON object' };
   const messageType = parsed['messageType'];
   if (typeof messageType !== 'string') return { kind: 'invalid', reason: 'messageType missing or not a string' };
