@@ -125,6 +125,27 @@ function definedOnly(fields: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
 }
 
+/**
+ * The named body fields of `source`, in this order, undefined ones dropped. Only named fields: a stray
+ * property on a caller's object (or a `tonce`/`nonce`) must never reach the signed body.
+ */
+function bodyOf<T extends object>(source: T, fields: ReadonlyArray<keyof T & string>): Record<string, unknown> {
+  return definedOnly(Object.fromEntries(fields.map((field) => [field, source[field]])));
+}
+
+const TRADE_PAGE_FIELDS = [
+  'tradeRef',
+  'clientRef',
+  'tradeState',
+  'tradeSide',
+  'tradeClass',
+  'from',
+  'to',
+  'accountGrpUuid',
+  'max',
+  'offset',
+] as const satisfies ReadonlyArray<keyof TradePageRequest>;
+
 export class VenueRestClient {
   private readonly sender: SignedRequestSender;
   private readonly tokenField: string;
@@ -169,7 +190,7 @@ export class VenueRestClient {
       path: RestPath.Balances,
       family: 'standard',
       stateChanging: false,
-      body: definedOnly({ ...query }),
+      body: bodyOf(query, ['filterZeroBalanceAccounts', 'accountGroupUuid']),
     });
     return this.read(operation, accountBalancesReader, reply);
   }
@@ -184,7 +205,7 @@ export class VenueRestClient {
       path: RestPath.Trades,
       family: 'standard',
       stateChanging: false,
-      body: definedOnly({ ...request }),
+      body: bodyOf(request, TRADE_PAGE_FIELDS),
     });
     return this.read(operation, pageOf(tradeReader), reply);
   }
@@ -214,7 +235,7 @@ export class VenueRestClient {
         path: RestPath.Originator,
         family: 'participant',
         stateChanging: false,
-        body: definedOnly({ ...query }),
+        body: bodyOf(query, ['accountGroupUuid', 'userUuid']),
       });
       return this.read(operation, participantReader, reply);
     } catch (error) {
@@ -233,7 +254,7 @@ export class VenueRestClient {
       path: RestPath.Beneficiaries,
       family: 'participant',
       stateChanging: false,
-      body: definedOnly({ ...query }),
+      body: bodyOf(query, ['accountGroupUuid', 'limit', 'offset', 'userUuid']),
     });
     return this.read(operation, pageOf(participantReader), reply);
   }
@@ -248,7 +269,7 @@ export class VenueRestClient {
       path: RestPath.Senders,
       family: 'standard',
       stateChanging: false,
-      body: definedOnly({ ...query }),
+      body: bodyOf(query, ['accountGroupUuid', 'limit', 'offset']),
     });
     return this.read(operation, pageOf(participantReader), reply);
   }
@@ -353,7 +374,7 @@ export class VenueRestClient {
       path: RestPath.TransactionList,
       family: 'standard',
       stateChanging: false,
-      body: definedOnly({ ...filter }),
+      body: bodyOf(filter, ['from', 'to', 'ccy', 'transactionClass', 'max', 'offset']),
     });
     return this.read(operation, pageOf(transactionReader), reply);
   }
@@ -377,7 +398,12 @@ export class VenueRestClient {
       path: RestPath.Transfer,
       family: 'standard',
       stateChanging: true,
-      body: { ...request, amount },
+      body: {
+        accountGroupUuid: request.accountGroupUuid,
+        toAccountGroupUuid: request.toAccountGroupUuid,
+        ccy: request.ccy,
+        amount,
+      },
     });
     return this.read(operation, withdrawalAcknowledgementReader, reply);
   }

@@ -2,6 +2,7 @@
  * §2.9 transaction record: an element of the transaction list (R9) and the webhook body. Amounts are JSON
  * numbers on the wire and are read from their exact text (R15).
  */
+import { parseJsonLossless } from '../../money/lossless-json.js';
 import { decimalText, integer, nullable, oneOf, optional, record, text, type Reader } from './shape.js';
 
 export type TransactionClass = 'OTCTRADE' | 'RFSTRADE' | 'COIN' | 'CASH';
@@ -62,3 +63,11 @@ export const transactionReader: Reader<TransactionRecord> = record<TransactionRe
   settleDate: optional(text),
   beneficiaryUuid: nullable(text),
 });
+
+/**
+ * Reads a webhook notification body (§6.1: same shape as a transaction list record) from its raw text,
+ * losslessly. @throws InvalidJsonError when the text is not JSON, ShapeError when it is not a record.
+ */
+export function parseTransactionNotification(bodyText: string): TransactionRecord {
+  return transactionReader.read(parseJsonLossless(bodyText), 'notification');
+}
