@@ -171,3 +171,17 @@ export async function waitFor(
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/** Sum of every series of one metric (all label sets). */
+export async function metricSum(url: string, name: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+}
+
+/** Publishes an order command the way the execution app does: JetStream, `Nats-Msg-Id` = the given id. */
+export async function sendOrderCommand(stack: ConnectorStack, body: unknown, msgID: string): Promise<void> {
+  await stack.js.publish(subjects.orderCommand, JSON.stringify(body), { msgID });
+}
