@@ -119,6 +119,7 @@ export class WebhookDispatcher implements OnModuleDestroy {
       const held = this.held;
       this.held = undefined;
       held.seq = this.seq++;
+      held.dueAt = performance.now();
       this.queue.push(held);
     }
     this.pump();
