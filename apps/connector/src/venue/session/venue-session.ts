@@ -141,17 +141,18 @@ export class VenueSession {
       backoff: this.options.reconnect,
     });
     this.context = context;
-    if (context.state !== before.state) {
-      this.metrics.setSessionState(context.state);
-      this.log.info('session state', { from: before.state, to: context.state, event: event.type });
-      this.stateSubject.next({ state: context.state, since: context.since });
-    }
     for (const effect of effects) {
       try {
         await this.execute(effect);
       } catch (error) {
         this.log.error('session effect failed', { effect: effect.type, reason: safeReason(error) });
       }
+    }
+    // Announced after the effects ran, so an observer that sees `open` can send at once.
+    if (context.state !== before.state) {
+      this.metrics.setSessionState(context.state);
+      this.log.info('session state', { from: before.state, to: context.state, event: event.type });
+      this.stateSubject.next({ state: context.state, since: context.since });
     }
   }
 
