@@ -48,10 +48,10 @@ describe('token query parameter (§4.2, §5, W2)', () => {
     const { startSandboxVenue } = await import('../../../apps/sandbox-venue/src/bootstrap.js');
     const venue = await startSandboxVenue({ port: 0, tokenTtlMs: 1 });
     try {
-      const fetchedAt = Date.now();
       const token = await fetchToken(venue.restBaseUrl, venue.credentials.primary);
-      // A 1 ms life has surely ended once the clock has moved 2 ms past the moment we received it.
-      while (Date.now() <= fetchedAt + 2) await new Promise((resolve) => setImmediate(resolve));
+      const receivedAt = Date.now();
+      // Issued before we received it, so a 1 ms life has ended once the clock is 2 ms past that moment.
+      while (Date.now() <= receivedAt + 2) await new Promise((resolve) => setImmediate(resolve));
       expect(await refusedStatus(`${venue.wsUrl}?token=${encodeURIComponent(token)}`)).toBe(401);
     } finally {
       await venue.close();

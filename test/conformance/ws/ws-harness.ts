@@ -28,7 +28,8 @@ export interface WsVenue {
 }
 
 export async function startWsVenue(trading: Partial<TradingConfig> = FAST_TRADING): Promise<WsVenue> {
-  const venue = await startSandboxVenue({ port: 0, trading });
+  // REST here only fetches tokens and polls order state; the §8 REST limit has its own REST suite.
+  const venue = await startSandboxVenue({ port: 0, trading, restRateLimitPerSecond: 1000 });
   const clients: WsTestClient[] = [];
   return {
     venue,
