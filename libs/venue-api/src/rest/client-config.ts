@@ -26,6 +26,12 @@ export interface VenueRestClientConfig {
    * the venue's 30 between them. Default 30.
    */
   requestsPerSecond?: number;
+  /**
+   * Requests in flight at once (default unlimited within the window). Nonce mode: the venue refuses a
+   * nonce lower than one it already saw, and requests on different connections can overtake each other;
+   * an auth failure is retried once, but `1` guarantees arrival in draw order (at the cost of throughput).
+   */
+  maxInFlight?: number;
   /** Injected fetch (default: Node's global fetch). */
   fetch?: typeof fetch;
   /** Whole-request timeout (headers and body), default 10 000 ms. */

@@ -128,7 +128,27 @@ describe('RestRateLimiter', () => {
     expect(limiter.reportThrottled(first(later.permits))).toBe(50);
   });
 
+  it('with maxInFlight 1, the next request leaves only when the previous one is answered', async () => {
+    const clock = new ManualClock();
+    const limiter = new RestRateLimiter({ clock, maxInFlight: 1, initialBackoffMs: 100, random: () => 0 });
+    const { granted, permits } = track(limiter, 3);
+    await settle();
+    expect(granted).toEqual([0]);
+    limiter.release(first(permits));
+    await settle();
+    expect(granted).toEqual([0, 1]);
+    const second = permits[1];
+    if (second === undefined) throw new Error('no second permit');
+    limiter.reportThrottled(second, 100);
+    await settle();
+    expect(granted).toEqual([0, 1]); // paused, and the pause still applies
+    clock.advance(100);
+    await settle();
+    expect(granted).toEqual([0, 1, 2]);
+  });
+
   it('refuses a nonsensical budget', () => {
     expect(() => new RestRateLimiter({ requestsPerSecond: 0 })).toThrow(RangeError);
+    expect(() => new RestRateLimiter({ maxInFlight: 0 })).toThrow(RangeError);
   });
 });

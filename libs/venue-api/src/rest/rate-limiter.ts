@@ -42,6 +42,12 @@ export interface RateLimiterOptions {
   initialBackoffMs?: number;
   /** Largest pause from backoff alone (a longer Retry-After is still honoured); default 30 s. */
   maxBackoffMs?: number;
+  /**
+   * At most this many requests in flight at once (default: no limit beyond the window). `1` keeps
+   * nonces arriving in the order they were drawn, for nonce mode over a network that may reorder
+   * requests on different connections.
+   */
+  maxInFlight?: number;
   clock?: LimiterClock;
   /** Uniform [0, 1) source for jitter; injectable for deterministic tests. */
   random?: () => number;
@@ -63,6 +69,7 @@ const WINDOW_MARGIN_MS = 5;
 
 export class RestRateLimiter {
   readonly requestsPerSecond: number;
+  private readonly maxInFlight: number;
   private readonly initialBackoffMs: number;
   private readonly maxBackoffMs: number;
   private readonly clock: LimiterClock;
@@ -81,6 +88,8 @@ export class RestRateLimiter {
     if (!Number.isSafeInteger(this.requestsPerSecond) || this.requestsPerSecond < 1) {
       throw new RangeError('requestsPerSecond must be a positive integer');
     }
+    this.maxInFlight = options.maxInFlight ?? Number.POSITIVE_INFINITY;
+    if (!(this.maxInFlight >= 1)) throw new RangeError('maxInFlight must be at least 1');
     this.initialBackoffMs = options.initialBackoffMs ?? 500;
     this.maxBackoffMs = options.maxBackoffMs ?? 30_000;
     this.clock = options.clock ?? systemLimiterClock;
@@ -158,6 +167,8 @@ export class RestRateLimiter {
         return;
       }
       this.expire(now);
+      // A release dispatches again, so waiting on in-flight requests needs no timer.
+      if (this.slots.filter((slot) => slot.doneAt === undefined).length >= this.maxInFlight) return;
       if (this.slots.length >= this.requestsPerSecond) {
         // Wait for the first done slot to age out; if all are in flight, a release will dispatch.
         const ages = this.slots.flatMap((slot) => (slot.doneAt === undefined ? [] : [slot.doneAt]));

@@ -93,6 +93,7 @@ export class SignedRequestSender {
     if (config.requestsPerSecond !== undefined) limiterOptions.requestsPerSecond = config.requestsPerSecond;
     if (config.initialBackoffMs !== undefined) limiterOptions.initialBackoffMs = config.initialBackoffMs;
     if (config.maxBackoffMs !== undefined) limiterOptions.maxBackoffMs = config.maxBackoffMs;
+    if (config.maxInFlight !== undefined) limiterOptions.maxInFlight = config.maxInFlight;
     if (config.random !== undefined) limiterOptions.random = config.random;
     this.limiter = new RestRateLimiter(limiterOptions);
   }
