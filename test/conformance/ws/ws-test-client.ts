@@ -90,7 +90,7 @@ export class WsTestClient {
   }
 
   /** The first frame not yet taken that matches; waits up to `timeoutMs`. */
-  async take(predicate: FramePredicate, timeoutMs = 5000, what = 'frame'): Promise<Received> {
+  async take(predicate: FramePredicate, timeoutMs = 4000, what = 'frame'): Promise<Received> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = this.frames.find((f) => !this.taken.has(f.seq) && predicate(f.json));
@@ -114,7 +114,7 @@ export class WsTestClient {
   }
 
   /** Takes `count` matching frames in arrival order. */
-  async takeMany(predicate: FramePredicate, count: number, timeoutMs = 5000): Promise<Received[]> {
+  async takeMany(predicate: FramePredicate, count: number, timeoutMs = 4000): Promise<Received[]> {
     const out: Received[] = [];
     for (let i = 0; i < count; i += 1) out.push(await this.take(predicate, timeoutMs, `frame ${i + 1} of ${count}`));
     return out;
