@@ -1,3 +1,13 @@
+/**
+ * The venue's REST interface (§4.3–§4.12, §5, §7, §8) as a typed client.
+ *
+ *   const client = new VenueRestClient({ baseUrl, apiKey, apiSecret, antiReplay: new TonceSource() });
+ *   const page = await client.listTrades({ max: 200 });          // Page<Trade>, decimals as strings
+ *   for await (const trade of client.iterateTrades({ tradeClass: 'RFS' })) { ... }
+ *
+ * Failures are `VenueRestError` subclasses (errors.ts) carrying the venue's own code and message. Choices
+ * where the spec is silent: docs/spec-gaps.md C5–C8.
+ */
 export * from './paths.js';
 export * from './errors.js';
 export * from './client-config.js';
