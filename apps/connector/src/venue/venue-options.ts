@@ -43,6 +43,8 @@ export interface VenueOptions {
   orderSendTimeoutMs?: number;
   /** After a (re)connect, how long reconciliation waits for redelivered outcomes (default 1 s). */
   redeliveryGraceMs?: number;
+  /** A connection open at least this long resets the backoff; shorter ones count as failures (default 2 s). */
+  stableConnectionMs?: number;
   /** Bound on draining at shutdown (default 2 s). */
   drainTimeoutMs?: number;
   /** REST request timeout for token and order-state calls (default 10 s). */
@@ -62,6 +64,7 @@ export function withDefaults(options: VenueOptions): ResolvedVenueOptions {
     accountGroupsTimeoutMs: 5_000,
     orderSendTimeoutMs: 5_000,
     redeliveryGraceMs: 1_000,
+    stableConnectionMs: 2_000,
     drainTimeoutMs: 2_000,
     restTimeoutMs: 10_000,
     ...options,

@@ -179,7 +179,7 @@ export class OrderGateway {
     if (last !== undefined && isFinal(last) && !isFinal(reply.orderStatus)) return; // never regress
     if (reply.orderStatus !== last) this.emit(order, outcomeFromReply(reply, source));
     if (isFinal(reply.orderStatus)) {
-      if (order.sentAt !== undefined && last !== undefined && !isFinal(last)) {
+      if (order.sentAt !== undefined && (last === undefined || !isFinal(last))) {
         this.metrics.orderReplySeconds.observe({ phase: 'final' }, (performance.now() - order.sentAt) / 1000);
       }
       order.cancelTimer?.();

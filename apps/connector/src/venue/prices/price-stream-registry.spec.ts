@@ -207,6 +207,25 @@ describe('PriceStreamRegistry', () => {
     expect(prices.at(-1)?.status).toBe('live');
   });
 
+  it('asks again when a re-subscribe is never acknowledged (the venue may drop a frame)', async () => {
+    const { clock, channel, registry, settle, ack } = setup();
+    channel.up();
+    const granted = registry.acquire(request('s1', { leaseSeconds: 3600 }));
+    await settle();
+    const tag = channel.sentOfType('subscribe')[0]?.tag ?? '';
+    channel.deliver(ack(tag));
+    await granted;
+    channel.down();
+    channel.up();
+    await settle();
+    expect(channel.sentOfType('subscribe')).toHaveLength(2);
+    clock.advance(5_300);
+    await settle();
+    expect(channel.sentOfType('subscribe')).toHaveLength(3);
+    channel.deliver(ack(tag, { success: false, code: 'RFS100017' }));
+    expect(registry.counts()).toEqual({ live: 1, stale: 0, pending: 0 });
+  });
+
   it('unsubscribes at the venue when the last lease is released or expires', async () => {
     const { clock, channel, registry, settle, ack, prices } = setup();
     channel.up();

@@ -244,6 +244,7 @@ export class PriceStreamRegistry {
 
   private subscribe(stream: PriceStream): void {
     stream.attempt++;
+    stream.subscribeSentAt = undefined;
     if (!this.channel.isOpen) {
       stream.venue = 'pending';
       return;
@@ -261,7 +262,8 @@ export class PriceStreamRegistry {
         tenor: stream.tenor,
         tag: stream.tag,
       });
-      if (!sent) stream.venue = 'pending';
+      if (sent) stream.subscribeSentAt = this.clock.now();
+      else stream.venue = 'pending';
     });
   }
 
@@ -285,6 +287,7 @@ export class PriceStreamRegistry {
       venue: 'pending',
       attempt: 0,
       subscriptionId: undefined,
+      subscribeSentAt: undefined,
       status: 'none',
       lastTimestamp: Number.NEGATIVE_INFINITY,
       lastUpdateAt: this.clock.now(),
@@ -338,6 +341,16 @@ export class PriceStreamRegistry {
       if (stream.leases.size === 0 && stream.waiters.length === 0) {
         this.remove(stream, 'LEASE_EXPIRED', 'every requester lease expired', true);
         continue;
+      }
+      if (
+        stream.venue === 'subscribing' &&
+        stream.subscribeSentAt !== undefined &&
+        now - stream.subscribeSentAt > this.options.subscribeTimeoutMs
+      ) {
+        // No acknowledgement (§2.1 rule 1 promises one): the frame was lost or dropped; ask again.
+        // If the first did land, the venue answers "already held", which counts as held.
+        stream.subscribeSentAt = undefined;
+        this.subscribe(stream);
       }
       if (stream.status !== 'stale' && now - stream.lastUpdateAt > this.options.staleAfterMs) {
         if (stream.status === 'none' && stream.venue !== 'held') continue;

@@ -16,6 +16,8 @@ export interface PriceStream {
   /** Bumped on every (re)subscribe and connection loss, so a late limiter grant of an old attempt is void. */
   attempt: number;
   subscriptionId: string | undefined;
+  /** Local epoch ms the pending subscribe left; an unanswered one is sent again (the venue may drop it, W14). */
+  subscribeSentAt: number | undefined;
   /** Published status; `none` until the first price. */
   status: 'none' | 'live' | 'stale';
   /** Venue timestamp of the newest accepted update (§2.2: order by it, not by arrival). */

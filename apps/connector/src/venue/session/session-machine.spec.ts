@@ -8,13 +8,13 @@ import {
   transition,
 } from './session-machine.js';
 
-const env = { now: 1_000, random: 0.5, backoff: { initialMs: 100, maxMs: 1_000 } };
+const env = { now: 1_000, random: 0.5, backoff: { initialMs: 100, maxMs: 1_000 }, stableAfterMs: 500 };
 
-function run(events: SessionEvent[], start: SessionContext = initialSessionContext(0)) {
+function run(events: SessionEvent[], start: SessionContext = initialSessionContext(0), now = env.now) {
   let context = start;
   const effects: SessionEffect[][] = [];
   for (const event of events) {
-    const next = transition(context, event, env);
+    const next = transition(context, event, { ...env, now });
     context = next.context;
     effects.push(next.effects);
   }
@@ -92,7 +92,7 @@ describe('session transitions', () => {
     expect(after.effects[1]).toContainEqual({ type: 'scheduleBackoff', generation: 3, delayMs: 100 });
   });
 
-  it('resets the backoff once a connection opens', () => {
+  it('resets the backoff only once a connection proved stable', () => {
     const failed = run([{ type: 'start' }, { type: 'tokenFailed', generation: 1, reason: 'x' }]).context;
     expect(failed.state).toBe('fetchingToken'); // first retry immediate
     const again = run([{ type: 'tokenFailed', generation: 2, reason: 'x' }], failed).context;
@@ -105,7 +105,14 @@ describe('session transitions', () => {
       ],
       again,
     ).context;
-    expect(reopened.failures).toBe(0);
+    // Closed right after opening (e.g. a refused sessionId, W9): one more failure, so a backoff.
+    const shortLived = run([{ type: 'socketClosed', generation: 3, code: 1008, reason: '' }], reopened, 1_100);
+    expect(shortLived.context.state).toBe('backoff');
+    expect(shortLived.context.failures).toBe(3);
+    // Open long enough: the loss starts over with an immediate retry.
+    const stable = run([{ type: 'socketClosed', generation: 3, code: 1006, reason: '' }], reopened, 1_000 + 500);
+    expect(stable.context.state).toBe('fetchingToken');
+    expect(stable.context.failures).toBe(1);
   });
 
   it('ignores events of an earlier attempt', () => {

@@ -13,7 +13,7 @@ export interface SessionContext {
   /** Epoch ms the current state was entered. */
   since: number;
   generation: number;
-  /** Consecutive failed attempts since the last open connection (drives the backoff). */
+  /** Consecutive failed attempts since the last stable connection (drives the backoff). */
   failures: number;
   reconnects: number;
   /** While open: a fresh token is being fetched to replace this connection. */
@@ -56,6 +56,11 @@ export interface SessionEnvironment {
   /** Uniform [0, 1), for jitter. */
   random: number;
   backoff: BackoffPolicy;
+  /**
+   * A connection must stay open this long before its loss counts as a fresh start (immediate retry).
+   * A venue that accepts and then at once closes (bad sessionId, W9) must not get a tight reconnect loop.
+   */
+  stableAfterMs: number;
 }
 
 export interface Transition {
@@ -114,7 +119,7 @@ export function transition(ctx: SessionContext, event: SessionEvent, env: Sessio
       return unchanged(ctx);
     case 'socketOpened':
       if (ctx.state !== 'connecting') return unchanged(ctx);
-      return enter(ctx, env, 'open', { failures: 0, refreshing: false }, [
+      return enter(ctx, env, 'open', { refreshing: false }, [
         { type: 'startWatchdogs', generation: ctx.generation },
         { type: 'connectionUp', generation: ctx.generation },
       ]);
@@ -191,8 +196,10 @@ function lose(ctx: SessionContext, env: SessionEnvironment, reason: LossReason):
     { type: 'connectionDown', reason },
   ];
   // Another holder took our sessionId: do not snatch it straight back; wait a jittered backoff.
-  if (reason === 'replaced') return fail({ ...lost, failures: 1 }, env, before);
-  return attempt(lost, env, 1, before);
+  if (reason === 'replaced') return fail({ ...lost, failures: Math.max(1, ctx.failures) }, env, before);
+  // A short-lived connection is one more failure; a stable one lost starts over with an immediate retry.
+  const stable = env.now - ctx.since >= env.stableAfterMs;
+  return fail({ ...lost, failures: stable ? 0 : ctx.failures }, env, before);
 }
 
 function stop(ctx: SessionContext, env: SessionEnvironment): Transition {

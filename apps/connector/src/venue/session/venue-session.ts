@@ -1,7 +1,7 @@
 import { BehaviorSubject, concatMap, filter, firstValueFrom, type Observable, Subject, type Subscription } from 'rxjs';
 import WebSocket from 'ws';
 import type { SessionState } from '#contracts';
-import { type ClientMessage, decodeServiceFrame } from '#venue-api';
+import { type ClientMessage, type DecodeResult, decodeServiceFrame } from '#venue-api';
 import type { JsonLogger } from '#observability';
 import type { Cancel, VenueClock } from '../clock.js';
 import type { FrameDecoder, FrameListener } from '../frames/service-frame.js';
@@ -51,6 +51,7 @@ export class VenueSession {
   private socketGeneration = -1;
   private openGeneration: number | undefined;
   private lastFrameAt = 0;
+  private readonly unknownTypesSeen = new Set<string>();
   private lastMessageAt = 0;
   private trafficExpected: () => boolean = () => false;
   private cancelBackoff: Cancel | undefined;
@@ -139,6 +140,7 @@ export class VenueSession {
       now: this.clock.now(),
       random: this.random(),
       backoff: this.options.reconnect,
+      stableAfterMs: this.options.stableConnectionMs,
     });
     this.context = context;
     for (const effect of effects) {
@@ -278,12 +280,7 @@ export class VenueSession {
     const decoded = this.decode(data);
     if (decoded.kind !== 'message') {
       this.metrics.framesRejected.inc({ reason: decoded.kind });
-      // The frame itself is never logged: it could carry anything. Its kind, reason and type are enough.
-      this.log.warn('venue frame rejected', {
-        reason: decoded.kind,
-        detail: decoded.kind === 'invalid' ? decoded.reason.slice(0, 200) : undefined,
-        messageType: decoded.messageType?.slice(0, 64),
-      });
+      this.logRejected(decoded);
       return;
     }
     const message = decoded.message;
@@ -299,6 +296,23 @@ export class VenueSession {
         this.log.error('frame listener failed', { messageType: message.messageType, reason: safeReason(error) });
       }
     }
+  }
+
+  /**
+   * The frame itself is never logged (it could carry anything); its kind, reason and type are. Frames
+   * outside the contract may be routine (§4.2), so each unknown type is warned about once, then debug.
+   */
+  private logRejected(decoded: Exclude<DecodeResult, { kind: 'message' }>): void {
+    const messageType = decoded.messageType?.slice(0, 64);
+    if (decoded.kind === 'invalid') {
+      this.log.warn('venue frame rejected', { reason: 'invalid', detail: decoded.reason.slice(0, 200), messageType });
+      return;
+    }
+    const first = this.unknownTypesSeen.size < 100 && !this.unknownTypesSeen.has(decoded.messageType);
+    if (first) this.unknownTypesSeen.add(decoded.messageType);
+    const fields = { reason: 'unknown', messageType };
+    if (first) this.log.warn('venue frame of unknown type ignored', fields);
+    else this.log.debug('venue frame of unknown type ignored', fields);
   }
 
   private startWatchdogs(generation: number): void {
