@@ -1,0 +1,205 @@
+/**
+ * §2.4, §2.6, §2.9, §4.4, §4.5, §4.10, spec-gaps R9/R15: trades (RFS over the real WebSocket and desk OTC),
+ * their two transaction legs, and balances that move with trades, settlement and withdrawals.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { RestPath } from '#venue-api';
+import { admin, numberTexts, raw, SpecClient } from '../spec-client.js';
+import { startWsVenue, subscribeRequest, type WsVenue } from '../ws/ws-harness.js';
+import { isType } from '../ws/ws-test-client.js';
+
+interface Detail {
+  value: string;
+}
+interface Account {
+  Balance: Detail;
+  Available_Balance: Detail;
+  Unsettled_Buy_Balance: Detail;
+  Unsettled_Sell_Balance: Detail;
+}
+
+describe('trades, transactions and balances', () => {
+  let v: WsVenue;
+  let client: SpecClient;
+
+  const account = async (group: string, ccy: string): Promise<Account> => {
+    const res = await client.post(RestPath.Balances, { accountGroupUuid: group });
+    const body = res.json as { data: { Account_Groups: { Accounts: Record<string, Account> }[] } };
+    const found = body.data.Account_Groups[0]?.Accounts[ccy];
+    if (found === undefined) throw new Error(`no ${ccy} account`);
+    return found;
+  };
+
+  beforeAll(async () => {
+    v = await startWsVenue();
+    client = new SpecClient(v.venue.restBaseUrl, v.venue.credentials.primary);
+  });
+  afterAll(() => v.close());
+
+  it('a desk (OTC) trade: unsettled balances, trade record with exact JSON-number amounts, settle moves them', async () => {
+    const sub = v.venue.seed.subGroupUuid;
+    const booked = await admin(v.venue.adminUrl, '/trades/otc', {
+      accountGroupUuid: sub,
+      instrument: 'BTC.USD',
+      side: 'BUY',
+      baseAmount: '0.12345678',
+      quoteAmount: '7932.10',
+      price: '64250.5',
+      settleDate: '20260105',
+      clientRef: 'otc-ledger-1',
+    });
+    const { tradeUuid } = booked.json as { tradeUuid: string };
+
+    const btc = await account(sub, 'BTC');
+    expect(btc.Unsettled_Buy_Balance.value).toBe('0.12345678');
+    expect(btc.Balance.value).toBe('1.12345678');
+    expect(btc.Available_Balance.value).toBe('1.00000000');
+    const usd = await account(sub, 'USD');
+    expect(usd.Unsettled_Sell_Balance.value).toBe('7932.10');
+    expect(usd.Balance.value).toBe('42067.90');
+
+    const trades = await client.post(RestPath.Trades, { clientRef: 'otc-ledger-1' });
+    expect(trades.json).toMatchObject({
+      total: 1,
+      data: [
+        {
+          uuid: tradeUuid,
+          tradeRef: expect.stringMatching(/^SBX-OTC-/),
+          clientRef: 'otc-ledger-1',
+          tradeSide: 'BUY',
+          tradeClass: 'OTC',
+          state: 'PENDING_SETTLEMENT',
+          settlementDate: '2026-01-05',
+          accountGroup: { uuid: sub, name: 'Acme Sub-account' },
+          executedPrice: '[BTC/USD] 64250.5',
+          user: 'ACME001',
+        },
+      ],
+    });
+    expect((trades.json as { data: Record<string, unknown>[] }).data[0]).not.toHaveProperty('quoteId');
+    expect(numberTexts(trades.text, 'amount')).toEqual(['7932.1', '0.12345678']);
+
+    await admin(v.venue.adminUrl, `/trades/${tradeUuid}/settle`);
+    const settled = await account(sub, 'BTC');
+    expect(settled.Unsettled_Buy_Balance.value).toBe('0.00000000');
+    expect(settled.Balance.value).toBe('1.12345678');
+    expect(settled.Available_Balance.value).toBe('1.12345678');
+    expect((await client.post(RestPath.Trades, { clientRef: 'otc-ledger-1' })).json).toMatchObject({
+      data: [{ state: 'SETTLED' }],
+    });
+    expect((await admin(v.venue.adminUrl, `/trades/${tradeUuid}/cancel`)).status).toBe(409);
+  });
+
+  it('a cancelled trade unwinds its unsettled amounts; its legs become CANCELLED', async () => {
+    const def = v.venue.seed.defaultGroupUuid;
+    const before = await account(def, 'EUR');
+    const booked = await admin(v.venue.adminUrl, '/trades/otc', {
+      accountGroupUuid: def,
+      instrument: 'EUR.USD',
+      side: 'SELL',
+      baseAmount: '1000',
+      quoteAmount: '1085.25',
+      price: '1.08525',
+    });
+    const { tradeUuid } = booked.json as { tradeUuid: string };
+    expect((await account(def, 'EUR')).Unsettled_Sell_Balance.value).toBe('1000.00');
+    await admin(v.venue.adminUrl, `/trades/${tradeUuid}/cancel`);
+    expect((await account(def, 'EUR')).Balance.value).toBe(before.Balance.value);
+    const legs = (await (await fetch(`${v.venue.adminUrl}/trades/${tradeUuid}/transactions`)).json()) as {
+      transactionState: string;
+    }[];
+    expect(legs.map((l) => l.transactionState)).toEqual(['CANCELLED', 'CANCELLED']);
+  });
+
+  it('an RFS order over the WebSocket books one trade with clientRef and quoteId, and two RFSTRADE legs', async () => {
+    const ws = await v.connect();
+    ws.send(subscribeRequest(v.venue, { instrument: 'ETH.USD', currency: 'ETH', quantity: '2', tag: 'ledger' }));
+    await ws.take(isType('subscribe', { tag: 'ledger' }));
+    const price = await ws.take(isType('pricestream', { tag: 'ledger' }));
+    const quoteId = price.json['quoteId'];
+    ws.send({ messageType: 'order', quoteId, side: 'SELL', clientRequestId: 'rfs-ledger-1' });
+    await ws.take((f) => f['messageType'] === 'order' && f['orderStatus'] === 'SUCCESS');
+
+    const trades = await client.post(RestPath.Trades, { clientRef: 'rfs-ledger-1', tradeClass: 'RFS' });
+    const trade = (trades.json as { data: Record<string, unknown>[] }).data[0];
+    expect(trade).toMatchObject({ tradeSide: 'SELL', tradeClass: 'RFS', quoteId, state: 'PENDING_SETTLEMENT' });
+    expect(trade?.['tradedAmount']).toEqual({ amount: 2, currency: 'ETH' });
+
+    const txs = await client.post(RestPath.TransactionList, { transactionClass: 'RFSTRADE' });
+    const legs = (txs.json as { data: Record<string, unknown>[] }).data.filter((t) => t['tradeId'] === trade?.['uuid']);
+    expect(legs.map((l) => `${String(l['transactionType'])}/${String(l['ccy'])}`).sort()).toEqual([
+      'TRADE_CREDIT/USD',
+      'TRADE_DEBIT/ETH',
+    ]);
+    expect(legs.every((l) => l['transactionState'] === 'PENDING' && l['quoteId'] === quoteId)).toBe(true);
+    expect(legs.every((l) => l['customRef'] === 'rfs-ledger-1')).toBe(true);
+    // the USD leg's amount is the offer/bid quoteAmount as exact text
+    const bidQuoteAmount = /"bid":\{[^}]*"quoteAmount":"([^"]+)"/.exec(price.text)?.[1];
+    expect(numberTexts(txs.text, 'amount')).toContain(bidQuoteAmount);
+
+    expect((await account(v.venue.seed.defaultGroupUuid, 'ETH')).Unsettled_Sell_Balance.value).toBe('2.00000000');
+
+    // §4.10: the owner reads its order; another account gets an empty array, not 403/404
+    const mine = await client.post(RestPath.OrderState, {}, { query: 'clientRequestId=rfs-ledger-1' });
+    expect(mine.json).toEqual([
+      expect.objectContaining({ messageType: 'orderState', orderStatus: 'SUCCESS', clientRequestId: 'rfs-ledger-1' }),
+    ]);
+    const theirs = await client
+      .withCredentials(v.venue.credentials.secondUser)
+      .post(RestPath.OrderState, {}, { query: 'clientRequestId=rfs-ledger-1' });
+    expect(theirs.status).toBe(200);
+    expect(theirs.json).toEqual([]);
+  });
+
+  it('a processed fiat withdrawal lowers the total balance; a pending one lowers only what is available', async () => {
+    const sub = v.venue.seed.subGroupUuid;
+    const before = await account(sub, 'USD');
+    const res = await client.post(RestPath.WithdrawalFiat, {
+      accountGroupUuid: sub,
+      ccy: 'USD',
+      amount: raw('100.25'),
+      withdrawalMethod: 'BANK_WIRE',
+      bankAccountUuid: v.venue.seed.bankSubUsdOk,
+    });
+    const { uuid } = res.json as { uuid: string };
+    const pending = await account(sub, 'USD');
+    expect(pending.Balance.value).toBe(before.Balance.value);
+    await admin(v.venue.adminUrl, `/withdrawals/${uuid}/approve`);
+    await admin(v.venue.adminUrl, `/withdrawals/${uuid}/process`);
+    const after = await account(sub, 'USD');
+    expect(after.Balance.value).toBe('41967.65');
+    const cash = await client.post(RestPath.TransactionList, { transactionClass: 'CASH' });
+    expect(cash.json).toMatchObject({
+      data: [{ transactionType: 'WITHDRAWAL', transactionState: 'PROCESSED', ccy: 'USD', customRef: uuid }],
+    });
+    expect(numberTexts(cash.text, 'amount')).toEqual(['100.25']);
+  });
+
+  it('§4.5 filters and pagination: total counts matches, pages hold at most max', async () => {
+    for (let i = 0; i < 3; i++) {
+      await admin(v.venue.adminUrl, '/trades/otc', {
+        accountGroupUuid: v.venue.seed.defaultGroupUuid,
+        instrument: 'GBP.USD',
+        side: 'BUY',
+        baseAmount: '10',
+        quoteAmount: '12.71',
+        price: '1.2714',
+        clientRef: 'page',
+      });
+    }
+    const page1 = await client.post(RestPath.Trades, { clientRef: 'page', max: 2 });
+    const page2 = await client.post(RestPath.Trades, { clientRef: 'page', max: 2, offset: 2 });
+    expect(page1.json).toMatchObject({ total: 3 });
+    expect((page1.json as { data: unknown[] }).data).toHaveLength(2);
+    expect((page2.json as { data: unknown[] }).data).toHaveLength(1);
+    expect((await client.post(RestPath.Trades, { clientRef: 'page', tradeSide: 'SELL' })).json).toMatchObject({
+      total: 0,
+    });
+    expect((await client.post(RestPath.Trades, { clientRef: 'page', to: '2000-01-01T00:00:00Z' })).json).toMatchObject({
+      total: 0,
+    });
+    expect(
+      (await client.post(RestPath.Trades, { accountGrpUuid: v.venue.seed.subGroupUuid, clientRef: 'page' })).json,
+    ).toMatchObject({ total: 0 });
+  });
+});
