@@ -285,6 +285,24 @@ describe('VenueRestClient: other named operations (R9–R12, §4.12)', () => {
     });
   });
 
+  it('iterates transaction pages until a short page', async () => {
+    fixture.venue.reset((request) => {
+      const body = JSON.parse(request.bodyText) as { offset: number };
+      const count = body.offset === 0 ? 2 : 1;
+      const rows = Array.from({ length: count }, (_, i) =>
+        transactionJson.replace('"tx-1"', `"tx-${body.offset + i}"`),
+      );
+      return json(200, `{"data":[${rows.join(',')}],"total":3}`);
+    });
+    const seen: string[] = [];
+    for await (const leg of fixture.client().iterateTransactions({ ccy: 'USD' }, 2)) seen.push(leg.uuid);
+    expect(seen).toEqual(['tx-0', 'tx-1', 'tx-2']);
+    expect(fixture.venue.requests.map((request) => JSON.parse(request.bodyText) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({ ccy: 'USD', max: 2, offset: 0 }),
+      expect.objectContaining({ ccy: 'USD', max: 2, offset: 2 }),
+    ]);
+  });
+
   it('lists transfers, submits a transfer with a decimal string amount, reads limits and pairs', async () => {
     fixture.venue.reset((request) => {
       switch (request.path) {

@@ -34,7 +34,7 @@ import {
   withdrawalAmount,
 } from './request-checks.js';
 import { SignedRequestSender, type VenueCall, type VenueReply } from './signed-request-sender.js';
-import { walkTradePages } from './trade-pages.js';
+import { walkPages } from './pagination.js';
 
 export interface BalancesQuery {
   /** True: only non-zero currencies (otherwise 100+ currencies come back). */
@@ -213,7 +213,7 @@ export class VenueRestClient {
   /** Every trade matching `filter`, page by page (pages of `pageSize`, default 200), newest first. */
   iterateTrades(filter: TradeFilter = {}, pageSize = TRADE_PAGE_MAX): AsyncGenerator<Trade> {
     checkIntegerRange('listTrades', 'max', pageSize, 1, TRADE_PAGE_MAX);
-    return walkTradePages((max, offset) => this.listTrades({ ...filter, max, offset }), pageSize);
+    return walkPages((max, offset) => this.listTrades({ ...filter, max, offset }), pageSize);
   }
 
   async listAllTrades(filter: TradeFilter = {}, pageSize = TRADE_PAGE_MAX): Promise<Trade[]> {
@@ -377,6 +377,15 @@ export class VenueRestClient {
       body: bodyOf(filter, ['from', 'to', 'ccy', 'transactionClass', 'max', 'offset']),
     });
     return this.read(operation, pageOf(transactionReader), reply);
+  }
+
+  /** Every transaction leg matching `filter` (its max/offset are ignored), page by page, newest first. */
+  iterateTransactions(
+    filter: Omit<TransactionFilter, 'max' | 'offset'> = {},
+    pageSize = 200,
+  ): AsyncGenerator<TransactionRecord> {
+    checkIntegerRange('listTransactions', 'max', pageSize, 1, 200);
+    return walkPages((max, offset) => this.listTransactions({ ...filter, max, offset }), pageSize);
   }
 
   /** R10 internal transfers. */
