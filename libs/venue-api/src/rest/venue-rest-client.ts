@@ -14,8 +14,8 @@ import { tradablePairReader, type TradablePair } from './records/pair.js';
 import { participantReader, type Participant } from './records/participant.js';
 import { ShapeError, digitsOrText, isJsonObject, listOf, text, type Reader } from './records/shape.js';
 import type { WebSocketToken } from './records/token.js';
-import { tradeReader, type Trade, type TradeClass, type TradeSide, type TradeState } from './records/trade.js';
-import { transactionReader, type TransactionClass, type TransactionRecord } from './records/transaction.js';
+import { tradeReader, type Trade } from './records/trade.js';
+import { transactionReader, type TransactionRecord } from './records/transaction.js';
 import { transferReader, type TransferRecord } from './records/transfer.js';
 import { creditLimitsReader, type CreditLimits } from './records/user-limit.js';
 import { webhookSourceAddressesReader, type WebhookSourceAddresses } from './records/webhook-ips.js';
@@ -33,89 +33,20 @@ import {
   positiveDecimalText,
   withdrawalAmount,
 } from './request-checks.js';
+import type {
+  BalancesQuery,
+  BeneficiaryQuery,
+  CryptoWithdrawalRequest,
+  FiatWithdrawalRequest,
+  ParticipantQuery,
+  SenderQuery,
+  TradeFilter,
+  TradePageRequest,
+  TransactionFilter,
+  TransferRequest,
+} from './requests.js';
 import { SignedRequestSender, type VenueCall, type VenueReply } from './signed-request-sender.js';
 import { walkPages } from './pagination.js';
-
-export interface BalancesQuery {
-  /** True: only non-zero currencies (otherwise 100+ currencies come back). */
-  filterZeroBalanceAccounts?: boolean;
-  accountGroupUuid?: string;
-}
-
-export interface TradeFilter {
-  tradeRef?: string;
-  clientRef?: string;
-  tradeState?: Exclude<TradeState, 'FAILED'>;
-  tradeSide?: TradeSide;
-  tradeClass?: TradeClass;
-  /** ISO 8601 date-time, on createdAt. */
-  from?: string;
-  to?: string;
-  accountGrpUuid?: string;
-}
-
-export interface TradePageRequest extends TradeFilter {
-  /** 1–200, venue default 50. */
-  max?: number;
-  offset?: number;
-}
-
-export interface ParticipantQuery {
-  accountGroupUuid?: string;
-  /** Master API keys only (§4.1). */
-  userUuid?: string;
-}
-
-export interface BeneficiaryQuery extends ParticipantQuery {
-  /** At most 50 (§4.8); checked before sending. */
-  limit?: number;
-  offset?: number;
-}
-
-export interface SenderQuery {
-  accountGroupUuid?: string;
-  /** 1–200 (§4.7). */
-  limit?: number;
-  offset?: number;
-}
-
-export interface FiatWithdrawalRequest {
-  accountGroupUuid: string;
-  ccy: string;
-  /** Decimal string with at most 2 decimals as written (§4.9); sent as a JSON number with this text. */
-  amount: string;
-  bankAccountUuid: string;
-  clientComment?: string;
-}
-
-export interface CryptoWithdrawalRequest {
-  accountGroupUuid: string;
-  ccy: string;
-  /** Decimal string with at most `precision` decimals as written (R6). */
-  amount: string;
-  walletUuid: string;
-  clientComment?: string;
-  /** The asset's precision (R6: 8 for BTC, ETH and others). */
-  precision?: number;
-}
-
-export interface TransactionFilter {
-  from?: string;
-  to?: string;
-  ccy?: string;
-  transactionClass?: TransactionClass;
-  /** 1–200, default 50 (R9). */
-  max?: number;
-  offset?: number;
-}
-
-export interface TransferRequest {
-  accountGroupUuid: string;
-  toAccountGroupUuid: string;
-  ccy: string;
-  /** Decimal string (R10). */
-  amount: string;
-}
 
 const TRADE_PAGE_MAX = 200;
 const CRYPTO_DEFAULT_PRECISION = 8;
