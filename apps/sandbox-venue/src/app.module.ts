@@ -5,6 +5,7 @@ import { AdminModule } from './admin/admin.module.js';
 import { BackOfficeModule } from './domain/back-office.module.js';
 import { RestModule } from './rest/rest.module.js';
 import { TradingModule } from './trading/trading.module.js';
+import { VenueHealth } from './venue-health.js';
 
 @Module({})
 export class SandboxAppModule {
@@ -12,12 +13,13 @@ export class SandboxAppModule {
     return {
       module: SandboxAppModule,
       imports: [
-        ObservabilityModule.forRoot({ app: 'sandbox-venue', defaultMetrics: false }),
+        ObservabilityModule.forRoot({ app: 'sandbox-venue', defaultMetrics: config.processMetrics }),
         BackOfficeModule.forRoot(config),
         RestModule,
         AdminModule,
         TradingModule,
       ],
+      providers: [VenueHealth],
     };
   }
 }

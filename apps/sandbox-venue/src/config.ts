@@ -27,6 +27,8 @@ export interface SandboxConfig {
   tonceWindowMs: number;
   /** §5 WebSocket token life (30 s). */
   tokenTtlMs: number;
+  /** Process-level default metrics (CPU, heap); off by default because tests start several venues. */
+  processMetrics: boolean;
   /** Overrides for the trading half (cadence, execution delay, market seed …), see `trading/trading-config.ts`. */
   trading: Partial<TradingConfig>;
 }
@@ -42,6 +44,7 @@ export const DEFAULT_SANDBOX_CONFIG: SandboxConfig = {
   restRateLimitPerSecond: 30,
   tonceWindowMs: 120_000,
   tokenTtlMs: 30_000,
+  processMetrics: false,
   trading: {},
 };
 

@@ -8,7 +8,7 @@ const log = new JsonLogger('sandbox-venue', 'main');
 
 async function main(): Promise<void> {
   const env = loadConfig(SandboxEnv, process.env);
-  const venue = await startSandboxVenue(sandboxOptionsFromEnv(env));
+  const venue = await startSandboxVenue({ ...sandboxOptionsFromEnv(env), processMetrics: true });
   const { primary } = venue.credentials;
   // The banner is for a human starting the sandbox; the secret is a sandbox credential printed on purpose.
   process.stdout.write(
@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
-    log.info('shutting down', { signal });
+    log.info(`shutting down on ${signal}`);
     venue.close().then(
       () => process.exit(0),
       (error: unknown) => {

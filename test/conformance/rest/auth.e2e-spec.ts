@@ -84,6 +84,12 @@ describe('§5 signed requests, §4.1 anti-replay (base64 encoding)', () => {
     expect((await client.send(RestPath.Token, { rawBody: replay })).status).toBe(401);
   });
 
+  it('§4.1: nonce and tonce are int64 JSON integers; anything else is refused', async () => {
+    for (const body of ['{"nonce":9223372036854775808}', '{"nonce":"123"}', '{"nonce":1.5}', '{"tonce":"1"}']) {
+      expect((await client.send(RestPath.Token, { rawBody: body })).status).toBe(401);
+    }
+  });
+
   it('§4.1: a body with neither nonce nor tonce is refused', async () => {
     expect((await client.send(RestPath.Token, { rawBody: '{}' })).status).toBe(401);
   });

@@ -224,6 +224,21 @@ describe('withdrawals', () => {
       expect(row?.lastUpdated).toMatch(ISO_OFFSET);
     });
 
+    it('requests raised by operations staff are not listed but count as in flight', async () => {
+      const staff = await admin(venue.adminUrl, '/withdrawals/staff', {
+        kind: 'fiat',
+        accountGroupUuid: seed.defaultGroupUuid,
+        ccy: 'EUR',
+        amount: '249999.00',
+        bankAccountUuid: seed.bankEurOk,
+      });
+      const staffUuid = (staff.json as { uuid: string }).uuid;
+      expect((await list('fiat')).some((r) => r.uuid === staffUuid)).toBe(false);
+      const eur = { ccy: 'EUR', bankAccountUuid: seed.bankEurOk };
+      expect((await fiat({ ...eur, amount: raw('1.01') })).json).toEqual(envelope('Insufficient funds'));
+      expect((await fiat({ ...eur, amount: raw('1.00') })).status).toBe(200);
+    });
+
     it('another user sees none of them; a key with the role on nothing would see an empty array', async () => {
       const rows = await list('fiat', client.withCredentials(venue.credentials.secondUser));
       expect(rows).toEqual([]);

@@ -14,6 +14,7 @@ import {
   Param,
   Post,
 } from '@nestjs/common';
+import { Decimal } from 'decimal.js';
 import type { Side } from '#venue-api';
 import { VenueDirectory } from '../domain/directory.js';
 import { TradeBook, type TradeState } from '../domain/trades.js';
@@ -44,6 +45,35 @@ export class BackOfficeAdminController {
     @Inject(TransactionBook) private readonly transactions: TransactionBook,
     @Inject(VenueDirectory) private readonly directory: VenueDirectory,
   ) {}
+
+  /**
+   * A request raised by operations staff on the client's behalf (§2.7: never returned by the lists, but in
+   * flight for the insufficient-funds rule). `{kind, accountGroupUuid, ccy, amount, bankAccountUuid|walletUuid}`.
+   */
+  @Post('withdrawals/staff')
+  @HttpCode(200)
+  staffWithdrawal(@Body() raw: unknown): { uuid: string } {
+    const body = asBody(raw);
+    const kind = requiredString(body, 'kind');
+    if (kind !== 'fiat' && kind !== 'crypto') throw new BadRequestException('kind must be fiat or crypto');
+    const group = this.directory.group(requiredString(body, 'accountGroupUuid'));
+    if (group === undefined) throw new NotFoundException('account group not found');
+    const originator = this.directory.originatorOf(group.uuid);
+    const walletUuid = kind === 'crypto' ? requiredString(body, 'walletUuid') : undefined;
+    const request = this.withdrawals.submit({
+      kind,
+      amount: new Decimal(decimalString(body, 'amount')),
+      ccy: requiredString(body, 'ccy'),
+      accountGroupUuid: group.uuid,
+      requestorUuid: group.ownerUuid,
+      bankAccountUuid: kind === 'fiat' ? requiredString(body, 'bankAccountUuid') : undefined,
+      walletUuid,
+      coinAddress: originator?.wallets.find((w) => w.uuid === walletUuid)?.walletAddress,
+      clientComment: undefined,
+      raisedByStaff: true,
+    });
+    return { uuid: request.uuid };
+  }
 
   @Post('withdrawals/:uuid/:action')
   @HttpCode(200)

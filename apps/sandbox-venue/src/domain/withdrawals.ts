@@ -32,6 +32,8 @@ export interface WithdrawalRequest {
   /** Crypto: the operator's first step happened; the cancel window is closed. */
   accepted: boolean;
   transactionUuid: string | undefined;
+  /** Raised by the venue's operations staff on the client's behalf: counts as in flight, never listed (§2.7). */
+  raisedByStaff: boolean;
 }
 
 export type NewWithdrawal = Pick<
@@ -45,7 +47,7 @@ export type NewWithdrawal = Pick<
   | 'walletUuid'
   | 'coinAddress'
   | 'clientComment'
->;
+> & { raisedByStaff?: boolean };
 
 export type OperatorAction = 'accept' | 'approve' | 'decline' | 'process' | 'fail';
 
@@ -87,6 +89,7 @@ export class WithdrawalBook {
       lastUpdated: now,
       accepted: false,
       transactionUuid: undefined,
+      raisedByStaff: input.raisedByStaff ?? false,
     };
     this.requests.push(request);
     return request;
@@ -99,7 +102,7 @@ export class WithdrawalBook {
   /** Newest first (§2.7). */
   list(kind: WithdrawalKind, groupUuids: ReadonlySet<string>): WithdrawalRequest[] {
     return this.requests
-      .filter((r) => r.kind === kind && groupUuids.has(r.accountGroupUuid))
+      .filter((r) => r.kind === kind && !r.raisedByStaff && groupUuids.has(r.accountGroupUuid))
       .sort((a, b) => b.dateCreated - a.dateCreated);
   }
 

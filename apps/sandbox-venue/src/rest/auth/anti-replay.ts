@@ -8,6 +8,8 @@ import { JsonNumber, type JsonObject } from '../../http/json.js';
 export type ReplayVerdict = 'ok' | 'missing' | 'malformed' | 'replayed' | 'stale';
 
 const INTEGER = /^-?(0|[1-9]\d*)$/;
+/** Both are int64 on the wire (§4.1). */
+const INT64_MAX = 2n ** 63n - 1n;
 
 export class AntiReplayLedger {
   private readonly lastNonce = new Map<string, bigint>();
@@ -54,5 +56,6 @@ export class AntiReplayLedger {
 
 function integerOf(raw: unknown): bigint | undefined {
   if (!(raw instanceof JsonNumber) || !INTEGER.test(raw.text)) return undefined;
-  return BigInt(raw.text);
+  const value = BigInt(raw.text);
+  return value > INT64_MAX || value < -INT64_MAX - 1n ? undefined : value;
 }
