@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { MetricsRegistry } from '#observability';
 import type { SessionState } from '#contracts';
+import { HopHistogram } from './hop-histogram.js';
 
 const SESSION_STATES: readonly SessionState[] = [
   'idle',
@@ -31,7 +32,7 @@ export class VenueMetrics {
   readonly reconnects: Counter<'reason'>;
   readonly tokenFetchSeconds: Histogram<'result'>;
   readonly priceUpdates: Counter;
-  readonly priceHopSeconds: Histogram;
+  readonly priceHopSeconds: HopHistogram;
   readonly staleStreams: Gauge;
   readonly outOfOrderDropped: Counter;
   readonly framesRejected: Counter<'reason'>;
@@ -67,12 +68,12 @@ export class VenueMetrics {
       help: 'Venue price updates published',
       registers,
     });
-    this.priceHopSeconds = new Histogram({
-      name: 'connector_price_hop_seconds',
-      help: 'Venue frame arrival to PriceMessage emitted',
-      buckets: [0.00001, 0.000025, 0.00005, 0.0001, 0.0002, 0.0003, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05],
+    this.priceHopSeconds = new HopHistogram(
+      'connector_price_hop_seconds',
+      'Venue frame arrival to PriceMessage emitted',
+      [0.00001, 0.000025, 0.00005, 0.0001, 0.0002, 0.0003, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05],
       registers,
-    });
+    );
     this.staleStreams = new Gauge({
       name: 'connector_stale_streams',
       help: 'Price streams currently stale',
