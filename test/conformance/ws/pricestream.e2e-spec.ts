@@ -223,16 +223,24 @@ describe('W11 streamStop', () => {
 });
 
 describe('frames outside the contract (§4.2, §9)', () => {
-  it('the venue sends them now and then when configured', async () => {
+  it('the venue sends them now and then when configured, and extra properties on known frames', async () => {
     const noisy = await startWsVenue({ ...FAST_TRADING, offContractEveryNTicks: 2 });
     try {
       const client = await noisy.connect();
+      client.send(subscribeRequest(noisy.venue, { quantity: '0.5', tag: 'noisy' }));
       const heartbeat = await client.take((f) => f['messageType'] === 'heartbeat');
       expect(heartbeat.json['chanId']).toBeDefined();
       const other = await client.take(
         (f) => !['heartbeat', 'subscribe', 'pricestream', 'order', 'error'].includes(String(f['messageType'])),
       );
       expect(Object.keys(other.json).length).toBeGreaterThan(3);
+      const known = ['chanId', 'timestamp', 'messageType', 'instrument', 'quoteId', 'offer', 'bid', 'tenor'];
+      const extended = await client.take(
+        (f) =>
+          f['messageType'] === 'pricestream' &&
+          Object.keys(f).some((k) => ![...known, 'settleDate', 'tag'].includes(k)),
+      );
+      expect(extended.json['tag']).toBe('noisy');
     } finally {
       await noisy.close();
     }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, type OnModuleDestroy, Optional } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit, Optional } from '@nestjs/common';
 import type { Subscription } from 'rxjs';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { AccountGroupsReply } from '#venue-api';
@@ -39,7 +39,7 @@ const MAX_CLIENT_FRAME_BYTES = 64 * 1024;
  * one `error` frame and close (§4.2, W9). Other upgrade paths are left to whoever else listens.
  */
 @Injectable()
-export class TradingSocketServer implements OnModuleDestroy {
+export class TradingSocketServer implements OnModuleInit, OnModuleDestroy {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES });
   private readonly attached = new Map<Server, (req: IncomingMessage, socket: Duplex, head: Buffer) => void>();
   private readonly haltSubscription: Subscription;
@@ -59,7 +59,6 @@ export class TradingSocketServer implements OnModuleDestroy {
     @Optional() @Inject(JsonLogger) logger?: JsonLogger,
   ) {
     this.log = (logger ?? new JsonLogger('sandbox-venue')).child('trading-socket');
-    this.market.start(config.marketTickMs);
     this.haltSubscription = this.market.halted$.subscribe(({ instrument, reason }) => {
       for (const connection of this.connections.all())
         this.subscriptions.stopInstrument(connection, instrument, reason);
@@ -76,6 +75,10 @@ export class TradingSocketServer implements OnModuleDestroy {
   /** Live connections (admin faults act on them). */
   liveConnections(): VenueConnection[] {
     return this.connections.all();
+  }
+
+  onModuleInit(): void {
+    this.market.start(this.config.marketTickMs);
   }
 
   onModuleDestroy(): Promise<void> {

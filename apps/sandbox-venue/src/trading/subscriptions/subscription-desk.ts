@@ -103,7 +103,10 @@ export class SubscriptionDesk {
   /** One cadence tick: one update for every live subscription of the connection (§2.2 rule 3, W13). */
   tick(connection: VenueConnection, tick: number, now: number): void {
     const every = this.config.offContractEveryNTicks;
-    if (every > 0 && tick % every === 0) this.sendOffContract(connection, tick / every);
+    const offContract = every > 0 && tick % every === 0 ? tick / every : undefined;
+    // Every third off-contract turn, this tick's price updates carry a property the contract lacks (§9).
+    const extraProperty = offContract !== undefined && offContract % 3 === 0 ? { venueSeq: offContract } : {};
+    if (offContract !== undefined && offContract % 3 !== 0) this.sendOffContract(connection, offContract);
     for (const { spec } of connection.subscriptions.values()) {
       const info = this.market.instrument(spec.instrument);
       const mid = this.market.mid(spec.instrument);
@@ -132,6 +135,7 @@ export class SubscriptionDesk {
         tenor: spec.tenor,
         settleDate,
         tag: spec.tag,
+        ...extraProperty,
       };
       connection.send(update, { droppable: true, timestamp: now });
     }
@@ -162,8 +166,8 @@ export class SubscriptionDesk {
   }
 
   /**
-   * Frames outside the contract (§4.2, §9): alternately a `heartbeat` and a price-less frame of a type the
-   * protocol lacks with extra properties, so clients prove they ignore them.
+   * Frames outside the contract (§4.2, §9), so clients prove they ignore them: a `heartbeat`, or a frame of
+   * a type the protocol lacks carrying extra properties (the third turn is the extra price property above).
    */
   private sendOffContract(connection: VenueConnection, n: number): void {
     if (n % 2 === 1) {
