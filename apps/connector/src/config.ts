@@ -57,6 +57,8 @@ export class ConnectorConfig {
   @IsOptional() @Type(() => Number) @IsInt() @Min(0) VENUE_REDELIVERY_GRACE_MS?: number;
   @IsOptional() @Type(() => Number) @IsInt() @Min(10) VENUE_DRAIN_TIMEOUT_MS?: number;
   @IsOptional() @Type(() => Number) @IsInt() @Min(10) VENUE_REST_TIMEOUT_MS?: number;
+  /** Client-side socket budget (the venue allows 30/s per account); raise only against a sandbox or bench source. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) VENUE_MESSAGES_PER_SECOND?: number;
   /** /health tolerates a reconnecting venue session this long before reporting it down. */
   @Type(() => Number) @IsInt() @Min(0) SESSION_HEALTH_GRACE_MS: number = 30_000;
 
@@ -89,6 +91,7 @@ export function venueOptionsFrom(config: ConnectorConfig): VenueOptions {
     ...optional('redeliveryGraceMs', config.VENUE_REDELIVERY_GRACE_MS),
     ...optional('drainTimeoutMs', config.VENUE_DRAIN_TIMEOUT_MS),
     ...optional('restTimeoutMs', config.VENUE_REST_TIMEOUT_MS),
+    ...optional('messagesPerSecond', config.VENUE_MESSAGES_PER_SECOND),
   };
 }
 

@@ -1,0 +1,236 @@
+/**
+ * `npm run bench`: the price hop (venue frame → a strategy's NATS message) and CPU per message of the
+ * connector, side by side with a bare relay (ws → JSON.parse → publish), in one run against one
+ * nats-server and one frame source (see frame-source.ts for why not the sandbox). Each pipeline runs in
+ * its own process, one after the other, so their CPU is measured apart and they do not compete for the
+ * machine's cores; the frame source and the receiving strategy share the bench process and its clock.
+ * Bounded: stops itself after BENCH_DEADLINE_MS (default 55 s) whatever happens.
+ */
+import 'reflect-metadata';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { freePort, startNatsServer, type NatsServerHandle } from '#testing';
+import { FrameSource, type SourceConnection } from './frame-source.js';
+import { HopRecorder, percentile } from './hop-recorder.js';
+import { processCpuMicros } from './process-cpu.js';
+
+const RATE = Number(process.env['BENCH_RATE'] ?? 2_000);
+const STREAMS = Number(process.env['BENCH_STREAMS'] ?? 500);
+const WARMUP_MS = Number(process.env['BENCH_WARMUP_MS'] ?? 3_000);
+const MEASURE_MS = Number(process.env['BENCH_MEASURE_MS'] ?? 10_000);
+const DEADLINE_MS = Number(process.env['BENCH_DEADLINE_MS'] ?? 55_000);
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..');
+
+interface Result {
+  name: string;
+  sent: number;
+  received: number;
+  hops: number[];
+  cpuMicrosPerMessage: number;
+}
+
+const children: ChildProcess[] = [];
+let nats: NatsServerHandle | undefined;
+let source: FrameSource | undefined;
+
+async function main(): Promise<void> {
+  const deadline = setTimeout(() => {
+    process.stderr.write(`bench: deadline of ${DEADLINE_MS} ms reached; stopping\n`);
+    void cleanup().finally(() => process.exit(2));
+  }, DEADLINE_MS);
+  deadline.unref();
+
+  nats = await startNatsServer();
+  source = new FrameSource(Math.ceil(((WARMUP_MS + MEASURE_MS) * RATE * 2.2) / 1000) + 10_000);
+  const urls = await source.listen();
+  const strategy = await connect({ servers: nats.url, name: 'bench-strategy' });
+  log(`frame source ${urls.wsUrl}; nats ${nats.url}; ${RATE} updates/s over ${STREAMS} streams`);
+
+  const relay = await measureRelay(strategy, source, urls.wsUrl, nats.url);
+  const connector = await measureConnector(strategy, source, urls, nats.url);
+  await strategy.close();
+  printTable([relay, connector]);
+  clearTimeout(deadline);
+  await cleanup();
+}
+
+async function measureRelay(strategy: NatsConnection, frames: FrameSource, wsUrl: string, natsUrl: string) {
+  const recorder = new HopRecorder(frames.sentAt);
+  const sub = strategy.subscribe('bench.relay.>', { callback: (_e, msg) => recorder.onMessage(msg.data) });
+  await strategy.flush();
+  const child = fork(join(here, 'relay.js'), [wsUrl, natsUrl, String(STREAMS)], { stdio: 'inherit' });
+  children.push(child);
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`relay exited early (${code})`)));
+  });
+  const connection = lastConnection(frames);
+  log('bare relay: subscribed; measuring');
+  const result = await measure('bare relay', child, connection, recorder);
+  child.removeAllListeners('exit');
+  child.send('stop');
+  await exited(child);
+  sub.unsubscribe();
+  return result;
+}
+
+async function measureConnector(
+  strategy: NatsConnection,
+  frames: FrameSource,
+  urls: { restBaseUrl: string; wsUrl: string },
+  natsUrl: string,
+) {
+  const recorder = new HopRecorder(frames.sentAt);
+  const sub = strategy.subscribe('gw.v1.price.>', { callback: (_e, msg) => recorder.onMessage(msg.data) });
+  await strategy.flush();
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(root, 'dist/apps/connector/src/main.js')], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'error',
+      HTTP_PORT: String(port),
+      HTTP_HOST: '127.0.0.1',
+      NATS_URL: natsUrl,
+      ACCOUNT: 'bench',
+      VENUE_REST_URL: urls.restBaseUrl,
+      VENUE_WS_URL: urls.wsUrl,
+      VENUE_API_KEY: 'bench-key',
+      VENUE_API_SECRET: Buffer.from('bench-secret').toString('base64'),
+      VENUE_SESSION_ID: 'bench-session',
+      VENUE_MESSAGES_PER_SECOND: '5000',
+      DEFAULT_METRICS: 'false',
+    },
+  });
+  children.push(child);
+  await until(
+    async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined))?.status === 200,
+    20_000,
+  );
+  const connection = lastConnection(frames);
+  const requests = Array.from({ length: STREAMS }, (_, i) =>
+    strategy.request(
+      'gw.v1.bench.stream.subscribe',
+      JSON.stringify({
+        instrument: 'BTC.USD',
+        quantity: (0.01 * (i + 1)).toFixed(2),
+        currency: 'BTC',
+        tenor: 'T',
+        accountGroup: 'bench-group',
+        requester: 'bench-strategy',
+        leaseSeconds: 600,
+      }),
+      { timeout: 15_000 },
+    ),
+  );
+  const replies = await Promise.all(requests);
+  const refused = replies.map((r) => r.json<{ ok: boolean }>()).filter((r) => !r.ok);
+  if (refused.length > 0) throw new Error(`connector refused ${refused.length} streams: ${JSON.stringify(refused[0])}`);
+  await until(() => connection.streams.length === STREAMS, 10_000);
+  log('connector: subscribed; measuring');
+  const result = await measure('connector', child, connection, recorder);
+  child.kill('SIGTERM');
+  await exited(child);
+  sub.unsubscribe();
+  return result;
+}
+
+async function measure(name: string, child: ChildProcess, connection: SourceConnection, recorder: HopRecorder) {
+  const frames = source as FrameSource;
+  const pid = child.pid ?? 0;
+  await frames.emit(connection, RATE, WARMUP_MS);
+  const cpuBefore = processCpuMicros(pid);
+  const [first, end] = await frames.emit(connection, RATE, MEASURE_MS);
+  await until(() => recorder.received(first, end) === end - first, 2_000).catch(() => undefined);
+  const cpu = processCpuMicros(pid) - cpuBefore;
+  const received = recorder.received(first, end);
+  return {
+    name,
+    sent: end - first,
+    received,
+    hops: recorder.hopsMicros(first, end),
+    cpuMicrosPerMessage: cpu / Math.max(1, received),
+  } satisfies Result;
+}
+
+function printTable(results: Result[]): void {
+  const [relay, connector] = results as [Result, Result];
+  const row = (r: Result) => [
+    r.name.padEnd(12),
+    `${r.received}/${r.sent}`.padStart(13),
+    ...[50, 90, 99].map((p) => percentile(r.hops, p).toFixed(0).padStart(8)),
+    (r.hops[r.hops.length - 1] ?? Number.NaN).toFixed(0).padStart(8),
+    r.cpuMicrosPerMessage.toFixed(1).padStart(12),
+  ];
+  const ratio = (f: (r: Result) => number) => (f(connector) / f(relay)).toFixed(2).padStart(8) + '×';
+  const lines = [
+    '',
+    `price hop, venue frame → strategy NATS message (µs); CPU of the pipeline process per message`,
+    `${RATE} updates/s over ${STREAMS} streams, ${MEASURE_MS / 1000} s measured after ${WARMUP_MS / 1000} s warm-up`,
+    '',
+    [
+      'pipeline'.padEnd(12),
+      'delivered'.padStart(13),
+      'p50'.padStart(8),
+      'p90'.padStart(8),
+      'p99'.padStart(8),
+      'max'.padStart(8),
+      'CPU µs/msg'.padStart(12),
+    ].join(' '),
+    row(relay).join(' '),
+    row(connector).join(' '),
+    [
+      'ratio'.padEnd(12),
+      ''.padStart(13),
+      ratio((r) => percentile(r.hops, 50)),
+      ratio((r) => percentile(r.hops, 90)),
+      ratio((r) => percentile(r.hops, 99)),
+      ratio((r) => r.hops[r.hops.length - 1] ?? Number.NaN),
+      ratio((r) => r.cpuMicrosPerMessage).padStart(12),
+    ].join(' '),
+    '',
+    `targets: connector CPU ≤ 1.3× relay → ${(connector.cpuMicrosPerMessage / relay.cpuMicrosPerMessage).toFixed(2)}×; ` +
+      `connector p99 ≤ 300 µs → ${percentile(connector.hops, 99).toFixed(0)} µs`,
+    '',
+  ];
+  process.stdout.write(lines.join('\n'));
+}
+
+function lastConnection(frames: FrameSource): SourceConnection {
+  const connection = frames.connections[frames.connections.length - 1];
+  if (connection === undefined) throw new Error('no connection at the frame source');
+  return connection;
+}
+
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('bench: condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+async function cleanup(): Promise<void> {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await source?.close().catch(() => undefined);
+  await nats?.stop().catch(() => undefined);
+}
+
+function log(message: string): void {
+  process.stderr.write(`bench: ${message}\n`);
+}
+
+main().catch(async (error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  await cleanup();
+  process.exit(1);
+});
