@@ -175,6 +175,16 @@ describe('trades, transactions and balances', () => {
     expect(numberTexts(cash.text, 'amount')).toEqual(['100.25']);
   });
 
+  it('an operator deposit raises a PENDING CASH DEPOSIT leg; processing it credits the balance', async () => {
+    const group = v.venue.seed.noRoleGroup;
+    const res = await admin(v.venue.adminUrl, '/deposits', { accountGroupUuid: group, ccy: 'USD', amount: '500.05' });
+    const leg = res.json as { uuid: string; transactionState: string; transactionClass: string };
+    expect(leg).toMatchObject({ transactionState: 'PENDING', transactionClass: 'CASH', transactionType: 'DEPOSIT' });
+    expect((await account(group, 'USD')).Balance.value).toBe('25000.00');
+    await admin(v.venue.adminUrl, `/transactions/${leg.uuid}/process`);
+    expect((await account(group, 'USD')).Balance.value).toBe('25500.05');
+  });
+
   it('§4.5 filters and pagination: total counts matches, pages hold at most max', async () => {
     for (let i = 0; i < 3; i++) {
       await admin(v.venue.adminUrl, '/trades/otc', {

@@ -17,11 +17,13 @@ import {
 import { Decimal } from 'decimal.js';
 import type { Side } from '#venue-api';
 import { VenueDirectory } from '../domain/directory.js';
+import { Ledger } from '../domain/ledger.js';
 import { TradeBook, type TradeState } from '../domain/trades.js';
 import { TransactionBook, transactionWire, type TransactionState } from '../domain/transactions.js';
 import { WithdrawalBook, type OperatorAction } from '../domain/withdrawals.js';
 import { withdrawalRow } from '../rest/endpoints/withdrawal-rows.js';
 import type { WireValue } from '../http/json.js';
+import { currencyInfo } from '../reference/currencies.js';
 import { instrumentInfo } from '../reference/instruments.js';
 import { asBody, decimalString, optionalText, requiredString } from './admin-input.js';
 
@@ -44,6 +46,7 @@ export class BackOfficeAdminController {
     @Inject(TradeBook) private readonly trades: TradeBook,
     @Inject(TransactionBook) private readonly transactions: TransactionBook,
     @Inject(VenueDirectory) private readonly directory: VenueDirectory,
+    @Inject(Ledger) private readonly ledger: Ledger,
   ) {}
 
   /**
@@ -139,6 +142,42 @@ export class BackOfficeAdminController {
   @Get('trades/:uuid/transactions')
   legs(@Param('uuid') uuid: string): WireValue {
     return this.transactions.byTrade(uuid).map(transactionWire);
+  }
+
+  /**
+   * An incoming deposit (§2.9 CASH/COIN DEPOSIT): a PENDING leg and its webhook; processing it credits the
+   * group. `{accountGroupUuid, ccy, amount, customRef?}`.
+   */
+  @Post('deposits')
+  @HttpCode(200)
+  deposit(@Body() raw: unknown): WireValue {
+    const body = asBody(raw);
+    const group = this.directory.group(requiredString(body, 'accountGroupUuid'));
+    if (group === undefined) throw new NotFoundException('account group not found');
+    const ccy = requiredString(body, 'ccy');
+    const info = currencyInfo(ccy);
+    if (info === undefined) throw new BadRequestException(`unknown currency ${ccy}`);
+    const amount = new Decimal(decimalString(body, 'amount'));
+    const total = this.ledger.total(group.uuid, ccy);
+    const leg = this.transactions.create({
+      userUuid: group.ownerUuid,
+      accountGroupUuid: group.uuid,
+      transactionClass: info.kind === 'fiat' ? 'CASH' : 'COIN',
+      transactionType: 'DEPOSIT',
+      ccy,
+      amount,
+      balanceBefore: total,
+      balanceAfter: total.plus(amount),
+      customRef: optionalText(body, 'customRef') ?? '',
+      quoteId: undefined,
+      tradeId: undefined,
+      tradeRef: undefined,
+      executedPrice: undefined,
+      settleDate: undefined,
+      beneficiaryUuid: null,
+      effect: { kind: 'deposit' },
+    });
+    return transactionWire(leg);
   }
 
   @Post('transactions/:uuid/:action')

@@ -16,7 +16,8 @@ export type TransactionClass = 'OTCTRADE' | 'RFSTRADE' | 'COIN' | 'CASH';
 export type TransactionType = 'TRADE_CREDIT' | 'TRADE_DEBIT' | 'DEPOSIT' | 'WITHDRAWAL';
 
 /** What a leg does to the ledger when it reaches a final state. */
-export type LegEffect = { kind: 'trade'; direction: LegDirection } | { kind: 'withdrawal' } | { kind: 'none' };
+export type LegEffect =
+  { kind: 'trade'; direction: LegDirection } | { kind: 'withdrawal' } | { kind: 'deposit' } | { kind: 'none' };
 
 export interface TransactionRecord {
   uuid: string;
@@ -106,6 +107,8 @@ export class TransactionBook {
       else this.ledger.unwindTradeLeg(group, ccy, effect.direction, amount);
     } else if (effect.kind === 'withdrawal' && next === 'PROCESSED') {
       this.ledger.debitSettled(group, ccy, amount);
+    } else if (effect.kind === 'deposit' && next === 'PROCESSED') {
+      this.ledger.creditSettled(group, ccy, amount);
     }
   }
 }
