@@ -44,6 +44,7 @@ export class TradingSocketServer implements OnModuleInit, OnModuleDestroy {
   private readonly attached = new Map<Server, (req: IncomingMessage, socket: Duplex, head: Buffer) => void>();
   private readonly haltSubscription: Subscription;
   private readonly log: JsonLogger;
+  private closing: Promise<void> | undefined;
 
   constructor(
     @Inject(TRADING_CONFIG) private readonly config: TradingConfig,
@@ -72,11 +73,6 @@ export class TradingSocketServer implements OnModuleInit, OnModuleDestroy {
     this.attached.set(server, onUpgrade);
   }
 
-  /** Live connections (admin faults act on them). */
-  liveConnections(): VenueConnection[] {
-    return this.connections.all();
-  }
-
   onModuleInit(): void {
     this.market.start(this.config.marketTickMs);
   }
@@ -90,8 +86,6 @@ export class TradingSocketServer implements OnModuleInit, OnModuleDestroy {
     this.closing ??= this.shutdown();
     return this.closing;
   }
-
-  private closing: Promise<void> | undefined;
 
   private async shutdown(): Promise<void> {
     for (const [server, listener] of this.attached) server.off('upgrade', listener);
