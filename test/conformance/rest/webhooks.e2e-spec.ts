@@ -1,7 +1,8 @@
 /** §6.1, §2.9, §3.3, §4.12, spec-gaps R13–R15: webhook delivery against a real local receiver. */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { startSandboxVenue, type RunningSandbox } from '../../../apps/sandbox-venue/src/bootstrap.js';
-import { admin } from '../spec-client.js';
+import { RestPath } from '#venue-api';
+import { admin, raw, SpecClient } from '../spec-client.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 
 const MIN_INTERVAL_MS = 40;
@@ -90,6 +91,41 @@ describe('webhooks', () => {
     const all = await receiver.waitFor(4);
     const finals = Object.fromEntries(all.slice(2).map((d) => [d.json['uuid'], d.json['transactionState']]));
     expect(finals).toEqual({ [a ?? '']: 'REVERSED', [b ?? '']: 'CANCELLED' });
+  });
+
+  it.each([201, 202, 204])('rule 4: %i acknowledges (no retry)', async (status) => {
+    receiver.answer(status);
+    const { legs } = await bookTrade();
+    await receiver.waitFor(2);
+    await admin(venue.adminUrl, `/transactions/${legs[0]}/process`);
+    const all = await receiver.waitFor(3);
+    expect(all.filter((d) => d.json['uuid'] === legs[0]).map((d) => d.json['transactionState'])).toEqual([
+      'PENDING',
+      'PROCESSED',
+    ]);
+  });
+
+  it('§2.9: a withdrawal notifies its CASH/COIN WITHDRAWAL leg when approved (PENDING) and processed', async () => {
+    const client = new SpecClient(venue.restBaseUrl, venue.credentials.primary);
+    const res = await client.post(RestPath.WithdrawalCrypto, {
+      accountGroupUuid: venue.seed.defaultGroupUuid,
+      ccy: 'BTC',
+      amount: raw('0.25000000'),
+      walletUuid: venue.seed.walletBtcOk,
+    });
+    const { uuid } = res.json as { uuid: string };
+    await admin(venue.adminUrl, `/withdrawals/${uuid}/accept`);
+    await admin(venue.adminUrl, `/withdrawals/${uuid}/approve`);
+    await admin(venue.adminUrl, `/withdrawals/${uuid}/process`);
+    const all = await receiver.waitFor(2);
+    expect(all.map((d) => d.json['transactionState'])).toEqual(['PENDING', 'PROCESSED']);
+    expect(all[0]?.json).toMatchObject({
+      transactionClass: 'COIN',
+      transactionType: 'WITHDRAWAL',
+      ccy: 'BTC',
+      customRef: uuid,
+    });
+    expect(all[0]?.body).toContain('"amount":0.25,');
   });
 
   it('rule 5: a 5xx reply is retried with backoff until acknowledged', async () => {
