@@ -1,0 +1,135 @@
+/**
+ * VenueSession over a real WebSocket against a minimal local server standing in for an injected fault
+ * (garbage frames, connection accounting). The full venue behaviour is covered against the sandbox in
+ * venue-side.sandbox.spec.ts.
+ */
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import type { AddressInfo } from 'node:net';
+import { filter, firstValueFrom, timeout } from 'rxjs';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { MetricsRegistry } from '#observability';
+import { systemClock } from '../clock.js';
+import { captureLogger } from '../testing/test-logger.js';
+import { type VenueOptions, withDefaults } from '../venue-options.js';
+import { VenueMetrics } from '../venue-metrics.js';
+import { VenueSession } from './venue-session.js';
+
+let server: WebSocketServer;
+let wsUrl: string;
+let live = 0;
+let maxLive = 0;
+let connections = 0;
+const sessions: VenueSession[] = [];
+
+beforeEach(async () => {
+  live = 0;
+  maxLive = 0;
+  connections = 0;
+  server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  wsUrl = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/svc/ws/ws-client`;
+  server.on('connection', (socket: WebSocket) => {
+    connections++;
+    live++;
+    maxLive = Math.max(maxLive, live);
+    socket.on('close', () => live--);
+  });
+});
+
+afterEach(async () => {
+  for (const session of sessions.splice(0)) {
+    await session.stop();
+    session.dispose();
+  }
+  for (const client of server.clients) client.terminate();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+function startSession(overrides: Partial<VenueOptions> = {}) {
+  const { logger, lines } = captureLogger();
+  const registry = new MetricsRegistry('t', { defaultMetrics: false });
+  const metrics = new VenueMetrics(registry);
+  let issued = 0;
+  const options = withDefaults({
+    restBaseUrl: 'http://127.0.0.1:1',
+    wsUrl,
+    apiKey: 'k',
+    apiSecret: 'c2VjcmV0',
+    signatureEncoding: 'base64',
+    sessionId: 'sess-unit',
+    antiReplay: 'tonce',
+    staleAfterMs: 1_000,
+    stallTimeoutMs: 5_000,
+    reconnect: { initialMs: 20, maxMs: 200 },
+    connectionMaxAgeMs: 60_000,
+    orderReplyTimeoutMs: 1_000,
+    account: 'a',
+    ...overrides,
+  });
+  const session = new VenueSession(
+    options,
+    { fetchToken: () => Promise.resolve(`secret-token-${++issued}`) },
+    metrics,
+    logger,
+    systemClock,
+  );
+  sessions.push(session);
+  session.start();
+  return { session, metrics, lines, registry };
+}
+
+const reached = (session: VenueSession, state: string) =>
+  firstValueFrom(
+    session.state$.pipe(
+      filter((s) => s.state === state),
+      timeout(5_000),
+    ),
+  );
+
+describe('VenueSession', () => {
+  it('counts invalid and unknown frames, never crashes, and keeps tokens out of the logs', async () => {
+    const { session, metrics, lines } = startSession();
+    const frames: string[] = [];
+    session.addFrameListener((m) => frames.push(m.messageType));
+    await reached(session, 'open');
+    for (const client of server.clients) {
+      client.send('not json {');
+      client.send('[1,2]');
+      client.send(JSON.stringify({ messageType: 'heartbeatV9', x: 1 }));
+      client.send(JSON.stringify({ messageType: 'pricestream', timestamp: 'yesterday' }));
+      client.send(JSON.stringify({ messageType: 'error', chanId: 'c', timestamp: 1, code: 'X', message: 'm' }));
+    }
+    const deadline = Date.now() + 5_000;
+    while (frames.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(frames).toEqual(['error']);
+    const rejected = (await metrics.framesRejected.get()).values;
+    expect(rejected.find((v) => v.labels.reason === 'invalid')?.value).toBe(3);
+    expect(rejected.find((v) => v.labels.reason === 'unknown')?.value).toBe(1);
+    expect(session.state).toBe('open');
+    expect(lines.join('')).not.toContain('secret-token');
+    expect(lines.join('')).toContain('venue frame rejected');
+  });
+
+  it('refreshes the connection repeatedly with one socket at a time on the sessionId', async () => {
+    const { session } = startSession({ connectionMaxAgeMs: 60 });
+    await reached(session, 'open');
+    const deadline = Date.now() + 10_000;
+    while (connections < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(connections).toBeGreaterThanOrEqual(5);
+    expect(maxLive).toBe(1);
+    expect(session.reconnects).toBeGreaterThanOrEqual(4);
+  });
+
+  it('reconnects after the server closes the socket, with a fresh token each time', async () => {
+    const tokens: string[] = [];
+    server.on('connection', (_socket: WebSocket, request) => {
+      tokens.push(new URL(request.url ?? '', 'http://x').searchParams.get('token') ?? '');
+    });
+    const { session } = startSession();
+    await reached(session, 'open');
+    for (const client of server.clients) client.terminate();
+    await reached(session, 'fetchingToken');
+    await reached(session, 'open');
+    expect(tokens).toEqual(['secret-token-1', 'secret-token-2']);
+  });
+});
