@@ -154,8 +154,8 @@ describe('§2.2 rule 3 and W13: fixed cadence', () => {
     const client = await v.connect();
     const a = await subscribe({ quantity: '0.3' }, client);
     const b = await subscribe({ instrument: 'EUR.USD', currency: 'EUR', quantity: '5000' }, client);
-    const pa = await prices(a, 4, client);
-    const pb = await prices(b, 4, client);
+    const pa = await prices(a, 6, client);
+    const pb = await prices(b, 2, client);
     const ta = pa.map((p) => Number(p.json['timestamp']));
     const tb = pb.map((p) => Number(p.json['timestamp']));
     for (let i = 1; i < ta.length; i += 1) {

@@ -71,6 +71,8 @@ describe('subscribe validation (W16 order and codes)', () => {
     [{ quantity: '0' }, 'RFS100009'],
     [{ quantity: '0.000000001' }, 'RFS100009'],
     [{ quantity: 1 }, 'RFS100009'],
+    [{ quantity: '1e3' }, 'RFS100009'],
+    [{ quantity: '0.' + '1'.repeat(40) }, 'RFS100009'],
     [{ tenor: ' ' }, 'RFS100021'],
     [{ accountGrpUuid: '' }, 'RFS600004'],
     [{ beneficiaryDetails: {}, senderDetails: {} }, 'INVALID_SETTLEMENT_DETAILS'],

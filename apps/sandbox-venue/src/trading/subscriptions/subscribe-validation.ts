@@ -39,6 +39,8 @@ export interface SubscribeContext {
 
 const INSTRUMENT_SHAPE = /^([^.\s]+)\.([^.\s]+)$/;
 const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;
+/** Longer quantity strings are refused before parsing (RFS100009): no size needs more. */
+const MAX_QUANTITY_CHARS = 40;
 
 function isBlank(value: unknown): boolean {
   return typeof value !== 'string' || value.trim() === '';
@@ -91,7 +93,7 @@ export function validateSubscribe(request: Record<string, unknown>, ctx: Subscri
   }
 
   const rawQuantity = request['quantity'];
-  if (typeof rawQuantity !== 'string' || !PLAIN_DECIMAL.test(rawQuantity)) {
+  if (typeof rawQuantity !== 'string' || rawQuantity.length > MAX_QUANTITY_CHARS || !PLAIN_DECIMAL.test(rawQuantity)) {
     return fail('RFS100009', 'Quantity must be a positive decimal string', request, base);
   }
   const quantity = new Decimal(rawQuantity).toDecimalPlaces(8, Decimal.ROUND_HALF_EVEN);
