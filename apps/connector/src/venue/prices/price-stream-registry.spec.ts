@@ -261,6 +261,15 @@ describe('PriceStreamRegistry', () => {
     expect(channel.sentOfType('unsubscribe')).toEqual([]);
   });
 
+  it('answers NOT_CONNECTED when no session opens before the subscribe timeout', async () => {
+    const { clock, registry, settle } = setup();
+    const granted = registry.acquire(request('s1'));
+    await settle();
+    clock.advance(5_000);
+    expect(await granted).toEqual(expect.objectContaining({ ok: false, code: 'NOT_CONNECTED' }));
+    expect(registry.counts()).toEqual({ live: 0, stale: 0, pending: 0 });
+  });
+
   it('waits for a connection before subscribing, and times out the requester if no ack comes', async () => {
     const { clock, channel, registry, settle } = setup();
     const granted = registry.acquire(request('s1'));

@@ -81,7 +81,11 @@ export class PriceStreamRegistry {
         const index = waiting.waiters.findIndex((w) => w.settle === settle);
         if (index >= 0) waiting.waiters.splice(index, 1);
         this.dropLease(waiting, req.requester);
-        resolve({ ok: false, code: 'TIMEOUT', message: 'the venue did not acknowledge the subscription in time' });
+        resolve(
+          this.channel.isOpen
+            ? { ok: false, code: 'TIMEOUT', message: 'the venue did not acknowledge the subscription in time' }
+            : { ok: false, code: 'NOT_CONNECTED', message: 'the venue session is not open; ask again later' },
+        );
       }, this.options.subscribeTimeoutMs);
       const settle = (result: AcquireResult): void => {
         if (settled) return;
