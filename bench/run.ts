@@ -88,7 +88,9 @@ async function measureConnector(
   const sub = strategy.subscribe('gw.v1.price.>', { callback: (_e, msg) => recorder.onMessage(msg.data) });
   await strategy.flush();
   const port = await freePort();
-  const child = spawn(process.execPath, [join(root, 'dist/apps/connector/src/main.js')], {
+  // BENCH_CONNECTOR_NODE_ARGS, e.g. "--prof", to profile the connector process
+  const nodeArgs = (process.env['BENCH_CONNECTOR_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
+  const child = spawn(process.execPath, [...nodeArgs, join(root, 'dist/apps/connector/src/main.js')], {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
       ...process.env,

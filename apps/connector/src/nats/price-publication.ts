@@ -11,6 +11,8 @@ import type { ConnectorNatsMetrics } from './connector-metrics.js';
  */
 export class PricePublication {
   private readonly subjectByKey = new Map<string, string>();
+  /** Counter children bound once: a label lookup per message is measurable on the hot path. */
+  private readonly published: Record<PriceMessage['status'], { inc(): void }>;
   private subscription: Subscription | undefined;
 
   constructor(
@@ -18,7 +20,14 @@ export class PricePublication {
     private readonly publisher: BusPublisher,
     private readonly metrics: ConnectorNatsMetrics,
     private readonly logger: JsonLogger,
-  ) {}
+  ) {
+    const counter = metrics.pricesPublished;
+    this.published = {
+      live: counter.labels({ status: 'live' }),
+      stale: counter.labels({ status: 'stale' }),
+      stopped: counter.labels({ status: 'stopped' }),
+    };
+  }
 
   start(prices$: Observable<PriceMessage>): void {
     this.subscription ??= prices$.subscribe({
@@ -33,13 +42,13 @@ export class PricePublication {
   }
 
   publish(price: PriceMessage): void {
-    const subject = this.subjectOf(price);
+    const key = `${price.accountGroup}|${price.instrument}|${price.tenor}|${price.currency}|${price.quantity}`;
+    const subject = this.subjectOf(price, key);
     if (subject === undefined) return;
-    if (this.publisher.publish(subject, price, 'price')) this.metrics.pricesPublished.inc({ status: price.status });
+    if (this.publisher.publish(subject, price, 'price')) this.published[price.status].inc();
   }
 
-  private subjectOf(price: PriceMessage): string | undefined {
-    const key = `${price.accountGroup}|${price.instrument}|${price.tenor}|${price.currency}|${price.quantity}`;
+  private subjectOf(price: PriceMessage, key: string): string | undefined {
     let subject = this.subjectByKey.get(key);
     if (subject === undefined) {
       try {
