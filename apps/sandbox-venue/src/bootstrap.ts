@@ -10,6 +10,7 @@ import { RestPath, WS_CLIENT_PATH } from '#venue-api';
 import { SandboxAppModule } from './app.module.js';
 import { DEFAULT_SANDBOX_CONFIG, type SandboxConfig } from './config.js';
 import { SEED_KEYS, SeedIds } from './domain/seed.js';
+import { validateSandboxConfig } from './env.js';
 import { VenueFront } from './rest/venue-front.js';
 import { attachTrading } from './trading-attachment.js';
 
@@ -49,6 +50,7 @@ function credentials(index: number): SandboxCredentials {
 
 export async function startSandboxVenue(options: Partial<SandboxConfig> = {}): Promise<RunningSandbox> {
   const config: SandboxConfig = { ...DEFAULT_SANDBOX_CONFIG, port: 0, ...options };
+  validateSandboxConfig(config);
   const app = await NestFactory.create<NestExpressApplication>(SandboxAppModule.forRoot(config), {
     logger: new JsonLogger('sandbox-venue', 'nest', 'warn'),
     abortOnError: false,

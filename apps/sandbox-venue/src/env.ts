@@ -4,6 +4,7 @@
  */
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsNumber, IsOptional, IsPositive, IsString, IsUrl, Max, Min } from 'class-validator';
+import { loadConfig } from '#observability';
 import type { SandboxConfig } from './config.js';
 import { DEFAULT_SANDBOX_CONFIG } from './config.js';
 
@@ -62,4 +63,19 @@ export function sandboxOptionsFromEnv(env: SandboxEnv): Partial<SandboxConfig> {
     restRateLimitPerSecond: env.SANDBOX_REST_RATE_LIMIT,
     tokenTtlMs: env.SANDBOX_TOKEN_TTL_MS,
   };
+}
+
+/** The same rules applied to a config built in code (`startSandboxVenue(options)`): throws ConfigError. */
+export function validateSandboxConfig(config: SandboxConfig): void {
+  loadConfig(SandboxEnv, {
+    SANDBOX_PORT: String(config.port),
+    SANDBOX_HOST: config.host,
+    VENUE_SIGNATURE_ENCODING: config.signatureEncoding,
+    SANDBOX_WEBHOOK_URL: config.webhookUrl,
+    SANDBOX_WEBHOOK_MIN_INTERVAL_MS: String(config.webhookMinIntervalMs),
+    SANDBOX_WEBHOOK_TIMEOUT_MS: String(config.webhookTimeoutMs),
+    SANDBOX_WEBHOOK_BACKOFF_SCALE: String(config.webhookBackoffScale),
+    SANDBOX_REST_RATE_LIMIT: String(config.restRateLimitPerSecond),
+    SANDBOX_TOKEN_TTL_MS: String(config.tokenTtlMs),
+  });
 }
