@@ -64,6 +64,22 @@ describe('connector prices on NATS, against the sandbox venue', () => {
       const first = await consumer.next({ expires: 5_000 });
       expect(first?.subject).toBe(subject);
       expect(first?.json<PriceMessage>().quoteId).toEqual(expect.any(String));
+      // the raw JetStream API, as a client in any language uses it (docs/nats-contract.md)
+      const direct = await late.request(
+        `$JS.API.DIRECT.GET.${StreamName.prices(ACCOUNT)}`,
+        JSON.stringify({ last_by_subj: subject }),
+        { timeout: 5_000 },
+      );
+      expect(direct.headers?.get('Nats-Subject')).toBe(subject);
+      expect(direct.json<PriceMessage>().instrument).toBe('BTC.USD');
+      const viaApi = await late.request(
+        `$JS.API.STREAM.MSG.GET.${StreamName.prices(ACCOUNT)}`,
+        JSON.stringify({ last_by_subj: subject }),
+        { timeout: 5_000 },
+      );
+      const stored = viaApi.json<{ message: { subject: string; data: string } }>().message;
+      expect(stored.subject).toBe(subject);
+      expect(JSON.parse(Buffer.from(stored.data, 'base64').toString('utf8'))).toMatchObject({ instrument: 'BTC.USD' });
     } finally {
       await late.close();
     }
