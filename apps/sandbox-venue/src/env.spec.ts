@@ -1,0 +1,52 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError, loadConfig } from '#observability';
+import { DEFAULT_SANDBOX_CONFIG } from './config.js';
+import { SandboxEnv, sandboxOptionsFromEnv, validateSandboxConfig } from './env.js';
+
+describe('sandbox configuration', () => {
+  it('defaults: port 8080, base64 signatures, 30 requests/s, no webhook target', () => {
+    const options = sandboxOptionsFromEnv(loadConfig(SandboxEnv, {}));
+    expect(options).toMatchObject({
+      port: 8080,
+      signatureEncoding: 'base64',
+      restRateLimitPerSecond: 30,
+      webhookUrl: undefined,
+    });
+  });
+
+  it('reads the variables', () => {
+    const options = sandboxOptionsFromEnv(
+      loadConfig(SandboxEnv, {
+        SANDBOX_PORT: '9090',
+        VENUE_SIGNATURE_ENCODING: 'hex',
+        SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:3000/hook',
+        SANDBOX_WEBHOOK_BACKOFF_SCALE: '0.01',
+      }),
+    );
+    expect(options).toMatchObject({
+      port: 9090,
+      signatureEncoding: 'hex',
+      webhookUrl: 'http://127.0.0.1:3000/hook',
+      webhookBackoffScale: 0.01,
+    });
+  });
+
+  it('lists every bad variable at once', () => {
+    let error: unknown;
+    try {
+      loadConfig(SandboxEnv, { SANDBOX_PORT: 'x', VENUE_SIGNATURE_ENCODING: 'b64', SANDBOX_WEBHOOK_URL: 'not a url' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const text = (error as ConfigError).problems.join('\n');
+    expect(text).toContain('SANDBOX_PORT');
+    expect(text).toContain('VENUE_SIGNATURE_ENCODING');
+    expect(text).toContain('SANDBOX_WEBHOOK_URL');
+  });
+
+  it('validates a config built in code with the same rules', () => {
+    expect(() => validateSandboxConfig({ ...DEFAULT_SANDBOX_CONFIG, port: 0 })).not.toThrow();
+    expect(() => validateSandboxConfig({ ...DEFAULT_SANDBOX_CONFIG, restRateLimitPerSecond: 0 })).toThrow(ConfigError);
+  });
+});
