@@ -19,6 +19,7 @@ export class TradingMetrics {
   private readonly orders: Counter;
   private readonly rateLimited: Counter;
   private readonly refusedUpgrades: Counter;
+  private readonly handlerErrors: Counter;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -62,6 +63,16 @@ export class TradingMetrics {
       labelNames: ['reason'],
       registers,
     });
+    this.handlerErrors = new Counter({
+      name: 'sandbox_ws_handler_errors_total',
+      help: 'Client messages whose handling failed inside the venue (a bug; the socket stays open)',
+      labelNames: ['messageType'],
+      registers,
+    });
+  }
+
+  handlerError(messageType: string): void {
+    this.handlerErrors.inc({ messageType: inboundLabel(messageType) });
   }
 
   frameIn(messageType: string | undefined): void {

@@ -186,6 +186,7 @@ export class TradingSocketServer implements OnModuleInit, OnModuleDestroy {
       this.dispatch(connection, frame.messageType, frame.body);
     } catch (error: unknown) {
       // Bad input never takes the venue down; the client hears nothing it could misread as an outcome.
+      this.metrics.handlerError(frame.messageType);
       this.log.error('message handling failed', {
         chanId: connection.chanId,
         messageType: frame.messageType,
