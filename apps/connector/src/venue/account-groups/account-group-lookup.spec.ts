@@ -1,0 +1,66 @@
+import { describe, expect, it } from '@jest/globals';
+import { MetricsRegistry } from '#observability';
+import { OutboundLimiter } from '../outbound/outbound-limiter.js';
+import { FakeChannel } from '../testing/fake-channel.js';
+import { FakeClock } from '../testing/fake-clock.js';
+import { VenueMetrics } from '../venue-metrics.js';
+import { AccountGroupLookup, AccountGroupLookupError } from './account-group-lookup.js';
+
+function setup() {
+  const clock = new FakeClock(0);
+  const channel = new FakeChannel();
+  const metrics = new VenueMetrics(new MetricsRegistry('t', { defaultMetrics: false }));
+  const limiter = new OutboundLimiter({ messagesPerWindow: 30, windowMs: 1_000, orderIntervalMs: 250 }, clock, metrics);
+  const lookup = new AccountGroupLookup(channel, limiter, clock, 2_000);
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+  return { clock, channel, lookup, settle };
+}
+
+describe('AccountGroupLookup', () => {
+  it('correlates the reply by requestId and keeps only uuid, name and natural', async () => {
+    const { channel, lookup, settle } = setup();
+    channel.up();
+    const answer = lookup.lookup();
+    await settle();
+    const [request] = channel.sentOfType('accountGroups');
+    expect(request?.requestId).toEqual(expect.any(String));
+    channel.deliver({
+      messageType: 'accountGroups',
+      chanId: 'c',
+      timestamp: 1,
+      requestId: request?.requestId ?? '',
+      success: true,
+      accountGroups: [
+        { uuid: 'g-1', name: 'Default', natural: true, ownerShortcode: 'X' },
+        { uuid: 'g-2', name: 'Sub', natural: false },
+      ],
+    });
+    expect(await answer).toEqual([
+      { uuid: 'g-1', name: 'Default', natural: true },
+      { uuid: 'g-2', name: 'Sub', natural: false },
+    ]);
+  });
+
+  it('fails with NOT_CONNECTED without a session, TIMEOUT without a reply, VENUE_REFUSED on success:false', async () => {
+    const { clock, channel, lookup, settle } = setup();
+    await expect(lookup.lookup()).rejects.toEqual(expect.objectContaining({ code: 'NOT_CONNECTED' }));
+    channel.up();
+    const silent = lookup.lookup();
+    await settle();
+    clock.advance(2_000);
+    await expect(silent).rejects.toBeInstanceOf(AccountGroupLookupError);
+    await expect(silent).rejects.toEqual(expect.objectContaining({ code: 'TIMEOUT' }));
+    const refused = lookup.lookup();
+    await settle();
+    const requestId = channel.sentOfType('accountGroups').at(-1)?.requestId ?? '';
+    channel.deliver({
+      messageType: 'accountGroups',
+      chanId: 'c',
+      timestamp: 1,
+      requestId,
+      success: false,
+      accountGroups: [],
+    });
+    await expect(refused).rejects.toEqual(expect.objectContaining({ code: 'VENUE_REFUSED' }));
+  });
+});

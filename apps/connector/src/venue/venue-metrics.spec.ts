@@ -1,0 +1,35 @@
+import { describe, expect, it } from '@jest/globals';
+import { MetricsRegistry } from '#observability';
+import { orderCodeLabel, VenueMetrics } from './venue-metrics.js';
+
+describe('VenueMetrics', () => {
+  it('registers every venue-side metric with bounded labels', async () => {
+    const registry = new MetricsRegistry('t', { defaultMetrics: false });
+    const metrics = new VenueMetrics(registry);
+    metrics.setSessionState('open');
+    const text = await registry.metrics();
+    for (const name of [
+      'connector_session_state',
+      'connector_venue_reconnects_total',
+      'connector_token_fetch_seconds',
+      'connector_price_updates_total',
+      'connector_price_hop_seconds',
+      'connector_stale_streams',
+      'connector_price_out_of_order_dropped_total',
+      'connector_venue_frames_rejected_total',
+      'connector_rate_limit_waits_total',
+      'connector_orders_total',
+      'connector_order_reply_seconds',
+    ]) {
+      expect(text).toContain(`# TYPE ${name} `);
+    }
+    expect(text).toMatch(/connector_session_state\{state="open",app="t"\} 1/);
+    expect(text).toMatch(/connector_session_state\{state="idle",app="t"\} 0/);
+  });
+
+  it('keeps order codes to a known set', () => {
+    expect(orderCodeLabel('RFS100019')).toBe('RFS100019');
+    expect(orderCodeLabel('')).toBe('none');
+    expect(orderCodeLabel('anything-the-venue-invents-123')).toBe('other');
+  });
+});
