@@ -18,6 +18,20 @@ describe('market', () => {
     expect(walk(7, 50)).not.toBe(walk(8, 50));
   });
 
+  it('stays near the seed mid over a long run (mean reversion)', () => {
+    const m = new Market(3);
+    for (let i = 0; i < 20_000; i += 1) m.step();
+    const mid = m.mid('EUR.USD');
+    expect(mid?.div('1.08525').minus(1).abs().lt('0.05')).toBe(true);
+  });
+
+  it('an operator move holds: the walk reverts toward the new level', () => {
+    const m = new Market(3);
+    m.setMid('EUR.USD', new Decimal('1.5'));
+    for (let i = 0; i < 5_000; i += 1) m.step();
+    expect(m.mid('EUR.USD')?.div('1.5').minus(1).abs().lt('0.05')).toBe(true);
+  });
+
   it('moves the mid by operator action', () => {
     const m = new Market(1);
     expect(m.setMid('BTC.USD', new Decimal('50000'))).toBe(true);

@@ -7,11 +7,18 @@ import { SeededRandom, seedFor } from './seeded-random.js';
 const STEP_RESOLUTION = 1_000_000;
 /** Mids keep a few more significant digits than prices are quoted with, so the walk is smooth. */
 const MID_EXTRA_DIGITS = 4;
+/**
+ * Per step, the walk is pulled this fraction of the way back toward its anchor (the seed mid, or the
+ * operator's last set or jumped mid), so a sandbox left running for days stays near realistic prices and
+ * an operator's move holds.
+ */
+const MEAN_REVERSION = '0.001';
 
 interface InstrumentState {
   readonly info: InstrumentInfo;
   readonly random: SeededRandom;
   mid: Decimal;
+  anchor: Decimal;
   halted: boolean;
 }
 
@@ -35,6 +42,7 @@ export class Market {
         info,
         random: new SeededRandom(seedFor(seed, info.instrument)),
         mid: new Decimal(info.initialMid),
+        anchor: new Decimal(info.initialMid),
         halted: false,
       });
     }
@@ -78,7 +86,9 @@ export class Market {
     for (const state of this.states.values()) {
       const draw = new Decimal(state.random.nextSymmetricInt(STEP_RESOLUTION)).div(STEP_RESOLUTION);
       const factor = new Decimal(1).plus(draw.times(state.info.volatility));
-      state.mid = this.round(state.info, state.mid.times(factor));
+      const walked = state.mid.times(factor);
+      const pull = state.anchor.minus(walked).times(MEAN_REVERSION);
+      state.mid = this.round(state.info, walked.plus(pull));
     }
   }
 
@@ -86,6 +96,7 @@ export class Market {
     const state = this.states.get(name);
     if (state === undefined || !mid.isFinite() || mid.lte(0)) return false;
     state.mid = this.round(state.info, mid);
+    state.anchor = state.mid;
     return true;
   }
 
