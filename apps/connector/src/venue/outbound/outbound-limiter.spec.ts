@@ -59,4 +59,16 @@ describe('OutboundLimiter', () => {
     await settle();
     expect(granted[2]).toEqual({ kind: 'order', at: 1_000 });
   });
+
+  it('serves an order before a backlog of re-subscribes', async () => {
+    const { clock, granted, ask, settle } = setup({ messagesPerWindow: 2, windowMs: 1_000, orderIntervalMs: 250 });
+    for (let i = 0; i < 6; i++) void ask('subscribe');
+    await settle();
+    void ask('order');
+    await settle();
+    expect(granted.map((g) => g.kind)).toEqual(['subscribe', 'subscribe']);
+    clock.advance(1_000);
+    await settle();
+    expect(granted.map((g) => g.kind)).toEqual(['subscribe', 'subscribe', 'order', 'subscribe']);
+  });
 });

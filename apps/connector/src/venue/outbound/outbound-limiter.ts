@@ -9,6 +9,8 @@ export interface OutboundLimits {
   orderIntervalMs: number;
 }
 
+const URGENT: ReadonlySet<OutboundKind> = new Set(['order', 'orderUnsubscribe', 'accountGroups']);
+
 interface Waiter {
   kind: OutboundKind;
   resolve: () => void;
@@ -16,8 +18,8 @@ interface Waiter {
 
 /**
  * The one gate every frame to the venue passes, so the whole socket stays inside the account's limits.
- * Callers are served first come, first served, except that an order waiting for its 250 ms gap does not
- * hold up subscribes queued behind it. A wait is counted in `connector_rate_limit_waits_total{kind}`.
+ * Callers are served first come, first served within two classes: orders, orderUnsubscribes and lookups
+ * go before subscribes and unsubscribes; an order waiting for its 250 ms gap holds up nothing. A wait is counted in `connector_rate_limit_waits_total{kind}`.
  */
 export class OutboundLimiter {
   private readonly sentAt: number[] = [];
@@ -74,20 +76,36 @@ export class OutboundLimiter {
 
   private release(): void {
     const now = this.clock.now();
-    let i = 0;
-    while (i < this.waiting.length) {
-      const waiter = this.waiting[i];
+    for (;;) {
+      const index = this.nextServed(now);
+      if (index < 0) break;
+      const [waiter] = this.waiting.splice(index, 1);
       if (waiter === undefined) break;
-      if (this.eligible(waiter.kind, now)) {
-        this.waiting.splice(i, 1);
-        this.take(waiter.kind, now);
-        waiter.resolve();
-        continue;
-      }
-      if (this.sentAt.length >= this.limits.messagesPerWindow) break;
-      i++;
+      this.take(waiter.kind, now);
+      waiter.resolve();
     }
     if (this.waiting.length > 0) this.wakeAt(this.nextChance(now));
+  }
+
+  /**
+   * The waiter to serve now, or −1: the first eligible urgent one (orders and their housekeeping, the
+   * lookup a caller waits on), else the first eligible other one. After a reconnect hundreds of
+   * re-subscribes queue up; an order must not wait behind all of them (orders are paced anyway, so they
+   * cannot starve the subscribes).
+   */
+  private nextServed(now: number): number {
+    if (this.sentAt.length >= this.limits.messagesPerWindow) {
+      this.expire(now);
+      if (this.sentAt.length >= this.limits.messagesPerWindow) return -1;
+    }
+    let other = -1;
+    for (let i = 0; i < this.waiting.length; i++) {
+      const waiter = this.waiting[i];
+      if (waiter === undefined || !this.eligible(waiter.kind, now)) continue;
+      if (URGENT.has(waiter.kind)) return i;
+      if (other < 0) other = i;
+    }
+    return other;
   }
 
   private nextChance(now: number): number {
