@@ -165,6 +165,23 @@ describe('§7.1 subscribe codes (W16 order)', () => {
     expect(a).toMatchObject({ success: false, code });
   });
 
+  it('INVALID_SETTLEMENT_DETAILS for unusable settlement blocks (W22)', async () => {
+    const s = v.venue.seed;
+    const cases: Array<Record<string, unknown>> = [
+      { beneficiaryDetails: { beneficiaryId: s.beneficiaryDisabled } },
+      { beneficiaryDetails: { beneficiaryId: '00000000-0000-4000-8000-00000000dead' } },
+      { beneficiaryDetails: { beneficiaryId: s.beneficiaryEntity, payoutCurrency: 'EUR' } },
+      { senderDetails: { senderId: s.senderEntity, payinCurrency: 'USD' } },
+      { beneficiaryDetails: 'not an object' },
+    ];
+    for (const fields of cases) {
+      expect(await ack({ quantity: '0.51', ...fields })).toMatchObject({
+        success: false,
+        code: 'INVALID_SETTLEMENT_DETAILS',
+      });
+    }
+  });
+
   it('RFS600004 wins over RFS100011 only by order: blank group is checked before the pair', async () => {
     expect(await ack({ instrument: 'BTC.EUR', accountGrpUuid: '' })).toMatchObject({ code: 'RFS600004' });
   });
