@@ -18,8 +18,10 @@ import { processCpuMicros } from './process-cpu.js';
 
 const RATE = Number(process.env['BENCH_RATE'] ?? 2_000);
 const STREAMS = Number(process.env['BENCH_STREAMS'] ?? 500);
-const WARMUP_MS = Number(process.env['BENCH_WARMUP_MS'] ?? 3_000);
-const MEASURE_MS = Number(process.env['BENCH_MEASURE_MS'] ?? 10_000);
+const WARMUP_MS = Number(process.env['BENCH_WARMUP_MS'] ?? 2_000);
+/** Measured time per pipeline and round; the pipelines alternate so a change of machine load hits both. */
+const MEASURE_MS = Number(process.env['BENCH_MEASURE_MS'] ?? 4_000);
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const DEADLINE_MS = Number(process.env['BENCH_DEADLINE_MS'] ?? 55_000);
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -31,6 +33,20 @@ interface Result {
   received: number;
   hops: number[];
   cpuMicrosPerMessage: number;
+}
+
+interface Pipeline {
+  name: string;
+  child: ChildProcess;
+  connection: SourceConnection;
+  recorder: HopRecorder;
+  sent: number;
+  received: number;
+  cpuMicros: number;
+  hops: number[];
+  /** `/metrics` of the pipeline's process, when it has one. */
+  metricsUrl?: string;
+  stop(): Promise<void>;
 }
 
 const children: ChildProcess[] = [];
@@ -45,20 +61,34 @@ async function main(): Promise<void> {
   deadline.unref();
 
   nats = await startNatsServer();
-  source = new FrameSource(Math.ceil(((WARMUP_MS + MEASURE_MS) * RATE * 2.2) / 1000) + 10_000);
+  source = new FrameSource(Math.ceil(((WARMUP_MS + MEASURE_MS * ROUNDS) * RATE * 2.2) / 1000) + 10_000);
   const urls = await source.listen();
   const strategy = await connect({ servers: nats.url, name: 'bench-strategy' });
   log(`frame source ${urls.wsUrl}; nats ${nats.url}; ${RATE} updates/s over ${STREAMS} streams`);
 
-  const relay = await measureRelay(strategy, source, urls.wsUrl, nats.url);
-  const connector = await measureConnector(strategy, source, urls, nats.url);
+  const relay = await startRelay(strategy, source, urls.wsUrl, nats.url);
+  const connector = await startConnectorPipeline(strategy, source, urls, nats.url);
+  for (const pipeline of [relay, connector]) await source.emit(pipeline.connection, RATE, WARMUP_MS);
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    log(`round ${round}/${ROUNDS}`);
+    for (const pipeline of [relay, connector]) await measure(pipeline);
+  }
+  const inProcess = connector.metricsUrl === undefined ? '' : await inProcessHops(connector.metricsUrl);
+  await relay.stop();
+  await connector.stop();
   await strategy.close();
-  printTable([relay, connector]);
+  printTable([result(relay), result(connector)]);
+  process.stdout.write(inProcess);
   clearTimeout(deadline);
   await cleanup();
 }
 
-async function measureRelay(strategy: NatsConnection, frames: FrameSource, wsUrl: string, natsUrl: string) {
+async function startRelay(
+  strategy: NatsConnection,
+  frames: FrameSource,
+  wsUrl: string,
+  natsUrl: string,
+): Promise<Pipeline> {
   const recorder = new HopRecorder(frames.sentAt);
   const sub = strategy.subscribe('bench.relay.>', { callback: (_e, msg) => recorder.onMessage(msg.data) });
   await strategy.flush();
@@ -69,21 +99,21 @@ async function measureRelay(strategy: NatsConnection, frames: FrameSource, wsUrl
     child.once('exit', (code) => reject(new Error(`relay exited early (${code})`)));
   });
   const connection = lastConnection(frames);
-  log('bare relay: subscribed; measuring');
-  const result = await measure('bare relay', child, connection, recorder);
   child.removeAllListeners('exit');
-  child.send('stop');
-  await exited(child);
-  sub.unsubscribe();
-  return result;
+  log('bare relay: subscribed');
+  return pipeline('bare relay', child, connection, recorder, async () => {
+    child.send('stop');
+    await exited(child);
+    sub.unsubscribe();
+  });
 }
 
-async function measureConnector(
+async function startConnectorPipeline(
   strategy: NatsConnection,
   frames: FrameSource,
   urls: { restBaseUrl: string; wsUrl: string },
   natsUrl: string,
-) {
+): Promise<Pipeline> {
   const recorder = new HopRecorder(frames.sentAt);
   const sub = strategy.subscribe('gw.v1.price.>', { callback: (_e, msg) => recorder.onMessage(msg.data) });
   await strategy.flush();
@@ -133,30 +163,62 @@ async function measureConnector(
   const refused = replies.map((r) => r.json<{ ok: boolean }>()).filter((r) => !r.ok);
   if (refused.length > 0) throw new Error(`connector refused ${refused.length} streams: ${JSON.stringify(refused[0])}`);
   await until(() => connection.streams.length === STREAMS, 10_000);
-  log('connector: subscribed; measuring');
-  const result = await measure('connector', child, connection, recorder);
-  child.kill('SIGTERM');
-  await exited(child);
-  sub.unsubscribe();
-  return result;
+  log('connector: subscribed');
+  const connector = pipeline('connector', child, connection, recorder, async () => {
+    child.kill('SIGTERM');
+    await exited(child);
+    sub.unsubscribe();
+  });
+  connector.metricsUrl = `http://127.0.0.1:${port}/metrics`;
+  return connector;
 }
 
-async function measure(name: string, child: ChildProcess, connection: SourceConnection, recorder: HopRecorder) {
+/**
+ * The connector's own share of the hop, from its `connector_price_hop_seconds` histogram (venue frame
+ * arrival → PriceMessage handed to the NATS client), over the whole run including warm-up.
+ */
+async function inProcessHops(metricsUrl: string): Promise<string> {
+  const text = await (await fetch(metricsUrl)).text();
+  const buckets = [...text.matchAll(/^connector_price_hop_seconds_bucket\{le="([^"]+)"[^}]*\} (\d+)$/gm)];
+  const count = Number(/^connector_price_hop_seconds_count\{[^}]*\} (\d+)$/m.exec(text)?.[1] ?? 0);
+  if (count === 0) return '';
+  const shares = buckets
+    .filter(([, le]) => ['0.00005', '0.0001', '0.0003', '0.001'].includes(le ?? ''))
+    .map(([, le, n]) => `${((Number(n) / count) * 100).toFixed(1)}% ≤ ${Math.round(Number(le) * 1e6)} µs`);
+  return `connector in-process hop (frame arrival → NATS client), ${count} updates: ${shares.join(', ')}\n`;
+}
+
+function pipeline(
+  name: string,
+  child: ChildProcess,
+  connection: SourceConnection,
+  recorder: HopRecorder,
+  stop: () => Promise<void>,
+): Pipeline {
+  return { name, child, connection, recorder, sent: 0, received: 0, cpuMicros: 0, hops: [], stop };
+}
+
+/** One measured window: frames to this pipeline only; its process's CPU from first frame to last delivery. */
+async function measure(p: Pipeline): Promise<void> {
   const frames = source as FrameSource;
-  const pid = child.pid ?? 0;
-  await frames.emit(connection, RATE, WARMUP_MS);
+  const pid = p.child.pid ?? 0;
   const cpuBefore = processCpuMicros(pid);
-  const [first, end] = await frames.emit(connection, RATE, MEASURE_MS);
-  await until(() => recorder.received(first, end) === end - first, 2_000).catch(() => undefined);
-  const cpu = processCpuMicros(pid) - cpuBefore;
-  const received = recorder.received(first, end);
+  const [first, end] = await frames.emit(p.connection, RATE, MEASURE_MS);
+  await until(() => p.recorder.received(first, end) === end - first, 2_000).catch(() => undefined);
+  p.cpuMicros += processCpuMicros(pid) - cpuBefore;
+  p.sent += end - first;
+  p.received += p.recorder.received(first, end);
+  p.hops.push(...p.recorder.hopsMicros(first, end));
+}
+
+function result(p: Pipeline): Result {
   return {
-    name,
-    sent: end - first,
-    received,
-    hops: recorder.hopsMicros(first, end),
-    cpuMicrosPerMessage: cpu / Math.max(1, received),
-  } satisfies Result;
+    name: p.name,
+    sent: p.sent,
+    received: p.received,
+    hops: [...p.hops].sort((a, b) => a - b),
+    cpuMicrosPerMessage: p.cpuMicros / Math.max(1, p.received),
+  };
 }
 
 function printTable(results: Result[]): void {
@@ -172,7 +234,7 @@ function printTable(results: Result[]): void {
   const lines = [
     '',
     `price hop, venue frame → strategy NATS message (µs); CPU of the pipeline process per message`,
-    `${RATE} updates/s over ${STREAMS} streams, ${MEASURE_MS / 1000} s measured after ${WARMUP_MS / 1000} s warm-up`,
+    `${RATE} updates/s over ${STREAMS} streams; ${ROUNDS} alternating rounds of ${MEASURE_MS / 1000} s per pipeline after ${WARMUP_MS / 1000} s warm-up`,
     '',
     [
       'pipeline'.padEnd(12),
