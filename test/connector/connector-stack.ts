@@ -6,6 +6,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { Subjects, StreamName, type OrderOutcome, type PriceMessage, type StreamReply } from '#contracts';
 import { JsonLogger, loadConfig } from '#observability';
+import { rm } from 'node:fs/promises';
 import { startNatsServer, type NatsServerHandle } from '#testing';
 import { startSandboxVenue, type RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
 import type { SandboxConfig } from '../../apps/sandbox-venue/src/config.js';
@@ -28,6 +29,8 @@ export interface ConnectorStack {
   jsm: JetStreamManager;
   env: Record<string, string>;
   restartConnector(): Promise<void>;
+  /** Kills nats-server and starts it again on the same port and store (file streams survive, memory ones not). */
+  restartNats(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -61,7 +64,13 @@ export async function startConnectorStack(
   };
   const start = () => startConnector(loadConfig(ConnectorConfig, env), { logger: quiet });
   let connector = await start();
-  const strategy = await connect({ servers: nats.url, name: 'e2e-strategy' });
+  const strategy = await connect({
+    servers: nats.url,
+    name: 'e2e-strategy',
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 100,
+  });
+  let restartedStore: string | undefined;
   const stack: ConnectorStack = {
     nats,
     venue,
@@ -75,11 +84,18 @@ export async function startConnectorStack(
       connector = await start();
       stack.connector = connector;
     },
+    async restartNats() {
+      const { port, storeDir } = stack.nats;
+      await stack.nats.kill();
+      stack.nats = await startNatsServer({ port, storeDir });
+      restartedStore = storeDir;
+    },
     async stop() {
       await strategy.close();
       await connector.close();
       await venue.close();
-      await nats.stop();
+      await stack.nats.stop();
+      if (restartedStore !== undefined) await rm(restartedStore, { recursive: true, force: true });
     },
   };
   return stack;

@@ -15,6 +15,7 @@ import type { BusMetrics } from './bus-metrics.js';
 export class BusConnection {
   private up = true;
   private closing: Promise<void> | undefined;
+  private readonly reconnectListeners: (() => void)[] = [];
 
   private constructor(
     readonly client: NatsConnection,
@@ -55,6 +56,14 @@ export class BusConnection {
 
   get isClosed(): boolean {
     return this.client.isClosed();
+  }
+
+  /**
+   * Called after every reconnection. A restarted server may have lost memory-stored streams: a
+   * listener re-declares what it needs (stream setup is idempotent).
+   */
+  onReconnect(listener: () => void): void {
+    this.reconnectListeners.push(listener);
   }
 
   /** Waits until everything published so far has reached the server (no-op when not connected). */
@@ -98,6 +107,7 @@ export class BusConnection {
           this.metrics.connected.set(1);
           this.metrics.reconnects.inc();
           this.logger.info('NATS reconnected', { server: status.server });
+          for (const listener of this.reconnectListeners) listener();
           break;
         case 'error':
           this.logger.warn('NATS error', { error: status.error.message });

@@ -76,9 +76,19 @@ export class ConnectorRuntime {
   async start(): Promise<void> {
     if (this.parts !== undefined) return;
     const { subjects, bus, venue, settings, natsMetrics: metrics, logger } = this;
-    const { priceStream } = await ensureConnectorStreams(bus.streams, subjects, {
+    const streamSettings = {
       outcomeDuplicateWindowMs: settings.outcomeDuplicateWindowMs,
       orderRetentionMs: settings.orderRetentionMs,
+    };
+    const { priceStream } = await ensureConnectorStreams(bus.streams, subjects, streamSettings);
+    // A restarted nats-server has lost the memory streams (prices, status): declare them again.
+    bus.connection.onReconnect(() => {
+      if (this.stopping !== undefined) return;
+      ensureConnectorStreams(bus.streams, subjects, streamSettings).catch((error: unknown) =>
+        logger.error('could not re-declare streams after a NATS reconnect', {
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      );
     });
     const bucket = await bus.kv.bucket(orderMarksBucket(subjects.account), {
       storage: 'file',

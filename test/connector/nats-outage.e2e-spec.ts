@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { StreamName, type PriceMessage } from '#contracts';
+import {
+  ACCOUNT,
+  askForStream,
+  metricValue,
+  nextPrice,
+  sendOrderCommand,
+  startConnectorStack,
+  storedOutcomes,
+  streamRequest,
+  waitFor,
+  type ConnectorStack,
+} from './connector-stack.js';
+
+// the e2e project's 60 s testTimeout is not applied under --selectProjects in jest 30
+jest.setTimeout(60_000);
+
+describe('connector across a nats-server restart', () => {
+  let stack: ConnectorStack;
+  let subject: string;
+
+  beforeAll(async () => {
+    stack = await startConnectorStack();
+    const reply = await askForStream(stack.strategy, streamRequest(stack.venue, 'algo-n', { leaseSeconds: 600 }));
+    if (!reply.ok) throw new Error(`stream refused: ${JSON.stringify(reply)}`);
+    subject = reply.subject;
+    await nextPrice(stack.strategy, subject, (p) => p.status === 'live');
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('reconnects, re-declares the last-value streams, and keeps taking orders', async () => {
+    await stack.restartNats();
+    await waitFor(
+      async () => ((await metricValue(stack.connector.httpUrl, 'bus_reconnects_total')) ?? 0) >= 1,
+      'the connector reconnected to NATS',
+      20_000,
+    );
+    // the memory price stream was lost with the server; the connector declares it again and fills it
+    await waitFor(
+      async () => {
+        const last = await stack.jsm.streams
+          .getMessage(StreamName.prices(ACCOUNT), { last_by_subj: subject })
+          .catch(() => null);
+        return last?.json<PriceMessage>().status === 'live';
+      },
+      'the last price is readable again',
+      20_000,
+    );
+    const quote = await nextPrice(stack.strategy, subject, (p) => p.status === 'live');
+    await sendOrderCommand(stack, { clientRequestId: 'nats-out-1', quoteId: quote.quoteId, side: 'BUY' }, 'nats-out-1');
+    await waitFor(
+      async () => (await storedOutcomes(stack.jsm, 'nats-out-1')).some((o) => o.status === 'SUCCESS'),
+      'the order outcome',
+      20_000,
+    );
+    expect((await storedOutcomes(stack.jsm, 'nats-out-1')).filter((o) => o.status === 'SUCCESS')).toHaveLength(1);
+  });
+});
