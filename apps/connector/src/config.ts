@@ -64,7 +64,8 @@ export class ConnectorConfig {
 
   // ---- Process
   /** Process-level metrics (CPU, heap, event loop); off when several apps share a process (tests). */
-  @Transform(({ value }) => value === true || value === 'true' || value === '1')
+  // Read from the raw source: implicit conversion would already have made the string "false" true.
+  @Transform(({ obj, key }) => parseBoolean((obj as Record<string, unknown>)[key], true))
   @IsBoolean()
   DEFAULT_METRICS: boolean = true;
 }
@@ -97,6 +98,13 @@ export function venueOptionsFrom(config: ConnectorConfig): VenueOptions {
 
 function optional<K extends keyof VenueOptions>(key: K, value: VenueOptions[K] | undefined): Partial<VenueOptions> {
   return value === undefined ? {} : { [key]: value };
+}
+
+function parseBoolean(value: unknown, fallback: boolean): unknown {
+  if (value === undefined) return fallback;
+  if (value === true || value === 'true' || value === '1') return true;
+  if (value === false || value === 'false' || value === '0') return false;
+  return value; // anything else fails @IsBoolean and is listed
 }
 
 /** The token the validated config is provided under. */

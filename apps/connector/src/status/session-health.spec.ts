@@ -1,0 +1,35 @@
+import { describe, expect, it } from '@jest/globals';
+import { BehaviorSubject } from 'rxjs';
+import type { SessionState } from '#contracts';
+import { HealthRegistry } from '#observability';
+import { SessionHealth } from './session-health.js';
+
+function session(state: SessionState, since: number) {
+  return {
+    state$: new BehaviorSubject<{ state: SessionState; since: number }>({ state, since }),
+    reconnects: 0,
+    start: () => undefined,
+    stop: async () => undefined,
+  };
+}
+
+describe('SessionHealth', () => {
+  it('is up while open, and through a short reconnect only', async () => {
+    let now = 10_000;
+    const s = session('open', 0);
+    const health = new SessionHealth(s, 1_000, () => now);
+    const registry = new HealthRegistry();
+    health.register(registry);
+    expect((await registry.report()).checks['venue-session']).toEqual({ up: true });
+
+    s.state$.next({ state: 'backoff', since: 10_000 });
+    now = 10_500;
+    expect(health.check()).toEqual({ up: true, detail: 'backoff for 500 ms' });
+    now = 11_500;
+    expect(health.check()).toEqual({ up: false, detail: 'backoff for 1500 ms' });
+
+    s.state$.next({ state: 'stopped', since: 11_500 });
+    expect(health.check().up).toBe(false);
+    health.stop();
+  });
+});
