@@ -85,7 +85,7 @@ describe('ConnectorRuntime (NATS side) against a real nats-server', () => {
   let jsm: JetStreamManager;
   const opened: BusConnection[] = [];
 
-  async function startRuntime(venue: ReturnType<typeof testVenue>) {
+  async function startRuntime(venue: ReturnType<typeof testVenue>, account = 'acct1') {
     const metrics = new MetricsRegistry('connector', { defaultMetrics: false });
     const health = new HealthRegistry(500);
     const busMetrics = new BusMetrics(metrics);
@@ -94,7 +94,7 @@ describe('ConnectorRuntime (NATS side) against a real nats-server', () => {
     const runtime = new ConnectorRuntime(
       {
         subjectPrefix: 'gw.v1',
-        account: 'acct1',
+        account,
         statusIntervalMs: 200,
         orderCommandAckWaitMs: 5_000,
         outcomeDuplicateWindowMs: 60_000,
@@ -117,18 +117,18 @@ describe('ConnectorRuntime (NATS side) against a real nats-server', () => {
     return { runtime, metrics, health, connection };
   }
 
-  async function outcomesOn(clientRequestId: string): Promise<OrderOutcome[]> {
+  async function outcomesOn(clientRequestId: string, account = 'acct1'): Promise<OrderOutcome[]> {
     const found: OrderOutcome[] = [];
-    const info = await jsm.streams.info(StreamName.orderOutcomes('acct1'));
+    const info = await jsm.streams.info(StreamName.orderOutcomes(account));
     for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq += 1) {
-      const stored = await jsm.streams.getMessage(StreamName.orderOutcomes('acct1'), { seq }).catch(() => null);
-      if (stored && stored.subject === `gw.v1.acct1.order.outcome.${clientRequestId}`) found.push(stored.json());
+      const stored = await jsm.streams.getMessage(StreamName.orderOutcomes(account), { seq }).catch(() => null);
+      if (stored && stored.subject === `gw.v1.${account}.order.outcome.${clientRequestId}`) found.push(stored.json());
     }
     return found;
   }
 
-  async function sendCommand(body: unknown, msgID: string): Promise<void> {
-    await jetstream(strategy).publish('gw.v1.acct1.order.command', JSON.stringify(body), { msgID });
+  async function sendCommand(body: unknown, msgID: string, account = 'acct1'): Promise<void> {
+    await jetstream(strategy).publish(`gw.v1.${account}.order.command`, JSON.stringify(body), { msgID });
   }
 
   beforeAll(async () => {
@@ -277,6 +277,34 @@ describe('ConnectorRuntime (NATS side) against a real nats-server', () => {
         /connector_order_commands_total\{result="invalid".*\} 2/.test(await running.metrics.metrics()),
       );
     });
+  });
+
+  it('at shutdown, stops taking commands first and still stores an outcome the draining session collects', async () => {
+    const venue = testVenue();
+    const running = await startRuntime(venue, 'acct2');
+    await sendCommand({ clientRequestId: 'ord-d', quoteId: 'q-d', side: 'BUY' }, 'ord-d', 'acct2');
+    await waitFor(() => venue.gateway.submitted.length === 1);
+    // the session's drain delivers the order's final outcome while it stops
+    venue.session.stop = async () => {
+      venue.gateway.outcomes$.next({
+        v: 1,
+        clientRequestId: 'ord-d',
+        status: 'SUCCESS',
+        code: '',
+        message: '',
+        source: 'reply',
+      });
+      venue.session.state$.next({ state: 'stopped', since: Date.now() });
+    };
+    await running.runtime.stop();
+    expect((await outcomesOn('ord-d', 'acct2')).map((o) => o.status)).toEqual(['SUCCESS']);
+    // commands published after the stop wait in JetStream for the next start; nothing was sent
+    await sendCommand({ clientRequestId: 'ord-e', quoteId: 'q-e', side: 'BUY' }, 'ord-e', 'acct2');
+    await strategy.flush();
+    expect(venue.gateway.submitted.map((c) => c.clientRequestId)).toEqual(['ord-d']);
+    const info = await jsm.consumers.info(StreamName.orderCommands('acct2'), 'connector');
+    expect(info.num_pending).toBeGreaterThanOrEqual(1);
+    expect(await running.health.report()).toMatchObject({ status: 'down' });
   });
 
   it('after a restart, reconciles orders sent without a final outcome and re-sends nothing', async () => {
