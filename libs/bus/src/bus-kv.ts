@@ -50,10 +50,16 @@ export class KvBucket {
     return this.kv.update(key, this.encoder.encode(JSON.stringify(value)), revision);
   }
 
-  async keys(): Promise<string[]> {
+  /** Keys with a value, optionally only those matching a subject-style filter (`open.>`). */
+  async keys(filter?: string): Promise<string[]> {
     const keys: string[] = [];
-    for await (const key of await this.kv.keys()) keys.push(key);
+    for await (const key of await this.kv.keys(filter)) keys.push(key);
     return keys;
+  }
+
+  /** Removes the key's value and history (idempotent). */
+  async remove(key: string): Promise<void> {
+    await this.kv.purge(key);
   }
 }
 

@@ -196,6 +196,12 @@ describe('libs/bus against a real nats-server', () => {
     expect((await bucket.get<{ status: string }>('ord-1'))?.value.status).toBe('sent');
     expect(await bucket.keys()).toEqual(['ord-1']);
     expect(await bucket.get('missing')).toBeUndefined();
+    await bucket.put('open.ord-1', {});
+    await bucket.put('open.ord-2', {});
+    expect((await bucket.keys('open.>')).sort()).toEqual(['open.ord-1', 'open.ord-2']);
+    await bucket.remove('open.ord-1');
+    expect(await bucket.keys('open.>')).toEqual(['open.ord-2']);
+    expect(await bucket.createIfAbsent('open.ord-1', {})).toBe('created');
   });
 
   it('drops fire-and-forget messages while disconnected, counted, and recovers', async () => {

@@ -21,7 +21,12 @@ export function isFinal(status: OrderMarkStatus): boolean {
   return FINAL_ORDER_STATUSES.has(status as OrderOutcomeStatus);
 }
 
-/** The order marks of one account, in a JetStream KV bucket (file storage). */
+/**
+ * The order marks of one account, in a JetStream KV bucket (file storage): `mark.<id>` holds the mark,
+ * and `open.<id>` exists while the order has no final outcome, so start-up reads only the open ones
+ * (the bucket keeps every order for the retention period). An `open.` key left by a crash between the
+ * two writes is harmless: its mark says final, and it is removed when found.
+ */
 export class OrderMarks {
   private readonly chains = new Map<string, Promise<unknown>>();
 
@@ -33,13 +38,20 @@ export class OrderMarks {
   /** 'created': this call owns the send. 'exists': the id was seen before — never send it again. */
   mark(clientRequestId: string, fields: Pick<OrderMark, 'status' | 'quoteId' | 'side'>): Promise<'created' | 'exists'> {
     const now = this.now();
-    return this.serial(clientRequestId, () =>
-      this.bucket.createIfAbsent(keyOf(clientRequestId), { clientRequestId, ...fields, markedAt: now, updatedAt: now }),
-    );
+    return this.serial(clientRequestId, async () => {
+      const created = await this.bucket.createIfAbsent(markKey(clientRequestId), {
+        clientRequestId,
+        ...fields,
+        markedAt: now,
+        updatedAt: now,
+      });
+      if (created === 'created') await this.bucket.put(openKey(clientRequestId), { markedAt: now });
+      return created;
+    });
   }
 
   async get(clientRequestId: string): Promise<OrderMark | undefined> {
-    return (await this.bucket.get<OrderMark>(keyOf(clientRequestId)))?.value;
+    return (await this.bucket.get<OrderMark>(markKey(clientRequestId)))?.value;
   }
 
   /**
@@ -50,26 +62,34 @@ export class OrderMarks {
   record(clientRequestId: string, status: OrderMarkStatus): Promise<void> {
     return this.serial(clientRequestId, async () => {
       for (let attempt = 0; attempt < 5; attempt += 1) {
-        const entry = await this.bucket.get<OrderMark>(keyOf(clientRequestId));
+        const entry = await this.bucket.get<OrderMark>(markKey(clientRequestId));
         const now = this.now();
         if (entry === undefined) {
-          const created = await this.bucket.createIfAbsent(keyOf(clientRequestId), {
+          const created = await this.bucket.createIfAbsent(markKey(clientRequestId), {
             clientRequestId,
             status,
             markedAt: now,
             updatedAt: now,
           });
-          if (created === 'created') return;
+          if (created === 'created') {
+            if (!isFinal(status)) await this.bucket.put(openKey(clientRequestId), { markedAt: now });
+            return;
+          }
           continue;
         }
         const current = entry.value.status;
         if (isFinal(current) || (status === 'SENT' && current !== 'SENDING')) return;
         try {
-          await this.bucket.update(keyOf(clientRequestId), { ...entry.value, status, updatedAt: now }, entry.revision);
-          return;
+          await this.bucket.update(
+            markKey(clientRequestId),
+            { ...entry.value, status, updatedAt: now },
+            entry.revision,
+          );
         } catch {
-          // another writer moved it in between: read again
+          continue; // another writer moved it in between: read again
         }
+        if (isFinal(status)) await this.bucket.remove(openKey(clientRequestId));
+        return;
       }
       throw new Error(`could not record ${status} on an order mark after 5 attempts`);
     });
@@ -78,9 +98,11 @@ export class OrderMarks {
   /** Marks without a final outcome: sent (or maybe sent) orders whose outcome must be resolved. */
   async unresolved(): Promise<OrderMark[]> {
     const open: OrderMark[] = [];
-    for (const key of await this.bucket.keys()) {
-      const entry = await this.bucket.get<OrderMark>(key);
+    for (const key of await this.bucket.keys(`${OPEN}.>`)) {
+      const id = key.slice(OPEN.length + 1);
+      const entry = await this.bucket.get<OrderMark>(`${MARK}.${id}`);
       if (entry !== undefined && !isFinal(entry.value.status)) open.push(entry.value);
+      else await this.bucket.remove(key);
     }
     return open;
   }
@@ -101,7 +123,12 @@ export class OrderMarks {
   }
 }
 
+const MARK = 'mark';
+const OPEN = 'open';
+
 /** KV keys allow only `[-/_=.A-Za-z0-9]`; a clientRequestId may hold other characters. */
-function keyOf(clientRequestId: string): string {
+function encoded(clientRequestId: string): string {
   return Buffer.from(clientRequestId, 'utf8').toString('base64url');
 }
+const markKey = (clientRequestId: string): string => `${MARK}.${encoded(clientRequestId)}`;
+const openKey = (clientRequestId: string): string => `${OPEN}.${encoded(clientRequestId)}`;

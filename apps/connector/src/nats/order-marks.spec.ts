@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { BusConnection, BusKv, BusMetrics, type KvBucket } from '#bus';
+import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
+import { startNatsServer, type NatsServerHandle } from '#testing';
+import { OrderMarks } from './order-marks.js';
+
+const silent = new JsonLogger('marks-test', 'test', 'error', { write: () => undefined });
+
+describe('OrderMarks (JetStream KV)', () => {
+  let server: NatsServerHandle;
+  let connection: BusConnection;
+  let bucket: KvBucket;
+  let marks: OrderMarks;
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+    const metrics = new BusMetrics(new MetricsRegistry('t', { defaultMetrics: false }));
+    connection = await BusConnection.open({ servers: server.url, name: 't' }, metrics, new HealthRegistry(), silent);
+    bucket = await new BusKv(connection).bucket('T_MARKS', { storage: 'file' });
+    marks = new OrderMarks(bucket);
+  });
+  afterAll(async () => {
+    await connection.close();
+    await server.stop();
+  });
+
+  it('marks an id once, for any characters a clientRequestId may hold', async () => {
+    expect(await marks.mark('ord:1@x', { status: 'SENDING', quoteId: 'q', side: 'BUY' })).toBe('created');
+    expect(await marks.mark('ord:1@x', { status: 'SENDING' })).toBe('exists');
+    expect(await marks.get('ord:1@x')).toMatchObject({ clientRequestId: 'ord:1@x', status: 'SENDING', side: 'BUY' });
+  });
+
+  it('moves forward only: SENT after an outcome and anything after a final status are ignored', async () => {
+    await marks.mark('ord-2', { status: 'SENDING' });
+    await marks.record('ord-2', 'PENDING');
+    await marks.record('ord-2', 'SENT');
+    expect((await marks.get('ord-2'))?.status).toBe('PENDING');
+    await marks.record('ord-2', 'SUCCESS');
+    await marks.record('ord-2', 'UNKNOWN');
+    expect((await marks.get('ord-2'))?.status).toBe('SUCCESS');
+  });
+
+  it('lists only unresolved orders, and cleans an open entry a crash left behind', async () => {
+    await marks.mark('ord-3', { status: 'SENDING' });
+    await marks.record('ord-3', 'SENT');
+    // a crash between the final update and removing the open entry
+    await marks.mark('ord-4', { status: 'SENDING' });
+    await marks.record('ord-4', 'FAILED');
+    await bucket.put(`open.${Buffer.from('ord-4').toString('base64url')}`, {});
+    const open = (await marks.unresolved()).map((m) => m.clientRequestId).sort();
+    expect(open).toEqual(['ord-3', 'ord:1@x']);
+    expect(await bucket.keys(`open.${Buffer.from('ord-4').toString('base64url')}`)).toEqual([]);
+  });
+
+  it('records an outcome of an order it never marked', async () => {
+    await marks.record('ord-5', 'INDETERMINATE');
+    expect((await marks.get('ord-5'))?.status).toBe('INDETERMINATE');
+    expect((await marks.unresolved()).map((m) => m.clientRequestId)).toContain('ord-5');
+  });
+});
