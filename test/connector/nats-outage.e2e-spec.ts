@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { StreamName, type PriceMessage } from '#contracts';
 import {
   ACCOUNT,
@@ -12,9 +12,6 @@ import {
   waitFor,
   type ConnectorStack,
 } from './connector-stack.js';
-
-// the e2e project's 60 s testTimeout is not applied under --selectProjects in jest 30
-jest.setTimeout(60_000);
 
 describe('connector across a nats-server restart', () => {
   let stack: ConnectorStack;

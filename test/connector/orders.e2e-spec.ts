@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { FINAL_ORDER_STATUSES, type OrderOutcome } from '#contracts';
 import {
   adminPost,
@@ -24,9 +24,6 @@ async function venueOrders(stack: ConnectorStack): Promise<{ accepted: number; f
 }
 
 const finals = (outcomes: OrderOutcome[]) => outcomes.filter((o) => FINAL_ORDER_STATUSES.has(o.status));
-
-// the e2e project's 60 s testTimeout is not applied under --selectProjects in jest 30
-jest.setTimeout(60_000);
 
 describe('orders through the connector: exactly one final outcome on NATS', () => {
   let stack: ConnectorStack;

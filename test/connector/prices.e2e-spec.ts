@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect } from '@nats-io/transport-node';
 import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { StreamName, type ConnectorStatus, type PriceMessage } from '#contracts';
@@ -13,9 +13,6 @@ import {
   waitFor,
   type ConnectorStack,
 } from './connector-stack.js';
-
-// the e2e project's 60 s testTimeout is not applied under --selectProjects in jest 30
-jest.setTimeout(60_000);
 
 describe('connector prices on NATS, against the sandbox venue', () => {
   let stack: ConnectorStack;
