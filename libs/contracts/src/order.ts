@@ -1,7 +1,10 @@
 import { IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 
-/** clientRequestId rules: those of the venue's identifiers (1–64, no `/`, whitespace or control characters). */
-export const CLIENT_REQUEST_ID = /^[^/\s\p{Cc}]{1,64}$/u;
+/**
+ * clientRequestId rules: the venue's identifier rules (1–64, no `/`, whitespace or control characters), and,
+ * because it is a token of the outcome subject, no `.`, `*` or `>` either.
+ */
+export const CLIENT_REQUEST_ID = /^[^/\s\p{Cc}.*>]{1,64}$/u;
 
 /**
  * An order for the connector to send, on `{prefix}.{account}.order.command` (JetStream work queue,
@@ -12,7 +15,7 @@ export const CLIENT_REQUEST_ID = /^[^/\s\p{Cc}]{1,64}$/u;
 export class OrderCommand {
   @IsString()
   @Matches(CLIENT_REQUEST_ID, {
-    message: 'clientRequestId must be 1–64 characters without /, whitespace or control characters',
+    message: 'clientRequestId must be 1–64 characters without /, ., *, >, whitespace or control characters',
   })
   clientRequestId!: string;
 
@@ -66,8 +69,11 @@ export interface OrderOutcome {
   tradeRef?: string;
   /** Epoch ms of the venue frame this outcome came from (absent for UNKNOWN). */
   venueTimestamp?: number;
-  /** How the outcome reached us: the live reply, a redelivery after reconnect, or the order-state endpoint. */
-  source: 'reply' | 'redelivery' | 'order-state';
+  /**
+   * How the outcome reached us: the live reply, a redelivery after reconnect, the order-state endpoint, or
+   * the gateway itself (the command was refused, or certainly never sent: FAILED without reaching the venue).
+   */
+  source: 'reply' | 'redelivery' | 'order-state' | 'gateway';
 }
 
 export function orderOutcomeMsgId(outcome: Pick<OrderOutcome, 'clientRequestId' | 'status'>): string {

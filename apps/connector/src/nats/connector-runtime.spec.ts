@@ -16,6 +16,7 @@ import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { startNatsServer, type NatsServerHandle } from '#testing';
 import { ConnectorRuntime, type ConnectorVenue } from './connector-runtime.js';
 import type { AcquireResult, StreamKey } from './venue-ports.js';
+import { OrderNotSentError } from '../venue/index.js';
 
 /* In-test implementations of the venue side's four singletons (a seam fake, unit tests only). */
 class TestSession {
@@ -52,6 +53,7 @@ class TestGateway {
   readonly submitted: OrderCommand[] = [];
   readonly reconciled: string[] = [];
   async submit(command: OrderCommand): Promise<void> {
+    if (command.quoteId === 'q-offline') throw new OrderNotSentError(command.clientRequestId, 'NOT_CONNECTED');
     this.submitted.push(command);
   }
   async reconcile(clientRequestId: string): Promise<void> {
@@ -267,14 +269,32 @@ describe('ConnectorRuntime (NATS side) against a real nats-server', () => {
       expect(venue.gateway.reconciled).toEqual([]);
     });
 
+    it('publishes FAILED decided by the gateway when the frame certainly never left, and does not reconcile', async () => {
+      await sendCommand({ clientRequestId: 'ord-offline', quoteId: 'q-offline', side: 'BUY' }, 'ord-offline');
+      await waitFor(async () => (await outcomesOn('ord-offline')).length === 1);
+      expect((await outcomesOn('ord-offline'))[0]).toMatchObject({
+        status: 'FAILED',
+        code: 'NOT_CONNECTED',
+        source: 'gateway',
+      });
+      expect(venue.gateway.reconciled).not.toContain('ord-offline');
+      // the id is spent: the same clientRequestId again is not sent
+      await sendCommand({ clientRequestId: 'ord-offline', quoteId: 'q-2', side: 'BUY' }, 'ord-offline-again');
+      await waitFor(async () =>
+        /connector_order_commands_total\{result="duplicate".*\} 1/.test(await running.metrics.metrics()),
+      );
+      expect(venue.gateway.submitted.map((c) => c.clientRequestId)).not.toContain('ord-offline');
+    });
+
     it('refuses an invalid command with a FAILED INVALID_REQUEST outcome, never sent', async () => {
       await sendCommand({ clientRequestId: 'ord-bad', quoteId: 'q', side: 'HOLD' }, 'ord-bad');
       await waitFor(async () => (await outcomesOn('ord-bad')).length === 1);
       expect((await outcomesOn('ord-bad'))[0]).toMatchObject({ status: 'FAILED', code: 'INVALID_REQUEST' });
       expect(venue.gateway.submitted.map((c) => c.clientRequestId)).not.toContain('ord-bad');
+      await sendCommand({ clientRequestId: 'has.dot', quoteId: 'q', side: 'BUY' }, 'dotted');
       await sendCommand('not json', 'garbage');
       await waitFor(async () =>
-        /connector_order_commands_total\{result="invalid".*\} 2/.test(await running.metrics.metrics()),
+        /connector_order_commands_total\{result="invalid".*\} 3/.test(await running.metrics.metrics()),
       );
     });
   });

@@ -13,6 +13,7 @@ import type { ConnectorNatsMetrics } from './connector-metrics.js';
 import { isFinal, type OrderMarks } from './order-marks.js';
 import type { OrderOutcomes } from './order-outcomes.js';
 import type { OrderVenue } from './venue-ports.js';
+import { OrderNotSentError } from '../venue/index.js';
 
 export const ORDER_COMMANDS_DURABLE = 'connector';
 
@@ -56,10 +57,8 @@ export class OrderCommands {
 
   async take(message: DurableMessage): Promise<void> {
     const parsed = parseContract(OrderCommand, message.data);
-    const routable = parsed.ok && this.outcomeSubjectFits(parsed.value.clientRequestId);
-    if (!parsed.ok || !routable) {
-      const problems = parsed.ok ? ['clientRequestId must be one subject token (no ".", "*" or ">")'] : parsed.problems;
-      await this.refuse(message, problems);
+    if (!parsed.ok) {
+      await this.refuse(message, parsed.problems);
       return;
     }
     const command = parsed.value;
@@ -95,6 +94,10 @@ export class OrderCommands {
           this.logger.warn('could not record SENT on the order mark', { error: String(error) }),
         );
     } catch (error) {
+      if (error instanceof OrderNotSentError) {
+        await this.failNeverSent(command, error);
+        return;
+      }
       // The frame may or may not have left: unknown, never re-sent; the gateway resolves it.
       this.metrics.orderCommands.inc({ result: 'failed' });
       this.logger.error('order submit failed; reconciling its outcome', {
@@ -107,11 +110,30 @@ export class OrderCommands {
     }
   }
 
+  /** The frame certainly never left (no socket, or shutting down): a definitive FAILED, decided by the gateway. */
+  private async failNeverSent(command: OrderCommand, error: OrderNotSentError): Promise<void> {
+    this.metrics.orderCommands.inc({ result: 'not_sent' });
+    this.logger.warn('order not sent; published as FAILED', {
+      clientRequestId: command.clientRequestId,
+      code: error.code,
+    });
+    await this.outcomes.publish({
+      v: 1,
+      clientRequestId: command.clientRequestId,
+      status: 'FAILED',
+      quoteId: command.quoteId,
+      side: command.side,
+      code: error.code,
+      message: 'the order was never sent to the venue',
+      source: 'gateway',
+    });
+  }
+
   private async refuse(message: DurableMessage, problems: string[]): Promise<void> {
     this.metrics.orderCommands.inc({ result: 'invalid' });
     const id = clientRequestIdOf(message.data);
     this.logger.warn('invalid order command refused; never sent', { clientRequestId: id, problems });
-    if (id !== undefined && this.outcomeSubjectFits(id)) {
+    if (id !== undefined) {
       // Marked FAILED first, so a later command with the same id cannot be sent either.
       const marked = await this.marks.mark(id, { status: 'SENDING' });
       if (marked === 'created') {
@@ -121,7 +143,7 @@ export class OrderCommands {
           status: 'FAILED',
           code: GatewayErrorCode.InvalidRequest,
           message: problems.join('; '),
-          source: 'reply',
+          source: 'gateway',
         };
         await this.outcomes.publish(outcome);
       }
@@ -136,15 +158,6 @@ export class OrderCommands {
         error: error instanceof Error ? error.message : String(error),
       }),
     );
-  }
-
-  private outcomeSubjectFits(clientRequestId: string): boolean {
-    try {
-      this.subjects.orderOutcome(clientRequestId);
-      return true;
-    } catch {
-      return false;
-    }
   }
 }
 
