@@ -1,4 +1,4 @@
-import { concatMap, from, type Observable, type Subscription } from 'rxjs';
+import { concatMap, from, tap, type Observable, type Subscription } from 'rxjs';
 import { orderOutcomeMsgId, type OrderOutcome, type Subjects } from '#contracts';
 import type { BusPublisher } from '#bus';
 import type { JsonLogger } from '#observability';
@@ -28,10 +28,10 @@ export class OrderOutcomes {
   start(outcomes$: Observable<OrderOutcome>): void {
     this.subscription ??= outcomes$
       .pipe(
-        concatMap((outcome) => {
-          this.inFlight += 1;
-          return from(this.publish(outcome).finally(() => this.settled()));
-        }),
+        // Counted on arrival, not when its turn comes: an outcome queued behind another is in hand too,
+        // and stop() must wait for it.
+        tap(() => (this.inFlight += 1)),
+        concatMap((outcome) => from(this.publish(outcome).finally(() => this.settled()))),
       )
       .subscribe({
         error: (error: unknown) =>
