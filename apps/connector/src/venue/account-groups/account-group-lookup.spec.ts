@@ -63,4 +63,31 @@ describe('AccountGroupLookup', () => {
     });
     await expect(refused).rejects.toEqual(expect.objectContaining({ code: 'VENUE_REFUSED' }));
   });
+
+  it('times out while the outbound limiter still holds the request, and never sends it late', async () => {
+    const { clock, channel, settle } = setup();
+    const metrics = new VenueMetrics(new MetricsRegistry('t', { defaultMetrics: false }));
+    // a socket budget already spent for the next second (e.g. a burst of re-subscribes after a reconnect)
+    const limiter = new OutboundLimiter(
+      { messagesPerWindow: 1, windowMs: 5_000, orderIntervalMs: 250 },
+      clock,
+      metrics,
+    );
+    await limiter.acquire('subscribe');
+    const lookup = new AccountGroupLookup(channel, limiter, clock, 2_000);
+    channel.up();
+    const answer = lookup.lookup();
+    let outcome: unknown;
+    answer.then(
+      () => (outcome = 'resolved'),
+      (error: unknown) => (outcome = error),
+    );
+    await settle();
+    clock.advance(2_000);
+    await settle();
+    expect(outcome).toEqual(expect.objectContaining({ code: 'TIMEOUT' }));
+    clock.advance(5_000);
+    await settle();
+    expect(channel.sentOfType('accountGroups')).toEqual([]);
+  });
 });

@@ -58,7 +58,11 @@ export class AccountGroupLookup {
         },
       });
     });
-    await this.limiter.acquire('accountGroups');
+    // The timeout runs from the call, not from the send: a limiter that holds the request (a backlog, or
+    // cleared at shutdown and never resolving) must not keep the caller waiting, nor leave `answer`
+    // rejected with no one listening (an unhandled rejection ends the process).
+    await Promise.race([this.limiter.acquire('accountGroups'), answer]);
+    if (!this.pending.has(requestId)) return answer;
     if (!this.channel.send({ messageType: 'accountGroups', requestId })) {
       this.pending.get(requestId)?.reject(new AccountGroupLookupError('NOT_CONNECTED', 'the venue session closed'));
       this.pending.delete(requestId);
