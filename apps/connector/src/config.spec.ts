@@ -60,6 +60,20 @@ describe('ConnectorConfig', () => {
     expect(problems).not.toContain('do-not-print-me');
   });
 
+  it('refuses at start-up a sessionId the venue would refuse on every connect, and nonce mode without its directory', () => {
+    for (const sessionId of ['desk 1', 'a/b', 'tab\there']) {
+      expect(() => loadConfig(ConnectorConfig, { ...required, VENUE_SESSION_ID: sessionId })).toThrow(
+        /VENUE_SESSION_ID/,
+      );
+    }
+    expect(loadConfig(ConnectorConfig, { ...required, VENUE_SESSION_ID: 'desk.1' }).VENUE_SESSION_ID).toBe('desk.1');
+    expect(() => loadConfig(ConnectorConfig, { ...required, VENUE_ANTI_REPLAY: 'nonce' })).toThrow(/VENUE_NONCE_DIR/);
+    expect(
+      loadConfig(ConnectorConfig, { ...required, VENUE_ANTI_REPLAY: 'nonce', VENUE_NONCE_DIR: '/var/lib/gw' })
+        .VENUE_NONCE_DIR,
+    ).toBe('/var/lib/gw');
+  });
+
   it('reads DEFAULT_METRICS=false as false', () => {
     expect(loadConfig(ConnectorConfig, { ...required, DEFAULT_METRICS: 'false' }).DEFAULT_METRICS).toBe(false);
   });

@@ -4,8 +4,22 @@
  * docs/connector.md.
  */
 import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateBy,
+  ValidateIf,
+} from 'class-validator';
 import { DEFAULT_SUBJECT_PREFIX } from '#contracts';
+import { isValidIdentifier } from '#venue-api';
 import type { VenueOptions } from './venue/venue-options.js';
 
 const SUBJECT_TOKEN = /^[^\s.*>]+$/;
@@ -41,9 +55,21 @@ export class ConnectorConfig {
   @IsString() @MinLength(1) VENUE_API_SECRET!: string;
   @IsIn(['base64', 'hex']) VENUE_SIGNATURE_ENCODING: 'base64' | 'hex' = 'base64';
   /** Stable per account: outcomes are redelivered on it after a reconnect. */
-  @IsString() @MinLength(1) @MaxLength(64) VENUE_SESSION_ID!: string;
+  // The venue refuses a connection whose sessionId breaks §4.2's rules: caught here, not as an endless reconnect.
+  @ValidateBy({
+    name: 'isVenueIdentifier',
+    validator: {
+      validate: (value: unknown) => isValidIdentifier(value),
+      defaultMessage: () => "VENUE_SESSION_ID must be 1-64 characters without '/', whitespace or control characters",
+    },
+  })
+  VENUE_SESSION_ID!: string;
   @IsIn(['tonce', 'nonce']) VENUE_ANTI_REPLAY: 'tonce' | 'nonce' = 'tonce';
-  @IsOptional() @IsString() @MinLength(1) VENUE_NONCE_DIR?: string;
+  /** Required in nonce mode: the persistent nonce lives there. */
+  @ValidateIf((config: ConnectorConfig) => config.VENUE_ANTI_REPLAY === 'nonce' || config.VENUE_NONCE_DIR !== undefined)
+  @IsString()
+  @MinLength(1)
+  VENUE_NONCE_DIR?: string;
   @Type(() => Number) @IsInt() @Min(100) PRICE_STALE_AFTER_MS: number = 5_000;
   @Type(() => Number) @IsInt() @Min(100) VENUE_STALL_TIMEOUT_MS: number = 15_000;
   @Type(() => Number) @IsInt() @Min(1) VENUE_RECONNECT_INITIAL_MS: number = 250;
