@@ -142,6 +142,18 @@ describe('W5/W6 reply sequence and shape', () => {
     });
   });
 
+  it("§4.10: another account's order is 200 with an empty array (not 403, not 404)", async () => {
+    const c = await v.connect();
+    const p = await quote(c);
+    const id = order(c, p.json['quoteId'], 'BUY');
+    await c.take(orderFrame(id, 'SUCCESS'));
+    expect(await orderState(id)).toHaveLength(1);
+    const theirs = new SpecClient(v.venue.restBaseUrl, v.venue.credentials.secondUser);
+    const res = await theirs.post('/api/3/svc/rest/orders/state', {}, { query: `clientRequestId=${id}` });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual([]);
+  });
+
   it('order state (§4.10) shows the recorded outcome with the clientRequestId', async () => {
     const c = await v.connect();
     const p = await quote(c);
@@ -370,11 +382,15 @@ describe('order fault controls', () => {
   it('order-delay holds the replies back while the order is already recorded as PENDING', async () => {
     const c = await v.connect();
     const p = await quote(c);
-    await v.admin('/faults/ws/order-delay', { ms: 1500 });
+    // Long enough that a loaded machine still reads the record before execution; the test waits for the
+    // outcome event, it does not measure the delay.
+    await v.admin('/faults/ws/order-delay', { ms: 3000 });
     const id = order(c, p.json['quoteId'], 'BUY');
     await c.barrier();
     const [record] = await orderState(id);
+    // §2.8: clientRequestId stays empty until an outcome is recorded, even on a lookup by clientRequestId.
     expect(record).toMatchObject({ orderStatus: 'PENDING', clientRequestId: '' });
+    expect(c.seen(orderFrame(id))).toHaveLength(0);
     await c.take(orderFrame(id, 'PENDING'));
     await c.take(orderFrame(id, 'SUCCESS'));
   });

@@ -39,22 +39,34 @@ export class ConnectRefused extends Error {
   }
 }
 
+/** A pending `take`: tested against each new frame only, so waiting costs O(1) per frame, not a rescan. */
+interface Waiter {
+  predicate: FramePredicate;
+  settle(frame: Received | undefined): void;
+}
+
 export class WsTestClient {
   readonly frames: Received[] = [];
   private readonly taken = new Set<number>();
-  private readonly waiters: Array<() => void> = [];
+  private readonly waiters: Waiter[] = [];
   readonly closed: Promise<{ code: number; reason: string }>;
 
   private constructor(readonly socket: WebSocket) {
     socket.on('message', (data) => {
       const text = data.toString();
-      this.frames.push({ text, json: JSON.parse(text) as Record<string, unknown>, seq: this.frames.length });
-      for (const wake of this.waiters.splice(0)) wake();
+      const frame: Received = { text, json: JSON.parse(text) as Record<string, unknown>, seq: this.frames.length };
+      this.frames.push(frame);
+      const index = this.waiters.findIndex((w) => w.predicate(frame.json));
+      if (index >= 0) {
+        const [waiter] = this.waiters.splice(index, 1);
+        this.taken.add(frame.seq);
+        waiter?.settle(frame);
+      }
     });
     this.closed = new Promise((resolve) => {
       socket.on('close', (code, reason) => {
         resolve({ code, reason: reason.toString() });
-        for (const wake of this.waiters.splice(0)) wake();
+        for (const waiter of this.waiters.splice(0)) waiter.settle(undefined);
       });
     });
   }
@@ -89,32 +101,42 @@ export class WsTestClient {
     this.socket.send(text);
   }
 
-  /** The first frame not yet taken that matches; waits up to `timeoutMs`. */
-  async take(predicate: FramePredicate, timeoutMs = 4000, what = 'frame'): Promise<Received> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.frames.find((f) => !this.taken.has(f.seq) && predicate(f.json));
-      if (found !== undefined) {
-        this.taken.add(found.seq);
-        return found;
-      }
-      const left = deadline - Date.now();
-      if (left <= 0 || this.socket.readyState === WebSocket.CLOSED) {
-        const recent = this.frames.slice(-15).map((f) => f.text);
-        throw new Error(`no ${what} within ${timeoutMs} ms; last frames received:\n${recent.join('\n')}`);
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
+  /**
+   * The first frame not yet taken that matches; waits up to `timeoutMs` (a deadline for a machine under
+   * load, not a duration being asserted).
+   */
+  async take(predicate: FramePredicate, timeoutMs = 10_000, what = 'frame'): Promise<Received> {
+    const found = this.frames.find((f) => !this.taken.has(f.seq) && predicate(f.json));
+    if (found !== undefined) {
+      this.taken.add(found.seq);
+      return found;
     }
+    const fail = (): Error => {
+      const recent = this.frames.slice(-15).map((f) => f.text);
+      return new Error(`no ${what} within ${timeoutMs} ms; last frames received:\n${recent.join('\n')}`);
+    };
+    if (this.socket.readyState === WebSocket.CLOSED) throw fail();
+    const frame = await new Promise<Received | undefined>((resolve) => {
+      const waiter: Waiter = {
+        predicate,
+        settle: (f) => {
+          clearTimeout(timer);
+          resolve(f);
+        },
+      };
+      const timer = setTimeout(() => {
+        const index = this.waiters.indexOf(waiter);
+        if (index >= 0) this.waiters.splice(index, 1);
+        resolve(undefined);
+      }, timeoutMs);
+      this.waiters.push(waiter);
+    });
+    if (frame === undefined) throw fail();
+    return frame;
   }
 
   /** Takes `count` matching frames in arrival order. */
-  async takeMany(predicate: FramePredicate, count: number, timeoutMs = 4000): Promise<Received[]> {
+  async takeMany(predicate: FramePredicate, count: number, timeoutMs = 10_000): Promise<Received[]> {
     const out: Received[] = [];
     for (let i = 0; i < count; i += 1) out.push(await this.take(predicate, timeoutMs, `frame ${i + 1} of ${count}`));
     return out;
