@@ -147,6 +147,24 @@ describe('§2.1 rules', () => {
     const a = await ack({ quantity: 'x', beneficiaryDetails: { networkId: 'NETX' } });
     expect(a).toMatchObject({ success: false, networkId: 'NETX' });
   });
+
+  it('a failure for a reason other than the quantity still echoes the raw quantity, not normalised', async () => {
+    expect(await ack({ instrument: 'BTC.EUR', quantity: '00.123456789' })).toMatchObject({
+      success: false,
+      code: 'RFS100011',
+      quantity: '00.123456789',
+    });
+    expect(await ack({ tenor: '', quantity: '2' })).toMatchObject({ code: 'RFS100021', quantity: '2' });
+  });
+
+  it('a request carrying both settlement blocks is refused with a networkId set, not null', async () => {
+    const a = await ack({
+      beneficiaryDetails: { payoutCurrency: 'BTC', networkId: 'NETB' },
+      senderDetails: { payinCurrency: 'BTC' },
+    });
+    expect(a).toMatchObject({ success: false, code: 'INVALID_SETTLEMENT_DETAILS' });
+    expect(typeof a['networkId']).toBe('string');
+  });
 });
 
 describe('§7.1 subscribe codes (W16 order)', () => {

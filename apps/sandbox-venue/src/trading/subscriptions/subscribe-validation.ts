@@ -182,7 +182,13 @@ function checkSettlement(
   const hasBeneficiary = request['beneficiaryDetails'] !== undefined;
   const hasSender = request['senderDetails'] !== undefined;
   if (hasBeneficiary && hasSender) {
-    return { ok: false, code, message: 'beneficiaryDetails and senderDetails cannot be combined', networkId: null };
+    // §2.1: networkId is set whenever the request carried a settlement block; with both, the beneficiary's.
+    return {
+      ok: false,
+      code,
+      message: 'beneficiaryDetails and senderDetails cannot be combined',
+      networkId: ackNetworkId(request, base),
+    };
   }
   const bad = (message: string): SettlementCheck => ({
     ok: false,
