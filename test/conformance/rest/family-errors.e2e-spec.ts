@@ -86,7 +86,19 @@ describe('REST failure bodies per endpoint family', () => {
       expect(body['type']).toBe('ENTITY');
       expect(body['kind']).toBe('ORIGINATOR');
       expect(body['clientAccountGroupUuid']).toBe(venue.seed.defaultGroupUuid);
-      expect((body['associatedPersons'] as { enabled: unknown }[])[0]?.enabled).toBeNull();
+      const persons = body['associatedPersons'] as Record<string, unknown>[];
+      expect(persons.length).toBeGreaterThan(0);
+      for (const p of persons) {
+        // §2.5: enabled, verified and vasp are always null on associated persons; type always INDIVIDUAL.
+        expect(p).toMatchObject({ enabled: null, verified: null, vasp: null, type: 'INDIVIDUAL' });
+        expect(p['dateOfBirth']).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      }
+      // Absent when not recorded, never null; ENTITY records carry no INDIVIDUAL-only fields.
+      expect(body).not.toHaveProperty('ownershipPercentage');
+      for (const f of ['firstname', 'lastname', 'dateOfBirth', 'countryOfOrigin', 'nationality']) {
+        expect(body).not.toHaveProperty(f);
+      }
+      expect(body).toMatchObject({ enabled: true, verified: true, vasp: false });
       expect(body['bankAccounts']).toEqual(expect.arrayContaining([expect.objectContaining({ enabled: false })]));
       expect(body['wallets']).toEqual(expect.arrayContaining([expect.objectContaining({ whitelisted: false })]));
     });
@@ -140,6 +152,24 @@ describe('REST failure bodies per endpoint family', () => {
       expect((await client.post(RestPath.Senders, { limit: 201 })).status).toBe(400);
       expect((await client.post(RestPath.Senders, { limit: 0 })).status).toBe(400);
       expect((await client.post(RestPath.Senders, { limit: 1 })).json).toMatchObject({ total: 2, data: [{}] });
+    });
+
+    it('pagination also takes the parameter under the name max (§4.7 names it both ways)', async () => {
+      expect((await client.post(RestPath.Senders, { max: 1 })).json).toMatchObject({ total: 2, data: [{}] });
+      expect((await client.post(RestPath.Senders, { max: 201 })).status).toBe(400);
+    });
+
+    it('§2.5 / R33: the address comes under beneficiaryAddress (example) on one sender, address (table) on the other', async () => {
+      const body = (await client.post(RestPath.Senders)).json as { data: Record<string, unknown>[] };
+      expect(body.data.every((s) => s['kind'] === 'SENDER')).toBe(true);
+      const names = body.data.map((s) => ['address', 'beneficiaryAddress'].filter((k) => k in s));
+      expect(names).toEqual(expect.arrayContaining([['address'], ['beneficiaryAddress']]));
+      for (const s of body.data) {
+        const address = (s['address'] ?? s['beneficiaryAddress']) as Record<string, unknown>;
+        expect(address['country']).toMatch(/^[A-Z]{2}$/);
+        // "Sender bankAccounts is not currently supported."
+        expect(s['bankAccounts']).toEqual([]);
+      }
     });
   });
 

@@ -121,7 +121,12 @@ export interface PartyRecord {
   phoneNumber: string;
   website: string;
   ownershipPercentage?: string;
-  address: Address;
+  /**
+   * §2.5 names the sender address both `address` (field table) and `beneficiaryAddress` (example); a record
+   * carries exactly one of the two (spec-gaps R33).
+   */
+  address?: Address;
+  beneficiaryAddress?: Address;
   kycDetails: {
     occupation: string;
     sourceOfFunds: string;

@@ -402,10 +402,16 @@ export const SEED_BENEFICIARIES: readonly Counterparty[] = [
   },
 ];
 
+/** The sender example's spelling (§2.5): the address under `beneficiaryAddress`, no `address`. */
+function asExampleSender(record: PartyRecord): PartyRecord {
+  const { address: beneficiaryAddress, ...rest } = record;
+  return { ...rest, beneficiaryAddress };
+}
+
 export const SEED_SENDERS: readonly Counterparty[] = [
   {
     ownerUuid: SeedIds.user1,
-    // §2.5: the sender example carries its address as `beneficiaryAddress`; the sandbox follows the table.
+    // §2.5 (spec-gaps R33): this sender follows the field table (`address`), the next the example.
     record: entity(SeedIds.senderEntity, 'SENDER', 'Umbrella Payments SA', defaultGroupRef, {
       address: address('Rue du Rhône 10', 'Geneva', 'CH', '1204'),
       countryOfFormation: 'CH',
@@ -414,8 +420,10 @@ export const SEED_SENDERS: readonly Counterparty[] = [
   },
   {
     ownerUuid: SeedIds.user1,
-    record: individual(SeedIds.senderIndividual, 'SENDER', 'Dave', 'Brown', defaultGroupRef, {
-      clientShortcode: 'ACME001',
-    }),
+    record: asExampleSender(
+      individual(SeedIds.senderIndividual, 'SENDER', 'Dave', 'Brown', defaultGroupRef, {
+        clientShortcode: 'ACME001',
+      }),
+    ),
   },
 ];
