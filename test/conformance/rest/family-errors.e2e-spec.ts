@@ -259,6 +259,12 @@ describe('REST failure bodies per endpoint family', () => {
       const def = all.data.Account_Groups.find((g) => g.AccountGroup_Uuid === venue.seed.defaultGroupUuid);
       expect(def?.Natural).toBe(true);
       expect(Object.keys(def?.Accounts ?? {})).toEqual(expect.arrayContaining(['USD', 'SHIB']));
+      // §4.4: false (the default) returns all supported currencies, "100+", in every group.
+      for (const g of all.data.Account_Groups) expect(Object.keys(g.Accounts).length).toBeGreaterThanOrEqual(100);
+      const explicit = (await client.post(RestPath.Balances, { filterZeroBalanceAccounts: false })).json as typeof all;
+      expect(explicit.data.Account_Groups.map((g) => Object.keys(g.Accounts).length)).toEqual(
+        all.data.Account_Groups.map((g) => Object.keys(g.Accounts).length),
+      );
       const nonZero = (await client.post(RestPath.Balances, { filterZeroBalanceAccounts: true })).json as typeof all;
       const defNz = nonZero.data.Account_Groups.find((g) => g.AccountGroup_Uuid === venue.seed.defaultGroupUuid);
       expect(Object.keys(defNz?.Accounts ?? {})).not.toContain('SHIB');
