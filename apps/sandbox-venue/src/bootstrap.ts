@@ -37,6 +37,8 @@ export interface RunningSandbox {
     noMoveFunds: SandboxCredentials;
     /** User 2 (SHIB.USD disabled for it). */
     secondUser: SandboxCredentials;
+    /** A colleague of user 1 holding ROLE_OPERATIONS on user 1's Default group. */
+    colleague: SandboxCredentials;
   };
   seed: typeof SeedIds & { defaultGroupUuid: string; subGroupUuid: string };
   close(): Promise<void>;
@@ -70,7 +72,12 @@ export async function startSandboxVenue(options: Partial<SandboxConfig> = {}): P
     ipsUrl: `${origin}${RestPath.WebhookIps}`,
     adminUrl: `${origin}/admin`,
     config,
-    credentials: { primary: credentials(0), noMoveFunds: credentials(1), secondUser: credentials(2) },
+    credentials: {
+      primary: credentials(0),
+      noMoveFunds: credentials(1),
+      secondUser: credentials(2),
+      colleague: credentials(3),
+    },
     seed: { ...SeedIds, defaultGroupUuid: SeedIds.defaultGroup, subGroupUuid: SeedIds.subGroup },
     close: () => {
       closed ??= (async () => {

@@ -239,6 +239,32 @@ describe('withdrawals', () => {
       expect((await fiat({ ...eur, amount: raw('1.00') })).status).toBe(200);
     });
 
+    it('§2.7: requests raised through the API by any member of the group are listed, with their requestor', async () => {
+      const colleague = client.withCredentials(venue.credentials.colleague);
+      const theirs = uuidOf(
+        await colleague.post(RestPath.WithdrawalFiat, {
+          accountGroupUuid: seed.defaultGroupUuid,
+          ccy: 'USD',
+          amount: raw('3.30'),
+          withdrawalMethod: 'BANK_WIRE',
+          bankAccountUuid: seed.bankUsdOk,
+        }),
+      );
+      const mine = uuidOf(await fiat({ amount: raw('3.31') }));
+      const seenByMe = await list('fiat');
+      expect(seenByMe.find((r) => r.uuid === theirs)).toMatchObject({ requestor: 'acme.ops@example.com' });
+      expect(seenByMe.find((r) => r.uuid === mine)).toMatchObject({ requestor: 'acme.trader@example.com' });
+      const seenByColleague = await list('fiat', colleague);
+      expect(seenByColleague.map((r) => r.uuid)).toEqual(expect.arrayContaining([theirs, mine]));
+      // The colleague holds the role on the Default group only: the sub-account's requests stay out.
+      expect(seenByColleague.every((r) => r['accountGroupUuid'] === seed.defaultGroupUuid)).toBe(true);
+      // A member with the role may cancel another member's request.
+      const cancel = await colleague.post(withdrawalCancelPath('fiat', mine), {
+        accountGroupUuid: seed.defaultGroupUuid,
+      });
+      expect(cancel.json).toEqual({ success: true, uuid: mine });
+    });
+
     it('another user sees none of them; a key with the role on nothing would see an empty array', async () => {
       const rows = await list('fiat', client.withCredentials(venue.credentials.secondUser));
       expect(rows).toEqual([]);

@@ -25,6 +25,8 @@ function secretFor(label: string): string {
 export const SeedIds = {
   user1: '7c1d2a4e-0000-4000-8000-000000000001',
   user2: '7c1d2a4e-0000-4000-8000-000000000002',
+  /** A colleague of user 1: ROLE_OPERATIONS on user 1's Default group (§2.7 "any member of the group"). */
+  colleague: '7c1d2a4e-0000-4000-8000-000000000003',
   /** user 1's Default group (Natural), ROLE_OPERATIONS held. */
   defaultGroup: '9a000000-0000-4000-8000-000000000001',
   /** user 1's sub-account group, ROLE_OPERATIONS held. */
@@ -33,6 +35,8 @@ export const SeedIds = {
   noRoleGroup: '9a000000-0000-4000-8000-000000000003',
   /** user 2's Default group. */
   user2DefaultGroup: '9a000000-0000-4000-8000-000000000004',
+  /** the colleague's own Default group (no balances, no originator record). */
+  colleagueDefaultGroup: '9a000000-0000-4000-8000-000000000005',
   originator: 'e0000000-0000-4000-8000-000000000001',
   subOriginator: 'e0000000-0000-4000-8000-000000000002',
   user2Originator: 'e0000000-0000-4000-8000-000000000003',
@@ -73,6 +77,12 @@ export const SEED_KEYS: readonly ApiKeyRecord[] = [
     userUuid: SeedIds.user2,
     rights: ['trade', 'withdraw', 'get_info'],
   },
+  {
+    apiKey: 'sbx-key-colleague-0004',
+    apiSecret: secretFor('colleague'),
+    userUuid: SeedIds.colleague,
+    rights: ['trade', 'withdraw', 'get_info'],
+  },
 ];
 
 export const SEED_USERS: readonly VenueUser[] = [
@@ -94,6 +104,15 @@ export const SEED_USERS: readonly VenueUser[] = [
     language: 'en',
     disabledPairs: ['SHIB.USD'],
   },
+  {
+    uuid: SeedIds.colleague,
+    login: 'acme.ops@example.com',
+    shortcode: 'ACME003',
+    name: 'Acme Operations Desk',
+    created: T0,
+    language: 'en',
+    disabledPairs: [],
+  },
 ];
 
 export const SEED_GROUPS: readonly AccountGroupRecord[] = [
@@ -103,7 +122,7 @@ export const SEED_GROUPS: readonly AccountGroupRecord[] = [
     natural: true,
     ownerUuid: SeedIds.user1,
     originatorUuid: SeedIds.originator,
-    roles: { [SeedIds.user1]: [ROLE_OPERATIONS, 'ROLE_TRADER'] },
+    roles: { [SeedIds.user1]: [ROLE_OPERATIONS, 'ROLE_TRADER'], [SeedIds.colleague]: [ROLE_OPERATIONS] },
   },
   {
     uuid: SeedIds.subGroup,
@@ -128,6 +147,14 @@ export const SEED_GROUPS: readonly AccountGroupRecord[] = [
     ownerUuid: SeedIds.user2,
     originatorUuid: SeedIds.user2Originator,
     roles: { [SeedIds.user2]: [ROLE_OPERATIONS] },
+  },
+  {
+    uuid: SeedIds.colleagueDefaultGroup,
+    name: 'Default',
+    natural: true,
+    ownerUuid: SeedIds.colleague,
+    originatorUuid: undefined,
+    roles: { [SeedIds.colleague]: [ROLE_OPERATIONS] },
   },
 ];
 
