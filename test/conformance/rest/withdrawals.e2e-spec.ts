@@ -265,6 +265,19 @@ describe('withdrawals', () => {
       expect(cancel.json).toEqual({ success: true, uuid: mine });
     });
 
+    it('§2.7: valueless fields are absent, never null, with the participants service up or down', async () => {
+      await fiat({ amount: raw('0.10') });
+      await crypto({ amount: raw('0.001') });
+      for (const available of [false, true]) {
+        await admin(venue.adminUrl, '/faults/participants', { available });
+        for (const path of [RestPath.WithdrawalFiatList, RestPath.WithdrawalCryptoList]) {
+          const res = await client.post(path);
+          expect((res.json as Row[]).length).toBeGreaterThan(0);
+          expect(res.text).not.toMatch(/:\s*null/);
+        }
+      }
+    });
+
     it('another user sees none of them; a key with the role on nothing would see an empty array', async () => {
       const rows = await list('fiat', client.withCredentials(venue.credentials.secondUser));
       expect(rows).toEqual([]);
