@@ -74,6 +74,21 @@ describe('ConnectorConfig', () => {
     ).toBe('/var/lib/gw');
   });
 
+  it('refuses at start-up an API secret the chosen signature encoding cannot use, without printing it', () => {
+    let caught: unknown;
+    try {
+      loadConfig(ConnectorConfig, { ...required, VENUE_API_SECRET: 'plain text secret!' });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const problems = (caught as ConfigError).problems.join('\n');
+    expect(problems).toContain('VENUE_API_SECRET');
+    expect(problems).not.toContain('plain text secret!');
+    const hex = { ...required, VENUE_API_SECRET: 'plain text secret!', VENUE_SIGNATURE_ENCODING: 'hex' };
+    expect(loadConfig(ConnectorConfig, hex).VENUE_API_SECRET).toBe('plain text secret!');
+  });
+
   it('reads DEFAULT_METRICS=false as false', () => {
     expect(loadConfig(ConnectorConfig, { ...required, DEFAULT_METRICS: 'false' }).DEFAULT_METRICS).toBe(false);
   });

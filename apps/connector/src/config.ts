@@ -19,7 +19,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { DEFAULT_SUBJECT_PREFIX } from '#contracts';
-import { isValidIdentifier } from '#venue-api';
+import { apiSecretProblem, isValidIdentifier } from '#venue-api';
 import type { VenueOptions } from './venue/venue-options.js';
 
 const SUBJECT_TOKEN = /^[^\s.*>]+$/;
@@ -52,7 +52,18 @@ export class ConnectorConfig {
   @IsString() @MinLength(1) VENUE_REST_URL!: string;
   @IsString() @Matches(/^wss?:\/\//, { message: 'VENUE_WS_URL must be a ws:// or wss:// URL' }) VENUE_WS_URL!: string;
   @IsString() @MinLength(1) VENUE_API_KEY!: string;
-  @IsString() @MinLength(1) VENUE_API_SECRET!: string;
+  // Checked against the encoding here: otherwise every token fetch fails and the session backs off forever.
+  @IsString()
+  @ValidateBy({
+    name: 'isUsableApiSecret',
+    validator: {
+      validate: (value: unknown, args) =>
+        typeof value === 'string' &&
+        apiSecretProblem(value, (args?.object as ConnectorConfig).VENUE_SIGNATURE_ENCODING) === undefined,
+      defaultMessage: () => 'VENUE_API_SECRET must be non-empty, and Base64 with VENUE_SIGNATURE_ENCODING=base64',
+    },
+  })
+  VENUE_API_SECRET!: string;
   @IsIn(['base64', 'hex']) VENUE_SIGNATURE_ENCODING: 'base64' | 'hex' = 'base64';
   /** Stable per account: outcomes are redelivered on it after a reconnect. */
   // The venue refuses a connection whose sessionId breaks §4.2's rules: caught here, not as an endless reconnect.

@@ -28,11 +28,17 @@ export function signedPath(path: string): string {
   return withoutQuery.startsWith('/') ? withoutQuery.slice(1) : withoutQuery;
 }
 
+/** Why `secret` cannot sign with `encoding`, or undefined when it can (for start-up configuration checks). */
+export function apiSecretProblem(secret: string, encoding: SignatureEncoding): string | undefined {
+  if (secret.length === 0) return 'API secret is empty';
+  if (encoding === 'base64' && !BASE64.test(secret)) return 'API secret is not valid Base64';
+  return undefined;
+}
+
 function secretKey(secret: string, encoding: SignatureEncoding): Buffer {
-  if (secret.length === 0) throw new InvalidApiSecretError('API secret is empty');
-  if (encoding === 'hex') return Buffer.from(secret, 'utf8');
-  if (!BASE64.test(secret)) throw new InvalidApiSecretError('API secret is not valid Base64');
-  return Buffer.from(secret, 'base64');
+  const problem = apiSecretProblem(secret, encoding);
+  if (problem !== undefined) throw new InvalidApiSecretError(problem);
+  return Buffer.from(secret, encoding === 'hex' ? 'utf8' : 'base64');
 }
 
 function digest(path: string, body: string | Uint8Array, secret: string, encoding: SignatureEncoding): Buffer {
