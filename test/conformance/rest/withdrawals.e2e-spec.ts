@@ -196,6 +196,42 @@ describe('withdrawals', () => {
       expect(exact.status).toBe(200);
       expect(exact.json).toEqual({ success: true, uuid: expect.any(String) });
     });
+
+    it('the figure is the total Balance (unsettled buys included), not Available_Balance', async () => {
+      // A venue of its own, so no other test's requests are in flight on ETH.
+      const own = await startSandboxVenue({ port: 0, restRateLimitPerSecond: 10_000 });
+      try {
+        const c = new SpecClient(own.restBaseUrl, own.credentials.primary);
+        const booked = await admin(own.adminUrl, '/trades/otc', {
+          accountGroupUuid: own.seed.defaultGroupUuid,
+          instrument: 'ETH.USD',
+          side: 'BUY',
+          baseAmount: '10',
+          quoteAmount: '31502.50',
+          price: '3150.25',
+        });
+        expect(booked.status).toBe(200);
+        const balances = await c.post(RestPath.Balances, { accountGroupUuid: own.seed.defaultGroupUuid });
+        const eth = (
+          balances.json as {
+            data: { Account_Groups: { Accounts: Record<string, Record<string, { value: string }>> }[] };
+          }
+        ).data.Account_Groups[0]?.Accounts['ETH'];
+        expect(eth?.['Balance']?.value).toBe('150.00000000');
+        expect(eth?.['Available_Balance']?.value).toBe('140.00000000');
+        const eth150 = (amount: string) =>
+          c.post(RestPath.WithdrawalCrypto, {
+            accountGroupUuid: own.seed.defaultGroupUuid,
+            ccy: 'ETH',
+            amount: raw(amount),
+            walletUuid: own.seed.walletEthOk,
+          });
+        expect((await eth150('150.00000001')).json).toEqual(envelope('Insufficient funds'));
+        expect((await eth150('150')).json).toEqual({ success: true, uuid: expect.any(String) });
+      } finally {
+        await own.close();
+      }
+    });
   });
 
   describe('§4.9 lists', () => {
