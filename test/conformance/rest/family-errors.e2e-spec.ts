@@ -271,6 +271,52 @@ describe('REST failure bodies per endpoint family', () => {
       expect(Object.keys(defNz?.Accounts ?? {})).toContain('USD');
     });
 
+    it('§2.6 root, account group and account object fields', async () => {
+      const res = await client.post(RestPath.Balances);
+      const body = res.json as {
+        data: Record<string, unknown> & { Account_Groups: Record<string, unknown>[] };
+        userUuid: string;
+        timestamp: string;
+      };
+      expect(body.userUuid).toBe(venue.credentials.primary.userUuid);
+      expect(body.timestamp).toEqual(MS);
+      expect(body.data).toMatchObject({
+        Created: expect.any(String),
+        Language: expect.any(String),
+        Login: expect.any(String),
+        Rights: expect.any(Array),
+      });
+      const sub = body.data.Account_Groups.find((g) => g['AccountGroup_Uuid'] === venue.seed.subGroupUuid);
+      expect(sub).toMatchObject({
+        AccountGroup_Name: 'Acme Sub-account',
+        Owner_Uuid: venue.credentials.primary.userUuid,
+        Owner_Name: expect.any(String),
+        Owner_Shortcode: expect.any(String),
+        Natural: false,
+      });
+      const usd = (sub?.['Accounts'] as Record<string, Record<string, unknown>>)['USD'];
+      expect(usd).toMatchObject({
+        ccy: 'USD',
+        Owner_Uuid: venue.credentials.primary.userUuid,
+        Uuid: expect.any(String),
+      });
+      for (const column of [
+        'Balance',
+        'Available_Balance',
+        'Brokerage_Available_Balance',
+        'Unsettled_Sell_Balance',
+        'Unsettled_Buy_Balance',
+      ]) {
+        expect(usd?.[column]).toEqual({
+          displayShort: expect.any(String),
+          valueInt: expect.stringMatching(/^-?\d+$/),
+          currency: 'USD',
+          display: expect.any(String),
+          value: expect.stringMatching(/^-?\d+(\.\d+)?$/),
+        });
+      }
+    });
+
     it('R20 balance detail formatting', async () => {
       const res = await client.post(RestPath.Balances, { accountGroupUuid: venue.seed.subGroupUuid });
       const usd = (res.json as { data: { Account_Groups: { Accounts: Record<string, { Balance: unknown }> }[] } }).data
