@@ -330,6 +330,12 @@ describe('REST failure bodies per endpoint family', () => {
       });
     });
 
+    it("R21: an accountGroupUuid that is not the caller's → 404 INVALID_ACCOUNT_GROUP", async () => {
+      const res = await client.post(RestPath.Balances, { accountGroupUuid: venue.seed.user2DefaultGroup });
+      expect(res.status).toBe(404);
+      expect(res.json).toEqual({ error: 'INVALID_ACCOUNT_GROUP', message: expect.any(String) });
+    });
+
     it('a filterZeroBalanceAccounts that is not a boolean is refused', async () => {
       expect((await client.post(RestPath.Balances, { filterZeroBalanceAccounts: 'yes' })).status).toBe(400);
     });

@@ -184,6 +184,12 @@ describe('§7.1 subscribe codes (W16 order)', () => {
     ['RFS100011 pair match is case-sensitive', { instrument: 'btc.usd', currency: 'btc' }, 'RFS100011'],
     ['RFS100011 tenor with no live price', { tenor: '1Y' }, 'RFS100011'],
     ['RFS100011 size above the maximum', { quantity: '1000000' }, 'RFS100011'],
+    ['RFS100011 size below the minimum (W26)', { quantity: '0.00009' }, 'RFS100011'],
+    [
+      'RFS100011 quote-currency size below the minimum at the mid (W26)',
+      { currency: 'USD', quantity: '1' },
+      'RFS100011',
+    ],
     [
       'INVALID_SETTLEMENT_DETAILS both blocks',
       { beneficiaryDetails: { payoutCurrency: 'BTC' }, senderDetails: { payinCurrency: 'BTC' } },
