@@ -154,6 +154,18 @@ describe('W5/W6 reply sequence and shape', () => {
     expect(res.json).toEqual([]);
   });
 
+  it('§2.8 / §6.2: an outcome stays readable for 24 hours, then is gone (venue clock moved by the operator)', async () => {
+    const c = await v.connect();
+    const p = await quote(c);
+    const id = order(c, p.json['quoteId'], 'BUY');
+    await c.take(orderFrame(id, 'SUCCESS'));
+    const day = 24 * 60 * 60 * 1000;
+    await v.admin('/clock', { skewMs: day - 60_000 });
+    expect(await orderState(id)).toEqual([expect.objectContaining({ orderStatus: 'SUCCESS', clientRequestId: id })]);
+    await v.admin('/clock', { skewMs: day + 60_000 });
+    expect(await orderState(id)).toEqual([]);
+  });
+
   it('order state (§4.10) shows the recorded outcome with the clientRequestId', async () => {
     const c = await v.connect();
     const p = await quote(c);
