@@ -50,7 +50,7 @@ export class ConnectorNatsMetrics {
     });
     this.outcomePublishFailures = new Counter({
       name: 'connector_order_outcome_publish_failures_total',
-      help: 'Outcome publishes that failed every attempt (retried until shutdown)',
+      help: 'Failed attempts to store an order outcome (NATS or its KV unreachable); retried until stored or shutdown',
       registers,
     });
   }

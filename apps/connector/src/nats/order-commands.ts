@@ -95,7 +95,7 @@ export class OrderCommands {
         );
     } catch (error) {
       if (error instanceof OrderNotSentError) {
-        await this.failNeverSent(command, error);
+        this.failNeverSent(command, error);
         return;
       }
       // The frame may or may not have left: unknown, never re-sent; the gateway resolves it.
@@ -111,13 +111,13 @@ export class OrderCommands {
   }
 
   /** The frame certainly never left (no socket, or shutting down): a definitive FAILED, decided by the gateway. */
-  private async failNeverSent(command: OrderCommand, error: OrderNotSentError): Promise<void> {
+  private failNeverSent(command: OrderCommand, error: OrderNotSentError): void {
     this.metrics.orderCommands.inc({ result: 'not_sent' });
     this.logger.warn('order not sent; published as FAILED', {
       clientRequestId: command.clientRequestId,
       code: error.code,
     });
-    await this.outcomes.publish({
+    this.outcomes.add({
       v: 1,
       clientRequestId: command.clientRequestId,
       status: 'FAILED',
@@ -145,7 +145,7 @@ export class OrderCommands {
           message: problems.join('; '),
           source: 'gateway',
         };
-        await this.outcomes.publish(outcome);
+        this.outcomes.add(outcome);
       }
     }
     await message.ack();

@@ -73,3 +73,62 @@ describe('OrderOutcomes against a real nats-server', () => {
     expect(await stored('stop-c')).toEqual(['SUCCESS']);
   });
 });
+
+describe('OrderOutcomes across a nats-server outage', () => {
+  it('stores an outcome that arrived while NATS was down once the server is back, without a connector restart', async () => {
+    let server = await startNatsServer();
+    const registry = new MetricsRegistry('t', { defaultMetrics: false });
+    const busMetrics = new BusMetrics(registry);
+    const connection = await BusConnection.open(
+      { servers: server.url, name: 't', reconnectTimeWaitMs: 50 },
+      busMetrics,
+      new HealthRegistry(),
+      silent,
+    );
+    try {
+      const subjects = new Subjects('gw.v1', 'acct-outage');
+      await ensureConnectorStreams(new BusStreams(connection, silent), subjects, {
+        outcomeDuplicateWindowMs: 60_000,
+        orderRetentionMs: 3_600_000,
+      });
+      const bucket = await new BusKv(connection).bucket('T_MARKS_OUTAGE', { storage: 'file' });
+      const metrics = new ConnectorNatsMetrics(registry);
+      const publisher = new BusPublisher(connection, busMetrics, silent);
+      const publication = new OrderOutcomes(subjects, new OrderMarks(bucket), publisher, metrics, silent);
+      const outcomes$ = new Subject<OrderOutcome>();
+      publication.start(outcomes$);
+
+      const { port, storeDir } = server;
+      await server.kill();
+      outcomes$.next({
+        v: 1,
+        clientRequestId: 'outage-1',
+        status: 'SUCCESS',
+        code: '',
+        message: '',
+        source: 'redelivery',
+      });
+      // the first attempt fails while the server is gone (its mark cannot be read)
+      await until(async () => ((await metrics.outcomePublishFailures.get()).values[0]?.value ?? 0) >= 1);
+      server = await startNatsServer({ port, storeDir });
+      await until(async () => {
+        const stored = await connection.jsm.streams
+          .getMessage(StreamName.orderOutcomes('acct-outage'), { last_by_subj: subjects.orderOutcome('outage-1') })
+          .catch(() => null);
+        return stored?.json<OrderOutcome>().status === 'SUCCESS';
+      }, 20_000);
+      await publication.stop(1_000);
+    } finally {
+      await connection.close();
+      await server.stop();
+    }
+  });
+});
+
+async function until(condition: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

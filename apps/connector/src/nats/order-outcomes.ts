@@ -1,4 +1,4 @@
-import { concatMap, from, tap, type Observable, type Subscription } from 'rxjs';
+import { concatMap, from, merge, Subject, tap, type Observable, type Subscription } from 'rxjs';
 import { orderOutcomeMsgId, type OrderOutcome, type Subjects } from '#contracts';
 import type { BusPublisher } from '#bus';
 import type { JsonLogger } from '#observability';
@@ -9,10 +9,12 @@ import { isFinal, type OrderMarks } from './order-marks.js';
  * Stores every order outcome in JetStream on `order.outcome.{clientRequestId}`, one at a time and in
  * order, with `Nats-Msg-Id` = clientRequestId:status (the stream drops a repeat inside its duplicate
  * window). The order mark remembers the last status published, so a redelivered or re-resolved outcome
- * is not published again even after the window; a publish that fails is retried until shutdown.
+ * is not published again even after the window; an outcome that cannot be stored (NATS or its KV
+ * unreachable) is retried until it is, or until shutdown (then start-up reconciliation resolves it).
  */
 export class OrderOutcomes {
   private subscription: Subscription | undefined;
+  private readonly decided = new Subject<OrderOutcome>();
   private readonly abort = new AbortController();
   private inFlight = 0;
   private idle: (() => void) | undefined;
@@ -26,7 +28,7 @@ export class OrderOutcomes {
   ) {}
 
   start(outcomes$: Observable<OrderOutcome>): void {
-    this.subscription ??= outcomes$
+    this.subscription ??= merge(outcomes$, this.decided)
       .pipe(
         // Counted on arrival, not when its turn comes: an outcome queued behind another is in hand too,
         // and stop() must wait for it.
@@ -37,6 +39,15 @@ export class OrderOutcomes {
         error: (error: unknown) =>
           this.logger.error('order outcome stream ended with an error', { error: String(error) }),
       });
+  }
+
+  /**
+   * An outcome the gateway decided itself (a refused or certainly unsent command), stored in turn with the
+   * venue's. The caller does not wait: storing retries while NATS is away, and a command handler held
+   * that long would hold the shutdown too (stop() bounds the wait for what is queued).
+   */
+  add(outcome: OrderOutcome): void {
+    this.decided.next(outcome);
   }
 
   /** Waits (bounded) for outcomes already taken to be stored, then stops. */
@@ -66,35 +77,51 @@ export class OrderOutcomes {
       this.metrics.outcomesSkipped.inc({ reason: 'unroutable' });
       return;
     }
-    try {
-      const mark = await this.marks.get(clientRequestId);
-      if (mark !== undefined && mark.status === status) {
-        this.metrics.outcomesSkipped.inc({ reason: 'duplicate' });
+    // Until stored or shutdown: a NATS outage (the mark unreadable, the stream unreachable) only delays an
+    // outcome; dropping it would leave the order unresolved until the connector's next start.
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await this.store(subject, outcome);
         return;
+      } catch (error) {
+        this.metrics.outcomePublishFailures.inc();
+        const fields = { clientRequestId, status, error: error instanceof Error ? error.message : String(error) };
+        if (this.abort.signal.aborted) {
+          this.logger.error(
+            'order outcome not stored before shutdown; it will be reconciled at the next start',
+            fields,
+          );
+          return;
+        }
+        if (attempt === 1) this.logger.warn('order outcome not stored yet; retrying until it is', fields);
+        await pause(STORE_RETRY_MS, this.abort.signal);
       }
-      if (mark !== undefined && isFinal(mark.status)) {
-        this.metrics.outcomesSkipped.inc({ reason: 'after_final' });
-        this.logger.warn('outcome after a final outcome ignored', { clientRequestId, status, final: mark.status });
-        return;
-      }
-      await this.publisher.publishDurable(subject, outcome, {
-        msgId: orderOutcomeMsgId(outcome),
-        kind: 'order.outcome',
-        attempts: Number.MAX_SAFE_INTEGER,
-        retryDelayMs: 500,
-        signal: this.abort.signal,
-      });
-      this.metrics.outcomesPublished.inc({ status });
-      await this.marks.record(clientRequestId, status);
-    } catch (error) {
-      // Only at shutdown or with the KV unreachable: the mark stays unresolved and start-up reconciles it.
-      this.metrics.outcomePublishFailures.inc();
-      this.logger.error('order outcome not stored; it will be reconciled at the next start', {
-        clientRequestId,
-        status,
-        error: error instanceof Error ? error.message : String(error),
-      });
     }
+  }
+
+  /** One attempt: read the mark, publish unless already published, then move the mark. */
+  private async store(subject: string, outcome: OrderOutcome): Promise<void> {
+    const { clientRequestId, status } = outcome;
+    const mark = await this.marks.get(clientRequestId);
+    if (mark !== undefined && mark.status === status) {
+      this.metrics.outcomesSkipped.inc({ reason: 'duplicate' });
+      return;
+    }
+    if (mark !== undefined && isFinal(mark.status)) {
+      this.metrics.outcomesSkipped.inc({ reason: 'after_final' });
+      this.logger.warn('outcome after a final outcome ignored', { clientRequestId, status, final: mark.status });
+      return;
+    }
+    const ack = await this.publisher.publishDurable(subject, outcome, {
+      msgId: orderOutcomeMsgId(outcome),
+      kind: 'order.outcome',
+      attempts: Number.MAX_SAFE_INTEGER,
+      retryDelayMs: STORE_RETRY_MS,
+      signal: this.abort.signal,
+    });
+    // A retry after the mark could not be moved is dropped by the stream (same msgId): count it once.
+    if (!ack.duplicate) this.metrics.outcomesPublished.inc({ status });
+    await this.marks.record(clientRequestId, status);
   }
 
   private settled(): void {
@@ -104,4 +131,18 @@ export class OrderOutcomes {
       this.idle = undefined;
     }
   }
+}
+
+const STORE_RETRY_MS = 500;
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
 }
