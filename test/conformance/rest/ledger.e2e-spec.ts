@@ -76,7 +76,15 @@ describe('trades, transactions and balances', () => {
         },
       ],
     });
-    expect((trades.json as { data: Record<string, unknown>[] }).data[0]).not.toHaveProperty('quoteId');
+    const otc = (trades.json as { data: Record<string, unknown>[] }).data[0];
+    expect(otc).not.toHaveProperty('quoteId');
+    // §2.4: executorLogin is who entered the trade: for OTC the desk trader, not the client's user.
+    expect(typeof otc?.['executorLogin']).toBe('string');
+    expect(otc?.['executorLogin']).not.toBe('acme.trader@example.com');
+    expect(otc?.['createdAt']).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/);
+    expect(otc?.['updatedAt']).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/);
+    // Standard settlement: no beneficiary, sender or networkId.
+    for (const f of ['beneficiary', 'sender', 'networkId']) expect(otc).not.toHaveProperty(f);
     expect(numberTexts(trades.text, 'amount')).toEqual(['7932.1', '0.12345678']);
 
     await admin(v.venue.adminUrl, `/trades/${tradeUuid}/settle`);
@@ -124,6 +132,7 @@ describe('trades, transactions and balances', () => {
     const trade = (trades.json as { data: Record<string, unknown>[] }).data[0];
     expect(trade).toMatchObject({ tradeSide: 'SELL', tradeClass: 'RFS', quoteId, state: 'PENDING_SETTLEMENT' });
     expect(trade?.['tradedAmount']).toEqual({ amount: 2, currency: 'ETH' });
+    expect(trade?.['executorLogin']).toBe('acme.trader@example.com');
 
     const txs = await client.post(RestPath.TransactionList, { transactionClass: 'RFSTRADE' });
     const legs = (txs.json as { data: Record<string, unknown>[] }).data.filter((t) => t['tradeId'] === trade?.['uuid']);

@@ -124,6 +124,7 @@ export class BackOfficeAdminController {
       quoteAmount: decimalString(body, 'quoteAmount'),
       price: decimalString(body, 'price'),
       settleDate: optionalText(body, 'settleDate') ?? '',
+      deskTraderLogin: optionalText(body, 'executorLogin'),
     });
     return { ...booked, legs: this.transactions.byTrade(booked.tradeUuid).map((l) => l.uuid) };
   }

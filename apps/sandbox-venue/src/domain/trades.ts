@@ -46,6 +46,9 @@ const LEG_STATE_FOR: Record<Exclude<TradeState, 'PENDING_SETTLEMENT'>, Exclude<T
   FAILED: 'REVERSED',
 };
 
+/** Who entered an OTC trade when the operator names nobody (§2.4 executorLogin). */
+export const DESK_TRADER_LOGIN = 'desk.trader@sandbox-venue.example';
+
 @Injectable()
 export class TradeBook implements TradeBooking {
   private readonly trades: TradeRecord[] = [];
@@ -62,12 +65,16 @@ export class TradeBook implements TradeBooking {
     return this.book(input, 'RFS');
   }
 
-  /** A desk-entered trade (operator API): OTC class, no quoteId, OTCTRADE legs. */
-  bookOtcTrade(input: Omit<RfsTradeInput, 'quoteId'>): BookedTrade {
-    return this.book({ ...input, quoteId: '' }, 'OTC');
+  /**
+   * A desk-entered trade (operator API): OTC class, no quoteId, OTCTRADE legs. §2.4: its executorLogin is
+   * the desk trader who entered it, not the client's user.
+   */
+  bookOtcTrade(input: Omit<RfsTradeInput, 'quoteId'> & { deskTraderLogin?: string }): BookedTrade {
+    const { deskTraderLogin, ...trade } = input;
+    return this.book({ ...trade, quoteId: '' }, 'OTC', deskTraderLogin ?? DESK_TRADER_LOGIN);
   }
 
-  private book(input: RfsTradeInput, tradeClass: 'RFS' | 'OTC'): BookedTrade {
+  private book(input: RfsTradeInput, tradeClass: 'RFS' | 'OTC', deskTraderLogin?: string): BookedTrade {
     const info = instrumentInfo(input.instrument);
     const [base, quote] = info === undefined ? input.instrument.split('.') : [info.base, info.quote];
     if (base === undefined || quote === undefined) throw new Error(`unknown instrument ${input.instrument}`);
@@ -104,7 +111,7 @@ export class TradeBook implements TradeBooking {
       sender,
       networkId: beneficiary !== undefined || sender !== undefined ? input.networkId : undefined,
       executedPrice: `[${base}/${quote}] ${input.price}`,
-      executorLogin: user.login,
+      executorLogin: deskTraderLogin ?? user.login,
       paymentReason: beneficiary !== undefined || sender !== undefined ? 'Third-party settlement' : undefined,
     };
     this.trades.push(trade);
