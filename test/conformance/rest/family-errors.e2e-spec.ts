@@ -116,6 +116,29 @@ describe('REST failure bodies per endpoint family', () => {
       expect(res.text).toBe('');
     });
 
+    it('an INDIVIDUAL originator carries the INDIVIDUAL-only fields and none of the ENTITY-only ones', async () => {
+      const res = await client.withCredentials(venue.credentials.secondUser).post(RestPath.Originator);
+      const body = res.json as Record<string, unknown>;
+      expect(body).toMatchObject({
+        type: 'INDIVIDUAL',
+        kind: 'ORIGINATOR',
+        firstname: expect.any(String),
+        lastname: expect.any(String),
+        dateOfBirth: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+        countryOfOrigin: expect.stringMatching(/^[A-Z]{2}$/),
+        nationality: expect.stringMatching(/^[A-Z]{2}$/),
+      });
+      for (const f of [
+        'companyName',
+        'companyName2',
+        'dateOfFormation',
+        'countryOfFormation',
+        'countryOfRegistration',
+      ]) {
+        expect(body).not.toHaveProperty(f);
+      }
+    });
+
     it('another group selects its own entity', async () => {
       const res = await client.post(RestPath.Originator, { accountGroupUuid: venue.seed.subGroupUuid });
       expect(res.json).toMatchObject({
