@@ -4,13 +4,16 @@
  * nats-server and one frame source (see frame-source.ts for why not the sandbox). Each pipeline runs in
  * its own process, one after the other, so their CPU is measured apart and they do not compete for the
  * machine's cores; the frame source and the receiving strategy share the bench process and its clock.
- * Bounded: stops itself after BENCH_DEADLINE_MS (default 55 s) whatever happens.
+ * Bounded: stops itself after BENCH_DEADLINE_MS (default 75 s) whatever happens.
+ * BENCH_BASELINE_MAIN=<path to another build's dist/apps/connector/src/main.js> adds that connector as a
+ * third pipeline ("baseline"), so a change can be compared with the code before it in the same run.
  */
 import 'reflect-metadata';
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { freePort, startNatsServer, type NatsServerHandle } from '#testing';
 import { FrameSource, type SourceConnection } from './frame-source.js';
 import { HopRecorder, percentile } from './hop-recorder.js';
@@ -22,7 +25,14 @@ const WARMUP_MS = Number(process.env['BENCH_WARMUP_MS'] ?? 2_000);
 /** Measured time per pipeline and round; the pipelines alternate so a change of machine load hits both. */
 const MEASURE_MS = Number(process.env['BENCH_MEASURE_MS'] ?? 4_000);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
-const DEADLINE_MS = Number(process.env['BENCH_DEADLINE_MS'] ?? 55_000);
+const DEADLINE_MS = Number(process.env['BENCH_DEADLINE_MS'] ?? 75_000);
+const BASELINE_MAIN = process.env['BENCH_BASELINE_MAIN'];
+/**
+ * BENCH_RELAY_LAST_VALUE=1: the relay's subjects are captured by a memory stream with one message per
+ * subject, as the connector's price subjects are (its last-value store for late joiners). The issue's
+ * relay has none; this shows how much of the connector's hop is the nats-server storing each price.
+ */
+const RELAY_LAST_VALUE = process.env['BENCH_RELAY_LAST_VALUE'] === '1';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -33,6 +43,9 @@ interface Result {
   received: number;
   hops: number[];
   cpuMicrosPerMessage: number;
+  /** CPU µs per message of each measured round. */
+  roundCpu: number[];
+  inProcess: string;
 }
 
 interface Pipeline {
@@ -44,6 +57,7 @@ interface Pipeline {
   received: number;
   cpuMicros: number;
   hops: number[];
+  roundCpu: number[];
   /** `/metrics` of the pipeline's process, when it has one. */
   metricsUrl?: string;
   stop(): Promise<void>;
@@ -61,24 +75,47 @@ async function main(): Promise<void> {
   deadline.unref();
 
   nats = await startNatsServer();
-  source = new FrameSource(Math.ceil(((WARMUP_MS + MEASURE_MS * ROUNDS) * RATE * 2.2) / 1000) + 10_000);
+  const pipelineCount = BASELINE_MAIN === undefined ? 2 : 3;
+  source = new FrameSource(Math.ceil(((WARMUP_MS + MEASURE_MS * ROUNDS) * RATE * pipelineCount * 1.1) / 1000) + 10_000);
   const urls = await source.listen();
   const strategy = await connect({ servers: nats.url, name: 'bench-strategy' });
   log(`frame source ${urls.wsUrl}; nats ${nats.url}; ${RATE} updates/s over ${STREAMS} streams`);
 
+  if (RELAY_LAST_VALUE) {
+    const jsm = await jetstreamManager(strategy);
+    await jsm.streams.add({
+      name: 'bench-relay-last-value',
+      subjects: ['bench.relay.>'],
+      storage: StorageType.Memory,
+      max_msgs_per_subject: 1,
+      allow_direct: true,
+    });
+  }
   const relay = await startRelay(strategy, source, urls.wsUrl, nats.url);
-  const connector = await startConnectorPipeline(strategy, source, urls, nats.url);
-  for (const pipeline of [relay, connector]) await source.emit(pipeline.connection, RATE, WARMUP_MS);
+  const pipelines = [relay];
+  pipelines.push(
+    await startConnectorPipeline(
+      'connector',
+      join(root, 'dist/apps/connector/src/main.js'),
+      strategy,
+      source,
+      urls,
+      nats.url,
+    ),
+  );
+  if (BASELINE_MAIN !== undefined) {
+    pipelines.push(await startConnectorPipeline('baseline', BASELINE_MAIN, strategy, source, urls, nats.url));
+  }
+  for (const pipeline of pipelines) await source.emit(pipeline.connection, RATE, WARMUP_MS);
   for (let round = 1; round <= ROUNDS; round += 1) {
     log(`round ${round}/${ROUNDS}`);
-    for (const pipeline of [relay, connector]) await measure(pipeline);
+    for (const pipeline of pipelines) await measure(pipeline);
   }
-  const inProcess = connector.metricsUrl === undefined ? '' : await inProcessHops(connector.metricsUrl);
-  await relay.stop();
-  await connector.stop();
+  const results: Result[] = [];
+  for (const p of pipelines) results.push(await result(p));
+  for (const p of pipelines) await p.stop();
   await strategy.close();
-  printTable([result(relay), result(connector)]);
-  process.stdout.write(inProcess);
+  printTable(results);
   clearTimeout(deadline);
   await cleanup();
 }
@@ -100,8 +137,10 @@ async function startRelay(
   });
   const connection = lastConnection(frames);
   child.removeAllListeners('exit');
+  failOnExit(child, 'bare relay');
   log('bare relay: subscribed');
   return pipeline('bare relay', child, connection, recorder, async () => {
+    child.removeAllListeners('exit');
     child.send('stop');
     await exited(child);
     sub.unsubscribe();
@@ -109,26 +148,33 @@ async function startRelay(
 }
 
 async function startConnectorPipeline(
+  name: string,
+  main: string,
   strategy: NatsConnection,
   frames: FrameSource,
   urls: { restBaseUrl: string; wsUrl: string },
   natsUrl: string,
 ): Promise<Pipeline> {
   const recorder = new HopRecorder(frames.sentAt);
-  const sub = strategy.subscribe('gw.v1.price.>', { callback: (_e, msg) => recorder.onMessage(msg.data) });
+  // each connector its own subject prefix and account: their prices and streams stay apart
+  const prefix = `gw.${name}`;
+  const sub = strategy.subscribe(`${prefix}.price.>`, { callback: (_e, msg) => recorder.onMessage(msg.data) });
   await strategy.flush();
   const port = await freePort();
-  // BENCH_CONNECTOR_NODE_ARGS, e.g. "--prof", to profile the connector process
+  // BENCH_CONNECTOR_NODE_ARGS, e.g. "--cpu-prof" or "--trace-gc", for the connector process(es);
+  // BENCH_CONNECTOR_STDOUT=inherit shows their stdout (the --trace-gc lines; logs are at level error)
   const nodeArgs = (process.env['BENCH_CONNECTOR_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
-  const child = spawn(process.execPath, [...nodeArgs, join(root, 'dist/apps/connector/src/main.js')], {
-    stdio: ['ignore', 'ignore', 'inherit'],
+  const stdout = process.env['BENCH_CONNECTOR_STDOUT'] === 'inherit' ? 'inherit' : 'ignore';
+  const child = spawn(process.execPath, [...nodeArgs, main], {
+    stdio: ['ignore', stdout, 'inherit'],
     env: {
       ...process.env,
       LOG_LEVEL: 'error',
       HTTP_PORT: String(port),
       HTTP_HOST: '127.0.0.1',
       NATS_URL: natsUrl,
-      ACCOUNT: 'bench',
+      NATS_SUBJECT_PREFIX: prefix,
+      ACCOUNT: name,
       VENUE_REST_URL: urls.restBaseUrl,
       VENUE_WS_URL: urls.wsUrl,
       VENUE_API_KEY: 'bench-key',
@@ -139,6 +185,7 @@ async function startConnectorPipeline(
     },
   });
   children.push(child);
+  failOnExit(child, name);
   await until(
     async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined))?.status === 200,
     20_000,
@@ -146,7 +193,7 @@ async function startConnectorPipeline(
   const connection = lastConnection(frames);
   const requests = Array.from({ length: STREAMS }, (_, i) =>
     strategy.request(
-      'gw.v1.bench.stream.subscribe',
+      `${prefix}.${name}.stream.subscribe`,
       JSON.stringify({
         instrument: 'BTC.USD',
         quantity: (0.01 * (i + 1)).toFixed(2),
@@ -163,8 +210,9 @@ async function startConnectorPipeline(
   const refused = replies.map((r) => r.json<{ ok: boolean }>()).filter((r) => !r.ok);
   if (refused.length > 0) throw new Error(`connector refused ${refused.length} streams: ${JSON.stringify(refused[0])}`);
   await until(() => connection.streams.length === STREAMS, 10_000);
-  log('connector: subscribed');
-  const connector = pipeline('connector', child, connection, recorder, async () => {
+  log(`${name}: subscribed`);
+  const connector = pipeline(name, child, connection, recorder, async () => {
+    child.removeAllListeners('exit');
     child.kill('SIGTERM');
     await exited(child);
     sub.unsubscribe();
@@ -181,11 +229,11 @@ async function inProcessHops(metricsUrl: string): Promise<string> {
   const text = await (await fetch(metricsUrl)).text();
   const buckets = [...text.matchAll(/^connector_price_hop_seconds_bucket\{le="([^"]+)"[^}]*\} (\d+)$/gm)];
   const count = Number(/^connector_price_hop_seconds_count\{[^}]*\} (\d+)$/m.exec(text)?.[1] ?? 0);
-  if (count === 0) return '';
+  if (count === 0) return 'no in-process hop histogram';
   const shares = buckets
     .filter(([, le]) => ['0.00005', '0.0001', '0.0003', '0.001'].includes(le ?? ''))
     .map(([, le, n]) => `${((Number(n) / count) * 100).toFixed(1)}% ≤ ${Math.round(Number(le) * 1e6)} µs`);
-  return `connector in-process hop (frame arrival → NATS client), ${count} updates: ${shares.join(', ')}\n`;
+  return `${count} updates: ${shares.join(', ')}`;
 }
 
 function pipeline(
@@ -195,7 +243,7 @@ function pipeline(
   recorder: HopRecorder,
   stop: () => Promise<void>,
 ): Pipeline {
-  return { name, child, connection, recorder, sent: 0, received: 0, cpuMicros: 0, hops: [], stop };
+  return { name, child, connection, recorder, sent: 0, received: 0, cpuMicros: 0, hops: [], roundCpu: [], stop };
 }
 
 /** One measured window: frames to this pipeline only; its process's CPU from first frame to last delivery. */
@@ -205,62 +253,83 @@ async function measure(p: Pipeline): Promise<void> {
   const cpuBefore = processCpuMicros(pid);
   const [first, end] = await frames.emit(p.connection, RATE, MEASURE_MS);
   await until(() => p.recorder.received(first, end) === end - first, 2_000).catch(() => undefined);
-  p.cpuMicros += processCpuMicros(pid) - cpuBefore;
+  const cpu = processCpuMicros(pid) - cpuBefore;
+  const received = p.recorder.received(first, end);
+  p.cpuMicros += cpu;
+  p.roundCpu.push(cpu / Math.max(1, received));
   p.sent += end - first;
-  p.received += p.recorder.received(first, end);
+  p.received += received;
   p.hops.push(...p.recorder.hopsMicros(first, end));
 }
 
-function result(p: Pipeline): Result {
+async function result(p: Pipeline): Promise<Result> {
   return {
     name: p.name,
     sent: p.sent,
     received: p.received,
     hops: [...p.hops].sort((a, b) => a - b),
     cpuMicrosPerMessage: p.cpuMicros / Math.max(1, p.received),
+    roundCpu: p.roundCpu,
+    inProcess: p.metricsUrl === undefined ? '' : await inProcessHops(p.metricsUrl),
   };
 }
 
+const PERCENTILES = [50, 90, 99, 99.9];
+
 function printTable(results: Result[]): void {
-  const [relay, connector] = results as [Result, Result];
-  const row = (r: Result) => [
-    r.name.padEnd(12),
-    `${r.received}/${r.sent}`.padStart(13),
-    ...[50, 90, 99].map((p) => percentile(r.hops, p).toFixed(0).padStart(8)),
-    (r.hops[r.hops.length - 1] ?? Number.NaN).toFixed(0).padStart(8),
-    r.cpuMicrosPerMessage.toFixed(1).padStart(12),
+  const [relay] = results as [Result];
+  const columns = [
+    ...PERCENTILES.map((p) => ({ title: `p${p}`, value: (r: Result) => percentile(r.hops, p) })),
+    { title: 'max', value: (r: Result) => r.hops[r.hops.length - 1] ?? Number.NaN },
+    { title: 'CPU µs/msg', value: (r: Result) => r.cpuMicrosPerMessage },
   ];
-  const ratio = (f: (r: Result) => number) => (f(connector) / f(relay)).toFixed(2).padStart(8) + '×';
+  const width = 11;
+  const header = ['pipeline'.padEnd(14), 'delivered'.padStart(13), ...columns.map((c) => c.title.padStart(width))];
   const lines = [
     '',
-    `price hop, venue frame → strategy NATS message (µs); CPU of the pipeline process per message`,
-    `${RATE} updates/s over ${STREAMS} streams; ${ROUNDS} alternating rounds of ${MEASURE_MS / 1000} s per pipeline after ${WARMUP_MS / 1000} s warm-up`,
+    'price hop, venue frame → strategy NATS message (µs); CPU of the pipeline process per message',
+    `${RATE} updates/s over ${STREAMS} streams; ${ROUNDS} alternating rounds of ${MEASURE_MS / 1000} s per pipeline ` +
+      `after ${WARMUP_MS / 1000} s warm-up` +
+      (RELAY_LAST_VALUE ? '; relay subjects stored in a last-value stream like the connector prices' : ''),
     '',
-    [
-      'pipeline'.padEnd(12),
-      'delivered'.padStart(13),
-      'p50'.padStart(8),
-      'p90'.padStart(8),
-      'p99'.padStart(8),
-      'max'.padStart(8),
-      'CPU µs/msg'.padStart(12),
-    ].join(' '),
-    row(relay).join(' '),
-    row(connector).join(' '),
-    [
-      'ratio'.padEnd(12),
-      ''.padStart(13),
-      ratio((r) => percentile(r.hops, 50)),
-      ratio((r) => percentile(r.hops, 90)),
-      ratio((r) => percentile(r.hops, 99)),
-      ratio((r) => r.hops[r.hops.length - 1] ?? Number.NaN),
-      ratio((r) => r.cpuMicrosPerMessage).padStart(12),
-    ].join(' '),
-    '',
-    `targets: connector CPU ≤ 1.3× relay → ${(connector.cpuMicrosPerMessage / relay.cpuMicrosPerMessage).toFixed(2)}×; ` +
-      `connector p99 ≤ 300 µs → ${percentile(connector.hops, 99).toFixed(0)} µs`,
-    '',
+    header.join(' '),
   ];
+  for (const r of results) {
+    lines.push(
+      [
+        r.name.padEnd(14),
+        `${r.received}/${r.sent}`.padStart(13),
+        ...columns.map((c, i) =>
+          c
+            .value(r)
+            .toFixed(i === columns.length - 1 ? 1 : 0)
+            .padStart(width),
+        ),
+      ].join(' '),
+    );
+  }
+  for (const r of results.slice(1)) {
+    lines.push(
+      [
+        `${r.name} / relay`.padEnd(28),
+        ...columns.map((c) => `${(c.value(r) / c.value(relay)).toFixed(2)}×`.padStart(width)),
+      ].join(' '),
+    );
+  }
+  lines.push('');
+  for (const r of results.slice(1)) {
+    const rounds = r.roundCpu.map((cpu, i) => (cpu / (relay.roundCpu[i] ?? Number.NaN)).toFixed(2)).join(', ');
+    lines.push(
+      `${r.name}: CPU / relay by round ${rounds}; in-process hop (frame arrival → NATS client) ${r.inProcess}`,
+    );
+  }
+  const [, connector] = results as [Result, Result];
+  lines.push(
+    `targets: connector CPU ≤ 1.3× relay → ${(connector.cpuMicrosPerMessage / relay.cpuMicrosPerMessage).toFixed(2)}×; ` +
+      `connector p99 ≤ 300 µs → ${percentile(connector.hops, 99).toFixed(0)} µs ` +
+      `(relay ${percentile(relay.hops, 99).toFixed(0)} µs)`,
+    '',
+  );
   process.stdout.write(lines.join('\n'));
 }
 
@@ -276,6 +345,14 @@ async function until(condition: () => boolean | Promise<boolean>, timeoutMs: num
     if (Date.now() > deadline) throw new Error('bench: condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** A pipeline process that dies mid-run ends the bench with a clear message instead of a /proc error. */
+function failOnExit(child: ChildProcess, name: string): void {
+  child.once('exit', (code, signal) => {
+    process.stderr.write(`bench: ${name} process exited (code ${code}, signal ${signal}); stopping\n`);
+    void cleanup().finally(() => process.exit(1));
+  });
 }
 
 function exited(child: ChildProcess): Promise<void> {

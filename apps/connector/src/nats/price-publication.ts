@@ -3,14 +3,26 @@ import type { PriceMessage, Subjects } from '#contracts';
 import type { BusPublisher } from '#bus';
 import type { JsonLogger } from '#observability';
 import type { ConnectorNatsMetrics } from './connector-metrics.js';
+import { PriceJson } from './price-json.js';
+
+/** What is constant per stream: its subject and its JSON writer, worked out on its first message. */
+interface PriceRoute {
+  readonly accountGroup: string;
+  readonly tenor: string;
+  readonly currency: string;
+  readonly subject: string;
+  readonly json: PriceJson;
+}
 
 /**
  * Puts every PriceMessage on its price subject with a core publish: the venue session never waits for
  * NATS or for a strategy (the client buffers; while NATS is down the bus drops and counts). The subject
- * of each stream is computed once.
+ * and the constant part of the JSON of each stream are computed once. The route is found by two Map
+ * lookups on the stream's own strings (quantity, then instrument): the registry hands the same string
+ * objects with every update, so their hashes are cached and no key string is built per message.
  */
 export class PricePublication {
-  private readonly subjectByKey = new Map<string, string>();
+  private readonly routes = new Map<string, Map<string, PriceRoute[]>>();
   /** Counter children bound once: a label lookup per message is measurable on the hot path. */
   private readonly published: Record<PriceMessage['status'], { inc(): void }>;
   private subscription: Subscription | undefined;
@@ -42,26 +54,65 @@ export class PricePublication {
   }
 
   publish(price: PriceMessage): void {
-    const key = `${price.accountGroup}|${price.instrument}|${price.tenor}|${price.currency}|${price.quantity}`;
-    const subject = this.subjectOf(price, key);
-    if (subject === undefined) return;
-    if (this.publisher.publish(subject, price, 'price')) this.published[price.status].inc();
+    const route = this.routeOf(price);
+    if (route === undefined) return;
+    if (this.publisher.publishJson(route.subject, route.json.write(price), 'price')) this.published[price.status].inc();
+    if (price.status === 'stopped') this.forget(price, route);
   }
 
-  private subjectOf(price: PriceMessage, key: string): string | undefined {
-    let subject = this.subjectByKey.get(key);
-    if (subject === undefined) {
-      try {
-        subject = this.subjects.price(price);
-      } catch (error) {
-        this.metrics.pricesUnroutable.inc();
-        this.logger.warn('price cannot form a subject; dropped', {
-          error: error instanceof Error ? error.message : String(error),
-        });
-        return undefined;
+  private routeOf(price: PriceMessage): PriceRoute | undefined {
+    const routes = this.routes.get(price.quantity)?.get(price.instrument);
+    if (routes !== undefined) {
+      for (let i = 0; i < routes.length; i++) {
+        const route = routes[i] as PriceRoute;
+        if (
+          route.accountGroup === price.accountGroup &&
+          route.tenor === price.tenor &&
+          route.currency === price.currency
+        )
+          return route;
       }
-      this.subjectByKey.set(key, subject);
     }
-    return subject;
+    return this.addRoute(price);
+  }
+
+  private addRoute(price: PriceMessage): PriceRoute | undefined {
+    let subject: string;
+    try {
+      subject = this.subjects.price(price);
+    } catch (error) {
+      this.metrics.pricesUnroutable.inc();
+      this.logger.warn('price cannot form a subject; dropped', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return undefined;
+    }
+    const route: PriceRoute = {
+      accountGroup: price.accountGroup,
+      tenor: price.tenor,
+      currency: price.currency,
+      subject,
+      json: new PriceJson(price),
+    };
+    let byInstrument = this.routes.get(price.quantity);
+    if (byInstrument === undefined) {
+      byInstrument = new Map();
+      this.routes.set(price.quantity, byInstrument);
+    }
+    const routes = byInstrument.get(price.instrument);
+    if (routes === undefined) byInstrument.set(price.instrument, [route]);
+    else routes.push(route);
+    return route;
+  }
+
+  /** A stopped stream's route goes, so the map holds only streams that may still publish. */
+  private forget(price: PriceMessage, route: PriceRoute): void {
+    const byInstrument = this.routes.get(price.quantity);
+    const routes = byInstrument?.get(price.instrument);
+    if (byInstrument === undefined || routes === undefined) return;
+    const index = routes.indexOf(route);
+    if (index >= 0) routes.splice(index, 1);
+    if (routes.length === 0) byInstrument.delete(price.instrument);
+    if (byInstrument.size === 0) this.routes.delete(price.quantity);
   }
 }
