@@ -196,4 +196,19 @@ describe('OrderGateway', () => {
     await done;
     expect(outcomes.map((o) => o.status)).toEqual(['UNKNOWN']);
   });
+
+  it('after close, a reconciliation in progress stops: no order-state call, nothing published', async () => {
+    const { clock, channel, gateway, outcomes, flush, lookups } = setup();
+    channel.up();
+    await gateway.submit(order('o-10'));
+    const done = gateway.reconcile('o-10');
+    await flush();
+    gateway.close();
+    clock.advance(300);
+    await done;
+    clock.advance(10_000);
+    await flush();
+    expect(lookups).toEqual([]);
+    expect(outcomes).toEqual([]);
+  });
 });

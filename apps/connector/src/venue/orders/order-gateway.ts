@@ -58,6 +58,7 @@ export class OrderGateway {
   private readonly unsubscribeWaiters: Array<() => void> = [];
   private readonly log: JsonLogger;
   private stopping = false;
+  private closed = false;
 
   /** Every outcome, including ones for orders this process never sent (redelivered after a restart). */
   readonly outcomes$: Observable<OrderOutcome>;
@@ -147,6 +148,7 @@ export class OrderGateway {
   }
 
   close(): void {
+    this.closed = true;
     for (const order of this.orders.values()) order.cancelTimer?.();
     this.outcomeSubject.complete();
   }
@@ -268,10 +270,13 @@ export class OrderGateway {
     const finalArrived = new Promise<void>((resolve) => order.finalWaiters.push(resolve));
     const opened = await Promise.race([this.waitOpen(this.options.orderReplyTimeoutMs), finalArrived.then(() => true)]);
     if (opened) await Promise.race([finalArrived, this.delay(this.options.redeliveryGraceMs)]);
+    // Closed meanwhile: no REST call after shutdown (it would hold the process); the next start resolves it.
+    if (this.closed) return;
     if (order.lastStatus !== undefined && isFinal(order.lastStatus)) return;
     // 2. The order-state endpoint (an empty array is not proof of absence).
     try {
       const records = await this.orderStates.orderState(id);
+      if (this.closed) return;
       if (order.lastStatus !== undefined && isFinal(order.lastStatus)) return;
       const best = bestStateRecord(records, this.options.sessionId);
       if (best !== undefined && best.orderStatus !== order.lastStatus) {
@@ -287,7 +292,7 @@ export class OrderGateway {
       this.log.warn('order-state lookup failed', { clientRequestId: id, reason: safeReason(error) });
     }
     // 3. Still unresolved: UNKNOWN, never FAILED, never re-placed. A later redelivery still resolves it.
-    if (order.lastStatus !== 'UNKNOWN') {
+    if (!this.closed && order.lastStatus !== 'UNKNOWN') {
       this.emit(order, unknownOutcome(id, 'no outcome from the venue in time; not re-placed'));
     }
   }
