@@ -412,6 +412,13 @@ describe('withdrawals', () => {
       );
       expect(res.status).toBe(403);
       expect(res.json).toEqual(envelope('Invalid signed params'));
+      // The body's value decides even when the query string names another group.
+      const both = await client.post(
+        withdrawalCancelPath('fiat', id),
+        { accountGroupUuid: seed.defaultGroupUuid },
+        { query: `accountGroupUuid=${seed.subGroupUuid}` },
+      );
+      expect(both.json).toEqual({ success: true, uuid: id });
     });
 
     it('404 for an unknown uuid and for an existing uuid of another group', async () => {
