@@ -148,6 +148,20 @@ describe('§2.1 rules', () => {
     expect(a).toMatchObject({ success: false, networkId: 'NETX' });
   });
 
+  it('a quantity sent as a JSON number is refused (W31) and echoed as the text sent, unparsed', async () => {
+    const request = { ...subscribeRequest(v.venue, { tag: 'num-qty' }) };
+    delete request['quantity'];
+    for (const [tag, text] of [
+      ['num-1', '1.50'],
+      ['num-2', '1e21'],
+      ['num-3', '0.123456789012345678901'],
+    ] as const) {
+      c.sendRaw(`{"quantity":${text},${JSON.stringify({ ...request, tag }).slice(1)}`);
+      const a = (await c.take(isType('subscribe', { tag }))).json;
+      expect(a).toMatchObject({ success: false, code: 'RFS100009', quantity: text });
+    }
+  });
+
   it('a failure for a reason other than the quantity still echoes the raw quantity, not normalised', async () => {
     expect(await ack({ instrument: 'BTC.EUR', quantity: '00.123456789' })).toMatchObject({
       success: false,

@@ -1,5 +1,13 @@
 /** A client frame after parsing: a JSON object with a string messageType, or why it is not one (W9). */
-export type ClientFrame = { ok: true; messageType: string; body: Record<string, unknown> } | { ok: false };
+export type ClientFrame =
+  | {
+      ok: true;
+      messageType: string;
+      body: Record<string, unknown>;
+      /** The frame exactly as received: §2.1 echoes a failed subscribe's quantity as sent. */
+      text: string;
+    }
+  | { ok: false };
 
 export function parseClientFrame(text: string): ClientFrame {
   let value: unknown;
@@ -12,5 +20,5 @@ export function parseClientFrame(text: string): ClientFrame {
   const body = value as Record<string, unknown>;
   const messageType = body['messageType'];
   if (typeof messageType !== 'string') return { ok: false };
-  return { ok: true, messageType, body };
+  return { ok: true, messageType, body, text };
 }

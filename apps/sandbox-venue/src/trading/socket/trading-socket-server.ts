@@ -183,7 +183,7 @@ export class TradingSocketServer implements OnModuleInit, OnModuleDestroy {
       return;
     }
     try {
-      this.dispatch(connection, frame.messageType, frame.body);
+      this.dispatch(connection, frame.messageType, frame.body, frame.text);
     } catch (error: unknown) {
       // Bad input never takes the venue down; the client hears nothing it could misread as an outcome.
       this.metrics.handlerError(frame.messageType);
@@ -195,10 +195,15 @@ export class TradingSocketServer implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  private dispatch(connection: VenueConnection, messageType: string, body: Record<string, unknown>): void {
+  private dispatch(
+    connection: VenueConnection,
+    messageType: string,
+    body: Record<string, unknown>,
+    text: string,
+  ): void {
     switch (messageType) {
       case ClientMessageType.Subscribe:
-        return this.subscriptions.subscribe(connection, body);
+        return this.subscriptions.subscribe(connection, body, text);
       case ClientMessageType.Unsubscribe:
         return this.subscriptions.unsubscribe(connection, body);
       case ClientMessageType.Order:

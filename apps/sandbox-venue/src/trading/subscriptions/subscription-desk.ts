@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SubscribeAck, UnsubscribeReply, PriceUpdate, StreamStop } from '#venue-api';
+import { isJsonObject, JsonNumber, parseJson } from '../../http/json.js';
 import type { UserDirectory, VenueClock } from '../../ports.js';
 import type { WsFaults } from '../faults/ws-faults.js';
 import type { Market } from '../market/market.js';
@@ -31,7 +32,8 @@ export class SubscriptionDesk {
     private readonly metrics: TradingMetrics,
   ) {}
 
-  subscribe(connection: VenueConnection, request: Record<string, unknown>): void {
+  /** `frameText` is the request as received, for the raw quantity echo of a failed subscribe (§2.1). */
+  subscribe(connection: VenueConnection, request: Record<string, unknown>, frameText?: string): void {
     // Minted before validation: a failed acknowledgement carries an id that names nothing (§2.1).
     const subscriptionId = randomUUID();
     const verdict = validateSubscribe(request, {
@@ -53,7 +55,7 @@ export class SubscriptionDesk {
         message: verdict.message,
         subscriptionId,
         instrument,
-        quantity: rawEcho(request['quantity']),
+        quantity: rawEcho(request['quantity'], frameText),
         code: verdict.code,
         tenor,
         settleDate: '',
@@ -181,9 +183,27 @@ export class SubscriptionDesk {
   }
 }
 
-/** §2.1: on failure the raw submitted quantity is echoed unparsed. */
-function rawEcho(quantity: unknown): string {
+/**
+ * §2.1: on failure the raw submitted quantity is echoed unparsed. A JSON number (refused, W31) is echoed as
+ * the text the client sent (`1.50`, `1e21`), read losslessly from the frame, never through a JS number.
+ */
+function rawEcho(quantity: unknown, frameText: string | undefined): string {
   if (typeof quantity === 'string') return quantity;
+  if (typeof quantity === 'number' && frameText !== undefined) {
+    const sent = numberTextOf(frameText, 'quantity');
+    if (sent !== undefined) return sent;
+  }
   if (typeof quantity === 'number' || typeof quantity === 'boolean') return String(quantity);
   return '';
+}
+
+function numberTextOf(frameText: string, field: string): string | undefined {
+  try {
+    const parsed = parseJson(frameText);
+    if (!isJsonObject(parsed)) return undefined;
+    const value = parsed[field];
+    return value instanceof JsonNumber ? value.text : undefined;
+  } catch {
+    return undefined;
+  }
 }
