@@ -173,10 +173,10 @@ describe('OrderGateway', () => {
     const { channel, gateway, outcomes, flush, clock } = setup(() => Promise.resolve([record]));
     channel.up();
     await gateway.submit(order('o-8'));
-    const done = gateway.reconcile('o-8');
+    clock.advance(2_000); // no reply in time
     await flush();
     clock.advance(300);
-    await done;
+    await flush();
     expect(outcomes).toEqual([
       expect.objectContaining({
         clientRequestId: 'o-8',
@@ -201,14 +201,29 @@ describe('OrderGateway', () => {
     const { clock, channel, gateway, outcomes, flush, lookups } = setup();
     channel.up();
     await gateway.submit(order('o-10'));
-    const done = gateway.reconcile('o-10');
+    clock.advance(2_000); // no reply in time: reconciliation starts, waiting for a redelivery
     await flush();
     gateway.close();
     clock.advance(300);
-    await done;
+    await flush();
     clock.advance(10_000);
     await flush();
     expect(lookups).toEqual([]);
     expect(outcomes).toEqual([]);
+  });
+
+  it('a reconcile request for an order it is still watching (a redelivered command) publishes no UNKNOWN', async () => {
+    const { clock, channel, gateway, outcomes, flush, reply, lookups } = setup();
+    channel.up();
+    await gateway.submit(order('o-11'));
+    channel.deliver(reply('o-11', 'PENDING'));
+    const done = gateway.reconcile('o-11');
+    await flush();
+    clock.advance(300);
+    await done;
+    await flush();
+    channel.deliver(reply('o-11', 'SUCCESS'));
+    expect(outcomes.map((o) => o.status)).toEqual(['PENDING', 'SUCCESS']);
+    expect(lookups).toEqual([]);
   });
 });

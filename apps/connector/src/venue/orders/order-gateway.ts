@@ -126,6 +126,9 @@ export class OrderGateway {
     if (this.recent.has(clientRequestId)) return Promise.resolve();
     const order = this.orders.get(clientRequestId) ?? this.track(clientRequestId);
     if (order.lastStatus !== undefined && isFinal(order.lastStatus)) return Promise.resolve();
+    // Sent by this process and its reply timer still running: it is watched, and silence reconciles it then.
+    // Reconciling now (a redelivered command) would publish UNKNOWN for an order that is merely pending.
+    if (order.sentAt !== undefined && order.cancelTimer !== undefined) return Promise.resolve();
     if (order.reconciling !== undefined) return order.reconciling;
     const run = this.runReconcile(order).finally(() => {
       order.reconciling = undefined;
