@@ -166,6 +166,27 @@ describe('W5/W6 reply sequence and shape', () => {
     expect(await orderState(id)).toEqual([]);
   });
 
+  it('§4.10: a clientRequestId used twice gives both records in one array; sessionId filters them', async () => {
+    const id = nextId('twice');
+    const session = nextId('sess');
+    const c = await v.connect({ rawSessionId: session });
+    const first = await quote(c);
+    order(c, first.json['quoteId'], 'BUY', { clientRequestId: id, autoSubscribe: true });
+    await c.take(orderFrame(id, 'SUCCESS'));
+    const second = await quote(c, { quantity: '0.02' });
+    order(c, second.json['quoteId'], 'SELL', { clientRequestId: id });
+    await c.take(orderFrame(id, 'SUCCESS'));
+    const records = await orderState(id);
+    expect(records).toHaveLength(2);
+    expect(new Set(records.map((r) => r['transactionId'])).size).toBe(2);
+    const res = await rest.post(
+      '/api/3/svc/rest/orders/state',
+      {},
+      { query: `clientRequestId=${id}&sessionId=${session}` },
+    );
+    expect(res.json).toEqual([expect.objectContaining({ sessionId: session, subscriptionStatus: 'SUBSCRIBED' })]);
+  });
+
   it('order state (§4.10) shows the recorded outcome with the clientRequestId', async () => {
     const c = await v.connect();
     const p = await quote(c);
