@@ -235,6 +235,14 @@ describe('§7.1 order codes and §2.2 rule 4', () => {
     expect((await theirs.take(orderFrame(id))).json).toMatchObject({ orderStatus: 'FAILED', code: 'RFS100020' });
   });
 
+  it('§2.2 rule 4: a quote is bound to the user, not the connection: another connection of the user executes it', async () => {
+    const a = await v.connect();
+    const b = await v.connect();
+    const p = await quote(a);
+    const id = order(b, p.json['quoteId'], 'BUY');
+    await b.take(orderFrame(id, 'SUCCESS'));
+  });
+
   it('RFS100019: a quote expires ten minutes after issue (venue clock moved by the operator)', async () => {
     const c = await v.connect();
     const early = await quote(c);
