@@ -78,9 +78,16 @@ describe('webhooks', () => {
     expect(debit?.body).toMatch(/"balanceBefore":1000000(\.0+)?,/);
     expect(debit?.body).toMatch(/"balanceAfter":967874\.75,/);
 
+    // §2.9: epoch-millisecond integers and the owner; processed omitted while PENDING (R29)
+    expect(credit?.json).toMatchObject({ userUuid: venue.credentials.primary.userUuid, fee: 0 });
+    expect(credit?.body).toMatch(/"received":\d+[,}]/);
+    expect(credit?.body).toMatch(/"timestampMillis":\d+[,}]/);
+    expect(credit?.json).not.toHaveProperty('processed');
+
     await admin(venue.adminUrl, `/trades/${tradeUuid}/settle`);
     const all = await receiver.waitFor(4);
     expect(all.slice(2).map((d) => d.json['transactionState'])).toEqual(['PROCESSED', 'PROCESSED']);
+    expect(all[2]?.body).toMatch(/"processed":\d+[,}]/);
   });
 
   it('§3.3: a leg can be REVERSED or CANCELLED once; a final leg does not move again', async () => {
