@@ -19,8 +19,16 @@ export interface AntiReplaySource {
 /** Current Unix time in microseconds; injectable so tests can step the clock. */
 export type MicrosecondClock = () => bigint;
 
-/** Millisecond wall clock scaled to microseconds: the venue compares tonce with its own wall clock. */
-export const systemClockMicros: MicrosecondClock = () => BigInt(Date.now()) * 1000n;
+/**
+ * Wall clock in microseconds: the venue compares tonce with its own wall clock, so the milliseconds come
+ * from `Date.now()`; the microseconds within the millisecond come from the monotonic high-resolution timer.
+ * Why not `Date.now() × 1000`: two processes sharing one API key that call in the same millisecond would
+ * then send the same tonce, and the venue accepts each value once (§5.4) — with real microseconds such a
+ * collision needs the same microsecond. (The sub-millisecond part is not aligned with `Date.now()`'s
+ * millisecond edge; the sources below keep their own values strictly increasing regardless.)
+ */
+export const systemClockMicros: MicrosecondClock = () =>
+  BigInt(Date.now()) * 1000n + BigInt(Math.floor((performance.now() % 1) * 1000));
 
 /**
  * The default source: `tonce` = max(now in µs, previous + 1), so values stay strictly increasing within
