@@ -34,6 +34,9 @@ export interface DurableConsumerHandle {
   stop(): Promise<void>;
 }
 
+const PREFETCH = 16;
+const RESUME_DELAY_MS = 1_000;
+
 /** Durable pull consumers (explicit ack) that survive restarts: a process resumes where it left off. */
 export class BusConsumers {
   constructor(
@@ -43,15 +46,48 @@ export class BusConsumers {
 
   async consumeDurable(options: DurableConsumerOptions): Promise<DurableConsumerHandle> {
     await this.ensureConsumer(options);
-    const consumer = await this.connection.js.consumers.get(options.stream, options.durable);
-    const messages = await consumer.consume({ max_messages: 64 });
-    const done = this.loop(messages, options);
+    let stopped = false;
+    let messages = await this.open(options);
+    // The pull loop must never end the process: if the message iterator fails (e.g. the connection
+    // closed under it), log, wait, and consume again; the durable consumer resumes where it left off.
+    const run = async (): Promise<void> => {
+      while (!stopped) {
+        try {
+          await this.loop(messages, options);
+          if (stopped) return;
+          throw new Error('message iterator ended');
+        } catch (error) {
+          if (stopped) return;
+          this.logger.error('durable consumer stopped; consuming again shortly', {
+            stream: options.stream,
+            durable: options.durable,
+            error: error instanceof Error ? error.message : String(error),
+          });
+          await new Promise((resolve) => setTimeout(resolve, RESUME_DELAY_MS));
+          if (stopped) return;
+          try {
+            messages = await this.open(options);
+          } catch {
+            // the next turn of the loop logs and retries
+          }
+        }
+      }
+    };
+    const done = run();
     return {
       stop: async () => {
+        stopped = true;
         messages.stop();
         await done;
       },
     };
+  }
+
+  private async open(options: DurableConsumerOptions): Promise<ConsumerMessages> {
+    const consumer = await this.connection.js.consumers.get(options.stream, options.durable);
+    // A small prefetch: handlers take one message at a time, and a prefetched message's ack wait runs
+    // while it queues.
+    return consumer.consume({ max_messages: PREFETCH });
   }
 
   private async loop(messages: ConsumerMessages, options: DurableConsumerOptions): Promise<void> {
