@@ -67,6 +67,26 @@ describe('§2.2 price update fields', () => {
     expect(String(pt1?.json['settleDate']) > String(pt?.json['settleDate'])).toBe(true);
   });
 
+  it('settleDate is a property of the update: T moves to the next business day at the 22:00 UTC cut-off (W29)', async () => {
+    const client = await v.connect();
+    const tag = await subscribe({ quantity: '0.23', tenor: 'T' }, client);
+    // A Wednesday, so no weekend sits between the two days.
+    const before = Date.UTC(2026, 10, 25, 21, 59, 0);
+    const after = Date.UTC(2026, 10, 25, 22, 1, 0);
+    const priceAt = (from: number): Promise<Received> =>
+      client.take((f) => f['messageType'] === 'pricestream' && f['tag'] === tag && Number(f['timestamp']) >= from);
+    try {
+      await v.admin('/clock', { skewMs: before - Date.now() });
+      expect((await priceAt(before)).json['settleDate']).toBe('20261125');
+      await v.admin('/clock', { skewMs: after - Date.now() });
+      expect((await priceAt(after)).json['settleDate']).toBe('20261126');
+    } finally {
+      await v.admin('/clock', { skewMs: 0 });
+    }
+    // Moving the venue clock back must not freeze the cadence: updates stamped with the restored time flow.
+    await client.take((f) => f['messageType'] === 'pricestream' && f['tag'] === tag && Number(f['timestamp']) < before);
+  });
+
   it('every update carries a new quoteId', async () => {
     const tag = await subscribe({ quantity: '0.22' });
     const ps = await prices(tag, 4);

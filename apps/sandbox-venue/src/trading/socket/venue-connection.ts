@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import type { VenueClock } from '../../ports.js';
 import type { SubscriptionSpec } from '../subscriptions/subscribe-validation.js';
@@ -54,14 +55,17 @@ export class VenueConnection {
    * even when a timer fires a millisecond early or late ones bunch up.
    */
   startCadence(intervalMs: number, onTick: (tick: number, at: number) => void): void {
-    let last = this.clock.now();
+    // Spacing is measured on the monotonic clock: the venue clock can be moved by the operator (skew), and
+    // a move backwards must not freeze the cadence until the venue time catches up again. Updates are
+    // still stamped with the venue clock.
+    let last = performance.now();
     const schedule = (delay: number): void => {
       this.cadence = setTimeout(() => {
-        const early = last + intervalMs - this.clock.now();
+        const early = last + intervalMs - performance.now();
         if (early > 0) return schedule(Math.min(early, intervalMs));
-        last = this.clock.now();
+        last = performance.now();
         this.ticks += 1;
-        onTick(this.ticks, last);
+        onTick(this.ticks, this.clock.now());
         if (this.cadence !== undefined) schedule(intervalMs);
       }, delay);
     };
