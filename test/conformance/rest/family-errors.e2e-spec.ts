@@ -139,6 +139,11 @@ describe('REST failure bodies per endpoint family', () => {
       }
     });
 
+    it('§4.1: userUuid is for master keys only; an ordinary key acting "on behalf of" another user is ignored', async () => {
+      const res = await client.post(RestPath.Originator, { userUuid: venue.credentials.secondUser.userUuid });
+      expect(res.json).toMatchObject({ uuid: venue.seed.originator, type: 'ENTITY' });
+    });
+
     it('another group selects its own entity', async () => {
       const res = await client.post(RestPath.Originator, { accountGroupUuid: venue.seed.subGroupUuid });
       expect(res.json).toMatchObject({

@@ -192,6 +192,7 @@ describe('W5/W6 reply sequence and shape', () => {
     const p = await quote(c);
     const id = order(c, p.json['quoteId'], 'BUY');
     await c.take(orderFrame(id, 'SUCCESS'));
+    const asked = Date.now();
     const [record] = await orderState(id);
     expect(record).toMatchObject({
       messageType: 'orderState',
@@ -199,7 +200,13 @@ describe('W5/W6 reply sequence and shape', () => {
       orderStatus: 'SUCCESS',
       subscriptionStatus: 'NOT_SUBSCRIBED',
       sessionId: null,
+      transactionId: expect.any(String),
+      code: '',
+      message: expect.any(String),
     });
+    // §2.8: the timestamp is when the response was produced, not the time of any order event.
+    expect(Number.isInteger(record?.['timestamp'])).toBe(true);
+    expect(Number(record?.['timestamp'])).toBeGreaterThanOrEqual(asked);
   });
 });
 
