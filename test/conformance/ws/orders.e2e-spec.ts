@@ -139,7 +139,27 @@ describe('W5/W6 reply sequence and shape', () => {
     expect(trade).toMatchObject({
       beneficiary: { uuid: v.venue.seed.beneficiaryEntity },
       networkId: 'SVC_TRANSFER',
+      paymentReason: expect.any(String),
     });
+    expect(trade).not.toHaveProperty('sender');
+  });
+
+  it('third-party collection: the quote carries the sender and SVC_SENDER to the trade', async () => {
+    const c = await v.connect();
+    const p = await quote(c, {
+      quantity: '0.016',
+      senderDetails: { senderId: v.venue.seed.senderEntity, payinCurrency: 'BTC' },
+    });
+    const id = order(c, p.json['quoteId'], 'SELL');
+    await c.take(orderFrame(id, 'SUCCESS'));
+    const trades = await rest.post('/api/3/trades', { clientRef: id });
+    const [trade] = (trades.json as { data: Array<Record<string, unknown>> }).data;
+    expect(trade).toMatchObject({
+      sender: { uuid: v.venue.seed.senderEntity, name: expect.any(String) },
+      networkId: 'SVC_SENDER',
+      paymentReason: expect.any(String),
+    });
+    expect(trade).not.toHaveProperty('beneficiary');
   });
 
   it("§4.10: another account's order is 200 with an empty array (not 403, not 404)", async () => {
