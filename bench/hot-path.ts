@@ -5,6 +5,7 @@
  * the connector's CPU per message goes; `npm run bench` is the end-to-end measure.
  */
 import 'reflect-metadata';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { decodeServiceFrame, type ServiceMessage } from '#venue-api';
 import { Subjects } from '#contracts';
 import { BusMetrics, BusPublisher, type BusConnection } from '#bus';
@@ -143,10 +144,30 @@ async function main(): Promise<void> {
     const sorted = [...samples].sort((a, b) => a - b);
     const median = sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
     const range = `${(sorted[0] ?? Number.NaN).toFixed(2)}–${(sorted[sorted.length - 1] ?? Number.NaN).toFixed(2)}`;
-    process.stdout.write(`  ${name.padEnd(34)} ${median.toFixed(2)} (${range})\n`);
+    const bytes = youngBytesPerFrame(stages[name] as (frame: Buffer) => void, makeFrames().slice(0, 2_000));
+    process.stdout.write(`  ${name.padEnd(34)} ${median.toFixed(2)} (${range}); ~${bytes} bytes allocated per frame\n`);
   }
   process.stdout.write(`published ${published}, ${(bytes / Math.max(1, published)).toFixed(0)} bytes each\n`);
   registry.close();
+}
+
+/**
+ * Young-generation bytes a stage allocates per frame: the growth of new space over a batch small enough
+ * to fit between two scavenges (a batch during which new space shrank had a GC and is not counted).
+ */
+function youngBytesPerFrame(stage: (frame: Buffer) => void, frames: Buffer[]): number {
+  const used = (): number => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_used_size ?? 0;
+  const samples: number[] = [];
+  for (let attempt = 0; attempt < 50 && samples.length < 5; attempt++) {
+    const batch = frames.slice(0, 200);
+    const before = used();
+    for (const frame of batch) stage(frame);
+    const after = used();
+    if (after > before) samples.push((after - before) / batch.length);
+    frames.push(...frames.splice(0, 200));
+  }
+  samples.sort((a, b) => a - b);
+  return Math.round(samples[Math.floor(samples.length / 2)] ?? Number.NaN);
 }
 
 void main();

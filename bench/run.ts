@@ -17,7 +17,7 @@ import { jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { freePort, startNatsServer, type NatsServerHandle } from '#testing';
 import { FrameSource, type SourceConnection } from './frame-source.js';
 import { HopRecorder, percentile } from './hop-recorder.js';
-import { processCpuMicros } from './process-cpu.js';
+import { processCpuMicros, processCpuSplit } from './process-cpu.js';
 
 const RATE = Number(process.env['BENCH_RATE'] ?? 2_000);
 const STREAMS = Number(process.env['BENCH_STREAMS'] ?? 500);
@@ -45,6 +45,10 @@ interface Result {
   cpuMicrosPerMessage: number;
   /** CPU µs per message of each measured round. */
   roundCpu: number[];
+  /** CPU ms per second while the process had no frames. */
+  idleCpuMsPerSecond: number;
+  /** Kernel (system) CPU µs per message, part of cpuMicrosPerMessage. */
+  systemMicrosPerMessage: number;
   inProcess: string;
 }
 
@@ -58,6 +62,11 @@ interface Pipeline {
   cpuMicros: number;
   hops: number[];
   roundCpu: number[];
+  /** CPU the process spent while another pipeline was measured (no frames for it): its background work. */
+  idleCpuMicros: number;
+  idleMs: number;
+  /** The kernel's part of cpuMicros (socket reads and writes). */
+  systemCpuMicros: number;
   /** `/metrics` of the pipeline's process, when it has one. */
   metricsUrl?: string;
   stop(): Promise<void>;
@@ -109,7 +118,7 @@ async function main(): Promise<void> {
   for (const pipeline of pipelines) await source.emit(pipeline.connection, RATE, WARMUP_MS);
   for (let round = 1; round <= ROUNDS; round += 1) {
     log(`round ${round}/${ROUNDS}`);
-    for (const pipeline of pipelines) await measure(pipeline);
+    for (const pipeline of pipelines) await measure(pipeline, pipelines);
   }
   const results: Result[] = [];
   for (const p of pipelines) results.push(await result(p));
@@ -129,7 +138,9 @@ async function startRelay(
   const recorder = new HopRecorder(frames.sentAt);
   const sub = strategy.subscribe('bench.relay.>', { callback: (_e, msg) => recorder.onMessage(msg.data) });
   await strategy.flush();
-  const child = fork(join(here, 'relay.js'), [wsUrl, natsUrl, String(STREAMS)], { stdio: 'inherit' });
+  // BENCH_RELAY_NODE_ARGS, e.g. "--cpu-prof", for the relay process
+  const execArgv = (process.env['BENCH_RELAY_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
+  const child = fork(join(here, 'relay.js'), [wsUrl, natsUrl, String(STREAMS)], { stdio: 'inherit', execArgv });
   children.push(child);
   await new Promise<void>((resolve, reject) => {
     child.once('message', () => resolve());
@@ -243,17 +254,42 @@ function pipeline(
   recorder: HopRecorder,
   stop: () => Promise<void>,
 ): Pipeline {
-  return { name, child, connection, recorder, sent: 0, received: 0, cpuMicros: 0, hops: [], roundCpu: [], stop };
+  return {
+    name,
+    child,
+    connection,
+    recorder,
+    sent: 0,
+    received: 0,
+    cpuMicros: 0,
+    hops: [],
+    roundCpu: [],
+    idleCpuMicros: 0,
+    idleMs: 0,
+    systemCpuMicros: 0,
+    stop,
+  };
 }
 
 /** One measured window: frames to this pipeline only; its process's CPU from first frame to last delivery. */
-async function measure(p: Pipeline): Promise<void> {
+async function measure(p: Pipeline, all: Pipeline[]): Promise<void> {
   const frames = source as FrameSource;
   const pid = p.child.pid ?? 0;
-  const cpuBefore = processCpuMicros(pid);
+  const others = all.filter((o) => o !== p);
+  const othersBefore = others.map((o) => processCpuMicros(o.child.pid ?? 0));
+  const before = processCpuSplit(pid);
+  const cpuBefore = before.user + before.system;
+  const started = performance.now();
   const [first, end] = await frames.emit(p.connection, RATE, MEASURE_MS);
   await until(() => p.recorder.received(first, end) === end - first, 2_000).catch(() => undefined);
-  const cpu = processCpuMicros(pid) - cpuBefore;
+  const after = processCpuSplit(pid);
+  const cpu = after.user + after.system - cpuBefore;
+  p.systemCpuMicros += after.system - before.system;
+  const elapsedMs = performance.now() - started;
+  others.forEach((o, i) => {
+    o.idleCpuMicros += processCpuMicros(o.child.pid ?? 0) - (othersBefore[i] ?? 0);
+    o.idleMs += elapsedMs;
+  });
   const received = p.recorder.received(first, end);
   p.cpuMicros += cpu;
   p.roundCpu.push(cpu / Math.max(1, received));
@@ -270,6 +306,8 @@ async function result(p: Pipeline): Promise<Result> {
     hops: [...p.hops].sort((a, b) => a - b),
     cpuMicrosPerMessage: p.cpuMicros / Math.max(1, p.received),
     roundCpu: p.roundCpu,
+    idleCpuMsPerSecond: p.idleCpuMicros / Math.max(1, p.idleMs),
+    systemMicrosPerMessage: p.systemCpuMicros / Math.max(1, p.received),
     inProcess: p.metricsUrl === undefined ? '' : await inProcessHops(p.metricsUrl),
   };
 }
@@ -281,9 +319,11 @@ function printTable(results: Result[]): void {
   const columns = [
     ...PERCENTILES.map((p) => ({ title: `p${p}`, value: (r: Result) => percentile(r.hops, p) })),
     { title: 'max', value: (r: Result) => r.hops[r.hops.length - 1] ?? Number.NaN },
+    { title: 'idle CPU ms/s', value: (r: Result) => r.idleCpuMsPerSecond },
+    { title: 'sys µs/msg', value: (r: Result) => r.systemMicrosPerMessage },
     { title: 'CPU µs/msg', value: (r: Result) => r.cpuMicrosPerMessage },
   ];
-  const width = 11;
+  const width = 13;
   const header = ['pipeline'.padEnd(14), 'delivered'.padStart(13), ...columns.map((c) => c.title.padStart(width))];
   const lines = [
     '',
@@ -312,7 +352,9 @@ function printTable(results: Result[]): void {
     lines.push(
       [
         `${r.name} / relay`.padEnd(28),
-        ...columns.map((c) => `${(c.value(r) / c.value(relay)).toFixed(2)}×`.padStart(width)),
+        ...columns.map((c) =>
+          (c.title.startsWith('idle') ? '' : `${(c.value(r) / c.value(relay)).toFixed(2)}×`).padStart(width),
+        ),
       ].join(' '),
     );
   }

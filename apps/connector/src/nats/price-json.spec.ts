@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { PriceMessage } from '#contracts';
-import { jsonString, PriceJson } from './price-json.js';
+import { isPlain, PriceJson } from './price-json.js';
 
 const stream = { accountGroup: 'g-1', instrument: 'BTC.USD', tenor: 'T', currency: 'BTC', quantity: '0.50' };
 
@@ -58,10 +58,10 @@ describe('PriceJson', () => {
   });
 });
 
-describe('jsonString', () => {
-  it('quotes plain text and defers anything else to JSON.stringify', () => {
-    expect(jsonString('64000.5')).toBe('"64000.5"');
-    expect(jsonString('')).toBe('""');
-    for (const text of ['"', '\\', '\u001f', '\ud83d', '\udc00']) expect(jsonString(text)).toBe(JSON.stringify(text));
+describe('isPlain', () => {
+  it('accepts text JSON writes unescaped and nothing else', () => {
+    for (const text of ['64000.5', '', 'é€', 'b123']) expect(isPlain(text)).toBe(true);
+    for (const text of ['"', '\\', '\u001f', '\ud83d', '\udc00', '😀']) expect(isPlain(text)).toBe(false);
+    expect(isPlain(undefined)).toBe(false);
   });
 });

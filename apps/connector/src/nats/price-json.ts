@@ -5,9 +5,9 @@ import type { PriceMessage, PriceSide } from '#contracts';
  * Measured (bench/hot-path.ts): `JSON.stringify` of the whole object walks 13 keys and two nested objects
  * every time; here the stream's constant part (`{"v":1,"status":"live",…,"quantity":…`) is serialised
  * once per stream, and each update only appends its quote fields. Venue strings are copied between quotes
- * after a char scan proves they need no escaping (the decimals always pass; anything else falls back to
- * `JSON.stringify` of that string), so the text parses to the same value as `JSON.stringify(price)`.
- * Other statuses (rare) and anything that does not look like a complete live price use `JSON.stringify`.
+ * after a char scan proves they need no escaping, so the text is exactly `JSON.stringify(price)`. Other
+ * statuses (rare), strings that need escaping and anything that does not look like a complete live price
+ * go to `JSON.stringify`.
  */
 export class PriceJson {
   /** `{"v":1,"status":"live",…,"quantity":"…"` of the stream this writer belongs to. */
@@ -26,21 +26,24 @@ export class PriceJson {
     if (
       price.status !== 'live' ||
       price.v !== 1 ||
-      typeof quoteId !== 'string' ||
+      !isPlain(quoteId) ||
       !isInteger(venueTimestamp) ||
       !isInteger(quoteExpiresAt) ||
-      !isSide(bid) ||
-      !isSide(offer) ||
+      !isPlainSide(bid) ||
+      !isPlainSide(offer) ||
+      !(settleDate === undefined || isPlain(settleDate)) ||
       price.code !== undefined ||
       price.message !== undefined
     ) {
       return JSON.stringify(price);
     }
-    let text =
-      `${this.liveHead},"quoteId":${jsonString(quoteId)},"venueTimestamp":${venueTimestamp}` +
-      `,"quoteExpiresAt":${quoteExpiresAt},"bid":${side(bid)},"offer":${side(offer)}`;
-    if (settleDate !== undefined) text += `,"settleDate":${jsonString(settleDate)}`;
-    return `${text}}`;
+    // One template: the fewest intermediate strings (each `${}` is a string add).
+    return (
+      `${this.liveHead},"quoteId":"${quoteId}","venueTimestamp":${venueTimestamp},"quoteExpiresAt":${quoteExpiresAt}` +
+      `,"bid":{"price":"${bid.price}","quantity":"${bid.quantity}","quoteAmount":"${bid.quoteAmount}"}` +
+      `,"offer":{"price":"${offer.price}","quantity":"${offer.quantity}","quoteAmount":"${offer.quoteAmount}"}` +
+      (settleDate === undefined ? '}' : `,"settleDate":"${settleDate}"}`)
+    );
   }
 }
 
@@ -48,28 +51,25 @@ function isInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value);
 }
 
-function isSide(value: PriceSide | undefined): value is PriceSide {
+function isPlainSide(value: PriceSide | undefined): value is PriceSide {
   return (
     typeof value === 'object' &&
     value !== null &&
-    typeof value.price === 'string' &&
-    typeof value.quantity === 'string' &&
-    typeof value.quoteAmount === 'string'
+    isPlain(value.price) &&
+    isPlain(value.quantity) &&
+    isPlain(value.quoteAmount)
   );
 }
 
-function side(value: PriceSide): string {
-  return (
-    `{"price":${jsonString(value.price)},"quantity":${jsonString(value.quantity)}` +
-    `,"quoteAmount":${jsonString(value.quoteAmount)}}`
-  );
-}
-
-/** `"text"`, escaped by `JSON.stringify` only when a char needs it (control, `"`, `\`, a surrogate). */
-export function jsonString(text: string): string {
+/**
+ * A string JSON writes between quotes as it is: no control char, `"`, `\` or surrogate (JSON.stringify
+ * escapes lone surrogates). Venue decimals always are; anything else sends the message to JSON.stringify.
+ */
+export function isPlain(text: unknown): text is string {
+  if (typeof text !== 'string') return false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(text);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return false;
   }
-  return `"${text}"`;
+  return true;
 }
