@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 
-/** User and system CPU time of a process so far, in microseconds (Linux /proc; tick resolution). */
+/** User and system CPU time of a process so far, in microseconds (Linux /proc/<pid>/stat; 10 ms ticks). */
 export function processCpuSplit(pid: number): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -13,8 +13,22 @@ export function processCpuSplit(pid: number): { user: number; system: number } {
   };
 }
 
-/** User + system CPU time of a process so far, in microseconds. */
+/**
+ * CPU time of a process so far (user + system, every thread), in microseconds, from the scheduler's
+ * nanosecond counters (`/proc/<pid>/task/<tid>/schedstat`): a 2 s round of 4,000 messages is measured
+ * to well under 0.1 µs per message, where `/proc/<pid>/stat`'s 10 ms ticks give only 2.5 µs steps.
+ * Falls back to the ticks where schedstat is not available.
+ */
 export function processCpuMicros(pid: number): number {
+  try {
+    let nanos = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      nanos += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    }
+    if (Number.isFinite(nanos) && nanos > 0) return nanos / 1000;
+  } catch {
+    // a thread that ended between the listing and the read, or no schedstat: use the ticks
+  }
   const { user, system } = processCpuSplit(pid);
   return user + system;
 }

@@ -21,10 +21,10 @@ import { processCpuMicros, processCpuSplit } from './process-cpu.js';
 
 const RATE = Number(process.env['BENCH_RATE'] ?? 2_000);
 const STREAMS = Number(process.env['BENCH_STREAMS'] ?? 500);
-const WARMUP_MS = Number(process.env['BENCH_WARMUP_MS'] ?? 2_000);
+const WARMUP_MS = Number(process.env['BENCH_WARMUP_MS'] ?? 5_000);
 /** Measured time per pipeline and round; the pipelines alternate so a change of machine load hits both. */
-const MEASURE_MS = Number(process.env['BENCH_MEASURE_MS'] ?? 4_000);
-const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
+const MEASURE_MS = Number(process.env['BENCH_MEASURE_MS'] ?? 2_000);
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 6);
 const DEADLINE_MS = Number(process.env['BENCH_DEADLINE_MS'] ?? 75_000);
 const BASELINE_MAIN = process.env['BENCH_BASELINE_MAIN'];
 /**
@@ -115,7 +115,11 @@ async function main(): Promise<void> {
   if (BASELINE_MAIN !== undefined) {
     pipelines.push(await startConnectorPipeline('baseline', BASELINE_MAIN, strategy, source, urls, nats.url));
   }
-  for (const pipeline of pipelines) await source.emit(pipeline.connection, RATE, WARMUP_MS);
+  // Warm-up in alternating 1 s slices: a pipeline's CPU per message keeps falling for several seconds
+  // (JIT, the server's buffers), and one left idle while the other warms cools again.
+  for (let warmed = 0; warmed < WARMUP_MS; warmed += 1_000) {
+    for (const pipeline of pipelines) await source.emit(pipeline.connection, RATE, Math.min(1_000, WARMUP_MS - warmed));
+  }
   for (let round = 1; round <= ROUNDS; round += 1) {
     log(`round ${round}/${ROUNDS}`);
     for (const pipeline of pipelines) await measure(pipeline, pipelines);
@@ -278,12 +282,12 @@ async function measure(p: Pipeline, all: Pipeline[]): Promise<void> {
   const others = all.filter((o) => o !== p);
   const othersBefore = others.map((o) => processCpuMicros(o.child.pid ?? 0));
   const before = processCpuSplit(pid);
-  const cpuBefore = before.user + before.system;
+  const cpuBefore = processCpuMicros(pid);
   const started = performance.now();
   const [first, end] = await frames.emit(p.connection, RATE, MEASURE_MS);
   await until(() => p.recorder.received(first, end) === end - first, 2_000).catch(() => undefined);
   const after = processCpuSplit(pid);
-  const cpu = after.user + after.system - cpuBefore;
+  const cpu = processCpuMicros(pid) - cpuBefore;
   p.systemCpuMicros += after.system - before.system;
   const elapsedMs = performance.now() - started;
   others.forEach((o, i) => {
@@ -342,7 +346,7 @@ function printTable(results: Result[]): void {
         ...columns.map((c, i) =>
           c
             .value(r)
-            .toFixed(i === columns.length - 1 ? 1 : 0)
+            .toFixed(i > PERCENTILES.length ? 1 : 0)
             .padStart(width),
         ),
       ].join(' '),
@@ -359,10 +363,15 @@ function printTable(results: Result[]): void {
     );
   }
   lines.push('');
+  for (const r of results) {
+    lines.push(`${r.name}: CPU µs/msg by round ${r.roundCpu.map((x) => x.toFixed(1)).join(', ')}`);
+  }
   for (const r of results.slice(1)) {
-    const rounds = r.roundCpu.map((cpu, i) => (cpu / (relay.roundCpu[i] ?? Number.NaN)).toFixed(2)).join(', ');
+    const ratios = r.roundCpu.map((cpu, i) => cpu / (relay.roundCpu[i] ?? Number.NaN));
+    const median = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)] ?? Number.NaN;
     lines.push(
-      `${r.name}: CPU / relay by round ${rounds}; in-process hop (frame arrival → NATS client) ${r.inProcess}`,
+      `${r.name}: CPU / relay by round ${ratios.map((x) => x.toFixed(2)).join(', ')} (median ${median.toFixed(2)})`,
+      `${r.name}: in-process hop (frame arrival → NATS client) ${r.inProcess}`,
     );
   }
   const [, connector] = results as [Result, Result];

@@ -2,7 +2,8 @@
  * Hand-written validation of `pricestream` frames (§2.2): the connector's hot path (thousands of frames
  * per second, p99 hop budget 300 µs), where class-validator would cost more than the JSON parse. It
  * checks types of every required field and the grammar of the decimal strings by a char scan (no Decimal
- * is built; the consumer parses what it uses). Allocation-free on success: the parsed object itself becomes the message.
+ * is built; the consumer parses what it uses). Allocation-free on success: the parsed object itself
+ * becomes the message.
  */
 
 /** Same limit as `isDecimalText` (money/decimal.ts): a hostile frame cannot make anyone parse a huge number. */
