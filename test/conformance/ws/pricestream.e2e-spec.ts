@@ -2,9 +2,9 @@
  * §2.2 price updates (rules 1–4 and the side-object rules), §4.2 unsubscribe (W10), streamStop (W11),
  * frames outside the contract (§4.2, §9).
  */
-import { describe, it, expect, beforeAll, afterAll, afterEach } from '@jest/globals';
+import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import { Decimal } from 'decimal.js';
-import { FAST_TRADING, startWsVenue, subscribeRequest, type WsVenue } from './ws-harness.js';
+import { FAST_TRADING, startWsVenue, subscribeRequest, unsubscribeAfterEach, type WsVenue } from './ws-harness.js';
 import { isType, stringField, type Received, type WsTestClient } from './ws-test-client.js';
 
 const PLAIN = /^\d+(\.\d+)?$/;
@@ -21,19 +21,14 @@ afterAll(async () => {
   await v.close();
 });
 
-/** Streams opened on the shared connection, closed after each test so later tests do not share the cadence. */
-const opened: Array<{ client: WsTestClient; subscriptionId: unknown }> = [];
-afterEach(() => {
-  for (const { client, subscriptionId } of opened.splice(0))
-    client.send({ messageType: 'unsubscribe', subscriptionId });
-});
+const trackStream = unsubscribeAfterEach();
 
 async function subscribe(fields: Record<string, unknown>, client = c): Promise<string> {
   const tag = `p-${Math.random().toString(36).slice(2)}`;
   client.send(subscribeRequest(v.venue, { ...fields, tag }));
   const ack = await client.take(isType('subscribe', { tag }));
   expect(ack.json['success']).toBe(true);
-  opened.push({ client, subscriptionId: ack.json['subscriptionId'] });
+  trackStream(client, ack.json['subscriptionId']);
   return tag;
 }
 

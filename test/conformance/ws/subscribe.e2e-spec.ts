@@ -1,8 +1,8 @@
 /**
  * §2.1 subscription acknowledgement, §3.5, §4.2 subscribe request, §7.1 codes, spec-gaps W16/W17.
  */
-import { describe, it, expect, beforeAll, afterAll, afterEach } from '@jest/globals';
-import { startWsVenue, subscribeRequest, type WsVenue } from './ws-harness.js';
+import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { startWsVenue, subscribeRequest, unsubscribeAfterEach, type WsVenue } from './ws-harness.js';
 import { isType, type WsTestClient } from './ws-test-client.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -18,19 +18,14 @@ afterAll(async () => {
   await v.close();
 });
 
-/** Streams opened by ack(), closed after each test so price updates do not pile up on the shared connection. */
-const opened: Array<{ client: WsTestClient; subscriptionId: unknown }> = [];
-afterEach(() => {
-  for (const { client, subscriptionId } of opened.splice(0))
-    client.send({ messageType: 'unsubscribe', subscriptionId });
-});
+const trackStream = unsubscribeAfterEach();
 
 /** Sends one subscribe and takes its acknowledgement (matched by tag). */
 async function ack(fields: Record<string, unknown>, client = c): Promise<Record<string, unknown>> {
   const tag = typeof fields['tag'] === 'string' ? fields['tag'] : `t-${Math.random().toString(36).slice(2)}`;
   client.send(subscribeRequest(v.venue, { ...fields, tag }));
   const json = (await client.take(isType('subscribe', { tag }))).json;
-  if (json['success'] === true) opened.push({ client, subscriptionId: json['subscriptionId'] });
+  if (json['success'] === true) trackStream(client, json['subscriptionId']);
   return json;
 }
 

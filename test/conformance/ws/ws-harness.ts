@@ -3,6 +3,7 @@
  * sockets. The venue runs in the test process (for start-up speed) but is driven only over HTTP and
  * WebSocket; its trading timers are shortened through configuration where a suite says so.
  */
+import { afterEach } from '@jest/globals';
 import { startSandboxVenue, type RunningSandbox } from '../../../apps/sandbox-venue/src/bootstrap.js';
 import type { TradingConfig } from '../../../apps/sandbox-venue/src/trading/trading-config.js';
 import { admin, type SpecResponse } from '../spec-client.js';
@@ -60,5 +61,20 @@ export function subscribeRequest(venue: RunningSandbox, fields: Record<string, u
     accountGrpUuid: venue.seed.defaultGroupUuid,
     tenor: 'T',
     ...fields,
+  };
+}
+
+/**
+ * Streams a suite opens on a shared connection, unsubscribed after each test so price updates do not pile
+ * up on the connection (and later tests do not share its cadence). Call once at a suite's top level.
+ */
+export function unsubscribeAfterEach(): (client: WsTestClient, subscriptionId: unknown) => void {
+  const opened: Array<{ client: WsTestClient; subscriptionId: unknown }> = [];
+  afterEach(() => {
+    for (const { client, subscriptionId } of opened.splice(0))
+      client.send({ messageType: 'unsubscribe', subscriptionId });
+  });
+  return (client, subscriptionId) => {
+    opened.push({ client, subscriptionId });
   };
 }
