@@ -10,6 +10,7 @@ const moduleNameMapper = {
   '^#bus$': '<rootDir>/libs/bus/src/index.ts',
   '^#observability$': '<rootDir>/libs/observability/src/index.ts',
   '^#testing$': '<rootDir>/libs/testing/src/index.ts',
+  '^#actors$': '<rootDir>/libs/actors/src/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
 

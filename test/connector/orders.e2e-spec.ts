@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { FINAL_ORDER_STATUSES, type OrderOutcome } from '#contracts';
+import { isFinalStatus, type OrderOutcome } from '#contracts';
 import {
   adminPost,
   askForStream,
@@ -23,7 +23,7 @@ async function venueOrders(stack: ConnectorStack): Promise<{ accepted: number; f
   };
 }
 
-const finals = (outcomes: OrderOutcome[]) => outcomes.filter((o) => FINAL_ORDER_STATUSES.has(o.status));
+const finals = (outcomes: OrderOutcome[]) => outcomes.filter((o) => isFinalStatus(o.status));
 
 describe('orders through the connector: exactly one final outcome on NATS', () => {
   let stack: ConnectorStack;

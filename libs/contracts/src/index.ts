@@ -3,6 +3,7 @@ export * from './reply.js';
 export * from './decimal-string.js';
 export * from './price.js';
 export * from './stream-request.js';
+export * from './order-status.js';
 export * from './order.js';
 export * from './account-groups.js';
 export * from './connector-status.js';

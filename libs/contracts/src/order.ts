@@ -1,4 +1,5 @@
 import { IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import type { OrderOutcomeStatus } from './order-status.js';
 
 /**
  * clientRequestId rules: the venue's identifier rules (1–64, no `/`, whitespace or control characters), and,
@@ -37,18 +38,6 @@ export class OrderCommand {
   @IsBoolean()
   autoSubscribe?: boolean;
 }
-
-/**
- * Outcome states published by the connector:
- *   PENDING        — the venue accepted the order; no outcome yet
- *   SUCCESS        — filled
- *   FAILED         — not filled; `code` gives the venue's reason (definitive venue evidence only)
- *   INDETERMINATE  — the venue says the outcome is unknown; never re-place
- *   UNKNOWN        — the gateway lost sight of the order (frame sent, no reply); never re-place; reconcile
- */
-export type OrderOutcomeStatus = 'PENDING' | 'SUCCESS' | 'FAILED' | 'INDETERMINATE' | 'UNKNOWN';
-
-export const FINAL_ORDER_STATUSES: ReadonlySet<OrderOutcomeStatus> = new Set(['SUCCESS', 'FAILED']);
 
 /** On `{prefix}.{account}.order.outcome.{clientRequestId}`; JetStream `Nats-Msg-Id` = `${clientRequestId}:${status}`. */
 export interface OrderOutcome {

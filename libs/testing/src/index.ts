@@ -1,2 +1,3 @@
 export { freePort } from './free-port.js';
 export { startNatsServer, type NatsServerHandle, type StartNatsOptions } from './nats-server.js';
+export { FakeClock } from './fake-clock.js';

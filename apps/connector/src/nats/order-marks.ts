@@ -1,4 +1,4 @@
-import { FINAL_ORDER_STATUSES, type OrderOutcomeStatus } from '#contracts';
+import { isFinalStatus, type OrderOutcomeStatus } from '#contracts';
 import type { KvBucket } from '#bus';
 
 /**
@@ -18,7 +18,7 @@ export interface OrderMark {
 }
 
 export function isFinal(status: OrderMarkStatus): boolean {
-  return FINAL_ORDER_STATUSES.has(status as OrderOutcomeStatus);
+  return status !== 'SENDING' && status !== 'SENT' && isFinalStatus(status);
 }
 
 /**

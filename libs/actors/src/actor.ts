@@ -1,0 +1,137 @@
+import { BehaviorSubject, type Observable } from 'rxjs';
+
+/** What a transition decides: the next state and the effects the runtime must execute, in order. */
+export interface Transition<S, F> {
+  readonly state: S;
+  readonly effects: readonly F[];
+}
+
+/**
+ * The whole behaviour of an actor: pure, no I/O, no timers, no clock reads. Time and randomness come in
+ * through `env`, which the runtime samples once per event, so a transition is a function of its inputs
+ * and is unit-tested by calling it.
+ */
+export type TransitionFn<S, E, F, Env> = (state: S, event: E, env: Env) => Transition<S, F>;
+
+/** The only handle other parts get: they talk to an actor by sending it events. */
+export interface ActorRef<E> {
+  send(event: E): void;
+}
+
+export interface ActorOptions<S, E, F, Env> {
+  /** For logs and errors. */
+  readonly name: string;
+  readonly initial: S;
+  readonly transition: TransitionFn<S, E, F, Env>;
+  /** Sampled once per event (e.g. `{ now: clock.now() }`). */
+  readonly environment: () => Env;
+  /**
+   * Executes one effect. A returned promise is awaited before the next effect and the next event: an
+   * effect such as "close the socket" completes before anything else happens to this actor. Results come
+   * back as events sent to `self`.
+   */
+  readonly execute: (effect: F, self: ActorRef<E>) => void | Promise<void>;
+  /** A transition or effect that threw. The actor goes on with the next event; the default rethrows nothing. */
+  readonly onError?: (error: unknown, where: { event?: E; effect?: F }) => void;
+}
+
+/**
+ * One actor: a mailbox in front of a pure transition function, whose effects this runtime executes.
+ * Events are handled one at a time in arrival order. While effects are synchronous the mailbox drains in
+ * the caller's turn (no promise, no allocation per event beyond the transition's own), so an actor can sit
+ * on a hot path such as a price stream; an asynchronous effect parks the mailbox until it settles.
+ * This is the `Subject` + `concatMap` shape of the architecture, without a promise per event.
+ */
+export class Actor<S, E, F, Env> implements ActorRef<E> {
+  private readonly queue: E[] = [];
+  private head = 0;
+  private draining = false;
+  private closed = false;
+  private current: S;
+  private readonly states: BehaviorSubject<S>;
+  private idleWaiters: Array<() => void> = [];
+  private readonly self: ActorRef<E>;
+
+  constructor(private readonly options: ActorOptions<S, E, F, Env>) {
+    this.current = options.initial;
+    this.states = new BehaviorSubject(options.initial);
+    this.self = { send: (event) => this.send(event) };
+  }
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  get state(): S {
+    return this.current;
+  }
+
+  /** Every state the actor enters, starting with the current one. Completes when the actor stops. */
+  get state$(): Observable<S> {
+    return this.states.asObservable();
+  }
+
+  /** True once `stop()` was called: events sent after it are dropped. */
+  get isStopped(): boolean {
+    return this.closed;
+  }
+
+  send(event: E): void {
+    if (this.closed) return;
+    this.queue.push(event);
+    if (!this.draining) void this.drain();
+  }
+
+  /** Resolves once the mailbox is empty and no effect is running. */
+  idle(): Promise<void> {
+    if (!this.draining && this.head >= this.queue.length) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Takes no more events; resolves after those already in the mailbox are handled. */
+  async stop(): Promise<void> {
+    await this.idle();
+    if (this.closed) return;
+    this.closed = true;
+    this.states.complete();
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      while (this.head < this.queue.length) {
+        const event = this.queue[this.head] as E;
+        this.head += 1;
+        if (this.head > 1024 && this.head * 2 > this.queue.length) {
+          this.queue.splice(0, this.head);
+          this.head = 0;
+        }
+        let effects: readonly F[];
+        try {
+          const next = this.options.transition(this.current, event, this.options.environment());
+          effects = next.effects;
+          if (next.state !== this.current) {
+            this.current = next.state;
+            this.states.next(next.state);
+          }
+        } catch (error) {
+          this.options.onError?.(error, { event });
+          continue;
+        }
+        for (const effect of effects) {
+          try {
+            const pending = this.options.execute(effect, this.self);
+            if (pending !== undefined) await pending;
+          } catch (error) {
+            this.options.onError?.(error, { event, effect });
+          }
+        }
+      }
+    } finally {
+      this.queue.length = 0;
+      this.head = 0;
+      this.draining = false;
+      for (const wake of this.idleWaiters.splice(0)) wake();
+    }
+  }
+}

@@ -1,0 +1,2 @@
+export { Actor, type ActorOptions, type ActorRef, type Transition, type TransitionFn } from './actor.js';
+export { systemClock, type Cancel, type Clock } from './clock.js';
