@@ -23,6 +23,11 @@ const RANK: Readonly<Record<OrderOutcomeStatus, number>> = {
   FAILED: 3,
 };
 
+/** Position in the lattice: higher says more about the order (both final statuses share the top). */
+export function statusRank(status: OrderOutcomeStatus): number {
+  return RANK[status];
+}
+
 /** Nothing follows: the order's one final outcome. */
 export function isFinalStatus(status: OrderOutcomeStatus): boolean {
   return RANK[status] === 3;

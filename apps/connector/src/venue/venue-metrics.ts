@@ -36,6 +36,9 @@ export class VenueMetrics {
   readonly staleStreams: Gauge;
   readonly outOfOrderDropped: Counter;
   readonly framesRejected: Counter<'reason'>;
+  readonly frameOddities: Counter<'messageType'>;
+  readonly uncorrelatedReplies: Counter;
+  readonly reconciliationsExpired: Counter;
   readonly rateLimitWaits: Counter<'kind'>;
   readonly orders: Counter<'status' | 'code'>;
   readonly orderReplySeconds: Histogram<'phase'>;
@@ -88,6 +91,22 @@ export class VenueMetrics {
       name: 'connector_venue_frames_rejected_total',
       help: 'Venue frames not acted on: invalid, unknown messageType, or a price for an unknown tag',
       labelNames: ['reason'],
+      registers,
+    });
+    this.frameOddities = new Counter({
+      name: 'connector_venue_frame_oddities_total',
+      help: 'Venue frames accepted after dropping fields of an unexpected type (fields the spec does not show)',
+      labelNames: ['messageType'],
+      registers,
+    });
+    this.uncorrelatedReplies = new Counter({
+      name: 'connector_order_replies_uncorrelated_total',
+      help: 'Order replies matching no order of this process by clientRequestId, transactionId or quoteId',
+      registers,
+    });
+    this.reconciliationsExpired = new Counter({
+      name: 'connector_order_reconciliations_expired_total',
+      help: 'Orders still without a final outcome when the venue retention (24 h) ended; the trade list decides',
       registers,
     });
     this.rateLimitWaits = new Counter({

@@ -49,11 +49,19 @@ export interface VenueOptions {
   drainTimeoutMs?: number;
   /** REST request timeout for token and order-state calls (default 10 s). */
   restTimeoutMs?: number;
+  /** Order-state checks of an unresolved order: first backoff delay (default 5 s), doubled up to the max (5 min). */
+  reconcileInitialMs?: number;
+  reconcileMaxMs?: number;
+  /** How long an unresolved order is checked: the venue's order-state retention (default 24 h, §4.10). */
+  reconcileHorizonMs?: number;
+  /** Where the WebSocket token sits in the token reply (dotted path); default: any plausible shape (W1). */
+  tokenPath?: string;
 }
 
 export const VENUE_OPTIONS = 'VENUE_OPTIONS';
 
-export type ResolvedVenueOptions = Required<Omit<VenueOptions, 'nonceDir'>> & Pick<VenueOptions, 'nonceDir'>;
+export type ResolvedVenueOptions = Required<Omit<VenueOptions, 'nonceDir' | 'tokenPath'>> &
+  Pick<VenueOptions, 'nonceDir' | 'tokenPath'>;
 
 export function withDefaults(options: VenueOptions): ResolvedVenueOptions {
   return {
@@ -67,6 +75,9 @@ export function withDefaults(options: VenueOptions): ResolvedVenueOptions {
     stableConnectionMs: 2_000,
     drainTimeoutMs: 2_000,
     restTimeoutMs: 10_000,
+    reconcileInitialMs: 5_000,
+    reconcileMaxMs: 300_000,
+    reconcileHorizonMs: 24 * 60 * 60 * 1000,
     ...options,
   };
 }

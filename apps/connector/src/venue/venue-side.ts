@@ -58,6 +58,9 @@ export class VenueSide {
       orderReplyTimeoutMs: this.options.orderReplyTimeoutMs,
       orderSendTimeoutMs: this.options.orderSendTimeoutMs,
       redeliveryGraceMs: this.options.redeliveryGraceMs,
+      reconcileInitialMs: this.options.reconcileInitialMs,
+      reconcileMaxMs: this.options.reconcileMaxMs,
+      reconcileHorizonMs: this.options.reconcileHorizonMs,
     });
     this.accountGroups = new AccountGroupLookup(this.session, this.limiter, clock, this.options.accountGroupsTimeoutMs);
     this.session.setTrafficExpectation(() => this.prices.expectsTraffic());

@@ -41,8 +41,11 @@ export interface VenueRestClientConfig {
   /** First throttle pause before jitter (default 500 ms) and the backoff cap (default 30 s). */
   initialBackoffMs?: number;
   maxBackoffMs?: number;
-  /** W1: name of the token field in the token response; default `token`. */
-  tokenField?: string;
+  /**
+   * W1: dotted path of the token in the token response (e.g. `token`, `data.token`); default: any of the
+   * plausible shapes (records/token.ts).
+   */
+  tokenPath?: string;
   /** §4.12 address list; default `{baseUrl}/.well-known/webhooks/ips.json`. */
   webhookIpsUrl?: string;
   /** Limiter clock and jitter source, for tests. */

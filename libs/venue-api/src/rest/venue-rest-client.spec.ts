@@ -55,11 +55,26 @@ describe('VenueRestClient: signing and body text', () => {
     }
   });
 
-  it('reads the token from the configured field (W1 tokenField)', async () => {
-    fixture.venue.reset(() => json(200, '{"wsToken":"tok-3"}'));
-    await expect(fixture.client({ tokenField: 'wsToken' }).createWebSocketToken()).resolves.toEqual({
+  it('reads the token from the configured path only (W1 tokenPath)', async () => {
+    fixture.venue.reset(() => json(200, '{"data":{"wsToken":"tok-3","expiresAt":1700000000000}}'));
+    await expect(fixture.client({ tokenPath: 'data.wsToken' }).createWebSocketToken()).resolves.toEqual({
       token: 'tok-3',
+      expiresAt: '1700000000000',
     });
+    fixture.venue.reset(() => json(200, '{"token":"tok-4"}'));
+    await expect(fixture.client({ tokenPath: 'data.wsToken' }).createWebSocketToken()).rejects.toThrow(
+      /no token string at data\.wsToken/,
+    );
+  });
+
+  it.each([
+    ['{"token":"tok-5"}', { token: 'tok-5' }],
+    ['"tok-5"', { token: 'tok-5' }],
+    ['{"data":"tok-5"}', { token: 'tok-5' }],
+    ['{"data":{"token":"tok-5","expiresAt":"17"}}', { token: 'tok-5', expiresAt: '17' }],
+  ])('reads every plausible token response shape without configuration: %s', async (body, expected) => {
+    fixture.venue.reset(() => json(200, body));
+    await expect(fixture.client().createWebSocketToken()).resolves.toEqual(expected);
   });
 
   it('never puts the secret, the signature or the token into an error', async () => {

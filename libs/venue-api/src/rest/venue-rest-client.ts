@@ -12,8 +12,8 @@ import { dataListOf, pageOf, type Page } from './records/common.js';
 import { orderStateReader, type OrderStateRecord } from './records/order-state.js';
 import { tradablePairReader, type TradablePair } from './records/pair.js';
 import { participantReader, type Participant } from './records/participant.js';
-import { ShapeError, digitsOrText, isJsonObject, listOf, text, type Reader } from './records/shape.js';
-import type { WebSocketToken } from './records/token.js';
+import { ShapeError, listOf, type Reader } from './records/shape.js';
+import { tokenReader, type WebSocketToken } from './records/token.js';
 import { tradeReader, type Trade } from './records/trade.js';
 import { transactionReader, type TransactionRecord } from './records/transaction.js';
 import { transferReader, type TransferRecord } from './records/transfer.js';
@@ -79,12 +79,12 @@ const TRADE_PAGE_FIELDS = [
 
 export class VenueRestClient {
   private readonly sender: SignedRequestSender;
-  private readonly tokenField: string;
+  private readonly tokenPath: string | undefined;
   private readonly webhookIpsUrl: string;
 
   constructor(config: VenueRestClientConfig) {
     this.sender = new SignedRequestSender(config);
-    this.tokenField = config.tokenField ?? 'token';
+    this.tokenPath = config.tokenPath;
     this.webhookIpsUrl = config.webhookIpsUrl ?? `${this.sender.origin}${RestPath.WebhookIps}`;
   }
 
@@ -97,20 +97,7 @@ export class VenueRestClient {
   async createWebSocketToken(): Promise<WebSocketToken> {
     const operation = 'createWebSocketToken';
     const reply = await this.call({ operation, path: RestPath.Token, family: 'standard', stateChanging: false });
-    const field = this.tokenField;
-    const tokenReader: Reader<WebSocketToken> = {
-      optional: false,
-      read: (value, path) => {
-        if (!isJsonObject(value)) throw new ShapeError(path, 'expected an object');
-        const token = text.read(value[field], `${path}.${field}`);
-        if (token === '') throw new ShapeError(`${path}.${field}`, 'empty token');
-        const expiresAt = value['expiresAt'];
-        return expiresAt === undefined || expiresAt === null
-          ? { token }
-          : { token, expiresAt: digitsOrText.read(expiresAt, `${path}.expiresAt`) };
-      },
-    };
-    return this.read(operation, tokenReader, reply);
+    return this.read(operation, tokenReader(this.tokenPath), reply);
   }
 
   /** §4.4 balances (§2.6). */

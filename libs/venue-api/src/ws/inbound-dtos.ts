@@ -2,6 +2,10 @@
  * class-validator classes for the service → client frames other than `pricestream` (§2.1, W5–W12).
  * Fields are `declare`d: a DTO instance holds only what the frame carried, so a missing field stays
  * missing and fails validation. Unknown properties never reach these classes (see inbound.ts).
+ *
+ * The subscribe acknowledgement is shown by the spec (§2.1) and checked strictly. Every other frame's
+ * fields are "not shown" (§4.2): all their fields are optional here, a present field of the wrong type is
+ * dropped as an oddity, and what a frame needs to be correlated is required by inbound.ts (`required`).
  */
 import {
   IsArray,
@@ -61,9 +65,25 @@ function IsEchoedQuantity(): PropertyDecorator {
   });
 }
 
+/** An identifier used to correlate: a non-empty string. */
+function IsNonEmptyString(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isNonEmptyString',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && value.length > 0,
+      defaultMessage: (args?: ValidationArguments) => `${args?.property ?? 'value'} must be a non-empty string`,
+    },
+  });
+}
+
 abstract class ServiceFrameDto {
   @IsString() declare chanId: string;
   @IsInt() declare timestamp: number;
+}
+
+abstract class GuessedFrameDto {
+  @IsOptional() @IsString() declare chanId?: string;
+  @IsOptional() @IsInt() declare timestamp?: number;
 }
 
 export class SubscribeAckDto extends ServiceFrameDto implements SubscribeAck {
@@ -80,15 +100,15 @@ export class SubscribeAckDto extends ServiceFrameDto implements SubscribeAck {
   @IsOptional() @IsString() declare networkId?: string | null;
 }
 
-export class UnsubscribeReplyDto extends ServiceFrameDto implements UnsubscribeReply {
+export class UnsubscribeReplyDto extends GuessedFrameDto implements UnsubscribeReply {
   declare messageType: 'unsubscribe';
-  @IsString() declare subscriptionId: string;
+  @IsOptional() @IsString() declare subscriptionId?: string;
   @IsOptional() @IsString() declare tag?: string;
-  @IsBoolean() declare success: boolean;
+  @IsOptional() @IsBoolean() declare success?: boolean;
   @IsOptional() @IsString() declare message?: string;
 }
 
-export class StreamStopDto extends ServiceFrameDto implements StreamStop {
+export class StreamStopDto extends GuessedFrameDto implements StreamStop {
   declare messageType: 'streamStop';
   @IsOptional() @IsString() declare instrument?: string;
   @IsOptional() @IsString() declare tenor?: string;
@@ -97,17 +117,17 @@ export class StreamStopDto extends ServiceFrameDto implements StreamStop {
   @IsOptional() @IsString() declare message?: string;
 }
 
-export class OrderReplyDto extends ServiceFrameDto implements OrderReply {
+export class OrderReplyDto extends GuessedFrameDto implements OrderReply {
   declare messageType: 'order';
-  @IsString() declare clientRequestId: string;
-  @IsString() declare transactionId: string;
-  @IsOptional() @IsString() declare quoteId?: string;
+  @IsOptional() @IsNonEmptyString() declare clientRequestId?: string;
+  @IsOptional() @IsNonEmptyString() declare transactionId?: string;
+  @IsOptional() @IsNonEmptyString() declare quoteId?: string;
   @IsOptional() @IsIn(SIDES) declare side?: Side;
   @IsIn(ORDER_STATUSES) declare orderStatus: OrderStatus;
-  @IsIn(SUBSCRIPTION_STATUSES) declare subscriptionStatus: OrderSubscriptionStatus;
+  @IsOptional() @IsIn(SUBSCRIPTION_STATUSES) declare subscriptionStatus?: OrderSubscriptionStatus;
   @IsOptional() @IsString() declare sessionId?: string | null;
-  @IsString() declare code: string;
-  @IsString() declare message: string;
+  @IsOptional() @IsString() declare code?: string;
+  @IsOptional() @IsString() declare message?: string;
   @IsOptional() @IsString() declare instrument?: string;
   @IsOptional() @IsVenueDecimal() declare price?: string;
   @IsOptional() @IsVenueDecimal() declare quantity?: string;
@@ -117,19 +137,19 @@ export class OrderReplyDto extends ServiceFrameDto implements OrderReply {
   @IsOptional() @IsString() declare tradeRef?: string;
 }
 
-export class OrderUnsubscribeReplyDto extends ServiceFrameDto implements OrderUnsubscribeReply {
+export class OrderUnsubscribeReplyDto extends GuessedFrameDto implements OrderUnsubscribeReply {
   declare messageType: 'orderUnsubscribe';
-  @IsString() declare clientRequestId: string;
-  @IsBoolean() declare success: boolean;
+  @IsNonEmptyString() declare clientRequestId: string;
+  @IsOptional() @IsBoolean() declare success?: boolean;
   @IsOptional() @IsIn(SUBSCRIPTION_STATUSES) declare subscriptionStatus?: OrderSubscriptionStatus;
   @IsOptional() @IsString() declare code?: string;
   @IsOptional() @IsString() declare message?: string;
 }
 
-export class ErrorFrameDto extends ServiceFrameDto implements ErrorFrame {
+export class ErrorFrameDto extends GuessedFrameDto implements ErrorFrame {
   declare messageType: 'error';
-  @IsString() declare code: string;
-  @IsString() declare message: string;
+  @IsOptional() @IsString() declare code?: string;
+  @IsOptional() @IsString() declare message?: string;
 }
 
 export class AccountGroupEntryDto implements AccountGroupEntry {
@@ -139,9 +159,9 @@ export class AccountGroupEntryDto implements AccountGroupEntry {
   @IsOptional() @IsString() declare ownerShortcode?: string;
 }
 
-export class AccountGroupsReplyDto extends ServiceFrameDto implements AccountGroupsReply {
+export class AccountGroupsReplyDto extends GuessedFrameDto implements AccountGroupsReply {
   declare messageType: 'accountGroups';
   @IsOptional() @IsString() declare requestId?: string;
-  @IsBoolean() declare success: boolean;
+  @IsOptional() @IsBoolean() declare success?: boolean;
   @IsArray() @ValidateNested({ each: true }) declare accountGroups: AccountGroupEntryDto[];
 }

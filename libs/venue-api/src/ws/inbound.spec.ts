@@ -71,6 +71,11 @@ describe('decodeServiceFrame: pricestream (hot path)', () => {
     expect(message.tag).toBe('strategy-a');
   });
 
+  it('accepts offer equal to bid, to the last decimal, and a zero amount', () => {
+    const same = { price: '1.00000000000000001', quantity: '0', quoteAmount: '0' };
+    expect(decode(price({ offer: same, bid: { ...same, price: '1.000000000000000010' } })).kind).toBe('message');
+  });
+
   it('accepts an update without the optional settleDate and tag, and drops null ones', () => {
     expect(decode(price({ settleDate: undefined, tag: undefined })).kind).toBe('message');
     const message = expectMessage(decode(price({ settleDate: null, tag: null })));
@@ -110,6 +115,20 @@ describe('decodeServiceFrame: pricestream (hot path)', () => {
     [{ bid: { price: '1', quantity: '1' } }, 'bid.quoteAmount must be a decimal string'],
     [{ settleDate: 20261124 }, 'settleDate must be a string'],
     [{ tag: false }, 'tag must be a string'],
+    [{ offer: { price: '1e309', quantity: '1', quoteAmount: '1' } }, 'offer.price must be finite and positive'],
+    [{ bid: { price: '0', quantity: '1', quoteAmount: '0' } }, 'bid.price must be finite and positive'],
+    [{ bid: { price: '-1', quantity: '1', quoteAmount: '1' } }, 'bid.price must be finite and positive'],
+    [{ bid: { price: '1e-400', quantity: '1', quoteAmount: '1' } }, 'bid.price must be finite and positive'],
+    [{ offer: { price: '1', quantity: '-1', quoteAmount: '1' } }, 'offer amounts must be finite and not negative'],
+    [{ bid: { price: '1', quantity: '1', quoteAmount: '9e999' } }, 'bid amounts must be finite and not negative'],
+    [{ bid: { price: '70000', quantity: '1', quoteAmount: '1' } }, 'offer.price must not be below bid.price'],
+    [
+      {
+        offer: { price: '1.00000000000000001', quantity: '1', quoteAmount: '1' },
+        bid: { price: '1.00000000000000002', quantity: '1', quoteAmount: '1' },
+      },
+      'offer.price must not be below bid.price',
+    ],
   ])('rejects %j', (overrides, reason) => {
     const result = decode(price(overrides));
     expectInvalid(result, reason);
@@ -204,16 +223,47 @@ describe('decodeServiceFrame: order replies (W5, W6)', () => {
     expect(success.price).toBe('6.5e4');
   });
 
+  it('accepts a minimal reply: orderStatus and one identifier to correlate (fields are not shown, §4.2)', () => {
+    for (const id of [{ clientRequestId: 'ord-1' }, { transactionId: 't-1' }, { quoteId: 'q-1' }]) {
+      const result = decode({ messageType: 'order', orderStatus: 'SUCCESS', ...id });
+      expect(expectMessage(result)).toEqual({ messageType: 'order', orderStatus: 'SUCCESS', ...id });
+      expect(result.kind === 'message' && result.oddities).toBeFalsy();
+    }
+  });
+
   it.each([
     [{ orderStatus: 'DONE' }, 'orderStatus must be one of'],
-    [{ side: 'buy' }, 'side must be one of'],
-    [{ subscriptionStatus: undefined }, 'subscriptionStatus must be one of'],
-    [{ code: undefined }, 'code must be a string'],
-    [{ price: '1e' }, 'price must be a decimal string'],
-    [{ quantity: 1 }, 'quantity must be a decimal string'],
-    [{ transactionId: 3 }, 'transactionId must be a string'],
-  ])('rejects %j', (overrides, reason) => {
+    [{ orderStatus: undefined }, 'orderStatus must be one of'],
+    [
+      { clientRequestId: undefined, transactionId: undefined, quoteId: undefined },
+      /clientRequestId or transactionId or quoteId missing/,
+    ],
+    [{ clientRequestId: '', transactionId: 5, quoteId: undefined }, 'clientRequestId must be a non-empty string'],
+  ])('rejects %j: nothing to decide or correlate on', (overrides, reason) => {
     expectInvalid(decode({ ...pending, ...overrides }), reason);
+  });
+
+  it.each([
+    [{ side: 'buy' }, 'side', 'side must be one of'],
+    [{ subscriptionStatus: 'MAYBE' }, 'subscriptionStatus', 'subscriptionStatus must be one of'],
+    [{ code: 7 }, 'code', 'code must be a string'],
+    [{ price: '1e' }, 'price', 'price must be a decimal string'],
+    [{ quantity: 1 }, 'quantity', 'quantity must be a decimal string'],
+    [{ transactionId: 3 }, 'transactionId', 'transactionId must be a non-empty string'],
+    [{ chanId: 9, timestamp: 'now' }, 'timestamp', 'timestamp must be an integer'],
+  ])('keeps the outcome of %j, without the odd field, and reports it', (overrides, field, oddity) => {
+    const result = decode({ ...pending, orderStatus: 'SUCCESS', ...overrides });
+    const message = expectMessage(result);
+    expect(message['orderStatus']).toBe('SUCCESS');
+    expect(message['clientRequestId']).toBe('ord-1');
+    expect(message).not.toHaveProperty(field);
+    expect(result.kind === 'message' ? result.oddities : []).toContainEqual(expect.stringContaining(oddity));
+  });
+
+  it('reports oddities without echoing the values', () => {
+    const result = decode({ ...pending, code: { huge: 'x'.repeat(100_000) }, message: 'y'.repeat(5) });
+    expect(result.kind).toBe('message');
+    expect(JSON.stringify(result.kind === 'message' ? result.oddities : '').length).toBeLessThan(200);
   });
 });
 
@@ -244,19 +294,24 @@ describe('decodeServiceFrame: other frames (W8–W12)', () => {
     expect(decode({ ...base, messageType: 'error', code: 'INVALID_MESSAGE', message: 'x' }).kind).toBe('message');
   });
 
-  it('rejects broken ones', () => {
-    expectInvalid(decode({ ...base, messageType: 'error', code: 1, message: 'x' }), 'code must be a string');
-    expectInvalid(decode({ ...base, messageType: 'unsubscribe', success: true }), 'subscriptionId must be a string');
-    expectInvalid(decode({ messageType: 'streamStop', timestamp: 1 }), 'chanId must be a string');
+  it('accepts them without the fields we only guessed at, and without chanId and timestamp', () => {
+    expect(decode({ messageType: 'streamStop' }).kind).toBe('message');
+    expect(decode({ messageType: 'unsubscribe', tag: 't' }).kind).toBe('message');
+    expect(decode({ messageType: 'unsubscribe', subscriptionId: 's' }).kind).toBe('message');
+    expect(decode({ messageType: 'orderUnsubscribe', clientRequestId: 'o' }).kind).toBe('message');
+    expect(decode({ messageType: 'error' }).kind).toBe('message');
+    const odd = decode({ ...base, messageType: 'error', code: 1, message: 'x' });
+    expect(expectMessage(odd)).toEqual({ ...base, messageType: 'error', message: 'x' });
+    expect(odd.kind === 'message' && odd.oddities).toEqual(['code must be a string']);
+    const status = decode({ messageType: 'orderUnsubscribe', clientRequestId: 'o', subscriptionStatus: 'X' });
+    expect(expectMessage(status)).toEqual({ messageType: 'orderUnsubscribe', clientRequestId: 'o' });
+  });
+
+  it('rejects those that cannot be correlated', () => {
+    expectInvalid(decode({ ...base, messageType: 'unsubscribe', success: true }), 'subscriptionId or tag missing');
     expectInvalid(
-      decode({
-        ...base,
-        messageType: 'orderUnsubscribe',
-        clientRequestId: 'o',
-        success: true,
-        subscriptionStatus: 'X',
-      }),
-      'subscriptionStatus must be one of',
+      decode({ messageType: 'orderUnsubscribe', success: true }),
+      'clientRequestId must be a non-empty string',
     );
   });
 
@@ -276,12 +331,19 @@ describe('decodeServiceFrame: other frames (W8–W12)', () => {
       { uuid: 'g1', name: 'Default', natural: true, ownerShortcode: 'ABC' },
       { uuid: 'g2', name: 'Sub', natural: false },
     ]);
-    expectInvalid(
-      decode({ ...reply, accountGroups: [{ uuid: 'g1', name: 'D', natural: 'yes' }] }),
-      'accountGroups.0.natural must be a boolean',
-    );
-    expectInvalid(decode({ ...reply, accountGroups: ['g1'] }), /accountGroups/);
+    const odd = decode({
+      ...reply,
+      accountGroups: [{ uuid: 'g1', name: 'D', natural: 'yes' }, 'g2', reply.accountGroups[1]],
+    });
+    expect((expectMessage(odd) as unknown as AccountGroupsReply).accountGroups).toEqual([
+      { uuid: 'g2', name: 'Sub', natural: false },
+    ]);
+    expect(odd.kind === 'message' && odd.oddities).toEqual([
+      'accountGroups.0.natural must be a boolean value',
+      'accountGroups.1 must be an object',
+    ]);
     expectInvalid(decode({ ...reply, accountGroups: undefined }), 'accountGroups must be an array');
+    expectInvalid(decode({ ...reply, accountGroups: 'g1' }), 'accountGroups must be an array');
   });
 });
 

@@ -25,7 +25,8 @@ import type { ServiceMessage } from './messages.js';
 import { checkPriceUpdate } from './price-update-check.js';
 
 export type DecodeResult =
-  | { kind: 'message'; message: ServiceMessage }
+  /** `oddities`: fields dropped from a liberally read frame, as `field: problem` (bounded, never values). */
+  | { kind: 'message'; message: ServiceMessage; oddities?: readonly string[] }
   | { kind: 'unknown'; messageType: string }
   /** `messageType` is set when the frame named one (useful as a metric label). */
   | { kind: 'invalid'; reason: string; messageType?: string };
@@ -41,19 +42,35 @@ interface DtoShape {
   nested?: Readonly<Record<string, DtoShape>>;
   /** Properties where null is a value (§2.1 networkId, §2.8 sessionId); elsewhere null means absent. */
   nullable?: readonly string[];
+  /**
+   * Set for frames whose fields the spec does not show: each group lists properties of which at least one
+   * must be present and valid; anything else that fails validation is dropped as an oddity.
+   */
+  required?: ReadonlyArray<readonly string[]>;
 }
 
 const accountGroupEntry: DtoShape = { dto: AccountGroupEntryDto };
 
 const SHAPES: Readonly<Record<string, DtoShape>> = {
   subscribe: { dto: SubscribeAckDto, nullable: ['networkId'] },
-  unsubscribe: { dto: UnsubscribeReplyDto },
-  streamStop: { dto: StreamStopDto },
-  order: { dto: OrderReplyDto, nullable: ['sessionId'] },
-  orderUnsubscribe: { dto: OrderUnsubscribeReplyDto },
-  error: { dto: ErrorFrameDto },
-  accountGroups: { dto: AccountGroupsReplyDto, nested: { accountGroups: accountGroupEntry } },
+  unsubscribe: { dto: UnsubscribeReplyDto, required: [['subscriptionId', 'tag']] },
+  streamStop: { dto: StreamStopDto, required: [] },
+  order: {
+    dto: OrderReplyDto,
+    nullable: ['sessionId'],
+    required: [['orderStatus'], ['clientRequestId', 'transactionId', 'quoteId']],
+  },
+  orderUnsubscribe: { dto: OrderUnsubscribeReplyDto, required: [['clientRequestId']] },
+  error: { dto: ErrorFrameDto, required: [] },
+  accountGroups: {
+    dto: AccountGroupsReplyDto,
+    nested: { accountGroups: accountGroupEntry },
+    required: [['accountGroups']],
+  },
 };
+
+/** At most this many oddities are reported per frame. */
+const MAX_ODDITIES = 8;
 
 const hasOwn = Object.prototype.hasOwnProperty;
 const declaredKeys = new Map<DtoClass, readonly string[]>();
@@ -90,6 +107,10 @@ function instantiate(shape: DtoShape, plain: Record<string, unknown>): Record<st
 /** Non-objects are kept as they are so that validation reports them. */
 function instantiateNested(shape: DtoShape, value: unknown): unknown {
   return isPlainObject(value) ? instantiate(shape, value) : value;
+}
+
+function problemOf(error: ValidationError, prefix = ''): string {
+  return firstProblem([error], prefix);
 }
 
 function firstProblem(errors: readonly ValidationError[], prefix = ''): string {
@@ -137,8 +158,51 @@ function classify(parsed: unknown): DecodeResult {
   const shape = hasOwn.call(SHAPES, messageType) ? SHAPES[messageType] : undefined;
   if (shape === undefined) return { kind: 'unknown', messageType };
   const instance = instantiate(shape, parsed);
+  if (shape.required !== undefined) return readLiberally(shape, shape.required, instance, messageType);
   const errors = validateSync(instance, { forbidUnknownValues: true });
   if (errors.length > 0) return { kind: 'invalid', reason: firstProblem(errors), messageType };
   instance['messageType'] = messageType;
   return { kind: 'message', message: instance as unknown as ServiceMessage };
+}
+
+/** A frame whose fields the spec does not show: keep what is valid, require only what correlates it. */
+function readLiberally(
+  shape: DtoShape,
+  required: ReadonlyArray<readonly string[]>,
+  instance: Record<string, unknown>,
+  messageType: string,
+): DecodeResult {
+  const oddities: string[] = [];
+  const dropped = new Map<string, string>();
+  for (const key of Object.keys(shape.nested ?? {})) {
+    const items = instance[key];
+    if (Array.isArray(items)) instance[key] = keepValidItems(key, items, oddities);
+  }
+  for (const error of validateSync(instance, { forbidUnknownValues: true })) {
+    const problem = problemOf(error);
+    dropped.set(error.property, problem);
+    oddities.push(problem);
+    delete instance[error.property];
+  }
+  for (const group of required) {
+    if (group.some((key) => instance[key] !== undefined)) continue;
+    const reason = group.map((key) => dropped.get(key)).find((problem) => problem !== undefined);
+    return { kind: 'invalid', reason: reason ?? `${group.join(' or ')} missing`, messageType };
+  }
+  instance['messageType'] = messageType;
+  const message = instance as unknown as ServiceMessage;
+  return oddities.length === 0
+    ? { kind: 'message', message }
+    : { kind: 'message', message, oddities: oddities.slice(0, MAX_ODDITIES) };
+}
+
+/** Elements of a liberally read array that fail their shape are dropped one by one, as oddities. */
+function keepValidItems(key: string, items: unknown[], oddities: string[]): unknown[] {
+  return items.filter((item, index) => {
+    const problem = isPlainObject(item)
+      ? validateSync(item, { forbidUnknownValues: true }).map((e) => problemOf(e, `${key}.${index}.`))[0]
+      : `${key}.${index} must be an object`;
+    if (problem !== undefined) oddities.push(problem);
+    return problem === undefined;
+  });
 }

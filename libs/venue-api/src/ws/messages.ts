@@ -92,6 +92,13 @@ interface ServiceFrame {
   timestamp: number;
 }
 
+/**
+ * Frames whose fields the spec does not show (§4.2 "Remaining message payloads"): our reading of them
+ * (docs/spec-gaps.md W5–W12) is a guess, so everything not needed to correlate and decide is optional and
+ * the decoder accepts the frame without it (docs/spec-gaps.md "Liberal decoding").
+ */
+type GuessedFrame = Partial<ServiceFrame>;
+
 /** §2.1 */
 export interface SubscribeAck extends ServiceFrame {
   messageType: 'subscribe';
@@ -126,17 +133,17 @@ export interface PriceUpdate extends ServiceFrame {
   tag?: string;
 }
 
-/** W10 */
-export interface UnsubscribeReply extends ServiceFrame {
+/** W10: correlated by subscriptionId or tag (at least one is present). */
+export interface UnsubscribeReply extends GuessedFrame {
   messageType: 'unsubscribe';
-  subscriptionId: string;
+  subscriptionId?: string;
   tag?: string;
-  success: boolean;
+  success?: boolean;
   message?: string;
 }
 
 /** W11 — no subscriptionId. */
-export interface StreamStop extends ServiceFrame {
+export interface StreamStop extends GuessedFrame {
   messageType: 'streamStop';
   instrument?: string;
   tenor?: string;
@@ -145,18 +152,21 @@ export interface StreamStop extends ServiceFrame {
   message?: string;
 }
 
-/** W5: the order-state record (§2.8) plus execution details on SUCCESS. */
-export interface OrderReply extends ServiceFrame {
+/**
+ * W5: the order-state record (§2.8) plus execution details on SUCCESS. Only `orderStatus` and one of
+ * `clientRequestId`, `transactionId`, `quoteId` (to correlate) are required.
+ */
+export interface OrderReply extends GuessedFrame {
   messageType: 'order';
-  clientRequestId: string;
-  transactionId: string;
+  clientRequestId?: string;
+  transactionId?: string;
   quoteId?: string;
   side?: Side;
   orderStatus: OrderStatus;
-  subscriptionStatus: OrderSubscriptionStatus;
+  subscriptionStatus?: OrderSubscriptionStatus;
   sessionId?: string | null;
-  code: string;
-  message: string;
+  code?: string;
+  message?: string;
   instrument?: string;
   price?: string;
   quantity?: string;
@@ -166,21 +176,21 @@ export interface OrderReply extends ServiceFrame {
   tradeRef?: string;
 }
 
-/** W8 */
-export interface OrderUnsubscribeReply extends ServiceFrame {
+/** W8: correlated by clientRequestId. */
+export interface OrderUnsubscribeReply extends GuessedFrame {
   messageType: 'orderUnsubscribe';
   clientRequestId: string;
-  success: boolean;
+  success?: boolean;
   subscriptionStatus?: OrderSubscriptionStatus;
   code?: string;
   message?: string;
 }
 
 /** W9 */
-export interface ErrorFrame extends ServiceFrame {
+export interface ErrorFrame extends GuessedFrame {
   messageType: 'error';
-  code: string;
-  message: string;
+  code?: string;
+  message?: string;
 }
 
 /** W12 */
@@ -191,10 +201,10 @@ export interface AccountGroupEntry {
   ownerShortcode?: string;
 }
 
-export interface AccountGroupsReply extends ServiceFrame {
+export interface AccountGroupsReply extends GuessedFrame {
   messageType: 'accountGroups';
   requestId?: string;
-  success: boolean;
+  success?: boolean;
   accountGroups: AccountGroupEntry[];
 }
 

@@ -5,6 +5,7 @@
  * is built; the consumer parses what it uses). Allocation-free on success: the parsed object itself
  * becomes the message.
  */
+import { Decimal } from '../money/decimal.js';
 
 /** Same limit as `isDecimalText` (money/decimal.ts): a hostile frame cannot make anyone parse a huge number. */
 const MAX_DECIMAL_LENGTH = 200;
@@ -55,6 +56,33 @@ export function isDecimalChars(text: unknown): text is string {
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
+/**
+ * Sanity of the numbers (issue: a price "1e309" was published as live): prices finite and positive,
+ * quantities finite and not negative, offer ≥ bid. `Number` is used only to compare, never to carry
+ * money: rounding to the nearest double is monotonic, so doubles that differ order the decimals the same
+ * way, and only equal doubles need the exact comparison.
+ */
+function checkSanity(offer: Record<string, unknown>, bid: Record<string, unknown>): string | undefined {
+  const offerPrice = Number(offer['price']);
+  const bidPrice = Number(bid['price']);
+  if (!(offerPrice > 0 && offerPrice < Infinity)) return 'offer.price must be finite and positive';
+  if (!(bidPrice > 0 && bidPrice < Infinity)) return 'bid.price must be finite and positive';
+  if (!isAmount(offer['quantity']) || !isAmount(offer['quoteAmount'])) {
+    return 'offer amounts must be finite and not negative';
+  }
+  if (!isAmount(bid['quantity']) || !isAmount(bid['quoteAmount'])) return 'bid amounts must be finite and not negative';
+  if (offerPrice < bidPrice) return 'offer.price must not be below bid.price';
+  if (offerPrice === bidPrice && new Decimal(offer['price'] as string).lt(bid['price'] as string)) {
+    return 'offer.price must not be below bid.price';
+  }
+  return undefined;
+}
+
+function isAmount(text: unknown): boolean {
+  const value = Number(text);
+  return value >= 0 && value < Infinity;
+}
+
 function isNonEmptyString(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0;
 }
@@ -100,6 +128,8 @@ export function checkPriceUpdate(frame: Record<string, unknown>): string | undef
   if (typeof frame['tenor'] !== 'string') return 'tenor must be a string';
   const sideError = checkSide(frame['offer'], true) ?? checkSide(frame['bid'], false);
   if (sideError !== undefined) return sideError;
+  const sanityError = checkSanity(frame['offer'] as Record<string, unknown>, frame['bid'] as Record<string, unknown>);
+  if (sanityError !== undefined) return sanityError;
   if (!checkOptionalString(frame, 'settleDate')) return 'settleDate must be a string';
   if (!checkOptionalString(frame, 'tag')) return 'tag must be a string';
   return undefined;

@@ -28,7 +28,15 @@ function setup(states: (id: string) => Promise<OrderStateView[]> = () => Promise
     metrics,
     captureLogger().logger,
     clock,
-    { sessionId: 'sess-1', orderReplyTimeoutMs: 2_000, orderSendTimeoutMs: 1_000, redeliveryGraceMs: 300 },
+    {
+      sessionId: 'sess-1',
+      orderReplyTimeoutMs: 2_000,
+      orderSendTimeoutMs: 1_000,
+      redeliveryGraceMs: 300,
+      reconcileInitialMs: 1_000,
+      reconcileMaxMs: 8_000,
+      reconcileHorizonMs: 60_000,
+    },
   );
   const outcomes: OrderOutcome[] = [];
   gateway.outcomes$.subscribe((o) => outcomes.push(o));
@@ -225,5 +233,105 @@ describe('OrderGateway', () => {
     channel.deliver(reply('o-11', 'SUCCESS'));
     expect(outcomes.map((o) => o.status)).toEqual(['PENDING', 'SUCCESS']);
     expect(lookups).toEqual([]);
+  });
+
+  it('correlates minimal replies (no clientRequestId, no subscriptionStatus) by quoteId, then transactionId', async () => {
+    const { channel, gateway, outcomes } = setup();
+    channel.up();
+    await gateway.submit({ clientRequestId: 'o-20', quoteId: 'q-20', side: 'SELL' });
+    channel.deliver({ messageType: 'order', quoteId: 'q-20', transactionId: 'tx-20', orderStatus: 'PENDING' });
+    channel.deliver({ messageType: 'order', transactionId: 'tx-20', orderStatus: 'SUCCESS' });
+    expect(outcomes.map((o) => [o.clientRequestId, o.status, o.source])).toEqual([
+      ['o-20', 'PENDING', 'reply'],
+      ['o-20', 'SUCCESS', 'reply'],
+    ]);
+    await new Promise((resolve) => setImmediate(resolve));
+    // subscriptionStatus not said: we sent autoSubscribe, so delivery is stopped explicitly
+    expect(channel.sentOfType('orderUnsubscribe')).toEqual([
+      { messageType: 'orderUnsubscribe', clientRequestId: 'o-20' },
+    ]);
+    channel.deliver({ messageType: 'orderUnsubscribe', clientRequestId: 'o-20' });
+    expect(gateway.inFlight).toBe(0);
+  });
+
+  it('counts a reply it cannot correlate, and publishes nothing for it', async () => {
+    const { channel, gateway, outcomes, metrics } = setup();
+    channel.up();
+    await gateway.submit(order('o-21'));
+    channel.deliver({ messageType: 'order', transactionId: 'tx-unknown', orderStatus: 'SUCCESS' });
+    expect(outcomes).toEqual([]);
+    expect((await metrics.uncorrelatedReplies.get()).values[0]?.value).toBe(1);
+  });
+
+  it('keeps asking the order-state endpoint, with capped backoff, until the venue says final', async () => {
+    const pending: OrderStateView = {
+      timestamp: 5,
+      transactionId: 'tx-22',
+      orderStatus: 'PENDING',
+      subscriptionStatus: 'SUBSCRIBED',
+      sessionId: 'sess-1',
+      code: '',
+      message: '',
+    };
+    let answers = 0;
+    const { channel, gateway, outcomes, flush, clock, lookups } = setup(() =>
+      Promise.resolve([{ ...pending, orderStatus: ++answers < 6 ? 'PENDING' : 'SUCCESS' }]),
+    );
+    channel.up();
+    await gateway.submit(order('o-22'));
+    const lookupTimes: number[] = [];
+    for (let t = 0; t < 40_000 && lookups.length < 6; t += 100) {
+      clock.advance(100);
+      await flush();
+      if (lookups.length > lookupTimes.length) lookupTimes.push(clock.now());
+    }
+    // reply timeout 2 s + redelivery grace 0.3 s, then 1, 2, 4, 8, 8 s (capped)
+    expect(lookupTimes).toEqual([2_300, 3_300, 5_300, 9_300, 17_300, 25_300]);
+    expect(outcomes.map((o) => [o.status, o.source])).toEqual([
+      ['UNKNOWN', 'order-state'],
+      ['SUCCESS', 'order-state'],
+    ]);
+    expect(gateway.stateOf('o-22')?.phase).toBe('unsubscribing');
+  });
+
+  it('reconciles INDETERMINATE too, and a redelivery after it settles the order', async () => {
+    const { channel, gateway, outcomes, flush, clock, reply, lookups } = setup();
+    channel.up();
+    await gateway.submit(order('o-23'));
+    channel.deliver(reply('o-23', 'INDETERMINATE'));
+    clock.advance(1_000);
+    await flush();
+    expect(lookups).toEqual(['o-23']);
+    channel.deliver(reply('o-23', 'FAILED', { code: 'RFS100019' }));
+    expect(outcomes.map((o) => o.status)).toEqual(['INDETERMINATE', 'FAILED']);
+  });
+
+  it('gives up at the retention horizon (counted), yet a later reply still settles the order', async () => {
+    const { channel, gateway, outcomes, flush, clock, reply, metrics } = setup();
+    channel.up();
+    await gateway.reconcile('o-24', { markedAt: clock.now() - 55_000 });
+    for (let t = 0; t < 20_000; t += 500) {
+      clock.advance(500);
+      await flush();
+    }
+    expect(gateway.stateOf('o-24')).toBeUndefined();
+    expect((await metrics.reconciliationsExpired.get()).values[0]?.value).toBe(1);
+    channel.deliver(reply('o-24', 'SUCCESS'));
+    expect(outcomes.map((o) => o.status)).toEqual(['UNKNOWN', 'SUCCESS']);
+  });
+
+  it('drain waits for the reply of an order already sent, and stops sending new ones', async () => {
+    const { channel, gateway, outcomes, reply, flush } = setup();
+    channel.up();
+    await gateway.submit(order('o-25'));
+    let drained = false;
+    const draining = gateway.drain().then(() => (drained = true));
+    await flush();
+    expect(drained).toBe(false);
+    await expect(gateway.submit(order('o-26'))).rejects.toBeInstanceOf(OrderNotSentError);
+    channel.deliver(reply('o-25', 'SUCCESS', { subscriptionStatus: 'NOT_SUBSCRIBED' }));
+    await draining;
+    expect(outcomes.map((o) => o.status)).toEqual(['SUCCESS']);
+    expect(channel.sentOfType('order').map((o) => o.clientRequestId)).toEqual(['o-25']);
   });
 });

@@ -1,6 +1,7 @@
 import { type Observable, Subject } from 'rxjs';
-import type { OrderCommand, OrderOutcome, OrderOutcomeStatus } from '#contracts';
-import type { OrderReply, OrderUnsubscribeReply, ServiceMessage } from '#venue-api';
+import { Actor, type ActorRef } from '#actors';
+import { canFollow, isFinalStatus, type OrderCommand, type OrderOutcome, type OrderOutcomeStatus } from '#contracts';
+import type { OrderReply, ServiceMessage } from '#venue-api';
 import type { JsonLogger } from '#observability';
 import type { Cancel, VenueClock } from '../clock.js';
 import type { OutboundLimiter } from '../outbound/outbound-limiter.js';
@@ -8,13 +9,35 @@ import type { OrderStateSource } from '../rest/venue-sources.js';
 import { safeReason } from '../session/socket-url.js';
 import type { VenueChannel } from '../session/venue-channel.js';
 import type { VenueMetrics } from '../venue-metrics.js';
-import { bestStateRecord, isFinal, outcomeFromReply, outcomeFromState, unknownOutcome } from './order-outcome.js';
+import { OrderIndex } from './order-index.js';
+import {
+  isSettled,
+  newOrder,
+  type OrderEffect,
+  type OrderEnv,
+  type OrderEvent,
+  type OrderPolicy,
+  type OrderState,
+  orderTransition,
+} from './order-machine.js';
 
 export interface OrderGatewayOptions {
   sessionId: string;
   orderReplyTimeoutMs: number;
   orderSendTimeoutMs: number;
   redeliveryGraceMs: number;
+  /** Order-state checks of an unresolved order: first delay, doubled each time up to the max. */
+  reconcileInitialMs: number;
+  reconcileMaxMs: number;
+  /** The venue keeps order state 24 h (§4.10); after it the execution app settles from the trade list. */
+  reconcileHorizonMs: number;
+}
+
+/** What is known of an order this process did not send itself (a redelivered command, a start-up mark). */
+export interface ReconcileHints {
+  quoteId?: string;
+  /** Epoch ms when the order was marked for sending: the 24 h horizon counts from here. */
+  markedAt?: number;
 }
 
 /** The order frame never left the process: the order was certainly not placed and may be sent again. */
@@ -28,34 +51,32 @@ export class OrderNotSentError extends Error {
   }
 }
 
-interface TrackedOrder {
-  readonly clientRequestId: string;
-  /** performance.now() when the frame left; undefined for an order this process never sent. */
-  sentAt: number | undefined;
-  /** Connection generation the frame left on: replies on it are `reply`, later ones `redelivery`. */
-  sentOn: number | undefined;
-  lastStatus: OrderOutcomeStatus | undefined;
-  repliedOnce: boolean;
+type OrderActor = Actor<OrderState, OrderEvent, OrderEffect, OrderEnv>;
+
+interface OrderCell {
+  readonly actor: OrderActor;
   cancelTimer: Cancel | undefined;
-  unsubscribing: boolean;
-  reconciling: Promise<void> | undefined;
-  finalWaiters: Array<() => void>;
 }
 
 /** How many finished orders are remembered, so a late duplicate redelivery is not published twice. */
 const RECENT_LIMIT = 10_000;
 
 /**
- * Order frames and their outcomes. Each clientRequestId is sent at most once per process; an order whose
- * frame may have left is never re-sent, only resolved: live reply → redelivery after a reconnect (W7) →
- * the order-state endpoint (§4.10) → UNKNOWN. FAILED is published only on the venue's word.
+ * Order frames and their outcomes: one actor per order (order-machine.ts), created when its frame leaves,
+ * when a command for it is redelivered, or when the venue speaks of it. This class sends, routes venue
+ * frames to the right actor (by clientRequestId, else transactionId, else quoteId: the order reply's fields
+ * are not shown by the spec) and executes the actors' effects. Each clientRequestId is sent at most once
+ * per process and never re-placed.
  */
 export class OrderGateway {
-  private readonly orders = new Map<string, TrackedOrder>();
+  private readonly cells = new Map<string, OrderCell>();
+  private readonly index = new OrderIndex();
+  private readonly submitting = new Set<string>();
   private readonly recent = new Map<string, OrderOutcomeStatus | undefined>();
   private readonly outcomeSubject = new Subject<OrderOutcome>();
   private readonly openWaiters: Array<() => void> = [];
-  private readonly unsubscribeWaiters: Array<() => void> = [];
+  private readonly settledWaiters: Array<() => void> = [];
+  private readonly policy: OrderPolicy;
   private readonly log: JsonLogger;
   private stopping = false;
   private closed = false;
@@ -70,36 +91,42 @@ export class OrderGateway {
     private readonly metrics: VenueMetrics,
     logger: JsonLogger,
     private readonly clock: VenueClock,
-    private readonly options: OrderGatewayOptions,
+    options: OrderGatewayOptions,
   ) {
     this.log = logger.child('OrderGateway');
     this.outcomes$ = this.outcomeSubject.asObservable();
+    this.policy = {
+      sessionId: options.sessionId,
+      replyTimeoutMs: options.orderReplyTimeoutMs,
+      redeliveryGraceMs: options.redeliveryGraceMs,
+      checkInitialMs: options.reconcileInitialMs,
+      checkMaxMs: options.reconcileMaxMs,
+      horizonMs: options.reconcileHorizonMs,
+      unsubscribeTimeoutMs: options.orderReplyTimeoutMs,
+    };
+    this.sendTimeoutMs = options.orderSendTimeoutMs;
     channel.addFrameListener((message) => this.onFrame(message));
     channel.connection$.subscribe((event) => {
-      if (event.up) {
-        for (const wake of this.openWaiters.splice(0)) wake();
-      } else {
-        // An orderUnsubscribe without its reply is sent again when the outcome is redelivered.
-        for (const order of this.orders.values()) order.unsubscribing = false;
-        this.wakeUnsubscribeWaiters();
-      }
+      if (event.up) for (const wake of this.openWaiters.splice(0)) wake();
     });
   }
+
+  private readonly sendTimeoutMs: number;
 
   /** Resolves when the frame has left. Rejects with `OrderNotSentError` when it certainly did not. */
   async submit(cmd: OrderCommand): Promise<void> {
     const id = cmd.clientRequestId;
-    if (this.orders.has(id) || this.recent.has(id)) {
+    if (this.cells.has(id) || this.recent.has(id) || this.submitting.has(id)) {
       this.log.warn('order already sent by this process; not sending again', { clientRequestId: id });
       return;
     }
-    const order = this.track(id);
+    this.submitting.add(id);
     try {
       if (this.stopping) throw new OrderNotSentError(id, 'SHUTTING_DOWN');
-      if (!(await this.waitOpen(this.options.orderSendTimeoutMs))) throw new OrderNotSentError(id, 'NOT_CONNECTED');
+      if (!(await this.waitOpen(this.sendTimeoutMs))) throw new OrderNotSentError(id, 'NOT_CONNECTED');
       await this.limiter.acquire('order');
       if (this.stopping) throw new OrderNotSentError(id, 'SHUTTING_DOWN');
-      const sentOn = this.channel.openConnection;
+      const connection = this.channel.openConnection;
       const sent = this.channel.send({
         messageType: 'order',
         quoteId: cmd.quoteId,
@@ -107,52 +134,56 @@ export class OrderGateway {
         clientRequestId: id,
         autoSubscribe: true,
       });
-      if (!sent) throw new OrderNotSentError(id, 'NOT_CONNECTED');
-      order.sentAt = performance.now();
-      order.sentOn = sentOn;
-      this.armReplyTimer(order);
+      if (!sent || connection === undefined) throw new OrderNotSentError(id, 'NOT_CONNECTED');
+      this.index.quote(cmd.quoteId, id);
+      this.cell(id, this.clock.now()).actor.send({ type: 'sent', connection });
     } catch (error) {
-      this.orders.delete(id);
       if (error instanceof OrderNotSentError) {
         this.metrics.countOrder('NOT_SENT', 'NOT_SENT');
         this.log.warn('order not sent', { clientRequestId: id, code: error.code });
       }
       throw error;
+    } finally {
+      this.submitting.delete(id);
     }
   }
 
-  /** Resolves an order whose frame may have left: redelivery → order-state endpoint → UNKNOWN. */
-  reconcile(clientRequestId: string): Promise<void> {
-    if (this.recent.has(clientRequestId)) return Promise.resolve();
-    const order = this.orders.get(clientRequestId) ?? this.track(clientRequestId);
-    if (order.lastStatus !== undefined && isFinal(order.lastStatus)) return Promise.resolve();
-    // Sent by this process and its reply timer still running: it is watched, and silence reconciles it then.
-    // Reconciling now (a redelivered command) would publish UNKNOWN for an order that is merely pending.
-    if (order.sentAt !== undefined && order.cancelTimer !== undefined) return Promise.resolve();
-    if (order.reconciling !== undefined) return order.reconciling;
-    const run = this.runReconcile(order).finally(() => {
-      order.reconciling = undefined;
-    });
-    order.reconciling = run;
-    return run;
+  /**
+   * Resolves an order whose frame may have left (never re-sends it): redelivery, then the order-state
+   * endpoint again and again with backoff until a final answer or the 24 h horizon. Returns at once.
+   */
+  reconcile(clientRequestId: string, hints: ReconcileHints = {}): Promise<void> {
+    if (this.closed || this.recent.has(clientRequestId)) return Promise.resolve();
+    if (hints.quoteId !== undefined) this.index.quote(hints.quoteId, clientRequestId);
+    this.cell(clientRequestId, hints.markedAt ?? this.clock.now()).actor.send({ type: 'reconcile' });
+    return Promise.resolve();
   }
 
-  /** Orders sent or seen and not finished (final and unsubscribed). */
+  /** Orders sent or seen and not settled. */
   get inFlight(): number {
-    return this.orders.size;
+    return this.cells.size;
   }
 
-  /** Drain hook: stop sending orders, wait for the orderUnsubscribes in flight. */
+  /** The order actor's state, for diagnostics and tests. */
+  stateOf(clientRequestId: string): OrderState | undefined {
+    return this.cells.get(clientRequestId)?.actor.state;
+  }
+
+  /**
+   * Drain hook (bounded by the session's drain timeout): send no more orders; wait for the replies of
+   * orders whose frame left and for the orderUnsubscribes in flight, so their outcomes are stored now.
+   */
   async drain(): Promise<void> {
     this.stopping = true;
-    while ([...this.orders.values()].some((o) => o.unsubscribing)) {
-      await new Promise<void>((resolve) => this.unsubscribeWaiters.push(resolve));
-    }
+    while (this.waitingOnVenue()) await new Promise<void>((resolve) => this.settledWaiters.push(resolve));
   }
 
   close(): void {
     this.closed = true;
-    for (const order of this.orders.values()) order.cancelTimer?.();
+    for (const cell of this.cells.values()) {
+      cell.cancelTimer?.();
+      void cell.actor.stop();
+    }
     this.outcomeSubject.complete();
   }
 
@@ -160,144 +191,148 @@ export class OrderGateway {
 
   private onFrame(message: ServiceMessage): void {
     if (message.messageType === 'order') this.onReply(message);
-    else if (message.messageType === 'orderUnsubscribe') this.onUnsubscribed(message);
+    else if (message.messageType === 'orderUnsubscribe') {
+      this.cells.get(message.clientRequestId)?.actor.send({ type: 'unsubscribed' });
+    }
   }
 
   private onReply(reply: OrderReply): void {
-    const id = reply.clientRequestId;
-    let order = this.orders.get(id);
-    if (order === undefined) {
-      const seen = this.recent.get(id);
-      if (this.recent.has(id) && (seen === reply.orderStatus || reply.orderStatus === 'PENDING')) {
-        if (reply.subscriptionStatus === 'SUBSCRIBED' && isFinal(reply.orderStatus)) this.orderUnsubscribe(id);
+    const id = this.index.correlate(reply);
+    if (id !== undefined && reply.transactionId !== undefined) this.index.transaction(reply.transactionId, id);
+    if (id === undefined) {
+      this.metrics.uncorrelatedReplies.inc();
+      this.log.warn('order reply matches no order; left to the order-state checks', {
+        transactionId: reply.transactionId?.slice(0, 64),
+        quoteId: reply.quoteId?.slice(0, 64),
+        orderStatus: reply.orderStatus,
+      });
+      return;
+    }
+    if (!this.cells.has(id) && this.recent.has(id)) {
+      const finished = this.recent.get(id);
+      if (finished !== undefined && !canFollow(finished, reply.orderStatus)) {
+        // A late duplicate of a finished order: the venue may still deliver it; stop that again.
+        if (isFinalStatus(reply.orderStatus) && reply.subscriptionStatus === 'SUBSCRIBED') this.orderUnsubscribe(id);
         return;
       }
       this.recent.delete(id);
-      order = this.track(id);
     }
-    const source = order.sentOn !== undefined && order.sentOn === this.channel.openConnection ? 'reply' : 'redelivery';
-    if (!order.repliedOnce && order.sentAt !== undefined) {
-      this.metrics.orderReplySeconds.observe({ phase: 'first' }, (performance.now() - order.sentAt) / 1000);
-    }
-    order.repliedOnce = true;
-    const last = order.lastStatus;
-    if (last !== undefined && isFinal(last) && !isFinal(reply.orderStatus)) return; // never regress
-    if (reply.orderStatus !== last) this.emit(order, outcomeFromReply(reply, source));
-    if (isFinal(reply.orderStatus)) {
-      if (order.sentAt !== undefined && (last === undefined || !isFinal(last))) {
-        this.metrics.orderReplySeconds.observe({ phase: 'final' }, (performance.now() - order.sentAt) / 1000);
-      }
-      order.cancelTimer?.();
-      order.cancelTimer = undefined;
-      if (reply.subscriptionStatus === 'SUBSCRIBED') this.orderUnsubscribe(id);
-      else this.finish(order);
-    } else if (order.sentAt !== undefined) {
-      this.armReplyTimer(order);
+    this.cell(id, this.clock.now()).actor.send({ type: 'reply', reply, connection: this.channel.openConnection });
+  }
+
+  // ------------------------------------------------------------------ actors
+
+  private cell(id: string, since: number): OrderCell {
+    const existing = this.cells.get(id);
+    if (existing !== undefined) return existing;
+    const actor: OrderActor = new Actor({
+      name: `order:${id}`,
+      initial: newOrder(id, since),
+      transition: orderTransition,
+      environment: () => ({ now: this.clock.now(), policy: this.policy }),
+      execute: (effect, self) => this.execute(id, effect, self),
+      onError: (error) => this.log.error('order actor failed', { clientRequestId: id, reason: safeReason(error) }),
+    });
+    const cell: OrderCell = { actor, cancelTimer: undefined };
+    this.cells.set(id, cell);
+    return cell;
+  }
+
+  private execute(id: string, effect: OrderEffect, self: ActorRef<OrderEvent>): void {
+    const cell = this.cells.get(id);
+    if (cell === undefined) return;
+    this.run(id, cell, effect, self);
+    this.wakeSettledWaiters(); // a drain waiting on this order looks again
+  }
+
+  private run(id: string, cell: OrderCell, effect: OrderEffect, self: ActorRef<OrderEvent>): void {
+    switch (effect.type) {
+      case 'publish':
+        return this.publish(id, effect.outcome);
+      case 'orderUnsubscribe':
+        return this.orderUnsubscribe(id);
+      case 'queryState':
+        return this.queryState(id, self);
+      case 'arm':
+        cell.cancelTimer?.();
+        cell.cancelTimer = this.clock.setTimeout(() => self.send({ type: effect.timer }), effect.ms);
+        return;
+      case 'disarm':
+        cell.cancelTimer?.();
+        cell.cancelTimer = undefined;
+        return;
+      case 'latency':
+        return this.metrics.orderReplySeconds.observe({ phase: effect.phase }, effect.ms / 1000);
+      case 'conflict':
+        this.log.error('venue reported a second, different final status; the first one stands', {
+          clientRequestId: id,
+          status: effect.status,
+        });
+        return;
+      case 'expired':
+        this.metrics.reconciliationsExpired.inc();
+        this.log.error('order still unresolved at the end of the venue retention; the trade list decides', {
+          clientRequestId: id,
+        });
+        return this.settle(id, undefined);
+      case 'finished':
+        return this.settle(id, cell.actor.state.published);
     }
   }
 
-  private onUnsubscribed(reply: OrderUnsubscribeReply): void {
-    const order = this.orders.get(reply.clientRequestId);
-    if (order === undefined) return;
-    order.unsubscribing = false;
-    if (order.lastStatus !== undefined && isFinal(order.lastStatus)) this.finish(order);
-    this.wakeUnsubscribeWaiters();
-  }
-
-  // ------------------------------------------------------------------ internals
-
-  private track(id: string): TrackedOrder {
-    const order: TrackedOrder = {
-      clientRequestId: id,
-      sentAt: undefined,
-      sentOn: undefined,
-      lastStatus: undefined,
-      repliedOnce: false,
-      cancelTimer: undefined,
-      unsubscribing: false,
-      reconciling: undefined,
-      finalWaiters: [],
-    };
-    this.orders.set(id, order);
-    return order;
-  }
-
-  private emit(order: TrackedOrder, outcome: OrderOutcome): void {
-    order.lastStatus = outcome.status;
+  private publish(id: string, outcome: OrderOutcome): void {
     this.metrics.countOrder(outcome.status, outcome.code);
+    if (outcome.transactionId !== undefined) this.index.transaction(outcome.transactionId, id);
     this.log.info('order outcome', {
-      clientRequestId: outcome.clientRequestId,
+      clientRequestId: id,
       status: outcome.status,
-      code: outcome.code,
+      code: outcome.code.slice(0, 64),
       source: outcome.source,
     });
     this.outcomeSubject.next(outcome);
-    if (isFinal(outcome.status)) for (const wake of order.finalWaiters.splice(0)) wake();
   }
 
-  private finish(order: TrackedOrder): void {
-    order.cancelTimer?.();
-    this.orders.delete(order.clientRequestId);
-    this.recent.set(order.clientRequestId, order.lastStatus);
-    if (this.recent.size > RECENT_LIMIT) {
-      const oldest = this.recent.keys().next();
-      if (!oldest.done) this.recent.delete(oldest.value);
+  private queryState(id: string, self: ActorRef<OrderEvent>): void {
+    if (this.closed) return; // no REST call after shutdown: the next start resolves it
+    this.orderStates.orderState(id).then(
+      (records) => self.send({ type: 'stateRecords', records }),
+      (error: unknown) => {
+        this.log.warn('order-state lookup failed', { clientRequestId: id, reason: safeReason(error) });
+        self.send({ type: 'stateFailed' });
+      },
+    );
+  }
+
+  private settle(id: string, published: OrderOutcomeStatus | undefined): void {
+    const cell = this.cells.get(id);
+    cell?.cancelTimer?.();
+    this.cells.delete(id);
+    this.index.forget(id);
+    if (published !== undefined) {
+      this.recent.set(id, published);
+      if (this.recent.size > RECENT_LIMIT) {
+        const oldest = this.recent.keys().next();
+        if (!oldest.done) this.recent.delete(oldest.value);
+      }
     }
   }
 
   private orderUnsubscribe(clientRequestId: string): void {
-    const order = this.orders.get(clientRequestId);
-    if (order?.unsubscribing) return;
-    if (order !== undefined) order.unsubscribing = true;
     void this.limiter.acquire('orderUnsubscribe').then(() => {
-      const sent = this.channel.send({ messageType: 'orderUnsubscribe', clientRequestId });
-      if (!sent && order !== undefined) {
-        order.unsubscribing = false;
-        this.wakeUnsubscribeWaiters();
-      }
+      // Not sent (no connection): the venue redelivers the outcome after a reconnect and we ask again.
+      this.channel.send({ messageType: 'orderUnsubscribe', clientRequestId });
     });
   }
 
-  private armReplyTimer(order: TrackedOrder): void {
-    order.cancelTimer?.();
-    order.cancelTimer = this.clock.setTimeout(() => {
-      order.cancelTimer = undefined;
-      this.log.warn('no order outcome in time; reconciling', { clientRequestId: order.clientRequestId });
-      void this.reconcile(order.clientRequestId);
-    }, this.options.orderReplyTimeoutMs);
-  }
-
-  private async runReconcile(order: TrackedOrder): Promise<void> {
-    const id = order.clientRequestId;
-    // 1. Redelivery: the venue resends outcomes of session-bound orders right after a (re)connect (W7).
-    const finalArrived = new Promise<void>((resolve) => order.finalWaiters.push(resolve));
-    const opened = await Promise.race([this.waitOpen(this.options.orderReplyTimeoutMs), finalArrived.then(() => true)]);
-    if (opened) await Promise.race([finalArrived, this.delay(this.options.redeliveryGraceMs)]);
-    // Closed meanwhile: no REST call after shutdown (it would hold the process); the next start resolves it.
-    if (this.closed) return;
-    if (order.lastStatus !== undefined && isFinal(order.lastStatus)) return;
-    // 2. The order-state endpoint (an empty array is not proof of absence).
-    try {
-      const records = await this.orderStates.orderState(id);
-      if (this.closed) return;
-      if (order.lastStatus !== undefined && isFinal(order.lastStatus)) return;
-      const best = bestStateRecord(records, this.options.sessionId);
-      if (best !== undefined && best.orderStatus !== order.lastStatus) {
-        if (isFinal(best.orderStatus) || order.lastStatus === undefined) this.emit(order, outcomeFromState(id, best));
-      }
-      if (best !== undefined && isFinal(best.orderStatus)) {
-        order.cancelTimer?.();
-        if (best.subscriptionStatus === 'SUBSCRIBED') this.orderUnsubscribe(id);
-        else this.finish(order);
-        return;
-      }
-    } catch (error) {
-      this.log.warn('order-state lookup failed', { clientRequestId: id, reason: safeReason(error) });
+  /** Frames of ours whose reply is still awaited: an order sent, or an orderUnsubscribe. */
+  private waitingOnVenue(): boolean {
+    for (const cell of this.cells.values()) {
+      const state = cell.actor.state;
+      if (isSettled(state)) continue;
+      if (state.phase === 'unsubscribing') return true;
+      if (state.phase === 'awaiting' && (state.published === undefined || !isFinalStatus(state.published))) return true;
     }
-    // 3. Still unresolved: UNKNOWN, never FAILED, never re-placed. A later redelivery still resolves it.
-    if (!this.closed && order.lastStatus !== 'UNKNOWN') {
-      this.emit(order, unknownOutcome(id, 'no outcome from the venue in time; not re-placed'));
-    }
+    return false;
   }
 
   private waitOpen(timeoutMs: number): Promise<boolean> {
@@ -321,11 +356,7 @@ export class OrderGateway {
     });
   }
 
-  private delay(ms: number): Promise<void> {
-    return new Promise((resolve) => this.clock.setTimeout(resolve, ms));
-  }
-
-  private wakeUnsubscribeWaiters(): void {
-    for (const wake of this.unsubscribeWaiters.splice(0)) wake();
+  private wakeSettledWaiters(): void {
+    for (const wake of this.settledWaiters.splice(0)) wake();
   }
 }

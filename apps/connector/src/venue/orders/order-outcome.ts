@@ -1,18 +1,25 @@
-import type { OrderOutcome } from '#contracts';
+import { statusRank, type OrderOutcome } from '#contracts';
 import type { OrderReply } from '#venue-api';
 import type { OrderStateView as OrderStateRecord } from '../rest/venue-sources.js';
 
-/** The venue's order reply (W5) as the outcome the NATS side publishes. Decimals stay the venue's strings. */
-export function outcomeFromReply(reply: OrderReply, source: OrderOutcome['source']): OrderOutcome {
+/**
+ * The venue's order reply (W5) as the outcome the NATS side publishes. Decimals stay the venue's strings.
+ * `clientRequestId` is the order's (the reply may have been correlated by transactionId or quoteId).
+ */
+export function outcomeFromReply(
+  clientRequestId: string,
+  reply: OrderReply,
+  source: OrderOutcome['source'],
+): OrderOutcome {
   const outcome: OrderOutcome = {
     v: 1,
-    clientRequestId: reply.clientRequestId,
+    clientRequestId,
     status: reply.orderStatus,
     code: reply.code ?? '',
     message: reply.message ?? '',
-    venueTimestamp: reply.timestamp,
     source,
   };
+  if (reply.timestamp !== undefined) outcome.venueTimestamp = reply.timestamp;
   if (reply.transactionId) outcome.transactionId = reply.transactionId;
   if (reply.quoteId !== undefined) outcome.quoteId = reply.quoteId;
   if (reply.side !== undefined) outcome.side = reply.side;
@@ -52,17 +59,12 @@ export function unknownOutcome(clientRequestId: string, why: string): OrderOutco
   };
 }
 
-/** Venue statuses after which nothing more follows (W6); INDETERMINATE is final at the venue too. */
-export function isFinal(status: OrderOutcome['status']): boolean {
-  return status === 'SUCCESS' || status === 'FAILED' || status === 'INDETERMINATE';
-}
-
 /**
  * Picks the record that says the most about our order among the array the endpoint returns (the id may be
- * reused, so several can match): a final one bound to our session first, then any final one, then PENDING.
+ * reused, so several can match): the highest status of the lattice, bound to our session first.
  */
-export function bestStateRecord(records: OrderStateRecord[], sessionId: string): OrderStateRecord | undefined {
-  const rank = (r: OrderStateRecord): number => (isFinal(r.orderStatus) ? 2 : 0) + (r.sessionId === sessionId ? 1 : 0);
+export function bestStateRecord(records: readonly OrderStateRecord[], sessionId: string): OrderStateRecord | undefined {
+  const rank = (r: OrderStateRecord): number => statusRank(r.orderStatus) * 2 + (r.sessionId === sessionId ? 1 : 0);
   let best: OrderStateRecord | undefined;
   for (const record of records) if (best === undefined || rank(record) > rank(best)) best = record;
   return best;

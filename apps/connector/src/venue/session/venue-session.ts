@@ -18,6 +18,12 @@ import {
 } from './session-machine.js';
 import { connectUrl, safeReason } from './socket-url.js';
 
+/** A venue-supplied string for a log line: never unbounded (a hostile frame could carry megabytes). */
+function bounded(value: string | undefined, max: number): string | undefined {
+  if (value === undefined || value.length <= max) return value;
+  return `${value.slice(0, max)}…(+${value.length - max} chars)`;
+}
+
 export type ConnectionEvent = { up: true; generation: number } | { up: false; reason: LossReason | 'stop' };
 
 export interface VenueSessionDeps {
@@ -284,8 +290,15 @@ export class VenueSession {
       return;
     }
     const message = decoded.message;
+    if (decoded.oddities !== undefined) {
+      this.metrics.frameOddities.inc({ messageType: message.messageType });
+      this.log.warn('venue frame accepted without odd fields', {
+        messageType: message.messageType,
+        oddities: decoded.oddities,
+      });
+    }
     if (message.messageType === 'error') {
-      this.log.warn('venue error frame', { code: message.code, message: String(message.message).slice(0, 200) });
+      this.log.warn('venue error frame', { code: bounded(message.code, 64), message: bounded(message.message, 200) });
     }
     for (let i = 0; i < this.listeners.length; i++) {
       const listener = this.listeners[i];

@@ -1,0 +1,164 @@
+import { describe, expect, it } from '@jest/globals';
+import type { OrderReply } from '#venue-api';
+import {
+  backoffMs,
+  newOrder,
+  type OrderEffect,
+  type OrderEvent,
+  type OrderPolicy,
+  type OrderState,
+  orderTransition,
+} from './order-machine.js';
+
+const policy: OrderPolicy = {
+  sessionId: 's-1',
+  replyTimeoutMs: 2_000,
+  redeliveryGraceMs: 300,
+  checkInitialMs: 1_000,
+  checkMaxMs: 8_000,
+  horizonMs: 60_000,
+  unsubscribeTimeoutMs: 2_000,
+};
+
+/** Feeds events in order at the given times; returns the last state and every effect. */
+function run(events: ReadonlyArray<[number, OrderEvent]>, from: OrderState = newOrder('o-1', 0)) {
+  let state = from;
+  const effects: OrderEffect[] = [];
+  for (const [now, event] of events) {
+    const next = orderTransition(state, event, { now, policy });
+    state = next.state;
+    effects.push(...next.effects);
+  }
+  return { state, effects };
+}
+
+const reply = (
+  orderStatus: OrderReply['orderStatus'],
+  extra: Partial<OrderReply> = {},
+): Extract<OrderEvent, { type: 'reply' }> => ({
+  type: 'reply',
+  reply: { messageType: 'order', clientRequestId: 'o-1', orderStatus, ...extra },
+  connection: 1,
+});
+const published = (effects: OrderEffect[]) =>
+  effects.flatMap((e) => (e.type === 'publish' ? [`${e.outcome.status}/${e.outcome.source}`] : []));
+const armed = (effects: OrderEffect[]) => effects.flatMap((e) => (e.type === 'arm' ? [`${e.timer}:${e.ms}`] : []));
+const record = (orderStatus: 'PENDING' | 'SUCCESS' | 'FAILED' | 'INDETERMINATE') => ({
+  timestamp: 1,
+  transactionId: 't-1',
+  orderStatus,
+  subscriptionStatus: 'SUBSCRIBED' as const,
+  sessionId: 's-1',
+  code: '',
+  message: '',
+});
+
+describe('order transition', () => {
+  it('sent → awaiting its reply; a final reply publishes and stops the venue delivery', () => {
+    const { state, effects } = run([
+      [0, { type: 'sent', connection: 1 }],
+      [10, reply('PENDING')],
+      [40, reply('SUCCESS', { subscriptionStatus: 'SUBSCRIBED' })],
+      [50, { type: 'unsubscribed' }],
+    ]);
+    expect(published(effects)).toEqual(['PENDING/reply', 'SUCCESS/reply']);
+    expect(effects).toContainEqual({ type: 'latency', phase: 'first', ms: 10 });
+    expect(effects).toContainEqual({ type: 'latency', phase: 'final', ms: 40 });
+    expect(effects.filter((e) => e.type === 'orderUnsubscribe')).toHaveLength(1);
+    expect(state.phase).toBe('done');
+    expect(effects.at(-1)).toEqual({ type: 'finished' });
+  });
+
+  it('a reply on a later connection is a redelivery', () => {
+    const { effects } = run([
+      [0, { type: 'sent', connection: 1 }],
+      [5, { ...reply('FAILED', { subscriptionStatus: 'NOT_SUBSCRIBED' }), connection: 2 }],
+    ]);
+    expect(published(effects)).toEqual(['FAILED/redelivery']);
+  });
+
+  it('silence → UNKNOWN once, then order-state again and again with doubling, capped delays', () => {
+    const { state, effects } = run([
+      [0, { type: 'sent', connection: 1 }],
+      [2_000, { type: 'replyTimeout' }],
+      [2_300, { type: 'checkDue' }],
+      [2_310, { type: 'stateRecords', records: [record('PENDING')] }],
+      [3_310, { type: 'checkDue' }],
+      [3_320, { type: 'stateFailed' }],
+      [5_320, { type: 'checkDue' }],
+      [5_330, { type: 'stateRecords', records: [] }],
+    ]);
+    expect(published(effects)).toEqual(['UNKNOWN/order-state']);
+    expect(armed(effects)).toEqual([
+      'replyTimeout:2000',
+      'checkDue:300',
+      'checkDue:1000',
+      'checkDue:2000',
+      'checkDue:4000',
+    ]);
+    expect(effects.filter((e) => e.type === 'queryState')).toHaveLength(3);
+    expect(state.phase).toBe('reconciling');
+    expect([1, 2, 3, 4, 5, 9].map((n) => backoffMs(n, policy))).toEqual([1_000, 2_000, 4_000, 8_000, 8_000, 8_000]);
+  });
+
+  it('UNKNOWN is resolved by a later reply or by the order-state endpoint', () => {
+    const unknown = run([
+      [0, { type: 'reconcile' }],
+      [300, { type: 'checkDue' }],
+      [310, { type: 'stateRecords', records: [] }],
+    ]);
+    expect(published(unknown.effects)).toEqual(['UNKNOWN/order-state']);
+    const byReply = run([[900, { ...reply('SUCCESS'), connection: undefined }]], unknown.state);
+    expect(published(byReply.effects)).toEqual(['SUCCESS/redelivery']);
+    const byState = run(
+      [
+        [1_310, { type: 'checkDue' }],
+        [1_320, { type: 'stateRecords', records: [record('PENDING'), record('FAILED')] }],
+      ],
+      unknown.state,
+    );
+    expect(published(byState.effects)).toEqual(['FAILED/order-state']);
+    expect(byState.state.phase).toBe('unsubscribing');
+  });
+
+  it('statuses only climb the lattice: no regress, no second final, a conflicting final is reported', () => {
+    const { effects } = run([
+      [0, { type: 'sent', connection: 1 }],
+      [1, reply('SUCCESS', { subscriptionStatus: 'SUBSCRIBED' })],
+      [2, reply('PENDING')],
+      [3, reply('SUCCESS', { subscriptionStatus: 'SUBSCRIBED' })],
+      [4, reply('FAILED', { subscriptionStatus: 'SUBSCRIBED' })],
+    ]);
+    expect(published(effects)).toEqual(['SUCCESS/reply']);
+    expect(effects).toContainEqual({ type: 'conflict', status: 'FAILED' });
+    // the redelivered final still gets its delivery stopped again
+    expect(effects.filter((e) => e.type === 'orderUnsubscribe').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('INDETERMINATE is published and reconciled until a final status', () => {
+    const { state, effects } = run([
+      [0, { type: 'sent', connection: 1 }],
+      [5, reply('INDETERMINATE')],
+      [1_005, { type: 'checkDue' }],
+      [1_010, { type: 'stateRecords', records: [record('INDETERMINATE')] }],
+    ]);
+    expect(published(effects)).toEqual(['INDETERMINATE/reply']);
+    expect(state.phase).toBe('reconciling');
+    expect(armed(effects).at(-1)).toBe('checkDue:1000');
+  });
+
+  it('at the retention horizon the order expires instead of being asked about again', () => {
+    const { state, effects } = run([
+      [0, { type: 'reconcile' }],
+      [60_000, { type: 'checkDue' }],
+    ]);
+    expect(state.phase).toBe('expired');
+    expect(effects).toEqual([{ type: 'arm', timer: 'checkDue', ms: 300 }, { type: 'disarm' }, { type: 'expired' }]);
+    expect(orderTransition(state, reply('SUCCESS'), { now: 60_001, policy }).effects).toEqual([]);
+  });
+
+  it('a reconcile request for an order still awaiting its reply changes nothing', () => {
+    const sent = run([[0, { type: 'sent', connection: 1 }]]);
+    expect(run([[10, { type: 'reconcile' }]], sent.state)).toEqual({ state: sent.state, effects: [] });
+  });
+});
