@@ -1,5 +1,34 @@
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+/**
+ * Import rules (docs/architecture.md "Import rules"): libraries never import apps; an app never imports
+ * another app; the sandbox takes only types and constants from #venue-api (it must stay an independent
+ * reading of the spec); test support (#testing, testing/ and test-support/ folders) only in tests.
+ */
+const APPS = readdirSync(fileURLToPath(new globalThis.URL('./apps', import.meta.url)), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+const TEST_FILES = ['**/*.spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts', 'bench/**/*.ts'];
+const TEST_SUPPORT = ['**/testing/**', '**/test-support/**', 'libs/testing/**'];
+const SANDBOX_VENUE_API_VALUES = [
+  'ClientMessageType',
+  'ServiceMessageType',
+  'RestPath',
+  'SandboxCode',
+  'VenueCloseCode',
+  'WS_CLIENT_PATH',
+];
+const testSupportPatterns = [
+  { regex: '^#testing$', message: 'Test support is for tests only.' },
+  { regex: '/(testing|test-support)/', message: 'Test support is for tests only.' },
+];
+const appPattern = (apps) => ({
+  regex: `(^|/)(apps/)?(${apps.join('|')})/src/`,
+  message: 'An app never imports another app (nor a library an app): share through libs/.',
+});
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**'] },
@@ -24,7 +53,38 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    files: ['libs/**/*.ts'],
+    ignores: [...TEST_FILES, ...TEST_SUPPORT],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [appPattern(APPS), ...testSupportPatterns] }],
+    },
+  },
+  ...APPS.map((app) => ({
+    files: [`apps/${app}/**/*.ts`],
+    ignores: [...TEST_FILES, ...TEST_SUPPORT],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [appPattern(APPS.filter((other) => other !== app)), ...testSupportPatterns],
+          ...(app === 'sandbox-venue'
+            ? {
+                paths: [
+                  {
+                    name: '#venue-api',
+                    allowImportNames: SANDBOX_VENUE_API_VALUES,
+                    allowTypeImports: true,
+                    message: 'The sandbox takes only types and protocol constants from #venue-api.',
+                  },
+                ],
+              }
+            : {}),
+        },
+      ],
+    },
+  })),
+  {
+    files: TEST_FILES,
     rules: { 'no-console': 'off' },
   },
 );
