@@ -176,17 +176,7 @@ export async function metricValue(
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
-export async function waitFor(
-  condition: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+export { waitFor } from '#testing';
 
 /** Sum of every series of one metric (all label sets). */
 export async function metricSum(url: string, name: string): Promise<number> {

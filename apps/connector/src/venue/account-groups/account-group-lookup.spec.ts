@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { MetricsRegistry } from '#observability';
 import { OutboundLimiter } from '../outbound/outbound-limiter.js';
 import { FakeChannel } from '../testing/fake-channel.js';
-import { FakeClock } from '../testing/fake-clock.js';
+import { FakeClock } from '#testing';
 import { VenueMetrics } from '../venue-metrics.js';
 import { AccountGroupLookup, AccountGroupLookupError } from './account-group-lookup.js';
 

@@ -5,7 +5,7 @@ import type { OrderReply } from '#venue-api';
 import { OutboundLimiter } from '../outbound/outbound-limiter.js';
 import type { OrderStateView } from '../rest/venue-sources.js';
 import { FakeChannel } from '../testing/fake-channel.js';
-import { FakeClock } from '../testing/fake-clock.js';
+import { FakeClock } from '#testing';
 import { captureLogger } from '../testing/test-logger.js';
 import { VenueMetrics } from '../venue-metrics.js';
 import { OrderGateway, OrderNotSentError } from './order-gateway.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { MetricsRegistry } from '#observability';
-import { FakeClock } from '../testing/fake-clock.js';
+import { FakeClock } from '#testing';
 import { VenueMetrics } from '../venue-metrics.js';
 import { OutboundLimiter } from './outbound-limiter.js';
 import type { OutboundKind } from '../venue-metrics.js';

@@ -62,13 +62,4 @@ export async function admin(sandbox: RunningSandbox, path: string, body: unknown
   return response.json();
 }
 
-/** Polls `check` until it returns a value, or fails after `ms`. */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+export { eventually } from '#testing';
