@@ -1,4 +1,5 @@
-import { BehaviorSubject, concatMap, filter, firstValueFrom, type Observable, Subject, type Subscription } from 'rxjs';
+import { BehaviorSubject, filter, firstValueFrom, type Observable, Subject } from 'rxjs';
+import { Actor } from '#actors';
 import WebSocket from 'ws';
 import type { SessionState } from '#contracts';
 import { type ClientMessage, type DecodeResult, decodeServiceFrame } from '#venue-api';
@@ -13,9 +14,23 @@ import {
   type LossReason,
   type SessionContext,
   type SessionEffect,
+  type SessionEnvironment,
   type SessionEvent,
   transition,
 } from './session-machine.js';
+
+/** The session-machine's effects, plus announcing a state change once the effects before it have run. */
+type SessionStep =
+  | SessionEffect
+  | { type: 'announce'; from: SessionContext['state']; to: SessionContext['state']; event: SessionEvent['type'] };
+
+/** The pure transition of session-machine.ts as the actor runtime's transition (still pure). */
+function sessionTransition(ctx: SessionContext, event: SessionEvent, env: SessionEnvironment) {
+  const { context, effects } = transition(ctx, event, env);
+  if (context.state === ctx.state) return { state: context, effects };
+  const announce: SessionStep = { type: 'announce', from: ctx.state, to: context.state, event: event.type };
+  return { state: context, effects: [...effects, announce] };
+}
 import { connectUrl, safeReason } from './socket-url.js';
 
 /** A venue-supplied string for a log line: never unbounded (a hostile frame could carry megabytes). */
@@ -36,14 +51,15 @@ export interface VenueSessionDeps {
 const CLOSE_WAIT_MS = 1_000;
 
 /**
- * The actor owning THE venue WebSocket of the account. Events go through one mailbox (Subject +
- * concatMap) into the pure `transition`; this class only executes the effects. Frames are decoded on the
- * socket's own tick and handed synchronously to the listeners (the price hot path has no extra hop).
+ * The actor owning THE venue WebSocket of the account, on the actor runtime of libs/actors: every event
+ * (start, stop, token, socket, timers) goes through its mailbox into the pure `transition` of
+ * session-machine.ts; this class only executes the effects. Two reads bypass the mailbox because they
+ * change nothing: `send` (checks the state and writes to the open socket) and the frame path (frames are
+ * decoded on the socket's own tick and handed synchronously to the listeners: the price hot path has no
+ * extra hop).
  */
 export class VenueSession {
-  private context: SessionContext;
-  private readonly mailbox = new Subject<SessionEvent>();
-  private readonly mailboxSubscription: Subscription;
+  private readonly actor: Actor<SessionContext, SessionEvent, SessionStep, SessionEnvironment>;
   private readonly stateSubject: BehaviorSubject<{ state: SessionState; since: number }>;
   private readonly connectionSubject = new Subject<ConnectionEvent>();
   private readonly listeners: FrameListener[] = [];
@@ -79,20 +95,41 @@ export class VenueSession {
     this.decode = deps.decode ?? decodeServiceFrame;
     this.random = deps.random ?? Math.random;
     this.createSocket = deps.createSocket ?? ((url) => new WebSocket(url, { perMessageDeflate: false }));
-    this.context = initialSessionContext(clock.now());
-    this.stateSubject = new BehaviorSubject({ state: this.context.state, since: this.context.since });
+    const initial = initialSessionContext(clock.now());
+    this.stateSubject = new BehaviorSubject({ state: initial.state, since: initial.since });
     this.state$ = this.stateSubject.asObservable();
     this.connection$ = this.connectionSubject.asObservable();
-    this.mailboxSubscription = this.mailbox.pipe(concatMap((event) => this.handle(event))).subscribe();
+    this.actor = new Actor({
+      name: 'venue-session',
+      initial,
+      transition: sessionTransition,
+      environment: () => ({
+        now: this.clock.now(),
+        random: this.random(),
+        backoff: this.options.reconnect,
+        stableAfterMs: this.options.stableConnectionMs,
+      }),
+      execute: (effect) => this.execute(effect),
+      onError: (error, where) =>
+        this.log.error('session effect failed', { effect: where.effect?.type, reason: safeReason(error) }),
+    });
+  }
+
+  private get context(): SessionContext {
+    return this.actor.state;
+  }
+
+  private post(event: SessionEvent): void {
+    this.actor.send(event);
   }
 
   start(): void {
-    this.mailbox.next({ type: 'start' });
+    this.post({ type: 'start' });
   }
 
   /** Drains (stop sending, orderUnsubscribes finished, bounded by drainTimeoutMs), closes, then resolves. */
   async stop(): Promise<void> {
-    this.mailbox.next({ type: 'stop' });
+    this.post({ type: 'stop' });
     await firstValueFrom(this.stateSubject.pipe(filter((s) => s.state === 'stopped')));
   }
 
@@ -140,32 +177,14 @@ export class VenueSession {
     return true;
   }
 
-  private async handle(event: SessionEvent): Promise<void> {
-    const before = this.context;
-    const { context, effects } = transition(before, event, {
-      now: this.clock.now(),
-      random: this.random(),
-      backoff: this.options.reconnect,
-      stableAfterMs: this.options.stableConnectionMs,
-    });
-    this.context = context;
-    for (const effect of effects) {
-      try {
-        await this.execute(effect);
-      } catch (error) {
-        this.log.error('session effect failed', { effect: effect.type, reason: safeReason(error) });
-      }
-    }
-    // Announced after the effects ran, so an observer that sees `open` can send at once.
-    if (context.state !== before.state) {
-      this.metrics.setSessionState(context.state);
-      this.log.info('session state', { from: before.state, to: context.state, event: event.type });
-      this.stateSubject.next({ state: context.state, since: context.since });
-    }
-  }
-
-  private async execute(effect: SessionEffect): Promise<void> {
+  private async execute(effect: SessionStep): Promise<void> {
     switch (effect.type) {
+      case 'announce':
+        // After the effects before it ran, so an observer that sees `open` can send at once.
+        this.metrics.setSessionState(effect.to);
+        this.log.info('session state', { from: effect.from, to: effect.to, event: effect.event });
+        this.stateSubject.next({ state: this.context.state, since: this.context.since });
+        return;
       case 'fetchToken':
         this.fetchToken(effect.generation);
         return;
@@ -180,7 +199,7 @@ export class VenueSession {
         this.cancelBackoff?.();
         this.log.warn('reconnect backing off', { delayMs: effect.delayMs, failures: this.context.failures });
         this.cancelBackoff = this.clock.setTimeout(
-          () => this.mailbox.next({ type: 'backoffElapsed', generation: effect.generation }),
+          () => this.post({ type: 'backoffElapsed', generation: effect.generation }),
           effect.delayMs,
         );
         return;
@@ -197,10 +216,7 @@ export class VenueSession {
         return;
       case 'scheduleRefresh':
         this.cancelWatchdogs.push(
-          this.clock.setTimeout(
-            () => this.mailbox.next({ type: 'refreshDue', generation: effect.generation }),
-            effect.delayMs,
-          ),
+          this.clock.setTimeout(() => this.post({ type: 'refreshDue', generation: effect.generation }), effect.delayMs),
         );
         return;
       case 'connectionUp':
@@ -227,13 +243,13 @@ export class VenueSession {
     this.tokens.fetchToken().then(
       (token) => {
         this.metrics.tokenFetchSeconds.observe({ result: 'ok' }, (performance.now() - started) / 1000);
-        this.mailbox.next({ type: 'tokenFetched', generation, token });
+        this.post({ type: 'tokenFetched', generation, token });
       },
       (error: unknown) => {
         this.metrics.tokenFetchSeconds.observe({ result: 'error' }, (performance.now() - started) / 1000);
         const reason = safeReason(error);
         this.log.warn('token fetch failed', { reason });
-        this.mailbox.next({ type: 'tokenFailed', generation, reason });
+        this.post({ type: 'tokenFailed', generation, reason });
       },
     );
   }
@@ -243,7 +259,7 @@ export class VenueSession {
     try {
       socket = this.createSocket(connectUrl(this.options.wsUrl, token, this.options.sessionId));
     } catch (error) {
-      this.mailbox.next({ type: 'socketFailed', generation, reason: safeReason(error) });
+      this.post({ type: 'socketFailed', generation, reason: safeReason(error) });
       return;
     }
     this.socket = socket;
@@ -253,7 +269,7 @@ export class VenueSession {
       opened = true;
       this.lastFrameAt = this.clock.now();
       this.lastMessageAt = this.lastFrameAt;
-      this.mailbox.next({ type: 'socketOpened', generation });
+      this.post({ type: 'socketOpened', generation });
     });
     // W2: a refused token is a non-101 answer; ws reports it here. Only the status is logged.
     socket.on('unexpected-response', (_request, response) => {
@@ -261,15 +277,15 @@ export class VenueSession {
       response.resume();
       this.log.warn('venue refused the connection', { status });
       socket.terminate();
-      this.mailbox.next({ type: 'socketFailed', generation, reason: `HTTP ${status}` });
+      this.post({ type: 'socketFailed', generation, reason: `HTTP ${status}` });
     });
     socket.on('error', (error) => {
       const reason = safeReason(error);
       this.log.warn('venue socket error', { reason });
-      if (!opened) this.mailbox.next({ type: 'socketFailed', generation, reason });
+      if (!opened) this.post({ type: 'socketFailed', generation, reason });
     });
     socket.on('close', (code, reasonBuffer) => {
-      this.mailbox.next({ type: 'socketClosed', generation, code, reason: reasonBuffer.toString() });
+      this.post({ type: 'socketClosed', generation, code, reason: reasonBuffer.toString() });
     });
     socket.on('pong', () => {
       this.lastFrameAt = this.clock.now();
@@ -338,7 +354,7 @@ export class VenueSession {
         const noMessagesFor = now - this.lastMessageAt;
         if (silentFor > stall || (noMessagesFor > stall && this.trafficExpected())) {
           this.log.warn('venue connection stalled', { silentMs: silentFor, noMessagesMs: noMessagesFor });
-          this.mailbox.next({ type: 'stalled', generation });
+          this.post({ type: 'stalled', generation });
           return;
         }
         const socket = this.socket;
@@ -348,10 +364,7 @@ export class VenueSession {
       }, period),
     );
     this.cancelWatchdogs.push(
-      this.clock.setTimeout(
-        () => this.mailbox.next({ type: 'refreshDue', generation }),
-        this.options.connectionMaxAgeMs,
-      ),
+      this.clock.setTimeout(() => this.post({ type: 'refreshDue', generation }), this.options.connectionMaxAgeMs),
     );
   }
 
@@ -387,12 +400,12 @@ export class VenueSession {
         resolve();
       });
     });
-    this.mailbox.next({ type: 'drained' });
+    this.post({ type: 'drained' });
   }
 
   /** Releases the mailbox (after `stop`). */
   dispose(): void {
-    this.mailboxSubscription.unsubscribe();
+    void this.actor.stop();
   }
 
   /** For diagnostics and tests: the generation of the socket currently held (−1 when none). */
