@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { MetricsRegistry } from '#observability';
 import type { SessionState } from '#contracts';
+import { SandboxCode, VenueCode } from '#venue-api';
 import { HopHistogram } from './hop-histogram.js';
 
 const SESSION_STATES: readonly SessionState[] = [
@@ -14,12 +15,12 @@ const SESSION_STATES: readonly SessionState[] = [
 ];
 
 /** Order codes worth their own label value; anything else is `other` so the label stays bounded. */
-const KNOWN_ORDER_CODES = new Set([
-  'RFS100019',
-  'RFS100020',
-  'RFS600021',
-  'INVALID_ORDER',
-  'ORDER_RATE_LIMITED',
+const KNOWN_ORDER_CODES = new Set<string>([
+  VenueCode.QuoteExpired,
+  VenueCode.QuoteOfAnotherUser,
+  VenueCode.QuoteQuantityUsedUp,
+  SandboxCode.InvalidOrder,
+  SandboxCode.OrderRateLimited,
   'NOT_SENT',
 ]);
 

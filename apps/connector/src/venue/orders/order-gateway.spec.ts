@@ -110,6 +110,16 @@ describe('OrderGateway', () => {
     expect(codes).toEqual(expect.arrayContaining(['RFS100019', 'other']));
   });
 
+  it('refuses, unsent, an order the codec cannot write (its checks run on the wire)', async () => {
+    const { channel, gateway } = setup();
+    channel.up();
+    await expect(gateway.submit({ clientRequestId: 'o-bad', quoteId: '', side: 'BUY' })).rejects.toMatchObject({
+      code: 'INVALID_ORDER',
+    });
+    expect(channel.sent).toEqual([]);
+    expect(gateway.inFlight).toBe(0);
+  });
+
   it('never sends one clientRequestId twice', async () => {
     const { channel, gateway } = setup();
     channel.up();

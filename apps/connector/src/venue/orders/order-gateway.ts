@@ -1,7 +1,7 @@
 import { type Observable, Subject } from 'rxjs';
 import { Actor, type ActorRef } from '#actors';
 import { canFollow, isFinalStatus, type OrderCommand, type OrderOutcome, type OrderOutcomeStatus } from '#contracts';
-import type { OrderReply, ServiceMessage } from '#venue-api';
+import { InvalidClientMessageError, type OrderReply, type ServiceMessage } from '#venue-api';
 import type { JsonLogger } from '#observability';
 import type { Cancel, VenueClock } from '../clock.js';
 import type { OutboundLimiter } from '../outbound/outbound-limiter.js';
@@ -45,7 +45,7 @@ export class OrderNotSentError extends Error {
   override readonly name = 'OrderNotSentError';
   constructor(
     readonly clientRequestId: string,
-    readonly code: 'NOT_CONNECTED' | 'SHUTTING_DOWN',
+    readonly code: 'NOT_CONNECTED' | 'SHUTTING_DOWN' | 'INVALID_ORDER',
   ) {
     super(`order ${clientRequestId} not sent: ${code}`);
   }
@@ -127,13 +127,7 @@ export class OrderGateway {
       await this.limiter.acquire('order');
       if (this.stopping) throw new OrderNotSentError(id, 'SHUTTING_DOWN');
       const connection = this.channel.openConnection;
-      const sent = this.channel.send({
-        messageType: 'order',
-        quoteId: cmd.quoteId,
-        side: cmd.side,
-        clientRequestId: id,
-        autoSubscribe: true,
-      });
+      const sent = this.sendOrderFrame(cmd);
       if (!sent || connection === undefined) throw new OrderNotSentError(id, 'NOT_CONNECTED');
       this.index.quote(cmd.quoteId, id);
       this.cell(id, this.clock.now()).actor.send({ type: 'sent', connection });
@@ -145,6 +139,17 @@ export class OrderGateway {
       throw error;
     } finally {
       this.submitting.delete(id);
+    }
+  }
+
+  /** The codec refuses a frame it cannot write (nothing leaves): the order certainly was not placed. */
+  private sendOrderFrame(cmd: OrderCommand): boolean {
+    const { clientRequestId, quoteId, side } = cmd;
+    try {
+      return this.channel.send({ messageType: 'order', quoteId, side, clientRequestId, autoSubscribe: true });
+    } catch (error) {
+      if (error instanceof InvalidClientMessageError) throw new OrderNotSentError(clientRequestId, 'INVALID_ORDER');
+      throw error;
     }
   }
 

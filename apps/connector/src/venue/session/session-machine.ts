@@ -1,3 +1,4 @@
+import { VenueCloseCode } from '#venue-api';
 import type { SessionState } from '#contracts';
 import { type BackoffPolicy, reconnectDelay } from './backoff.js';
 
@@ -68,9 +69,6 @@ export interface Transition {
   effects: SessionEffect[];
 }
 
-/** The venue closes an older connection with this code when a newer one joins the sessionId (W19). */
-const SESSION_REPLACED_CLOSE = 4001;
-
 export function initialSessionContext(now: number): SessionContext {
   return { state: 'idle', since: now, generation: 0, failures: 0, reconnects: 0, refreshing: false };
 }
@@ -129,7 +127,7 @@ export function transition(ctx: SessionContext, event: SessionEvent, env: Sessio
     case 'socketClosed':
       if (ctx.state === 'connecting') return fail(ctx, env, [{ type: 'closeSocket', reason: 'closed' }]);
       if (ctx.state === 'open') {
-        const reason: LossReason = event.code === SESSION_REPLACED_CLOSE ? 'replaced' : 'closed';
+        const reason: LossReason = event.code === VenueCloseCode.SessionReplaced ? 'replaced' : 'closed';
         return lose(ctx, env, reason);
       }
       if (ctx.state === 'draining') {

@@ -2,7 +2,7 @@ import { BehaviorSubject, filter, firstValueFrom, type Observable, Subject } fro
 import { Actor } from '#actors';
 import WebSocket from 'ws';
 import type { SessionState } from '#contracts';
-import { type ClientMessage, type DecodeResult, decodeServiceFrame } from '#venue-api';
+import { type ClientMessage, type DecodeResult, decodeServiceFrame, encodeClientMessage } from '#venue-api';
 import type { JsonLogger } from '#observability';
 import type { Cancel, VenueClock } from '../clock.js';
 import type { FrameDecoder, FrameListener } from '../frames/service-frame.js';
@@ -173,7 +173,7 @@ export class VenueSession {
     if (socket === undefined || socket.readyState !== WebSocket.OPEN) return false;
     const state = this.context.state;
     if (state !== 'open' && !(state === 'draining' && message.messageType === 'orderUnsubscribe')) return false;
-    socket.send(JSON.stringify(message));
+    socket.send(encodeClientMessage(message)); // the codec's checks run on the wire
     return true;
   }
 

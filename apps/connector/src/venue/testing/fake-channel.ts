@@ -1,5 +1,5 @@
 import { Subject } from 'rxjs';
-import type { ClientMessage, ServiceMessage } from '#venue-api';
+import { type ClientMessage, encodeClientMessage, type ServiceMessage } from '#venue-api';
 import type { FrameListener } from '../frames/service-frame.js';
 import type { VenueChannel } from '../session/venue-channel.js';
 import type { ConnectionEvent } from '../session/venue-session.js';
@@ -28,8 +28,10 @@ export class FakeChannel implements VenueChannel {
     this.connections.next({ up: false, reason: 'closed' });
   }
 
+  /** Like the session: the frame is written by the venue-api codec, whose checks throw before anything leaves. */
   send(message: ClientMessage): boolean {
     if (!this.isOpen) return false;
+    encodeClientMessage(message);
     this.sent.push(message);
     return true;
   }
