@@ -34,6 +34,12 @@ export default {
       displayName: 'unit',
       testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts'],
     },
-    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
+    {
+      ...shared,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      // dist/ for the suites that run an app as a child process (test/kit/app-process.ts)
+      globalSetup: '<rootDir>/test/kit/build-dist.ts',
+    },
   ],
 };

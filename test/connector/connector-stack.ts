@@ -34,15 +34,13 @@ export interface ConnectorStack {
   stop(): Promise<void>;
 }
 
-export async function startConnectorStack(
-  options: { venue?: Partial<SandboxConfig>; env?: Record<string, string> } = {},
-): Promise<ConnectorStack> {
-  const nats = await startNatsServer();
-  const venue = await startSandboxVenue({
-    ...options.venue,
-    trading: { priceIntervalMs: 100, offContractEveryNTicks: 0, ...options.venue?.trading },
-  });
-  const env: Record<string, string> = {
+/** The connector's environment for a test stack: short timers, quiet logs, the sandbox's primary account. */
+export function connectorEnv(
+  nats: NatsServerHandle,
+  venue: RunningSandbox,
+  overrides: Record<string, string> = {},
+): Record<string, string> {
+  return {
     HTTP_PORT: '0',
     HTTP_HOST: '127.0.0.1',
     NATS_URL: nats.url,
@@ -60,8 +58,19 @@ export async function startConnectorStack(
     ORDER_COMMAND_ACK_WAIT_MS: '5000',
     VENUE_REDELIVERY_GRACE_MS: '300',
     DEFAULT_METRICS: 'false',
-    ...options.env,
+    ...overrides,
   };
+}
+
+export async function startConnectorStack(
+  options: { venue?: Partial<SandboxConfig>; env?: Record<string, string> } = {},
+): Promise<ConnectorStack> {
+  const nats = await startNatsServer();
+  const venue = await startSandboxVenue({
+    ...options.venue,
+    trading: { priceIntervalMs: 100, offContractEveryNTicks: 0, ...options.venue?.trading },
+  });
+  const env = connectorEnv(nats, venue, options.env);
   const start = () => startConnector(loadConfig(ConnectorConfig, env), { logger: quiet });
   let connector = await start();
   const strategy = await connect({

@@ -25,12 +25,23 @@ export interface DurableConsumerOptions {
   /** Time the server waits for an ack before redelivering (ms). */
   ackWaitMs: number;
   maxDeliver?: number;
+  /**
+   * This process is the consumer's only client (one connector per account): at start, the consumer is
+   * deleted and created again, which drops the pull requests an earlier, dead or stopped, instance left at
+   * the server. nats-server 2.9 keeps those until they expire and, while anything subscribes to `>`, still
+   * hands them messages that then wait out the ack wait. Deleting a consumer of a work-queue stream loses
+   * no message: every unacknowledged one is delivered again by the new consumer at once.
+   */
+  exclusive?: boolean;
   /** Called one message at a time, in order; a throw naks the message for redelivery. */
   handle: (message: DurableMessage) => Promise<void>;
 }
 
 export interface DurableConsumerHandle {
-  /** Stops pulling; resolves after the message being handled (if any) is finished. */
+  /**
+   * Stops taking messages at once: the one being handled (if any) is finished, every message already
+   * pulled but not handled goes back to the stream unhandled (nak). Resolves when both are done.
+   */
   stop(): Promise<void>;
 }
 
@@ -46,25 +57,25 @@ export class BusConsumers {
 
   async consumeDurable(options: DurableConsumerOptions): Promise<DurableConsumerHandle> {
     await this.ensureConsumer(options);
-    let stopped = false;
+    const state = { stopped: false };
     let messages = await this.open(options);
     // The pull loop must never end the process: if the message iterator fails (e.g. the connection
     // closed under it), log, wait, and consume again; the durable consumer resumes where it left off.
     const run = async (): Promise<void> => {
-      while (!stopped) {
+      while (!state.stopped) {
         try {
-          await this.loop(messages, options);
-          if (stopped) return;
+          await this.loop(messages, options, state);
+          if (state.stopped) return;
           throw new Error('message iterator ended');
         } catch (error) {
-          if (stopped) return;
+          if (state.stopped) return;
           this.logger.error('durable consumer stopped; consuming again shortly', {
             stream: options.stream,
             durable: options.durable,
             error: error instanceof Error ? error.message : String(error),
           });
           await new Promise((resolve) => setTimeout(resolve, RESUME_DELAY_MS));
-          if (stopped) return;
+          if (state.stopped) return;
           try {
             messages = await this.open(options);
           } catch {
@@ -76,8 +87,9 @@ export class BusConsumers {
     const done = run();
     return {
       stop: async () => {
-        stopped = true;
-        messages.stop();
+        state.stopped = true;
+        // close(): the iterator still yields what was already pulled, and the loop hands it back (nak).
+        await messages.close().catch(() => undefined);
         await done;
       },
     };
@@ -90,8 +102,16 @@ export class BusConsumers {
     return consumer.consume({ max_messages: PREFETCH });
   }
 
-  private async loop(messages: ConsumerMessages, options: DurableConsumerOptions): Promise<void> {
+  private async loop(
+    messages: ConsumerMessages,
+    options: DurableConsumerOptions,
+    state: { readonly stopped: boolean },
+  ): Promise<void> {
     for await (const msg of messages) {
+      if (state.stopped) {
+        msg.nak(); // pulled before the stop, never handled: back to the stream for the next instance
+        continue;
+      }
       try {
         await options.handle(wrap(msg));
       } catch (error) {
@@ -115,6 +135,13 @@ export class BusConsumers {
       max_deliver: options.maxDeliver ?? -1,
     };
     const { jsm } = this.connection;
+    if (options.exclusive === true) {
+      await jsm.consumers.delete(options.stream, options.durable).catch((error: unknown) => {
+        if (!(error instanceof JetStreamApiError) || error.status !== 404) throw error;
+      });
+      await jsm.consumers.add(options.stream, config);
+      return;
+    }
     try {
       await jsm.consumers.info(options.stream, options.durable);
       await jsm.consumers.update(options.stream, options.durable, {

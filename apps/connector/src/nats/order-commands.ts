@@ -44,6 +44,7 @@ export class OrderCommands {
       durable: ORDER_COMMANDS_DURABLE,
       filterSubject: this.subjects.orderCommand,
       ackWaitMs: this.ackWaitMs,
+      exclusive: true, // one connector per account: drop what a dead predecessor left at the server
       handle: (message) => this.take(message),
     });
   }
