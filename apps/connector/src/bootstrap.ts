@@ -25,7 +25,6 @@ export async function startConnector(
 ): Promise<RunningConnector> {
   const logger = options.logger ?? new JsonLogger('connector', 'nest');
   const app = await NestFactory.create(ConnectorAppModule.forRoot(config), { logger, abortOnError: false });
-  app.enableShutdownHooks();
   await app.listen(config.HTTP_PORT, config.HTTP_HOST);
   const address = app.getHttpServer().address() as AddressInfo;
   const host = config.HTTP_HOST === '0.0.0.0' ? '127.0.0.1' : config.HTTP_HOST;

@@ -1,6 +1,6 @@
 /** `npm run start:connector`: the connector of one venue account (configuration: docs/connector.md). */
 import 'reflect-metadata';
-import { ConfigError, JsonLogger, loadConfig } from '#observability';
+import { ConfigError, JsonLogger, loadConfig, stopOnSignals } from '#observability';
 import { startConnector } from './bootstrap.js';
 import { ConnectorConfig } from './config.js';
 
@@ -8,8 +8,9 @@ const log = new JsonLogger('connector', 'main');
 
 async function main(): Promise<void> {
   const config = loadConfig(ConnectorConfig, process.env);
-  // enableShutdownHooks (in startConnector) turns SIGTERM/SIGINT into Nest's ordered shutdown
   const connector = await startConnector(config, { logger: new JsonLogger('connector', 'nest') });
+  // SIGTERM/SIGINT: the ordered shutdown (commands → session drain → outcomes → NATS), then exit 0.
+  stopOnSignals(() => connector.close(), log);
   log.info('connector started', { http: connector.httpUrl, account: config.ACCOUNT });
 }
 

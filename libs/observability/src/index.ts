@@ -4,3 +4,4 @@ export { MetricsRegistry } from './metrics-registry.js';
 export { HealthRegistry, type HealthCheck, type HealthCheckResult, type HealthReport } from './health-registry.js';
 export { ObservabilityModule, type ObservabilityOptions } from './observability.module.js';
 export { loadConfig, ConfigError } from './config.js';
+export { stopOnSignals, type StopOnSignalsOptions } from './signals.js';

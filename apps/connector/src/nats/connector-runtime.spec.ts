@@ -59,6 +59,10 @@ class TestGateway {
   async reconcile(clientRequestId: string): Promise<void> {
     this.reconciled.push(clientRequestId);
   }
+  stopped = false;
+  stopSending(): void {
+    this.stopped = true;
+  }
 }
 function testVenue() {
   return {

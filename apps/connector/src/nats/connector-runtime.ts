@@ -146,6 +146,7 @@ export class ConnectorRuntime {
   private async shutdown(): Promise<void> {
     const parts = this.parts;
     if (parts === undefined) return;
+    this.venue.gateway.stopSending(); // nothing leaves after the signal; unsent commands go back (nak)
     await parts.commands.stop();
     parts.streamRequests.stop();
     parts.accountGroups.stop();

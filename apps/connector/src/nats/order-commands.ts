@@ -66,7 +66,7 @@ export class OrderCommands {
     const id = command.clientRequestId;
     const marked = await this.marks.mark(id, { status: 'SENDING', quoteId: command.quoteId, side: command.side });
     if (marked === 'created') {
-      await this.send(message, command);
+      if ((await this.send(message, command)) === 'handed-back') return;
     } else {
       const mark = await this.marks.get(id);
       if (mark !== undefined && isFinal(mark.status)) {
@@ -84,7 +84,8 @@ export class OrderCommands {
     await message.ack();
   }
 
-  private async send(message: DurableMessage, command: OrderCommand): Promise<void> {
+  /** 'handed-back': shutting down before the frame left; the command is back in the stream, unsent. */
+  private async send(message: DurableMessage, command: OrderCommand): Promise<'done' | 'handed-back'> {
     const keepAlive = setInterval(() => message.working(), Math.max(500, Math.floor(this.ackWaitMs / 2)));
     try {
       await this.venue.submit(command);
@@ -95,9 +96,18 @@ export class OrderCommands {
           this.logger.warn('could not record SENT on the order mark', { error: String(error) }),
         );
     } catch (error) {
+      if (error instanceof OrderNotSentError && error.code === 'SHUTTING_DOWN') {
+        await this.marks.release(command.clientRequestId);
+        message.nak(0);
+        this.metrics.orderCommands.inc({ result: 'handed_back' });
+        this.logger.info('order not sent before shutdown; handed back to the stream', {
+          clientRequestId: command.clientRequestId,
+        });
+        return 'handed-back';
+      }
       if (error instanceof OrderNotSentError) {
         this.failNeverSent(command, error);
-        return;
+        return 'done';
       }
       // The frame may or may not have left: unknown, never re-sent; the gateway resolves it.
       this.metrics.orderCommands.inc({ result: 'failed' });
@@ -109,6 +119,7 @@ export class OrderCommands {
     } finally {
       clearInterval(keepAlive);
     }
+    return 'done';
   }
 
   /** The frame certainly never left (no socket, or shutting down): a definitive FAILED, decided by the gateway. */

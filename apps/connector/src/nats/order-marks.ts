@@ -95,6 +95,19 @@ export class OrderMarks {
     });
   }
 
+  /**
+   * The frame certainly never left and the command goes back to the stream (shutdown): the mark is
+   * removed, so the instance that takes the command next sends it. Only a `SENDING` mark is removed.
+   */
+  release(clientRequestId: string): Promise<void> {
+    return this.serial(clientRequestId, async () => {
+      const entry = await this.bucket.get<OrderMark>(markKey(clientRequestId));
+      if (entry?.value.status !== 'SENDING') return;
+      await this.bucket.remove(markKey(clientRequestId));
+      await this.bucket.remove(openKey(clientRequestId));
+    });
+  }
+
   /** Marks without a final outcome: sent (or maybe sent) orders whose outcome must be resolved. */
   async unresolved(): Promise<OrderMark[]> {
     const open: OrderMark[] = [];

@@ -33,6 +33,8 @@ export interface PriceStreams {
 
 export interface OrderVenue {
   submit(command: OrderCommand): Promise<void>;
+  /** Shutdown: no order frame may leave any more; a submit in progress is refused (SHUTTING_DOWN), unsent. */
+  stopSending(): void;
   reconcile(clientRequestId: string): Promise<void>;
   readonly outcomes$: Observable<OrderOutcome>;
 }

@@ -123,7 +123,9 @@ export class OrderGateway {
     this.submitting.add(id);
     try {
       if (this.stopping) throw new OrderNotSentError(id, 'SHUTTING_DOWN');
-      if (!(await this.waitOpen(this.sendTimeoutMs))) throw new OrderNotSentError(id, 'NOT_CONNECTED');
+      const open = await this.waitOpen(this.sendTimeoutMs);
+      if (this.stopping) throw new OrderNotSentError(id, 'SHUTTING_DOWN');
+      if (!open) throw new OrderNotSentError(id, 'NOT_CONNECTED');
       await this.limiter.acquire('order');
       if (this.stopping) throw new OrderNotSentError(id, 'SHUTTING_DOWN');
       const connection = this.channel.openConnection;
@@ -174,12 +176,18 @@ export class OrderGateway {
     return this.cells.get(clientRequestId)?.actor.state;
   }
 
+  /** Shutdown begins: no order frame leaves from now on (an order waiting to be sent is refused, unsent). */
+  stopSending(): void {
+    this.stopping = true;
+    for (const wake of this.openWaiters.splice(0)) wake();
+  }
+
   /**
    * Drain hook (bounded by the session's drain timeout): send no more orders; wait for the replies of
    * orders whose frame left and for the orderUnsubscribes in flight, so their outcomes are stored now.
    */
   async drain(): Promise<void> {
-    this.stopping = true;
+    this.stopSending();
     while (this.waitingOnVenue()) await new Promise<void>((resolve) => this.settledWaiters.push(resolve));
   }
 
