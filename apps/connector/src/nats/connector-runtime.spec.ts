@@ -16,7 +16,7 @@ import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { startNatsServer, type NatsServerHandle } from '#testing';
 import { ConnectorRuntime, type ConnectorVenue } from './connector-runtime.js';
 import type { AcquireResult, StreamKey } from './venue-ports.js';
-import { OrderNotSentError } from '../venue/index.js';
+import { OrderNotSentError, type ReconcileHints } from '../venue/index.js';
 
 /* In-test implementations of the venue side's four singletons (a seam fake, unit tests only). */
 class TestSession {
@@ -52,12 +52,14 @@ class TestGateway {
   readonly outcomes$ = new Subject<OrderOutcome>();
   readonly submitted: OrderCommand[] = [];
   readonly reconciled: string[] = [];
+  readonly hints = new Map<string, ReconcileHints>();
   async submit(command: OrderCommand): Promise<void> {
     if (command.quoteId === 'q-offline') throw new OrderNotSentError(command.clientRequestId, 'NOT_CONNECTED');
     this.submitted.push(command);
   }
-  async reconcile(clientRequestId: string): Promise<void> {
+  async reconcile(clientRequestId: string, hints: ReconcileHints = {}): Promise<void> {
     this.reconciled.push(clientRequestId);
+    this.hints.set(clientRequestId, hints);
   }
   stopped = false;
   stopSending(): void {
@@ -334,6 +336,7 @@ describe('ConnectorRuntime (NATS side) against a real nats-server', () => {
   it('after a restart, reconciles orders sent without a final outcome and re-sends nothing', async () => {
     const first = testVenue();
     const one = await startRuntime(first);
+    const sentAt = Date.now();
     await sendCommand({ clientRequestId: 'ord-r', quoteId: 'q-r', side: 'BUY' }, 'ord-r');
     await waitFor(() => first.gateway.submitted.length === 1);
     first.gateway.outcomes$.next({
@@ -348,8 +351,16 @@ describe('ConnectorRuntime (NATS side) against a real nats-server', () => {
     await one.runtime.stop();
 
     const second = testVenue();
+    await new Promise((resolve) => setTimeout(resolve, 5)); // the restart is measurably later than the mark
+    const restartedAt = Date.now();
     const two = await startRuntime(second);
     expect(second.gateway.reconciled).toContain('ord-r');
+    // what the mark knows goes with it: the quote (to correlate a redelivered reply) and when it was marked
+    // (the venue's 24 h order-state retention counts from there, not from this start)
+    const hints = second.gateway.hints.get('ord-r');
+    expect(hints?.quoteId).toBe('q-r');
+    expect(hints?.markedAt).toBeGreaterThanOrEqual(sentAt);
+    expect(hints?.markedAt).toBeLessThan(restartedAt);
     // the redelivered PENDING is not stored again; the final outcome is
     const base = { v: 1 as const, clientRequestId: 'ord-r', code: '', message: '', source: 'redelivery' as const };
     second.gateway.outcomes$.next({ ...base, status: 'PENDING' });

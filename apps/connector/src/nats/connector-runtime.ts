@@ -166,7 +166,8 @@ export class ConnectorRuntime {
     if (open.length === 0) return;
     this.logger.warn('reconciling orders without a final outcome from before this start', { count: open.length });
     for (const mark of open) {
-      this.venue.gateway.reconcile(mark.clientRequestId).catch((error: unknown) =>
+      const hints = { markedAt: mark.markedAt, ...(mark.quoteId !== undefined && { quoteId: mark.quoteId }) };
+      this.venue.gateway.reconcile(mark.clientRequestId, hints).catch((error: unknown) =>
         this.logger.error('start-up reconciliation failed', {
           clientRequestId: mark.clientRequestId,
           error: error instanceof Error ? error.message : String(error),

@@ -13,7 +13,7 @@ import type { ConnectorNatsMetrics } from './connector-metrics.js';
 import { isFinal, type OrderMarks } from './order-marks.js';
 import type { OrderOutcomes } from './order-outcomes.js';
 import type { OrderVenue } from './venue-ports.js';
-import { OrderNotSentError } from '../venue/index.js';
+import { OrderNotSentError, type ReconcileHints } from '../venue/index.js';
 
 export const ORDER_COMMANDS_DURABLE = 'connector';
 
@@ -78,7 +78,10 @@ export class OrderCommands {
           clientRequestId: id,
           deliveryCount: message.deliveryCount,
         });
-        this.reconcile(id);
+        this.reconcile(id, {
+          markedAt: mark?.markedAt ?? Date.now(),
+          ...((mark?.quoteId ?? command.quoteId) !== undefined && { quoteId: mark?.quoteId ?? command.quoteId }),
+        });
       }
     }
     await message.ack();
@@ -115,7 +118,7 @@ export class OrderCommands {
         clientRequestId: command.clientRequestId,
         error: error instanceof Error ? error.message : String(error),
       });
-      this.reconcile(command.clientRequestId);
+      this.reconcile(command.clientRequestId, { quoteId: command.quoteId });
     } finally {
       clearInterval(keepAlive);
     }
@@ -163,8 +166,8 @@ export class OrderCommands {
     await message.ack();
   }
 
-  private reconcile(clientRequestId: string): void {
-    this.venue.reconcile(clientRequestId).catch((error: unknown) =>
+  private reconcile(clientRequestId: string, hints: ReconcileHints): void {
+    this.venue.reconcile(clientRequestId, hints).catch((error: unknown) =>
       this.logger.error('reconciliation failed', {
         clientRequestId,
         error: error instanceof Error ? error.message : String(error),

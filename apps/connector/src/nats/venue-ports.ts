@@ -5,6 +5,7 @@
  */
 import type { Observable } from 'rxjs';
 import type { OrderCommand, OrderOutcome, PriceMessage, SessionState, StreamRequest } from '#contracts';
+import type { ReconcileHints } from '../venue/index.js';
 
 export interface SessionView {
   readonly state$: Observable<{ state: SessionState; since: number }>;
@@ -35,7 +36,8 @@ export interface OrderVenue {
   submit(command: OrderCommand): Promise<void>;
   /** Shutdown: no order frame may leave any more; a submit in progress is refused (SHUTTING_DOWN), unsent. */
   stopSending(): void;
-  reconcile(clientRequestId: string): Promise<void>;
+  /** Resolves an order whose frame may have left, never re-sending it; hints come from its mark. */
+  reconcile(clientRequestId: string, hints?: ReconcileHints): Promise<void>;
   readonly outcomes$: Observable<OrderOutcome>;
 }
 
