@@ -24,6 +24,11 @@ const KNOWN_ORDER_CODES = new Set<string>([
   'NOT_SENT',
 ]);
 
+export interface UnresolvedOrders {
+  count: number;
+  oldestAgeMs: number | undefined;
+}
+
 export type FrameRejection = 'invalid' | 'unknown' | 'unknown_tag';
 export type OutboundKind = 'order' | 'subscribe' | 'unsubscribe' | 'orderUnsubscribe' | 'accountGroups';
 
@@ -40,10 +45,18 @@ export class VenueMetrics {
   readonly frameOddities: Counter<'messageType'>;
   readonly uncorrelatedReplies: Counter;
   readonly reconciliationsExpired: Counter;
+  readonly unresolvedOrders: Gauge;
+  readonly oldestUnresolvedSeconds: Gauge;
+  private unresolved: () => UnresolvedOrders = () => ({ count: 0, oldestAgeMs: undefined });
   readonly rateLimitWaits: Counter<'kind'>;
   readonly orders: Counter<'status' | 'code'>;
   readonly orderReplySeconds: Histogram<'phase'>;
   readonly subscribeFailures: Counter<'code'>;
+
+  /** The order gateway tells how to read its open orders; read at scrape time. */
+  watchUnresolvedOrders(read: () => UnresolvedOrders): void {
+    this.unresolved = read;
+  }
 
   constructor(registry: MetricsRegistry) {
     const registers = [registry];
@@ -109,6 +122,23 @@ export class VenueMetrics {
       name: 'connector_order_reconciliations_expired_total',
       help: 'Orders still without a final outcome when the venue retention (24 h) ended; the trade list decides',
       registers,
+    });
+    const read = () => this.unresolved();
+    this.unresolvedOrders = new Gauge({
+      name: 'connector_orders_unresolved',
+      help: 'Orders sent or seen without a final outcome yet (awaiting a reply or being reconciled)',
+      registers,
+      collect() {
+        this.set(read().count);
+      },
+    });
+    this.oldestUnresolvedSeconds = new Gauge({
+      name: 'connector_order_oldest_unresolved_seconds',
+      help: 'Age of the oldest order without a final outcome, from when it was sent or marked (0 when none)',
+      registers,
+      collect() {
+        this.set((read().oldestAgeMs ?? 0) / 1000);
+      },
     });
     this.rateLimitWaits = new Counter({
       name: 'connector_rate_limit_waits_total',

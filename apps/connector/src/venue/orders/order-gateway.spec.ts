@@ -330,6 +330,24 @@ describe('OrderGateway', () => {
     expect(outcomes.map((o) => o.status)).toEqual(['UNKNOWN', 'SUCCESS']);
   });
 
+  it('exports how many orders are unresolved and the age of the oldest, until evidence settles them', async () => {
+    const { channel, gateway, flush, clock, reply, metrics } = setup();
+    const read = async () => ({
+      count: (await metrics.unresolvedOrders.get()).values[0]?.value,
+      oldest: (await metrics.oldestUnresolvedSeconds.get()).values[0]?.value,
+    });
+    expect(await read()).toEqual({ count: 0, oldest: 0 });
+    channel.up();
+    await gateway.reconcile('o-30', { markedAt: clock.now() - 40_000 });
+    await gateway.submit(order('o-31'));
+    clock.advance(1_500);
+    await flush();
+    expect(await read()).toEqual({ count: 2, oldest: 41.5 });
+    channel.deliver(reply('o-30', 'SUCCESS'));
+    await flush();
+    expect(await read()).toEqual({ count: 1, oldest: 1.5 });
+  });
+
   it('drain waits for the reply of an order already sent, and stops sending new ones', async () => {
     const { channel, gateway, outcomes, reply, flush } = setup();
     channel.up();

@@ -105,6 +105,7 @@ export class OrderGateway {
       unsubscribeTimeoutMs: options.orderReplyTimeoutMs,
     };
     this.sendTimeoutMs = options.orderSendTimeoutMs;
+    metrics.watchUnresolvedOrders(() => this.unresolved());
     channel.addFrameListener((message) => this.onFrame(message));
     channel.connection$.subscribe((event) => {
       if (event.up) for (const wake of this.openWaiters.splice(0)) wake();
@@ -164,6 +165,20 @@ export class OrderGateway {
     if (hints.quoteId !== undefined) this.index.quote(hints.quoteId, clientRequestId);
     this.cell(clientRequestId, hints.markedAt ?? this.clock.now()).actor.send({ type: 'reconcile' });
     return Promise.resolve();
+  }
+
+  /** Orders whose outcome is not final yet, and the age of the oldest (for metrics and alerts). */
+  private unresolved(): { count: number; oldestAgeMs: number | undefined } {
+    const now = this.clock.now();
+    let count = 0;
+    let oldest: number | undefined;
+    for (const { actor } of this.cells.values()) {
+      const { phase, since } = actor.state;
+      if (phase !== 'new' && phase !== 'awaiting' && phase !== 'reconciling') continue;
+      count += 1;
+      oldest = oldest === undefined ? since : Math.min(oldest, since);
+    }
+    return { count, oldestAgeMs: oldest === undefined ? undefined : now - oldest };
   }
 
   /** Orders sent or seen and not settled. */
