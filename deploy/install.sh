@@ -6,10 +6,15 @@ cd "$(dirname "$0")/.."
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
-if ! command -v nats-server >/dev/null 2>&1; then
-  echo "install: nats-server (Debian package)"
+# nats-server: every test starts its own. prometheus (with promtool): the alert rules are checked and
+# unit-tested in CI, and the monitoring test scrapes the running stack with a real Prometheus.
+missing=()
+command -v nats-server >/dev/null 2>&1 || missing+=(nats-server)
+command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "install: ${missing[*]} (Debian packages)"
   as_root apt-get update -q
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q nats-server
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
 node_major=$(node -p 'process.versions.node.split(".")[0]')
