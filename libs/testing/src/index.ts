@@ -2,3 +2,4 @@ export { freePort } from './free-port.js';
 export { startNatsServer, type NatsServerHandle, type StartNatsOptions } from './nats-server.js';
 export { FakeClock } from './fake-clock.js';
 export { eventually, waitFor, type EventuallyOptions } from './eventually.js';
+export { startNatsCluster, type NatsClusterHandle, type ClusterNode } from './nats-cluster.js';

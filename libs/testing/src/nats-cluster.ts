@@ -1,0 +1,188 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { freePort } from './free-port.js';
+import { eventually } from './eventually.js';
+
+export interface ClusterNode {
+  readonly name: string;
+  readonly port: number;
+  readonly url: string;
+  readonly running: boolean;
+}
+
+export interface NatsClusterHandle {
+  /** Every node's client URL, comma-separated: what a client's `servers` (or NATS_URL) takes. */
+  readonly url: string;
+  readonly nodes: readonly ClusterNode[];
+  /** Kills one node abruptly (SIGKILL), keeping its store. */
+  kill(index: number): Promise<void>;
+  /** Starts a killed node again on its port and store; resolves once JetStream answers through it. */
+  restart(index: number): Promise<void>;
+  /** The node currently leading a stream's replicas (undefined while there is none). */
+  streamLeader(stream: string): Promise<string | undefined>;
+  /** A node's index by name (-1 if none). */
+  indexOf(name: string): number;
+  stop(): Promise<void>;
+}
+
+interface NodeSpec {
+  name: string;
+  port: number;
+  clusterPort: number;
+  storeDir: string;
+  child: ChildProcess | undefined;
+}
+
+const READY_TIMEOUT_MS = 20_000;
+
+/**
+ * A local JetStream cluster of real nats-servers (default three) on free loopback ports, each with its own
+ * temporary store, routed to each other: for tests of replicated (R3) streams and of a node's death.
+ */
+export async function startNatsCluster(options: { size?: number; binary?: string } = {}): Promise<NatsClusterHandle> {
+  const size = options.size ?? 3;
+  const binary = options.binary ?? process.env['NATS_SERVER_BIN'] ?? 'nats-server';
+  const specs: NodeSpec[] = [];
+  for (let i = 0; i < size; i += 1) {
+    specs.push({
+      name: `gw-node-${i + 1}`,
+      port: await freePort(),
+      clusterPort: await freePort(),
+      storeDir: await mkdtemp(join(tmpdir(), `gw-nats-c${i + 1}-`)),
+      child: undefined,
+    });
+  }
+  const routes = specs.map((s) => `nats://127.0.0.1:${s.clusterPort}`).join(',');
+  const url = specs.map((s) => `nats://127.0.0.1:${s.port}`).join(',');
+
+  const launch = (spec: NodeSpec): Promise<void> => {
+    const args = ['-a', '127.0.0.1', '-p', String(spec.port), '-n', spec.name, '-js', '-sd', spec.storeDir];
+    args.push('--cluster_name', 'gw-test', '--cluster', `nats://127.0.0.1:${spec.clusterPort}`, '--routes', routes);
+    const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    spec.child = child;
+    return untilReady(child, spec.name).then(() => {
+      child.once('exit', () => {
+        if (spec.child === child) spec.child = undefined;
+      });
+    });
+  };
+
+  const jetStreamAnswers = async (servers: string): Promise<boolean> => {
+    const nc = await connect({ servers, timeout: 1_000, maxReconnectAttempts: 0 }).catch(() => undefined);
+    if (nc === undefined) return false;
+    try {
+      const jsm = await jetstreamManager(nc, { timeout: 1_000 });
+      await jsm.getAccountInfo();
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await nc.close();
+    }
+  };
+
+  await Promise.all(specs.map(launch));
+  await untilJetStream(() => jetStreamAnswers(url), 'the cluster');
+
+  const stopNode = async (spec: NodeSpec, signal: NodeJS.Signals): Promise<void> => {
+    const child = spec.child;
+    if (child === undefined) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  return {
+    url,
+    get nodes() {
+      return specs.map((s) => ({
+        name: s.name,
+        port: s.port,
+        url: `nats://127.0.0.1:${s.port}`,
+        running: s.child !== undefined,
+      }));
+    },
+    async kill(index) {
+      await stopNode(nodeAt(specs, index), 'SIGKILL');
+    },
+    async restart(index) {
+      const spec = nodeAt(specs, index);
+      if (spec.child !== undefined) throw new Error(`${spec.name} is running`);
+      await launch(spec);
+      await untilJetStream(() => jetStreamAnswers(`nats://127.0.0.1:${spec.port}`), spec.name);
+    },
+    async streamLeader(stream) {
+      for (const spec of specs.filter((s) => s.child !== undefined)) {
+        const leader = await streamLeaderVia(spec.port, stream).catch(() => undefined);
+        if (leader !== undefined) return leader;
+      }
+      return undefined;
+    },
+    indexOf(name) {
+      return specs.findIndex((s) => s.name === name);
+    },
+    async stop() {
+      await Promise.all(specs.map((s) => stopNode(s, 'SIGTERM')));
+      await Promise.all(specs.map((s) => rm(s.storeDir, { recursive: true, force: true })));
+    },
+  };
+}
+
+function untilJetStream(answers: () => Promise<boolean>, who: string): Promise<true> {
+  return eventually(async () => ((await answers()) ? true : undefined), {
+    what: `JetStream answering through ${who}`,
+    timeoutMs: READY_TIMEOUT_MS,
+    intervalMs: 200,
+  });
+}
+
+function nodeAt(specs: NodeSpec[], index: number): NodeSpec {
+  const spec = specs[index];
+  if (spec === undefined) throw new Error(`no cluster node ${index}`);
+  return spec;
+}
+
+/** The node leading a stream's raft group, as the stream's info reports it. */
+async function streamLeaderVia(port: number, stream: string): Promise<string | undefined> {
+  const nc = await connect({ servers: `nats://127.0.0.1:${port}`, timeout: 1_000, maxReconnectAttempts: 0 });
+  try {
+    const jsm = await jetstreamManager(nc, { timeout: 1_000 });
+    return (await jsm.streams.info(stream)).cluster?.leader;
+  } finally {
+    await nc.close();
+  }
+}
+
+function untilReady(child: ChildProcess, name: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let log = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${name} not ready within ${READY_TIMEOUT_MS} ms:\n${log.slice(-2_000)}`));
+    }, READY_TIMEOUT_MS);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(new Error(`could not start nats-server (is the Debian package installed?): ${error.message}`));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with code ${code} before it was ready:\n${log.slice(-2_000)}`));
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      log += chunk.toString();
+      if (log.includes('Server is ready')) {
+        clearTimeout(timer);
+        child.removeAllListeners('exit');
+        child.stderr?.removeAllListeners('data');
+        child.stderr?.resume();
+        resolve();
+      }
+    });
+  });
+}
