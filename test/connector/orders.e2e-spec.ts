@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { isFinalStatus, type OrderOutcome } from '#contracts';
+import { isFinalStatus, StreamName, type OrderOutcome } from '#contracts';
 import {
+  ACCOUNT,
   adminPost,
   askForStream,
   metricSum,
@@ -123,6 +124,10 @@ describe('orders through the connector: exactly one final outcome on NATS', () =
     );
     expect(await venueOrders(stack)).toEqual(ordersBefore);
     expect(await storedOutcomes(stack.jsm, 'e2e-ord-1')).toEqual(outcomesBefore);
+    // the command consumer's lag is on /metrics, read from JetStream at scrape time: nothing left behind
+    const lag = { stream: StreamName.orderCommands(ACCOUNT), consumer: 'connector' };
+    expect(await metricValue(stack.connector.httpUrl, 'jetstream_consumer_pending', lag)).toBe(0);
+    expect(await metricValue(stack.connector.httpUrl, 'jetstream_consumer_ack_pending', lag)).toBe(0);
   });
 
   it('an order in flight across a connector restart is resolved once, never re-placed', async () => {

@@ -13,3 +13,4 @@ export {
 export { BusKv, KvBucket, type KvBucketOptions, type KvEntry } from './bus-kv.js';
 export { BusModule, type BusModuleAsyncOptions } from './bus.module.js';
 export type { SubjectKind } from './subject-kind.js';
+export { JetStreamMetrics, type WatchedStream } from './jetstream-metrics.js';

@@ -1,12 +1,20 @@
-import { Subjects } from '#contracts';
-import type { BusConnection, BusConsumers, BusKv, BusPublisher, BusResponder, BusStreams } from '#bus';
+import { StreamName, Subjects } from '#contracts';
+import {
+  JetStreamMetrics,
+  type BusConnection,
+  type BusConsumers,
+  type BusKv,
+  type BusPublisher,
+  type BusResponder,
+  type BusStreams,
+} from '#bus';
 import type { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { ConnectorStatusPublication } from '../status/connector-status.publication.js';
 import { SessionHealth } from '../status/session-health.js';
 import { AccountGroupsResponder } from './account-groups.js';
 import { ConnectorNatsMetrics } from './connector-metrics.js';
 import { ensureConnectorStreams, orderMarksBucket } from './connector-streams.js';
-import { OrderCommands } from './order-commands.js';
+import { ORDER_COMMANDS_DURABLE, OrderCommands } from './order-commands.js';
 import { OrderMarks } from './order-marks.js';
 import { OrderOutcomes } from './order-outcomes.js';
 import { PricePublication } from './price-publication.js';
@@ -61,6 +69,7 @@ export class ConnectorRuntime {
   private readonly logger: JsonLogger;
   private parts: RunningParts | undefined;
   private stopping: Promise<void> | undefined;
+  private jetStreamWatched = false;
 
   constructor(
     private readonly settings: ConnectorRuntimeSettings,
@@ -81,6 +90,7 @@ export class ConnectorRuntime {
       orderRetentionMs: settings.orderRetentionMs,
     };
     const { priceStream } = await ensureConnectorStreams(bus.streams, subjects, streamSettings);
+    this.watchJetStream();
     // A restarted nats-server has lost the memory streams (prices, status): declare them again.
     bus.connection.onReconnect(() => {
       if (this.stopping !== undefined) return;
@@ -158,6 +168,18 @@ export class ConnectorRuntime {
     parts.sessionHealth.stop();
     await this.bus.connection.flush().catch(() => undefined);
     this.logger.info('connector NATS side stopped');
+  }
+
+  /** The connector's streams and its command consumer on /metrics (lag, redeliveries), read at scrape time. */
+  private watchJetStream(): void {
+    if (this.jetStreamWatched) return;
+    this.jetStreamWatched = true;
+    const { account } = this.subjects;
+    new JetStreamMetrics(this.observability.metrics, this.bus.connection).watch(
+      { stream: StreamName.orderCommands(account), consumers: [ORDER_COMMANDS_DURABLE] },
+      { stream: StreamName.orderOutcomes(account) },
+      { stream: StreamName.prices(account) },
+    );
   }
 
   /** Orders an earlier life marked as sent without a final outcome: resolve them (never re-send). */
