@@ -85,7 +85,14 @@ export class BusResponder {
 
   private reply(msg: Msg, body: unknown): void {
     try {
-      msg.respond(this.encoder.encode(JSON.stringify(body)));
+      let data = this.encoder.encode(JSON.stringify(body));
+      const maxPayload = this.connection.client.info?.max_payload ?? 1_048_576;
+      if (data.length > maxPayload) {
+        // A requester waiting for an answer must get one: a reply NATS would refuse becomes a short error.
+        this.logger.error('reply larger than the NATS max payload; answered with an error', { bytes: data.length });
+        data = this.encoder.encode(JSON.stringify(errorReply(GatewayErrorCode.Internal, 'reply too large')));
+      }
+      msg.respond(data);
     } catch (error) {
       this.logger.warn('could not send a reply', { error: error instanceof Error ? error.message : String(error) });
     }

@@ -1,5 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import {
+  boundedText,
+  errorReply,
+  MAX_ERROR_MESSAGE,
   OrderCommand,
   orderOutcomeMsgId,
   parseContract,
@@ -105,5 +108,15 @@ describe('parseContract', () => {
 
   it('deduplicates outcomes by clientRequestId and status', () => {
     expect(orderOutcomeMsgId({ clientRequestId: 'ord-1', status: 'SUCCESS' })).toBe('ord-1:SUCCESS');
+  });
+});
+
+describe('error replies', () => {
+  it('never carry an unbounded value: code and message are cut, saying how much', () => {
+    const reply = errorReply('X'.repeat(1_000), `bad subject ${'y'.repeat(100_000)}`);
+    expect(reply.error.code.length).toBeLessThan(100);
+    expect(reply.error.message.length).toBeLessThan(MAX_ERROR_MESSAGE + 40);
+    expect(reply.error.message).toMatch(/^bad subject y+…\(99500 more characters\)$/);
+    expect(boundedText('short')).toBe('short');
   });
 });

@@ -3,6 +3,9 @@ import { Type } from 'class-transformer';
 import { IsPositiveDecimalString } from './decimal-string.js';
 import type { ErrorReply } from './reply.js';
 
+/** Longest price subject a release may name (a NATS subject of ours is far shorter). */
+const MAX_SUBJECT_LENGTH = 255;
+
 /**
  * A strategy's request for a price stream, on `{prefix}.{account}.stream.subscribe` (request/reply).
  * Identical requests share one venue subscription. Interest is a lease: re-send the same request
@@ -61,7 +64,7 @@ export type StreamReply = StreamGranted | ErrorReply;
 
 /** `{prefix}.{account}.stream.release` */
 export class StreamRelease {
-  @IsString() @MinLength(1) subject!: string;
+  @IsString() @MinLength(1) @MaxLength(MAX_SUBJECT_LENGTH) subject!: string;
   @IsString() @MinLength(1) @MaxLength(128) requester!: string;
 }
 

@@ -242,6 +242,19 @@ describe('ConnectorRuntime (NATS side) against a real nats-server', () => {
       expect(again).toMatchObject({ ok: false, error: { code: 'NOT_HELD' } });
     });
 
+    it('answers a request carrying a huge value with a bounded error, never echoing it whole', async () => {
+      const huge = 'x'.repeat(1_000_000);
+      for (const [subject, body] of [
+        ['gw.v1.acct1.stream.release', { subject: huge, requester: 'strategy-a' }],
+        ['gw.v1.acct1.stream.release', { subject: 'gw.v1.price.x', requester: huge }],
+        ['gw.v1.acct1.stream.subscribe', { ...request, accountGroup: huge }],
+      ] as const) {
+        const reply = await strategy.request(subject, JSON.stringify(body), { timeout: 5_000 });
+        expect(reply.data.length).toBeLessThan(2_048);
+        expect(reply.json()).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
+      }
+    });
+
     it('answers the account-group lookup', async () => {
       const reply = (await strategy.request('gw.v1.acct1.account-groups.get', '')).json();
       expect(reply).toEqual({ ok: true, accountGroups: [{ uuid: 'g-1', name: 'Main', natural: true }] });
