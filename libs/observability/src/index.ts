@@ -1,4 +1,4 @@
-export { redact, REDACTED } from './redact.js';
+export { redact, forLog, isSecretKey, REDACTED, MAX_LOG_ITEMS, MAX_LOG_STRING } from './redact.js';
 export { JsonLogger, type LogLevel, type LogSink } from './json-logger.js';
 export { MetricsRegistry } from './metrics-registry.js';
 export { HealthRegistry, type HealthCheck, type HealthCheckResult, type HealthReport } from './health-registry.js';

@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import { redact } from './redact.js';
+import { boundString, forLog } from './redact.js';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 const RANK: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
@@ -10,7 +10,8 @@ export interface LogSink {
 
 /**
  * Structured logs: one JSON object per line on stdout, `{time, level, app, context, msg, ...fields}`.
- * Fields pass through `redact`, so a secret-named property never reaches the sink. Implements Nest's
+ * Fields pass through `forLog`: a secret-named property never reaches the sink, and no field is unbounded
+ * (strings, lists and depth are capped, saying what was cut). Implements Nest's
  * LoggerService so framework messages come out in the same shape.
  */
 export class JsonLogger implements LoggerService {
@@ -53,8 +54,8 @@ export class JsonLogger implements LoggerService {
       level,
       app: this.app,
       context: this.context,
-      msg,
-      ...(fields ? (redact(fields) as Record<string, unknown>) : {}),
+      msg: boundString(msg),
+      ...(fields ? (forLog(fields) as Record<string, unknown>) : {}),
     };
     this.sink.write(JSON.stringify(record) + '\n');
   }

@@ -13,6 +13,7 @@ import {
   loadConfig,
   MetricsRegistry,
   ObservabilityModule,
+  MAX_LOG_ITEMS,
   redact,
 } from './index.js';
 
@@ -29,6 +30,16 @@ describe('redact', () => {
       apiSecret: '[redacted]',
       nested: { token: '[redacted]', headers: { 'Rest-Sign': '[redacted]' } },
       list: [{ password: '[redacted]' }],
+    });
+  });
+
+  it('hides only secret names: a field named signal, design or tokenPath-like config stays readable', () => {
+    expect(redact({ signal: 'SIGTERM', design: 'x', sign: 's', restSignature: 'y', accessToken: 't' })).toEqual({
+      signal: 'SIGTERM',
+      design: 'x',
+      sign: '[redacted]',
+      restSignature: '[redacted]',
+      accessToken: '[redacted]',
     });
   });
 
@@ -56,6 +67,24 @@ describe('JsonLogger', () => {
     });
     expect(lines[0]).not.toContain('abc');
     expect(JSON.parse(lines[1] ?? '')).toMatchObject({ level: 'warn', context: 'other' });
+  });
+
+  it('bounds every field: a 100 KB venue error code is cut, long lists and deep objects are summarised', () => {
+    const lines: string[] = [];
+    const logger = new JsonLogger('a', 'c', 'debug', { write: (line) => lines.push(line) });
+    logger.warn(`venue error ${'m'.repeat(10_000)}`, {
+      code: 'C'.repeat(100_000),
+      list: Array.from({ length: 1_000 }, (_, i) => i),
+      deep: { a: { b: { c: { d: { e: { f: { g: 'bottom' } } } } } } },
+    });
+    const line = lines[0] ?? '';
+    expect(line.length).toBeLessThan(8_000);
+    const record = JSON.parse(line) as { msg: string; code: string; list: unknown[]; deep: unknown };
+    expect(record.code).toMatch(/^C{1024}…\(98976 more characters\)$/);
+    expect(record.msg.length).toBeLessThan(1_100);
+    expect(record.list).toHaveLength(MAX_LOG_ITEMS + 1);
+    expect(record.list[MAX_LOG_ITEMS]).toBe('…(950 more items)');
+    expect(JSON.stringify(record.deep)).toContain('[too deep]');
   });
 
   it('drops lines below its level', () => {
