@@ -67,6 +67,7 @@ export class ConnectorAppModule {
                 orderCommandAckWaitMs: config.ORDER_COMMAND_ACK_WAIT_MS,
                 outcomeDuplicateWindowMs: config.ORDER_OUTCOME_DUPLICATE_WINDOW_MS,
                 orderRetentionMs: config.ORDER_RETENTION_MS,
+                priceMaxAgeMs: config.PRICE_MAX_AGE_MS,
                 sessionHealthGraceMs: config.SESSION_HEALTH_GRACE_MS,
                 shutdownOutcomeWaitMs: 5_000,
               },

@@ -82,6 +82,8 @@ export class ConnectorConfig {
   @MinLength(1)
   VENUE_NONCE_DIR?: string;
   @Type(() => Number) @IsInt() @Min(100) PRICE_STALE_AFTER_MS: number = 5_000;
+  /** Last-value price entries age out after this; at most a quote's life (§2.2 rule 4: 10 minutes). */
+  @Type(() => Number) @IsInt() @Min(1_000) @Max(600_000) PRICE_MAX_AGE_MS: number = 600_000;
   @Type(() => Number) @IsInt() @Min(100) VENUE_STALL_TIMEOUT_MS: number = 15_000;
   @Type(() => Number) @IsInt() @Min(1) VENUE_RECONNECT_INITIAL_MS: number = 250;
   @Type(() => Number) @IsInt() @Min(1) VENUE_RECONNECT_MAX_MS: number = 30_000;

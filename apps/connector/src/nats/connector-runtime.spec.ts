@@ -107,6 +107,7 @@ describe('ConnectorRuntime (NATS side) against a real nats-server', () => {
         orderCommandAckWaitMs: 5_000,
         outcomeDuplicateWindowMs: 60_000,
         orderRetentionMs: 3_600_000,
+        priceMaxAgeMs: 600_000,
         sessionHealthGraceMs: 1_000,
         shutdownOutcomeWaitMs: 1_000,
       },

@@ -28,6 +28,8 @@ export interface ConnectorRuntimeSettings {
   orderCommandAckWaitMs: number;
   outcomeDuplicateWindowMs: number;
   orderRetentionMs: number;
+  /** Last-value price entries age out after this (no longer than a quote's life), so a dead quote never lingers. */
+  priceMaxAgeMs: number;
   /** How long /health tolerates a reconnecting session. */
   sessionHealthGraceMs: number;
   /** Bound on waiting for outcomes in hand at shutdown. */
@@ -88,6 +90,8 @@ export class ConnectorRuntime {
     const streamSettings = {
       outcomeDuplicateWindowMs: settings.outcomeDuplicateWindowMs,
       orderRetentionMs: settings.orderRetentionMs,
+      priceMaxAgeMs: settings.priceMaxAgeMs,
+      statusMaxAgeMs: Math.max(3 * settings.statusIntervalMs, 1_000),
     };
     const { priceStream } = await ensureConnectorStreams(bus.streams, subjects, streamSettings);
     this.watchJetStream();
@@ -162,9 +166,10 @@ export class ConnectorRuntime {
     parts.accountGroups.stop();
     await this.venue.session.stop();
     await parts.outcomes.stop(this.settings.shutdownOutcomeWaitMs);
+    parts.prices.stopAll(); // late joiners read `stopped`, never this connector's last quote as live
+    parts.prices.stop();
     parts.status.publish();
     parts.status.stop();
-    parts.prices.stop();
     parts.sessionHealth.stop();
     await this.bus.connection.flush().catch(() => undefined);
     this.logger.info('connector NATS side stopped');

@@ -4,12 +4,16 @@ import type { BusStreams, StreamDefinition } from '#bus';
 export interface ConnectorStreamSettings {
   outcomeDuplicateWindowMs: number;
   orderRetentionMs: number;
+  priceMaxAgeMs: number;
+  statusMaxAgeMs: number;
 }
 
 /**
  * The JetStream streams of one account's connector:
  *  - prices: memory, one message per subject — a late joiner reads the last price of a subject at once;
- *  - connector status: the same, for the one status subject;
+ *    entries age out (`priceMaxAgeMs`, at most a quote's life), so a crashed connector's quote cannot linger;
+ *  - connector status: the same, for the one status subject, readable by direct get; it ages out after three
+ *    missed status intervals, so a dead connector's last status does not stay "open";
  *  - order commands: file, work queue — a command is removed once the connector acknowledged it;
  *  - order outcomes: file, deduplicated by `Nats-Msg-Id` = clientRequestId:status.
  */
@@ -21,6 +25,7 @@ export function connectorStreams(subjects: Subjects, settings: ConnectorStreamSe
       subjects: [subjects.allPrices],
       storage: 'memory',
       maxMsgsPerSubject: 1,
+      maxAgeMs: settings.priceMaxAgeMs,
       allowDirect: true,
     },
     {
@@ -28,6 +33,8 @@ export function connectorStreams(subjects: Subjects, settings: ConnectorStreamSe
       subjects: [subjects.connectorStatus],
       storage: 'memory',
       maxMsgsPerSubject: 1,
+      maxAgeMs: settings.statusMaxAgeMs,
+      allowDirect: true,
     },
     {
       name: StreamName.orderCommands(account),

@@ -27,6 +27,8 @@ describe('OrderOutcomes against a real nats-server', () => {
     );
     await ensureConnectorStreams(new BusStreams(connection, silent), subjects, {
       outcomeDuplicateWindowMs: 60_000,
+      priceMaxAgeMs: 600_000,
+      statusMaxAgeMs: 10_000,
       orderRetentionMs: 3_600_000,
     });
   });
@@ -89,6 +91,8 @@ describe('OrderOutcomes across a nats-server outage', () => {
       const subjects = new Subjects('gw.v1', 'acct-outage');
       await ensureConnectorStreams(new BusStreams(connection, silent), subjects, {
         outcomeDuplicateWindowMs: 60_000,
+        priceMaxAgeMs: 600_000,
+        statusMaxAgeMs: 10_000,
         orderRetentionMs: 3_600_000,
       });
       const bucket = await new BusKv(connection).bucket('T_MARKS_OUTAGE', { storage: 'file' });

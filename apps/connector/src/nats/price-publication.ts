@@ -105,6 +105,30 @@ export class PricePublication {
     return route;
   }
 
+  /**
+   * The connector is stopping: every stream it still publishes gets a last `stopped` message, so the
+   * last-value stream tells a late joiner the truth instead of showing this connector's last quote as live.
+   */
+  stopAll(): void {
+    for (const [quantity, byInstrument] of this.routes) {
+      for (const [instrument, routes] of byInstrument) {
+        for (const route of [...routes]) {
+          this.publish({
+            v: 1,
+            status: 'stopped',
+            accountGroup: route.accountGroup,
+            instrument,
+            tenor: route.tenor,
+            currency: route.currency,
+            quantity,
+            code: 'CONNECTOR_STOPPED',
+            message: 'the connector stopped; no prices until it is back',
+          });
+        }
+      }
+    }
+  }
+
   /** A stopped stream's route goes, so the map holds only streams that may still publish. */
   private forget(price: PriceMessage, route: PriceRoute): void {
     const byInstrument = this.routes.get(price.quantity);
