@@ -93,3 +93,57 @@ describe('ConnectorConfig', () => {
     expect(loadConfig(ConnectorConfig, { ...required, DEFAULT_METRICS: 'false' }).DEFAULT_METRICS).toBe(false);
   });
 });
+
+describe('ConnectorConfig refuses what outside testing got through (issue 7, symptom 9)', () => {
+  const problemsOf = (env: Record<string, string>): string[] => {
+    try {
+      loadConfig(ConnectorConfig, { ...required, ...env });
+    } catch (error) {
+      if (error instanceof ConfigError) return error.problems;
+      throw error;
+    }
+    return [];
+  };
+
+  it.each([
+    ['STATUS_INTERVAL_MS', '3000000000', /STATUS_INTERVAL_MS must be from 100 to 3600000/],
+    ['VENUE_WS_URL', 'ws://127.0.0.1:8080/svc/ws/ws-client#frag', /VENUE_WS_URL must be a URL .*no #fragment/],
+    ['VENUE_REST_URL', 'not a url', /VENUE_REST_URL must be a URL starting http:\/\/ or https:\/\//],
+    ['VENUE_REST_URL', 'ftp://host/x', /VENUE_REST_URL must be a URL/],
+    ['LOG_LEVEL', 'verbose', /LOG_LEVEL must be one of error, warn, info, debug/],
+    ['LOG_LEVEL', 'ERROR', /LOG_LEVEL must be one of/],
+    ['HTTP_PORT', '0x10', /HTTP_PORT must be a decimal integer/],
+    ['HTTP_PORT', '', /HTTP_PORT must be a decimal integer/],
+    ['HTTP_PORT', '65536', /HTTP_PORT must be from 0 to 65535/],
+    ['PRICE_STALE_AFTER_MS', '1e3', /PRICE_STALE_AFTER_MS must be a decimal integer/],
+    ['NATS_URL', 'nats://a:4222,http://b:4222', /NATS_URL must be a comma-separated list of URLs/],
+    ['DEFAULT_METRICS', 'yes', /DEFAULT_METRICS must be true, false, 1 or 0/],
+    ['VENUE_TOKEN_PATH', 'data..token', /VENUE_TOKEN_PATH must be a dot-separated field path/],
+  ])('%s=%j is refused by name and rule', (name, value, rule) => {
+    const problems = problemsOf({ [name]: value });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(rule);
+    if (value.length > 3) expect(problems[0]).not.toContain(value);
+  });
+
+  it('checks rules across variables once each one is valid', () => {
+    expect(problemsOf({ ORDER_RETENTION_MS: '60000', ORDER_OUTCOME_DUPLICATE_WINDOW_MS: '120000' })).toEqual([
+      expect.stringMatching(/ORDER_RETENTION_MS must be at least ORDER_OUTCOME_DUPLICATE_WINDOW_MS/),
+    ]);
+    expect(problemsOf({ VENUE_RECONNECT_INITIAL_MS: '5000', VENUE_RECONNECT_MAX_MS: '1000' })).toEqual([
+      'VENUE_RECONNECT_INITIAL_MS must not exceed VENUE_RECONNECT_MAX_MS',
+    ]);
+  });
+
+  it('accepts the explicit forms: port 0, a NATS server list, a token path', () => {
+    const config = loadConfig(ConnectorConfig, {
+      ...required,
+      HTTP_PORT: '0',
+      NATS_URL: 'nats://a:4222, tls://b:4222',
+      VENUE_TOKEN_PATH: 'data.token',
+      LOG_LEVEL: 'debug',
+    });
+    expect(config).toMatchObject({ HTTP_PORT: 0, LOG_LEVEL: 'debug' });
+    expect(venueOptionsFrom(config).tokenPath).toBe('data.token');
+  });
+});

@@ -3,57 +3,58 @@
  * name, never with its value). Nothing else in the connector reads `process.env`. Documented in
  * docs/connector.md.
  */
-import { Transform, Type } from 'class-transformer';
-import {
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-  MinLength,
-  ValidateBy,
-  ValidateIf,
-} from 'class-validator';
+import { IsOptional, ValidateBy, ValidateIf } from 'class-validator';
 import { DEFAULT_SUBJECT_PREFIX } from '#contracts';
+import {
+  EnvBoolean,
+  EnvEnum,
+  EnvInt,
+  EnvMs,
+  EnvPort,
+  EnvRequired,
+  EnvText,
+  EnvUrl,
+  LOG_LEVELS,
+  type CrossChecked,
+  type LogLevel,
+} from '#observability';
 import { apiSecretProblem, isValidIdentifier } from '#venue-api';
 import type { VenueOptions } from './venue/venue-options.js';
 
+const DAY_MS = 24 * 3_600_000;
 const SUBJECT_TOKEN = /^[^\s.*>]+$/;
+const TOKEN_PATH = /^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/;
 const SUBJECT_PREFIX = /^[^\s.*>]+(\.[^\s.*>]+)*$/;
 
-export class ConnectorConfig {
+export class ConnectorConfig implements CrossChecked {
   // ---- HTTP (/health, /metrics)
-  @Type(() => Number) @IsInt() @Min(0) @Max(65535) HTTP_PORT: number = 3001;
-  @IsString() HTTP_HOST: string = '0.0.0.0';
+  /** 0 = any free port (said explicitly; empty is refused). */
+  @EnvPort() HTTP_PORT: number = 3001;
+  @EnvText({ max: 255 }) HTTP_HOST: string = '0.0.0.0';
+
+  // ---- Logs
+  @EnvEnum(LOG_LEVELS) LOG_LEVEL: LogLevel = 'info';
 
   // ---- NATS
-  @IsString() @MinLength(1) NATS_URL: string = 'nats://127.0.0.1:4222';
-  @IsString()
-  @Matches(SUBJECT_PREFIX, { message: 'NATS_SUBJECT_PREFIX must be dot-separated subject tokens' })
+  @EnvUrl({ schemes: ['nats', 'tls', 'ws', 'wss'], list: true }) NATS_URL: string = 'nats://127.0.0.1:4222';
+  @EnvText({ max: 128, pattern: SUBJECT_PREFIX, describe: 'dot-separated subject tokens (at most 128 characters)' })
   NATS_SUBJECT_PREFIX: string = DEFAULT_SUBJECT_PREFIX;
   /** Names the venue account this connector serves; one subject token. */
-  @IsString()
-  @MaxLength(64)
-  @Matches(SUBJECT_TOKEN, { message: 'ACCOUNT must be one subject token' })
+  @EnvText({ max: 64, pattern: SUBJECT_TOKEN, describe: 'one subject token of at most 64 characters' })
   ACCOUNT: string = 'default';
-  @Type(() => Number) @IsInt() @Min(100) STATUS_INTERVAL_MS: number = 5_000;
+  @EnvMs(100, 3_600_000) STATUS_INTERVAL_MS: number = 5_000;
   /** The server redelivers an order command not acknowledged within this (the KV mark keeps it unsent). */
-  @Type(() => Number) @IsInt() @Min(1_000) ORDER_COMMAND_ACK_WAIT_MS: number = 30_000;
+  @EnvMs(1_000, 3_600_000) ORDER_COMMAND_ACK_WAIT_MS: number = 30_000;
   /** JetStream duplicate window of the outcome stream (the KV mark deduplicates beyond it). */
-  @Type(() => Number) @IsInt() @Min(1_000) ORDER_OUTCOME_DUPLICATE_WINDOW_MS: number = 3_600_000;
-  /** How long outcomes and order marks are kept. */
-  @Type(() => Number) @IsInt() @Min(60_000) ORDER_RETENTION_MS: number = 30 * 24 * 3_600_000;
+  @EnvInt(1_000, 7 * DAY_MS) ORDER_OUTCOME_DUPLICATE_WINDOW_MS: number = 3_600_000;
+  /** How long outcomes and order marks are kept; at least the duplicate window (cross-checked). */
+  @EnvInt(60_000, 365 * DAY_MS) ORDER_RETENTION_MS: number = 30 * DAY_MS;
 
   // ---- Venue
-  @IsString() @MinLength(1) VENUE_REST_URL!: string;
-  @IsString() @Matches(/^wss?:\/\//, { message: 'VENUE_WS_URL must be a ws:// or wss:// URL' }) VENUE_WS_URL!: string;
-  @IsString() @MinLength(1) VENUE_API_KEY!: string;
+  @EnvRequired() @EnvUrl({ schemes: ['http', 'https'] }) VENUE_REST_URL!: string;
+  @EnvRequired() @EnvUrl({ schemes: ['ws', 'wss'] }) VENUE_WS_URL!: string;
+  @EnvRequired() @EnvText({ max: 256 }) VENUE_API_KEY!: string;
   // Checked against the encoding here: otherwise every token fetch fails and the session backs off forever.
-  @IsString()
   @ValidateBy({
     name: 'isUsableApiSecret',
     validator: {
@@ -64,7 +65,7 @@ export class ConnectorConfig {
     },
   })
   VENUE_API_SECRET!: string;
-  @IsIn(['base64', 'hex']) VENUE_SIGNATURE_ENCODING: 'base64' | 'hex' = 'base64';
+  @EnvEnum(['base64', 'hex']) VENUE_SIGNATURE_ENCODING: 'base64' | 'hex' = 'base64';
   /** Stable per account: outcomes are redelivered on it after a reconnect. */
   // The venue refuses a connection whose sessionId breaks §4.2's rules: caught here, not as an endless reconnect.
   @ValidateBy({
@@ -75,38 +76,57 @@ export class ConnectorConfig {
     },
   })
   VENUE_SESSION_ID!: string;
-  @IsIn(['tonce', 'nonce']) VENUE_ANTI_REPLAY: 'tonce' | 'nonce' = 'tonce';
+  /** Where the token is in the token response (`token`, `data.token`, …); unset: every plausible shape. */
+  @IsOptional()
+  @EnvText({ max: 128, pattern: TOKEN_PATH, describe: 'a dot-separated field path such as data.token' })
+  VENUE_TOKEN_PATH?: string;
+  @EnvEnum(['tonce', 'nonce']) VENUE_ANTI_REPLAY: 'tonce' | 'nonce' = 'tonce';
   /** Required in nonce mode: the persistent nonce lives there. */
   @ValidateIf((config: ConnectorConfig) => config.VENUE_ANTI_REPLAY === 'nonce' || config.VENUE_NONCE_DIR !== undefined)
-  @IsString()
-  @MinLength(1)
+  @EnvRequired()
+  @EnvText({ max: 4_096, describe: 'a directory path (required with VENUE_ANTI_REPLAY=nonce)' })
   VENUE_NONCE_DIR?: string;
-  @Type(() => Number) @IsInt() @Min(100) PRICE_STALE_AFTER_MS: number = 5_000;
+  @EnvMs(100, 600_000) PRICE_STALE_AFTER_MS: number = 5_000;
   /** Last-value price entries age out after this; at most a quote's life (§2.2 rule 4: 10 minutes). */
-  @Type(() => Number) @IsInt() @Min(1_000) @Max(600_000) PRICE_MAX_AGE_MS: number = 600_000;
-  @Type(() => Number) @IsInt() @Min(100) VENUE_STALL_TIMEOUT_MS: number = 15_000;
-  @Type(() => Number) @IsInt() @Min(1) VENUE_RECONNECT_INITIAL_MS: number = 250;
-  @Type(() => Number) @IsInt() @Min(1) VENUE_RECONNECT_MAX_MS: number = 30_000;
-  @Type(() => Number) @IsInt() @Min(1_000) VENUE_CONNECTION_MAX_AGE_MS: number = 3_600_000;
-  @Type(() => Number) @IsInt() @Min(100) ORDER_REPLY_TIMEOUT_MS: number = 10_000;
+  @EnvMs(1_000, 600_000) PRICE_MAX_AGE_MS: number = 600_000;
+  @EnvMs(100, 600_000) VENUE_STALL_TIMEOUT_MS: number = 15_000;
+  @EnvMs(1, 600_000) VENUE_RECONNECT_INITIAL_MS: number = 250;
+  @EnvMs(1, 600_000) VENUE_RECONNECT_MAX_MS: number = 30_000;
+  @EnvMs(1_000, DAY_MS) VENUE_CONNECTION_MAX_AGE_MS: number = 3_600_000;
+  @EnvMs(100, 600_000) ORDER_REPLY_TIMEOUT_MS: number = 10_000;
   // optional venue tuning; unset = the venue side's defaults
-  @IsOptional() @Type(() => Number) @IsInt() @Min(10) VENUE_SUBSCRIBE_TIMEOUT_MS?: number;
-  @IsOptional() @Type(() => Number) @IsInt() @Min(10) VENUE_ACCOUNT_GROUPS_TIMEOUT_MS?: number;
-  @IsOptional() @Type(() => Number) @IsInt() @Min(10) VENUE_ORDER_SEND_TIMEOUT_MS?: number;
-  @IsOptional() @Type(() => Number) @IsInt() @Min(0) VENUE_REDELIVERY_GRACE_MS?: number;
-  @IsOptional() @Type(() => Number) @IsInt() @Min(10) VENUE_DRAIN_TIMEOUT_MS?: number;
-  @IsOptional() @Type(() => Number) @IsInt() @Min(10) VENUE_REST_TIMEOUT_MS?: number;
+  @EnvMs(10, 600_000) VENUE_SUBSCRIBE_TIMEOUT_MS?: number;
+  @EnvMs(10, 600_000) VENUE_ACCOUNT_GROUPS_TIMEOUT_MS?: number;
+  @EnvMs(10, 600_000) VENUE_ORDER_SEND_TIMEOUT_MS?: number;
+  @EnvMs(0, 600_000) VENUE_REDELIVERY_GRACE_MS?: number;
+  @EnvMs(10, 600_000) VENUE_DRAIN_TIMEOUT_MS?: number;
+  @EnvMs(10, 600_000) VENUE_REST_TIMEOUT_MS?: number;
   /** Client-side socket budget (the venue allows 30/s per account); raise only against a sandbox or bench source. */
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) VENUE_MESSAGES_PER_SECOND?: number;
-  /** /health tolerates a reconnecting venue session this long before reporting it down. */
-  @Type(() => Number) @IsInt() @Min(0) SESSION_HEALTH_GRACE_MS: number = 30_000;
+  @EnvInt(1, 100_000) VENUE_MESSAGES_PER_SECOND?: number;
+  /** /health tolerates a venue session that is not open this long (from when it was last open) before reporting down. */
+  @EnvMs(0, 3_600_000) SESSION_HEALTH_GRACE_MS: number = 30_000;
 
   // ---- Process
   /** Process-level metrics (CPU, heap, event loop); off when several apps share a process (tests). */
-  // Read from the raw source: implicit conversion would already have made the string "false" true.
-  @Transform(({ obj, key }) => parseBoolean((obj as Record<string, unknown>)[key], true))
-  @IsBoolean()
-  DEFAULT_METRICS: boolean = true;
+  @EnvBoolean() DEFAULT_METRICS: boolean = true;
+
+  crossCheck(): string[] {
+    const problems: string[] = [];
+    if (this.ORDER_RETENTION_MS < this.ORDER_OUTCOME_DUPLICATE_WINDOW_MS) {
+      problems.push(
+        'ORDER_RETENTION_MS must be at least ORDER_OUTCOME_DUPLICATE_WINDOW_MS (JetStream refuses a duplicate window longer than the retention)',
+      );
+    }
+    if (this.VENUE_RECONNECT_INITIAL_MS > this.VENUE_RECONNECT_MAX_MS) {
+      problems.push('VENUE_RECONNECT_INITIAL_MS must not exceed VENUE_RECONNECT_MAX_MS');
+    }
+    if (this.PRICE_STALE_AFTER_MS >= this.PRICE_MAX_AGE_MS) {
+      problems.push(
+        'PRICE_STALE_AFTER_MS must be below PRICE_MAX_AGE_MS (a stream turns stale before its last price ages out)',
+      );
+    }
+    return problems;
+  }
 }
 
 export function venueOptionsFrom(config: ConnectorConfig): VenueOptions {
@@ -132,18 +152,12 @@ export function venueOptionsFrom(config: ConnectorConfig): VenueOptions {
     ...optional('drainTimeoutMs', config.VENUE_DRAIN_TIMEOUT_MS),
     ...optional('restTimeoutMs', config.VENUE_REST_TIMEOUT_MS),
     ...optional('messagesPerSecond', config.VENUE_MESSAGES_PER_SECOND),
+    ...optional('tokenPath', config.VENUE_TOKEN_PATH),
   };
 }
 
 function optional<K extends keyof VenueOptions>(key: K, value: VenueOptions[K] | undefined): Partial<VenueOptions> {
   return value === undefined ? {} : { [key]: value };
-}
-
-function parseBoolean(value: unknown, fallback: boolean): unknown {
-  if (value === undefined) return fallback;
-  if (value === true || value === 'true' || value === '1') return true;
-  if (value === false || value === 'false' || value === '0') return false;
-  return value; // anything else fails @IsBoolean and is listed
 }
 
 /** The token the validated config is provided under. */

@@ -1,6 +1,6 @@
 /** `npm run start:connector`: the connector of one venue account (configuration: docs/connector.md). */
 import 'reflect-metadata';
-import { ConfigError, JsonLogger, loadConfig, stopOnSignals } from '#observability';
+import { ConfigError, exitOnConfigError, JsonLogger, loadConfig, stopOnSignals } from '#observability';
 import { startConnector } from './bootstrap.js';
 import { ConnectorConfig } from './config.js';
 
@@ -15,7 +15,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) log.error(error.message);
-  else log.error('connector failed to start', { error: error instanceof Error ? error.stack : String(error) });
+  if (error instanceof ConfigError) exitOnConfigError(error, 'connector', 'docs/connector.md#configuration');
+  log.error('connector failed to start', { error: error instanceof Error ? error.stack : String(error) });
   process.exit(1);
 });

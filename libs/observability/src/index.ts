@@ -1,7 +1,19 @@
 export { redact, forLog, isSecretKey, REDACTED, MAX_LOG_ITEMS, MAX_LOG_STRING } from './redact.js';
-export { JsonLogger, type LogLevel, type LogSink } from './json-logger.js';
+export { JsonLogger, LOG_LEVELS, type LogLevel, type LogSink } from './json-logger.js';
 export { MetricsRegistry } from './metrics-registry.js';
 export { HealthRegistry, type HealthCheck, type HealthCheckResult, type HealthReport } from './health-registry.js';
 export { ObservabilityModule, type ObservabilityOptions } from './observability.module.js';
-export { loadConfig, ConfigError } from './config.js';
+export { loadConfig, ConfigError, exitOnConfigError, type CrossChecked } from './config.js';
+export {
+  EnvRequired,
+  EnvBoolean,
+  EnvEnum,
+  EnvInt,
+  EnvMs,
+  EnvPort,
+  EnvText,
+  EnvUrl,
+  MAX_TIMER_MS,
+  type UrlRule,
+} from './env-rules.js';
 export { stopOnSignals, type StopOnSignalsOptions } from './signals.js';

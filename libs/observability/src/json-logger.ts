@@ -1,7 +1,8 @@
 import type { LoggerService } from '@nestjs/common';
 import { boundString, forLog } from './redact.js';
 
-export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
+export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 const RANK: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
 
 export interface LogSink {
@@ -18,7 +19,7 @@ export class JsonLogger implements LoggerService {
   constructor(
     private readonly app: string,
     private readonly context = 'app',
-    private readonly minLevel: LogLevel = (process.env['LOG_LEVEL'] as LogLevel | undefined) ?? 'info',
+    private readonly minLevel: LogLevel = levelFromEnv(),
     private readonly sink: LogSink = process.stdout,
   ) {}
 
@@ -65,4 +66,10 @@ function nestFields(optional: unknown[]): Record<string, unknown> | undefined {
   if (optional.length === 0) return undefined;
   const context = optional[optional.length - 1];
   return typeof context === 'string' ? { nestContext: context } : { detail: optional };
+}
+
+/** LOG_LEVEL as the app's configuration validated it; a logger made before that (or in a test) falls back to info. */
+function levelFromEnv(): LogLevel {
+  const level = process.env['LOG_LEVEL'];
+  return (LOG_LEVELS as readonly string[]).includes(level ?? '') ? (level as LogLevel) : 'info';
 }
