@@ -5,7 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplication } from '@nestjs/common';
-import { JsonLogger } from '#observability';
+import { JsonLogger, serveStartingHealth } from '#observability';
 import { ConnectorAppModule } from './app.module.js';
 import type { ConnectorConfig } from './config.js';
 import { ConnectorRuntime } from './nats/connector-runtime.js';
@@ -24,8 +24,15 @@ export async function startConnector(
   options: { logger?: JsonLogger } = {},
 ): Promise<RunningConnector> {
   const logger = options.logger ?? new JsonLogger('connector', 'nest');
-  const app = await NestFactory.create(ConnectorAppModule.forRoot(config), { logger, abortOnError: false });
-  await app.listen(config.HTTP_PORT, config.HTTP_HOST);
+  // The port answers at once (503, saying what it waits for) while NATS is connected; then the app takes it.
+  const starting = await serveStartingHealth(config.HTTP_PORT, config.HTTP_HOST, () => 'waiting for NATS');
+  let app: INestApplication;
+  try {
+    app = await NestFactory.create(ConnectorAppModule.forRoot(config), { logger, abortOnError: false });
+  } finally {
+    await starting.close();
+  }
+  await app.listen(starting.port, config.HTTP_HOST);
   const address = app.getHttpServer().address() as AddressInfo;
   const host = config.HTTP_HOST === '0.0.0.0' ? '127.0.0.1' : config.HTTP_HOST;
   let closed: Promise<void> | undefined;

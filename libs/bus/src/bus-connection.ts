@@ -34,6 +34,13 @@ export class BusConnection {
     health: HealthRegistry,
     logger: JsonLogger,
   ): Promise<BusConnection> {
+    // Said at once and again while it lasts: an app waiting for an unreachable NATS must not look hung.
+    const servers = [options.servers].flat().map(withoutCredentials);
+    logger.info('connecting to NATS', { servers });
+    const waiting = setInterval(
+      () => logger.warn('waiting for NATS: not reachable yet, retrying', { servers }),
+      options.waitLogIntervalMs ?? 2_000,
+    );
     const client = await connect({
       servers: options.servers,
       name: options.name,
@@ -41,7 +48,7 @@ export class BusConnection {
       waitOnFirstConnect: true,
       reconnectTimeWait: options.reconnectTimeWaitMs ?? 500,
       ...(options.reconnectBufSize !== undefined ? { reconnectBufSize: options.reconnectBufSize } : {}),
-    });
+    }).finally(() => clearInterval(waiting));
     const jsm = await jetstreamManager(client);
     const connection = new BusConnection(client, jetstream(client), jsm, metrics, logger.child('bus'));
     health.register('nats', () => connection.health());
@@ -121,4 +128,9 @@ export class BusConnection {
       }
     }
   }
+}
+
+/** A server URL fit for a log line: `nats://user:pass@host:4222` → `nats://host:4222`. */
+export function withoutCredentials(server: string): string {
+  return server.replace(/^([a-z]+:\/\/)[^@/]*@/i, '$1');
 }

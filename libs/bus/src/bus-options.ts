@@ -10,4 +10,6 @@ export interface BusOptions {
   reconnectTimeWaitMs?: number;
   /** Bound on bytes the client buffers while disconnected; beyond it publishes are dropped and counted. */
   reconnectBufSize?: number;
+  /** While the first connection is not made, a warning is logged this often (default 2 s). */
+  waitLogIntervalMs?: number;
 }

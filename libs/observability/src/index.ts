@@ -17,3 +17,4 @@ export {
   type UrlRule,
 } from './env-rules.js';
 export { stopOnSignals, type StopOnSignalsOptions } from './signals.js';
+export { serveStartingHealth, type StartingHealth } from './starting-health.js';

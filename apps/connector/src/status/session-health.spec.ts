@@ -24,11 +24,35 @@ describe('SessionHealth', () => {
 
     s.state$.next({ state: 'backoff', since: 10_000 });
     now = 10_500;
-    expect(health.check()).toEqual({ up: true, detail: 'backoff for 500 ms' });
+    expect(health.check()).toEqual({ up: true, detail: 'backoff; not open for 500 ms' });
     now = 11_500;
-    expect(health.check()).toEqual({ up: false, detail: 'backoff for 1500 ms' });
+    expect(health.check()).toEqual({ up: false, detail: 'backoff; not open for 1500 ms' });
 
     s.state$.next({ state: 'stopped', since: 11_500 });
+    expect(health.check().up).toBe(false);
+    health.stop();
+  });
+
+  it('degrades once the session has not been open for the grace, however often it retries (symptom 7)', () => {
+    let now = 0;
+    const s = session('idle', 0);
+    const health = new SessionHealth(s, 1_000, () => now);
+    health.register(new HealthRegistry());
+    // a wrong secret or an unreachable venue: connecting → backoff → fetchingToken …, each state young
+    for (const state of ['fetchingToken', 'backoff', 'connecting', 'backoff', 'fetchingToken'] as const) {
+      now += 300;
+      s.state$.next({ state, since: now });
+    }
+    expect(health.check()).toEqual({ up: false, detail: 'fetchingToken; not open for 1500 ms' });
+
+    s.state$.next({ state: 'open', since: now });
+    expect(health.check()).toEqual({ up: true });
+    now += 60_000; // open for a minute, then dropped: the grace counts from the drop
+    s.state$.next({ state: 'backoff', since: now });
+    now += 999;
+    s.state$.next({ state: 'connecting', since: now });
+    expect(health.check().up).toBe(true);
+    now += 1;
     expect(health.check().up).toBe(false);
     health.stop();
   });

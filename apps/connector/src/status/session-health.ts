@@ -3,22 +3,34 @@ import type { SessionState } from '#contracts';
 import type { HealthRegistry } from '#observability';
 import type { SessionView } from '../nats/venue-ports.js';
 
+const RECONNECTING: ReadonlySet<SessionState> = new Set(['idle', 'fetchingToken', 'connecting', 'backoff']);
+
 /**
- * `/health` check of the venue session: up while the session is open; also up for a short reconnect
- * (`graceMs`) so a routine token refresh or socket drop does not flap the probe.
+ * `/health` check of the venue session: up while the session is open, and for a short while after it was
+ * last open (`graceMs`) so a routine token refresh or socket drop does not flap the probe. The grace counts
+ * from when the session was last open (or from start if it never was), not from the current state: a venue
+ * that is unreachable, or a wrong secret, cycles connecting → backoff → connecting forever, and each of
+ * those states is young.
  */
 export class SessionHealth {
-  private state: { state: SessionState; since: number } = { state: 'idle', since: Date.now() };
+  private state: SessionState = 'idle';
+  /** When the session was last open (left the open state), or when this check started. */
+  private lastOpenAt: number;
   private subscription: Subscription | undefined;
 
   constructor(
     private readonly session: SessionView,
     private readonly graceMs: number,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.lastOpenAt = now();
+  }
 
   register(health: HealthRegistry): void {
-    this.subscription ??= this.session.state$.subscribe((state) => (this.state = state));
+    this.subscription ??= this.session.state$.subscribe(({ state }) => {
+      if (this.state === 'open' || state === 'open') this.lastOpenAt = this.now();
+      this.state = state;
+    });
     health.register('venue-session', () => this.check());
   }
 
@@ -28,10 +40,11 @@ export class SessionHealth {
   }
 
   check(): { up: boolean; detail?: string } {
-    const { state, since } = this.state;
-    if (state === 'open') return { up: true };
-    const forMs = this.now() - since;
-    const reconnecting = state === 'fetchingToken' || state === 'connecting' || state === 'backoff';
-    return { up: reconnecting && forMs < this.graceMs, detail: `${state} for ${forMs} ms` };
+    if (this.state === 'open') return { up: true };
+    const notOpenMs = this.now() - this.lastOpenAt;
+    return {
+      up: RECONNECTING.has(this.state) && notOpenMs < this.graceMs,
+      detail: `${this.state}; not open for ${notOpenMs} ms`,
+    };
   }
 }

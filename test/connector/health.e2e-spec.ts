@@ -1,0 +1,97 @@
+/**
+ * Issue 7, symptom 7: operators are told the truth. With NATS unreachable at start-up the connector says
+ * what it waits for and its port answers /health 503 meanwhile; with a wrong secret (the session cycles
+ * fetchingToken → backoff forever) /health degrades once the session has not been open for the grace.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { eventually, freePort, startNatsServer, type NatsServerHandle } from '#testing';
+import { startSandboxVenue, type RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
+import { AppProcess } from '../kit/app-process.js';
+import { connectorEnv } from './connector-stack.js';
+
+interface HealthAnswer {
+  status: number;
+  body: { status?: string; checks?: Record<string, { up: boolean; detail?: string }> };
+}
+
+async function health(port: string): Promise<HealthAnswer | undefined> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/health`);
+    return { status: response.status, body: (await response.json()) as HealthAnswer['body'] };
+  } catch {
+    return undefined; // nothing listening
+  }
+}
+
+describe('connector /health tells the truth', () => {
+  let venue: RunningSandbox;
+  const apps: AppProcess[] = [];
+  const servers: NatsServerHandle[] = [];
+
+  beforeAll(async () => {
+    venue = await startSandboxVenue({ trading: { priceIntervalMs: 100, offContractEveryNTicks: 0 } });
+  });
+
+  afterAll(async () => {
+    for (const app of apps) await app.stop();
+    for (const server of servers) await server.stop();
+    await venue?.close();
+  });
+
+  it('while NATS is unreachable at start-up: logs that it waits, /health 503; healthy once NATS is up', async () => {
+    const natsPort = await freePort();
+    const httpPort = String(await freePort());
+    const unreachable = { url: `nats://127.0.0.1:${natsPort}` } as NatsServerHandle;
+    const app = AppProcess.start(
+      'connector',
+      connectorEnv(unreachable, venue, { HTTP_PORT: httpPort, LOG_LEVEL: 'info', VENUE_SESSION_ID: 'health-1' }),
+    );
+    apps.push(app);
+    await app.waitForLine('connecting to NATS');
+    const waiting = await eventually(() => health(httpPort), { what: '/health answering while NATS is down' });
+    expect(waiting.status).toBe(503);
+    expect(waiting.body.checks?.['startup']).toEqual({ up: false, detail: 'waiting for NATS' });
+    expect(app.lines.join('\n')).toContain(`nats://127.0.0.1:${natsPort}`);
+
+    servers.push(await startNatsServer({ port: natsPort }));
+    const healthy = await eventually(
+      async () => {
+        const answer = await health(httpPort);
+        return answer?.status === 200 ? answer : undefined;
+      },
+      { what: '/health 200 once NATS and the venue are up', timeoutMs: 20_000 },
+    );
+    expect(healthy.body.checks?.['nats']?.up).toBe(true);
+  });
+
+  it('with a wrong secret, degrades after the grace and stays down while the session keeps retrying', async () => {
+    const nats = await startNatsServer();
+    servers.push(nats);
+    const httpPort = String(await freePort());
+    const app = AppProcess.start(
+      'connector',
+      connectorEnv(nats, venue, {
+        HTTP_PORT: httpPort,
+        VENUE_SESSION_ID: 'health-2',
+        VENUE_API_SECRET: Buffer.from('not the secret').toString('base64'),
+        SESSION_HEALTH_GRACE_MS: '1000',
+        VENUE_RECONNECT_INITIAL_MS: '100',
+        VENUE_RECONNECT_MAX_MS: '200',
+      }),
+    );
+    apps.push(app);
+    const down = await eventually(
+      async () => {
+        const answer = await health(httpPort);
+        return answer?.status === 503 && answer.body.checks?.['venue-session'] !== undefined ? answer : undefined;
+      },
+      { what: '/health 503 for the venue session', timeoutMs: 15_000 },
+    );
+    expect(down.body.checks?.['venue-session']?.up).toBe(false);
+    // Many retries later (each state young), it is still down: the grace counts from the last open.
+    for (let i = 0; i < 10; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect((await health(httpPort))?.status).toBe(503);
+    }
+  });
+});
