@@ -8,7 +8,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { JsonLogger } from '#observability';
 import { RestPath, WS_CLIENT_PATH } from '#venue-api';
 import { SandboxAppModule } from './app.module.js';
-import { DEFAULT_SANDBOX_CONFIG, type SandboxConfig } from './config.js';
+import { DEFAULT_SANDBOX_CONFIG, type SandboxConfig, type SandboxOptions } from './config.js';
+import { dialectOf } from './dialect.js';
 import { SEED_KEYS, SeedIds } from './domain/seed.js';
 import { validateSandboxConfig } from './env.js';
 import { VenueFront } from './rest/venue-front.js';
@@ -50,8 +51,13 @@ function credentials(index: number): SandboxCredentials {
   return { apiKey: key.apiKey, apiSecret: key.apiSecret, userUuid: key.userUuid };
 }
 
-export async function startSandboxVenue(options: Partial<SandboxConfig> = {}): Promise<RunningSandbox> {
-  const config: SandboxConfig = { ...DEFAULT_SANDBOX_CONFIG, port: 0, ...options };
+export async function startSandboxVenue(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  const config: SandboxConfig = {
+    ...DEFAULT_SANDBOX_CONFIG,
+    port: 0,
+    ...options,
+    dialect: dialectOf(options.dialect ?? DEFAULT_SANDBOX_CONFIG.dialect),
+  };
   validateSandboxConfig(config);
   const app = await NestFactory.create<NestExpressApplication>(SandboxAppModule.forRoot(config), {
     logger: new JsonLogger('sandbox-venue', 'nest', 'warn'),

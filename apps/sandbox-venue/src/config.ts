@@ -3,6 +3,7 @@
  * defaults; `main.ts` builds the options from validated environment variables (`env.ts`). Every timer
  * that a test wants short is here, so tests never wait real venue-sized delays.
  */
+import { SANDBOX_DIALECTS, type Dialect, type DialectName } from './dialect.js';
 import type { TradingConfig } from './trading/trading-config.js';
 
 export type SignatureEncoding = 'base64' | 'hex';
@@ -29,6 +30,8 @@ export interface SandboxConfig {
   tokenTtlMs: number;
   /** Process-level default metrics (CPU, heap); off by default because tests start several venues. */
   processMetrics: boolean;
+  /** Which reading of what the spec does not show the sandbox plays (`dialect.ts`, spec-gaps "Dialects"). */
+  dialect: Dialect;
   /** Overrides for the trading half (cadence, execution delay, market seed …), see `trading/trading-config.ts`. */
   trading: Partial<TradingConfig>;
 }
@@ -45,7 +48,11 @@ export const DEFAULT_SANDBOX_CONFIG: SandboxConfig = {
   tonceWindowMs: 120_000,
   tokenTtlMs: 30_000,
   processMetrics: false,
+  dialect: SANDBOX_DIALECTS.reference,
   trading: {},
 };
+
+/** What `startSandboxVenue` takes: any field, and the dialect as a preset name or some of its axes. */
+export type SandboxOptions = Omit<Partial<SandboxConfig>, 'dialect'> & { dialect?: DialectName | Partial<Dialect> };
 
 export const SANDBOX_CONFIG = Symbol('SandboxConfig');

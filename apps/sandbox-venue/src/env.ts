@@ -4,8 +4,18 @@
  */
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsNumber, IsOptional, IsPositive, IsString, IsUrl, Max, Min } from 'class-validator';
-import { loadConfig } from '#observability';
-import type { SandboxConfig } from './config.js';
+import { EnvEnum, EnvMs, loadConfig } from '#observability';
+import {
+  DIALECT_AXES,
+  dialectOf,
+  SANDBOX_DIALECTS,
+  type DialectName,
+  type OrderReplyShape,
+  type SubscriptionsOnReconnect,
+  type TokenResponseShape,
+  type UnsubscribeReplies,
+} from './dialect.js';
+import type { SandboxConfig, SandboxOptions } from './config.js';
 import { DEFAULT_SANDBOX_CONFIG } from './config.js';
 
 export class SandboxEnv {
@@ -49,9 +59,17 @@ export class SandboxEnv {
   @IsInt()
   @IsPositive()
   SANDBOX_TOKEN_TTL_MS: number = DEFAULT_SANDBOX_CONFIG.tokenTtlMs;
+
+  // ---- Dialect (dialect.ts): a preset, then any axis on its own
+  @EnvEnum(Object.keys(SANDBOX_DIALECTS)) SANDBOX_DIALECT: DialectName = 'reference';
+  @EnvEnum(DIALECT_AXES.tokenResponse) SANDBOX_TOKEN_RESPONSE?: TokenResponseShape;
+  @EnvEnum(DIALECT_AXES.orderReply) SANDBOX_ORDER_REPLY?: OrderReplyShape;
+  @EnvEnum(DIALECT_AXES.unsubscribeReplies) SANDBOX_UNSUBSCRIBE_REPLIES?: UnsubscribeReplies;
+  @EnvEnum(DIALECT_AXES.subscriptionsOnReconnect) SANDBOX_SUBSCRIPTIONS_ON_RECONNECT?: SubscriptionsOnReconnect;
+  @EnvMs(0, 3_600_000) SANDBOX_SUBSCRIPTION_HOLD_MS?: number;
 }
 
-export function sandboxOptionsFromEnv(env: SandboxEnv): Partial<SandboxConfig> {
+export function sandboxOptionsFromEnv(env: SandboxEnv): SandboxOptions {
   return {
     port: env.SANDBOX_PORT,
     host: env.SANDBOX_HOST,
@@ -62,6 +80,13 @@ export function sandboxOptionsFromEnv(env: SandboxEnv): Partial<SandboxConfig> {
     webhookBackoffScale: env.SANDBOX_WEBHOOK_BACKOFF_SCALE,
     restRateLimitPerSecond: env.SANDBOX_REST_RATE_LIMIT,
     tokenTtlMs: env.SANDBOX_TOKEN_TTL_MS,
+    dialect: dialectOf(env.SANDBOX_DIALECT, {
+      tokenResponse: env.SANDBOX_TOKEN_RESPONSE,
+      orderReply: env.SANDBOX_ORDER_REPLY,
+      unsubscribeReplies: env.SANDBOX_UNSUBSCRIBE_REPLIES,
+      subscriptionsOnReconnect: env.SANDBOX_SUBSCRIPTIONS_ON_RECONNECT,
+      subscriptionHoldMs: env.SANDBOX_SUBSCRIPTION_HOLD_MS,
+    }),
   };
 }
 

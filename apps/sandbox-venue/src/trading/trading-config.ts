@@ -2,6 +2,8 @@
  * Configuration of the sandbox's trading half, read once from the environment. Tests and the bootstrap may
  * override any field through `TradingModule.withConfig(...)`; nothing else in `trading/` reads `process.env`.
  */
+import { SANDBOX_DIALECTS, type Dialect } from '../dialect.js';
+
 export interface TradingConfig {
   /** W13: one cadence timer per connection; every live subscription gets one update per tick. */
   priceIntervalMs: number;
@@ -23,6 +25,8 @@ export interface TradingConfig {
   orderRetentionMs: number;
   /** W18: daily cut-off (UTC hour) after which tenor `T` rolls to the next business day. */
   cutoffHourUtc: number;
+  /** The readings of what the spec does not show that the trading half plays (from the sandbox's dialect). */
+  dialect: Dialect;
 }
 
 export const TRADING_CONFIG = Symbol('TradingConfig');
@@ -38,9 +42,12 @@ export const DEFAULT_TRADING_CONFIG: TradingConfig = {
   orderSpacingMs: 250,
   orderRetentionMs: 24 * 60 * 60 * 1000,
   cutoffHourUtc: 22,
+  dialect: SANDBOX_DIALECTS.reference,
 };
 
-const ENV_NAMES: Partial<Record<keyof TradingConfig, string>> = {
+type NumericSetting = Exclude<keyof TradingConfig, 'dialect'>;
+
+const ENV_NAMES: Partial<Record<NumericSetting, string>> = {
   priceIntervalMs: 'SANDBOX_PRICE_INTERVAL_MS',
   marketTickMs: 'SANDBOX_MARKET_TICK_MS',
   marketSeed: 'SANDBOX_MARKET_SEED',
@@ -55,7 +62,7 @@ export function tradingConfigFromEnv(
 ): TradingConfig {
   const config: TradingConfig = { ...DEFAULT_TRADING_CONFIG };
   const problems: string[] = [];
-  for (const [key, name] of Object.entries(ENV_NAMES) as [keyof TradingConfig, string][]) {
+  for (const [key, name] of Object.entries(ENV_NAMES) as [NumericSetting, string][]) {
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
     if (!/^\d+$/.test(raw)) {

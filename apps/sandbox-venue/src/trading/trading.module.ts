@@ -45,6 +45,7 @@ export const TRADING_CONFIG_OVERRIDES = Symbol('TradingConfigOverrides');
       ],
       useFactory: (sandbox?: SandboxConfig, overrides?: Partial<TradingConfig>): TradingConfig =>
         tradingConfigFromEnv(process.env, {
+          ...(sandbox !== undefined && { dialect: sandbox.dialect }),
           ...sandbox?.trading,
           ...overrides,
         }),
@@ -114,7 +115,18 @@ export const TRADING_CONFIG_OVERRIDES = Symbol('TradingConfigOverrides');
         metrics: TradingMetrics,
         config: TradingConfig,
       ) =>
-        new OrderDesk(journal, quotes, booking, connections, limits, clock, faults, metrics, config.executionDelayMs),
+        new OrderDesk(
+          journal,
+          quotes,
+          booking,
+          connections,
+          limits,
+          clock,
+          faults,
+          metrics,
+          config.executionDelayMs,
+          config.dialect.orderReply,
+        ),
     },
     TradingSocketServer,
   ],

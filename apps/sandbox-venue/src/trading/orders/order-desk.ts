@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { OrderReply, OrderUnsubscribeReply, Side } from '#venue-api';
 import { SandboxCode } from '#venue-api';
+import type { OrderReplyShape } from '../../dialect.js';
 import type { TradeBooking, VenueClock } from '../../ports.js';
 import type { WsFaults } from '../faults/ws-faults.js';
 import { formatPrice } from '../market/price-format.js';
@@ -14,6 +15,9 @@ import type { OrderEntry, OrderJournal } from './order-journal.js';
 
 type Frame<T> = Omit<T, 'chanId' | 'timestamp'>;
 type TakenQuote = Extract<QuoteTake, { ok: true }>;
+/** An order reply of the `minimal` dialect: no subscriptionStatus, sessionId, side or execution fields. */
+type MinimalOrderReply = Pick<Frame<OrderReply>, 'messageType' | 'clientRequestId' | 'transactionId' | 'orderStatus'> &
+  Partial<Pick<OrderReply, 'code' | 'message'>>;
 
 /** Booking refused by the back office (e.g. no balance): a sandbox code (spec-gaps W25). */
 export const EXECUTION_REJECTED = 'EXECUTION_REJECTED';
@@ -61,6 +65,7 @@ export class OrderDesk {
     private readonly faults: WsFaults,
     private readonly metrics: TradingMetrics,
     private readonly executionDelayMs: number,
+    private readonly replyShape: OrderReplyShape = 'full',
   ) {}
 
   place(connection: VenueConnection, request: Record<string, unknown>): void {
@@ -229,8 +234,18 @@ export class OrderDesk {
     target?.send(this.frameOf(entry));
   }
 
-  private frameOf(entry: OrderEntry): Frame<OrderReply> {
+  private frameOf(entry: OrderEntry): Frame<OrderReply> | MinimalOrderReply {
     const { record } = entry;
+    if (this.replyShape === 'minimal') {
+      // The other reading of a reply whose fields §2.3 does not show: status and ids only.
+      return {
+        messageType: 'order',
+        clientRequestId: record.clientRequestId,
+        transactionId: record.transactionId,
+        orderStatus: record.orderStatus,
+        ...(record.code !== '' && { code: record.code, message: record.message }),
+      };
+    }
     return {
       messageType: 'order',
       clientRequestId: record.clientRequestId,

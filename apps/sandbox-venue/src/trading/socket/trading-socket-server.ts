@@ -149,6 +149,7 @@ export class TradingSocketServer implements OnModuleInit, OnModuleDestroy {
       userUuid: connection.userUuid,
       mintedSession: connection.session.minted,
     });
+    this.subscriptions.adopt(connection);
     this.orders.redeliver(connection);
   }
 

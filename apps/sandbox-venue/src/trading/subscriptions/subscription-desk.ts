@@ -7,7 +7,7 @@ import type { Market } from '../market/market.js';
 import { settleDateFor } from '../market/tenor.js';
 import type { QuoteBook } from '../quotes/quote-book.js';
 import { twoWayPrice } from '../quotes/quote-pricing.js';
-import type { VenueConnection } from '../socket/venue-connection.js';
+import type { LiveSubscription, VenueConnection } from '../socket/venue-connection.js';
 import type { TradingConfig } from '../trading-config.js';
 import type { TradingMetrics } from '../trading-metrics.js';
 import { validateSubscribe } from './subscribe-validation.js';
@@ -16,12 +16,17 @@ type Frame<T> = Omit<T, 'chanId' | 'timestamp'>;
 
 /** streamStop code when the operator halts an instrument (W11; sandbox code, spec-gaps W24). */
 export const INSTRUMENT_HALTED = 'INSTRUMENT_HALTED';
+/** streamStop code answering an unsubscribe, in the dialects that send one (W10; sandbox code). */
+export const STREAM_UNSUBSCRIBED = 'UNSUBSCRIBED';
 
 /**
  * Price subscriptions: subscribe (exactly one acknowledgement each, §2.1 rule 1), unsubscribe (W10),
  * the per-connection cadence (W13) and stream stops (W11).
  */
 export class SubscriptionDesk {
+  /** `held` dialect: subscriptions of a session whose connection ended, waiting for its next connection. */
+  private readonly held = new Map<string, { subscriptions: LiveSubscription[]; until: number }>();
+
   constructor(
     private readonly market: Market,
     private readonly quotes: QuoteBook,
@@ -99,7 +104,22 @@ export class SubscriptionDesk {
       success: true,
       message: 'Unsubscribed',
     };
-    connection.send(reply);
+    const stop: Frame<StreamStop> = {
+      messageType: 'streamStop',
+      instrument: live.spec.instrument,
+      tenor: live.spec.tenor,
+      tag: live.spec.tag,
+      code: STREAM_UNSUBSCRIBED,
+      message: 'Unsubscribed',
+    };
+    // Which frames answer an unsubscribe, and in which order, is not shown (W10): the dialect decides.
+    const frames = {
+      'unsubscribe-only': [reply],
+      'unsubscribe-then-streamStop': [reply, stop],
+      'streamStop-then-unsubscribe': [stop, reply],
+      'streamStop-only': [stop],
+    }[this.config.dialect.unsubscribeReplies];
+    for (const frame of frames) connection.send(frame);
   }
 
   /** One cadence tick: one update for every live subscription of the connection (§2.2 rule 3, W13). */
@@ -161,10 +181,47 @@ export class SubscriptionDesk {
     }
   }
 
-  /** The connection is gone: its subscriptions die with it. */
+  /**
+   * The connection is gone: its subscriptions die with it — or, in the `held` dialect, wait for the
+   * session's next connection (a client-chosen sessionId only) for `subscriptionHoldMs`.
+   */
   release(connection: VenueConnection): void {
-    this.metrics.subscriptions.dec(connection.subscriptions.size);
+    this.dropExpiredHolds();
+    const { dialect } = this.config;
+    if (
+      dialect.subscriptionsOnReconnect === 'held' &&
+      !connection.session.minted &&
+      connection.subscriptions.size > 0
+    ) {
+      this.held.set(connection.sessionKey, {
+        subscriptions: [...connection.subscriptions.values()],
+        until: this.clock.now() + dialect.subscriptionHoldMs,
+      });
+    } else {
+      this.metrics.subscriptions.dec(connection.subscriptions.size);
+    }
     connection.subscriptions.clear();
+  }
+
+  /**
+   * `held` dialect: a connection joined a session whose subscriptions were held; they go on streaming to it
+   * under their old subscriptionIds and tags, and a new subscribe for one of them is refused as held (RFS100017).
+   */
+  adopt(connection: VenueConnection): void {
+    this.dropExpiredHolds();
+    const held = this.held.get(connection.sessionKey);
+    if (held === undefined) return;
+    this.held.delete(connection.sessionKey);
+    for (const live of held.subscriptions) connection.subscriptions.set(live.subscriptionId, live);
+  }
+
+  private dropExpiredHolds(): void {
+    const now = this.clock.now();
+    for (const [key, held] of this.held) {
+      if (held.until > now) continue;
+      this.held.delete(key);
+      this.metrics.subscriptions.dec(held.subscriptions.length);
+    }
   }
 
   /**

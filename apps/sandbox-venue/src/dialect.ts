@@ -1,0 +1,85 @@
+/**
+ * Dialects: the sandbox playing the other plausible readings of what the spec does not show (spec-gaps
+ * "Dialects"). A client that works against every dialect does not depend on our guesses. `reference` is
+ * our own reading; `alternate` takes the other reading on every axis; each axis can be set on its own.
+ */
+export type TokenResponseShape = 'token' | 'data.token' | 'string';
+/** `minimal`: an order reply with only its status, ids and (on failure) code and message. */
+export type OrderReplyShape = 'full' | 'minimal';
+/** Which frames answer an unsubscribe, in which order (W10). */
+export type UnsubscribeReplies =
+  'unsubscribe-only' | 'unsubscribe-then-streamStop' | 'streamStop-then-unsubscribe' | 'streamStop-only';
+/** Price subscriptions when a connection of a (client-chosen) session ends: gone, or kept for its next one. */
+export type SubscriptionsOnReconnect = 'dropped' | 'held';
+
+export interface Dialect {
+  tokenResponse: TokenResponseShape;
+  orderReply: OrderReplyShape;
+  unsubscribeReplies: UnsubscribeReplies;
+  subscriptionsOnReconnect: SubscriptionsOnReconnect;
+  /** With `held`: how long the subscriptions wait for the session's next connection. */
+  subscriptionHoldMs: number;
+}
+
+export type DialectName = 'reference' | 'alternate';
+
+export const SANDBOX_DIALECTS: Readonly<Record<DialectName, Dialect>> = {
+  reference: {
+    tokenResponse: 'token',
+    orderReply: 'full',
+    unsubscribeReplies: 'unsubscribe-only',
+    subscriptionsOnReconnect: 'dropped',
+    subscriptionHoldMs: 60_000,
+  },
+  alternate: {
+    tokenResponse: 'data.token',
+    orderReply: 'minimal',
+    unsubscribeReplies: 'streamStop-then-unsubscribe',
+    subscriptionsOnReconnect: 'held',
+    subscriptionHoldMs: 60_000,
+  },
+};
+
+/** The values each axis accepts (for the environment's validation and the docs). */
+export const DIALECT_AXES = {
+  tokenResponse: ['token', 'data.token', 'string'],
+  orderReply: ['full', 'minimal'],
+  unsubscribeReplies: [
+    'unsubscribe-only',
+    'unsubscribe-then-streamStop',
+    'streamStop-then-unsubscribe',
+    'streamStop-only',
+  ],
+  subscriptionsOnReconnect: ['dropped', 'held'],
+} as const;
+
+/** A preset by name, with any axis overridden. */
+export function dialectOf(
+  base: DialectName | Partial<Dialect> = 'reference',
+  overrides: Partial<Dialect> = {},
+): Dialect {
+  const preset = typeof base === 'string' ? SANDBOX_DIALECTS[base] : { ...SANDBOX_DIALECTS.reference, ...base };
+  return { ...preset, ...definedOnly(overrides) };
+}
+
+function definedOnly(values: Partial<Dialect>): Partial<Dialect> {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<Dialect>;
+}
+
+/** The token response body in this dialect (§4.3 shows only that a token is returned). */
+export function tokenResponseBody(
+  shape: TokenResponseShape,
+  token: string,
+  envelope: Record<string, string>,
+): string | Record<string, string | Record<string, string | undefined>> {
+  if (shape === 'string') return token;
+  if (shape === 'data.token') {
+    return { ...omit(envelope, 'expiresAt'), data: { token, expiresAt: envelope['expiresAt'] ?? '' } };
+  }
+  return { token, ...envelope };
+}
+
+function omit(record: Record<string, string>, key: string): Record<string, string> {
+  const { [key]: _dropped, ...rest } = record;
+  return rest;
+}
