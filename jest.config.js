@@ -41,5 +41,13 @@ export default {
       // dist/ for the suites that run an app as a child process (test/kit/app-process.ts)
       globalSetup: '<rootDir>/test/kit/build-dist.ts',
     },
+    {
+      // The connector's end-to-end suites again, against the sandbox's alternate dialect (test/kit/e2e-venue.ts).
+      ...shared,
+      displayName: 'e2e-alternate',
+      testMatch: ['<rootDir>/test/connector/**/*.e2e-spec.ts'],
+      setupFiles: [...shared.setupFiles, '<rootDir>/test/kit/alternate-dialect.ts'],
+      globalSetup: '<rootDir>/test/kit/build-dist.ts',
+    },
   ],
 };

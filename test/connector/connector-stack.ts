@@ -8,8 +8,9 @@ import { Subjects, StreamName, type OrderOutcome, type PriceMessage, type Stream
 import { JsonLogger, loadConfig } from '#observability';
 import { rm } from 'node:fs/promises';
 import { startNatsServer, type NatsServerHandle } from '#testing';
-import { startSandboxVenue, type RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
-import type { SandboxConfig } from '../../apps/sandbox-venue/src/config.js';
+import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
+import { startE2eVenue } from '../kit/e2e-venue.js';
+import type { SandboxOptions } from '../../apps/sandbox-venue/src/config.js';
 import { startConnector, type RunningConnector } from '../../apps/connector/src/bootstrap.js';
 import { ConnectorConfig } from '../../apps/connector/src/config.js';
 
@@ -63,10 +64,10 @@ export function connectorEnv(
 }
 
 export async function startConnectorStack(
-  options: { venue?: Partial<SandboxConfig>; env?: Record<string, string> } = {},
+  options: { venue?: SandboxOptions; env?: Record<string, string> } = {},
 ): Promise<ConnectorStack> {
   const nats = await startNatsServer();
-  const venue = await startSandboxVenue({
+  const venue = await startE2eVenue({
     ...options.venue,
     trading: { priceIntervalMs: 100, offContractEveryNTicks: 0, ...options.venue?.trading },
   });

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually, freePort, startNatsServer, type NatsServerHandle } from '#testing';
-import { startSandboxVenue, type RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
+import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
+import { startE2eVenue } from '../kit/e2e-venue.js';
 import { AppProcess } from '../kit/app-process.js';
 import { connectorEnv } from './connector-stack.js';
 
@@ -29,7 +30,7 @@ describe('connector /health tells the truth', () => {
   const servers: NatsServerHandle[] = [];
 
   beforeAll(async () => {
-    venue = await startSandboxVenue({ trading: { priceIntervalMs: 100, offContractEveryNTicks: 0 } });
+    venue = await startE2eVenue({ trading: { priceIntervalMs: 100, offContractEveryNTicks: 0 } });
   });
 
   afterAll(async () => {

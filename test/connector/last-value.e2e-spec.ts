@@ -8,7 +8,8 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { StreamName, type ConnectorStatus, type PriceMessage } from '#contracts';
 import { eventually, freePort, startNatsServer, type NatsServerHandle } from '#testing';
-import { startSandboxVenue, type RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
+import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
+import { startE2eVenue } from '../kit/e2e-venue.js';
 import { AppProcess } from '../kit/app-process.js';
 import { ACCOUNT, askForStream, connectorEnv, nextPrice, streamRequest, subjects } from './connector-stack.js';
 
@@ -22,7 +23,7 @@ describe('last-value prices and status after the connector stops or dies', () =>
 
   beforeAll(async () => {
     nats = await startNatsServer();
-    venue = await startSandboxVenue({ trading: { priceIntervalMs: 50, offContractEveryNTicks: 0 } });
+    venue = await startE2eVenue({ trading: { priceIntervalMs: 50, offContractEveryNTicks: 0 } });
     strategy = await connect({ servers: nats.url });
     jsm = await jetstreamManager(strategy);
   });

@@ -10,7 +10,8 @@ import { connect, type NatsConnection, type Subscription } from '@nats-io/transp
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { StreamName, type OrderOutcome } from '#contracts';
 import { freePort, startNatsServer, type NatsServerHandle } from '#testing';
-import { startSandboxVenue, type RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
+import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
+import { startE2eVenue } from '../kit/e2e-venue.js';
 import { AppProcess } from '../kit/app-process.js';
 import { ACCOUNT, connectorEnv, subjects } from './connector-stack.js';
 
@@ -28,7 +29,7 @@ describe('connector restart → first order, with a > subscriber present', () =>
 
   beforeAll(async () => {
     nats = await startNatsServer();
-    venue = await startSandboxVenue({ trading: { priceIntervalMs: 100, offContractEveryNTicks: 0 } });
+    venue = await startE2eVenue({ trading: { priceIntervalMs: 100, offContractEveryNTicks: 0 } });
     env = connectorEnv(nats, venue, {
       HTTP_PORT: String(await freePort()),
       ORDER_COMMAND_ACK_WAIT_MS: '30000', // the default: a command stuck behind a dead pull waits this long

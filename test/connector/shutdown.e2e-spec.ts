@@ -9,7 +9,8 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import { isFinalStatus, type PriceMessage } from '#contracts';
 import { TonceSource, VenueRestClient } from '#venue-api';
 import { freePort, startNatsServer, waitFor, type NatsServerHandle } from '#testing';
-import { startSandboxVenue, type RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
+import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
+import { startE2eVenue } from '../kit/e2e-venue.js';
 import { AppProcess } from '../kit/app-process.js';
 import { adminPost, askForStream, connectorEnv, storedOutcomes, streamRequest, subjects } from './connector-stack.js';
 
@@ -28,7 +29,7 @@ describe('connector SIGTERM with orders in flight', () => {
 
   beforeAll(async () => {
     nats = await startNatsServer();
-    venue = await startSandboxVenue({ trading: { priceIntervalMs: 50, offContractEveryNTicks: 0 } });
+    venue = await startE2eVenue({ trading: { priceIntervalMs: 50, offContractEveryNTicks: 0 } });
     env = connectorEnv(nats, venue, {
       HTTP_PORT: String(await freePort()),
       LOG_LEVEL: 'info',

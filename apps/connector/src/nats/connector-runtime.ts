@@ -193,7 +193,11 @@ export class ConnectorRuntime {
     if (open.length === 0) return;
     this.logger.warn('reconciling orders without a final outcome from before this start', { count: open.length });
     for (const mark of open) {
-      const hints = { markedAt: mark.markedAt, ...(mark.quoteId !== undefined && { quoteId: mark.quoteId }) };
+      const hints = {
+        markedAt: mark.markedAt,
+        ...(mark.quoteId !== undefined && { quoteId: mark.quoteId }),
+        ...(mark.side !== undefined && { side: mark.side }),
+      };
       this.venue.gateway.reconcile(mark.clientRequestId, hints).catch((error: unknown) =>
         this.logger.error('start-up reconciliation failed', {
           clientRequestId: mark.clientRequestId,

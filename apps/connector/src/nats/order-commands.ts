@@ -80,7 +80,8 @@ export class OrderCommands {
         });
         this.reconcile(id, {
           markedAt: mark?.markedAt ?? Date.now(),
-          ...((mark?.quoteId ?? command.quoteId) !== undefined && { quoteId: mark?.quoteId ?? command.quoteId }),
+          quoteId: mark?.quoteId ?? command.quoteId,
+          side: mark?.side ?? command.side,
         });
       }
     }
@@ -118,7 +119,7 @@ export class OrderCommands {
         clientRequestId: command.clientRequestId,
         error: error instanceof Error ? error.message : String(error),
       });
-      this.reconcile(command.clientRequestId, { quoteId: command.quoteId });
+      this.reconcile(command.clientRequestId, { quoteId: command.quoteId, side: command.side });
     } finally {
       clearInterval(keepAlive);
     }

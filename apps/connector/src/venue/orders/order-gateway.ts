@@ -16,6 +16,7 @@ import {
   type OrderEffect,
   type OrderEnv,
   type OrderEvent,
+  type OrderFacts,
   type OrderPolicy,
   type OrderState,
   orderTransition,
@@ -36,6 +37,7 @@ export interface OrderGatewayOptions {
 /** What is known of an order this process did not send itself (a redelivered command, a start-up mark). */
 export interface ReconcileHints {
   quoteId?: string;
+  side?: 'BUY' | 'SELL';
   /** Epoch ms when the order was marked for sending: the 24 h horizon counts from here. */
   markedAt?: number;
 }
@@ -133,7 +135,10 @@ export class OrderGateway {
       const sent = this.sendOrderFrame(cmd);
       if (!sent || connection === undefined) throw new OrderNotSentError(id, 'NOT_CONNECTED');
       this.index.quote(cmd.quoteId, id);
-      this.cell(id, this.clock.now()).actor.send({ type: 'sent', connection });
+      this.cell(id, this.clock.now(), { quoteId: cmd.quoteId, side: cmd.side }).actor.send({
+        type: 'sent',
+        connection,
+      });
     } catch (error) {
       if (error instanceof OrderNotSentError) {
         this.metrics.countOrder('NOT_SENT', 'NOT_SENT');
@@ -163,7 +168,11 @@ export class OrderGateway {
   reconcile(clientRequestId: string, hints: ReconcileHints = {}): Promise<void> {
     if (this.closed || this.recent.has(clientRequestId)) return Promise.resolve();
     if (hints.quoteId !== undefined) this.index.quote(hints.quoteId, clientRequestId);
-    this.cell(clientRequestId, hints.markedAt ?? this.clock.now()).actor.send({ type: 'reconcile' });
+    const known = {
+      ...(hints.quoteId !== undefined && { quoteId: hints.quoteId }),
+      ...(hints.side !== undefined && { side: hints.side }),
+    };
+    this.cell(clientRequestId, hints.markedAt ?? this.clock.now(), known).actor.send({ type: 'reconcile' });
     return Promise.resolve();
   }
 
@@ -250,12 +259,12 @@ export class OrderGateway {
 
   // ------------------------------------------------------------------ actors
 
-  private cell(id: string, since: number): OrderCell {
+  private cell(id: string, since: number, known: OrderFacts = {}): OrderCell {
     const existing = this.cells.get(id);
     if (existing !== undefined) return existing;
     const actor: OrderActor = new Actor({
       name: `order:${id}`,
-      initial: newOrder(id, since),
+      initial: newOrder(id, since, known),
       transition: orderTransition,
       environment: () => ({ now: this.clock.now(), policy: this.policy }),
       execute: (effect, self) => this.execute(id, effect, self),

@@ -54,6 +54,23 @@ const record = (orderStatus: 'PENDING' | 'SUCCESS' | 'FAILED' | 'INDETERMINATE')
 });
 
 describe('order transition', () => {
+  it('fills what a minimal reply leaves out (quote, side) from what it knows of the order, never overriding the venue', () => {
+    const known = newOrder('o-1', 0, { quoteId: 'q-known', side: 'SELL' });
+    const { effects } = run(
+      [
+        [0, { type: 'sent', connection: 1 }],
+        [10, reply('PENDING')],
+        [20, reply('SUCCESS', { quoteId: 'q-venue' })],
+      ],
+      known,
+    );
+    const outcomes = effects.flatMap((e) => (e.type === 'publish' ? [e.outcome] : []));
+    expect(outcomes.map((o) => [o.status, o.quoteId, o.side])).toEqual([
+      ['PENDING', 'q-known', 'SELL'],
+      ['SUCCESS', 'q-venue', 'SELL'],
+    ]);
+  });
+
   it('sent → awaiting its reply; a final reply publishes and stops the venue delivery', () => {
     const { state, effects } = run([
       [0, { type: 'sent', connection: 1 }],

@@ -54,6 +54,13 @@ export interface OrderState {
   readonly checks: number;
   readonly checking: boolean;
   readonly replied: boolean;
+  /** What this process knows of the order (the command it sent, or its mark): fills what a reply leaves out. */
+  readonly known: OrderFacts;
+}
+
+export interface OrderFacts {
+  readonly quoteId?: string;
+  readonly side?: 'BUY' | 'SELL';
 }
 
 export type OrderTimer = 'replyTimeout' | 'checkDue' | 'unsubscribeTimeout';
@@ -80,8 +87,9 @@ export type OrderEffect =
   | { readonly type: 'finished' }
   | { readonly type: 'expired' };
 
-export function newOrder(clientRequestId: string, since: number): OrderState {
+export function newOrder(clientRequestId: string, since: number, known: OrderFacts = {}): OrderState {
   return {
+    known,
     clientRequestId,
     phase: 'new',
     published: undefined,
@@ -99,6 +107,19 @@ export function isSettled(state: OrderState): boolean {
 }
 
 type Step = Transition<OrderState, OrderEffect>;
+
+/** An outcome as published: what the venue left out (its reply's fields are not shown) filled from what we know. */
+function publish(state: OrderState, outcome: OrderOutcome): OrderEffect {
+  const { quoteId, side } = state.known;
+  return {
+    type: 'publish',
+    outcome: {
+      ...outcome,
+      ...(outcome.quoteId === undefined && quoteId !== undefined && { quoteId }),
+      ...(outcome.side === undefined && side !== undefined && { side }),
+    },
+  };
+}
 
 const stay = (state: OrderState): Step => ({ state, effects: [] });
 
@@ -146,7 +167,7 @@ function onReply(state: OrderState, reply: OrderReply, connection: number | unde
   const wasFinal = state.published !== undefined && isFinalStatus(state.published);
   if (state.published === undefined || canFollow(state.published, status)) {
     const source = connection !== undefined && connection === state.sentOn ? 'reply' : 'redelivery';
-    effects.push({ type: 'publish', outcome: outcomeFromReply(state.clientRequestId, reply, source) });
+    effects.push(publish(state, outcomeFromReply(state.clientRequestId, reply, source)));
     next = { ...next, published: status };
   } else if (wasFinal && isFinalStatus(status) && status !== state.published) {
     effects.push({ type: 'conflict', status });
@@ -200,7 +221,7 @@ function onStateRecords(state: OrderState, records: readonly OrderStateView[], e
   const status = best.orderStatus;
   if (isFinalStatus(status) || status === 'INDETERMINATE') {
     if (checked.published === undefined || canFollow(checked.published, status)) {
-      effects.push({ type: 'publish', outcome: outcomeFromState(checked.clientRequestId, best) });
+      effects.push(publish(checked, outcomeFromState(checked.clientRequestId, best)));
       const published: OrderState = { ...checked, published: status };
       if (isFinalStatus(status)) return finalReached(published, best.subscriptionStatus, env, effects);
       return unresolved(published, env, effects);
@@ -215,13 +236,12 @@ function onStateRecords(state: OrderState, records: readonly OrderStateView[], e
 function unresolved(state: OrderState, env: OrderEnv, effects: OrderEffect[]): Step {
   let next = state;
   if (state.published === undefined || canFollow(state.published, 'UNKNOWN')) {
-    effects.push({
-      type: 'publish',
-      outcome: unknownOutcome(
-        state.clientRequestId,
-        'no final outcome from the venue yet; not re-placed, still reconciling',
+    effects.push(
+      publish(
+        state,
+        unknownOutcome(state.clientRequestId, 'no final outcome from the venue yet; not re-placed, still reconciling'),
       ),
-    });
+    );
     next = { ...state, published: 'UNKNOWN' };
   }
   return scheduleCheck(next, backoffMs(state.checks, env.policy), effects);
