@@ -4,6 +4,7 @@ import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { StreamName, type ConnectorStatus, type PriceMessage } from '#contracts';
 import {
   ACCOUNT,
+  adminPost,
   askForStream,
   metricValue,
   nextPrice,
@@ -114,5 +115,58 @@ describe('connector prices on NATS, against the sandbox venue', () => {
     const body = reply.json<{ ok: boolean; accountGroups: { uuid: string }[] }>();
     expect(body.ok).toBe(true);
     expect(body.accountGroups.map((g) => g.uuid)).toContain(stack.venue.seed.defaultGroupUuid);
+  });
+});
+
+/**
+ * Issue 7, symptom 5: a venue that holds subscriptions across a reconnect of the same sessionId (the
+ * sandbox's `held` reading). The connector keeps the venue's subscription ids and tags across the
+ * reconnect: prices under the old tag keep the stream live, a release unsubscribes the held subscription,
+ * and asking again re-acquires it.
+ */
+describe('a stream the venue holds across a reconnect', () => {
+  let stack: ConnectorStack;
+
+  beforeAll(async () => {
+    stack = await startConnectorStack({ venue: { dialect: { subscriptionsOnReconnect: 'held' } } });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  const venueSubscriptions = () => metricValue(stack.venue.restBaseUrl, 'sandbox_ws_subscriptions');
+  const unknownTags = async () =>
+    (await metricValue(stack.connector.httpUrl, 'connector_venue_frames_rejected_total', { reason: 'unknown_tag' })) ??
+    0;
+
+  it('stays live after the reconnect, releases at the venue, and can be acquired again', async () => {
+    const reply = await askForStream(stack.strategy, streamRequest(stack.venue, 'held-a', { leaseSeconds: 600 }));
+    if (!reply.ok) throw new Error(`stream refused: ${JSON.stringify(reply)}`);
+    await nextPrice(stack.strategy, reply.subject, (p) => p.status === 'live');
+    expect(await venueSubscriptions()).toBe(1);
+
+    await adminPost(stack.venue, 'faults/ws/drop');
+    const after = Date.now();
+    const resumed = await nextPrice(
+      stack.strategy,
+      reply.subject,
+      (p) => p.status === 'live' && (p.venueTimestamp ?? 0) > after,
+    );
+    expect(resumed.quoteId).toEqual(expect.any(String));
+    expect(await unknownTags()).toBe(0);
+    expect(await venueSubscriptions()).toBe(1); // the held one, not a second
+
+    const released = await stack.strategy.request(
+      subjects.streamRelease,
+      JSON.stringify({ subject: reply.subject, requester: 'held-a' }),
+    );
+    expect(released.json()).toEqual({ ok: true });
+    await waitFor(async () => (await venueSubscriptions()) === 0, 'the held subscription released at the venue');
+
+    const again = await askForStream(stack.strategy, streamRequest(stack.venue, 'held-b', { leaseSeconds: 600 }));
+    expect(again).toMatchObject({ ok: true, subject: reply.subject });
+    const since = Date.now();
+    await nextPrice(stack.strategy, reply.subject, (p) => p.status === 'live' && (p.venueTimestamp ?? 0) > since);
+    expect(await unknownTags()).toBe(0);
   });
 });

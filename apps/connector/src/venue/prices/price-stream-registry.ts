@@ -1,17 +1,25 @@
+import { createHash } from 'node:crypto';
 import { type Observable, Subject } from 'rxjs';
+import { Actor, type ActorRef } from '#actors';
 import { DEFAULT_LEASE_SECONDS, type PriceMessage, sizeToken, type StreamRequest } from '#contracts';
-import type { PriceUpdate, ServiceMessage, StreamStop, SubscribeAck } from '#venue-api';
+import type { ServiceMessage } from '#venue-api';
 import type { JsonLogger } from '#observability';
 import type { Cancel, VenueClock } from '../clock.js';
 import type { OutboundLimiter } from '../outbound/outbound-limiter.js';
 import type { VenueChannel } from '../session/venue-channel.js';
 import type { VenueMetrics } from '../venue-metrics.js';
-import type { AcquireResult, PriceStream, StreamKeyFields } from './price-stream.js';
+import type { AcquireResult, StreamKeyFields, StreamWaiter } from './price-stream.js';
+import {
+  newPriceStream,
+  priceStreamTransition,
+  type PriceStreamEffect,
+  type PriceStreamEnv,
+  type PriceStreamEvent,
+  type PriceStreamState,
+  type StreamIdentity,
+} from './price-stream-machine.js';
 
-/** §2.2 rule 4: a quote expires ten minutes after issue. */
-export const QUOTE_LIFETIME_MS = 10 * 60 * 1000;
-/** §7.1: the venue already holds this subscription on the connection; it counts as held. */
-export const ALREADY_HELD = 'RFS100017';
+export { ALREADY_HELD, QUOTE_LIFETIME_MS } from './price-stream-machine.js';
 
 export interface PriceStreamOptions {
   staleAfterMs: number;
@@ -20,21 +28,39 @@ export interface PriceStreamOptions {
 
 export type ReleaseRequest = StreamKeyFields & { requester: string };
 
+type StreamActor = Actor<PriceStreamState, PriceStreamEvent, PriceStreamEffect, PriceStreamEnv>;
+
+interface StreamCell {
+  readonly actor: StreamActor;
+  readonly id: StreamIdentity;
+  /** Requesters waiting for the venue's answer (settled by the actor's `answer` effect). */
+  readonly waiters: StreamWaiter[];
+}
+
 /**
- * The price streams of the account: identical requests share one venue subscription, reference-counted
- * by requester leases; prices are routed by tag (§2.2 rule 2) with one Map lookup, ordered by the venue's
- * timestamp, and published as `PriceMessage`s on `prices$`. One sweep timer handles staleness and lease
- * expiry, so nothing is scheduled per update.
+ * The price streams of the account: one actor per stream (price-stream-machine.ts), identical requests
+ * sharing it by requester leases. This shell routes venue frames to the actors by tag with one Map lookup,
+ * executes their effects (subscribe, unsubscribe, publish on `prices$`, answer waiting requesters), and
+ * drives them with connection events and one sweep timer (staleness, lease expiry), so nothing is
+ * scheduled per update.
+ *
+ * Tags are `g<hash of the stream's key>-<generation>`: a price under any tag this connector minted for a
+ * key reaches that key's current stream, even one the venue held across a reconnect or a release
+ * (issue 7, symptom 5); acks and stops must match the current generation exactly.
  */
 export class PriceStreamRegistry {
-  private readonly byKey = new Map<string, PriceStream>();
-  private readonly byTag = new Map<string, PriceStream>();
+  private readonly byKey = new Map<string, StreamCell>();
+  private readonly byTag = new Map<string, StreamCell>();
+  /** Key hash → the key's current stream: prices under an older generation's tag still find it. */
+  private readonly byHash = new Map<string, StreamCell>();
   private readonly priceSubject = new Subject<PriceMessage>();
   private readonly log: JsonLogger;
   private readonly cancelSweep: Cancel;
-  private nextTag = 1;
+  private generation = 0;
   private lastPriceWallAt: number | undefined;
   private staleCount = 0;
+  /** Arrival time of the price being handled (the actor runs synchronously inside `onFrame`). */
+  private arrivedAt = 0;
 
   readonly prices$: Observable<PriceMessage>;
 
@@ -49,9 +75,9 @@ export class PriceStreamRegistry {
     this.log = logger.child('PriceStreamRegistry');
     this.prices$ = this.priceSubject.asObservable();
     channel.addFrameListener((message, arrivedAt) => this.onFrame(message, arrivedAt));
-    channel.connection$.subscribe((event) => (event.up ? this.onConnectionUp() : this.onConnectionDown()));
+    channel.connection$.subscribe((event) => this.toAll({ type: event.up ? 'connectionUp' : 'connectionDown' }));
     const period = Math.max(10, Math.min(1_000, Math.floor(options.staleAfterMs / 4)));
-    this.cancelSweep = clock.setInterval(() => this.sweep(), period);
+    this.cancelSweep = clock.setInterval(() => this.toAll({ type: 'sweep' }), period);
   }
 
   /** Resolves once the venue acked (or the shared stream is already held): ok → the requester holds a lease. */
@@ -63,37 +89,38 @@ export class PriceStreamRegistry {
       return Promise.resolve({ ok: false, code: 'INVALID_REQUEST', message: (error as Error).message });
     }
     const leaseExpiresAt = this.clock.now() + (req.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000;
-    let stream = this.byKey.get(key);
-    if (stream === undefined) {
-      stream = this.create(key, req);
-      stream.leases.set(req.requester, leaseExpiresAt);
-      this.subscribe(stream);
-    } else {
-      stream.leases.set(req.requester, leaseExpiresAt);
+    const cell = this.byKey.get(key) ?? this.create(key, req);
+    const { requester } = req;
+    if (cell.actor.state.venue === 'held') {
+      cell.actor.send({ type: 'acquire', requester, leaseExpiresAt, waits: false });
+      return Promise.resolve({ ok: true, leaseExpiresAt });
     }
-    if (stream.venue === 'held') return Promise.resolve({ ok: true, leaseExpiresAt });
-    const waiting = stream;
     return new Promise<AcquireResult>((resolve) => {
       let settled = false;
+      const waiter: StreamWaiter = {
+        requester,
+        leaseExpiresAt,
+        settle: (result) => {
+          if (settled) return;
+          settled = true;
+          cancel();
+          resolve(result);
+        },
+      };
       const cancel = this.clock.setTimeout(() => {
         if (settled) return;
         settled = true;
-        const index = waiting.waiters.findIndex((w) => w.settle === settle);
-        if (index >= 0) waiting.waiters.splice(index, 1);
-        this.dropLease(waiting, req.requester);
+        const index = cell.waiters.indexOf(waiter);
+        if (index >= 0) cell.waiters.splice(index, 1);
+        cell.actor.send({ type: 'waiterGone', requester });
         resolve(
           this.channel.isOpen
             ? { ok: false, code: 'TIMEOUT', message: 'the venue did not acknowledge the subscription in time' }
             : { ok: false, code: 'NOT_CONNECTED', message: 'the venue session is not open; ask again later' },
         );
       }, this.options.subscribeTimeoutMs);
-      const settle = (result: AcquireResult): void => {
-        if (settled) return;
-        settled = true;
-        cancel();
-        resolve(result);
-      };
-      waiting.waiters.push({ requester: req.requester, leaseExpiresAt, settle });
+      cell.waiters.push(waiter);
+      cell.actor.send({ type: 'acquire', requester, leaseExpiresAt, waits: true });
     });
   }
 
@@ -104,17 +131,17 @@ export class PriceStreamRegistry {
     } catch {
       return;
     }
-    const stream = this.byKey.get(key);
-    if (stream !== undefined) this.dropLease(stream, req.requester);
+    this.byKey.get(key)?.actor.send({ type: 'release', requester: req.requester });
   }
 
   counts(): { live: number; stale: number; pending: number } {
     let live = 0;
     let stale = 0;
     let pending = 0;
-    for (const stream of this.byKey.values()) {
-      if (stream.venue !== 'held') pending++;
-      else if (stream.status === 'stale') stale++;
+    for (const { actor } of this.byKey.values()) {
+      const { venue, status } = actor.state;
+      if (venue !== 'held') pending++;
+      else if (status === 'stale') stale++;
       else live++;
     }
     return { live, stale, pending };
@@ -127,13 +154,18 @@ export class PriceStreamRegistry {
 
   /** True while the venue holds a subscription of ours: silence then means a stalled socket. */
   expectsTraffic(): boolean {
-    for (const stream of this.byKey.values()) if (stream.venue === 'held') return true;
+    for (const { actor } of this.byKey.values()) if (actor.state.venue === 'held') return true;
     return false;
+  }
+
+  /** The actor's state of a stream, for diagnostics and tests. */
+  stateOf(req: StreamKeyFields): PriceStreamState | undefined {
+    return this.byKey.get(streamKey(req))?.actor.state;
   }
 
   close(): void {
     this.cancelSweep();
-    for (const stream of [...this.byKey.values()]) this.remove(stream, 'SHUTDOWN', 'connector stopping', false);
+    this.toAll({ type: 'shutdown' });
     this.priceSubject.complete();
   }
 
@@ -141,133 +173,160 @@ export class PriceStreamRegistry {
 
   private onFrame(message: ServiceMessage, arrivedAt: number): void {
     switch (message.messageType) {
-      case 'pricestream':
-        this.onPrice(message, arrivedAt);
+      case 'pricestream': {
+        // Hot path: one Map lookup (a held older generation's tag: a second one).
+        const cell =
+          message.tag === undefined ? undefined : (this.byTag.get(message.tag) ?? this.ofOlderTag(message.tag));
+        if (cell === undefined) {
+          this.metrics.framesRejected.inc({ reason: 'unknown_tag' });
+          return;
+        }
+        this.arrivedAt = arrivedAt;
+        cell.actor.send({ type: 'price', update: message });
         return;
-      case 'subscribe':
-        this.onAck(message);
+      }
+      case 'subscribe': {
+        const cell = message.tag === undefined ? undefined : this.byTag.get(message.tag);
+        if (cell === undefined) {
+          // Interest vanished while the subscribe was in flight: do not leave an orphan at the venue.
+          if (message.success && message.subscriptionId) this.unsubscribeAtVenue(message.subscriptionId);
+          return;
+        }
+        cell.actor.send({
+          type: 'ack',
+          success: message.success,
+          code: message.code ?? '',
+          subscriptionId: message.subscriptionId || undefined,
+          message: message.message ?? '',
+        });
         return;
-      case 'streamStop':
-        this.onStreamStop(message);
+      }
+      case 'streamStop': {
+        const cell = message.tag === undefined ? undefined : this.byTag.get(message.tag);
+        if (cell === undefined) return; // an older generation's stop (e.g. answering our unsubscribe)
+        this.log.warn('venue stopped a stream', {
+          instrument: cell.id.instrument,
+          tenor: cell.id.tenor,
+          code: message.code,
+        });
+        cell.actor.send({ type: 'streamStop', code: message.code ?? '', message: message.message ?? '' });
         return;
+      }
       default:
         return;
     }
   }
 
-  /** Hot path. */
-  private onPrice(update: PriceUpdate, arrivedAt: number): void {
-    const stream = update.tag === undefined ? undefined : this.byTag.get(update.tag);
-    if (stream === undefined) {
-      this.metrics.framesRejected.inc({ reason: 'unknown_tag' });
-      return;
-    }
-    const timestamp = update.timestamp;
-    if (timestamp <= stream.lastTimestamp) {
-      this.metrics.outOfOrderDropped.inc();
-      return;
-    }
-    const now = this.clock.now();
-    stream.lastTimestamp = timestamp;
-    stream.lastUpdateAt = now;
-    if (stream.status === 'stale') this.staleCount--;
-    stream.status = 'live';
-    const bid = update.bid;
-    const offer = update.offer;
-    const price: PriceMessage = {
-      v: 1,
-      status: 'live',
-      accountGroup: stream.accountGroup,
-      instrument: stream.instrument,
-      tenor: stream.tenor,
-      currency: stream.currency,
-      quantity: stream.quantity,
-      quoteId: update.quoteId,
-      venueTimestamp: timestamp,
-      quoteExpiresAt: timestamp + QUOTE_LIFETIME_MS,
-      bid: { price: bid.price, quantity: bid.quantity, quoteAmount: bid.quoteAmount },
-      offer: { price: offer.price, quantity: offer.quantity, quoteAmount: offer.quoteAmount },
+  private ofOlderTag(tag: string): StreamCell | undefined {
+    const dash = tag.lastIndexOf('-');
+    return dash > 0 ? this.byHash.get(tag.slice(0, dash)) : undefined;
+  }
+
+  // ------------------------------------------------------------------ the actors
+
+  private create(key: string, req: StreamKeyFields): StreamCell {
+    const hash = `g${createHash('sha256').update(key).digest('base64url').slice(0, 12)}`;
+    const id: StreamIdentity = {
+      key,
+      tag: `${hash}-${(++this.generation).toString(36)}`,
+      accountGroup: req.accountGroup,
+      instrument: req.instrument,
+      tenor: req.tenor,
+      currency: req.currency,
+      quantity: req.quantity,
     };
-    if (update.settleDate !== undefined) price.settleDate = update.settleDate;
-    stream.last = price;
-    this.lastPriceWallAt = now;
-    this.priceSubject.next(price);
-    this.metrics.priceUpdates.inc();
-    this.metrics.priceHopSeconds.observe((performance.now() - arrivedAt) / 1000);
-  }
-
-  private onAck(ack: SubscribeAck): void {
-    const stream = ack.tag === undefined ? undefined : this.byTag.get(ack.tag);
-    if (stream === undefined) {
-      // Interest vanished while the subscribe was in flight: do not leave an orphan at the venue.
-      if (ack.success && ack.subscriptionId) this.unsubscribeAtVenue(ack.subscriptionId);
-      return;
-    }
-    if (stream.venue === 'held') return;
-    const code = ack.code ?? '';
-    if (ack.success || code === ALREADY_HELD) {
-      stream.venue = 'held';
-      if (ack.success) stream.subscriptionId = ack.subscriptionId;
-      if (stream.status === 'none') stream.lastUpdateAt = this.clock.now();
-      for (const waiter of stream.waiters.splice(0)) waiter.settle({ ok: true, leaseExpiresAt: waiter.leaseExpiresAt });
-      return;
-    }
-    this.metrics.countSubscribeFailure(code);
-    this.log.warn('venue refused a subscription', {
-      instrument: stream.instrument,
-      tenor: stream.tenor,
-      currency: stream.currency,
-      quantity: stream.quantity,
-      accountGroup: stream.accountGroup,
-      code,
+    const actor: StreamActor = new Actor({
+      name: `price-stream:${id.tag}`,
+      initial: newPriceStream(id, this.clock.now()),
+      transition: priceStreamTransition,
+      environment: () => ({
+        now: this.clock.now(),
+        isOpen: this.channel.isOpen,
+        staleAfterMs: this.options.staleAfterMs,
+        subscribeTimeoutMs: this.options.subscribeTimeoutMs,
+      }),
+      execute: (effect, self) => this.execute(cell, effect, self),
+      onError: (error) =>
+        this.log.error('price stream actor failed', {
+          tag: id.tag,
+          error: error instanceof Error ? error.message : String(error),
+        }),
     });
-    this.remove(stream, code || 'SUBSCRIBE_FAILED', ack.message ?? 'subscription refused', false);
+    const cell: StreamCell = { actor, id, waiters: [] };
+    this.byKey.set(key, cell);
+    this.byTag.set(id.tag, cell);
+    this.byHash.set(hash, cell);
+    return cell;
   }
 
-  private onStreamStop(stop: StreamStop): void {
-    const stream = stop.tag === undefined ? undefined : this.byTag.get(stop.tag);
-    if (stream === undefined) return;
-    this.log.warn('venue stopped a stream', { instrument: stream.instrument, tenor: stream.tenor, code: stop.code });
-    this.remove(stream, stop.code || 'STREAM_STOPPED', stop.message ?? 'the venue stopped the stream', false);
-  }
-
-  // ------------------------------------------------------------------ connection
-
-  private onConnectionDown(): void {
-    for (const stream of this.byKey.values()) {
-      stream.venue = 'pending';
-      stream.subscriptionId = undefined;
-      stream.attempt++;
+  private execute(cell: StreamCell, effect: PriceStreamEffect, self: ActorRef<PriceStreamEvent>): void {
+    switch (effect.type) {
+      case 'publish':
+        this.publish(effect.price);
+        return;
+      case 'outOfOrder':
+        this.metrics.outOfOrderDropped.inc();
+        return;
+      case 'subscribe':
+        this.subscribeAtVenue(cell, effect.attempt, self);
+        return;
+      case 'unsubscribe':
+        this.unsubscribeAtVenue(effect.subscriptionId);
+        return;
+      case 'answer':
+        for (const waiter of cell.waiters.splice(0)) {
+          waiter.settle(
+            effect.ok
+              ? { ok: true, leaseExpiresAt: waiter.leaseExpiresAt }
+              : { ok: false, code: effect.code, message: effect.message },
+          );
+        }
+        return;
+      case 'staleChanged':
+        this.staleCount += effect.delta;
+        this.metrics.staleStreams.set(this.staleCount);
+        return;
+      case 'subscribeRefused':
+        this.metrics.countSubscribeFailure(effect.code);
+        this.log.warn('venue refused a subscription', {
+          instrument: cell.id.instrument,
+          tenor: cell.id.tenor,
+          currency: cell.id.currency,
+          quantity: cell.id.quantity,
+          accountGroup: cell.id.accountGroup,
+          code: effect.code,
+        });
+        return;
+      case 'removed':
+        this.forget(cell);
+        return;
     }
   }
 
-  /** Every subscription is re-established on the new connection (the old one died with its socket). */
-  private onConnectionUp(): void {
-    for (const stream of this.byKey.values()) if (stream.venue !== 'held') this.subscribe(stream);
+  private publish(price: PriceMessage): void {
+    if (price.status === 'live') {
+      this.lastPriceWallAt = this.clock.now();
+      this.metrics.priceUpdates.inc();
+      this.metrics.priceHopSeconds.observe((performance.now() - this.arrivedAt) / 1000);
+    }
+    this.priceSubject.next(price);
   }
 
-  private subscribe(stream: PriceStream): void {
-    stream.attempt++;
-    stream.subscribeSentAt = undefined;
-    if (!this.channel.isOpen) {
-      stream.venue = 'pending';
-      return;
-    }
-    stream.venue = 'subscribing';
-    const attempt = stream.attempt;
+  private subscribeAtVenue(cell: StreamCell, attempt: number, self: ActorRef<PriceStreamEvent>): void {
     void this.limiter.acquire('subscribe').then(() => {
-      if (this.byTag.get(stream.tag) !== stream || stream.attempt !== attempt) return;
+      const state = cell.actor.state;
+      if (state.venue !== 'subscribing' || state.attempt !== attempt) return; // a newer attempt, or stopped
+      const { id } = cell;
       const sent = this.channel.send({
         messageType: 'subscribe',
-        instrument: stream.instrument,
-        quantity: stream.quantity,
-        currency: stream.currency,
-        accountGrpUuid: stream.accountGroup,
-        tenor: stream.tenor,
-        tag: stream.tag,
+        instrument: id.instrument,
+        quantity: id.quantity,
+        currency: id.currency,
+        accountGrpUuid: id.accountGroup,
+        tenor: id.tenor,
+        tag: id.tag,
       });
-      if (sent) stream.subscribeSentAt = this.clock.now();
-      else stream.venue = 'pending';
+      self.send({ type: 'subscribeSent', attempt, sent });
     });
   }
 
@@ -277,110 +336,19 @@ export class PriceStreamRegistry {
     });
   }
 
-  // ------------------------------------------------------------------ lifecycle of a stream
-
-  private create(key: string, req: StreamKeyFields): PriceStream {
-    const stream: PriceStream = {
-      key,
-      tag: `gw${(this.nextTag++).toString(36)}`,
-      accountGroup: req.accountGroup,
-      instrument: req.instrument,
-      tenor: req.tenor,
-      currency: req.currency,
-      quantity: req.quantity,
-      venue: 'pending',
-      attempt: 0,
-      subscriptionId: undefined,
-      subscribeSentAt: undefined,
-      status: 'none',
-      lastTimestamp: Number.NEGATIVE_INFINITY,
-      lastUpdateAt: this.clock.now(),
-      last: undefined,
-      leases: new Map(),
-      waiters: [],
-    };
-    this.byKey.set(key, stream);
-    this.byTag.set(stream.tag, stream);
-    return stream;
+  private forget(cell: StreamCell): void {
+    if (this.byKey.get(cell.id.key) === cell) this.byKey.delete(cell.id.key);
+    this.byTag.delete(cell.id.tag);
+    const hash = cell.id.tag.slice(0, cell.id.tag.lastIndexOf('-'));
+    if (this.byHash.get(hash) === cell) this.byHash.delete(hash);
   }
 
-  private dropLease(stream: PriceStream, requester: string): void {
-    stream.leases.delete(requester);
-    if (stream.leases.size === 0 && stream.waiters.length === 0) {
-      this.remove(stream, 'RELEASED', 'no requester holds this stream any more', true);
-    }
-  }
-
-  private remove(stream: PriceStream, code: string, message: string, unsubscribe: boolean): void {
-    if (this.byKey.get(stream.key) !== stream) return;
-    this.byKey.delete(stream.key);
-    this.byTag.delete(stream.tag);
-    stream.attempt++;
-    if (stream.status === 'stale') this.staleCount--;
-    if (unsubscribe && stream.venue === 'held' && stream.subscriptionId !== undefined) {
-      this.unsubscribeAtVenue(stream.subscriptionId);
-    }
-    for (const waiter of stream.waiters.splice(0)) waiter.settle({ ok: false, code, message });
-    this.priceSubject.next({
-      v: 1,
-      status: 'stopped',
-      accountGroup: stream.accountGroup,
-      instrument: stream.instrument,
-      tenor: stream.tenor,
-      currency: stream.currency,
-      quantity: stream.quantity,
-      code,
-      message,
-    });
-    this.metrics.staleStreams.set(this.staleCount);
-  }
-
-  /** The one timer: lease expiry and staleness. */
-  private sweep(): void {
-    const now = this.clock.now();
-    for (const stream of [...this.byKey.values()]) {
-      for (const [requester, expiresAt] of stream.leases) {
-        if (expiresAt <= now) stream.leases.delete(requester);
-      }
-      if (stream.leases.size === 0 && stream.waiters.length === 0) {
-        this.remove(stream, 'LEASE_EXPIRED', 'every requester lease expired', true);
-        continue;
-      }
-      if (
-        stream.venue === 'subscribing' &&
-        stream.subscribeSentAt !== undefined &&
-        now - stream.subscribeSentAt > this.options.subscribeTimeoutMs
-      ) {
-        // No acknowledgement (§2.1 rule 1 promises one): the frame was lost or dropped; ask again.
-        // If the first did land, the venue answers "already held", which counts as held.
-        stream.subscribeSentAt = undefined;
-        this.subscribe(stream);
-      }
-      if (stream.status !== 'stale' && now - stream.lastUpdateAt > this.options.staleAfterMs) {
-        if (stream.status === 'none' && stream.venue !== 'held') continue;
-        stream.status = 'stale';
-        this.staleCount++;
-        this.priceSubject.next(staleCopy(stream));
-      }
-    }
-    this.metrics.staleStreams.set(this.staleCount);
+  private toAll(event: PriceStreamEvent): void {
+    for (const cell of [...this.byKey.values()]) cell.actor.send(event);
   }
 }
 
 /** Identical requests share one key: the size is normalised (`0.50` ≡ `0.5`). */
 export function streamKey(req: StreamKeyFields): string {
   return `${req.accountGroup}|${req.instrument}|${req.tenor}|${req.currency}|${sizeToken(req.quantity)}`;
-}
-
-function staleCopy(stream: PriceStream): PriceMessage {
-  if (stream.last !== undefined) return { ...stream.last, status: 'stale' };
-  return {
-    v: 1,
-    status: 'stale',
-    accountGroup: stream.accountGroup,
-    instrument: stream.instrument,
-    tenor: stream.tenor,
-    currency: stream.currency,
-    quantity: stream.quantity,
-  };
 }

@@ -1,0 +1,217 @@
+import { describe, expect, it } from '@jest/globals';
+import type { PriceUpdate } from '#venue-api';
+import {
+  newPriceStream,
+  priceStreamTransition,
+  type PriceStreamEffect,
+  type PriceStreamEnv,
+  type PriceStreamEvent,
+  type PriceStreamState,
+} from './price-stream-machine.js';
+
+const id = {
+  key: 'g-1|BTC.USD|T|BTC|0_5',
+  tag: 'gabc-1',
+  accountGroup: 'g-1',
+  instrument: 'BTC.USD',
+  tenor: 'T',
+  currency: 'BTC',
+  quantity: '0.5',
+};
+
+/** Feeds events at the given times (connection open unless said); returns the last state and all effects. */
+function run(
+  events: ReadonlyArray<[number, PriceStreamEvent, Partial<PriceStreamEnv>?]>,
+  from: PriceStreamState = newPriceStream(id, 0),
+) {
+  let state = from;
+  const effects: PriceStreamEffect[] = [];
+  for (const [now, event, env] of events) {
+    const next = priceStreamTransition(state, event, {
+      now,
+      isOpen: true,
+      staleAfterMs: 1_000,
+      subscribeTimeoutMs: 500,
+      ...env,
+    });
+    state = next.state;
+    effects.push(...next.effects);
+  }
+  return { state, effects };
+}
+
+const kinds = (effects: PriceStreamEffect[]) =>
+  effects.map((e) =>
+    e.type === 'publish' ? `publish:${e.price.status}` : e.type === 'answer' ? `answer:${e.ok}` : e.type,
+  );
+const acquire = (requester: string, leaseExpiresAt = 60_000): PriceStreamEvent => ({
+  type: 'acquire',
+  requester,
+  leaseExpiresAt,
+  waits: true,
+});
+const ack = (success: boolean, code = '', subscriptionId: string | undefined = 'sub-1'): PriceStreamEvent => ({
+  type: 'ack',
+  success,
+  code,
+  subscriptionId,
+  message: success ? 'Subscribed' : 'refused',
+});
+const price = (timestamp: number): PriceStreamEvent => ({
+  type: 'price',
+  update: {
+    messageType: 'pricestream',
+    chanId: 'c',
+    timestamp,
+    instrument: 'BTC.USD',
+    quoteId: `q-${timestamp}`,
+    tenor: 'T',
+    tag: id.tag,
+    bid: { price: '64000.1', quantity: '0.5', quoteAmount: '32000.05' },
+    offer: { price: '64001.1', quantity: '0.5', quoteAmount: '32000.55' },
+  } as PriceUpdate,
+});
+
+describe('price stream transition', () => {
+  it('requested → subscribing → held on the ack (waiters answered) → live on prices, in venue-time order', () => {
+    const { state, effects } = run([
+      [0, acquire('a')],
+      [1, { type: 'subscribeSent', attempt: 1, sent: true }],
+      [5, ack(true)],
+      [10, price(100)],
+      [11, price(90)],
+      [12, price(110)],
+    ]);
+    expect(kinds(effects)).toEqual(['subscribe', 'answer:true', 'publish:live', 'outOfOrder', 'publish:live']);
+    expect(state).toMatchObject({ venue: 'held', subscriptionId: 'sub-1', status: 'live', lastTimestamp: 110 });
+    const live = effects.flatMap((e) => (e.type === 'publish' ? [e.price] : []));
+    expect(live[0]).toMatchObject({ quoteId: 'q-100', venueTimestamp: 100, quoteExpiresAt: 600_100 });
+    expect(live[0]?.bid?.price).toBe('64000.1');
+  });
+
+  it('waits for a connection before subscribing', () => {
+    const { state, effects } = run([
+      [0, acquire('a'), { isOpen: false }],
+      [5, { type: 'connectionUp' }],
+    ]);
+    expect(kinds(effects)).toEqual(['subscribe']);
+    expect(state.venue).toBe('subscribing');
+  });
+
+  it('turns stale when silent, live again on the next price', () => {
+    const { state, effects } = run([
+      [0, acquire('a')],
+      [5, ack(true)],
+      [10, price(100)],
+      [500, { type: 'sweep' }],
+      [1_200, { type: 'sweep' }],
+      [1_300, price(200)],
+    ]);
+    expect(kinds(effects)).toEqual([
+      'subscribe',
+      'answer:true',
+      'publish:live',
+      'staleChanged',
+      'publish:stale',
+      'staleChanged',
+      'publish:live',
+    ]);
+    expect(state.status).toBe('live');
+  });
+
+  it('keeps the subscription id across a reconnect; "already held" adopts it; a release unsubscribes it (symptom 5)', () => {
+    const { state, effects } = run([
+      [0, acquire('a')],
+      [5, ack(true, '', 'sub-held')],
+      [10, { type: 'connectionDown' }],
+      [20, { type: 'connectionUp' }],
+      [25, ack(false, 'RFS100017', 'names-nothing')],
+      [30, price(300)],
+      [40, { type: 'release', requester: 'a' }],
+    ]);
+    expect(kinds(effects)).toEqual([
+      'subscribe',
+      'answer:true',
+      'subscribe',
+      'publish:live',
+      'unsubscribe',
+      'publish:stopped',
+      'removed',
+    ]);
+    expect(effects.find((e) => e.type === 'unsubscribe')).toEqual({ type: 'unsubscribe', subscriptionId: 'sub-held' });
+    expect(state.venue).toBe('stopped');
+  });
+
+  it('a fresh ack after a reconnect replaces the id (the venue dropped the old subscription)', () => {
+    const { state } = run([
+      [0, acquire('a')],
+      [5, ack(true, '', 'sub-old')],
+      [10, { type: 'connectionDown' }],
+      [20, { type: 'connectionUp' }],
+      [25, ack(true, '', 'sub-new')],
+    ]);
+    expect(state.subscriptionId).toBe('sub-new');
+  });
+
+  it('a refused subscribe answers the waiters with the code and stops the stream', () => {
+    const { effects } = run([
+      [0, acquire('a')],
+      [5, ack(false, 'RFS100011')],
+    ]);
+    expect(kinds(effects)).toEqual(['subscribe', 'subscribeRefused', 'answer:false', 'publish:stopped', 'removed']);
+    const answer = effects.find((e) => e.type === 'answer');
+    expect(answer).toMatchObject({ ok: false, code: 'RFS100011' });
+  });
+
+  it('asks again when a subscribe is never acknowledged', () => {
+    const { state, effects } = run([
+      [0, acquire('a')],
+      [1, { type: 'subscribeSent', attempt: 1, sent: true }],
+      [600, { type: 'sweep' }],
+    ]);
+    expect(kinds(effects)).toEqual(['subscribe', 'subscribe']);
+    expect(state.attempt).toBe(2);
+  });
+
+  it('ignores a late send report of an older attempt', () => {
+    const { state } = run([
+      [0, acquire('a')],
+      [5, { type: 'connectionDown' }],
+      [6, { type: 'subscribeSent', attempt: 1, sent: true }],
+    ]);
+    expect(state).toMatchObject({ venue: 'pending', subscribeSentAt: undefined });
+  });
+
+  it('ends when every lease has expired, unsubscribing at the venue', () => {
+    const { effects } = run([
+      [0, acquire('a', 1_000)],
+      [5, ack(true)],
+      [10, price(100)],
+      [1_001, { type: 'sweep' }],
+    ]);
+    expect(kinds(effects).slice(-3)).toEqual(['unsubscribe', 'publish:stopped', 'removed']);
+  });
+
+  it('a streamStop from the venue ends it without an unsubscribe; nothing happens after', () => {
+    const { effects } = run([
+      [0, acquire('a')],
+      [5, ack(true)],
+      [10, { type: 'streamStop', code: 'INSTRUMENT_HALTED', message: 'halted' }],
+      [20, price(200)],
+    ]);
+    expect(kinds(effects)).toEqual(['subscribe', 'answer:true', 'publish:stopped', 'removed']);
+    const stopped = effects.find((e) => e.type === 'publish');
+    expect(stopped).toMatchObject({ price: { status: 'stopped', code: 'INSTRUMENT_HALTED' } });
+  });
+
+  it('a second requester shares the stream; the stream lives while one lease remains', () => {
+    const { state, effects } = run([
+      [0, acquire('a')],
+      [1, acquire('b')],
+      [5, ack(true)],
+      [6, { type: 'release', requester: 'a' }],
+    ]);
+    expect(kinds(effects)).toEqual(['subscribe', 'answer:true']);
+    expect([...state.leases.keys()]).toEqual(['b']);
+  });
+});

@@ -1,0 +1,312 @@
+/**
+ * One price stream — a venue subscription shared by every requester of the same (group, pair, tenor,
+ * currency, size) — as a pure transition function run by the libs/actors runtime (price-stream-registry.ts
+ * is its shell). No I/O, no clock reads, no timers: time comes in `env.now`, the registry's one sweep timer
+ * comes in as `sweep` events, and what must happen outside comes out as effects.
+ *
+ * Venue side (`venue`): pending (nothing sent: no connection) → subscribing (sent, no ack) → held (the venue
+ * acked, or said it already holds it: RFS100017) → … ; `stopped` is final.
+ * Published side (`status`): none (no price yet) → live ⇄ stale; `stopped` published once at the end.
+ *
+ * The venue's subscription id is kept across reconnects: a venue that holds subscriptions across a reconnect
+ * of the same sessionId answers the re-subscribe with RFS100017 and keeps streaming under the old id and tag,
+ * and a release must still unsubscribe that id (issue 7, symptom 5). The tag never changes for a stream
+ * (price-stream-registry.ts derives it from the stream's key), so prices under it always find the stream.
+ */
+import type { PriceMessage } from '#contracts';
+import type { PriceUpdate } from '#venue-api';
+
+/** §2.2 rule 4: a quote expires ten minutes after issue. */
+export const QUOTE_LIFETIME_MS = 10 * 60 * 1000;
+/** §7.1: the venue already holds this subscription; it counts as held. */
+export const ALREADY_HELD = 'RFS100017';
+
+export interface StreamIdentity {
+  readonly key: string;
+  readonly tag: string;
+  readonly accountGroup: string;
+  readonly instrument: string;
+  readonly tenor: string;
+  readonly currency: string;
+  /** As first requested. */
+  readonly quantity: string;
+}
+
+export type VenueHold = 'pending' | 'subscribing' | 'held' | 'stopped';
+export type PublishedStatus = 'none' | 'live' | 'stale';
+
+export interface PriceStreamState {
+  readonly id: StreamIdentity;
+  readonly venue: VenueHold;
+  /** The venue's id of our subscription, kept across reconnects until the venue says it is gone. */
+  readonly subscriptionId: string | undefined;
+  /** Bumped on every subscribe and connection loss: a late limiter grant of an older attempt is void. */
+  readonly attempt: number;
+  /** When the pending subscribe left; an unanswered one is sent again (the venue may drop a frame, W14). */
+  readonly subscribeSentAt: number | undefined;
+  readonly status: PublishedStatus;
+  /** Venue timestamp of the newest accepted update (§2.2: order by it, not by arrival). */
+  readonly lastTimestamp: number;
+  /** Local time of the newest accepted update (or of the ack, before the first one). */
+  readonly lastUpdateAt: number;
+  readonly last: PriceMessage | undefined;
+  /** requester → lease expiry (epoch ms). */
+  readonly leases: ReadonlyMap<string, number>;
+  /** Requesters waiting for the venue's answer (their promises live in the registry). */
+  readonly waiting: number;
+}
+
+export interface PriceStreamEnv {
+  readonly now: number;
+  readonly isOpen: boolean;
+  readonly staleAfterMs: number;
+  readonly subscribeTimeoutMs: number;
+}
+
+export type PriceStreamEvent =
+  | { readonly type: 'acquire'; readonly requester: string; readonly leaseExpiresAt: number; readonly waits: boolean }
+  | { readonly type: 'waiterGone'; readonly requester: string }
+  | { readonly type: 'release'; readonly requester: string }
+  | { readonly type: 'subscribeSent'; readonly attempt: number; readonly sent: boolean }
+  | {
+      readonly type: 'ack';
+      readonly success: boolean;
+      readonly code: string;
+      readonly subscriptionId: string | undefined;
+      readonly message: string;
+    }
+  | { readonly type: 'price'; readonly update: PriceUpdate }
+  | { readonly type: 'streamStop'; readonly code: string; readonly message: string }
+  | { readonly type: 'connectionDown' }
+  | { readonly type: 'connectionUp' }
+  | { readonly type: 'sweep' }
+  | { readonly type: 'shutdown' };
+
+export type PriceStreamEffect =
+  | { readonly type: 'subscribe'; readonly attempt: number }
+  | { readonly type: 'unsubscribe'; readonly subscriptionId: string }
+  | { readonly type: 'publish'; readonly price: PriceMessage }
+  /** Settles every requester waiting for the venue's answer. */
+  | { readonly type: 'answer'; readonly ok: true }
+  | { readonly type: 'answer'; readonly ok: false; readonly code: string; readonly message: string }
+  | { readonly type: 'staleChanged'; readonly delta: 1 | -1 }
+  | { readonly type: 'subscribeRefused'; readonly code: string }
+  /** An update not newer than the newest accepted one: dropped (counted by the registry). */
+  | { readonly type: 'outOfOrder' }
+  /** The stream is over: the registry forgets it. */
+  | { readonly type: 'removed' };
+
+type Step = { readonly state: PriceStreamState; readonly effects: readonly PriceStreamEffect[] };
+
+const NONE: readonly PriceStreamEffect[] = [];
+const stay = (state: PriceStreamState): Step => ({ state, effects: NONE });
+
+export function newPriceStream(id: StreamIdentity, now: number): PriceStreamState {
+  return {
+    id,
+    venue: 'pending',
+    subscriptionId: undefined,
+    attempt: 0,
+    subscribeSentAt: undefined,
+    status: 'none',
+    lastTimestamp: Number.NEGATIVE_INFINITY,
+    lastUpdateAt: now,
+    last: undefined,
+    leases: new Map(),
+    waiting: 0,
+  };
+}
+
+export function priceStreamTransition(state: PriceStreamState, event: PriceStreamEvent, env: PriceStreamEnv): Step {
+  if (state.venue === 'stopped') return stay(state);
+  switch (event.type) {
+    case 'price':
+      return onPrice(state, event.update, env);
+    case 'acquire':
+      return onAcquire(state, event, env);
+    case 'waiterGone':
+      return dropInterest({ ...state, waiting: Math.max(0, state.waiting - 1) }, event.requester);
+    case 'release':
+      return dropInterest(state, event.requester);
+    case 'subscribeSent':
+      if (event.attempt !== state.attempt || state.venue !== 'subscribing') return stay(state);
+      return event.sent
+        ? stay({ ...state, subscribeSentAt: env.now })
+        : stay({ ...state, venue: 'pending', subscribeSentAt: undefined });
+    case 'ack':
+      return onAck(state, event, env);
+    case 'streamStop':
+      return stop(state, event.code || 'STREAM_STOPPED', event.message || 'the venue stopped the stream', false);
+    case 'connectionDown':
+      // The subscription id is kept: a venue that holds subscriptions across a reconnect still knows it.
+      return stay({ ...state, venue: 'pending', subscribeSentAt: undefined, attempt: state.attempt + 1 });
+    case 'connectionUp':
+      return state.venue === 'held' ? stay(state) : subscribe(state, env, NONE);
+    case 'sweep':
+      return onSweep(state, env);
+    case 'shutdown':
+      return stop(state, 'SHUTDOWN', 'connector stopping', false);
+  }
+}
+
+/** Hot path: one allocation for the state, one for the message. */
+function onPrice(state: PriceStreamState, update: PriceUpdate, env: PriceStreamEnv): Step {
+  const timestamp = update.timestamp;
+  if (timestamp <= state.lastTimestamp) return { state, effects: OUT_OF_ORDER };
+  const { id } = state;
+  const price: PriceMessage = {
+    v: 1,
+    status: 'live',
+    accountGroup: id.accountGroup,
+    instrument: id.instrument,
+    tenor: id.tenor,
+    currency: id.currency,
+    quantity: id.quantity,
+    quoteId: update.quoteId,
+    venueTimestamp: timestamp,
+    quoteExpiresAt: timestamp + QUOTE_LIFETIME_MS,
+    bid: { price: update.bid.price, quantity: update.bid.quantity, quoteAmount: update.bid.quoteAmount },
+    offer: { price: update.offer.price, quantity: update.offer.quantity, quoteAmount: update.offer.quoteAmount },
+  };
+  if (update.settleDate !== undefined) price.settleDate = update.settleDate;
+  const wasStale = state.status === 'stale';
+  return {
+    state: { ...state, status: 'live', lastTimestamp: timestamp, lastUpdateAt: env.now, last: price },
+    effects: wasStale
+      ? [
+          { type: 'staleChanged', delta: -1 },
+          { type: 'publish', price },
+        ]
+      : [{ type: 'publish', price }],
+  };
+}
+
+const OUT_OF_ORDER: readonly PriceStreamEffect[] = Object.freeze([{ type: 'outOfOrder' }]);
+
+function onAcquire(
+  state: PriceStreamState,
+  event: Extract<PriceStreamEvent, { type: 'acquire' }>,
+  env: PriceStreamEnv,
+): Step {
+  const leases = new Map(state.leases).set(event.requester, event.leaseExpiresAt);
+  const next = { ...state, leases, waiting: state.waiting + (event.waits ? 1 : 0) };
+  if (state.venue === 'pending' && state.attempt === 0) return subscribe(next, env, NONE); // a new stream
+  return stay(next);
+}
+
+function onAck(state: PriceStreamState, ack: Extract<PriceStreamEvent, { type: 'ack' }>, env: PriceStreamEnv): Step {
+  if (state.venue === 'held') return stay(state);
+  if (ack.success || ack.code === ALREADY_HELD) {
+    const next: PriceStreamState = {
+      ...state,
+      venue: 'held',
+      subscribeSentAt: undefined,
+      // A fresh ack names the (new) subscription; "already held" keeps the id we had.
+      subscriptionId: ack.success ? (ack.subscriptionId ?? state.subscriptionId) : state.subscriptionId,
+      lastUpdateAt: state.status === 'none' ? env.now : state.lastUpdateAt,
+      waiting: 0,
+    };
+    return { state: next, effects: state.waiting > 0 ? [{ type: 'answer', ok: true }] : NONE };
+  }
+  const code = ack.code || 'SUBSCRIBE_FAILED';
+  return stop(state, code, ack.message || 'subscription refused', false, [{ type: 'subscribeRefused', code }]);
+}
+
+function onSweep(state: PriceStreamState, env: PriceStreamEnv): Step {
+  let leases = state.leases;
+  for (const [requester, expiresAt] of state.leases) {
+    if (expiresAt > env.now) continue;
+    if (leases === state.leases) leases = new Map(state.leases);
+    (leases as Map<string, number>).delete(requester);
+  }
+  let next = leases === state.leases ? state : { ...state, leases };
+  if (next.leases.size === 0 && next.waiting === 0) {
+    return stop(next, 'LEASE_EXPIRED', 'every requester lease expired', true);
+  }
+  const effects: PriceStreamEffect[] = [];
+  if (
+    next.venue === 'subscribing' &&
+    next.subscribeSentAt !== undefined &&
+    env.now - next.subscribeSentAt > env.subscribeTimeoutMs
+  ) {
+    // No acknowledgement (§2.1 rule 1 promises one): the frame was lost; ask again. If the first did
+    // land, the venue answers "already held", which counts as held.
+    const resent = subscribe(next, env, NONE);
+    next = resent.state;
+    effects.push(...resent.effects);
+  }
+  const silentFor = env.now - next.lastUpdateAt;
+  if (next.status !== 'stale' && silentFor > env.staleAfterMs && (next.status !== 'none' || next.venue === 'held')) {
+    next = { ...next, status: 'stale' };
+    effects.push({ type: 'staleChanged', delta: 1 }, { type: 'publish', price: staleCopy(next) });
+  }
+  return next === state && effects.length === 0 ? stay(state) : { state: next, effects };
+}
+
+function dropInterest(state: PriceStreamState, requester: string): Step {
+  const leases = new Map(state.leases);
+  leases.delete(requester);
+  const next = { ...state, leases };
+  if (leases.size === 0 && next.waiting === 0) {
+    return stop(next, 'RELEASED', 'no requester holds this stream any more', true);
+  }
+  return stay(next);
+}
+
+function subscribe(state: PriceStreamState, env: PriceStreamEnv, effects: readonly PriceStreamEffect[]): Step {
+  const attempt = state.attempt + 1;
+  if (!env.isOpen) return { state: { ...state, venue: 'pending', attempt, subscribeSentAt: undefined }, effects };
+  return {
+    state: { ...state, venue: 'subscribing', attempt, subscribeSentAt: undefined },
+    effects: [...effects, { type: 'subscribe', attempt }],
+  };
+}
+
+function stop(
+  state: PriceStreamState,
+  code: string,
+  message: string,
+  unsubscribe: boolean,
+  first: readonly PriceStreamEffect[] = NONE,
+): Step {
+  const effects: PriceStreamEffect[] = [...first];
+  // Unsubscribe whatever the venue may still hold: held now, or held before a reconnect (the id is kept).
+  if (unsubscribe && state.subscriptionId !== undefined) {
+    effects.push({ type: 'unsubscribe', subscriptionId: state.subscriptionId });
+  }
+  if (state.waiting > 0) effects.push({ type: 'answer', ok: false, code, message });
+  if (state.status === 'stale') effects.push({ type: 'staleChanged', delta: -1 });
+  const { id } = state;
+  effects.push(
+    {
+      type: 'publish',
+      price: {
+        v: 1,
+        status: 'stopped',
+        accountGroup: id.accountGroup,
+        instrument: id.instrument,
+        tenor: id.tenor,
+        currency: id.currency,
+        quantity: id.quantity,
+        code,
+        message,
+      },
+    },
+    { type: 'removed' },
+  );
+  return { state: { ...state, venue: 'stopped', waiting: 0, attempt: state.attempt + 1 }, effects };
+}
+
+function staleCopy(state: PriceStreamState): PriceMessage {
+  if (state.last !== undefined) return { ...state.last, status: 'stale' };
+  const { id } = state;
+  return {
+    v: 1,
+    status: 'stale',
+    accountGroup: id.accountGroup,
+    instrument: id.instrument,
+    tenor: id.tenor,
+    currency: id.currency,
+    quantity: id.quantity,
+  };
+}
