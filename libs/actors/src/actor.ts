@@ -51,6 +51,10 @@ export class Actor<S, E, F, Env> implements ActorRef<E> {
   private readonly states: BehaviorSubject<S>;
   private idleWaiters: Array<() => void> = [];
   private readonly self: ActorRef<E>;
+  /** The effects of the event being handled, and the next one to execute. */
+  private effects: readonly F[] = NO_EFFECTS;
+  private effectIndex = 0;
+  private event: E | undefined;
 
   constructor(private readonly options: ActorOptions<S, E, F, Env>) {
     this.current = options.initial;
@@ -68,6 +72,8 @@ export class Actor<S, E, F, Env> implements ActorRef<E> {
 
   /** Every state the actor enters, starting with the current one. Completes when the actor stops. */
   get state$(): Observable<S> {
+    // Nobody watching, no notification per event (a price stream's hot path): catch up before anyone does.
+    if (!this.closed && this.states.value !== this.current) this.states.next(this.current);
     return this.states.asObservable();
   }
 
@@ -79,7 +85,7 @@ export class Actor<S, E, F, Env> implements ActorRef<E> {
   send(event: E): void {
     if (this.closed) return;
     this.queue.push(event);
-    if (!this.draining) void this.drain();
+    if (!this.draining) this.drain();
   }
 
   /** Resolves once the mailbox is empty and no effect is running. */
@@ -96,42 +102,62 @@ export class Actor<S, E, F, Env> implements ActorRef<E> {
     this.states.complete();
   }
 
-  private async drain(): Promise<void> {
+  /**
+   * Handles the mailbox in the caller's turn — no promise unless an effect returns one: then the mailbox
+   * parks (still draining) and goes on from the next effect once it settles.
+   */
+  private drain(): void {
     this.draining = true;
-    try {
-      while (this.head < this.queue.length) {
-        const event = this.queue[this.head] as E;
-        this.head += 1;
-        if (this.head > 1024 && this.head * 2 > this.queue.length) {
-          this.queue.splice(0, this.head);
-          this.head = 0;
-        }
-        let effects: readonly F[];
+    for (;;) {
+      while (this.effectIndex < this.effects.length) {
+        const effect = this.effects[this.effectIndex] as F;
+        this.effectIndex += 1;
+        let pending: void | Promise<void>;
         try {
-          const next = this.options.transition(this.current, event, this.options.environment());
-          effects = next.effects;
-          if (next.state !== this.current) {
-            this.current = next.state;
-            this.states.next(next.state);
-          }
+          pending = this.options.execute(effect, this.self);
         } catch (error) {
-          this.options.onError?.(error, { event });
+          this.options.onError?.(error, { event: this.event, effect });
           continue;
         }
-        for (const effect of effects) {
-          try {
-            const pending = this.options.execute(effect, this.self);
-            if (pending !== undefined) await pending;
-          } catch (error) {
-            this.options.onError?.(error, { event, effect });
-          }
+        if (pending !== undefined) {
+          pending.then(
+            () => this.drain(),
+            (error: unknown) => {
+              this.options.onError?.(error, { event: this.event, effect });
+              this.drain();
+            },
+          );
+          return;
         }
       }
-    } finally {
-      this.queue.length = 0;
-      this.head = 0;
-      this.draining = false;
-      for (const wake of this.idleWaiters.splice(0)) wake();
+      if (this.head >= this.queue.length) break;
+      const event = this.queue[this.head] as E;
+      this.head += 1;
+      if (this.head > 1024 && this.head * 2 > this.queue.length) {
+        this.queue.splice(0, this.head);
+        this.head = 0;
+      }
+      this.event = event;
+      this.effectIndex = 0;
+      try {
+        const next = this.options.transition(this.current, event, this.options.environment());
+        this.effects = next.effects;
+        if (next.state !== this.current) {
+          this.current = next.state;
+          if (this.states.observed) this.states.next(next.state);
+        }
+      } catch (error) {
+        this.effects = NO_EFFECTS;
+        this.options.onError?.(error, { event });
+      }
     }
+    this.queue.length = 0;
+    this.head = 0;
+    this.effects = NO_EFFECTS;
+    this.event = undefined;
+    this.draining = false;
+    for (const wake of this.idleWaiters.splice(0)) wake();
   }
 }
+
+const NO_EFFECTS: readonly never[] = [];

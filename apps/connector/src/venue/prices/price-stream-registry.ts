@@ -61,6 +61,7 @@ export class PriceStreamRegistry {
   private staleCount = 0;
   /** Arrival time of the price being handled (the actor runs synchronously inside `onFrame`). */
   private arrivedAt = 0;
+  private readonly env: { -readonly [K in keyof PriceStreamEnv]: PriceStreamEnv[K] };
 
   readonly prices$: Observable<PriceMessage>;
 
@@ -73,6 +74,12 @@ export class PriceStreamRegistry {
     private readonly options: PriceStreamOptions,
   ) {
     this.log = logger.child('PriceStreamRegistry');
+    this.env = {
+      now: 0,
+      isOpen: false,
+      staleAfterMs: options.staleAfterMs,
+      subscribeTimeoutMs: options.subscribeTimeoutMs,
+    };
     this.prices$ = this.priceSubject.asObservable();
     channel.addFrameListener((message, arrivedAt) => this.onFrame(message, arrivedAt));
     channel.connection$.subscribe((event) => this.toAll({ type: event.up ? 'connectionUp' : 'connectionDown' }));
@@ -239,12 +246,7 @@ export class PriceStreamRegistry {
       name: `price-stream:${id.tag}`,
       initial: newPriceStream(id, this.clock.now()),
       transition: priceStreamTransition,
-      environment: () => ({
-        now: this.clock.now(),
-        isOpen: this.channel.isOpen,
-        staleAfterMs: this.options.staleAfterMs,
-        subscribeTimeoutMs: this.options.subscribeTimeoutMs,
-      }),
+      environment: () => this.environment(),
       execute: (effect, self) => this.execute(cell, effect, self),
       onError: (error) =>
         this.log.error('price stream actor failed', {
@@ -341,6 +343,14 @@ export class PriceStreamRegistry {
     this.byTag.delete(cell.id.tag);
     const hash = cell.id.tag.slice(0, cell.id.tag.lastIndexOf('-'));
     if (this.byHash.get(hash) === cell) this.byHash.delete(hash);
+  }
+
+  /** Sampled per event; one object reused (a transition never keeps its env), so a price allocates none. */
+  private environment(): PriceStreamEnv {
+    const env = this.env;
+    env.now = this.clock.now();
+    env.isOpen = this.channel.isOpen;
+    return env;
   }
 
   private toAll(event: PriceStreamEvent): void {
