@@ -10,6 +10,7 @@
  */
 import 'reflect-metadata';
 import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -50,6 +51,8 @@ interface Result {
   /** Kernel (system) CPU µs per message, part of cpuMicrosPerMessage. */
   systemMicrosPerMessage: number;
   inProcess: string;
+  /** Resident memory of the pipeline's process after the rounds, with every stream subscribed (MB). */
+  rssMb: number;
 }
 
 interface Pipeline {
@@ -313,7 +316,19 @@ async function result(p: Pipeline): Promise<Result> {
     idleCpuMsPerSecond: p.idleCpuMicros / Math.max(1, p.idleMs),
     systemMicrosPerMessage: p.systemCpuMicros / Math.max(1, p.received),
     inProcess: p.metricsUrl === undefined ? '' : await inProcessHops(p.metricsUrl),
+    rssMb: residentMb(p.child.pid ?? 0),
   };
+}
+
+/** VmRSS of a process from /proc (Linux), in MB. */
+function residentMb(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN);
+    return kb / 1024;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 const PERCENTILES = [50, 90, 99, 99.9];
@@ -375,10 +390,13 @@ function printTable(results: Result[]): void {
     );
   }
   const [, connector] = results as [Result, Result];
+  const ratios = connector.roundCpu.map((cpu, i) => cpu / (relay.roundCpu[i] ?? Number.NaN)).sort((a, b) => a - b);
+  const medianRatio = ratios[Math.floor(ratios.length / 2)] ?? Number.NaN;
   lines.push(
-    `targets: connector CPU ≤ 1.3× relay → ${(connector.cpuMicrosPerMessage / relay.cpuMicrosPerMessage).toFixed(2)}×; ` +
-      `connector p99 ≤ 300 µs → ${percentile(connector.hops, 99).toFixed(0)} µs ` +
-      `(relay ${percentile(relay.hops, 99).toFixed(0)} µs)`,
+    `RSS with ${STREAMS} streams: ${results.map((r) => `${r.name} ${r.rssMb.toFixed(0)} MB`).join(', ')}`,
+    `targets (issue 7): connector CPU per price ≤ 1.25× relay (median of rounds) → ${medianRatio.toFixed(2)}×; ` +
+      `p99 hop ≤ 1.2× relay's → ${(percentile(connector.hops, 99) / percentile(relay.hops, 99)).toFixed(2)}×; ` +
+      `RSS at ${STREAMS} streams ≤ 150 MB → ${connector.rssMb.toFixed(0)} MB`,
     '',
   );
   process.stdout.write(lines.join('\n'));
