@@ -6,7 +6,8 @@ import tseslint from 'typescript-eslint';
 /**
  * Import rules (docs/architecture.md "Import rules"): libraries never import apps; an app never imports
  * another app; the sandbox takes only types and constants from #venue-api (it must stay an independent
- * reading of the spec); test support (#testing, testing/ and test-support/ folders) only in tests.
+ * reading of the spec); apps never import the NATS client (libs/bus returns its own handles); test support
+ * (#testing, testing/ and test-support/ folders) only in tests.
  */
 const APPS = readdirSync(fileURLToPath(new globalThis.URL('./apps', import.meta.url)), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
@@ -25,6 +26,10 @@ const testSupportPatterns = [
   { regex: '^#testing$', message: 'Test support is for tests only.' },
   { regex: '/(testing|test-support)/', message: 'Test support is for tests only.' },
 ];
+const natsClientPattern = {
+  regex: '^@nats-io/',
+  message: 'Apps use the handles of libs/bus (#bus), never the NATS client itself.',
+};
 const appPattern = (apps) => ({
   regex: `(^|/)(apps/)?(${apps.join('|')})/src/`,
   message: 'An app never imports another app (nor a library an app): share through libs/.',
@@ -66,7 +71,7 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          patterns: [appPattern(APPS.filter((other) => other !== app)), ...testSupportPatterns],
+          patterns: [appPattern(APPS.filter((other) => other !== app)), natsClientPattern, ...testSupportPatterns],
           ...(app === 'sandbox-venue'
             ? {
                 paths: [

@@ -49,6 +49,28 @@ describe('import rules', () => {
     ).toEqual([]);
   });
 
+  it('an app never imports the NATS client: libs/bus hands out its own handles', async () => {
+    expect(
+      await problems(
+        'apps/connector/src/x.ts',
+        "import type { Subscription } from '@nats-io/transport-node';\nexport type X = Subscription;\n",
+      ),
+    ).toEqual([expect.stringContaining('never the NATS client')]);
+    expect(
+      await problems(
+        'apps/connector/src/x.ts',
+        "import type { BusSubscription } from '#bus';\nexport type X = BusSubscription;\n",
+      ),
+    ).toEqual([]);
+    // a library may (libs/bus is where the client lives), and so may a test
+    expect(
+      await problems(
+        'libs/bus/src/x.ts',
+        "import { connect } from '@nats-io/transport-node';\nexport const x = connect;\n",
+      ),
+    ).toEqual([]);
+  });
+
   it('test support only in tests', async () => {
     const code = "import { freePort } from '#testing';\nexport const x = freePort;\n";
     expect(await problems('apps/connector/src/x.ts', code)).toEqual([expect.stringContaining('tests only')]);

@@ -5,6 +5,11 @@ import type { BusConnection } from './bus-connection.js';
 import type { BusMetrics } from './bus-metrics.js';
 import type { SubjectKind } from './subject-kind.js';
 
+/** A responder's own handle: apps stop answering with it and never hold the NATS client's types. */
+export interface BusSubscription {
+  unsubscribe(): void;
+}
+
 export interface ContractResponderOptions<T extends object, R> {
   subject: string;
   kind: SubjectKind;
@@ -37,7 +42,7 @@ export class BusResponder {
     private readonly logger: JsonLogger,
   ) {}
 
-  respond<T extends object, R>(options: ContractResponderOptions<T, R>): Subscription {
+  respond<T extends object, R>(options: ContractResponderOptions<T, R>): BusSubscription {
     return this.subscribe(options.subject, options.queue, (msg) => {
       const parsed = parseContract(options.contract, msg.data);
       if (!parsed.ok) {
@@ -50,7 +55,7 @@ export class BusResponder {
     });
   }
 
-  respondToAny<R>(options: RawResponderOptions<R>): Subscription {
+  respondToAny<R>(options: RawResponderOptions<R>): BusSubscription {
     return this.subscribe(options.subject, options.queue, (msg) => {
       void this.run(msg, options.kind, () => options.handle());
     });

@@ -2,7 +2,12 @@ export { BUS_OPTIONS, type BusOptions } from './bus-options.js';
 export { BusMetrics } from './bus-metrics.js';
 export { BusConnection } from './bus-connection.js';
 export { BusPublisher, DurablePublishError, type DurablePublishOptions } from './bus-publisher.js';
-export { BusResponder, type ContractResponderOptions, type RawResponderOptions } from './bus-responder.js';
+export {
+  BusResponder,
+  type BusSubscription,
+  type ContractResponderOptions,
+  type RawResponderOptions,
+} from './bus-responder.js';
 export { BusStreams, type StoredJson, type StreamDefinition } from './bus-streams.js';
 export {
   BusConsumers,

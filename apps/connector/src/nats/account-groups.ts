@@ -1,11 +1,10 @@
-import type { Subscription } from '@nats-io/transport-node';
 import { errorReply, GatewayErrorCode, type AccountGroupsReply, type Subjects } from '#contracts';
-import type { BusResponder } from '#bus';
+import type { BusResponder, BusSubscription } from '#bus';
 import type { AccountGroupSource } from './venue-ports.js';
 
 /** `account-groups.get` request/reply: the venue's account groups, looked up over the session. */
 export class AccountGroupsResponder {
-  private subscription: Subscription | undefined;
+  private subscription: BusSubscription | undefined;
 
   constructor(
     private readonly subjects: Subjects,

@@ -1,4 +1,3 @@
-import type { Subscription } from '@nats-io/transport-node';
 import {
   errorReply,
   GatewayErrorCode,
@@ -8,7 +7,7 @@ import {
   type StreamReply,
   type Subjects,
 } from '#contracts';
-import type { BusResponder } from '#bus';
+import type { BusResponder, BusSubscription } from '#bus';
 import type { ConnectorNatsMetrics } from './connector-metrics.js';
 import type { PriceStreams, StreamKey } from './venue-ports.js';
 
@@ -26,7 +25,7 @@ interface Holding {
  */
 export class StreamRequests {
   private readonly holdings = new Map<string, Map<string, Holding>>();
-  private readonly subscriptions: Subscription[] = [];
+  private readonly subscriptions: BusSubscription[] = [];
 
   constructor(
     private readonly subjects: Subjects,
