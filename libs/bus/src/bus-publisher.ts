@@ -1,4 +1,5 @@
 import type { PubAck } from '@nats-io/jetstream';
+import type { Topic } from '#contracts';
 import type { JsonLogger } from '#observability';
 import type { BusConnection } from './bus-connection.js';
 import type { BusMetrics } from './bus-metrics.js';
@@ -47,6 +48,16 @@ export class BusPublisher {
    * `Buffer.from`, which takes a slice of Node's buffer pool: about 3× cheaper than `TextEncoder.encode`
    * for a few hundred bytes (measured in bench/hot-path.ts); the NATS client copies it before sending.
    */
+  /** Core publish of a payload on its topic: the payload type is checked against the subject's. */
+  publishTo<T>(topic: Topic<T>, payload: T): boolean {
+    return this.publish(topic.subject, payload, topic.kind);
+  }
+
+  /** Durable publish of a payload on its topic (see `publishDurable`); `kind` comes from the topic. */
+  publishDurableTo<T>(topic: Topic<T>, payload: T, options: Omit<DurablePublishOptions, 'kind'>): Promise<PubAck> {
+    return this.publishDurable(topic.subject, payload, { ...options, kind: topic.kind });
+  }
+
   publishJson(subject: string, json: string, kind: SubjectKind): boolean {
     if (!this.connection.isUp) {
       this.metrics.publishDropped.inc({ subject_kind: kind });

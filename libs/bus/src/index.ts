@@ -19,3 +19,10 @@ export { BusKv, KvBucket, type KvBucketOptions, type KvEntry } from './bus-kv.js
 export { BusModule, type BusModuleAsyncOptions } from './bus.module.js';
 export type { SubjectKind } from './subject-kind.js';
 export { JetStreamMetrics, type WatchedStream } from './jetstream-metrics.js';
+export {
+  BucketName,
+  connectorStreams,
+  ensureConnectorStreams,
+  ORDER_COMMANDS_DURABLE,
+  type ConnectorStreamSettings,
+} from './topology.js';

@@ -10,6 +10,9 @@ import {
   StreamRequest,
   SubjectTokenError,
   Subjects,
+  topicsOf,
+  type OrderOutcome,
+  type Topic,
 } from './index.js';
 
 describe('Subjects', () => {
@@ -118,5 +121,27 @@ describe('error replies', () => {
     expect(reply.error.message.length).toBeLessThan(MAX_ERROR_MESSAGE + 40);
     expect(reply.error.message).toMatch(/^bad subject y+…\(99500 more characters\)$/);
     expect(boundedText('short')).toBe('short');
+  });
+});
+
+describe('topics: the typed map subject → payload', () => {
+  it('names each subject with its bounded metric label', () => {
+    const topics = topicsOf(new Subjects('gw.v1', 'acct1'));
+    expect(topics.orderOutcome('ord-1')).toEqual({ subject: 'gw.v1.acct1.order.outcome.ord-1', kind: 'order.outcome' });
+    expect(topics.orderCommand).toEqual({ subject: 'gw.v1.acct1.order.command', kind: 'order.command' });
+    expect(topics.connectorStatus.subject).toBe('gw.v1.acct1.connector.status');
+    const price = topics.price({
+      accountGroup: 'g',
+      instrument: 'BTC.USD',
+      tenor: 'T',
+      currency: 'BTC',
+      quantity: '0.50',
+    });
+    expect(price).toEqual({ subject: 'gw.v1.price.g.BTC.USD.T.BTC.0_5', kind: 'price' });
+    // compile-time: a payload of another subject's type is refused
+    const check = (topic: Topic<OrderOutcome>): Topic<OrderOutcome> => topic;
+    check(topics.orderOutcome('x'));
+    // @ts-expect-error a connector status is not an order outcome
+    check(topics.connectorStatus);
   });
 });

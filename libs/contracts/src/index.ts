@@ -8,3 +8,4 @@ export * from './order.js';
 export * from './account-groups.js';
 export * from './connector-status.js';
 export * from './validate.js';
+export * from './topics.js';

@@ -1,6 +1,9 @@
 import { StreamName, Subjects } from '#contracts';
 import {
+  BucketName,
+  ensureConnectorStreams,
   JetStreamMetrics,
+  ORDER_COMMANDS_DURABLE,
   type BusConnection,
   type BusConsumers,
   type BusKv,
@@ -13,8 +16,7 @@ import { ConnectorStatusPublication } from '../status/connector-status.publicati
 import { SessionHealth } from '../status/session-health.js';
 import { AccountGroupsResponder } from './account-groups.js';
 import { ConnectorNatsMetrics } from './connector-metrics.js';
-import { ensureConnectorStreams, orderMarksBucket } from './connector-streams.js';
-import { ORDER_COMMANDS_DURABLE, OrderCommands } from './order-commands.js';
+import { OrderCommands } from './order-commands.js';
 import { OrderMarks } from './order-marks.js';
 import { OrderOutcomes } from './order-outcomes.js';
 import { PricePublication } from './price-publication.js';
@@ -104,7 +106,7 @@ export class ConnectorRuntime {
         }),
       );
     });
-    const bucket = await bus.kv.bucket(orderMarksBucket(subjects.account), {
+    const bucket = await bus.kv.bucket(BucketName.orderMarks(subjects.account), {
       storage: 'file',
       maxAgeMs: settings.orderRetentionMs,
     });

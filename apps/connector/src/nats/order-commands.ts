@@ -7,15 +7,13 @@ import {
   type OrderOutcome,
   type Subjects,
 } from '#contracts';
-import type { BusConsumers, DurableConsumerHandle, DurableMessage } from '#bus';
+import { ORDER_COMMANDS_DURABLE, type BusConsumers, type DurableConsumerHandle, type DurableMessage } from '#bus';
 import type { JsonLogger } from '#observability';
 import type { ConnectorNatsMetrics } from './connector-metrics.js';
 import { isFinal, type OrderMarks } from './order-marks.js';
 import type { OrderOutcomes } from './order-outcomes.js';
 import type { OrderVenue } from './venue-ports.js';
 import { OrderNotSentError, type ReconcileHints } from '../venue/index.js';
-
-export const ORDER_COMMANDS_DURABLE = 'connector';
 
 /**
  * Takes order commands from the account's JetStream work queue, one at a time. Before a command can

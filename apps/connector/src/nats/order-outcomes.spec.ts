@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Subject } from 'rxjs';
 import { StreamName, Subjects, type OrderOutcome } from '#contracts';
-import { BusConnection, BusKv, BusMetrics, BusPublisher, BusStreams } from '#bus';
+import { BusConnection, BusKv, BusMetrics, BusPublisher, BusStreams, ensureConnectorStreams } from '#bus';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { startNatsServer, type NatsServerHandle } from '#testing';
 import { ConnectorNatsMetrics } from './connector-metrics.js';
-import { ensureConnectorStreams } from './connector-streams.js';
 import { OrderMarks } from './order-marks.js';
 import { OrderOutcomes } from './order-outcomes.js';
 

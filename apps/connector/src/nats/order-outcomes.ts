@@ -1,5 +1,5 @@
 import { concatMap, from, merge, Subject, tap, type Observable, type Subscription } from 'rxjs';
-import { orderOutcomeMsgId, type OrderOutcome, type Subjects } from '#contracts';
+import { orderOutcomeMsgId, topicsOf, type OrderOutcome, type Subjects, type Topic } from '#contracts';
 import type { BusPublisher } from '#bus';
 import type { JsonLogger } from '#observability';
 import type { ConnectorNatsMetrics } from './connector-metrics.js';
@@ -66,9 +66,9 @@ export class OrderOutcomes {
   /** Publishes one outcome unless its order's mark shows it (or a final one) already published. */
   async publish(outcome: OrderOutcome): Promise<void> {
     const { clientRequestId, status } = outcome;
-    let subject: string;
+    let topic: Topic<OrderOutcome>;
     try {
-      subject = this.subjects.orderOutcome(clientRequestId);
+      topic = topicsOf(this.subjects).orderOutcome(clientRequestId);
     } catch (error) {
       this.logger.error('order outcome cannot form a subject; not published', {
         status,
@@ -81,7 +81,7 @@ export class OrderOutcomes {
     // outcome; dropping it would leave the order unresolved until the connector's next start.
     for (let attempt = 1; ; attempt += 1) {
       try {
-        await this.store(subject, outcome);
+        await this.store(topic, outcome);
         return;
       } catch (error) {
         this.metrics.outcomePublishFailures.inc();
@@ -100,7 +100,7 @@ export class OrderOutcomes {
   }
 
   /** One attempt: read the mark, publish unless already published, then move the mark. */
-  private async store(subject: string, outcome: OrderOutcome): Promise<void> {
+  private async store(topic: Topic<OrderOutcome>, outcome: OrderOutcome): Promise<void> {
     const { clientRequestId, status } = outcome;
     const mark = await this.marks.get(clientRequestId);
     if (mark !== undefined && mark.status === status) {
@@ -112,9 +112,8 @@ export class OrderOutcomes {
       this.logger.warn('outcome after a final outcome ignored', { clientRequestId, status, final: mark.status });
       return;
     }
-    const ack = await this.publisher.publishDurable(subject, outcome, {
+    const ack = await this.publisher.publishDurableTo(topic, outcome, {
       msgId: orderOutcomeMsgId(outcome),
-      kind: 'order.outcome',
       attempts: Number.MAX_SAFE_INTEGER,
       retryDelayMs: STORE_RETRY_MS,
       signal: this.abort.signal,

@@ -1,5 +1,5 @@
 import { interval, merge, map, type Subscription } from 'rxjs';
-import type { ConnectorStatus, SessionState, Subjects } from '#contracts';
+import { topicsOf, type ConnectorStatus, type SessionState, type Subjects } from '#contracts';
 import type { BusPublisher } from '#bus';
 import type { PriceStreams, SessionView } from '../nats/venue-ports.js';
 
@@ -49,6 +49,6 @@ export class ConnectorStatusPublication {
   }
 
   publish(): void {
-    this.publisher.publish(this.subjects.connectorStatus, this.current(), 'connector.status');
+    this.publisher.publishTo(topicsOf(this.subjects).connectorStatus, this.current());
   }
 }

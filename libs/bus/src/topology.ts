@@ -1,5 +1,13 @@
+/**
+ * The gateway's shared NATS topology: every stream, durable consumer and KV bucket that more than one app
+ * uses — their names and their configurations — in one place. The connector declares them; the execution
+ * and account-sync apps read and consume them by these names.
+ */
 import { StreamName, type Subjects } from '#contracts';
-import type { BusStreams, StreamDefinition } from '#bus';
+import type { BusStreams, StreamDefinition } from './bus-streams.js';
+
+/** The connector's durable consumer of the order-command work queue (one connector per account). */
+export const ORDER_COMMANDS_DURABLE = 'connector';
 
 export interface ConnectorStreamSettings {
   outcomeDuplicateWindowMs: number;
@@ -77,7 +85,7 @@ export async function ensureConnectorStreams(
   return { priceStream };
 }
 
-/** KV bucket of order marks (one key per clientRequestId ever sent by this account's connector). */
-export function orderMarksBucket(account: string): string {
-  return `GW_ORDER_MARKS_${account.replace(/[^A-Za-z0-9_-]/g, '_')}`;
-}
+export const BucketName = {
+  /** Order marks: one key per clientRequestId ever sent by this account's connector. */
+  orderMarks: (account: string) => `GW_ORDER_MARKS_${account.replace(/[^A-Za-z0-9_-]/g, '_')}`,
+} as const;
