@@ -18,3 +18,4 @@ export {
 } from './env-rules.js';
 export { stopOnSignals, type StopOnSignalsOptions } from './signals.js';
 export { serveStartingHealth, type StartingHealth } from './starting-health.js';
+export { runApp, startNestApp, type AppDefinition, type NestAppOptions, type RunningApp } from './run-app.js';
