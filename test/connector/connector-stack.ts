@@ -6,8 +6,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { Subjects, StreamName, type OrderOutcome, type PriceMessage, type StreamReply } from '#contracts';
 import { JsonLogger, loadConfig } from '#observability';
-import { rm } from 'node:fs/promises';
-import { startNatsServer, type NatsServerHandle } from '#testing';
+import { startStack, type NatsServerHandle } from '#testing';
 import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
 import { startE2eVenue } from '../kit/e2e-venue.js';
 import type { SandboxOptions } from '../../apps/sandbox-venue/src/config.js';
@@ -66,49 +65,46 @@ export function connectorEnv(
 export async function startConnectorStack(
   options: { venue?: SandboxOptions; env?: Record<string, string> } = {},
 ): Promise<ConnectorStack> {
-  const nats = await startNatsServer();
-  const venue = await startE2eVenue({
-    ...options.venue,
-    trading: { priceIntervalMs: 100, offContractEveryNTicks: 0, ...options.venue?.trading },
+  let env: Record<string, string> = {};
+  const stack = await startStack({
+    venue: () =>
+      startE2eVenue({
+        ...options.venue,
+        trading: { priceIntervalMs: 100, offContractEveryNTicks: 0, ...options.venue?.trading },
+      }),
+    apps: {
+      connector: ({ nats, venue }) => {
+        env = connectorEnv(nats, venue, options.env);
+        return startConnector(loadConfig(ConnectorConfig, env), { logger: quiet });
+      },
+    },
   });
-  const env = connectorEnv(nats, venue, options.env);
-  const start = () => startConnector(loadConfig(ConnectorConfig, env), { logger: quiet });
-  let connector = await start();
   const strategy = await connect({
-    servers: nats.url,
+    servers: stack.nats.url,
     name: 'e2e-strategy',
     maxReconnectAttempts: -1,
     reconnectTimeWait: 100,
   });
-  let restartedStore: string | undefined;
-  const stack: ConnectorStack = {
-    nats,
-    venue,
-    connector,
+  const connectorStack: ConnectorStack = {
+    get nats() {
+      return stack.nats;
+    },
+    venue: stack.venue,
+    connector: stack.apps.connector,
     strategy,
     js: jetstream(strategy),
     jsm: await jetstreamManager(strategy),
     env,
     async restartConnector() {
-      await connector.close();
-      connector = await start();
-      stack.connector = connector;
+      connectorStack.connector = await stack.restart('connector');
     },
-    async restartNats() {
-      const { port, storeDir } = stack.nats;
-      await stack.nats.kill();
-      stack.nats = await startNatsServer({ port, storeDir });
-      restartedStore = storeDir;
-    },
+    restartNats: () => stack.restartNats(),
     async stop() {
       await strategy.close();
-      await connector.close();
-      await venue.close();
-      await stack.nats.stop();
-      if (restartedStore !== undefined) await rm(restartedStore, { recursive: true, force: true });
+      await stack.stop();
     },
   };
-  return stack;
+  return connectorStack;
 }
 
 export function streamRequest(venue: RunningSandbox, requester: string, overrides: Record<string, unknown> = {}) {

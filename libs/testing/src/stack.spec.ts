@@ -1,0 +1,46 @@
+import { describe, expect, it } from '@jest/globals';
+import { connect } from '@nats-io/transport-node';
+import { startStack } from './stack.js';
+
+describe('startStack', () => {
+  it('starts NATS, the venue and the apps in order, restarts one, and stops in reverse order', async () => {
+    const events: string[] = [];
+    const part = (name: string) => ({
+      close: async () => {
+        events.push(`close ${name}`);
+      },
+    });
+    let generation = 0;
+    const stack = await startStack({
+      venue: async (nats) => {
+        events.push(`venue on ${nats.url === '' ? '?' : 'nats'}`);
+        return part('venue');
+      },
+      apps: {
+        first: async ({ venue }) => {
+          events.push(`first ${venue !== undefined}`);
+          return part('first');
+        },
+        second: async () => {
+          generation += 1;
+          events.push(`second #${generation}`);
+          return part(`second #${generation}`);
+        },
+      },
+    });
+    const client = await connect({ servers: stack.nats.url });
+    await client.close(); // a real server of its own
+    await stack.restart('second');
+    await stack.stop();
+    expect(events).toEqual([
+      'venue on nats',
+      'first true',
+      'second #1',
+      'close second #1',
+      'second #2',
+      'close second #2',
+      'close first',
+      'close venue',
+    ]);
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * The stack builder of every end-to-end suite: a real nats-server of its own, a venue, and any set of apps,
+ * started in order and stopped in reverse, with an app or NATS restartable in the middle of a scenario.
+ * What a venue or an app is comes from the caller (libraries never import apps): test/kit binds it to the
+ * sandbox and to the gateway's apps, in-process or as child processes.
+ */
+import { rm } from 'node:fs/promises';
+import { startNatsServer, type NatsServerHandle } from './nats-server.js';
+
+/** Anything the stack starts: it can be stopped (idempotently). */
+export interface Stoppable {
+  close(): Promise<void>;
+}
+
+export interface StackContext<V> {
+  readonly nats: NatsServerHandle;
+  readonly venue: V;
+}
+
+export interface StackDefinition<V extends Stoppable, A extends Record<string, Stoppable>> {
+  venue(nats: NatsServerHandle): Promise<V>;
+  /** Started in the order given, each with the NATS server and the venue. */
+  apps: { [K in keyof A]: (context: StackContext<V>) => Promise<A[K]> };
+}
+
+export interface Stack<V extends Stoppable, A extends Record<string, Stoppable>> {
+  readonly nats: NatsServerHandle;
+  readonly venue: V;
+  /** The running instance of each app (replaced by `restart`). */
+  readonly apps: A;
+  /** Stops one app and starts it again with the same definition. */
+  restart<K extends keyof A>(name: K): Promise<A[K]>;
+  /** Kills nats-server and starts it again on the same port and store (file streams survive, memory ones not). */
+  restartNats(): Promise<void>;
+  /** Apps in reverse order, then the venue, then NATS and its store. */
+  stop(): Promise<void>;
+}
+
+export async function startStack<V extends Stoppable, A extends Record<string, Stoppable>>(
+  definition: StackDefinition<V, A>,
+): Promise<Stack<V, A>> {
+  let nats = await startNatsServer();
+  const venue = await definition.venue(nats);
+  const apps = {} as A;
+  const names = Object.keys(definition.apps) as Array<keyof A>;
+  const context = (): StackContext<V> => ({ nats, venue });
+  for (const name of names) apps[name] = await definition.apps[name](context());
+  let keptStore: string | undefined;
+  return {
+    get nats() {
+      return nats;
+    },
+    venue,
+    apps,
+    async restart(name) {
+      await apps[name].close();
+      apps[name] = await definition.apps[name](context());
+      return apps[name];
+    },
+    async restartNats() {
+      const { port, storeDir } = nats;
+      await nats.kill();
+      nats = await startNatsServer({ port, storeDir });
+      keptStore = storeDir;
+    },
+    async stop() {
+      for (const name of [...names].reverse()) await apps[name].close().catch(() => undefined);
+      await venue.close();
+      await nats.stop();
+      if (keptStore !== undefined) await rm(keptStore, { recursive: true, force: true });
+    },
+  };
+}
