@@ -43,11 +43,6 @@ export class BusPublisher {
     return this.publishJson(subject, json, kind);
   }
 
-  /**
-   * {@link publish} of a value already serialised (a hot path that writes its own JSON). Encoded with
-   * `Buffer.from`, which takes a slice of Node's buffer pool: about 3× cheaper than `TextEncoder.encode`
-   * for a few hundred bytes (measured in bench/hot-path.ts); the NATS client copies it before sending.
-   */
   /** Core publish of a payload on its topic: the payload type is checked against the subject's. */
   publishTo<T>(topic: Topic<T>, payload: T): boolean {
     return this.publish(topic.subject, payload, topic.kind);
@@ -58,6 +53,11 @@ export class BusPublisher {
     return this.publishDurable(topic.subject, payload, { ...options, kind: topic.kind });
   }
 
+  /**
+   * {@link publish} of a value already serialised (a hot path that writes its own JSON). Encoded with
+   * `Buffer.from`, which takes a slice of Node's buffer pool: about 3× cheaper than `TextEncoder.encode`
+   * for a few hundred bytes (measured in bench/hot-path.ts); the NATS client copies it before sending.
+   */
   publishJson(subject: string, json: string, kind: SubjectKind): boolean {
     if (!this.connection.isUp) {
       this.metrics.publishDropped.inc({ subject_kind: kind });
