@@ -68,6 +68,7 @@ export class ConnectorAppModule {
                 outcomeDuplicateWindowMs: config.ORDER_OUTCOME_DUPLICATE_WINDOW_MS,
                 orderRetentionMs: config.ORDER_RETENTION_MS,
                 priceMaxAgeMs: config.PRICE_MAX_AGE_MS,
+                replicas: config.NATS_REPLICAS,
                 sessionHealthGraceMs: config.SESSION_HEALTH_GRACE_MS,
                 shutdownOutcomeWaitMs: 5_000,
               },

@@ -42,6 +42,8 @@ export class ConnectorConfig implements CrossChecked {
   /** Names the venue account this connector serves; one subject token. */
   @EnvText({ max: 64, pattern: SUBJECT_TOKEN, describe: 'one subject token of at most 64 characters' })
   ACCOUNT: string = 'default';
+  /** Replicas of the durable streams and buckets: 3 on a three-node JetStream cluster (docs/operations.md). */
+  @EnvInt(1, 5) NATS_REPLICAS: number = 1;
   @EnvMs(100, 3_600_000) STATUS_INTERVAL_MS: number = 5_000;
   /** The server redelivers an order command not acknowledged within this (the KV mark keeps it unsent). */
   @EnvMs(1_000, 3_600_000) ORDER_COMMAND_ACK_WAIT_MS: number = 30_000;

@@ -8,6 +8,8 @@ export interface KvBucketOptions {
   history?: number;
   /** Entries older than this are removed (ms); 0 or absent keeps them. */
   maxAgeMs?: number;
+  /** Copies kept by a JetStream cluster (1 on a single server). */
+  replicas?: number;
 }
 
 export interface KvEntry<T> {
@@ -73,6 +75,7 @@ export class BusKv {
       storage: options.storage === 'memory' ? StorageType.Memory : StorageType.File,
       history: options.history ?? 1,
       ...(options.maxAgeMs ? { ttl: options.maxAgeMs } : {}),
+      ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
     });
     return new KvBucket(kv);
   }

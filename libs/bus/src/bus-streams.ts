@@ -24,6 +24,8 @@ export interface StreamDefinition {
   duplicateWindowMs?: number;
   /** Lets readers get a subject's last message with `$JS.API.DIRECT.GET` (any replica answers). */
   allowDirect?: boolean;
+  /** Copies kept by a JetStream cluster (R3 for what must survive a node's death); 1 on a single server. */
+  replicas?: number;
 }
 
 export interface StoredJson<T> {
@@ -112,5 +114,6 @@ function toStreamConfig(definition: StreamDefinition): Partial<StreamConfig> & {
     max_age: maxAgeMs * ms,
     ...(duplicateWindowMs !== undefined ? { duplicate_window: duplicateWindowMs * ms } : {}),
     ...(definition.allowDirect ? { allow_direct: true } : {}),
+    ...(definition.replicas !== undefined ? { num_replicas: definition.replicas } : {}),
   };
 }

@@ -14,6 +14,8 @@ export interface ConnectorStreamSettings {
   orderRetentionMs: number;
   priceMaxAgeMs: number;
   statusMaxAgeMs: number;
+  /** Replicas of the durable streams (commands, outcomes) on a cluster; the last-value ones stay R1. */
+  replicas?: number;
 }
 
 /**
@@ -50,6 +52,7 @@ export function connectorStreams(subjects: Subjects, settings: ConnectorStreamSe
       storage: 'file',
       retention: 'workqueue',
       duplicateWindowMs: settings.outcomeDuplicateWindowMs,
+      replicas: settings.replicas ?? 1,
     },
     {
       name: StreamName.orderOutcomes(account),
@@ -57,6 +60,7 @@ export function connectorStreams(subjects: Subjects, settings: ConnectorStreamSe
       storage: 'file',
       maxAgeMs: settings.orderRetentionMs,
       duplicateWindowMs: settings.outcomeDuplicateWindowMs,
+      replicas: settings.replicas ?? 1,
     },
   ];
 }

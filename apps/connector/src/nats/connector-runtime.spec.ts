@@ -108,6 +108,7 @@ describe('ConnectorRuntime (NATS side) against a real nats-server', () => {
         outcomeDuplicateWindowMs: 60_000,
         orderRetentionMs: 3_600_000,
         priceMaxAgeMs: 600_000,
+        replicas: 1,
         sessionHealthGraceMs: 1_000,
         shutdownOutcomeWaitMs: 1_000,
       },

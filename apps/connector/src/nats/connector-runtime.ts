@@ -32,6 +32,8 @@ export interface ConnectorRuntimeSettings {
   orderRetentionMs: number;
   /** Last-value price entries age out after this (no longer than a quote's life), so a dead quote never lingers. */
   priceMaxAgeMs: number;
+  /** Replicas of the durable streams and the order-mark bucket (3 on a three-node cluster). */
+  replicas: number;
   /** How long /health tolerates a reconnecting session. */
   sessionHealthGraceMs: number;
   /** Bound on waiting for outcomes in hand at shutdown. */
@@ -94,6 +96,7 @@ export class ConnectorRuntime {
       orderRetentionMs: settings.orderRetentionMs,
       priceMaxAgeMs: settings.priceMaxAgeMs,
       statusMaxAgeMs: Math.max(3 * settings.statusIntervalMs, 1_000),
+      replicas: settings.replicas,
     };
     const { priceStream } = await ensureConnectorStreams(bus.streams, subjects, streamSettings);
     this.watchJetStream();
@@ -109,6 +112,7 @@ export class ConnectorRuntime {
     const bucket = await bus.kv.bucket(BucketName.orderMarks(subjects.account), {
       storage: 'file',
       maxAgeMs: settings.orderRetentionMs,
+      replicas: settings.replicas,
     });
     const marks = new OrderMarks(bucket);
     const outcomes = new OrderOutcomes(subjects, marks, bus.publisher, metrics, logger);

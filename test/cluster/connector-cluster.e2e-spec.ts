@@ -1,0 +1,114 @@
+/**
+ * The connector on a local three-node JetStream cluster with its durable streams and order marks replicated
+ * (NATS_REPLICAS=3). While orders flow, the node leading the order-outcome stream is killed: every order
+ * still gets exactly one final outcome, stored once, and the venue executes each order once.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { isFinalStatus, StreamName, type PriceMessage } from '#contracts';
+import { loadConfig } from '#observability';
+import { eventually, startNatsCluster, type NatsClusterHandle, type NatsServerHandle } from '#testing';
+import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
+import { startConnector, type RunningConnector } from '../../apps/connector/src/bootstrap.js';
+import { ConnectorConfig } from '../../apps/connector/src/config.js';
+import { startE2eVenue } from '../kit/e2e-venue.js';
+import {
+  ACCOUNT,
+  askForStream,
+  connectorEnv,
+  metricSum,
+  storedOutcomes,
+  streamRequest,
+  subjects,
+} from '../connector/connector-stack.js';
+
+const ORDERS = 8;
+
+describe('connector on a three-node JetStream cluster', () => {
+  let cluster: NatsClusterHandle;
+  let venue: RunningSandbox;
+  let connector: RunningConnector;
+  let strategy: NatsConnection;
+  let js: JetStreamClient;
+  let jsm: JetStreamManager;
+
+  beforeAll(async () => {
+    cluster = await startNatsCluster();
+    venue = await startE2eVenue({ trading: { priceIntervalMs: 50, offContractEveryNTicks: 0 } });
+    const env = connectorEnv({ url: cluster.url } as NatsServerHandle, venue, { NATS_REPLICAS: '3' });
+    connector = await startConnector(loadConfig(ConnectorConfig, env));
+    strategy = await connect({ servers: cluster.url.split(','), maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+    js = jetstream(strategy);
+    jsm = await jetstreamManager(strategy);
+  }, 60_000);
+
+  afterAll(async () => {
+    await strategy?.close();
+    await connector?.close();
+    await venue?.close();
+    await cluster?.stop();
+  });
+
+  async function quotes(count: number): Promise<string[]> {
+    const reply = await askForStream(strategy, streamRequest(venue, 'cluster-test', { leaseSeconds: 600 }));
+    if (!reply.ok) throw new Error(`stream refused: ${JSON.stringify(reply)}`);
+    const found = new Set<string>();
+    const prices = strategy.subscribe(reply.subject);
+    for await (const msg of prices) {
+      const price = msg.json<PriceMessage>();
+      if (price.status === 'live' && price.quoteId !== undefined) found.add(price.quoteId);
+      if (found.size >= count) break;
+    }
+    prices.unsubscribe();
+    return [...found];
+  }
+
+  /** The execution app's way, retried while the cluster elects a leader (same msgId: stored once). */
+  async function sendCommand(clientRequestId: string, quoteId: string): Promise<void> {
+    await eventually(
+      async () =>
+        (await js
+          .publish(subjects.orderCommand, JSON.stringify({ clientRequestId, quoteId, side: 'BUY' }), {
+            msgID: clientRequestId,
+            timeout: 2_000,
+          })
+          .then(() => true)
+          .catch(() => undefined)) ?? undefined,
+      { what: `command ${clientRequestId} stored`, timeoutMs: 30_000, intervalMs: 200 },
+    );
+  }
+
+  it('streams are R3; killing the outcome stream leader mid-flow loses no outcome and doubles no order', async () => {
+    const outcomesStream = StreamName.orderOutcomes(ACCOUNT);
+    expect((await jsm.streams.info(outcomesStream)).config.num_replicas).toBe(3);
+    expect((await jsm.streams.info(StreamName.orderCommands(ACCOUNT))).config.num_replicas).toBe(3);
+
+    const ids = Array.from({ length: ORDERS }, (_, i) => `cl-ord-${i}`);
+    const quoteIds = await quotes(ORDERS);
+    const filledBefore = await metricSum(venue.restBaseUrl, 'sandbox_orders_total');
+    for (const [i, id] of ids.entries()) {
+      if (i === ORDERS / 2) {
+        const leader = await eventually(() => cluster.streamLeader(outcomesStream), { what: 'the outcome leader' });
+        await cluster.kill(cluster.indexOf(leader));
+      }
+      await sendCommand(id, quoteIds[i] ?? '');
+    }
+
+    for (const id of ids) {
+      const finals = await eventually(
+        async () => {
+          const stored = await storedOutcomes(jsm, id).catch(() => []);
+          const final = stored.filter((o) => isFinalStatus(o.status));
+          return final.length > 0 ? final : undefined;
+        },
+        { what: `the final outcome of ${id}`, timeoutMs: 40_000, intervalMs: 250 },
+      );
+      expect(finals).toHaveLength(1);
+      const statuses = (await storedOutcomes(jsm, id)).map((o) => o.status);
+      expect(new Set(statuses).size).toBe(statuses.length); // each state stored once
+    }
+    // each order reached the venue once: PENDING plus one final per order (sandbox_orders_total counts both)
+    expect((await metricSum(venue.restBaseUrl, 'sandbox_orders_total')) - filledBefore).toBe(2 * ORDERS);
+  }, 120_000);
+});
