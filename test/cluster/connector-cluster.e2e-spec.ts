@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import { isFinalStatus, StreamName, type PriceMessage } from '#contracts';
+import { isFinalStatus, StreamName } from '#contracts';
 import { loadConfig } from '#observability';
 import { eventually, startNatsCluster, type NatsClusterHandle, type NatsServerHandle } from '#testing';
 import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
@@ -15,11 +15,10 @@ import { ConnectorConfig } from '../../apps/connector/src/config.js';
 import { startE2eVenue } from '../kit/e2e-venue.js';
 import {
   ACCOUNT,
-  askForStream,
   connectorEnv,
+  liveQuotes,
   metricSum,
   storedOutcomes,
-  streamRequest,
   subjects,
 } from '../connector/connector-stack.js';
 
@@ -50,20 +49,6 @@ describe('connector on a three-node JetStream cluster', () => {
     await cluster?.stop();
   });
 
-  async function quotes(count: number): Promise<string[]> {
-    const reply = await askForStream(strategy, streamRequest(venue, 'cluster-test', { leaseSeconds: 600 }));
-    if (!reply.ok) throw new Error(`stream refused: ${JSON.stringify(reply)}`);
-    const found = new Set<string>();
-    const prices = strategy.subscribe(reply.subject);
-    for await (const msg of prices) {
-      const price = msg.json<PriceMessage>();
-      if (price.status === 'live' && price.quoteId !== undefined) found.add(price.quoteId);
-      if (found.size >= count) break;
-    }
-    prices.unsubscribe();
-    return [...found];
-  }
-
   /** The execution app's way, retried while the cluster elects a leader (same msgId: stored once). */
   async function sendCommand(clientRequestId: string, quoteId: string): Promise<void> {
     await eventually(
@@ -85,7 +70,7 @@ describe('connector on a three-node JetStream cluster', () => {
     expect((await jsm.streams.info(StreamName.orderCommands(ACCOUNT))).config.num_replicas).toBe(3);
 
     const ids = Array.from({ length: ORDERS }, (_, i) => `cl-ord-${i}`);
-    const quoteIds = await quotes(ORDERS);
+    const quoteIds = await liveQuotes(strategy, venue, 'cluster-test', ORDERS);
     const filledBefore = await metricSum(venue.restBaseUrl, 'sandbox_orders_total');
     for (const [i, id] of ids.entries()) {
       if (i === ORDERS / 2) {

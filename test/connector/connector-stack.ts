@@ -193,6 +193,26 @@ export async function metricSum(url: string, name: string): Promise<number> {
     .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }
 
+/** Distinct live quotes of one stream (each quote executes once, W20), asked for as `requester`. */
+export async function liveQuotes(
+  strategy: NatsConnection,
+  venue: RunningSandbox,
+  requester: string,
+  count: number,
+): Promise<string[]> {
+  const reply = await askForStream(strategy, streamRequest(venue, requester, { leaseSeconds: 600 }));
+  if (!reply.ok) throw new Error(`stream refused: ${JSON.stringify(reply)}`);
+  const found = new Set<string>();
+  const prices = strategy.subscribe(reply.subject);
+  for await (const msg of prices) {
+    const price = msg.json<PriceMessage>();
+    if (price.status === 'live' && price.quoteId !== undefined) found.add(price.quoteId);
+    if (found.size >= count) break;
+  }
+  prices.unsubscribe();
+  return [...found];
+}
+
 /** Publishes an order command the way the execution app does: JetStream, `Nats-Msg-Id` = the given id. */
 export async function sendOrderCommand(stack: ConnectorStack, body: unknown, msgID: string): Promise<void> {
   await stack.js.publish(subjects.orderCommand, JSON.stringify(body), { msgID });

@@ -6,13 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import { isFinalStatus, type PriceMessage } from '#contracts';
+import { isFinalStatus } from '#contracts';
 import { TonceSource, VenueRestClient } from '#venue-api';
 import { freePort, startNatsServer, waitFor, type NatsServerHandle } from '#testing';
 import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
 import { startE2eVenue } from '../kit/e2e-venue.js';
 import { AppProcess } from '../kit/app-process.js';
-import { adminPost, askForStream, connectorEnv, storedOutcomes, streamRequest, subjects } from './connector-stack.js';
+import { adminPost, connectorEnv, liveQuotes, storedOutcomes, subjects } from './connector-stack.js';
 
 const READY = 'connector publishing on NATS';
 const ORDERS = 14;
@@ -56,21 +56,6 @@ describe('connector SIGTERM with orders in flight', () => {
     await nats?.stop();
   });
 
-  /** Distinct live quotes of one stream (each quote executes once, W20). */
-  async function quotes(count: number): Promise<string[]> {
-    const reply = await askForStream(strategy, streamRequest(venue, 'shutdown-test', { leaseSeconds: 600 }));
-    if (!reply.ok) throw new Error(`stream refused: ${JSON.stringify(reply)}`);
-    const found = new Set<string>();
-    const prices = strategy.subscribe(reply.subject);
-    for await (const msg of prices) {
-      const price = msg.json<PriceMessage>();
-      if (price.status === 'live' && price.quoteId !== undefined) found.add(price.quoteId);
-      if (found.size >= count) break;
-    }
-    prices.unsubscribe();
-    return [...found];
-  }
-
   async function knownAtVenue(ids: readonly string[]): Promise<string[]> {
     const known: string[] = [];
     for (const id of ids) if ((await rest.getOrderState(id)).length > 0) known.push(id);
@@ -79,7 +64,7 @@ describe('connector SIGTERM with orders in flight', () => {
 
   it('stops sending at the signal, stores the outcomes of sent orders, exits 0; the rest is sent after restart', async () => {
     const ids = Array.from({ length: ORDERS }, (_, i) => `term-${i}`);
-    const quoteIds = await quotes(ORDERS);
+    const quoteIds = await liveQuotes(strategy, venue, 'shutdown-test', ORDERS);
     await adminPost(venue, 'faults/ws/order-delay', { ms: 1_000 }); // replies of sent orders arrive late
     for (const [i, id] of ids.entries()) {
       await js.publish(
