@@ -12,7 +12,7 @@ import { Subjects } from '#contracts';
 import { freePort, startNatsServer } from '#testing';
 import { startSandboxVenue } from '../apps/sandbox-venue/src/bootstrap.js';
 
-const READY = 'connector publishing on NATS';
+const READY = 'connector started'; // runApp's line: HTTP listening, signals taken
 const ACCOUNT = 'bench-restart';
 
 export async function restartFigure(root: string, restarts = 6): Promise<string> {

@@ -13,7 +13,7 @@ import { startE2eVenue } from '../kit/e2e-venue.js';
 import { AppProcess } from '../kit/app-process.js';
 import { ACCOUNT, askForStream, connectorEnv, nextPrice, streamRequest, subjects } from './connector-stack.js';
 
-const READY = 'connector publishing on NATS';
+const READY = 'connector started'; // runApp's line: HTTP listening, signals taken
 
 describe('last-value prices and status after the connector stops or dies', () => {
   let nats: NatsServerHandle;

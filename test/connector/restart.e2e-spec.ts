@@ -15,7 +15,7 @@ import { startE2eVenue } from '../kit/e2e-venue.js';
 import { AppProcess } from '../kit/app-process.js';
 import { ACCOUNT, connectorEnv, subjects } from './connector-stack.js';
 
-const READY = 'connector publishing on NATS';
+const READY = 'connector started'; // runApp's line: HTTP listening, signals taken
 
 describe('connector restart → first order, with a > subscriber present', () => {
   let nats: NatsServerHandle;

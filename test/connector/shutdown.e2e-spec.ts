@@ -14,7 +14,7 @@ import { startE2eVenue } from '../kit/e2e-venue.js';
 import { AppProcess } from '../kit/app-process.js';
 import { adminPost, connectorEnv, liveQuotes, storedOutcomes, subjects } from './connector-stack.js';
 
-const READY = 'connector publishing on NATS';
+const READY = 'connector started'; // runApp's line: HTTP listening, signals taken
 const ORDERS = 14;
 
 describe('connector SIGTERM with orders in flight', () => {

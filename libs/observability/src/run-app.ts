@@ -37,8 +37,11 @@ export async function runApp<C extends object, R extends RunningApp>(app: AppDef
   const log = new JsonLogger(app.name, 'main');
   try {
     const config = loadConfig(app.config, process.env);
-    const running = await app.start(config, new JsonLogger(app.name, 'nest'));
-    stopOnSignals(() => running.close(), log);
+    // Signals are taken from the first moment: one during start-up stops the app as soon as it is up.
+    const life: { starting?: Promise<R> } = {};
+    stopOnSignals(async () => (await life.starting?.catch(() => undefined))?.close(), log);
+    life.starting = app.start(config, new JsonLogger(app.name, 'nest'));
+    const running = await life.starting;
     log.info(`${app.name} started`, { http: running.httpUrl, ...app.describe?.(config, running) });
   } catch (error) {
     if (error instanceof ConfigError) exitOnConfigError(error, app.name, app.docs);
@@ -57,7 +60,8 @@ export interface NestAppOptions {
 
 /**
  * Creates the app's Nest application with its port already answering `/health` 503 (`waitingFor`) while the
- * modules start — an app waiting for NATS is visible, not silent — then listens on that same port.
+ * modules connect and start — an app waiting for NATS is visible, not silent — then listens on that same
+ * port. A caller waiting for the app to serve should wait for the "started" line `runApp` logs after this.
  */
 export async function startNestApp(
   module: DynamicModule,
@@ -67,10 +71,11 @@ export async function startNestApp(
   let app: INestApplication;
   try {
     app = await NestFactory.create(module, { logger: options.logger, abortOnError: false });
+    await app.init(); // the app's start hooks run while the port still answers 503
   } finally {
     await starting.close();
   }
-  await app.listen(starting.port, options.host);
+  await app.listen(starting.port, options.host); // the port is free only between these two lines
   const address = app.getHttpServer().address() as AddressInfo;
   const host = options.host === '0.0.0.0' ? '127.0.0.1' : options.host;
   return { app, httpUrl: `http://${host}:${address.port}` };
