@@ -115,11 +115,15 @@ describe('connector SIGTERM with orders in flight', () => {
       ...env,
       HOME: process.env['HOME'] ?? '/root',
     });
-    await npm.waitForLine(READY, 60_000);
-    const health = `http://127.0.0.1:${env['HTTP_PORT']}/health`;
-    expect((await fetch(health)).status).toBeLessThan(600); // the app answers
-    npm.signal('SIGTERM');
-    expect(await npm.exited).toEqual({ code: 0, signal: null });
-    await expect(fetch(health)).rejects.toThrow(); // nobody listens any more: the app itself stopped
+    try {
+      await npm.waitForLine(READY, 60_000);
+      const health = `http://127.0.0.1:${env['HTTP_PORT']}/health`;
+      expect((await fetch(health)).status).toBeLessThan(600); // the app answers
+      npm.signal('SIGTERM');
+      expect(await npm.exited).toEqual({ code: 0, signal: null });
+      await expect(fetch(health)).rejects.toThrow(); // nobody listens any more: the app itself stopped
+    } finally {
+      await npm.stop(); // whatever failed above, no process outlives the suite
+    }
   }, 90_000);
 });

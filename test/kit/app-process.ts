@@ -22,6 +22,7 @@ export class AppProcess {
     this.child = spawn(command, args, {
       env: { PATH: process.env['PATH'] ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true, // its own process group: `stop` also ends what it started (npm → sh → node)
     });
     let pending = '';
     const collect = (chunk: Buffer): void => {
@@ -59,9 +60,16 @@ export class AppProcess {
     return eventually(() => this.lines.find((line) => line.includes(text)), { what: `log line "${text}"`, timeoutMs });
   }
 
-  /** Kills it if still running (cleanup). */
+  /** Kills it and everything it started, if still running (cleanup). */
   async stop(): Promise<void> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    const pid = this.child.pid;
+    if (pid !== undefined) {
+      try {
+        process.kill(-pid, 'SIGKILL'); // the whole group, even when the direct child has exited
+      } catch {
+        // nothing left in the group
+      }
+    }
     await this.exited;
   }
 }
