@@ -30,7 +30,7 @@ export interface ConnectorStack {
   env: Record<string, string>;
   restartConnector(): Promise<void>;
   /** Kills nats-server and starts it again on the same port and store (file streams survive, memory ones not). */
-  restartNats(): Promise<void>;
+  restartNats(whileDown?: () => Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -98,7 +98,7 @@ export async function startConnectorStack(
     async restartConnector() {
       connectorStack.connector = await stack.restart('connector');
     },
-    restartNats: () => stack.restartNats(),
+    restartNats: (whileDown) => stack.restartNats(whileDown),
     async stop() {
       await strategy.close();
       await stack.stop();

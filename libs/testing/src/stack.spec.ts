@@ -43,4 +43,21 @@ describe('startStack', () => {
       'close venue',
     ]);
   });
+
+  it('restarts NATS on the same port, running `whileDown` while no server answers', async () => {
+    const stack = await startStack({ venue: async () => ({ close: async () => undefined }), apps: {} });
+    const { url } = stack.nats;
+    let refusedWhileDown = false;
+    await stack.restartNats(async () => {
+      refusedWhileDown = await connect({ servers: url, reconnect: false }).then(
+        async (c) => (await c.close(), false),
+        () => true,
+      );
+    });
+    const client = await connect({ servers: url });
+    await client.close();
+    await stack.stop();
+    expect(refusedWhileDown).toBe(true);
+    expect(stack.nats.url).toBe(url);
+  });
 });

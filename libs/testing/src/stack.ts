@@ -30,8 +30,11 @@ export interface Stack<V extends Stoppable, A extends Record<string, Stoppable>>
   readonly apps: A;
   /** Stops one app and starts it again with the same definition. */
   restart<K extends keyof A>(name: K): Promise<A[K]>;
-  /** Kills nats-server and starts it again on the same port and store (file streams survive, memory ones not). */
-  restartNats(): Promise<void>;
+  /**
+   * Kills nats-server and starts it again on the same port and store (file streams survive, memory ones not);
+   * `whileDown`, when given, runs while it is down (e.g. to watch an outage's alerts fire).
+   */
+  restartNats(whileDown?: () => Promise<void>): Promise<void>;
   /** Apps in reverse order, then the venue, then NATS and its store. */
   stop(): Promise<void>;
 }
@@ -57,9 +60,10 @@ export async function startStack<V extends Stoppable, A extends Record<string, S
       apps[name] = await definition.apps[name](context());
       return apps[name];
     },
-    async restartNats() {
+    async restartNats(whileDown) {
       const { port, storeDir } = nats;
       await nats.kill();
+      await whileDown?.();
       nats = await startNatsServer({ port, storeDir });
       keptStore = storeDir;
     },
