@@ -2,7 +2,7 @@
  * Monitoring proven on a real Prometheus (Debian's package): it scrapes the running stack with the shipped
  * alert rules while a scripted scenario runs — prices, orders (filled, refused, invalid, one whose reply is
  * lost), a refused subscription, then faults: the venue dropped and refusing the session, NATS down and
- * restarted. At each step exactly the alerts that step should raise are firing, and no other. At the end,
+ * restarted, the venue's REST API throttling a token fetch. At each step exactly the alerts that step should raise are firing, and no other. At the end,
  * every query of every panel of deploy/grafana/dashboards parses and returned data over the scenario (the
  * panels are read from the files: a new panel is covered without touching this test), and every alert
  * either fired in the scenario or is listed below with the reason it cannot.
@@ -11,6 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually } from '#testing';
+import { RestPath } from '#venue-api';
 import {
   adminPost,
   askForStream,
@@ -139,6 +140,12 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
     await stack.restartNats(() => expectFiring(['GatewayJetStreamUnreadable', 'GatewayNatsDisconnected'], 'NATS down'));
     await expectFiring([], 'NATS back');
   }, 40_000);
+
+  it('the venue throttles the token fetch of a reconnect: REST throttled (the session recovers in time)', async () => {
+    await adminPost(stack.venue, 'faults/rest', { status: 429, count: 1, path: RestPath.Token });
+    await adminPost(stack.venue, 'faults/ws/drop');
+    await expectFiring(['GatewayVenueRestThrottled'], 'token fetch throttled');
+  }, 30_000);
 
   it('every dashboard panel query parses and returned data during the scenario', async () => {
     const queries = panelQueries(await readDashboards());

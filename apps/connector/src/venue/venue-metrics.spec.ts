@@ -27,6 +27,15 @@ describe('VenueMetrics', () => {
     expect(text).toMatch(/connector_session_state\{state="idle",app="t"\} 0/);
   });
 
+  it("counts the REST client's throttles in venue_rest_throttled_total, the series every app shares", async () => {
+    const registry = new MetricsRegistry('t', { defaultMetrics: false });
+    const metrics = new VenueMetrics(registry);
+    const token = /venue_rest_throttled_total\{operation="createWebSocketToken",app="t"\} (\d+)/;
+    expect(token.exec(await registry.metrics())?.[1]).toBe('0');
+    metrics.restEvents().onThrottled?.('createWebSocketToken', 1000);
+    expect(token.exec(await registry.metrics())?.[1]).toBe('1');
+  });
+
   it('keeps order codes to a known set', () => {
     expect(orderCodeLabel('RFS100019')).toBe('RFS100019');
     expect(orderCodeLabel('')).toBe('none');

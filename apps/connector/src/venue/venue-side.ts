@@ -31,14 +31,14 @@ export class VenueSide {
   constructor(options: VenueOptions, registry: MetricsRegistry, logger: JsonLogger, deps: VenueSideDeps = {}) {
     this.options = withDefaults(options);
     const clock = deps.clock ?? systemClock;
+    this.metrics = new VenueMetrics(registry);
     let tokens = deps.tokens;
     let orderStates = deps.orderStates;
     if (tokens === undefined || orderStates === undefined) {
-      const rest = new RestVenueSources(createVenueRestClient(this.options));
+      const rest = new RestVenueSources(createVenueRestClient(this.options, this.metrics.restEvents()));
       tokens ??= rest;
       orderStates ??= rest;
     }
-    this.metrics = new VenueMetrics(registry);
     this.limiter = new OutboundLimiter(
       {
         messagesPerWindow: this.options.messagesPerSecond,

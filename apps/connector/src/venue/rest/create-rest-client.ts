@@ -1,8 +1,14 @@
-import { PersistentNonceSource, TonceSource, VenueRestClient, type AntiReplaySource } from '#venue-api';
+import {
+  PersistentNonceSource,
+  TonceSource,
+  VenueRestClient,
+  type AntiReplaySource,
+  type VenueRestEvents,
+} from '#venue-api';
 import type { ResolvedVenueOptions } from '../venue-options.js';
 
 /** The venue REST client for the token and order-state calls, with the configured anti-replay source. */
-export function createVenueRestClient(options: ResolvedVenueOptions): VenueRestClient {
+export function createVenueRestClient(options: ResolvedVenueOptions, events?: VenueRestEvents): VenueRestClient {
   return new VenueRestClient({
     baseUrl: options.restBaseUrl,
     apiKey: options.apiKey,
@@ -11,6 +17,7 @@ export function createVenueRestClient(options: ResolvedVenueOptions): VenueRestC
     antiReplay: antiReplaySource(options),
     timeoutMs: options.restTimeoutMs,
     ...(options.tokenPath === undefined ? {} : { tokenPath: options.tokenPath }),
+    ...(events === undefined ? {} : { events }),
   });
 }
 
