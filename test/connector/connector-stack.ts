@@ -28,7 +28,8 @@ export interface ConnectorStack {
   js: JetStreamClient;
   jsm: JetStreamManager;
   env: Record<string, string>;
-  restartConnector(): Promise<void>;
+  /** Stops the connector and starts it again (same environment); `whileDown` runs while it is stopped. */
+  restartConnector(whileDown?: () => Promise<void>): Promise<void>;
   /** Kills nats-server and starts it again on the same port and store (file streams survive, memory ones not). */
   restartNats(whileDown?: () => Promise<void>): Promise<void>;
   stop(): Promise<void>;
@@ -95,8 +96,8 @@ export async function startConnectorStack(
     js: jetstream(strategy),
     jsm: await jetstreamManager(strategy),
     env,
-    async restartConnector() {
-      connectorStack.connector = await stack.restart('connector');
+    async restartConnector(whileDown) {
+      connectorStack.connector = await stack.restart('connector', whileDown);
     },
     restartNats: (whileDown) => stack.restartNats(whileDown),
     async stop() {

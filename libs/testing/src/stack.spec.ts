@@ -30,13 +30,16 @@ describe('startStack', () => {
     });
     const client = await connect({ servers: stack.nats.url });
     await client.close(); // a real server of its own
-    await stack.restart('second');
+    await stack.restart('second', async () => {
+      events.push('while second is down');
+    });
     await stack.stop();
     expect(events).toEqual([
       'venue on nats',
       'first true',
       'second #1',
       'close second #1',
+      'while second is down',
       'second #2',
       'close second #2',
       'close first',

@@ -28,8 +28,8 @@ export interface Stack<V extends Stoppable, A extends Record<string, Stoppable>>
   readonly venue: V;
   /** The running instance of each app (replaced by `restart`). */
   readonly apps: A;
-  /** Stops one app and starts it again with the same definition. */
-  restart<K extends keyof A>(name: K): Promise<A[K]>;
+  /** Stops one app and starts it again with the same definition; `whileDown` runs while it is stopped. */
+  restart<K extends keyof A>(name: K, whileDown?: () => Promise<void>): Promise<A[K]>;
   /**
    * Kills nats-server and starts it again on the same port and store (file streams survive, memory ones not);
    * `whileDown`, when given, runs while it is down (e.g. to watch an outage's alerts fire).
@@ -55,8 +55,9 @@ export async function startStack<V extends Stoppable, A extends Record<string, S
     },
     venue,
     apps,
-    async restart(name) {
+    async restart(name, whileDown) {
       await apps[name].close();
+      await whileDown?.();
       apps[name] = await definition.apps[name](context());
       return apps[name];
     },
