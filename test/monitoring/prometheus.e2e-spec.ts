@@ -69,7 +69,14 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
     startedAt = Math.floor(Date.now() / 1000);
     stack = await startConnectorStack({
       // a fixed port: Prometheus scrapes the same target after the connector's restart
-      env: { PRICE_STALE_AFTER_MS: '1000', SESSION_HEALTH_GRACE_MS: '1000', HTTP_PORT: String(await freePort()) },
+      // the lost reply is recovered by the venue's redelivery after a reconnect, not by an order-state lookup
+      // after the reply timeout: a slow run must not resolve it before the venue-down step is asserted
+      env: {
+        PRICE_STALE_AFTER_MS: '1000',
+        SESSION_HEALTH_GRACE_MS: '1000',
+        ORDER_REPLY_TIMEOUT_MS: '120000',
+        HTTP_PORT: String(await freePort()),
+      },
       // every 10th tick off the contract: frames the connector rejects or accepts with oddities
       venue: { trading: { priceIntervalMs: 100, offContractEveryNTicks: 10 } },
     });
