@@ -11,6 +11,7 @@ const moduleNameMapper = {
   '^#observability$': '<rootDir>/libs/observability/src/index.ts',
   '^#testing$': '<rootDir>/libs/testing/src/index.ts',
   '^#actors$': '<rootDir>/libs/actors/src/index.ts',
+  '^#client$': '<rootDir>/libs/client/src/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
 
