@@ -8,7 +8,11 @@ export class AccountGroupsApi {
   constructor(private readonly context: ClientContext) {}
 
   async list(): Promise<AccountGroup[]> {
-    const reply = await gatewayRequest<AccountGroupsGranted>(this.context, this.context.subjects.accountGroups, undefined);
+    const reply = await gatewayRequest<AccountGroupsGranted>(
+      this.context,
+      this.context.subjects.accountGroups,
+      undefined,
+    );
     return reply.accountGroups;
   }
 

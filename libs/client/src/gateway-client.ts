@@ -29,7 +29,7 @@ export interface ConnectOptions {
   requester?: string;
   /** Connection name shown by the NATS server. */
   name?: string;
-  /** Bound on one gateway request (ms), default 10 000. */
+  /** Bound on one gateway request (ms), default 15 000 (above the connector's own 10 s venue timeouts). */
   requestTimeoutMs?: number;
   /** Clock (tests). */
   now?: () => number;
@@ -56,7 +56,11 @@ export class GatewayClient {
       if (error instanceof SubjectTokenError) throw new GatewayError(ClientErrorCode.BadArgument, error.message);
       throw error;
     }
-    const servers = [options.servers].flat().flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+    const servers = [options.servers]
+      .flat()
+      .flatMap((s) => s.split(','))
+      .map((s) => s.trim())
+      .filter(Boolean);
     let nc: NatsConnection;
     try {
       nc = await connect({
@@ -79,7 +83,7 @@ export class GatewayClient {
       subjects,
       requester: options.requester ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
       now: options.now ?? Date.now,
-      requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
+      requestTimeoutMs: options.requestTimeoutMs ?? 15_000,
     };
     return new GatewayClient(context);
   }

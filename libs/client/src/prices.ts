@@ -1,7 +1,8 @@
 /**
  * Prices as an RxJS Observable (docs/nats-contract.md "Prices"). Subscribing asks the connector for the stream
  * (`stream.subscribe`), listens on the granted subject, reads the subject's last value at once (so a late
- * joiner starts with the last price, not the next one), renews the lease by itself every half lease, and
+ * joiner starts with the last price, not the next one; a stored `stopped` is skipped, as the grant just given
+ * supersedes it), renews the lease by itself every half lease, and
  * marks a quote expired when its `quoteExpiresAt` passes without a newer one. Unsubscribing stops renewing
  * and releases the interest. A refusal (a venue code, `NOT_CONNECTED`, no connector) is the Observable's
  * error, as a `GatewayError`.
@@ -24,6 +25,8 @@ export interface PriceOptions {
 export class PricesApi {
   private readonly streamOf = new Map<string, Promise<string | undefined>>();
   private readonly feeds = new Set<PriceFeed>();
+  /** Feeds of this client per price subject: the lease (one per requester) is released with the last one. */
+  private readonly holders = new Map<string, number>();
 
   constructor(private readonly context: ClientContext) {}
 
@@ -34,7 +37,16 @@ export class PricesApi {
       throw new GatewayError(ClientErrorCode.BadArgument, 'leaseSeconds must be an integer from 5 to 3600');
     }
     return new Observable<PriceUpdate>((subscriber) => {
-      const feed = new PriceFeed(this.context, subscriber, (subject) => this.lastPrice(subject));
+      const feed = new PriceFeed(this.context, subscriber, {
+        lastPrice: (subject) => this.lastPrice(subject),
+        hold: (subject) => this.holders.set(subject, (this.holders.get(subject) ?? 0) + 1),
+        letGo: (subject) => {
+          const left = (this.holders.get(subject) ?? 1) - 1;
+          if (left > 0) this.holders.set(subject, left);
+          else this.holders.delete(subject);
+          return left === 0;
+        },
+      });
       this.feeds.add(feed);
       void feed.start({ ...request, requester: this.context.requester, leaseSeconds });
       return () => {
@@ -72,6 +84,14 @@ export class PricesApi {
   }
 }
 
+/** What the feeds of one client share: the last-value lookup and the count of holders per subject. */
+interface FeedSharing {
+  lastPrice(subject: string): Promise<PriceMessage | undefined>;
+  hold(subject: string): void;
+  /** True when this was the last holder. */
+  letGo(subject: string): boolean;
+}
+
 /** One subscriber's stream: grant, subscription, last value, lease renewal, expiry watch, release. */
 class PriceFeed {
   private subject: string | undefined;
@@ -84,12 +104,13 @@ class PriceFeed {
   constructor(
     private readonly context: ClientContext,
     private readonly out: Subscriber<PriceUpdate>,
-    private readonly lastPrice: (subject: string) => Promise<PriceMessage | undefined>,
+    private readonly shared: FeedSharing,
   ) {}
 
   async start(request: StreamRequest): Promise<void> {
     try {
       const grant = await this.ask(request);
+      this.shared.hold(grant.subject);
       if (this.stopped) return this.release(grant.subject);
       this.subject = grant.subject;
       this.sub = this.context.nc.subscribe(grant.subject, {
@@ -103,9 +124,10 @@ class PriceFeed {
       });
       const renewEveryMs = ((request.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000) / 2;
       this.renewal = setInterval(() => void this.ask(request).catch(() => undefined), renewEveryMs);
-      const last = await this.lastPrice(grant.subject);
-      // An update that arrived meanwhile is newer than the stored one: keep the order.
-      if (last !== undefined && !this.sawUpdate && !this.stopped) this.emit(last, true);
+      const last = await this.shared.lastPrice(grant.subject);
+      // An update that arrived meanwhile is newer than the stored one: keep the order. A stored `stopped`
+      // describes the stream's earlier life (released, connector stopped): the grant just given supersedes it.
+      if (last !== undefined && last.status !== 'stopped' && !this.sawUpdate && !this.stopped) this.emit(last, true);
     } catch (error) {
       this.stop();
       this.out.error(error);
@@ -130,8 +152,9 @@ class PriceFeed {
     return gatewayRequest<StreamGranted>(this.context, this.context.subjects.streamSubscribe, request);
   }
 
+  /** Drops this feed's hold; the lease is released when no other feed of this client holds the subject. */
   private release(subject: string): void {
-    if (this.context.nc.isClosed()) return;
+    if (!this.shared.letGo(subject) || this.context.nc.isClosed()) return;
     void gatewayRequest(this.context, this.context.subjects.streamRelease, {
       subject,
       requester: this.context.requester,

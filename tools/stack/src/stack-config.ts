@@ -77,7 +77,8 @@ export class StackConfig implements CrossChecked {
     if (this.STACK_VENUE === 'sandbox') ports.push(['SANDBOX_PORT', this.SANDBOX_PORT]);
     if (this.NATS_URL === undefined) ports.push(['STACK_NATS_PORT', this.STACK_NATS_PORT]);
     for (const [i, [name, port]] of ports.entries()) {
-      if (port === 0) problems.push(`${name} must be a fixed port from 1 to 65535 (the launcher says where it listens)`);
+      if (port === 0)
+        problems.push(`${name} must be a fixed port from 1 to 65535 (the launcher says where it listens)`);
       const other = ports.slice(0, i).find(([, p]) => p === port && p !== 0);
       if (other !== undefined) problems.push(`${name} must differ from ${other[0]}`);
     }
