@@ -16,7 +16,7 @@ import { loadStackState, lockDataDir } from './stack-state.js';
 import { realVenueWiring, type VenueWiring } from './venue.js';
 
 const DOCS = 'README.md#configuration';
-const say = (line: string): boolean => process.stdout.write(`${line}\n`);
+const say = (line: string): void => void process.stdout.write(`${line}\n`);
 const complain = (line: string): boolean => process.stderr.write(`stack: ${line}\n`);
 
 async function main(): Promise<number> {
@@ -38,7 +38,7 @@ async function main(): Promise<number> {
     complain(`another stack (pid ${lock.heldBy}) runs on ${dataDir}; stop it first, or set STACK_DATA_DIR`);
     return 1;
   }
-  const stack = new Stack(config, root, state, realVenue);
+  const stack = new Stack(config, root, state, realVenue, say);
   let signalled: NodeJS.Signals | undefined;
   let wake: () => void = () => undefined;
   const stopped = new Promise<void>((r) => (wake = r));

@@ -22,6 +22,8 @@ export class ManagedProcess {
     args: string[],
     env: NodeJS.ProcessEnv,
     readonly logFile: string,
+    /** How it is asked to stop: SIGTERM for the apps; nats-server exits 0 on SIGINT (1 on SIGTERM). */
+    private readonly stopSignal: NodeJS.Signals = 'SIGTERM',
   ) {
     const log = openSync(logFile, 'a');
     try {
@@ -45,10 +47,10 @@ export class ManagedProcess {
     return !this.done;
   }
 
-  /** SIGTERM, then SIGKILL after `timeoutMs`; resolves with how it ended. */
+  /** The stop signal, then SIGKILL after `timeoutMs`; resolves with how it ended. */
   async stop(timeoutMs: number): Promise<ProcessExit & { killed: boolean }> {
     if (this.done) return { ...(await this.exited), killed: false };
-    this.child.kill('SIGTERM');
+    this.child.kill(this.stopSignal);
     let killed = false;
     const timer = setTimeout(() => {
       killed = true;

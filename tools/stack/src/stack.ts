@@ -30,6 +30,8 @@ export class Stack {
     private readonly root: string,
     private readonly state: LoadedState,
     private readonly realVenue: VenueWiring | undefined,
+    /** Where the stop of each component is said. */
+    private readonly say: (line: string) => void = () => undefined,
     private readonly apps: readonly StackApp[] = STACK_APPS,
   ) {}
 
@@ -69,7 +71,11 @@ export class Stack {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       for (const component of [...this.components].reverse()) {
-        await component.process?.stop(this.config.STACK_STOP_TIMEOUT_MS);
+        if (component.process === undefined) continue;
+        const wasRunning = component.process.running;
+        const exit = await component.process.stop(this.config.STACK_STOP_TIMEOUT_MS);
+        const how = exit.killed ? 'killed after STACK_STOP_TIMEOUT_MS' : (exit.signal ?? `exit ${exit.code}`);
+        if (wasRunning) this.say(`stack: ${component.name} stopped (${how})`);
       }
     })();
     return this.stopping;
@@ -98,17 +104,14 @@ export class Stack {
     await mkdir(store, { recursive: true });
     const host = this.config.STACK_HOST;
     const port = this.config.STACK_NATS_PORT;
-    const nats = this.spawn('nats-server', process.env['NATS_SERVER_BIN'] ?? 'nats-server', [
-      '-a',
-      host,
-      '-p',
-      String(port),
-      '-js',
-      '-sd',
-      store,
-      '-n',
-      `gw-stack-${this.config.ACCOUNT}`,
-    ]);
+    const binary = process.env['NATS_SERVER_BIN'] ?? 'nats-server';
+    const nats = this.spawn(
+      'nats-server',
+      binary,
+      ['-a', host, '-p', String(port), '-js', '-sd', store, '-n', `gw-stack-${this.config.ACCOUNT}`],
+      {},
+      'SIGINT',
+    );
     const url = `nats://${host}:${port}`;
     this.components.push({ name: 'nats-server', url, detail: `JetStream, store ${store}`, process: nats });
     await this.waitFor(nats, () => tcpAnswers(host, port), 'listening');
@@ -148,9 +151,16 @@ export class Stack {
     return this.spawn(name, process.execPath, [resolve(this.root, main)], env);
   }
 
-  private spawn(name: string, command: string, args: string[], env: Record<string, string> = {}): ManagedProcess {
+  private spawn(
+    name: string,
+    command: string,
+    args: string[],
+    env: Record<string, string> = {},
+    stopSignal: NodeJS.Signals = 'SIGTERM',
+  ): ManagedProcess {
     if (this.stopping !== undefined) throw new StartError('stopping: nothing more is started');
-    return new ManagedProcess(name, command, args, { ...process.env, ...env }, join(this.logDir, `${name}.log`));
+    const log = join(this.logDir, `${name}.log`);
+    return new ManagedProcess(name, command, args, { ...process.env, ...env }, log, stopSignal);
   }
 
   /** Polls `probe` until it yields a value; fails when the process exits first or the ready timeout passes. */
