@@ -100,6 +100,18 @@ describe('gw CLI', () => {
       .map((l) => JSON.parse(l) as { price: { instrument: string } });
     expect(updates.map((u) => u.price.instrument)).toEqual(['BTC.USD', 'BTC.USD']);
 
+    // a reader that goes away early (head) ends the command quietly
+    const piped = await run(
+      'sh',
+      ['-c', `"${process.execPath}" "${GW}" prices BTC.USD 1 BTC T --nats ${stack.natsUrl} | head -1`],
+      {
+        encoding: 'utf8',
+        timeout: 30_000,
+      },
+    );
+    expect(piped.stdout).toMatch(/ BTC\.USD 1 BTC T live /);
+    expect(piped.stderr).toBe('');
+
     const status = JSON.parse((await gw(['status', '--json'])).stdout) as { connector: { sessionState: string } };
     expect(status.connector.sessionState).toBe('open');
     const streams = JSON.parse((await gw(['streams', '--json'])).stdout) as { name: string }[];
@@ -126,6 +138,10 @@ describe('gw CLI', () => {
     );
     expect(refused).toMatchObject({ code: 1 });
     expect((refused as { stderr: string }).stderr).toMatch(/^gw: .+ \([A-Z]{3}\d{6}\)/);
+
+    const noStatus = await gw(['status', '--account', 'nobody']).catch((e: { code: number; stdout: string }) => e);
+    expect(noStatus).toMatchObject({ code: 1 });
+    expect((noStatus as { stdout: string }).stdout).toContain('no status');
 
     const unreachable = await run(process.execPath, [GW, 'status', '--nats', 'nats://127.0.0.1:1']).catch(
       (e: { code: number; stderr: string }) => e,

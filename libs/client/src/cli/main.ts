@@ -21,6 +21,10 @@ Every command takes --nats <url> (NATS_URL, default nats://127.0.0.1:4222), --ac
 "default"), --prefix <subjects> (NATS_SUBJECT_PREFIX, default gw.v1) and --json. \`gw <command> --help\` for more.`;
 
 async function main(argv: string[]): Promise<number> {
+  // `gw prices … | head -3`: the reader went away; that ends the command, it is not a failure
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+  });
   const terminal = processTerminal();
   const [command, ...args] = argv;
   const abort = new AbortController();
@@ -51,8 +55,8 @@ async function main(argv: string[]): Promise<number> {
           );
         const options = commonOptions(values, process.env);
         client = await connect(options);
-        if (command === 'status') await runStatus(client, { json: options.json, terminal });
-        else await runStreams(client, values['all'] === true, { json: options.json, terminal });
+        if (command === 'status') return (await runStatus(client, { json: options.json, terminal })) ? 0 : 1;
+        await runStreams(client, values['all'] === true, { json: options.json, terminal });
         return 0;
       }
       case undefined:

@@ -10,6 +10,7 @@ import { paint, table, type Terminal } from './terminal.js';
 
 export const STATUS_HELP = `gw status
   The connector's venue session, then the gateway's JetStream streams and consumers with their lag.
+  Exit code 0 when the session is open, 1 otherwise (for scripts and probes).
   --json           one JSON document`;
 
 export const STREAMS_HELP = `gw streams
@@ -17,16 +18,21 @@ export const STREAMS_HELP = `gw streams
   --all            every stream on the server, not only the gateway's (GW_*)
   --json           one JSON document`;
 
-export async function runStatus(client: GatewayClient, output: { json: boolean; terminal: Terminal }): Promise<void> {
+/** Prints the status; true when the connector's venue session is open (the exit code says so too). */
+export async function runStatus(
+  client: GatewayClient,
+  output: { json: boolean; terminal: Terminal },
+): Promise<boolean> {
   const [connector, streams] = await Promise.all([client.status.connector(), client.inspect.streams()]);
   const account = client.context.subjects.account;
   if (output.json) {
     output.terminal.line(JSON.stringify({ account, connector: connector ?? null, streams }));
-    return;
+  } else {
+    for (const line of connectorLines(account, connector, Date.now(), output.terminal)) output.terminal.line(line);
+    output.terminal.line('');
+    for (const line of streamLines(streams, output.terminal)) output.terminal.line(line);
   }
-  for (const line of connectorLines(account, connector, Date.now(), output.terminal)) output.terminal.line(line);
-  output.terminal.line('');
-  for (const line of streamLines(streams, output.terminal)) output.terminal.line(line);
+  return connector?.sessionState === 'open';
 }
 
 export async function runStreams(
