@@ -6,12 +6,16 @@
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { filter, firstValueFrom } from 'rxjs';
 import { GatewayClient } from '#client';
 import { StreamName } from '#contracts';
+import { eventually } from '#testing';
 import { AppProcess } from '../kit/app-process.js';
+import { startE2eVenue } from '../kit/e2e-venue.js';
+import { portIsFree } from '../../tools/stack/src/ports.js';
 import { launcherEnv, removeDataDir, startLauncher, type RunningLauncher } from './launcher.js';
 
 describe('the launcher (npm start)', () => {
@@ -127,6 +131,72 @@ describe('the launcher (npm start)', () => {
       expect(third.lines.join('\n')).toMatch(/another stack \(pid \d+\) runs on/);
     } finally {
       expect((await second.interrupt()).code).toBe(0);
+    }
+  });
+
+  it('a signal in the middle of the start stops what runs and exits 0', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gw-stack-early-'));
+    const env = await launcherEnv(dir);
+    const child = AppProcess.command(process.execPath, [join(process.cwd(), 'dist/tools/stack/src/main.js')], env);
+    try {
+      await eventually(() => (existsSync(join(dir, 'logs/sandbox-venue.log')) ? true : undefined), {
+        what: 'the sandbox being started',
+      });
+      child.signal('SIGTERM');
+      expect(await child.exited).toEqual({ code: 0, signal: null });
+      expect(child.lines).not.toContain('Ctrl-C stops everything.');
+      for (const port of ['STACK_NATS_PORT', 'SANDBOX_PORT', 'CONNECTOR_HTTP_PORT']) {
+        expect(await portIsFree(Number(env[port]), '127.0.0.1')).toBe(true); // nothing left running
+      }
+    } finally {
+      await child.stop();
+      await removeDataDir(dir);
+    }
+  });
+
+  it('the real venue is configuration only: URLs and key files (here pointing at a sandbox as the venue)', async () => {
+    const venue = await startE2eVenue({ trading: { priceIntervalMs: 100 } });
+    const dir = await mkdtemp(join(tmpdir(), 'gw-stack-real-'));
+    try {
+      await writeFile(join(dir, 'key'), `${venue.credentials.primary.apiKey}\n`, { mode: 0o600 });
+      await writeFile(join(dir, 'secret'), `${venue.credentials.primary.apiSecret}\n`, { mode: 0o600 });
+      const env = await launcherEnv(join(dir, 'data'), {
+        STACK_VENUE: 'real',
+        VENUE_REST_URL: venue.restBaseUrl,
+        VENUE_WS_URL: venue.wsUrl,
+        VENUE_IPS_URL: venue.ipsUrl,
+        VENUE_API_KEY_FILE: join(dir, 'key'),
+        VENUE_API_SECRET_FILE: join(dir, 'secret'),
+        ACCOUNT: 'acme',
+      });
+      delete env['SANDBOX_PORT'];
+      const real = await startLauncher({ dataDir: join(dir, 'data'), env });
+      try {
+        const lines = real.process.lines;
+        expect(
+          lines.some((l) => /^ {2}venue +http:\/\/127\.0\.0\.1:\d+ +the real venue \(STACK_VENUE=real\)$/.test(l)),
+        ).toBe(true);
+        expect(lines.some((l) => l.trimStart().startsWith('sandbox-venue'))).toBe(false);
+        expect(lines.join('\n')).not.toContain(venue.credentials.primary.apiSecret);
+        expect(real.tryNext()[1]).toBe(`npx gw status --nats ${real.natsUrl} --account acme`);
+        const client = await GatewayClient.connect({ servers: real.natsUrl, account: 'acme' });
+        try {
+          const group = venue.seed.defaultGroupUuid;
+          const live = await firstValueFrom(
+            client.prices
+              .watch({ instrument: 'BTC.USD', quantity: '1', currency: 'BTC', tenor: 'T', accountGroup: group })
+              .pipe(filter((u) => u.tradable)),
+          );
+          expect(live.price.accountGroup).toBe(group);
+        } finally {
+          await client.close();
+        }
+      } finally {
+        expect((await real.interrupt()).code).toBe(0);
+      }
+    } finally {
+      await venue.close();
+      await removeDataDir(dir);
     }
   });
 });
