@@ -6,6 +6,7 @@
  */
 import { EnvEnum, EnvMs, EnvPort, EnvText, EnvUrl, LOG_LEVELS, type CrossChecked, type LogLevel } from '#observability';
 import { DEFAULT_SUBJECT_PREFIX } from '#contracts';
+import { STACK_APPS } from './apps.js';
 
 const SUBJECT_TOKEN = /^[^\s.*>]+$/;
 const SUBJECT_PREFIX = /^[^\s.*>]+(\.[^\s.*>]+)*$/;
@@ -73,7 +74,7 @@ export class StackConfig implements CrossChecked {
         }
       }
     }
-    const ports: [string, number][] = [['CONNECTOR_HTTP_PORT', this.CONNECTOR_HTTP_PORT]]; // one per app of apps.ts
+    const ports: [string, number][] = STACK_APPS.map((app) => [app.portVariable, this[app.portVariable]]);
     if (this.STACK_VENUE === 'sandbox') ports.push(['SANDBOX_PORT', this.SANDBOX_PORT]);
     if (this.NATS_URL === undefined) ports.push(['STACK_NATS_PORT', this.STACK_NATS_PORT]);
     for (const [i, [name, port]] of ports.entries()) {
