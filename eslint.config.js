@@ -36,7 +36,7 @@ const appPattern = (apps) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'dist-bench/**', 'node_modules/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'dist-bench/**', 'dist-client/**', 'data/**', 'node_modules/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -88,6 +88,29 @@ export default tseslint.config(
       ],
     },
   })),
+  {
+    // The launcher and the packer start apps by their built path; they never import one.
+    files: ['tools/**/*.ts'],
+    ignores: TEST_FILES,
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [appPattern(APPS), ...testSupportPatterns] }],
+    },
+  },
+  {
+    // The plain-NATS examples prove the contract needs no code of this project: only a NATS client.
+    files: ['examples/plain-nats/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^#', message: 'A plain-NATS example uses no code of this project.' },
+            { regex: '^\\.\\./', message: 'A plain-NATS example uses no code of this project.' },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: TEST_FILES,
     rules: { 'no-console': 'off' },

@@ -11,6 +11,7 @@ const moduleNameMapper = {
   '^#observability$': '<rootDir>/libs/observability/src/index.ts',
   '^#testing$': '<rootDir>/libs/testing/src/index.ts',
   '^#actors$': '<rootDir>/libs/actors/src/index.ts',
+  '^#client$': '<rootDir>/libs/client/src/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
 
@@ -32,7 +33,7 @@ export default {
     {
       ...shared,
       displayName: 'unit',
-      testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts'],
+      testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/tools/**/*.spec.ts'],
     },
     {
       ...shared,

@@ -11,6 +11,8 @@ as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 missing=()
 command -v nats-server >/dev/null 2>&1 || missing+=(nats-server)
 command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
+# tmux: the CLI's end-to-end test drives `gw` through a real terminal.
+command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "install: ${missing[*]} (Debian packages)"
   as_root apt-get update -q

@@ -67,6 +67,9 @@ export class SandboxEnv {
   @EnvEnum(DIALECT_AXES.unsubscribeReplies) SANDBOX_UNSUBSCRIBE_REPLIES?: UnsubscribeReplies;
   @EnvEnum(DIALECT_AXES.subscriptionsOnReconnect) SANDBOX_SUBSCRIPTIONS_ON_RECONNECT?: SubscriptionsOnReconnect;
   @EnvMs(0, 3_600_000) SANDBOX_SUBSCRIPTION_HOLD_MS?: number;
+
+  /** Where to write the URLs and primary credentials as JSON once listening (`credentials-file.ts`); unset: nowhere. */
+  @IsOptional() @IsString() SANDBOX_CREDENTIALS_FILE?: string;
 }
 
 export function sandboxOptionsFromEnv(env: SandboxEnv): SandboxOptions {

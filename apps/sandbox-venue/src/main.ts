@@ -2,6 +2,7 @@
 import 'reflect-metadata';
 import { ConfigError, JsonLogger, loadConfig } from '#observability';
 import { startSandboxVenue } from './bootstrap.js';
+import { writeCredentialsFile } from './credentials-file.js';
 import { SandboxEnv, sandboxOptionsFromEnv } from './env.js';
 
 const log = new JsonLogger('sandbox-venue', 'main');
@@ -9,6 +10,7 @@ const log = new JsonLogger('sandbox-venue', 'main');
 async function main(): Promise<void> {
   const env = loadConfig(SandboxEnv, process.env);
   const venue = await startSandboxVenue({ ...sandboxOptionsFromEnv(env), processMetrics: true });
+  if (env.SANDBOX_CREDENTIALS_FILE !== undefined) await writeCredentialsFile(env.SANDBOX_CREDENTIALS_FILE, venue);
   const { primary } = venue.credentials;
   // The banner is for a human starting the sandbox; the secret is a sandbox credential printed on purpose.
   process.stdout.write(

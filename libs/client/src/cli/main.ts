@@ -1,0 +1,107 @@
+#!/usr/bin/env node
+/**
+ * `gw`: the gateway from a terminal (docs/strategy-guide.md "CLI"). Commands: prices, status, streams.
+ * Errors say what went wrong and the next step; exit codes: 0 done, 1 failed, 2 bad usage.
+ */
+import 'reflect-metadata'; // the contract classes' decorators (class-transformer) need it loaded first
+import { GatewayClient } from '../gateway-client.js';
+import { ClientErrorCode, GatewayError } from '../gateway-error.js';
+import { commonOptions, parseCommand, COMMON_FLAGS } from './options.js';
+import { pricesArgs, runPrices, PRICES_HELP } from './prices-command.js';
+import { runStatus, runStreams, STATUS_HELP, STREAMS_HELP } from './status-command.js';
+import { processTerminal } from './terminal.js';
+
+const HELP = `gw — the brokerage gateway from a terminal
+
+  gw prices <instrument> <quantity> <currency> <tenor> [--group <uuid>]   live prices
+  gw status                                                               connector session, streams, consumer lag
+  gw streams                                                              JetStream streams and consumers
+
+Every command takes --nats <url> (NATS_URL, default nats://127.0.0.1:4222), --account <name> (ACCOUNT, default
+"default"), --prefix <subjects> (NATS_SUBJECT_PREFIX, default gw.v1) and --json. \`gw <command> --help\` for more.`;
+
+async function main(argv: string[]): Promise<number> {
+  // `gw prices … | head -3`: the reader went away; that ends the command, it is not a failure
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+  });
+  const terminal = processTerminal();
+  const [command, ...args] = argv;
+  const abort = new AbortController();
+  const onSignal = (): void => abort.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let client: GatewayClient | undefined;
+  try {
+    switch (command) {
+      case 'prices': {
+        const { parsed, values } = pricesArgs(args);
+        if (values['help'] === true) return help(PRICES_HELP);
+        const options = commonOptions(values, process.env);
+        client = await connect(options);
+        await runPrices(client, parsed, { json: options.json, terminal, signal: abort.signal });
+        return 0;
+      }
+      case 'status':
+      case 'streams': {
+        const flags = command === 'streams' ? ({ ...COMMON_FLAGS, all: { type: 'boolean' } } as const) : COMMON_FLAGS;
+        const { values, positionals } = parseCommand(command, args, flags);
+        if (values['help'] === true) return help(command === 'status' ? STATUS_HELP : STREAMS_HELP);
+        if (positionals.length > 0)
+          throw new GatewayError(
+            ClientErrorCode.BadArgument,
+            `gw ${command} takes no arguments`,
+            `see \`gw ${command} --help\``,
+          );
+        const options = commonOptions(values, process.env);
+        client = await connect(options);
+        if (command === 'status') return (await runStatus(client, { json: options.json, terminal })) ? 0 : 1;
+        await runStreams(client, values['all'] === true, { json: options.json, terminal });
+        return 0;
+      }
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        return help(HELP);
+      default:
+        throw new GatewayError(
+          ClientErrorCode.BadArgument,
+          `unknown command "${command.slice(0, 40)}"`,
+          'see `gw --help`',
+        );
+    }
+  } catch (error) {
+    if (error instanceof GatewayError) {
+      terminal.error(`gw: ${error.message}${error.code !== ClientErrorCode.BadArgument ? ` (${error.code})` : ''}`);
+      if (error.nextStep !== undefined) terminal.error(`  next: ${error.nextStep}`);
+      return error.code === ClientErrorCode.BadArgument ? 2 : 1;
+    }
+    terminal.error(`gw: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  } finally {
+    await client?.close().catch(() => undefined);
+  }
+}
+
+function connect(options: { nats: string; account: string; prefix: string }): Promise<GatewayClient> {
+  return GatewayClient.connect({
+    servers: options.nats,
+    account: options.account,
+    prefix: options.prefix,
+    name: 'gw-cli',
+  });
+}
+
+function help(text: string): number {
+  process.stdout.write(`${text}\n`);
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`gw: ${String(error)}\n`);
+    process.exit(1);
+  },
+);

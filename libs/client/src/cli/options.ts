@@ -1,0 +1,61 @@
+/**
+ * Options every command takes, from flags or the environment the apps use (NATS_URL, ACCOUNT,
+ * NATS_SUBJECT_PREFIX), with the stack's defaults.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ClientErrorCode, GatewayError } from '../gateway-error.js';
+
+export interface CommonOptions {
+  nats: string;
+  account: string;
+  prefix: string;
+  json: boolean;
+}
+
+export const COMMON_FLAGS = {
+  nats: { type: 'string' },
+  account: { type: 'string' },
+  prefix: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+export function commonOptions(values: Record<string, unknown>, env: NodeJS.ProcessEnv): CommonOptions {
+  return {
+    nats: text(values['nats']) ?? env['NATS_URL'] ?? 'nats://127.0.0.1:4222',
+    account: text(values['account']) ?? env['ACCOUNT'] ?? 'default',
+    prefix: text(values['prefix']) ?? env['NATS_SUBJECT_PREFIX'] ?? 'gw.v1',
+    json: values['json'] === true,
+  };
+}
+
+/** `parseArgs`, its errors turned into a usage error naming the command. */
+export function parseCommand<O extends ParseArgsConfig['options']>(
+  command: string,
+  args: string[],
+  options: O,
+): { values: Record<string, unknown>; positionals: string[] } {
+  try {
+    const parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+    return { values: parsed.values as Record<string, unknown>, positionals: parsed.positionals };
+  } catch (error) {
+    throw usage(command, error instanceof Error ? error.message : String(error));
+  }
+}
+
+export function usage(command: string, message: string): GatewayError {
+  return new GatewayError(ClientErrorCode.BadArgument, message, `see \`gw ${command} --help\``);
+}
+
+/** A positive integer flag (`--count 5`). */
+export function positiveInt(command: string, name: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^[1-9][0-9]{0,8}$/.test(value)) {
+    throw usage(command, `--${name} must be a positive whole number`);
+  }
+  return Number(value);
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}

@@ -1,0 +1,98 @@
+/**
+ * `gw status`: is the gateway up? The connector's session (from its last-value status), then every stream of
+ * the gateway with its consumers and their lag — what `nats stream report` would show; there is no NATS CLI on
+ * these machines. `gw streams`: the streams part alone. Both take `--json`.
+ */
+import type { ConnectorStatus } from '#contracts';
+import type { GatewayClient } from '../gateway-client.js';
+import type { StreamSummary } from '../inspect.js';
+import { paint, table, type Terminal } from './terminal.js';
+
+export const STATUS_HELP = `gw status
+  The connector's venue session, then the gateway's JetStream streams and consumers with their lag.
+  Exit code 0 when the session is open, 1 otherwise (for scripts and probes).
+  --json           one JSON document`;
+
+export const STREAMS_HELP = `gw streams
+  The gateway's JetStream streams (messages, bytes) and their consumers with their lag.
+  --all            every stream on the server, not only the gateway's (GW_*)
+  --json           one JSON document`;
+
+/** Prints the status; true when the connector's venue session is open (the exit code says so too). */
+export async function runStatus(
+  client: GatewayClient,
+  output: { json: boolean; terminal: Terminal },
+): Promise<boolean> {
+  const [connector, streams] = await Promise.all([client.status.connector(), client.inspect.streams()]);
+  const account = client.context.subjects.account;
+  if (output.json) {
+    output.terminal.line(JSON.stringify({ account, connector: connector ?? null, streams }));
+  } else {
+    for (const line of connectorLines(account, connector, Date.now(), output.terminal)) output.terminal.line(line);
+    output.terminal.line('');
+    for (const line of streamLines(streams, output.terminal)) output.terminal.line(line);
+  }
+  return connector?.sessionState === 'open';
+}
+
+export async function runStreams(
+  client: GatewayClient,
+  all: boolean,
+  output: { json: boolean; terminal: Terminal },
+): Promise<void> {
+  const streams = await client.inspect.streams(all ? '' : 'GW_');
+  if (output.json) output.terminal.line(JSON.stringify(streams));
+  else for (const line of streamLines(streams, output.terminal)) output.terminal.line(line);
+}
+
+export function connectorLines(
+  account: string,
+  status: ConnectorStatus | undefined,
+  now: number,
+  colours: Pick<Terminal, 'colour'>,
+): string[] {
+  if (status === undefined) {
+    return [
+      `connector (account ${account}): ${paint(colours, 'red', 'no status')} — not running, or stopped more than three status intervals ago`,
+      '  next: start the stack (`npm start`), or check --account / ACCOUNT',
+    ];
+  }
+  const colour = status.sessionState === 'open' ? 'green' : status.sessionState === 'stopped' ? 'red' : 'yellow';
+  const age = Math.max(0, Math.round((now - status.publishedAt) / 1000));
+  const { live, stale, pending } = status.subscriptions;
+  return [
+    `connector (account ${account}): session ${paint(colours, colour, status.sessionState)} since ${new Date(status.since).toISOString()}, ${status.reconnects} reconnects`,
+    `  price streams: ${live} live, ${stale} stale, ${pending} pending; last price ${status.lastPriceAgeMs !== undefined ? `${Math.round(status.lastPriceAgeMs / 1000)}s ago` : 'none yet'}; status ${age}s old`,
+  ];
+}
+
+export function streamLines(streams: StreamSummary[], colours: Pick<Terminal, 'colour'>): string[] {
+  if (streams.length === 0) return ['no gateway streams on this NATS yet — the connector creates them when it starts'];
+  const rows: string[][] = [
+    ['STREAM / CONSUMER', 'STORAGE', 'MESSAGES', 'BYTES', 'PENDING', 'ACK PENDING', 'REDELIVERED'],
+  ];
+  for (const stream of streams) {
+    rows.push([
+      stream.name,
+      `${stream.storage}/${stream.retention}`,
+      String(stream.messages),
+      String(stream.bytes),
+      '',
+      '',
+      '',
+    ]);
+    for (const c of stream.consumers) {
+      const lag = c.pending + c.ackPending > 0 ? paint(colours, 'yellow', String(c.pending)) : String(c.pending);
+      rows.push([
+        `  ${c.name}${c.durable ? '' : ' (ephemeral)'}`,
+        '',
+        '',
+        '',
+        lag,
+        String(c.ackPending),
+        String(c.redelivered),
+      ]);
+    }
+  }
+  return table(rows);
+}

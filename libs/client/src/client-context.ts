@@ -1,0 +1,72 @@
+/**
+ * What every module of the SDK shares: one NATS connection, the subjects of one account, the requester id
+ * leases are held under, and the request/reply helper that turns the gateway's `{ok:false,error}` answers and
+ * transport failures into a `GatewayError`. A module (prices, status, inspect; orders and account later) is
+ * a class taking this context.
+ */
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { ErrorReply, Subjects } from '#contracts';
+import { ClientErrorCode, GatewayError } from './gateway-error.js';
+
+export interface ClientContext {
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly subjects: Subjects;
+  /** Holder of this client's leases (one per client unless given). */
+  readonly requester: string;
+  /** Clock of lease renewal and quote expiry (tests may pass their own). */
+  readonly now: () => number;
+  readonly requestTimeoutMs: number;
+}
+
+/** A gateway request/reply: `{ok:true,…}` is returned, `{ok:false,error}` and no answer throw a `GatewayError`. */
+export async function gatewayRequest<T extends { ok: true }>(
+  context: ClientContext,
+  subject: string,
+  body: unknown,
+): Promise<T> {
+  let reply: T | ErrorReply;
+  try {
+    const message = await context.nc.request(subject, body === undefined ? '' : JSON.stringify(body), {
+      timeout: context.requestTimeoutMs,
+    });
+    reply = message.json<T | ErrorReply>();
+  } catch (error) {
+    throw transportError(error, subject, context.subjects.account);
+  }
+  if (reply.ok) return reply;
+  throw new GatewayError(reply.error.code, reply.error.message, nextStepFor(reply.error.code));
+}
+
+/** The connector (or another app) is not there to answer: say so, and how to start it. */
+export function transportError(error: unknown, subject: string, account: string): GatewayError {
+  const text = error instanceof Error ? error.message : String(error);
+  if (/no responders|503/i.test(text)) {
+    return new GatewayError(
+      ClientErrorCode.NoResponder,
+      `nobody answers ${subject}: no connector serves account "${account}" on this NATS`,
+      'start the stack (`npm start`), or check --account / ACCOUNT and --prefix / NATS_SUBJECT_PREFIX',
+    );
+  }
+  if (/timeout/i.test(text)) {
+    return new GatewayError(
+      'TIMEOUT',
+      `no answer on ${subject} in time`,
+      'the connector may be busy or restarting; try again, then look at `gw status`',
+    );
+  }
+  return new GatewayError('INTERNAL', `request on ${subject} failed: ${text}`);
+}
+
+function nextStepFor(code: string): string | undefined {
+  switch (code) {
+    case 'NOT_CONNECTED':
+      return 'the connector has no open venue session yet; `gw status` shows its session state';
+    case 'INVALID_REQUEST':
+      return 'fix the request as the message says (docs/nats-contract.md)';
+    default:
+      return /^[A-Z]{3}\d{6}$/.test(code) ? 'a venue code: see the venue interface, section 7' : undefined;
+  }
+}

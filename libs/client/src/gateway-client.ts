@@ -1,0 +1,111 @@
+/**
+ * The strategy SDK's entry point: `GatewayClient.connect({ servers, account, prefix })` opens one NATS
+ * connection and exposes the gateway one module per area — `prices`, `status`, `accountGroups`, `inspect`.
+ * The execution and account-sync areas plug in the same way: a class taking the `ClientContext`, one field
+ * here (see "Adding a module" in docs/strategy-guide.md).
+ */
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { Observable } from 'rxjs';
+import { DEFAULT_SUBJECT_PREFIX, Subjects, SubjectTokenError, type ConnectorStatus } from '#contracts';
+import { AccountGroupsApi } from './account-groups.js';
+import type { ClientContext } from './client-context.js';
+import { ClientErrorCode, GatewayError } from './gateway-error.js';
+import { InspectApi } from './inspect.js';
+import { PricesApi, type PriceOptions, type PriceRequest } from './prices.js';
+import type { PriceUpdate } from './price-update.js';
+import { StatusApi } from './status.js';
+
+export interface ConnectOptions {
+  /** NATS server URL(s), e.g. `nats://127.0.0.1:4222` (comma-separated or a list). */
+  servers: string | string[];
+  /** The venue account the gateway serves (`ACCOUNT` of the connector). */
+  account: string;
+  /** Subject prefix (`NATS_SUBJECT_PREFIX`), default `gw.v1`. */
+  prefix?: string;
+  /** Who holds this client's price leases; default `<host>-<pid>-<random>`. */
+  requester?: string;
+  /** Connection name shown by the NATS server. */
+  name?: string;
+  /** Bound on one gateway request (ms), default 15 000 (above the connector's own 10 s venue timeouts). */
+  requestTimeoutMs?: number;
+  /** Clock (tests). */
+  now?: () => number;
+}
+
+export class GatewayClient {
+  readonly prices: PricesApi;
+  readonly status: StatusApi;
+  readonly accountGroups: AccountGroupsApi;
+  readonly inspect: InspectApi;
+
+  private constructor(readonly context: ClientContext) {
+    this.prices = new PricesApi(context);
+    this.status = new StatusApi(context);
+    this.accountGroups = new AccountGroupsApi(context);
+    this.inspect = new InspectApi(context);
+  }
+
+  static async connect(options: ConnectOptions): Promise<GatewayClient> {
+    let subjects: Subjects;
+    try {
+      subjects = new Subjects(options.prefix ?? DEFAULT_SUBJECT_PREFIX, options.account);
+    } catch (error) {
+      if (error instanceof SubjectTokenError) throw new GatewayError(ClientErrorCode.BadArgument, error.message);
+      throw error;
+    }
+    const servers = [options.servers]
+      .flat()
+      .flatMap((s) => s.split(','))
+      .map((s) => s.trim())
+      .filter(Boolean);
+    let nc: NatsConnection;
+    try {
+      nc = await connect({
+        servers,
+        name: options.name ?? 'gw-client',
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 500,
+      });
+    } catch (error) {
+      throw new GatewayError(
+        ClientErrorCode.NatsUnreachable,
+        `cannot reach NATS at ${servers.map(withoutCredentials).join(', ')}: ${error instanceof Error ? error.message : String(error)}`,
+        'start the stack with `npm start`, or point at a running NATS with --nats / NATS_URL',
+      );
+    }
+    const context: ClientContext = {
+      nc,
+      js: jetstream(nc),
+      jsm: await jetstreamManager(nc),
+      subjects,
+      requester: options.requester ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
+      now: options.now ?? Date.now,
+      requestTimeoutMs: options.requestTimeoutMs ?? 15_000,
+    };
+    return new GatewayClient(context);
+  }
+
+  /** Shorthand of `prices.watch`: live prices of one stream, starting with the last one. */
+  watchPrices(request: PriceRequest, options?: PriceOptions): Observable<PriceUpdate> {
+    return this.prices.watch(request, options);
+  }
+
+  /** Shorthand of `status.connector$`. */
+  connectorStatus(): Observable<ConnectorStatus | undefined> {
+    return this.status.connector$();
+  }
+
+  /** Completes every Observable of this client (price leases released), flushes, closes the connection. */
+  async close(): Promise<void> {
+    if (this.context.nc.isClosed()) return;
+    this.prices.completeAll();
+    await this.context.nc.drain();
+  }
+}
+
+function withoutCredentials(server: string): string {
+  return server.replace(/^([a-z]+:\/\/)[^@/]*@/i, '$1');
+}

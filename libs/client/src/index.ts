@@ -1,0 +1,14 @@
+/**
+ * The gateway's strategy SDK (docs/strategy-guide.md). Typed from libs/contracts: the payloads a strategy
+ * receives are the contract's own types.
+ */
+import 'reflect-metadata'; // the contract classes' decorators (class-transformer) need it loaded first
+export { GatewayClient, type ConnectOptions } from './gateway-client.js';
+export { GatewayError, ClientErrorCode } from './gateway-error.js';
+export type { ClientContext } from './client-context.js';
+export { PricesApi, type PriceRequest, type PriceOptions } from './prices.js';
+export { priceUpdate, type PriceUpdate } from './price-update.js';
+export { StatusApi } from './status.js';
+export { AccountGroupsApi, type AccountGroup } from './account-groups.js';
+export { InspectApi, type StreamSummary, type ConsumerSummary } from './inspect.js';
+export type { ConnectorStatus, PriceMessage, PriceSide, PriceStatus, SessionState } from '#contracts';

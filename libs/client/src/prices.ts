@@ -1,0 +1,186 @@
+/**
+ * Prices as an RxJS Observable (docs/nats-contract.md "Prices"). Subscribing asks the connector for the stream
+ * (`stream.subscribe`), listens on the granted subject, reads the subject's last value at once (so a late
+ * joiner starts with the last price, not the next one; a stored `stopped` is skipped, as the grant just given
+ * supersedes it), renews the lease by itself every half lease, and
+ * marks a quote expired when its `quoteExpiresAt` passes without a newer one. Unsubscribing stops renewing
+ * and releases the interest. A refusal (a venue code, `NOT_CONNECTED`, no connector) is the Observable's
+ * error, as a `GatewayError`.
+ */
+import { Observable, type Subscriber } from 'rxjs';
+import type { Subscription as NatsSubscription } from '@nats-io/transport-node';
+import { DEFAULT_LEASE_SECONDS, type PriceMessage, type StreamGranted, type StreamRequest } from '#contracts';
+import { gatewayRequest, type ClientContext } from './client-context.js';
+import { ClientErrorCode, GatewayError } from './gateway-error.js';
+import { asPriceMessage, msUntilExpiry, priceUpdate, type PriceUpdate } from './price-update.js';
+
+/** Which stream: everything of a `StreamRequest` but who holds it (the client) and the lease. */
+export type PriceRequest = Omit<StreamRequest, 'requester' | 'leaseSeconds'>;
+
+export interface PriceOptions {
+  /** Lease asked for (5–3600 s, default 30); renewed every half lease. */
+  leaseSeconds?: number;
+}
+
+export class PricesApi {
+  private readonly streamOf = new Map<string, Promise<string | undefined>>();
+  private readonly feeds = new Set<PriceFeed>();
+  /** Feeds of this client per price subject: the lease (one per requester) is released with the last one. */
+  private readonly holders = new Map<string, number>();
+
+  constructor(private readonly context: ClientContext) {}
+
+  /** Live prices of one stream, starting with its last value when there is one. */
+  watch(request: PriceRequest, options: PriceOptions = {}): Observable<PriceUpdate> {
+    const leaseSeconds = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
+    if (!Number.isInteger(leaseSeconds) || leaseSeconds < 5 || leaseSeconds > 3600) {
+      throw new GatewayError(ClientErrorCode.BadArgument, 'leaseSeconds must be an integer from 5 to 3600');
+    }
+    return new Observable<PriceUpdate>((subscriber) => {
+      const feed = new PriceFeed(this.context, subscriber, {
+        lastPrice: (subject) => this.lastPrice(subject),
+        hold: (subject) => this.holders.set(subject, (this.holders.get(subject) ?? 0) + 1),
+        letGo: (subject) => {
+          const left = (this.holders.get(subject) ?? 1) - 1;
+          if (left > 0) this.holders.set(subject, left);
+          else this.holders.delete(subject);
+          return left === 0;
+        },
+      });
+      this.feeds.add(feed);
+      void feed.start({ ...request, requester: this.context.requester, leaseSeconds });
+      return () => {
+        this.feeds.delete(feed);
+        feed.stop();
+      };
+    });
+  }
+
+  /** Completes every price Observable of this client and releases its leases (the client is closing). */
+  completeAll(): void {
+    for (const feed of [...this.feeds]) feed.complete();
+  }
+
+  /** The last price stored for a price subject (undefined: none yet, or aged out). */
+  async lastPrice(subject: string): Promise<PriceMessage | undefined> {
+    const stream = await this.priceStream(subject);
+    if (stream === undefined) return undefined;
+    const stored = await this.context.jsm.streams.getMessage(stream, { last_by_subj: subject }).catch(() => null);
+    return stored === null ? undefined : asPriceMessage(stored.json<unknown>());
+  }
+
+  /** The stream capturing a price subject: looked up, not assumed (several accounts may share one). */
+  private priceStream(subject: string): Promise<string | undefined> {
+    let found = this.streamOf.get(subject);
+    if (found === undefined) {
+      found = this.context.jsm.streams.find(subject).then(
+        (name) => name,
+        () => undefined,
+      );
+      this.streamOf.set(subject, found);
+      void found.then((name) => name === undefined && this.streamOf.delete(subject));
+    }
+    return found;
+  }
+}
+
+/** What the feeds of one client share: the last-value lookup and the count of holders per subject. */
+interface FeedSharing {
+  lastPrice(subject: string): Promise<PriceMessage | undefined>;
+  hold(subject: string): void;
+  /** True when this was the last holder. */
+  letGo(subject: string): boolean;
+}
+
+/** One subscriber's stream: grant, subscription, last value, lease renewal, expiry watch, release. */
+class PriceFeed {
+  private subject: string | undefined;
+  private sub: NatsSubscription | undefined;
+  private renewal: ReturnType<typeof setInterval> | undefined;
+  private expiry: ReturnType<typeof setTimeout> | undefined;
+  private sawUpdate = false;
+  private stopped = false;
+
+  constructor(
+    private readonly context: ClientContext,
+    private readonly out: Subscriber<PriceUpdate>,
+    private readonly shared: FeedSharing,
+  ) {}
+
+  async start(request: StreamRequest): Promise<void> {
+    try {
+      const grant = await this.ask(request);
+      this.shared.hold(grant.subject);
+      if (this.stopped) return this.release(grant.subject);
+      this.subject = grant.subject;
+      this.sub = this.context.nc.subscribe(grant.subject, {
+        callback: (error, msg) => {
+          if (error !== null) return;
+          const price = safeJson(() => asPriceMessage(msg.json<unknown>()));
+          if (price === undefined) return;
+          this.sawUpdate = true;
+          this.emit(price, false);
+        },
+      });
+      const renewEveryMs = ((request.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000) / 2;
+      this.renewal = setInterval(() => void this.ask(request).catch(() => undefined), renewEveryMs);
+      const last = await this.shared.lastPrice(grant.subject);
+      // An update that arrived meanwhile is newer than the stored one: keep the order. A stored `stopped`
+      // describes the stream's earlier life (released, connector stopped): the grant just given supersedes it.
+      if (last !== undefined && last.status !== 'stopped' && !this.sawUpdate && !this.stopped) this.emit(last, true);
+    } catch (error) {
+      this.stop();
+      this.out.error(error);
+    }
+  }
+
+  complete(): void {
+    this.stop();
+    this.out.complete();
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearInterval(this.renewal);
+    clearTimeout(this.expiry);
+    this.sub?.unsubscribe();
+    if (this.subject !== undefined) this.release(this.subject);
+  }
+
+  private ask(request: StreamRequest): Promise<StreamGranted> {
+    return gatewayRequest<StreamGranted>(this.context, this.context.subjects.streamSubscribe, request);
+  }
+
+  /** Drops this feed's hold; the lease is released when no other feed of this client holds the subject. */
+  private release(subject: string): void {
+    if (!this.shared.letGo(subject) || this.context.nc.isClosed()) return;
+    void gatewayRequest(this.context, this.context.subjects.streamRelease, {
+      subject,
+      requester: this.context.requester,
+    }).catch(() => undefined); // the lease runs out by itself anyway
+  }
+
+  private emit(price: PriceMessage, fromLastValue: boolean): void {
+    if (this.stopped || this.subject === undefined) return;
+    const update = priceUpdate(this.subject, price, this.context.now(), fromLastValue);
+    clearTimeout(this.expiry);
+    const wait = msUntilExpiry(update);
+    if (wait !== undefined) {
+      const subject = this.subject;
+      this.expiry = setTimeout(() => {
+        const at = Math.max(this.context.now(), price.quoteExpiresAt ?? 0);
+        if (!this.stopped) this.out.next(priceUpdate(subject, price, at, fromLastValue));
+      }, wait);
+    }
+    this.out.next(update);
+  }
+}
+
+function safeJson<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}

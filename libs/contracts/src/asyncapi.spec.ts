@@ -1,0 +1,294 @@
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Parser } from '@asyncapi/parser';
+import { Ajv } from 'ajv';
+import { getMetadataStorage } from 'class-validator';
+import {
+  OrderCommand,
+  parseContract,
+  StreamRelease,
+  StreamRequest,
+  Subjects,
+  type ConnectorStatus,
+  type OrderOutcome,
+  type PriceMessage,
+  type StreamGranted,
+} from './index.js';
+
+/**
+ * docs/asyncapi.yaml, the contract of every app, against libs/contracts — so neither can drift:
+ *  - the AsyncAPI parser (offline: the document has internal references only) finds no error or warning;
+ *  - every message example matches its payload and headers schemas (JSON Schema, checked with ajv: the
+ *    parser checks examples of AsyncAPI 2 documents only);
+ *  - the channels are exactly the subjects of the contract: each subject a `Subjects` getter or method
+ *    computes has a channel at that address, and each channel is such a subject (or a reply / NATS channel);
+ *  - each schema's property and required lists match the contract class (validation metadata) or interface
+ *    (typed samples below: the type checker fails when a contract gains or loses a field);
+ *  - each example of a request the apps validate passes the apps' own validation (`parseContract`).
+ *
+ * An app adding subjects (execution, account-sync) adds: its subjects object to SUBJECT_CATALOGUES, its
+ * classes to VALIDATED, its interfaces to INTERFACES, its channels and schemas to docs/asyncapi.yaml.
+ */
+const DOCUMENT = readFileSync(join(process.cwd(), 'docs/asyncapi.yaml'), 'utf8');
+const PLACEHOLDER_ACCOUNT = '{account}';
+
+/** Every object whose getters and one-argument methods compute the contract's subjects. */
+const SUBJECT_CATALOGUES: object[] = [new Subjects('gw.v1', PLACEHOLDER_ACCOUNT)];
+/** Subjects computed from several fields: the address written with the document's parameter names. */
+const COMPOSED_SUBJECTS: Record<string, (catalogue: object) => string | undefined> = {
+  price: (c) =>
+    c instanceof Subjects
+      ? c
+          .price({
+            accountGroup: '{accountGroup}',
+            instrument: '{base}.{quote}',
+            tenor: '{tenor}',
+            currency: '{currency}',
+            quantity: '1',
+          })
+          .replace(/\.1$/, '.{size}')
+      : undefined,
+};
+/** Catalogue members that are not subjects of their own (wildcards of other channels, fields). */
+const NOT_CHANNELS = new Set(['prefix', 'account', 'allPrices', 'allOrderOutcomes', 'scoped']);
+/** Channels served by the NATS server itself (JetStream API), part of the contract for late joiners. */
+const NATS_CHANNELS: Record<string, string> = { lastValue: '$JS.API.DIRECT.GET.{stream}' };
+
+/** Contract classes validated by the apps (class-validator): schema fields = decorated fields. */
+const VALIDATED = [
+  ['StreamRequest', StreamRequest],
+  ['StreamRelease', StreamRelease],
+  ['OrderCommand', OrderCommand],
+] as const;
+
+type RequiredKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K }[keyof T];
+/** A list of exactly the required keys of T (compile-time exhaustive). */
+function requiredKeys<T>() {
+  return <const A extends readonly RequiredKeys<T>[]>(
+    keys: A & (Exclude<RequiredKeys<T>, A[number]> extends never ? unknown : 'missing required keys'),
+  ): string[] => [...keys] as string[];
+}
+
+const priceSample: Required<PriceMessage> = {
+  v: 1,
+  status: 'live',
+  accountGroup: '',
+  instrument: '',
+  tenor: '',
+  currency: '',
+  quantity: '',
+  quoteId: '',
+  venueTimestamp: 0,
+  quoteExpiresAt: 0,
+  bid: { price: '', quantity: '', quoteAmount: '' },
+  offer: { price: '', quantity: '', quoteAmount: '' },
+  settleDate: '',
+  code: '',
+  message: '',
+};
+const outcomeSample: Required<OrderOutcome> = {
+  v: 1,
+  clientRequestId: '',
+  status: 'PENDING',
+  transactionId: '',
+  quoteId: '',
+  side: 'BUY',
+  code: '',
+  message: '',
+  instrument: '',
+  price: '',
+  quantity: '',
+  quoteAmount: '',
+  currency: '',
+  settleDate: '',
+  tradeRef: '',
+  venueTimestamp: 0,
+  source: 'reply',
+};
+const statusSample: Required<ConnectorStatus> = {
+  v: 1,
+  account: '',
+  sessionState: 'open',
+  since: 0,
+  reconnects: 0,
+  subscriptions: { live: 0, stale: 0, pending: 0 },
+  lastPriceAgeMs: 0,
+  publishedAt: 0,
+};
+const grantedSample: Required<StreamGranted> = { ok: true, subject: '', leaseExpiresAt: 0 };
+
+/** Contract interfaces (published, not validated on receipt): schema fields = the interface's fields. */
+const INTERFACES = [
+  [
+    'PriceMessage',
+    priceSample,
+    requiredKeys<PriceMessage>()(['v', 'status', 'accountGroup', 'instrument', 'tenor', 'currency', 'quantity']),
+  ],
+  [
+    'OrderOutcome',
+    outcomeSample,
+    requiredKeys<OrderOutcome>()(['v', 'clientRequestId', 'status', 'code', 'message', 'source']),
+  ],
+  [
+    'ConnectorStatus',
+    statusSample,
+    requiredKeys<ConnectorStatus>()([
+      'v',
+      'account',
+      'sessionState',
+      'since',
+      'reconnects',
+      'subscriptions',
+      'publishedAt',
+    ]),
+  ],
+  ['StreamGranted', grantedSample, requiredKeys<StreamGranted>()(['ok', 'subject', 'leaseExpiresAt'])],
+] as const;
+
+interface JsonSchema {
+  properties?: Record<string, unknown>;
+  required?: string[];
+}
+interface Resolved {
+  channels: Record<string, { address: string | null; messages?: Record<string, unknown> }>;
+  components: {
+    schemas: Record<string, JsonSchema>;
+    messages: Record<
+      string,
+      { payload?: object; headers?: object; examples?: { name?: string; payload?: unknown; headers?: unknown }[] }
+    >;
+  };
+}
+
+let resolved: Resolved;
+let diagnostics: { severity: number; code: string | number; message: string; path: (string | number)[] }[];
+
+async function parse(text: string) {
+  const result = await new Parser().parse(text);
+  return {
+    document: result.document,
+    problems: result.diagnostics
+      .filter((d) => d.severity <= 1) // error 0, warning 1; information and hints are not failures
+      .map((d) => ({ severity: d.severity, code: d.code, message: d.message, path: d.path })),
+  };
+}
+
+beforeAll(async () => {
+  const { document, problems } = await parse(DOCUMENT);
+  diagnostics = problems;
+  if (document === undefined) throw new Error(`docs/asyncapi.yaml does not parse: ${JSON.stringify(problems)}`);
+  resolved = document.json() as unknown as Resolved;
+});
+
+describe('docs/asyncapi.yaml: a valid AsyncAPI 3 document', () => {
+  it('the parser finds no error and no warning', () => {
+    expect(diagnostics).toEqual([]);
+  });
+
+  it('is self-contained (every reference internal), so the check needs no network', () => {
+    const refs = [...DOCUMENT.matchAll(/\$ref:\s*'?([^'\s}]+)/g)].map((m) => m[1] ?? '');
+    expect(refs.length).toBeGreaterThan(0);
+    expect(refs.filter((ref) => !ref.startsWith('#/'))).toEqual([]);
+  });
+
+  it('every example matches its message’s payload and headers schemas', () => {
+    expect(exampleProblems(resolved)).toEqual([]);
+  });
+
+  it('an example that breaks its schema is found (the check has teeth)', async () => {
+    const broken = DOCUMENT.replace('side: BUY }', 'side: HOLD }');
+    expect(broken).not.toBe(DOCUMENT);
+    const { document } = await parse(broken);
+    expect(exampleProblems(document?.json() as unknown as Resolved)).toEqual([
+      'OrderCommand example "buy on a quote" payload: /side must be equal to one of the allowed values',
+    ]);
+  });
+});
+
+describe('docs/asyncapi.yaml matches libs/contracts', () => {
+  it('has a channel for every subject of the contract, and no channel that is not one', () => {
+    const expected = new Map<string, string>(Object.entries(NATS_CHANNELS));
+    for (const catalogue of SUBJECT_CATALOGUES) {
+      for (const [name, subject] of Object.entries(subjectsOf(catalogue))) expected.set(name, subject);
+    }
+    const addressed = Object.entries(resolved.channels).filter(([, channel]) => channel.address !== null);
+    expect(Object.fromEntries(addressed.map(([id, channel]) => [id, channel.address]))).toEqual(
+      Object.fromEntries(expected),
+    );
+  });
+
+  it('every reply channel (address null) belongs to a request channel of the same name', () => {
+    const replies = Object.entries(resolved.channels).filter(([, c]) => c.address === null);
+    for (const [id] of replies) expect(Object.keys(resolved.channels)).toContain(id.replace(/Reply$/, ''));
+  });
+
+  it.each(VALIDATED)('schema %s has the validated class fields, optional ones not required', (name, Class) => {
+    const metadata = getMetadataStorage().getTargetValidationMetadatas(Class, '', true, false);
+    const fields = new Set(metadata.map((m) => m.propertyName));
+    const optional = new Set(metadata.filter((m) => m.type === 'conditionalValidation').map((m) => m.propertyName));
+    const schema = schemaOf(name);
+    expect(new Set(Object.keys(schema.properties ?? {}))).toEqual(fields);
+    expect(new Set(schema.required)).toEqual(new Set([...fields].filter((f) => !optional.has(f))));
+  });
+
+  it.each(INTERFACES)('schema %s has the interface fields and required list', (name, sample, required) => {
+    const schema = schemaOf(name);
+    expect(new Set(Object.keys(schema.properties ?? {}))).toEqual(new Set(Object.keys(sample)));
+    expect(new Set(schema.required)).toEqual(new Set(required));
+  });
+
+  it.each(VALIDATED)('every example of %s passes the apps’ own validation', (name, Class) => {
+    const examples = resolved.components.messages[name]?.examples ?? [];
+    expect(examples.length).toBeGreaterThan(0);
+    for (const example of examples) {
+      expect(parseContract(Class as new () => object, JSON.stringify(example.payload))).toMatchObject({ ok: true });
+    }
+  });
+});
+
+/** `{ name: subject }` of every getter and one-argument method of a subjects catalogue. */
+function subjectsOf(catalogue: object): Record<string, string> {
+  const found: Record<string, string> = {};
+  const proto = Object.getPrototypeOf(catalogue) as object;
+  for (const name of Object.getOwnPropertyNames(proto)) {
+    if (name === 'constructor' || NOT_CHANNELS.has(name)) continue;
+    const descriptor = Object.getOwnPropertyDescriptor(proto, name);
+    const composed = COMPOSED_SUBJECTS[name]?.(catalogue);
+    if (composed !== undefined) found[name] = composed;
+    else if (descriptor?.get !== undefined) found[name] = descriptor.get.call(catalogue) as string;
+    else if (typeof descriptor?.value === 'function' && (descriptor.value as () => unknown).length === 1) {
+      const param = /^\s*\(?\s*(\w+)/.exec(String(descriptor.value).replace(/^[\w$]+\s*/, ''))?.[1] ?? 'param';
+      found[name] = (descriptor.value as (arg: string) => string).call(catalogue, `{${param}}`);
+    }
+  }
+  return found;
+}
+
+/** Every example checked against its message's payload and headers schemas (refs already resolved). */
+function exampleProblems(document: Resolved): string[] {
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  const problems: string[] = [];
+  for (const [name, message] of Object.entries(document.components.messages)) {
+    for (const example of message.examples ?? []) {
+      for (const part of ['payload', 'headers'] as const) {
+        const schema = message[part];
+        if (schema === undefined || example[part] === undefined) continue;
+        const validate = ajv.compile(schema);
+        if (validate(example[part])) continue;
+        for (const error of validate.errors ?? []) {
+          problems.push(
+            `${name} example "${example.name ?? '?'}" ${part}: ${error.instancePath} ${error.message ?? ''}`,
+          );
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+function schemaOf(name: string): JsonSchema {
+  const schema = resolved.components.schemas[name];
+  if (schema === undefined) throw new Error(`schema ${name} not in docs/asyncapi.yaml`);
+  return schema;
+}

@@ -1,0 +1,151 @@
+/**
+ * `gw` against a running stack: through a real terminal (tmux) the price table is drawn with colour and
+ * redrawn in place and Ctrl-C ends it; in a pipe the same command writes plain lines without escape codes;
+ * `--json` writes one object per update; `gw status` shows the session, streams and consumer lag; errors
+ * name the next step.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { eventually } from '#testing';
+import { removeDataDir, startLauncher, type RunningLauncher } from '../stack/launcher.js';
+
+const run = promisify(execFile);
+const GW = join(process.cwd(), 'bin/gw.js');
+const GROUP = '9a000000-0000-4000-8000-000000000001';
+
+describe('gw CLI', () => {
+  let stack: RunningLauncher;
+  const socket = `gw-e2e-${process.pid}`;
+  const tmux = (...args: string[]) => run('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+
+  beforeAll(async () => {
+    stack = await startLauncher();
+  });
+  afterAll(async () => {
+    await tmux('kill-server').catch(() => undefined);
+    await stack?.interrupt();
+    await removeDataDir(stack?.dataDir ?? '');
+  });
+
+  const gw = (args: string[]) =>
+    run(process.execPath, [GW, ...args, '--nats', stack.natsUrl], { encoding: 'utf8', timeout: 30_000 });
+
+  it('in a terminal: a live table with colour, redrawn in place; Ctrl-C ends it with exit 0', async () => {
+    const command = `${process.execPath} ${GW} prices BTC.USD 1 BTC T ETH.USD 10 ETH T --group ${GROUP} --nats ${stack.natsUrl}; echo "exit=$?"; sleep 600`;
+    await tmux('new-session', '-d', '-s', 'prices', '-x', '150', '-y', '20', command);
+    const screen = async (escapes = false) =>
+      (await tmux('capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', 'prices')).stdout;
+    const first = await eventually(
+      async () => {
+        const text = await screen();
+        return /BTC\.USD 1 BTC T\s+live\s+\d/.test(text) && /ETH\.USD 10 ETH T\s+live\s+\d/.test(text)
+          ? text
+          : undefined;
+      },
+      { what: 'both rows live in the table', timeoutMs: 20_000 },
+    );
+    const lines = first.split('\n').filter((l) => l.trim() !== '');
+    expect(lines[0]).toMatch(/^STREAM\s+STATUS\s+BID\s+OFFER\s+QUOTE\s+AGE\s+EXPIRES IN\s+UPDATES$/);
+    expect(lines).toHaveLength(3); // redrawn in place: still one heading and two rows
+    expect(await screen(true)).toContain('\x1b[32mlive'); // green "live"
+    const counts = (text: string) => [...text.matchAll(/(\d+)\s*$/gm)].map((m) => Number(m[1]));
+    const before = counts(first);
+    await eventually(async () => (counts(await screen()).some((n, i) => n > (before[i] ?? 0)) ? true : undefined), {
+      what: 'the update counts to grow',
+    });
+    expect((await screen()).split('\n').filter((l) => l.trim() !== '')).toHaveLength(3);
+    await tmux('send-keys', '-t', 'prices', 'C-c');
+    await eventually(async () => ((await screen()).includes('exit=0') ? true : undefined), { what: 'exit=0' });
+  });
+
+  it('gw status in a terminal: the session in colour, streams and consumers with their lag', async () => {
+    await tmux(
+      'new-session',
+      '-d',
+      '-s',
+      'status',
+      '-x',
+      '150',
+      '-y',
+      '20',
+      `${process.execPath} ${GW} status --nats ${stack.natsUrl}; echo "exit=$?"; sleep 600`,
+    );
+    const text = await eventually(
+      async () => {
+        const pane = (await tmux('capture-pane', '-p', '-e', '-t', 'status')).stdout;
+        return pane.includes('exit=') ? pane : undefined;
+      },
+      { what: 'gw status output' },
+    );
+    // eslint-disable-next-line no-control-regex -- the colour codes are what is checked
+    expect(text).toMatch(/connector \(account default\): session \x1b\[32mopen\x1b\[(0|39)?m since/);
+    expect(text).toMatch(/GW_ORDER_COMMANDS_default\s+file\/workqueue/);
+    expect(text).toMatch(/ {2}connector\s+0\s+0\s+0/); // the command consumer: no lag
+    expect(text).toContain('exit=0');
+  });
+
+  it('in a pipe: plain lines, no escape codes; --json: one object per update', async () => {
+    const plain = await gw(['prices', 'BTC.USD', '1', 'BTC', 'T', '--count', '3']);
+    const lines = plain.stdout.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(line).toMatch(/^\S+Z BTC\.USD 1 BTC T live bid \d\S* offer \d\S* quote \S+/);
+    expect(plain.stdout).not.toContain('\x1b[');
+
+    const json = await gw(['prices', 'BTC.USD', '1', 'BTC', 'T', '--count', '2', '--json']);
+    const updates = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { price: { instrument: string } });
+    expect(updates.map((u) => u.price.instrument)).toEqual(['BTC.USD', 'BTC.USD']);
+
+    // a reader that goes away early (head) ends the command quietly
+    const piped = await run(
+      'sh',
+      ['-c', `"${process.execPath}" "${GW}" prices BTC.USD 1 BTC T --nats ${stack.natsUrl} | head -1`],
+      {
+        encoding: 'utf8',
+        timeout: 30_000,
+      },
+    );
+    expect(piped.stdout).toMatch(/ BTC\.USD 1 BTC T live /);
+    expect(piped.stderr).toBe('');
+
+    const status = JSON.parse((await gw(['status', '--json'])).stdout) as { connector: { sessionState: string } };
+    expect(status.connector.sessionState).toBe('open');
+    const streams = JSON.parse((await gw(['streams', '--json'])).stdout) as { name: string }[];
+    expect(streams.map((s) => s.name)).toEqual(
+      expect.arrayContaining(['GW_PRICES_default', 'GW_ORDER_COMMANDS_default', 'GW_ORDER_OUTCOMES_default']),
+    );
+  });
+
+  it('errors say what went wrong and the next step, with exit codes 2 (usage) and 1 (failure)', async () => {
+    const usage = await gw(['prices', 'BTC.USD', '1']).catch((e: { code: number; stderr: string }) => e);
+    expect(usage).toMatchObject({ code: 2 });
+    expect((usage as { stderr: string }).stderr).toContain('next: see `gw prices --help`');
+
+    const noConnector = await gw(['prices', 'BTC.USD', '1', 'BTC', 'T', '--account', 'nobody']).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(noConnector).toMatchObject({ code: 1 });
+    expect((noConnector as { stderr: string }).stderr).toMatch(
+      /no connector serves account "nobody"[\s\S]*next: start the stack/,
+    );
+
+    const refused = await gw(['prices', 'NOPE.USD', '1', 'NOPE', 'T']).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(refused).toMatchObject({ code: 1 });
+    expect((refused as { stderr: string }).stderr).toMatch(/^gw: .+ \([A-Z]{3}\d{6}\)/);
+
+    const noStatus = await gw(['status', '--account', 'nobody']).catch((e: { code: number; stdout: string }) => e);
+    expect(noStatus).toMatchObject({ code: 1 });
+    expect((noStatus as { stdout: string }).stdout).toContain('no status');
+
+    const unreachable = await run(process.execPath, [GW, 'status', '--nats', 'nats://127.0.0.1:1']).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect((unreachable as { stderr: string }).stderr).toContain('next: start the stack with `npm start`');
+  });
+});

@@ -1,0 +1,154 @@
+/**
+ * The strategy SDK against a real connector, nats-server and sandbox: prices start with the last value, the
+ * lease is renewed by the SDK alone, stale and expired quotes are marked, unsubscribing releases the stream,
+ * refusals and a missing connector are errors with a code and a next step.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { filter, firstValueFrom, take, toArray, type Observable } from 'rxjs';
+import { GatewayClient, GatewayError, type PriceUpdate } from '#client';
+import { eventually } from '#testing';
+import {
+  ACCOUNT,
+  adminPost,
+  nextPrice,
+  startConnectorStack,
+  type ConnectorStack,
+} from '../connector/connector-stack.js';
+
+describe('strategy SDK: prices and status', () => {
+  let stack: ConnectorStack;
+  let client: GatewayClient;
+  let group: string;
+
+  beforeAll(async () => {
+    stack = await startConnectorStack();
+    client = await GatewayClient.connect({ servers: stack.nats.url, account: ACCOUNT, requester: 'sdk-e2e' });
+    group = stack.venue.seed.defaultGroupUuid;
+  });
+  afterAll(async () => {
+    await client?.close();
+    await stack?.stop();
+  });
+
+  const btc = () => ({ instrument: 'BTC.USD', quantity: '0.5', currency: 'BTC', tenor: 'T', accountGroup: group });
+
+  it('emits live, tradable prices typed from the contract', async () => {
+    const first = await firstValueFrom(client.prices.watch(btc()).pipe(filter((u) => !u.fromLastValue)));
+    expect(first.price).toMatchObject({ v: 1, status: 'live', instrument: 'BTC.USD', accountGroup: group });
+    expect(first).toMatchObject({ stale: false, stopped: false, expired: false, tradable: true });
+    expect(typeof first.price.bid?.price).toBe('string');
+    expect(first.subject).toBe(`gw.v1.price.${group}.BTC.USD.T.BTC.0_5`);
+  });
+
+  it('a late joiner starts with the last price (stale while the venue is silent), then gets live ones', async () => {
+    const holding = client.prices.watch(btc());
+    const holderLive = firstValueFrom(holding.pipe(filter((u) => u.price.status === 'live' && !u.fromLastValue)));
+    const holder = holding.subscribe(); // a second feed of the same stream in this client: ending the first keeps it
+    try {
+      await holderLive; // the venue subscription is up before the venue goes silent
+      // silent for 4 s: stale after PRICE_STALE_AFTER_MS (1 s), well before the connector's 5 s stall timeout
+      await adminPost(stack.venue, 'faults/ws/stall', { durationMs: 4_000 });
+      const subject = `gw.v1.price.${group}.BTC.USD.T.BTC.0_5`;
+      await nextPrice(stack.strategy, subject, (p) => p.status === 'stale');
+      const late = await GatewayClient.connect({ servers: stack.nats.url, account: ACCOUNT, requester: 'late' });
+      try {
+        const updates = late.prices.watch(btc());
+        const firstUpdate = firstValueFrom(updates);
+        const update = await firstUpdate;
+        expect(update).toMatchObject({ fromLastValue: true, stale: true, tradable: false });
+        const liveAgain = await firstValueFrom(updates.pipe(filter((u) => u.price.status === 'live')));
+        expect(liveAgain).toMatchObject({ tradable: true, fromLastValue: false });
+      } finally {
+        await late.close();
+      }
+    } finally {
+      await adminPost(stack.venue, 'faults/ws/resume', {});
+      holder.unsubscribe();
+    }
+  });
+
+  it('renews a short lease by itself: a stream only this client holds keeps streaming past the lease', async () => {
+    const eth = { instrument: 'ETH.USD', quantity: '2', currency: 'ETH', tenor: 'T', accountGroup: group };
+    const started = Date.now();
+    const seen: PriceUpdate[] = [];
+    const sub = client.prices.watch(eth, { leaseSeconds: 5 }).subscribe((u) => seen.push(u));
+    try {
+      // 5 s lease, renewed every 2.5 s: still live well past 5 s, never stopped (released) meanwhile
+      await eventually(() => seen.find((u) => u.receivedAt > started + 8_000 && u.price.status === 'live'), {
+        what: 'a live price after 8 s',
+        timeoutMs: 20_000,
+      });
+      expect(seen.filter((u) => u.stopped)).toEqual([]);
+    } finally {
+      sub.unsubscribe();
+    }
+    // unsubscribing released the only lease: the connector ends the stream
+    const subject = seen[0]?.subject ?? '';
+    const released = await nextPrice(stack.strategy, subject, (p) => p.status === 'stopped');
+    expect(released.code).toBe('RELEASED');
+  });
+
+  it('marks a quote expired when its life ends without a newer one', async () => {
+    // a clock 2 s before the quotes' ten-minute life ends; the venue goes silent so no newer quote comes
+    const skewed = await GatewayClient.connect({
+      servers: stack.nats.url,
+      account: ACCOUNT,
+      requester: 'expiry',
+      now: () => Date.now() + 600_000 - 2_000,
+    });
+    try {
+      const updates = skewed.prices.watch(btc());
+      const expired = firstValueFrom(updates.pipe(filter((u) => u.expired)));
+      await firstValueFrom(updates.pipe(filter((u) => u.price.status === 'live')));
+      await adminPost(stack.venue, 'faults/ws/stall', { durationMs: 4_000 });
+      const update = await expired;
+      expect(update).toMatchObject({ expired: true, tradable: false });
+    } finally {
+      await adminPost(stack.venue, 'faults/ws/resume', {});
+      await skewed.close();
+    }
+  });
+
+  it("a venue refusal is the Observable's error, with the venue's code", async () => {
+    const refused = client.prices.watch({ ...btc(), instrument: 'NOPE.USD' });
+    const error = await firstValueFrom(refused).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayError);
+    expect((error as GatewayError).code).toMatch(/^[A-Z]{3}\d{6}$|^INVALID_REQUEST$/);
+  });
+
+  it('no connector for the account: NO_RESPONDER with the next step', async () => {
+    const other = await GatewayClient.connect({ servers: stack.nats.url, account: 'nobody' });
+    try {
+      const error = (await firstValueFrom(other.prices.watch(btc())).catch((e: unknown) => e)) as GatewayError;
+      expect(error.code).toBe('NO_RESPONDER');
+      expect(error.nextStep).toContain('npm start');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('unreachable NATS: NATS_UNREACHABLE', async () => {
+    const error = (await GatewayClient.connect({ servers: 'nats://127.0.0.1:1', account: ACCOUNT }).catch(
+      (e: unknown) => e,
+    )) as GatewayError;
+    expect(error.code).toBe('NATS_UNREACHABLE');
+  });
+
+  it('connector status: the stored one first, then updates', async () => {
+    const statuses = await firstValueFrom((client.connectorStatus() as Observable<unknown>).pipe(take(2), toArray()));
+    expect(statuses).toEqual([
+      expect.objectContaining({ account: ACCOUNT, sessionState: 'open' }),
+      expect.objectContaining({ account: ACCOUNT }),
+    ]);
+    expect(await client.accountGroups.natural()).toMatchObject({ uuid: group, natural: true });
+  });
+
+  it('close() completes open price Observables', async () => {
+    const closing = await GatewayClient.connect({ servers: stack.nats.url, account: ACCOUNT });
+    const done = new Promise<string>((resolve) =>
+      closing.prices.watch(btc()).subscribe({ complete: () => resolve('complete'), error: () => resolve('error') }),
+    );
+    await closing.close();
+    expect(await done).toBe('complete');
+  });
+});

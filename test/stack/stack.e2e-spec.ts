@@ -1,0 +1,202 @@
+/**
+ * Issue 10: one command runs it all. The launcher (what `npm start` runs after the build) as a real process:
+ * configuration refused before anything starts; NATS, the sandbox and the connector up and wired to the
+ * sandbox's credentials without a human; one line per component; live prices within seconds; Ctrl-C stops
+ * them in reverse order and exits 0; a second start on the same data folder finds the earlier state.
+ */
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { filter, firstValueFrom } from 'rxjs';
+import { GatewayClient } from '#client';
+import { StreamName } from '#contracts';
+import { eventually } from '#testing';
+import { AppProcess } from '../kit/app-process.js';
+import { startE2eVenue } from '../kit/e2e-venue.js';
+import { portIsFree } from '../../tools/stack/src/ports.js';
+import { launcherEnv, removeDataDir, startLauncher, type RunningLauncher } from './launcher.js';
+
+describe('the launcher (npm start)', () => {
+  let first: RunningLauncher | undefined;
+  let dataDir = '';
+
+  afterAll(async () => {
+    await first?.process.stop();
+    if (dataDir !== '') await removeDataDir(dataDir);
+  });
+
+  it('refuses a bad configuration by name before anything starts (exit 78, no data folder)', async () => {
+    const env = await launcherEnv('/tmp/gw-stack-never-created', {
+      STACK_VENUE: 'real',
+      VENUE_REST_URL: 'ftp://venue',
+      VENUE_API_KEY: 'k',
+      VENUE_API_SECRET: 'top-secret-value',
+    });
+    const child = AppProcess.command(process.execPath, [join(process.cwd(), 'dist/tools/stack/src/main.js')], env);
+    const exit = await child.exited;
+    expect(exit.code).toBe(78);
+    const output = child.lines.join('\n');
+    expect(output).toContain('stack: configuration: VENUE_REST_URL must be a URL starting http:// or https://');
+    expect(output).toContain('stack: see README.md#configuration');
+    expect(output).not.toContain('top-secret-value');
+    expect(existsSync('/tmp/gw-stack-never-created')).toBe(false);
+  });
+
+  let sessionId = '';
+  let outcomesCreated = '';
+
+  it('starts NATS, the sandbox and the connector wired together, one line each, and serves prices', async () => {
+    first = await startLauncher();
+    dataDir = first.dataDir;
+    const lines = first.process.lines;
+    const up = lines.findIndex((l) => l.startsWith('gateway stack is up'));
+    expect(lines[up]).toContain('(new)');
+    expect(lines[up + 1]).toMatch(
+      new RegExp(`^ {2}nats-server +nats://127\\.0\\.0\\.1:${first.ports.nats} +JetStream, store ${dataDir}/nats$`),
+    );
+    expect(lines[up + 2]).toMatch(new RegExp(`^ {2}sandbox-venue +http://127\\.0\\.0\\.1:${first.ports.sandbox} `));
+    expect(lines[up + 3]).toMatch(
+      new RegExp(
+        `^ {2}connector +http://127\\.0\\.0\\.1:${first.ports.connector}/health +account default, venue session (gw-[0-9a-f-]+)$`,
+      ),
+    );
+    sessionId = /venue session (\S+)$/.exec(lines[up + 3] ?? '')?.[1] ?? '';
+    expect(first.tryNext()).toEqual([
+      `npx gw prices BTC.USD 1 BTC T --group 9a000000-0000-4000-8000-000000000001 --nats ${first.natsUrl}`,
+      `npx gw status --nats ${first.natsUrl}`,
+      `NATS_URL=${first.natsUrl} node dist/examples/sdk/price-follower.js`,
+    ]);
+    // no secret on the terminal; the credentials file is the owner's only
+    const secret = JSON.parse(await readFile(join(dataDir, 'sandbox/credentials.json'), 'utf8')) as {
+      apiSecret: string;
+    };
+    expect(lines.join('\n')).not.toContain(secret.apiSecret);
+
+    const health = await fetch(`http://127.0.0.1:${first.ports.connector}/health`);
+    expect(health.status).toBe(200);
+
+    const client = await GatewayClient.connect({ servers: first.natsUrl, account: 'default' });
+    try {
+      const group = (await client.accountGroups.natural())?.uuid ?? '';
+      const live = await firstValueFrom(
+        client.prices
+          .watch({ instrument: 'BTC.USD', quantity: '1', currency: 'BTC', tenor: 'T', accountGroup: group })
+          .pipe(filter((u) => u.tradable)),
+      );
+      expect(live.price.bid?.price).toMatch(/^\d+(\.\d+)?$/);
+      outcomesCreated = (await client.context.jsm.streams.info(StreamName.orderOutcomes('default'))).created;
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('Ctrl-C stops the connector, then the sandbox, then NATS, and exits 0', async () => {
+    if (first === undefined) throw new Error('no stack');
+    const exit = await first.interrupt();
+    expect(exit).toEqual({ code: 0, signal: null });
+    const stops = first.process.lines.filter((l) => / stopped \(/.test(l));
+    expect(stops).toEqual([
+      'stack: connector stopped (exit 0)',
+      'stack: sandbox-venue stopped (exit 0)',
+      'stack: nats-server stopped (exit 0)',
+    ]);
+    expect(first.process.lines).toContain('stack: stopped');
+    expect(await readFile(join(dataDir, 'logs/connector.log'), 'utf8')).toContain('stopped cleanly');
+    expect(existsSync(join(dataDir, 'stack.lock'))).toBe(false);
+    first = undefined;
+  });
+
+  it('a second start on the same data folder finds the earlier state: same session id, same JetStream store', async () => {
+    const second = await startLauncher({ dataDir, env: await launcherEnv(dataDir) });
+    try {
+      const lines = second.process.lines;
+      expect(lines.find((l) => l.startsWith('gateway stack is up'))).toContain('(earlier state found)');
+      expect(lines.find((l) => l.trimStart().startsWith('connector'))).toContain(`venue session ${sessionId}`);
+      const client = await GatewayClient.connect({ servers: second.natsUrl, account: 'default' });
+      try {
+        const info = await client.context.jsm.streams.info(StreamName.orderOutcomes('default'));
+        expect(info.created).toBe(outcomesCreated);
+      } finally {
+        await client.close();
+      }
+      // a second launcher on the same folder is refused while this one runs
+      const third = AppProcess.command(
+        process.execPath,
+        [join(process.cwd(), 'dist/tools/stack/src/main.js')],
+        await launcherEnv(dataDir),
+      );
+      expect((await third.exited).code).toBe(1);
+      expect(third.lines.join('\n')).toMatch(/another stack \(pid \d+\) runs on/);
+    } finally {
+      expect((await second.interrupt()).code).toBe(0);
+    }
+  });
+
+  it('a signal in the middle of the start stops what runs and exits 0', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gw-stack-early-'));
+    const env = await launcherEnv(dir);
+    const child = AppProcess.command(process.execPath, [join(process.cwd(), 'dist/tools/stack/src/main.js')], env);
+    try {
+      await eventually(() => (existsSync(join(dir, 'logs/sandbox-venue.log')) ? true : undefined), {
+        what: 'the sandbox being started',
+      });
+      child.signal('SIGTERM');
+      expect(await child.exited).toEqual({ code: 0, signal: null });
+      expect(child.lines).not.toContain('Ctrl-C stops everything.');
+      for (const port of ['STACK_NATS_PORT', 'SANDBOX_PORT', 'CONNECTOR_HTTP_PORT']) {
+        expect(await portIsFree(Number(env[port]), '127.0.0.1')).toBe(true); // nothing left running
+      }
+    } finally {
+      await child.stop();
+      await removeDataDir(dir);
+    }
+  });
+
+  it('the real venue is configuration only: URLs and key files (here pointing at a sandbox as the venue)', async () => {
+    const venue = await startE2eVenue({ trading: { priceIntervalMs: 100 } });
+    const dir = await mkdtemp(join(tmpdir(), 'gw-stack-real-'));
+    try {
+      await writeFile(join(dir, 'key'), `${venue.credentials.primary.apiKey}\n`, { mode: 0o600 });
+      await writeFile(join(dir, 'secret'), `${venue.credentials.primary.apiSecret}\n`, { mode: 0o600 });
+      const env = await launcherEnv(join(dir, 'data'), {
+        STACK_VENUE: 'real',
+        VENUE_REST_URL: venue.restBaseUrl,
+        VENUE_WS_URL: venue.wsUrl,
+        VENUE_IPS_URL: venue.ipsUrl,
+        VENUE_API_KEY_FILE: join(dir, 'key'),
+        VENUE_API_SECRET_FILE: join(dir, 'secret'),
+        ACCOUNT: 'acme',
+      });
+      delete env['SANDBOX_PORT'];
+      const real = await startLauncher({ dataDir: join(dir, 'data'), env });
+      try {
+        const lines = real.process.lines;
+        expect(
+          lines.some((l) => /^ {2}venue +http:\/\/127\.0\.0\.1:\d+ +the real venue \(STACK_VENUE=real\)$/.test(l)),
+        ).toBe(true);
+        expect(lines.some((l) => l.trimStart().startsWith('sandbox-venue'))).toBe(false);
+        expect(lines.join('\n')).not.toContain(venue.credentials.primary.apiSecret);
+        expect(real.tryNext()[1]).toBe(`npx gw status --nats ${real.natsUrl} --account acme`);
+        const client = await GatewayClient.connect({ servers: real.natsUrl, account: 'acme' });
+        try {
+          const group = venue.seed.defaultGroupUuid;
+          const live = await firstValueFrom(
+            client.prices
+              .watch({ instrument: 'BTC.USD', quantity: '1', currency: 'BTC', tenor: 'T', accountGroup: group })
+              .pipe(filter((u) => u.tradable)),
+          );
+          expect(live.price.accountGroup).toBe(group);
+        } finally {
+          await client.close();
+        }
+      } finally {
+        expect((await real.interrupt()).code).toBe(0);
+      }
+    } finally {
+      await venue.close();
+      await removeDataDir(dir);
+    }
+  });
+});

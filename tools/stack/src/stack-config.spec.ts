@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '#observability';
+import { StackConfig } from './stack-config.js';
+import { realVenueWiring } from './venue.js';
+
+function problems(env: Record<string, string>): string[] {
+  try {
+    loadConfig(StackConfig, env);
+    return [];
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+}
+
+const REAL = {
+  STACK_VENUE: 'real',
+  VENUE_REST_URL: 'https://venue.example',
+  VENUE_WS_URL: 'wss://venue.example/svc/ws/ws-client',
+  VENUE_IPS_URL: 'https://venue.example/ips.json',
+};
+
+describe('launcher configuration', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'gw-stack-config-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('needs nothing against the sandbox: data folder, embedded NATS on 4222, account default', () => {
+    expect(loadConfig(StackConfig, {})).toMatchObject({
+      STACK_DATA_DIR: 'data',
+      STACK_NATS_PORT: 4222,
+      STACK_VENUE: 'sandbox',
+      SANDBOX_PORT: 8080,
+      CONNECTOR_HTTP_PORT: 3001,
+      ACCOUNT: 'default',
+      NATS_SUBJECT_PREFIX: 'gw.v1',
+    });
+  });
+
+  it('the real venue: URLs, key and secret required, by name', () => {
+    expect(problems({ STACK_VENUE: 'real' })).toEqual([
+      'VENUE_REST_URL must be set with STACK_VENUE=real',
+      'VENUE_WS_URL must be set with STACK_VENUE=real',
+      'VENUE_IPS_URL must be set with STACK_VENUE=real',
+      'VENUE_API_KEY or VENUE_API_KEY_FILE must be set with STACK_VENUE=real',
+      'VENUE_API_SECRET or VENUE_API_SECRET_FILE must be set with STACK_VENUE=real',
+    ]);
+    expect(problems({ ...REAL, VENUE_API_KEY: 'k', VENUE_API_SECRET: 's', VENUE_API_SECRET_FILE: '/x' })).toEqual([
+      'set VENUE_API_SECRET or VENUE_API_SECRET_FILE, not both',
+    ]);
+  });
+
+  it('refuses venue settings that the sandbox would silently ignore, bad URLs and clashing or zero ports', () => {
+    expect(problems({ VENUE_API_KEY: 'k' })).toEqual([
+      'VENUE_API_KEY is set but STACK_VENUE is sandbox: set STACK_VENUE=real to use the real venue',
+    ]);
+    expect(problems({ NATS_URL: 'http://x' })[0]).toMatch(/^NATS_URL must be a comma-separated list of URLs/);
+    expect(problems({ SANDBOX_PORT: '3001' })).toEqual(['SANDBOX_PORT must differ from CONNECTOR_HTTP_PORT']);
+    expect(problems({ CONNECTOR_HTTP_PORT: '0' })[0]).toMatch(/^CONNECTOR_HTTP_PORT must be a fixed port/);
+    expect(problems({ ACCOUNT: 'a.b' })[0]).toMatch(/^ACCOUNT must be one subject token/);
+  });
+
+  it('key and secret from files; an unreadable file or an unusable secret is refused by name, never shown', async () => {
+    const key = join(dir, 'key');
+    const secret = join(dir, 'secret');
+    await writeFile(key, 'my-key\n');
+    await writeFile(secret, `${Buffer.from('s3cret-bytes').toString('base64')}\n`);
+    const good = await realVenueWiring(
+      loadConfig(StackConfig, { ...REAL, VENUE_API_KEY_FILE: key, VENUE_API_SECRET_FILE: secret }),
+    );
+    expect(good.problems).toEqual([]);
+    expect(good.wiring).toMatchObject({ apiKey: 'my-key', apiSecret: Buffer.from('s3cret-bytes').toString('base64') });
+
+    const missing = await realVenueWiring(
+      loadConfig(StackConfig, { ...REAL, VENUE_API_KEY: 'k', VENUE_API_SECRET_FILE: join(dir, 'nope') }),
+    );
+    expect(missing.problems).toEqual(['VENUE_API_SECRET_FILE must name a readable file']);
+
+    const bad = await realVenueWiring(
+      loadConfig(StackConfig, { ...REAL, VENUE_API_KEY: 'k', VENUE_API_SECRET: '!!!' }),
+    );
+    expect(bad.problems).toEqual([
+      'VENUE_API_SECRET must hold a non-empty secret, Base64 with VENUE_SIGNATURE_ENCODING=base64',
+    ]);
+    expect(JSON.stringify(bad)).not.toContain('!!!');
+  });
+});

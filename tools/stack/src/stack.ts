@@ -1,0 +1,215 @@
+/**
+ * The running stack: NATS (embedded nats-server with JetStream, its store under the data folder, unless
+ * NATS_URL names one), the venue (the sandbox as a child process, or the real venue by configuration), then
+ * each app of `STACK_APPS` in order, each waited for until its /health answers 200. Stopped in reverse order.
+ */
+import { mkdir, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { STACK_APPS, type StackApp, type StackWiring } from './apps.js';
+import { ManagedProcess } from './managed-process.js';
+import type { StackConfig } from './stack-config.js';
+import type { LoadedState } from './stack-state.js';
+import { sandboxWiring, type VenueWiring } from './venue.js';
+
+export interface Component {
+  name: string;
+  /** Where it listens (one banner line). */
+  url: string;
+  detail: string;
+  process?: ManagedProcess;
+}
+
+export class StartError extends Error {}
+
+export class Stack {
+  readonly components: Component[] = [];
+  private stopping: Promise<void> | undefined;
+
+  constructor(
+    private readonly config: StackConfig,
+    private readonly root: string,
+    private readonly state: LoadedState,
+    private readonly realVenue: VenueWiring | undefined,
+    /** Where the stop of each component is said. */
+    private readonly say: (line: string) => void = () => undefined,
+    private readonly apps: readonly StackApp[] = STACK_APPS,
+  ) {}
+
+  get dataDir(): string {
+    return resolve(this.root, this.config.STACK_DATA_DIR);
+  }
+
+  get logDir(): string {
+    return join(this.dataDir, 'logs');
+  }
+
+  /** Starts every component in order; on a failure stops what started and throws a StartError. */
+  async start(): Promise<StackWiring> {
+    await mkdir(this.logDir, { recursive: true });
+    try {
+      const natsUrl = await this.startNats();
+      const venue = await this.startVenue();
+      const wiring: StackWiring = {
+        natsUrl,
+        prefix: this.config.NATS_SUBJECT_PREFIX,
+        account: this.config.ACCOUNT,
+        sessionId: this.state.state.sessionId,
+        host: this.config.STACK_HOST,
+        logLevel: this.config.LOG_LEVEL,
+        venue,
+        dataDir: this.dataDir,
+      };
+      for (const app of this.apps) await this.startApp(app, wiring);
+      return wiring;
+    } catch (error) {
+      await this.stop();
+      throw error;
+    }
+  }
+
+  /** Reverse order; each gets SIGTERM and the stop timeout. Idempotent. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      for (const component of [...this.components].reverse()) {
+        if (component.process === undefined) continue;
+        const wasRunning = component.process.running;
+        const exit = await component.process.stop(this.config.STACK_STOP_TIMEOUT_MS);
+        const how = exit.killed ? 'killed after STACK_STOP_TIMEOUT_MS' : (exit.signal ?? `exit ${exit.code}`);
+        if (wasRunning) this.say(`stack: ${component.name} stopped (${how})`);
+      }
+    })();
+    return this.stopping;
+  }
+
+  /** Kills every component at once (the launcher itself is being killed). */
+  killAll(): void {
+    for (const component of this.components) component.process?.kill();
+  }
+
+  /** Resolves with the first component that exits while the stack runs. */
+  firstExit(): Promise<{ component: Component; code: number | null; signal: NodeJS.Signals | null }> {
+    return Promise.race(
+      this.components
+        .filter((c) => c.process !== undefined)
+        .map(async (component) => ({ component, ...(await (component.process as ManagedProcess).exited) })),
+    );
+  }
+
+  private async startNats(): Promise<string> {
+    if (this.config.NATS_URL !== undefined) {
+      this.components.push({ name: 'nats', url: this.config.NATS_URL, detail: 'given by NATS_URL (not managed)' });
+      return this.config.NATS_URL;
+    }
+    const store = join(this.dataDir, 'nats');
+    await mkdir(store, { recursive: true });
+    const host = this.config.STACK_HOST;
+    const port = this.config.STACK_NATS_PORT;
+    const binary = process.env['NATS_SERVER_BIN'] ?? 'nats-server';
+    const nats = this.spawn(
+      'nats-server',
+      binary,
+      ['-a', host, '-p', String(port), '-js', '-sd', store, '-n', `gw-stack-${this.config.ACCOUNT}`],
+      {},
+      'SIGINT',
+    );
+    const url = `nats://${host}:${port}`;
+    this.components.push({ name: 'nats-server', url, detail: `JetStream, store ${store}`, process: nats });
+    await this.waitFor(nats, () => tcpAnswers(host, port), 'listening');
+    return url;
+  }
+
+  private async startVenue(): Promise<VenueWiring> {
+    if (this.realVenue !== undefined) {
+      this.components.push({ name: 'venue', url: this.realVenue.restUrl, detail: 'the real venue (STACK_VENUE=real)' });
+      return this.realVenue;
+    }
+    const credentialsFile = join(this.dataDir, 'sandbox', 'credentials.json');
+    await rm(credentialsFile, { force: true });
+    const sandbox = this.spawnNode('sandbox-venue', 'dist/apps/sandbox-venue/src/main.js', {
+      SANDBOX_PORT: String(this.config.SANDBOX_PORT),
+      SANDBOX_HOST: this.config.STACK_HOST,
+      SANDBOX_CREDENTIALS_FILE: credentialsFile,
+      VENUE_SIGNATURE_ENCODING: this.config.VENUE_SIGNATURE_ENCODING,
+    });
+    const component: Component = { name: 'sandbox-venue', url: '', detail: '', process: sandbox };
+    this.components.push(component);
+    const wiring = await this.waitFor(sandbox, () => sandboxWiring(credentialsFile), 'its credentials file');
+    component.url = wiring.restUrl;
+    component.detail = `sandbox venue, admin ${wiring.adminUrl ?? '-'}, in-memory (fresh each start)`;
+    return wiring;
+  }
+
+  private async startApp(app: StackApp, wiring: StackWiring): Promise<void> {
+    const port = this.config[app.portVariable];
+    const child = this.spawnNode(app.name, app.main, app.env(wiring, port));
+    const url = `http://${wiring.host === '0.0.0.0' ? '127.0.0.1' : wiring.host}:${port}`;
+    this.components.push({ name: app.name, url: `${url}/health`, detail: app.describe(wiring), process: child });
+    await this.waitFor(child, () => healthy(`${url}/health`), '/health 200');
+  }
+
+  private spawnNode(name: string, main: string, env: Record<string, string>): ManagedProcess {
+    return this.spawn(name, process.execPath, [resolve(this.root, main)], env);
+  }
+
+  private spawn(
+    name: string,
+    command: string,
+    args: string[],
+    env: Record<string, string> = {},
+    stopSignal: NodeJS.Signals = 'SIGTERM',
+  ): ManagedProcess {
+    if (this.stopping !== undefined) throw new StartError('stopping: nothing more is started');
+    const log = join(this.logDir, `${name}.log`);
+    return new ManagedProcess(name, command, args, { ...process.env, ...env }, log, stopSignal);
+  }
+
+  /** Polls `probe` until it yields a value; fails when the process exits first or the ready timeout passes. */
+  private async waitFor<T>(child: ManagedProcess, probe: () => Promise<T | undefined>, what: string): Promise<T> {
+    const deadline = Date.now() + this.config.STACK_READY_TIMEOUT_MS;
+    for (;;) {
+      if (!child.running) {
+        const exit = await child.exited;
+        throw new StartError(
+          `${child.name} exited (${exit.signal ?? `code ${exit.code}`}) before ${what}; its log ${child.logFile} ends:\n${indent(child.tail())}`,
+        );
+      }
+      const value = await probe();
+      if (value !== undefined) return value;
+      if (Date.now() > deadline) {
+        throw new StartError(
+          `${child.name} not ready (${what}) within STACK_READY_TIMEOUT_MS; its log ${child.logFile} ends:\n${indent(child.tail())}`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+async function healthy(url: string): Promise<true | undefined> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+    await response.arrayBuffer();
+    return response.status === 200 ? true : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function tcpAnswers(host: string, port: number): Promise<true | undefined> {
+  const { connect } = await import('node:net');
+  return new Promise((resolvePromise) => {
+    const socket = connect({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolvePromise(true);
+    });
+    socket.once('error', () => resolvePromise(undefined));
+  });
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `    ${line}`)
+    .join('\n');
+}

@@ -1,0 +1,100 @@
+/**
+ * Where the venue is and how to sign for it: read from the sandbox's credentials file (the sandbox writes it
+ * once it listens, apps/sandbox-venue/src/credentials-file.ts) or from configuration for the real venue (the
+ * key and the secret from the environment or from files, checked before anything starts).
+ */
+import { readFile } from 'node:fs/promises';
+import { apiSecretProblem } from '#venue-api';
+import type { StackConfig } from './stack-config.js';
+
+export interface VenueWiring {
+  restUrl: string;
+  wsUrl: string;
+  ipsUrl: string;
+  apiKey: string;
+  apiSecret: string;
+  signatureEncoding: 'base64' | 'hex';
+  /** Sandbox only: its operator API. */
+  adminUrl?: string;
+  /** Sandbox only: the primary user's Natural group (the one to ask prices for). */
+  defaultGroupUuid?: string;
+}
+
+/** The real venue's wiring from validated configuration; problems (unreadable file, unusable secret) listed. */
+export async function realVenueWiring(config: StackConfig): Promise<{ wiring?: VenueWiring; problems: string[] }> {
+  const problems: string[] = [];
+  const apiKey = await valueOrFile(config.VENUE_API_KEY, config.VENUE_API_KEY_FILE, 'VENUE_API_KEY_FILE', problems);
+  const apiSecret = await valueOrFile(
+    config.VENUE_API_SECRET,
+    config.VENUE_API_SECRET_FILE,
+    'VENUE_API_SECRET_FILE',
+    problems,
+  );
+  if (apiSecret !== undefined && apiSecretProblem(apiSecret, config.VENUE_SIGNATURE_ENCODING) !== undefined) {
+    problems.push(
+      `${config.VENUE_API_SECRET_FILE !== undefined ? 'VENUE_API_SECRET_FILE' : 'VENUE_API_SECRET'} must hold a non-empty secret, Base64 with VENUE_SIGNATURE_ENCODING=base64`,
+    );
+  }
+  if (problems.length > 0 || apiKey === undefined || apiSecret === undefined) return { problems };
+  return {
+    problems,
+    wiring: {
+      restUrl: required(config.VENUE_REST_URL),
+      wsUrl: required(config.VENUE_WS_URL),
+      ipsUrl: required(config.VENUE_IPS_URL),
+      apiKey,
+      apiSecret,
+      signatureEncoding: config.VENUE_SIGNATURE_ENCODING,
+    },
+  };
+}
+
+/** The sandbox's credentials file as a wiring (undefined until the file is complete). */
+export async function sandboxWiring(path: string): Promise<VenueWiring | undefined> {
+  let file: Record<string, unknown>;
+  try {
+    file = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+  } catch {
+    return undefined; // not written yet
+  }
+  const text = (key: string): string | undefined => (typeof file[key] === 'string' ? (file[key] as string) : undefined);
+  const [restUrl, wsUrl, ipsUrl, apiKey, apiSecret] = ['restBaseUrl', 'wsUrl', 'ipsUrl', 'apiKey', 'apiSecret'].map(
+    text,
+  );
+  if (!restUrl || !wsUrl || !ipsUrl || !apiKey || !apiSecret) return undefined;
+  const adminUrl = text('adminUrl');
+  const defaultGroupUuid = text('defaultGroupUuid');
+  return {
+    restUrl,
+    wsUrl,
+    ipsUrl,
+    apiKey,
+    apiSecret,
+    signatureEncoding: text('signatureEncoding') === 'hex' ? 'hex' : 'base64',
+    ...(adminUrl !== undefined ? { adminUrl } : {}),
+    ...(defaultGroupUuid !== undefined ? { defaultGroupUuid } : {}),
+  };
+}
+
+async function valueOrFile(
+  value: string | undefined,
+  file: string | undefined,
+  fileVariable: string,
+  problems: string[],
+): Promise<string | undefined> {
+  if (value !== undefined) return value;
+  if (file === undefined) return undefined;
+  try {
+    const content = (await readFile(file, 'utf8')).trim();
+    if (content === '') problems.push(`${fileVariable} names an empty file`);
+    return content === '' ? undefined : content;
+  } catch {
+    problems.push(`${fileVariable} must name a readable file`);
+    return undefined;
+  }
+}
+
+function required(value: string | undefined): string {
+  if (value === undefined) throw new Error('validated configuration lacks a required value');
+  return value;
+}
