@@ -26,3 +26,10 @@ export {
   ORDER_COMMANDS_DURABLE,
   type ConnectorStreamSettings,
 } from './topology.js';
+export { BusCore, BusRequestError, type CoreMessage, type CoreSubscribeOptions } from './bus-core.js';
+export {
+  ensureExecutionTopology,
+  executionStreams,
+  type ExecutionBuckets,
+  type ExecutionTopologySettings,
+} from './execution-topology.js';
