@@ -15,7 +15,7 @@ export {
   type DurableConsumerOptions,
   type DurableMessage,
 } from './bus-consumers.js';
-export { BusKv, KvBucket, type KvBucketOptions, type KvEntry } from './bus-kv.js';
+export { BusKv, KvBucket, type KvBucketOptions, type KvChange, type KvEntry, type KvWatch } from './bus-kv.js';
 export { BusModule, type BusModuleAsyncOptions } from './bus.module.js';
 export type { SubjectKind } from './subject-kind.js';
 export { JetStreamMetrics, type WatchedStream } from './jetstream-metrics.js';

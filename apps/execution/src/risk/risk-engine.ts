@@ -1,0 +1,152 @@
+/**
+ * The `RiskGate` the order side uses: the risk actor's shell. Admits are decided in the actor's mailbox, one
+ * at a time; the store (trading states, run-time limits) feeds its changes into the same mailbox, so a change
+ * takes effect for the next order decided after it.
+ */
+import { TRADING_STATES, type RiskScopeKind, type TradingState, type TradingStateEntry } from '#contracts';
+import { Actor, type Clock } from '#actors';
+import type { JsonLogger } from '#observability';
+import type { RiskDecision, RiskGate, RiskOrder, RiskOrderEvent } from './risk-gate.js';
+import { emptyBook } from './risk-book.js';
+import type { Limits, LimitsConfig, ScopeKey } from './limits.js';
+import { riskTransition, type RiskEffect, type RiskEnv, type RiskEvent, type RiskState } from './risk-machine.js';
+import type { RiskMetrics } from './risk-metrics.js';
+import { unreadableStates, type TradingStates } from './trading-states.js';
+
+export interface RiskEngineDeps {
+  clock: Clock;
+  metrics?: RiskMetrics;
+  logger?: JsonLogger;
+}
+
+export class RiskEngine implements RiskGate {
+  private readonly actor: Actor<RiskState, RiskEvent, RiskEffect, RiskEnv>;
+
+  constructor(
+    limits: LimitsConfig,
+    private readonly deps: RiskEngineDeps,
+    /** Until the store has been read, every order is refused (fail closed). */
+    states: TradingStates = unreadableStates,
+  ) {
+    this.actor = new Actor<RiskState, RiskEvent, RiskEffect, RiskEnv>({
+      name: 'risk',
+      initial: { book: emptyBook, limits, states },
+      transition: riskTransition,
+      environment: () => ({ now: deps.clock.now() }),
+      execute: (effect) => this.execute(effect),
+      onError: (error) =>
+        deps.logger?.error('risk actor failed on an event', {
+          error: error instanceof Error ? error.message : String(error),
+        }),
+    });
+  }
+
+  admit(order: RiskOrder, now: number): Promise<RiskDecision> {
+    return new Promise((reply) => this.actor.send({ kind: 'admit', order, now, reply }));
+  }
+
+  record(event: RiskOrderEvent): void {
+    this.actor.send({ kind: 'record', event });
+    this.reportOpenOrders();
+  }
+
+  restore(orders: ReadonlyArray<{ order: RiskOrder; admittedAt: number; event?: RiskOrderEvent }>): void {
+    this.actor.send({ kind: 'restore', orders });
+    this.reportOpenOrders();
+  }
+
+  /** What risk holds now (for the control queries and tests). */
+  get state(): RiskState {
+    return this.actor.state;
+  }
+
+  stateStored(entry: TradingStateEntry): void {
+    this.actor.send({ kind: 'state-stored', entry });
+    this.reportStates();
+  }
+
+  stateRemoved(scope: RiskScopeKind, id?: string): void {
+    this.actor.send({ kind: 'state-removed', scope, ...(id !== undefined ? { id } : {}) });
+    this.reportStates();
+  }
+
+  storeReadable(readable: boolean): void {
+    this.actor.send({ kind: 'store-readable', readable });
+    this.deps.metrics?.storeReadable.set(readable ? 1 : 0);
+  }
+
+  storeSnapshot(states: readonly TradingStateEntry[], overrides: ReadonlyArray<[ScopeKey, Limits | 'invalid']>): void {
+    this.actor.send({ kind: 'store-snapshot', states, overrides });
+    this.deps.metrics?.storeReadable.set(1);
+    this.reportStates();
+  }
+
+  limitsChanged(key: ScopeKey, limits: Limits | 'invalid' | null): void {
+    this.actor.send({ kind: 'limits-changed', key, limits });
+  }
+
+  stop(): Promise<void> {
+    return this.actor.stop();
+  }
+
+  private execute(effect: RiskEffect): void {
+    const { metrics, logger } = this.deps;
+    switch (effect.kind) {
+      case 'reply':
+        if (effect.decision.ok) {
+          metrics?.admitted.inc();
+        } else {
+          metrics?.refusals.inc({ code: effect.decision.code });
+          logger?.info('order refused by pre-trade risk', {
+            orderId: effect.order.orderId,
+            strategyId: effect.order.strategyId,
+            code: effect.decision.code,
+            values: effect.decision.values,
+          });
+        }
+        effect.reply(effect.decision);
+        this.reportOpenOrders();
+        return;
+      case 'event-ignored':
+        metrics?.eventsIgnored.inc();
+        logger?.warn('order event ignored by pre-trade risk', { orderId: effect.orderId, reason: effect.reason });
+        return;
+      case 'restored':
+        logger?.info('risk book restored from the journal', { orders: effect.orders, skipped: effect.skipped });
+        return;
+    }
+  }
+
+  /** Global: 1 for its state; account groups and strategies: how many are in each state. */
+  private reportStates(): void {
+    const metrics = this.deps.metrics;
+    if (metrics === undefined) return;
+    const counts = {
+      accountGroup: { ACTIVE: 0, REDUCING: 0, HALTED: 0 },
+      strategy: { ACTIVE: 0, REDUCING: 0, HALTED: 0 },
+    };
+    let global: TradingState = 'ACTIVE';
+    for (const entry of this.actor.state.states.entries.values()) {
+      if (entry.scope === 'global') global = entry.state;
+      else counts[entry.scope][entry.state] += 1;
+    }
+    for (const state of TRADING_STATES) {
+      metrics.tradingStates.set({ scope: 'global', state }, state === global ? 1 : 0);
+      metrics.tradingStates.set({ scope: 'accountGroup', state }, counts.accountGroup[state]);
+      metrics.tradingStates.set({ scope: 'strategy', state }, counts.strategy[state]);
+    }
+  }
+
+  private reportOpenOrders(): void {
+    const metrics = this.deps.metrics;
+    if (metrics === undefined) return;
+    let inFlight = 0;
+    let unknown = 0;
+    for (const order of this.actor.state.book.open.values()) {
+      if (order.status === 'unknown') unknown += 1;
+      else inFlight += 1;
+    }
+    metrics.openOrders.set({ status: 'in-flight' }, inFlight);
+    metrics.openOrders.set({ status: 'unknown' }, unknown);
+  }
+}
