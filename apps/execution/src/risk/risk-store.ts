@@ -35,6 +35,7 @@ export interface RiskStoreOptions {
 export type StoreWrite<T> = { ok: true; revision: number; before: T | undefined } | { ok: false; conflict: true };
 
 export class RiskStore {
+  private bucket: KvBucket | undefined;
   private watch: KvWatch | undefined;
   private watching = false;
   private readable = false;
@@ -44,7 +45,8 @@ export class RiskStore {
   private readonly overrides = new Map<ScopeKey, RiskLimitOverride>();
 
   constructor(
-    private readonly bucket: KvBucket,
+    /** Opens the bucket (creating it when absent): called at every reload, so a NATS that lost it gets it back. */
+    private readonly openBucket: () => Promise<KvBucket>,
     private readonly engine: RiskEngine,
     private readonly deps: { connection: { readonly isUp: boolean }; clock: Clock; logger: JsonLogger },
     private readonly options: RiskStoreOptions = {},
@@ -97,11 +99,12 @@ export class RiskStore {
     expectedRevision: number | undefined,
     beforeOf: (value: V, revision: number) => B | undefined,
   ): Promise<StoreWrite<B>> {
+    const bucket = this.bucket ?? (await this.openBucket());
     for (let attempt = 0; attempt < 10; attempt += 1) {
-      const current = await this.bucket.get<V>(key);
+      const current = await bucket.get<V>(key);
       const revision = current?.revision ?? 0;
       if (expectedRevision !== undefined && expectedRevision !== revision) return { ok: false, conflict: true };
-      const written = await this.bucket.compareAndSet(key, value, revision);
+      const written = await bucket.compareAndSet(key, value, revision);
       if (written === 'conflict') {
         if (expectedRevision !== undefined) return { ok: false, conflict: true };
         continue;
@@ -138,7 +141,9 @@ export class RiskStore {
   private async reload(): Promise<void> {
     this.watch?.stop();
     this.watching = false;
-    const { initial, watch } = await this.bucket.watch<unknown>('>', (change) => this.apply(change));
+    const bucket = await this.openBucket();
+    this.bucket = bucket;
+    const { initial, watch } = await bucket.watch<unknown>('>', (change) => this.apply(change));
     if (this.stopped) {
       watch.stop();
       return;
