@@ -31,8 +31,10 @@ describe('quote checks', () => {
     ['stale', 'QUOTE_STALE'],
     ['stopped', 'QUOTE_NOT_LIVE'],
     ['unknown', 'QUOTE_UNKNOWN'],
-  ] as const)('a quote whose stream is %s is refused with %s', (status, code) => {
+  ] as const)('a quote whose stream is %s is refused with %s (even without its amounts)', (status, code) => {
     expect(single(order({}, { status }))).toMatchObject({ ok: false, code, values: { quoteId: expect.any(String) } });
+    const bare = order({}, { status, price: undefined, quantity: undefined, quoteAmount: undefined });
+    expect(single(bare)).toMatchObject({ ok: false, code });
   });
 
   it('refuses an expired quote at its expiry, with the times', () => {

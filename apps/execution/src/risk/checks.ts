@@ -2,6 +2,7 @@
  * The pre-trade checks, each a pure function of (book, limits, trading states, order, now) that refuses with a
  * code and the values that caused it, or passes. `decide` runs them in a fixed order and returns the first
  * refusal: trading states, then the quote, then the limits of each scope (global, strategy, account group).
+ * The order is documented in docs/execution-risk.md.
  */
 import { RiskCode, type RiskScopeKind } from '#contracts';
 import { toPlain, type Decimal } from '#venue-api';
@@ -62,8 +63,9 @@ export function tradingStateRefusal(
   });
 }
 
-export const quoteLive: Check = ({ facts }) => {
-  const { quote } = facts.order;
+/** The quote's stream must be live (checked before anything that needs the quote's amounts). */
+export function quoteStatusRefusal(order: RiskOrder): RiskRefusal | undefined {
+  const { quote } = order;
   switch (quote.status) {
     case 'live':
       return undefined;
@@ -82,7 +84,7 @@ export const quoteLive: Check = ({ facts }) => {
         status: quote.status,
       });
   }
-};
+}
 
 export const quoteNotExpired: Check = ({ facts, now }) =>
   now < facts.quoteExpiresAt
@@ -262,9 +264,8 @@ export const openExposure: Check = ({ facts, limits, book }) => {
   return undefined;
 };
 
-/** In the order they run, after the trading states: the first refusal wins. */
+/** In the order they run, after the trading states, the quote's status and its amounts: the first refusal wins. */
 export const CHECKS: readonly Check[] = [
-  quoteLive,
   quoteNotExpired,
   quoteFresh,
   priceWithinWorst,
@@ -314,8 +315,8 @@ export function decide(
   context: { book: RiskBook; limits: LimitsConfig; states: TradingStates; now: number },
 ): { decision: RiskDecision; facts?: OrderFacts } {
   // trading states first: a halt refuses even an order the rest would refuse for another reason
-  const stateRefusal = tradingStateRefusal(context.states, order);
-  if (stateRefusal) return { decision: stateRefusal };
+  const early = tradingStateRefusal(context.states, order) ?? quoteStatusRefusal(order);
+  if (early) return { decision: early };
   const facts = factsOf(order);
   if ('ok' in facts) return { decision: facts };
   const limits = limitsFor(context.limits, order);
