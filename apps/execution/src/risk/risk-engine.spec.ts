@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
+import { MetricsRegistry } from '#observability';
 import { FakeClock } from '#testing';
+import { RiskMetrics } from './risk-metrics.js';
 import { RiskEngine } from './risk-engine.js';
 import { entry, limits, order, states, T0 } from './testing/risk-fixtures.js';
 
@@ -90,5 +92,24 @@ describe('RiskEngine (the RiskGate of the order side)', () => {
     await engine.admit(a, T0);
     engine.record({ kind: 'filled', orderId: a.orderId, baseAmount: 'lots', quoteAmount: '1', price: '1' });
     expect(engine.state.book.open.get(a.orderId)?.status).toBe('in-flight');
+  });
+
+  it('counts refusals by code and shows how much of a limit the most used scope takes', async () => {
+    const registry = new MetricsRegistry('t', { defaultMetrics: false });
+    const file = { strategies: { alpha: { maxOpenExposure: { BTC: '4' }, maxOrdersPerMinute: 10 } } };
+    const engine = new RiskEngine(
+      limits(file),
+      { clock: new FakeClock(T0), metrics: new RiskMetrics(registry) },
+      states(),
+    );
+    await engine.admit(order(), T0);
+    await engine.admit(order({ strategyId: 'beta' }), T0);
+    await engine.admit(order({}, { status: 'stale' }), T0);
+    const text = await registry.metrics();
+    expect(text).toContain('execution_risk_admitted_total{app="t"} 2');
+    expect(text).toContain('execution_risk_refusals_total{code="QUOTE_STALE",app="t"} 1');
+    expect(text).toContain('execution_risk_limit_utilisation{limit="open_exposure",scope="strategy",app="t"} 0.25');
+    expect(text).toContain('execution_risk_limit_utilisation{limit="orders_per_minute",scope="strategy",app="t"} 0.1');
+    expect(text).toContain('execution_risk_open_orders{status="in-flight",app="t"} 2');
   });
 });

@@ -7,7 +7,9 @@ import { TRADING_STATES, type RiskScopeKind, type TradingState, type TradingStat
 import { Actor, type Clock } from '#actors';
 import type { JsonLogger } from '#observability';
 import type { RiskDecision, RiskGate, RiskOrder, RiskOrderEvent } from './risk-gate.js';
+import { limitsFor } from './checks.js';
 import { emptyBook } from './risk-book.js';
+import { utilisationOf, type UtilisedLimit } from './utilisation.js';
 import type { Limits, LimitsConfig, ScopeKey } from './limits.js';
 import { riskTransition, type RiskEffect, type RiskEnv, type RiskEvent, type RiskState } from './risk-machine.js';
 import type { RiskMetrics } from './risk-metrics.js';
@@ -21,6 +23,8 @@ export interface RiskEngineDeps {
 
 export class RiskEngine implements RiskGate {
   private readonly actor: Actor<RiskState, RiskEvent, RiskEffect, RiskEnv>;
+  /** The latest utilisation of each scope that traded (for the gauge's maximum per scope kind). */
+  private readonly utilisation = new Map<ScopeKey, { kind: RiskScopeKind; used: Map<UtilisedLimit, number> }>();
 
   constructor(
     limits: LimitsConfig,
@@ -106,6 +110,7 @@ export class RiskEngine implements RiskGate {
         }
         effect.reply(effect.decision);
         this.reportOpenOrders();
+        this.reportUtilisation(effect.order);
         return;
       case 'event-ignored':
         metrics?.eventsIgnored.inc();
@@ -114,6 +119,29 @@ export class RiskEngine implements RiskGate {
       case 'restored':
         logger?.info('risk book restored from the journal', { orders: effect.orders, skipped: effect.skipped });
         return;
+    }
+  }
+
+  /** Utilisation of the order's scopes' limits; the gauge shows, per scope kind, the most used scope. */
+  private reportUtilisation(order: RiskOrder): void {
+    const metrics = this.deps.metrics;
+    if (metrics === undefined) return;
+    const { book, limits } = this.actor.state;
+    const scoped = limitsFor(limits, order);
+    if (!Array.isArray(scoped)) return;
+    const now = this.deps.clock.now();
+    for (const scope of scoped)
+      this.utilisation.set(scope.key, { kind: scope.scope, used: utilisationOf(book, scope, now) });
+    const largest = new Map<string, number>();
+    for (const { kind, used } of this.utilisation.values()) {
+      for (const [limit, ratio] of used) {
+        const label = `${limit}|${kind}`;
+        largest.set(label, Math.max(largest.get(label) ?? 0, ratio));
+      }
+    }
+    for (const [label, ratio] of largest) {
+      const [limit = '', scope = ''] = label.split('|');
+      metrics.limitUtilisation.set({ limit, scope }, ratio);
     }
   }
 

@@ -13,6 +13,7 @@ export class RiskMetrics {
   readonly openOrders: Gauge<'status'>;
   readonly controlChanges: Counter<'kind' | 'result'>;
   readonly eventsIgnored: Counter;
+  readonly limitUtilisation: Gauge<'limit' | 'scope'>;
 
   constructor(registry: MetricsRegistry) {
     const registers = [registry];
@@ -48,6 +49,12 @@ export class RiskMetrics {
       name: 'execution_risk_control_changes_total',
       help: 'Changes of trading states and limits over NATS or configuration, by kind (state, limits) and result',
       labelNames: ['kind', 'result'],
+      registers,
+    });
+    this.limitUtilisation = new Gauge({
+      name: 'execution_risk_limit_utilisation',
+      help: 'Share of a limit in use (1 = all) after the latest order of each scope; per scope kind, the most used scope (limit: open_exposure, notional_per_minute, orders_per_minute)',
+      labelNames: ['limit', 'scope'],
       registers,
     });
     this.eventsIgnored = new Counter({
