@@ -38,6 +38,8 @@ export class RiskStore {
   private bucket: KvBucket | undefined;
   private watch: KvWatch | undefined;
   private watching = false;
+  /** Counts reloads: each has its own watch, and only the newest one's changes are applied. */
+  private generation = 0;
   private readable = false;
   private reloading: Promise<void> | undefined;
   private stopped = false;
@@ -140,10 +142,19 @@ export class RiskStore {
 
   private async reload(): Promise<void> {
     this.watch?.stop();
+    this.watch = undefined;
     this.watching = false;
     const bucket = await this.openBucket();
     this.bucket = bucket;
-    const { initial, watch } = await bucket.watch<unknown>('>', (change) => this.apply(change));
+    // Changes the new watch delivers before the snapshot is applied would be overwritten by it: held back until then.
+    const early: KvChange<unknown>[] = [];
+    let held = true;
+    const generation = (this.generation += 1);
+    const { initial, watch } = await bucket.watch<unknown>('>', (change) => {
+      if (generation !== this.generation) return; // a late delivery of a watch this reload replaced
+      if (held) early.push(change);
+      else this.apply(change);
+    });
     if (this.stopped) {
       watch.stop();
       return;
@@ -168,6 +179,8 @@ export class RiskStore {
       }
     }
     this.engine.storeSnapshot(states, overrides);
+    held = false;
+    for (const change of early) this.apply(change);
     this.readable = true;
   }
 
