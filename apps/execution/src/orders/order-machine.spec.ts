@@ -94,7 +94,7 @@ const orderState = (orderStatus: OrderStateRecord['orderStatus'], code = ''): Or
 describe('order machine', () => {
   it('a new order announces its durable intent, then publishes the command once', () => {
     const { effects } = run(initialOrderState(record()), [{ type: 'start' }]);
-    expect(types(effects)).toEqual(['emit', 'publish-command']);
+    expect(types(effects)).toEqual(['publish-command', 'emit']);
     expect(emitted(effects)).toEqual(['INTENT_RECORDED#1']);
   });
 
@@ -212,6 +212,7 @@ describe('order machine', () => {
       late,
     );
     expect(unreachable.state.record.state).toBe('SENT');
+    expect(unreachable.effects).toEqual([{ type: 'schedule', delayMs: 1_000 }]);
     const tradesOnly = run(start, [{ type: 'venue-evidence', evidence: { trades: [] } }], late);
     expect(tradesOnly.state.record.state).toBe('SENT');
     const proven = run(start, [{ type: 'venue-evidence', evidence: { trades: [], orderState: [] } }], late);

@@ -95,7 +95,8 @@ export function orderTransition(state: OrderMachineState, event: OrderMachineEve
     case 'fenced':
       return { state: { ...state, fenced: true }, effects: [] };
     case 'start':
-      return { state, effects: [...announce(state.record), { type: 'publish-command' }] };
+      // The command first (the latency path); the intent's event follows (the intent is already durable).
+      return { state, effects: [{ type: 'publish-command' }, ...announce(state.record)] };
     case 'resume':
       return resume(state, env);
     case 'command-published':
@@ -311,6 +312,10 @@ function applyEvidence(state: OrderMachineState, evidence: VenueEvidence, env: O
   if (isFinalState(record.state)) return { state, effects: [] };
   const reachable = evidence.orderState !== 'unreachable' && evidence.trades !== 'unreachable';
   const checked = { ...state, venueChecked: state.venueChecked || reachable };
+  if (!reachable) {
+    // The venue could not be read: ask again soon (not after the backoff), the order is still unsettled.
+    return { state: checked, effects: [{ type: 'schedule', delayMs: env.timings.reconcileInitialMs }] };
+  }
   const trades = Array.isArray(evidence.trades) ? evidence.trades : [];
   const trade = trades.find((t) => t.clientRef === record.clientRequestId);
 
