@@ -48,7 +48,8 @@ export class ExecutionAppModule {
         RiskModule.forRoot({
           subjectPrefix: config.NATS_SUBJECT_PREFIX,
           account: config.ACCOUNT,
-          killSwitch: false,
+          limitsFile: config.RISK_LIMITS_FILE,
+          killSwitch: config.TRADING_KILL_SWITCH,
           replicas: config.NATS_REPLICAS,
           instance: instanceId,
         }),

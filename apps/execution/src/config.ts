@@ -19,6 +19,7 @@ import {
   type LogLevel,
 } from '#observability';
 import { apiSecretProblem } from '#venue-api';
+import { limitsFileProblemsAt } from './risk/limits-file.js';
 
 const DAY_MS = 24 * 3_600_000;
 const SUBJECT_TOKEN = /^[^\s.*>]+$/;
@@ -94,6 +95,12 @@ export class ExecutionConfig implements CrossChecked {
   @EnvInt(1, 30) VENUE_REST_REQUESTS_PER_SECOND: number = 4;
   @EnvMs(100, 600_000) VENUE_REST_TIMEOUT_MS: number = 10_000;
 
+  // ---- Pre-trade risk (docs/execution-risk.md)
+  /** The limits file (JSON), validated at start-up naming each bad entry; unset: only quote checks and trading states. */
+  @IsOptional() @EnvText({ max: 4_096, describe: 'a file path' }) RISK_LIMITS_FILE?: string;
+  /** true: global HALTED is written (audited) at start, before any order; resume over NATS. */
+  @EnvBoolean() TRADING_KILL_SWITCH: boolean = false;
+
   // ---- Process
   @EnvMs(100, 600_000) SHUTDOWN_WAIT_MS: number = 5_000;
   /** Distinct strategy ids and reject codes kept as metric labels (then `other`). */
@@ -113,6 +120,7 @@ export class ExecutionConfig implements CrossChecked {
     if (this.OWNERSHIP_SWEEP_MS > this.INSTANCE_LEASE_MS) {
       problems.push('OWNERSHIP_SWEEP_MS must not exceed INSTANCE_LEASE_MS');
     }
+    if (this.RISK_LIMITS_FILE !== undefined) problems.push(...limitsFileProblemsAt(this.RISK_LIMITS_FILE));
     return problems;
   }
 }
