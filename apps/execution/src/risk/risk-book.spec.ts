@@ -74,6 +74,7 @@ describe('the risk book', () => {
 
   it('restores from the journal in admission order, dropping what left the windows', () => {
     const book = restoreBook(
+      emptyBook,
       [
         { order: bookOrder('late', { admittedAt: T0 + 70_000 }) },
         { order: bookOrder('early'), event: fill('early', '0.5', '25000.25') },
@@ -84,5 +85,17 @@ describe('the risk book', () => {
     expect([...book.open.keys()]).toEqual(['late']);
     expect(positionOf(book, 'global', 'BTC').toFixed()).toBe('0.5');
     expect(book.recent.map((r) => r.orderId)).toEqual(['late']);
+  });
+
+  it('restore adds to the book: an order it already holds is not counted twice', () => {
+    const held = admitToBook(emptyBook, bookOrder('a'), T0);
+    const book = restoreBook(
+      held,
+      [{ order: bookOrder('a') }, { order: bookOrder('b', { admittedAt: T0 + 5 }) }],
+      T0 + 10,
+    );
+    expect([...book.open.keys()].sort()).toEqual(['a', 'b']);
+    expect(quoteUsed(book, 'q-a').toFixed()).toBe('0.5');
+    expect(book.recent.map((r) => r.orderId)).toEqual(['a', 'b']);
   });
 });

@@ -133,20 +133,27 @@ export interface RestoredOrder {
   event?: BookEvent;
 }
 
-/** The book rebuilt from the journal's orders (after a restart), as if each had been admitted and recorded. */
-export function restoreBook(orders: readonly RestoredOrder[], now: number): RiskBook {
-  let book = emptyBook;
+/**
+ * The journal's orders added to the book (after a restart, or when this instance takes over another's orders),
+ * as if each had been admitted and recorded. Orders the book already holds open are left as they are, so a
+ * repeated restore counts nothing twice.
+ */
+export function restoreBook(book: RiskBook, orders: readonly RestoredOrder[], now: number): RiskBook {
+  let next = book;
   const byAdmission = [...orders].sort((a, b) => a.order.admittedAt - b.order.admittedAt);
   for (const { order, event } of byAdmission) {
-    book = admitToBook(book, order, order.admittedAt);
-    if (event) book = recordInBook(book, event);
+    if (next.open.has(order.orderId)) continue;
+    next = admitToBook(next, order, order.admittedAt);
+    if (event) next = recordInBook(next, event);
   }
-  return prune(book, now);
+  if (next === book) return book;
+  return prune({ ...next, recent: [...next.recent].sort((a, b) => a.at - b.at) }, now);
 }
 
 /** Drops window entries older than a minute and quotes past their expiry (their quantity can no longer be used). */
 export function prune(book: RiskBook, now: number): RiskBook {
   const oldest = now - MINUTE_MS;
+  // kept in admission order, so the oldest entry says whether any has left the window
   const first = book.recent[0];
   const recent = first !== undefined && first.at <= oldest ? book.recent.filter((r) => r.at > oldest) : book.recent;
   let quotes = book.quotes;

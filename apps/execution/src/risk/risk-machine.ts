@@ -78,7 +78,7 @@ export function riskTransition(state: RiskState, event: RiskEvent, env: RiskEnv)
         if (typeof parsed === 'string') continue;
         restored.push({ order: bookOrderOf(facts, admittedAt), ...(parsed ? { event: parsed } : {}) });
       }
-      const book = restoreBook(restored, env.now);
+      const book = restoreBook(state.book, restored, env.now);
       return {
         state: { ...state, book },
         effects: [{ kind: 'restored', orders: restored.length, skipped: event.orders.length - restored.length }],
