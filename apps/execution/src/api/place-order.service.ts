@@ -155,10 +155,20 @@ export class PlaceOrderService {
       owner: this.deps.instanceId,
       eventSeq: 1,
     };
+    // The intent (record + open mark) and the key claim are written together: one round trip on the hot path.
+    let claim: 'created' | 'exists';
     try {
-      await this.deps.journal.createOrder(record);
+      [, claim] = await Promise.all([
+        this.deps.journal.createOrder(record),
+        this.deps.journal.claimKey(request.strategyId, request.idempotencyKey, {
+          orderId,
+          clientRequestId: record.clientRequestId,
+          payloadHash,
+        }),
+      ]);
     } catch (error) {
       this.deps.risk.record({ kind: 'not-executed', orderId });
+      await this.deps.journal.close(orderId).catch(() => undefined);
       this.logger.error('intent not recorded; order refused', {
         error: error instanceof Error ? error.message : String(error),
       });
@@ -168,11 +178,6 @@ export class PlaceOrderService {
         request.strategyId,
       );
     }
-    const claim = await this.deps.journal.claimKey(request.strategyId, request.idempotencyKey, {
-      orderId,
-      clientRequestId: record.clientRequestId,
-      payloadHash,
-    });
     if (claim === 'exists') {
       // The same key won a race in another request a moment ago: this order is never sent.
       this.deps.risk.record({ kind: 'not-executed', orderId });

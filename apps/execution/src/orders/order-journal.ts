@@ -26,8 +26,11 @@ export class OrderJournal {
 
   /** The intent: the record and its open mark, before anything is sent. 'exists' only on an id collision. */
   async createOrder(record: OrderRecord): Promise<'created' | 'exists'> {
-    await this.bucket.put(openKey(record.orderId), { at: record.acceptedAt });
-    return this.bucket.createIfAbsent(orderKey(record.orderId), record);
+    const [, created] = await Promise.all([
+      this.bucket.put(openKey(record.orderId), { at: record.acceptedAt }),
+      this.bucket.createIfAbsent(orderKey(record.orderId), record),
+    ]);
+    return created;
   }
 
   /** Claims the idempotency key for the order; 'exists' when another order holds it. */
