@@ -22,7 +22,7 @@ import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
 import type { SandboxOptions } from '../../apps/sandbox-venue/src/config.js';
 import { startConnector, type RunningConnector } from '../../apps/connector/src/bootstrap.js';
 import { ConnectorConfig } from '../../apps/connector/src/config.js';
-import { AppProcess } from '../kit/app-process.js';
+import { AppProcess, type AppExit } from '../kit/app-process.js';
 import { startE2eVenue } from '../kit/e2e-venue.js';
 import { connectorEnv } from '../connector/connector-stack.js';
 
@@ -60,14 +60,15 @@ export class ExecutionInstance {
     return new ExecutionInstance(child, http, env['INSTANCE_ID'] ?? '');
   }
 
-  /** SIGTERM and wait for the exit. */
-  async close(): Promise<void> {
+  /** SIGTERM and wait for the exit (undefined: it did not exit within 15 s and was killed). */
+  async close(): Promise<AppExit | undefined> {
     this.process.signal('SIGTERM');
     const exit = await Promise.race([
       this.process.exited,
       new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 15_000).unref()),
     ]);
     if (exit === undefined) await this.process.stop();
+    return exit;
   }
 
   /** kill -9. */

@@ -72,7 +72,8 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
         result: 'found',
       }),
     ).toBeGreaterThanOrEqual(1);
-    await instance.close();
+    // SIGTERM: stop taking work, hand back, exit 0
+    expect(await instance.close()).toEqual({ code: 0, signal: null });
   });
 
   it('kill -9 between intent and send: resumed, never sent, concluded not executed only once its quote expired', async () => {
@@ -138,7 +139,7 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
       1,
     );
     await adminPost(stack.venue, 'faults/ws/order-delay', { ms: 0 });
-    await b.close();
+    expect(await b.close()).toEqual({ code: 0, signal: null });
   });
 
   it('start-up while the venue is unreachable: fail-closed (refused with a clear code, visible), then recovery', async () => {
