@@ -112,4 +112,25 @@ describe('RiskEngine (the RiskGate of the order side)', () => {
     expect(text).toContain('execution_risk_limit_utilisation{limit="orders_per_minute",scope="strategy",app="t"} 0.1');
     expect(text).toContain('execution_risk_open_orders{status="in-flight",app="t"} 2');
   });
+
+  it('counts an order another instance admitted once, and tells its peers what it admits and learns', async () => {
+    const file = { strategies: { alpha: { maxOpenExposure: { BTC: '1.5' } } } };
+    const engine = new RiskEngine(limits(file), { clock: new FakeClock(T0) }, states());
+    const told: string[] = [];
+    engine.attachPeers({
+      admitted: (o) => told.push(`admitted ${o.orderId}`),
+      recorded: (e) => told.push(`${e.kind} ${e.orderId}`),
+    });
+    const peers = order();
+    engine.peerAdmitted(peers, T0);
+    engine.peerAdmitted(peers, T0);
+    expect(engine.state.book.open.size).toBe(1);
+    expect(await engine.admit(order(), T0)).toMatchObject({ code: 'RISK_EXPOSURE_EXCEEDS_MAX_OPEN' });
+    engine.peerRecorded({ kind: 'not-executed', orderId: peers.orderId });
+    const mine = order();
+    expect(await engine.admit(mine, T0)).toEqual({ ok: true });
+    engine.record({ kind: 'unknown', orderId: mine.orderId });
+    // a peer's event is not told back to the peers
+    expect(told).toEqual([`admitted ${mine.orderId}`, `unknown ${mine.orderId}`]);
+  });
 });

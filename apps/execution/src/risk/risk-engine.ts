@@ -21,8 +21,15 @@ export interface RiskEngineDeps {
   logger?: JsonLogger;
 }
 
+/** The other execution instances of the account (see RiskBookSync): told what this one admits and learns. */
+export interface RiskPeers {
+  admitted(order: RiskOrder, admittedAt: number): void;
+  recorded(event: RiskOrderEvent): void;
+}
+
 export class RiskEngine implements RiskGate {
   private readonly actor: Actor<RiskState, RiskEvent, RiskEffect, RiskEnv>;
+  private peers: RiskPeers | undefined;
   /** The latest utilisation of each scope that traded (for the gauge's maximum per scope kind). */
   private readonly utilisation = new Map<ScopeKey, { kind: RiskScopeKind; used: Map<UtilisedLimit, number> }>();
 
@@ -50,7 +57,24 @@ export class RiskEngine implements RiskGate {
   }
 
   record(event: RiskOrderEvent): void {
-    this.actor.send({ kind: 'record', event });
+    this.actor.send({ kind: 'record', event, from: 'local' });
+    this.reportOpenOrders();
+  }
+
+  /** From here on, what this instance admits and learns is told to the other instances. */
+  attachPeers(peers: RiskPeers | undefined): void {
+    this.peers = peers;
+  }
+
+  /** An order another instance admitted. */
+  peerAdmitted(order: RiskOrder, admittedAt: number): void {
+    this.actor.send({ kind: 'peer-admitted', order, admittedAt });
+    this.reportOpenOrders();
+  }
+
+  /** An event another instance learnt (it may own an order this instance admitted, after a takeover). */
+  peerRecorded(event: RiskOrderEvent): void {
+    this.actor.send({ kind: 'record', event, from: 'peer' });
     this.reportOpenOrders();
   }
 
@@ -111,6 +135,12 @@ export class RiskEngine implements RiskGate {
         effect.reply(effect.decision);
         this.reportOpenOrders();
         this.reportUtilisation(effect.order);
+        return;
+      case 'share-admitted':
+        this.peers?.admitted(effect.order, effect.admittedAt);
+        return;
+      case 'share-event':
+        this.peers?.recorded(effect.event);
         return;
       case 'event-ignored':
         metrics?.eventsIgnored.inc();

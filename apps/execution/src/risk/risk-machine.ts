@@ -28,7 +28,9 @@ export interface RiskState {
 
 export type RiskEvent =
   | { kind: 'admit'; order: RiskOrder; now: number; reply: (decision: RiskDecision) => void }
-  | { kind: 'record'; event: RiskOrderEvent }
+  | { kind: 'record'; event: RiskOrderEvent; from: 'local' | 'peer' }
+  /** An order another execution instance admitted: counted here too (no checks: that instance decided). */
+  | { kind: 'peer-admitted'; order: RiskOrder; admittedAt: number }
   | { kind: 'restore'; orders: ReadonlyArray<{ order: RiskOrder; admittedAt: number; event?: RiskOrderEvent }> }
   | { kind: 'limits-changed'; key: ScopeKey; limits: Limits | 'invalid' | null }
   | { kind: 'state-stored'; entry: TradingStateEntry }
@@ -43,6 +45,9 @@ export type RiskEvent =
 
 export type RiskEffect =
   | { kind: 'reply'; reply: (decision: RiskDecision) => void; decision: RiskDecision; order: RiskOrder }
+  /** Tell the other instances: an order admitted here, an event of an order learnt here. */
+  | { kind: 'share-admitted'; order: RiskOrder; admittedAt: number }
+  | { kind: 'share-event'; event: RiskOrderEvent }
   | { kind: 'event-ignored'; orderId: string; reason: string }
   | { kind: 'restored'; orders: number; skipped: number };
 
@@ -56,10 +61,18 @@ export function riskTransition(state: RiskState, event: RiskEvent, env: RiskEnv)
       const { decision, facts } = decide(event.order, { ...state, now: event.now });
       const book =
         decision.ok && facts ? admitToBook(state.book, bookOrderOf(facts, event.now), event.now) : state.book;
+      const reply: RiskEffect = { kind: 'reply', reply: event.reply, decision, order: event.order };
+      if (book === state.book) return { state, effects: [reply] };
       return {
-        state: book === state.book ? state : { ...state, book },
-        effects: [{ kind: 'reply', reply: event.reply, decision, order: event.order }],
+        state: { ...state, book },
+        effects: [reply, { kind: 'share-admitted', order: event.order, admittedAt: event.now }],
       };
+    }
+    case 'peer-admitted': {
+      const facts = factsOf(event.order);
+      if ('ok' in facts || state.book.open.has(event.order.orderId)) return { state, effects: [] };
+      const book = admitToBook(state.book, bookOrderOf(facts, event.admittedAt), env.now);
+      return { state: { ...state, book }, effects: [] };
     }
     case 'record': {
       const parsed = bookEventOf(event.event);
@@ -67,7 +80,8 @@ export function riskTransition(state: RiskState, event: RiskEvent, env: RiskEnv)
         return { state, effects: [{ kind: 'event-ignored', orderId: event.event.orderId, reason: parsed }] };
       }
       const book = recordInBook(state.book, parsed);
-      return { state: book === state.book ? state : { ...state, book }, effects: [] };
+      const share: RiskEffect[] = event.from === 'local' ? [{ kind: 'share-event', event: event.event }] : [];
+      return { state: book === state.book ? state : { ...state, book }, effects: share };
     }
     case 'restore': {
       const restored: RestoredOrder[] = [];

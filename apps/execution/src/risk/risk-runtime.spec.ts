@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { BusConnection, BusKv, BusMetrics, BusPublisher, BusResponder, BusStreams } from '#bus';
+import { BusConnection, BusCore, BusKv, BusMetrics, BusPublisher, BusResponder, BusStreams } from '#bus';
 import { riskSubjects, RiskStreamName, Subjects, type RiskAuditRecord } from '#contracts';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { eventually, startNatsServer, waitFor, type NatsServerHandle } from '#testing';
@@ -39,6 +39,7 @@ async function startInstance(url: string, options: Partial<RiskModuleOptions> = 
     {
       engine,
       connection,
+      core: new BusCore(connection, silent),
       kv: new BusKv(connection),
       publisher: new BusPublisher(connection, busMetrics, silent),
       responder: new BusResponder(connection, busMetrics, silent),
@@ -242,6 +243,34 @@ describe('pre-trade risk control over NATS (two instances, a plain NATS client)'
     expect(reply.error.code).toBe('INVALID_REQUEST');
     expect(reply.error.message).toContain('limits.maxNotionalPerOrder.USD');
     expect(reply.error.message).toContain('limits.maxOrdersPerSecond');
+  });
+
+  it('the instances count each other’s orders: exposure and quote size hold for the account, not per instance', async () => {
+    await ask(subjects.limitsSet, {
+      scope: 'strategy',
+      id: 'shared',
+      limits: { maxOpenExposure: { BTC: '1.5' } },
+      by: 'carol',
+      reason: 'one limit for the account',
+    });
+    await eventually(async () => (b.engine.state.limits.overrides.has('strategy:shared') ? true : undefined), {
+      what: 'b has the limit',
+    });
+    const first = liveOrder({ strategyId: 'shared' });
+    expect(await a.engine.admit(first, Date.now())).toEqual({ ok: true });
+    // probing b before it heard of the order would count the probe itself: wait for the order in b's book
+    await eventually(async () => (b.engine.state.book.open.has(first.orderId) ? true : undefined), {
+      what: 'b counts the order a admitted',
+    });
+    expect(await code(b, { strategyId: 'shared' })).toBe('RISK_EXPOSURE_EXCEEDS_MAX_OPEN');
+    const sameQuote = { ...liveOrder({ strategyId: 'other' }), quote: first.quote };
+    expect(await b.engine.admit(sameQuote, Date.now())).toMatchObject({ ok: false, code: 'QUOTE_SIZE_EXHAUSTED' });
+    // b took the order over and learnt it did not execute: a's book frees the headroom too
+    b.engine.record({ kind: 'not-executed', orderId: first.orderId });
+    await eventually(async () => (a.engine.state.book.open.has(first.orderId) ? undefined : true), {
+      what: 'a hears what b learnt',
+    });
+    expect(await code(a, { strategyId: 'shared' })).toBe('OK');
   });
 
   it('the kill switch in configuration halts trading at start, audited as configuration', async () => {

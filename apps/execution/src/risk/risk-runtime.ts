@@ -5,10 +5,11 @@
  */
 import { hostname } from 'node:os';
 import { RiskBucketName, riskSubjects, Subjects } from '#contracts';
-import type { BusConnection, BusKv, BusPublisher, BusResponder, BusStreams } from '#bus';
+import type { BusConnection, BusCore, BusKv, BusPublisher, BusResponder, BusStreams } from '#bus';
 import { systemClock, type Clock } from '#actors';
 import type { HealthRegistry, JsonLogger } from '#observability';
 import { RiskAudit } from './risk-audit.js';
+import { RiskBookSync } from './risk-book-sync.js';
 import { RiskControl } from './risk-control.js';
 import type { RiskEngine } from './risk-engine.js';
 import type { RiskMetrics } from './risk-metrics.js';
@@ -33,6 +34,7 @@ export interface RiskModuleOptions {
 export interface RiskRuntimeDeps {
   engine: RiskEngine;
   connection: Pick<BusConnection, 'isUp'>;
+  core: BusCore;
   kv: BusKv;
   publisher: BusPublisher;
   responder: BusResponder;
@@ -44,6 +46,7 @@ export interface RiskRuntimeDeps {
 
 export class RiskRuntime {
   private store: RiskStore | undefined;
+  private sync: RiskBookSync | undefined;
   private controlHandle: RiskControl | undefined;
 
   constructor(
@@ -61,12 +64,26 @@ export class RiskRuntime {
     const { engine, logger } = deps;
     const clock = options.clock ?? systemClock;
     const subjects = new Subjects(options.subjectPrefix, options.account);
+    const instance = options.instance ?? `${hostname()}:${process.pid}`;
     const audit = new RiskAudit(deps.publisher, deps.streams, subjects, {
       retentionMs: options.auditRetentionMs ?? 365 * 24 * 3_600_000,
       replicas: options.replicas ?? 1,
-      instance: options.instance ?? `${hostname()}:${process.pid}`,
+      instance,
     });
     await audit.ensureStream();
+    // first: orders other instances admit from now on are counted here too
+    this.sync = new RiskBookSync(
+      {
+        core: deps.core,
+        publisher: deps.publisher,
+        engine,
+        instance,
+        logger,
+        ...(deps.metrics ? { metrics: deps.metrics } : {}),
+      },
+      subjects,
+    );
+    this.sync.start();
     const openBucket = () =>
       deps.kv.bucket(RiskBucketName.control(options.account), {
         storage: 'file',
@@ -107,6 +124,7 @@ export class RiskRuntime {
 
   async stop(): Promise<void> {
     this.controlHandle?.stop();
+    this.sync?.stop();
     await this.store?.stop();
   }
 }

@@ -11,7 +11,7 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import { BusConnection, BusKv, BusPublisher, BusResponder, BusStreams } from '#bus';
+import { BusConnection, BusCore, BusKv, BusPublisher, BusResponder, BusStreams } from '#bus';
 import { systemClock } from '#actors';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { loadLimitsFile } from './limits-file.js';
@@ -70,6 +70,7 @@ export class RiskModule {
               engine,
               metrics,
               connection,
+              core: new BusCore(connection, logger.child('bus')),
               kv,
               publisher,
               responder,
