@@ -10,6 +10,7 @@ import type { RiskDecision, RiskGate, RiskOrder, RiskOrderEvent } from './risk-g
 import { limitsFor } from './checks.js';
 import { emptyBook } from './risk-book.js';
 import { utilisationOf, type UtilisedLimit } from './utilisation.js';
+import type { Positions, RiskPositionsStore } from './risk-positions.js';
 import type { Limits, LimitsConfig, ScopeKey } from './limits.js';
 import { riskTransition, type RiskEffect, type RiskEnv, type RiskEvent, type RiskState } from './risk-machine.js';
 import type { RiskMetrics } from './risk-metrics.js';
@@ -30,6 +31,7 @@ export interface RiskPeers {
 export class RiskEngine implements RiskGate {
   private readonly actor: Actor<RiskState, RiskEvent, RiskEffect, RiskEnv>;
   private peers: RiskPeers | undefined;
+  private positions: RiskPositionsStore | undefined;
   /** The latest utilisation of each scope that traded (for the gauge's maximum per scope kind). */
   private readonly utilisation = new Map<ScopeKey, { kind: RiskScopeKind; used: Map<UtilisedLimit, number> }>();
 
@@ -64,6 +66,12 @@ export class RiskEngine implements RiskGate {
   /** From here on, what this instance admits and learns is told to the other instances. */
   attachPeers(peers: RiskPeers | undefined): void {
     this.peers = peers;
+  }
+
+  /** The durable positions read at start (they replace the book's), and where later fills are added. */
+  positionsLoaded(positions: Positions, store: RiskPositionsStore): void {
+    this.actor.send({ kind: 'positions-loaded', positions });
+    this.positions = store;
   }
 
   /** An order another instance admitted. */
@@ -141,6 +149,15 @@ export class RiskEngine implements RiskGate {
         return;
       case 'share-event':
         this.peers?.recorded(effect.event);
+        return;
+      case 'persist-fill':
+        this.positions?.applyFill(effect.scopes, effect.orderId, effect.deltas).catch((error: unknown) => {
+          metrics?.positionWriteFailures.inc();
+          logger?.error('a fill could not be added to the durable risk positions', {
+            orderId: effect.orderId,
+            error: error instanceof Error ? error.message : String(error),
+          });
+        });
         return;
       case 'event-ignored':
         metrics?.eventsIgnored.inc();

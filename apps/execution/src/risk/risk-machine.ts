@@ -4,7 +4,7 @@
  * decided on the book that already counts the first). The transition is pure; its effects are the replies.
  */
 import type { TradingStateEntry, RiskScopeKind } from '#contracts';
-import { isParsableDecimal, parseDecimal } from '#venue-api';
+import { isParsableDecimal, parseDecimal, type Decimal } from '#venue-api';
 import type { Transition } from '#actors';
 import type { RiskDecision, RiskOrder, RiskOrderEvent } from './risk-gate.js';
 import { decide } from './checks.js';
@@ -12,8 +12,10 @@ import { scopeKey, withOverride, type Limits, type LimitsConfig, type ScopeKey }
 import { bookOrderOf, factsOf } from './order-facts.js';
 import {
   admitToBook,
+  deltasOf,
   recordInBook,
   restoreBook,
+  scopesOf,
   type BookEvent,
   type RestoredOrder,
   type RiskBook,
@@ -36,6 +38,8 @@ export type RiskEvent =
   | { kind: 'state-stored'; entry: TradingStateEntry }
   | { kind: 'state-removed'; scope: RiskScopeKind; id?: string }
   | { kind: 'store-readable'; readable: boolean }
+  /** The durable positions, read at start: they replace what the book holds. */
+  | { kind: 'positions-loaded'; positions: ReadonlyMap<ScopeKey, ReadonlyMap<string, Decimal>> }
   /** Everything the store holds, read afresh (start, reconnect): replaces states and overrides; readable again. */
   | {
       kind: 'store-snapshot';
@@ -48,6 +52,8 @@ export type RiskEffect =
   /** Tell the other instances: an order admitted here, an event of an order learnt here. */
   | { kind: 'share-admitted'; order: RiskOrder; admittedAt: number }
   | { kind: 'share-event'; event: RiskOrderEvent }
+  /** A fill this instance learnt: add it to the durable positions of the order's scopes. */
+  | { kind: 'persist-fill'; orderId: string; scopes: ScopeKey[]; deltas: Map<string, Decimal> }
   | { kind: 'event-ignored'; orderId: string; reason: string }
   | { kind: 'restored'; orders: number; skipped: number };
 
@@ -79,9 +85,15 @@ export function riskTransition(state: RiskState, event: RiskEvent, env: RiskEnv)
       if (typeof parsed === 'string') {
         return { state, effects: [{ kind: 'event-ignored', orderId: event.event.orderId, reason: parsed }] };
       }
+      const order = state.book.open.get(parsed.orderId);
       const book = recordInBook(state.book, parsed);
-      const share: RiskEffect[] = event.from === 'local' ? [{ kind: 'share-event', event: event.event }] : [];
-      return { state: book === state.book ? state : { ...state, book }, effects: share };
+      if (event.from === 'peer') return { state: book === state.book ? state : { ...state, book }, effects: [] };
+      const effects: RiskEffect[] = [{ kind: 'share-event', event: event.event }];
+      if (parsed.kind === 'filled' && order !== undefined) {
+        const deltas = deltasOf(order, parsed.baseAmount, parsed.quoteAmount);
+        effects.push({ kind: 'persist-fill', orderId: order.orderId, scopes: scopesOf(order), deltas });
+      }
+      return { state: book === state.book ? state : { ...state, book }, effects };
     }
     case 'restore': {
       const restored: RestoredOrder[] = [];
@@ -106,6 +118,8 @@ export function riskTransition(state: RiskState, event: RiskEvent, env: RiskEnv)
       return { state: { ...state, states: withoutEntry(state.states, event.scope, event.id) }, effects: [] };
     case 'store-readable':
       return { state: { ...state, states: withReadable(state.states, event.readable) }, effects: [] };
+    case 'positions-loaded':
+      return { state: { ...state, book: { ...state.book, positions: event.positions } }, effects: [] };
     case 'store-snapshot': {
       const entries = new Map(event.states.map((entry) => [scopeKey(entry.scope, entry.id), entry] as const));
       const limits = { ...state.limits, overrides: new Map(event.overrides) };

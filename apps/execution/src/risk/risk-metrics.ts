@@ -13,6 +13,7 @@ export class RiskMetrics {
   readonly openOrders: Gauge<'status'>;
   readonly controlChanges: Counter<'kind' | 'result'>;
   readonly eventsIgnored: Counter;
+  readonly positionWriteFailures: Counter;
   readonly limitUtilisation: Gauge<'limit' | 'scope'>;
 
   constructor(registry: MetricsRegistry) {
@@ -55,6 +56,11 @@ export class RiskMetrics {
       name: 'execution_risk_limit_utilisation',
       help: 'Share of a limit in use (1 = all) after the latest order of each scope; per scope kind, the most used scope (limit: open_exposure, notional_per_minute, orders_per_minute)',
       labelNames: ['limit', 'scope'],
+      registers,
+    });
+    this.positionWriteFailures = new Counter({
+      name: 'execution_risk_position_write_failures_total',
+      help: 'Fills that could not be added to the durable risk positions (NATS KV); a restart would not count them',
       registers,
     });
     this.eventsIgnored = new Counter({

@@ -273,6 +273,34 @@ describe('pre-trade risk control over NATS (two instances, a plain NATS client)'
     expect(await code(a, { strategyId: 'shared' })).toBe('OK');
   });
 
+  it('positions from fills are durable: a new instance counts the fills of before, each once', async () => {
+    const filled = liveOrder({ strategyId: 'durable' });
+    expect(await a.engine.admit(filled, Date.now())).toEqual({ ok: true });
+    const fill = {
+      kind: 'filled',
+      orderId: filled.orderId,
+      baseAmount: '0.75',
+      quoteAmount: '37500.5',
+      price: '50000',
+    } as const;
+    a.engine.record(fill);
+    a.engine.record(fill);
+    await eventually(async () => (b.engine.state.book.open.has(filled.orderId) ? undefined : true), {
+      what: 'b hears it',
+    });
+    b.engine.record(fill); // an order taken over and its fill learnt again: stored once all the same
+    const loaded = await eventually(
+      async () => {
+        const probe = await startInstance(server.url, { instance: 'probe' });
+        const positions = probe.engine.state.book.positions.get('strategy:durable');
+        await probe.close();
+        return positions?.get('BTC')?.toFixed() === '0.75' ? positions : undefined;
+      },
+      { what: 'a new instance reads the stored fill once' },
+    );
+    expect(loaded.get('USD')?.toFixed()).toBe('-37500.5');
+  });
+
   it('the kill switch in configuration halts trading at start, audited as configuration', async () => {
     const c = await startInstance(server.url, { killSwitch: true, instance: 'c' });
     try {

@@ -13,6 +13,7 @@ import { RiskBookSync } from './risk-book-sync.js';
 import { RiskControl } from './risk-control.js';
 import type { RiskEngine } from './risk-engine.js';
 import type { RiskMetrics } from './risk-metrics.js';
+import { RiskPositionsStore } from './risk-positions.js';
 import { RiskStore } from './risk-store.js';
 
 export interface RiskModuleOptions {
@@ -84,12 +85,14 @@ export class RiskRuntime {
       subjects,
     );
     this.sync.start();
+    const replicas = options.replicas !== undefined ? { replicas: options.replicas } : {};
     const openBucket = () =>
-      deps.kv.bucket(RiskBucketName.control(options.account), {
-        storage: 'file',
-        history: 10,
-        ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
-      });
+      deps.kv.bucket(RiskBucketName.control(options.account), { storage: 'file', history: 10, ...replicas });
+    const positions = new RiskPositionsStore(
+      () => deps.kv.bucket(RiskBucketName.positions(options.account), { storage: 'file', ...replicas }),
+      logger,
+    );
+    engine.positionsLoaded(await positions.load(), positions);
     const store = new RiskStore(openBucket, engine, { connection: deps.connection, clock, logger });
     this.store = store;
     const control = new RiskControl({

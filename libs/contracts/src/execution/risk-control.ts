@@ -55,6 +55,8 @@ export const RiskStreamName = {
 export const RiskBucketName = {
   /** Trading states and run-time limit overrides (one bucket: one watch keeps an instance current). */
   control: (account: string) => `GW_EXEC_RISK_${account.replace(/[^A-Za-z0-9_-]/g, '_')}`,
+  /** Positions per scope and currency from fills, durable across restarts. */
+  positions: (account: string) => `GW_EXEC_RISK_POSITIONS_${account.replace(/[^A-Za-z0-9_-]/g, '_')}`,
 } as const;
 
 /** Refusal codes of pre-trade risk (`CATEGORY_CONDITION`); each refusal carries the values that caused it. */
