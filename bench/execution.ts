@@ -103,6 +103,7 @@ export async function executionOrderFigures(root: string): Promise<string> {
     }
     execHops.sort((a, b) => a - b);
     relayHops.sort((a, b) => a - b);
+    const ownHop = await histogramMeanMs(execution.httpUrl, 'execution_order_hop_seconds');
 
     // 2. queued orders drain at the venue's pace
     const placed: string[] = [];
@@ -134,6 +135,7 @@ export async function executionOrderFigures(root: string): Promise<string> {
       `|---|---|---|---|`,
       `| execution app + connector (intent durable, risk, journal, command stream) | ${execHops.length} | ${us(execHops, 50)} | ${us(execHops, 99)} |`,
       `| bare two-hop NATS relay | ${relayHops.length} | ${us(relayHops, 50)} | ${us(relayHops, 99)} |`,
+      `the execution app's own part (request received → command stored, its histogram): mean ${ownHop.toFixed(3)} ms`,
       `${QUEUED} queued orders: placed in ${(placedMs / 1_000).toFixed(1)} s, drained at the venue in ${drainSeconds.toFixed(1)} s ` +
         `(${(QUEUED / drainSeconds).toFixed(2)} orders/s, venue pace 4/s); lost ${lost}, reordered ${reordered}, sent twice ${venue.duplicates}`,
       `RSS of the execution process after the drain: ${rssMb.toFixed(0)} MB`,
@@ -181,22 +183,41 @@ async function quotePool(algo: NatsConnection, subjects: Subjects, count: number
   return [...found];
 }
 
-function startApp(main: string, ready: string, env: Record<string, string>): Promise<ChildProcess> {
+/** A built app as a child process, resolved with its `/health`-`/metrics` address once runApp says it started. */
+function startApp(
+  main: string,
+  ready: string,
+  env: Record<string, string>,
+): Promise<ChildProcess & { httpUrl: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     let seen = '';
     const onData = (chunk: Buffer): void => {
       seen += chunk.toString();
-      if (seen.includes(`"msg":"${ready}","http"`)) {
+      const started = new RegExp(`"msg":"${ready}","http":"([^"]+)"`).exec(seen);
+      if (started?.[1] !== undefined) {
         child.stdout?.off('data', onData);
         child.stdout?.resume();
-        resolve(child);
+        resolve(Object.assign(child, { httpUrl: started[1] }));
       }
       if (seen.length > 1_000_000) seen = seen.slice(-10_000);
     };
     child.stdout?.on('data', onData);
     child.once('exit', (code) => reject(new Error(`${main} exited (${code}) before it was ready`)));
   });
+}
+
+async function histogramMeanMs(httpUrl: string, name: string): Promise<number> {
+  const text = await (await fetch(`${httpUrl}/metrics`)).text();
+  const value = (suffix: string) =>
+    Number(
+      text
+        .split('\n')
+        .find((line) => line.startsWith(`${name}_${suffix}`))
+        ?.split(' ')
+        .pop() ?? Number.NaN,
+    );
+  return (value('sum') / value('count')) * 1_000;
 }
 
 function forkRelay(main: string, args: string[]): Promise<ChildProcess> {

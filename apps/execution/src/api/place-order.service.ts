@@ -156,6 +156,7 @@ export class PlaceOrderService {
       eventSeq: 1,
     };
     // The intent (record + open mark) and the key claim are written together: one round trip on the hot path.
+    this.deps.desk.reserve(orderId);
     let claim: 'created' | 'exists';
     try {
       [, claim] = await Promise.all([
@@ -167,6 +168,7 @@ export class PlaceOrderService {
         }),
       ]);
     } catch (error) {
+      this.deps.desk.release(orderId);
       this.deps.risk.record({ kind: 'not-executed', orderId });
       await this.deps.journal.close(orderId).catch(() => undefined);
       this.logger.error('intent not recorded; order refused', {
@@ -181,6 +183,7 @@ export class PlaceOrderService {
     if (claim === 'exists') {
       // The same key won a race in another request a moment ago: this order is never sent.
       this.deps.risk.record({ kind: 'not-executed', orderId });
+      this.deps.desk.release(orderId);
       await this.deps.journal.close(orderId);
       return (
         (await this.existing(request, payloadHash)) ??

@@ -82,12 +82,25 @@ export class OrderDesk {
     this.logger = deps.logger.child('orders');
   }
 
+  /** Orders being placed right now (journal writes in flight): the sweep must not resume them. */
+  private readonly placing = new Set<string>();
+
   handles(orderId: string): boolean {
-    return this.orders.has(orderId);
+    return this.orders.has(orderId) || this.placing.has(orderId);
+  }
+
+  /** Before a new order's intent is written: from now on this instance handles it (or `release`s it). */
+  reserve(orderId: string): void {
+    this.placing.add(orderId);
+  }
+
+  release(orderId: string): void {
+    this.placing.delete(orderId);
   }
 
   /** A new order whose intent is durable: the only way a command is ever published. */
   place(record: OrderRecord, receivedAt: number): void {
+    this.placing.delete(record.orderId);
     const managed = this.spawn(record, undefined, receivedAt);
     managed.actor.send({ type: 'start' });
   }
