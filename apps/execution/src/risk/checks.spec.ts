@@ -3,7 +3,7 @@ import type { RiskLimitsFile } from '#contracts';
 import { FakeClock } from '#testing';
 import { decide } from './checks.js';
 import { parseLimitSet, withOverride } from './limits.js';
-import { emptyBook } from './risk-book.js';
+import { RiskBook } from './risk-book.js';
 import { RiskEngine } from './risk-engine.js';
 import type { RiskDecision, RiskOrder } from './risk-gate.js';
 import { entry, limits, order, states, T0 } from './testing/risk-fixtures.js';
@@ -16,7 +16,7 @@ function single(
   now = T0,
   tradingStates: TradingStates = states(),
 ): RiskDecision {
-  return decide(o, { book: emptyBook, limits: limits(file), states: tradingStates, now }).decision;
+  return decide(o, { book: new RiskBook(), limits: limits(file), states: tradingStates, now }).decision;
 }
 
 /** An engine on a fake clock: `admit` decides at the clock's time. */
@@ -229,13 +229,15 @@ describe('limits', () => {
       'strategy:alpha',
       parseLimitSet({}),
     );
-    expect(decide(order(), { book: emptyBook, limits: config, states: states(), now: T0 }).decision).toEqual({
+    expect(decide(order(), { book: new RiskBook(), limits: config, states: states(), now: T0 }).decision).toEqual({
       ok: true,
     });
     const broken = withOverride(config, 'strategy:alpha', 'invalid');
-    expect(decide(order(), { book: emptyBook, limits: broken, states: states(), now: T0 }).decision).toMatchObject({
-      code: 'RISK_LIMITS_INVALID',
-    });
+    expect(decide(order(), { book: new RiskBook(), limits: broken, states: states(), now: T0 }).decision).toMatchObject(
+      {
+        code: 'RISK_LIMITS_INVALID',
+      },
+    );
   });
 
   it('refuses an instrument that is not BASE.QUOTE', () => {

@@ -8,17 +8,7 @@ import { RiskCode, type RiskScopeKind } from '#contracts';
 import { toPlain, type Decimal } from '#venue-api';
 import type { RiskDecision, RiskRefusal } from './risk-gate.js';
 import { resolveLimits, scopeKey, type Limits, type LimitsConfig, type ScopeKey } from './limits.js';
-import {
-  deltasOf,
-  notionalWithinMinute,
-  ordersWithin,
-  projectedPosition,
-  quoteUsed,
-  worstExposure,
-  MINUTE_MS,
-  SECOND_MS,
-  type RiskBook,
-} from './risk-book.js';
+import { deltasOf, MINUTE_MS, SECOND_MS, type RiskBook } from './risk-book.js';
 import { factsOf, type OrderFacts } from './order-facts.js';
 import { refusal } from './refusal.js';
 import { restrictionsFor, type TradingStates } from './trading-states.js';
@@ -137,7 +127,7 @@ export const instrumentAllowed: Check = ({ facts, limits }) => {
 
 /** §2.2 rule 4: orders on one quote may together take at most its quoted quantity (in flight ones count). */
 export const quoteSizeRemaining: Check = ({ facts, book }) => {
-  const used = quoteUsed(book, facts.order.quote.quoteId);
+  const used = book.quoteUsed(facts.order.quote.quoteId);
   if (used.plus(facts.quantity).lte(facts.quantity)) return undefined;
   return refusal(RiskCode.QuoteSizeExhausted, 'the quoted quantity is already taken by other orders on this quote', {
     quoteId: facts.order.quote.quoteId,
@@ -152,7 +142,7 @@ export const reducingOnly: Check = ({ facts, book, states }) => {
   for (const entry of restrictionsFor(states, facts.order)) {
     if (entry.state !== 'REDUCING') continue;
     const key = scopeKey(entry.scope, entry.id);
-    const before = projectedPosition(book, key, facts.base);
+    const before = book.projectedPosition(key, facts.base);
     const delta = facts.order.side === 'BUY' ? facts.quantity : facts.quantity.negated();
     const after = before.plus(delta);
     const reduces =
@@ -199,7 +189,7 @@ export const orderRate: Check = ({ limits, book, now }) => {
     ] as const;
     for (const [max, windowMs, code, per] of windows) {
       if (max === undefined) continue;
-      const recent = ordersWithin(book, scoped.key, now, windowMs);
+      const recent = book.ordersWithin(scoped.key, now, windowMs);
       if (recent + 1 <= max) continue;
       return refusal(code, `more orders than allowed per ${per}`, {
         orders: String(recent),
@@ -211,11 +201,11 @@ export const orderRate: Check = ({ limits, book, now }) => {
   return undefined;
 };
 
-export const notionalPerMinute: Check = ({ facts, limits, book, now }) => {
+export const notionalPerMinute: Check = ({ facts, limits, book }) => {
   for (const scoped of limits) {
     const max = scoped.limits.maxNotionalPerMinute?.get(facts.quote);
     if (max === undefined) continue;
-    const recent = notionalWithinMinute(book, scoped.key, facts.quote, now);
+    const recent = book.notionalWithinMinute(scoped.key, facts.quote);
     const total = recent.plus(facts.quoteAmount);
     if (total.lte(max)) continue;
     return refusal(RiskCode.NotionalExceedsMaxPerMinute, 'the notional of the last minute would exceed the limit', {
@@ -246,7 +236,7 @@ export const openExposure: Check = ({ facts, limits, book }) => {
     for (const [currency, delta] of deltas) {
       const max = maxima.get(currency);
       if (max === undefined) continue;
-      const { long, short } = worstExposure(book, scoped.key, currency);
+      const { long, short } = book.worstExposure(scoped.key, currency);
       const before = larger(long.abs(), short.abs());
       const after = delta.isPositive()
         ? larger(long.plus(delta).abs(), short.abs())
@@ -309,7 +299,10 @@ export function limitsFor(
   return result;
 }
 
-/** The whole decision for one order: pure. On `ok` the caller counts the order in the book. */
+/**
+ * The whole decision for one order: pure (reads the book as of its last prune). On `ok` the caller counts the
+ * order in the book.
+ */
 export function decide(
   order: RiskOrder,
   context: { book: RiskBook; limits: LimitsConfig; states: TradingStates; now: number },

@@ -1,7 +1,12 @@
 /**
  * The risk book: what pre-trade risk knows of the orders it admitted — orders in flight (and of unknown
  * outcome), positions per scope and currency derived from fills, the recent orders of the rolling windows and
- * the quantity used on each quote. Pure: every update returns a new book; nothing here reads a clock.
+ * the quantity used on each quote.
+ *
+ * Owned by the risk actor and updated in place by its transition (never shared, never read elsewhere), with
+ * running aggregates so an admit costs the same with 10 or 10,000 orders open: in-flight sums per scope and
+ * currency, window counts and notionals per scope. The reads the checks use are pure and take no clock: the
+ * windows are as of the last `prune(now)`, which the transition calls before every decision.
  *
  * Positions: a BUY of BASE.QUOTE adds the base amount and subtracts the quote amount; a SELL the reverse.
  * Each order counts in three scopes: global, its strategy and its account group.
@@ -12,6 +17,8 @@ import { scopeKey, type ScopeKey } from './limits.js';
 
 export const MINUTE_MS = 60_000;
 export const SECOND_MS = 1_000;
+/** Expired quotes are dropped at most this often (a quote past its expiry is refused before its size is read). */
+const QUOTE_SWEEP_MS = 1_000;
 
 /** An admitted order as the book keeps it: decimals parsed, currencies split. */
 export interface BookOrder {
@@ -36,35 +43,41 @@ export interface OpenOrder extends BookOrder {
   readonly status: 'in-flight' | 'unknown';
 }
 
-export interface RecentOrder {
+export type BookEvent =
+  | { kind: 'filled'; orderId: string; baseAmount: Decimal; quoteAmount: Decimal }
+  | { kind: 'not-executed'; orderId: string }
+  | { kind: 'unknown'; orderId: string };
+
+export interface RestoredOrder {
+  order: BookOrder;
+  /** Absent: still in flight. */
+  event?: BookEvent;
+}
+
+interface RecentOrder {
   readonly orderId: string;
   readonly at: number;
   readonly scopes: readonly ScopeKey[];
   readonly quoteCurrency: string;
   readonly notional: Decimal;
   /** false once the order is known not executed: it still counts for the order rate, no longer for notional. */
-  readonly traded: boolean;
+  traded: boolean;
 }
 
-export interface QuoteUse {
-  readonly used: Decimal;
-  readonly expiresAt: number;
+interface InFlight {
+  /** Sums of the open orders' deltas that add to / take from the position, and their net. */
+  long: Decimal;
+  short: Decimal;
+  net: Decimal;
 }
 
-export interface RiskBook {
-  readonly open: ReadonlyMap<string, OpenOrder>;
-  readonly positions: ReadonlyMap<ScopeKey, ReadonlyMap<string, Decimal>>;
-  readonly recent: readonly RecentOrder[];
-  readonly quotes: ReadonlyMap<string, QuoteUse>;
-}
-
-export const emptyBook: RiskBook = { open: new Map(), positions: new Map(), recent: [], quotes: new Map() };
+const ZERO = new Decimal(0);
 
 export function scopesOf(order: Pick<BookOrder, 'strategyId' | 'accountGroup'>): ScopeKey[] {
   return ['global', scopeKey('strategy', order.strategyId), scopeKey('accountGroup', order.accountGroup)];
 }
 
-/** Signed change of each currency's position if the order fills at its quote. */
+/** Signed change of each currency's position if the order fills with these amounts. */
 export function deltasOf(
   order: Pick<BookOrder, 'side' | 'base' | 'quote'>,
   base: Decimal,
@@ -73,185 +86,225 @@ export function deltasOf(
   const sign = order.side === 'BUY' ? 1 : -1;
   const deltas = new Map<string, Decimal>();
   deltas.set(order.base, base.abs().times(sign));
-  // a pair of one currency with itself is refused earlier; add rather than overwrite to stay exact anyway
-  deltas.set(order.quote, (deltas.get(order.quote) ?? new Decimal(0)).plus(quote.abs().times(-sign)));
+  deltas.set(order.quote, (deltas.get(order.quote) ?? ZERO).plus(quote.abs().times(-sign)));
   return deltas;
 }
 
-/** Counts an admitted order: in flight, in the rolling windows, on its quote's used quantity. */
-export function admitToBook(book: RiskBook, order: BookOrder, now: number): RiskBook {
-  const pruned = prune(book, now);
-  const open = new Map(pruned.open).set(order.orderId, { ...order, status: 'in-flight' });
-  const recent = [
-    ...pruned.recent,
-    {
+export class RiskBook {
+  private readonly openOrders = new Map<string, OpenOrder>();
+  private readonly filled = new Map<ScopeKey, Map<string, Decimal>>();
+  private readonly inFlight = new Map<ScopeKey, Map<string, InFlight>>();
+  /** Admitted orders of the last minute, oldest first (from `head`). */
+  private recent: RecentOrder[] = [];
+  private head = 0;
+  private readonly recentById = new Map<string, RecentOrder>();
+  private readonly windowCount = new Map<ScopeKey, number>();
+  private readonly windowNotional = new Map<ScopeKey, Map<string, Decimal>>();
+  private readonly quotes = new Map<string, { used: Decimal; expiresAt: number }>();
+  private lastQuoteSweep = Number.NEGATIVE_INFINITY;
+
+  /** Orders in flight or of unknown outcome. */
+  get open(): ReadonlyMap<string, OpenOrder> {
+    return this.openOrders;
+  }
+
+  /** Filled positions per scope and currency. */
+  get positions(): ReadonlyMap<ScopeKey, ReadonlyMap<string, Decimal>> {
+    return this.filled;
+  }
+
+  /** Ids of the orders in the rolling minute, oldest first. */
+  get recentOrderIds(): string[] {
+    return this.recent.slice(this.head).map((r) => r.orderId);
+  }
+
+  // ---- updates (the risk actor's transition only)
+
+  /** Counts an admitted order: in flight, in the rolling windows, on its quote's used quantity. */
+  admit(order: BookOrder, now: number): void {
+    if (this.openOrders.has(order.orderId)) return;
+    this.prune(now);
+    this.openOrders.set(order.orderId, { ...order, status: 'in-flight' });
+    this.addInFlight(order, 1);
+    this.addRecent(order);
+    const use = this.quotes.get(order.quoteId);
+    this.quotes.set(order.quoteId, {
+      used: (use?.used ?? ZERO).plus(order.quantity),
+      expiresAt: Math.max(use?.expiresAt ?? 0, order.quoteExpiresAt),
+    });
+  }
+
+  /**
+   * A later change of an admitted order. Only orders still open are affected, so a repeated event (or one
+   * arriving after the order settled) changes nothing: idempotent per (orderId, kind). Returns whether it did.
+   */
+  record(event: BookEvent): boolean {
+    const order = this.openOrders.get(event.orderId);
+    if (order === undefined) return false;
+    switch (event.kind) {
+      case 'unknown':
+        if (order.status === 'unknown') return false;
+        this.openOrders.set(order.orderId, { ...order, status: 'unknown' });
+        return true;
+      case 'filled':
+        this.openOrders.delete(order.orderId);
+        this.addInFlight(order, -1);
+        this.addFill(order, event.baseAmount, event.quoteAmount);
+        return true;
+      case 'not-executed': {
+        this.openOrders.delete(order.orderId);
+        this.addInFlight(order, -1);
+        const recent = this.recentById.get(order.orderId);
+        if (recent !== undefined && recent.traded) {
+          recent.traded = false;
+          this.addNotional(recent, -1);
+        }
+        const use = this.quotes.get(order.quoteId);
+        if (use !== undefined)
+          this.quotes.set(order.quoteId, { ...use, used: Decimal.max(0, use.used.minus(order.quantity)) });
+        return true;
+      }
+    }
+  }
+
+  /**
+   * The journal's orders added to the book (after a restart, or when this instance takes over another's
+   * orders), as if each had been admitted and recorded. Orders the book already holds open are left as they are.
+   */
+  restore(orders: readonly RestoredOrder[], now: number): void {
+    const byAdmission = [...orders].sort((a, b) => a.order.admittedAt - b.order.admittedAt);
+    for (const { order, event } of byAdmission) {
+      if (this.openOrders.has(order.orderId)) continue;
+      this.admit(order, order.admittedAt);
+      if (event) this.record(event);
+    }
+    this.prune(now);
+  }
+
+  /** The durable positions read at start replace the filled positions held. */
+  replacePositions(positions: ReadonlyMap<ScopeKey, ReadonlyMap<string, Decimal>>): void {
+    this.filled.clear();
+    for (const [scope, byCurrency] of positions) this.filled.set(scope, new Map(byCurrency));
+  }
+
+  /** Drops window entries older than a minute, and (now and then) quotes past their expiry. */
+  prune(now: number): void {
+    const oldest = now - MINUTE_MS;
+    while (this.head < this.recent.length) {
+      const entry = this.recent[this.head];
+      if (entry === undefined || entry.at > oldest) break;
+      this.head += 1;
+      this.recentById.delete(entry.orderId);
+      for (const scope of entry.scopes) this.windowCount.set(scope, (this.windowCount.get(scope) ?? 1) - 1);
+      if (entry.traded) this.addNotional(entry, -1);
+    }
+    if (this.head > 1024 && this.head * 2 > this.recent.length) {
+      this.recent = this.recent.slice(this.head);
+      this.head = 0;
+    }
+    if (now - this.lastQuoteSweep >= QUOTE_SWEEP_MS) {
+      this.lastQuoteSweep = now;
+      for (const [quoteId, use] of this.quotes) if (use.expiresAt <= now) this.quotes.delete(quoteId);
+    }
+  }
+
+  // ---- reads (pure; the windows as of the last prune)
+
+  /** Filled position of a scope in a currency (0 when none). */
+  positionOf(scope: ScopeKey, currency: string): Decimal {
+    return this.filled.get(scope)?.get(currency) ?? ZERO;
+  }
+
+  /**
+   * Worst-case open exposure of a scope in a currency: the filled position plus every open order counted as
+   * filled — those that add to it and those that take from it taken separately, so whichever of them fill,
+   * the absolute position cannot exceed the result.
+   */
+  worstExposure(scope: ScopeKey, currency: string): { long: Decimal; short: Decimal } {
+    const position = this.positionOf(scope, currency);
+    const open = this.inFlight.get(scope)?.get(currency);
+    return { long: position.plus(open?.long ?? ZERO), short: position.plus(open?.short ?? ZERO) };
+  }
+
+  /** Position of a scope in a currency if every open order filled (what REDUCING judges an order against). */
+  projectedPosition(scope: ScopeKey, currency: string): Decimal {
+    return this.positionOf(scope, currency).plus(this.inFlight.get(scope)?.get(currency)?.net ?? ZERO);
+  }
+
+  /** Orders of a scope admitted within the last `windowMs` up to `now` (a minute: the running count). */
+  ordersWithin(scope: ScopeKey, now: number, windowMs: number): number {
+    if (windowMs >= MINUTE_MS) return this.windowCount.get(scope) ?? 0;
+    let count = 0;
+    for (let i = this.recent.length - 1; i >= this.head; i -= 1) {
+      const entry = this.recent[i];
+      if (entry === undefined || entry.at <= now - windowMs) break;
+      if (entry.at <= now && entry.scopes.includes(scope)) count += 1;
+    }
+    return count;
+  }
+
+  /** Notional of a scope's orders in a quote currency admitted within the last minute (orders not executed excluded). */
+  notionalWithinMinute(scope: ScopeKey, currency: string): Decimal {
+    return this.windowNotional.get(scope)?.get(currency) ?? ZERO;
+  }
+
+  /** Base quantity already taken on a quote by orders in flight, unknown or filled. */
+  quoteUsed(quoteId: string): Decimal {
+    return this.quotes.get(quoteId)?.used ?? ZERO;
+  }
+
+  // ---- aggregates
+
+  private addInFlight(order: BookOrder, sign: 1 | -1): void {
+    const deltas = deltasOf(order, order.quantity, order.quoteAmount);
+    for (const scope of scopesOf(order)) {
+      let byCurrency = this.inFlight.get(scope);
+      if (byCurrency === undefined) this.inFlight.set(scope, (byCurrency = new Map()));
+      for (const [currency, delta] of deltas) {
+        const held = byCurrency.get(currency) ?? { long: ZERO, short: ZERO, net: ZERO };
+        const signed = delta.times(sign);
+        byCurrency.set(currency, {
+          long: delta.isPositive() ? held.long.plus(signed) : held.long,
+          short: delta.isNegative() ? held.short.plus(signed) : held.short,
+          net: held.net.plus(signed),
+        });
+      }
+    }
+  }
+
+  private addFill(order: BookOrder, baseAmount: Decimal, quoteAmount: Decimal): void {
+    const deltas = deltasOf(order, baseAmount, quoteAmount);
+    for (const scope of scopesOf(order)) {
+      let byCurrency = this.filled.get(scope);
+      if (byCurrency === undefined) this.filled.set(scope, (byCurrency = new Map()));
+      for (const [currency, delta] of deltas) byCurrency.set(currency, (byCurrency.get(currency) ?? ZERO).plus(delta));
+    }
+  }
+
+  private addRecent(order: BookOrder): void {
+    const entry: RecentOrder = {
       orderId: order.orderId,
       at: order.admittedAt,
       scopes: scopesOf(order),
       quoteCurrency: order.quote,
       notional: order.quoteAmount,
       traded: true,
-    },
-  ];
-  return { ...pruned, open, recent, quotes: useQuote(pruned.quotes, order) };
-}
+    };
+    // kept in admission order (an order restored or heard from a peer may be older than the newest)
+    let at = this.recent.length;
+    while (at > this.head && (this.recent[at - 1]?.at ?? 0) > entry.at) at -= 1;
+    this.recent.splice(at, 0, entry);
+    this.recentById.set(entry.orderId, entry);
+    for (const scope of entry.scopes) this.windowCount.set(scope, (this.windowCount.get(scope) ?? 0) + 1);
+    this.addNotional(entry, 1);
+  }
 
-export type BookEvent =
-  | { kind: 'filled'; orderId: string; baseAmount: Decimal; quoteAmount: Decimal }
-  | { kind: 'not-executed'; orderId: string }
-  | { kind: 'unknown'; orderId: string };
-
-/**
- * A later change of an admitted order. Only orders still open are affected, so a repeated event (or one
- * arriving after the order settled) changes nothing: idempotent per (orderId, kind).
- */
-export function recordInBook(book: RiskBook, event: BookEvent): RiskBook {
-  const order = book.open.get(event.orderId);
-  if (order === undefined) return book;
-  switch (event.kind) {
-    case 'unknown': {
-      if (order.status === 'unknown') return book;
-      return { ...book, open: new Map(book.open).set(order.orderId, { ...order, status: 'unknown' }) };
-    }
-    case 'filled': {
-      const open = new Map(book.open);
-      open.delete(order.orderId);
-      return { ...book, open, positions: addFill(book.positions, order, event.baseAmount, event.quoteAmount) };
-    }
-    case 'not-executed': {
-      const open = new Map(book.open);
-      open.delete(order.orderId);
-      const recent = book.recent.map((r) => (r.orderId === order.orderId ? { ...r, traded: false } : r));
-      return { ...book, open, recent, quotes: releaseQuote(book.quotes, order) };
+  private addNotional(entry: RecentOrder, sign: 1 | -1): void {
+    for (const scope of entry.scopes) {
+      let byCurrency = this.windowNotional.get(scope);
+      if (byCurrency === undefined) this.windowNotional.set(scope, (byCurrency = new Map()));
+      const held = byCurrency.get(entry.quoteCurrency) ?? ZERO;
+      byCurrency.set(entry.quoteCurrency, held.plus(entry.notional.times(sign)));
     }
   }
-}
-
-export interface RestoredOrder {
-  order: BookOrder;
-  /** Absent: still in flight. */
-  event?: BookEvent;
-}
-
-/**
- * The journal's orders added to the book (after a restart, or when this instance takes over another's orders),
- * as if each had been admitted and recorded. Orders the book already holds open are left as they are, so a
- * repeated restore counts nothing twice.
- */
-export function restoreBook(book: RiskBook, orders: readonly RestoredOrder[], now: number): RiskBook {
-  let next = book;
-  const byAdmission = [...orders].sort((a, b) => a.order.admittedAt - b.order.admittedAt);
-  for (const { order, event } of byAdmission) {
-    if (next.open.has(order.orderId)) continue;
-    next = admitToBook(next, order, order.admittedAt);
-    if (event) next = recordInBook(next, event);
-  }
-  if (next === book) return book;
-  return prune({ ...next, recent: [...next.recent].sort((a, b) => a.at - b.at) }, now);
-}
-
-/** Drops window entries older than a minute and quotes past their expiry (their quantity can no longer be used). */
-export function prune(book: RiskBook, now: number): RiskBook {
-  const oldest = now - MINUTE_MS;
-  // kept in admission order, so the oldest entry says whether any has left the window
-  const first = book.recent[0];
-  const recent = first !== undefined && first.at <= oldest ? book.recent.filter((r) => r.at > oldest) : book.recent;
-  let quotes = book.quotes;
-  for (const [quoteId, use] of book.quotes) {
-    if (use.expiresAt > now) continue;
-    if (quotes === book.quotes) quotes = new Map(book.quotes);
-    (quotes as Map<string, QuoteUse>).delete(quoteId);
-  }
-  return recent === book.recent && quotes === book.quotes ? book : { ...book, recent, quotes };
-}
-
-// ---- views used by the checks
-
-/** Filled position of a scope in a currency (0 when none). */
-export function positionOf(book: RiskBook, scope: ScopeKey, currency: string): Decimal {
-  return book.positions.get(scope)?.get(currency) ?? new Decimal(0);
-}
-
-/**
- * Worst-case open exposure of a scope in a currency: the filled position plus every open order counted as
- * filled — those that add to it and those that take from it taken separately, so whichever of them fill, the
- * absolute position cannot exceed the result.
- */
-export function worstExposure(book: RiskBook, scope: ScopeKey, currency: string): { long: Decimal; short: Decimal } {
-  let long = positionOf(book, scope, currency);
-  let short = long;
-  for (const order of book.open.values()) {
-    if (!scopesOf(order).includes(scope)) continue;
-    const delta = deltasOf(order, order.quantity, order.quoteAmount).get(currency);
-    if (delta === undefined) continue;
-    if (delta.isPositive()) long = long.plus(delta);
-    else short = short.plus(delta);
-  }
-  return { long, short };
-}
-
-/** Position of a scope in a currency if every open order filled (what REDUCING judges an order against). */
-export function projectedPosition(book: RiskBook, scope: ScopeKey, currency: string): Decimal {
-  let position = positionOf(book, scope, currency);
-  for (const order of book.open.values()) {
-    if (!scopesOf(order).includes(scope)) continue;
-    const delta = deltasOf(order, order.quantity, order.quoteAmount).get(currency);
-    if (delta !== undefined) position = position.plus(delta);
-  }
-  return position;
-}
-
-/** Orders of a scope admitted within the last `windowMs` before `now` (inclusive of now). */
-export function ordersWithin(book: RiskBook, scope: ScopeKey, now: number, windowMs: number): number {
-  let count = 0;
-  for (const r of book.recent) if (r.at > now - windowMs && r.at <= now && r.scopes.includes(scope)) count += 1;
-  return count;
-}
-
-/** Notional of a scope's orders in a quote currency admitted within the last minute (not counting orders not executed). */
-export function notionalWithinMinute(book: RiskBook, scope: ScopeKey, currency: string, now: number): Decimal {
-  let sum = new Decimal(0);
-  for (const r of book.recent) {
-    if (r.traded && r.quoteCurrency === currency && r.at > now - MINUTE_MS && r.at <= now && r.scopes.includes(scope)) {
-      sum = sum.plus(r.notional);
-    }
-  }
-  return sum;
-}
-
-/** Base quantity already taken on a quote by orders in flight, unknown or filled. */
-export function quoteUsed(book: RiskBook, quoteId: string): Decimal {
-  return book.quotes.get(quoteId)?.used ?? new Decimal(0);
-}
-
-function useQuote(quotes: ReadonlyMap<string, QuoteUse>, order: BookOrder): Map<string, QuoteUse> {
-  const current = quotes.get(order.quoteId);
-  return new Map(quotes).set(order.quoteId, {
-    used: (current?.used ?? new Decimal(0)).plus(order.quantity),
-    expiresAt: Math.max(current?.expiresAt ?? 0, order.quoteExpiresAt),
-  });
-}
-
-function releaseQuote(quotes: ReadonlyMap<string, QuoteUse>, order: BookOrder): ReadonlyMap<string, QuoteUse> {
-  const current = quotes.get(order.quoteId);
-  if (current === undefined) return quotes;
-  return new Map(quotes).set(order.quoteId, { ...current, used: Decimal.max(0, current.used.minus(order.quantity)) });
-}
-
-function addFill(
-  positions: ReadonlyMap<ScopeKey, ReadonlyMap<string, Decimal>>,
-  order: BookOrder,
-  baseAmount: Decimal,
-  quoteAmount: Decimal,
-): ReadonlyMap<ScopeKey, ReadonlyMap<string, Decimal>> {
-  const next = new Map(positions);
-  const deltas = deltasOf(order, baseAmount, quoteAmount);
-  for (const scope of scopesOf(order)) {
-    const byCurrency = new Map(positions.get(scope) ?? []);
-    for (const [currency, delta] of deltas) {
-      byCurrency.set(currency, (byCurrency.get(currency) ?? new Decimal(0)).plus(delta));
-    }
-    next.set(scope, byCurrency);
-  }
-  return next;
 }

@@ -8,7 +8,7 @@ import { Actor, type Clock } from '#actors';
 import type { JsonLogger } from '#observability';
 import type { RiskDecision, RiskGate, RiskOrder, RiskOrderEvent } from './risk-gate.js';
 import { limitsFor } from './checks.js';
-import { emptyBook } from './risk-book.js';
+import { RiskBook } from './risk-book.js';
 import { utilisationOf, type UtilisedLimit } from './utilisation.js';
 import type { Positions, RiskPositionsStore } from './risk-positions.js';
 import type { Limits, LimitsConfig, ScopeKey } from './limits.js';
@@ -43,7 +43,7 @@ export class RiskEngine implements RiskGate {
   ) {
     this.actor = new Actor<RiskState, RiskEvent, RiskEffect, RiskEnv>({
       name: 'risk',
-      initial: { book: emptyBook, limits, states },
+      initial: { book: new RiskBook(), limits, states },
       transition: riskTransition,
       environment: () => ({ now: deps.clock.now() }),
       execute: (effect) => this.execute(effect),

@@ -10,16 +10,7 @@ import type { RiskDecision, RiskOrder, RiskOrderEvent } from './risk-gate.js';
 import { decide } from './checks.js';
 import { scopeKey, withOverride, type Limits, type LimitsConfig, type ScopeKey } from './limits.js';
 import { bookOrderOf, factsOf } from './order-facts.js';
-import {
-  admitToBook,
-  deltasOf,
-  recordInBook,
-  restoreBook,
-  scopesOf,
-  type BookEvent,
-  type RestoredOrder,
-  type RiskBook,
-} from './risk-book.js';
+import { deltasOf, scopesOf, type BookEvent, type RestoredOrder, type RiskBook } from './risk-book.js';
 import { withEntry, withoutEntry, withReadable, type TradingStates } from './trading-states.js';
 
 export interface RiskState {
@@ -64,21 +55,19 @@ export interface RiskEnv {
 export function riskTransition(state: RiskState, event: RiskEvent, env: RiskEnv): Transition<RiskState, RiskEffect> {
   switch (event.kind) {
     case 'admit': {
+      // the book is the actor's own: brought to now, then read by the pure checks, then counted in if admitted
+      state.book.prune(event.now);
       const { decision, facts } = decide(event.order, { ...state, now: event.now });
-      const book =
-        decision.ok && facts ? admitToBook(state.book, bookOrderOf(facts, event.now), event.now) : state.book;
       const reply: RiskEffect = { kind: 'reply', reply: event.reply, decision, order: event.order };
-      if (book === state.book) return { state, effects: [reply] };
-      return {
-        state: { ...state, book },
-        effects: [reply, { kind: 'share-admitted', order: event.order, admittedAt: event.now }],
-      };
+      if (!decision.ok || facts === undefined) return { state, effects: [reply] };
+      state.book.admit(bookOrderOf(facts, event.now), event.now);
+      return { state, effects: [reply, { kind: 'share-admitted', order: event.order, admittedAt: event.now }] };
     }
     case 'peer-admitted': {
       const facts = factsOf(event.order);
-      if ('ok' in facts || state.book.open.has(event.order.orderId)) return { state, effects: [] };
-      const book = admitToBook(state.book, bookOrderOf(facts, event.admittedAt), env.now);
-      return { state: { ...state, book }, effects: [] };
+      if ('ok' in facts) return { state, effects: [] };
+      state.book.admit(bookOrderOf(facts, event.admittedAt), env.now);
+      return { state, effects: [] };
     }
     case 'record': {
       const parsed = bookEventOf(event.event);
@@ -86,14 +75,14 @@ export function riskTransition(state: RiskState, event: RiskEvent, env: RiskEnv)
         return { state, effects: [{ kind: 'event-ignored', orderId: event.event.orderId, reason: parsed }] };
       }
       const order = state.book.open.get(parsed.orderId);
-      const book = recordInBook(state.book, parsed);
-      if (event.from === 'peer') return { state: book === state.book ? state : { ...state, book }, effects: [] };
+      const changed = state.book.record(parsed);
+      if (event.from === 'peer') return { state, effects: [] };
       const effects: RiskEffect[] = [{ kind: 'share-event', event: event.event }];
-      if (parsed.kind === 'filled' && order !== undefined) {
+      if (parsed.kind === 'filled' && order !== undefined && changed) {
         const deltas = deltasOf(order, parsed.baseAmount, parsed.quoteAmount);
         effects.push({ kind: 'persist-fill', orderId: order.orderId, scopes: scopesOf(order), deltas });
       }
-      return { state: book === state.book ? state : { ...state, book }, effects };
+      return { state, effects };
     }
     case 'restore': {
       const restored: RestoredOrder[] = [];
@@ -104,9 +93,9 @@ export function riskTransition(state: RiskState, event: RiskEvent, env: RiskEnv)
         if (typeof parsed === 'string') continue;
         restored.push({ order: bookOrderOf(facts, admittedAt), ...(parsed ? { event: parsed } : {}) });
       }
-      const book = restoreBook(state.book, restored, env.now);
+      state.book.restore(restored, env.now);
       return {
-        state: { ...state, book },
+        state,
         effects: [{ kind: 'restored', orders: restored.length, skipped: event.orders.length - restored.length }],
       };
     }
@@ -119,7 +108,8 @@ export function riskTransition(state: RiskState, event: RiskEvent, env: RiskEnv)
     case 'store-readable':
       return { state: { ...state, states: withReadable(state.states, event.readable) }, effects: [] };
     case 'positions-loaded':
-      return { state: { ...state, book: { ...state.book, positions: event.positions } }, effects: [] };
+      state.book.replacePositions(event.positions);
+      return { state, effects: [] };
     case 'store-snapshot': {
       const entries = new Map(event.states.map((entry) => [scopeKey(entry.scope, entry.id), entry] as const));
       const limits = { ...state.limits, overrides: new Map(event.overrides) };

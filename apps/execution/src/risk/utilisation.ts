@@ -4,7 +4,7 @@
  */
 import { Decimal } from '#venue-api';
 import type { ScopedLimits } from './checks.js';
-import { MINUTE_MS, notionalWithinMinute, ordersWithin, worstExposure, type RiskBook } from './risk-book.js';
+import { MINUTE_MS, type RiskBook } from './risk-book.js';
 
 export type UtilisedLimit = 'open_exposure' | 'notional_per_minute' | 'orders_per_minute';
 
@@ -15,7 +15,7 @@ export function utilisationOf(book: RiskBook, scoped: ScopedLimits, now: number)
     result.set(
       'open_exposure',
       largestRatio(limits.maxOpenExposure, (currency) => {
-        const { long, short } = worstExposure(book, key, currency);
+        const { long, short } = book.worstExposure(key, currency);
         return Decimal.max(long.abs(), short.abs());
       }),
     );
@@ -23,11 +23,11 @@ export function utilisationOf(book: RiskBook, scoped: ScopedLimits, now: number)
   if (limits.maxNotionalPerMinute) {
     result.set(
       'notional_per_minute',
-      largestRatio(limits.maxNotionalPerMinute, (currency) => notionalWithinMinute(book, key, currency, now)),
+      largestRatio(limits.maxNotionalPerMinute, (currency) => book.notionalWithinMinute(key, currency)),
     );
   }
   if (limits.maxOrdersPerMinute !== undefined) {
-    const used = ordersWithin(book, key, now, MINUTE_MS);
+    const used = book.ordersWithin(key, now, MINUTE_MS);
     result.set(
       'orders_per_minute',
       limits.maxOrdersPerMinute === 0 ? (used > 0 ? 1 : 0) : used / limits.maxOrdersPerMinute,
