@@ -51,6 +51,13 @@ describe('the risk book', () => {
     expect(book.record({ kind: 'not-executed', orderId: 'b' })).toBe(false);
     expect(book.record({ kind: 'unknown', orderId: 'b' })).toBe(false);
     expect(book.positionOf('global', 'BTC').toFixed()).toBe('0.5');
+    book.admit(bookOrder('u'), T0);
+    book.record({ kind: 'unknown', orderId: 'u' });
+    book.record({ kind: 'unknown', orderId: 'u' });
+    book.admit(bookOrder('f'), T0);
+    expect(book.openCounts).toEqual({ inFlight: 1, unknown: 1 });
+    book.record(fill('u', '0.5', '25000.25'));
+    expect(book.openCounts).toEqual({ inFlight: 1, unknown: 0 });
   });
 
   it('worst-case exposure takes orders that add and orders that take separately; the projection nets them', () => {

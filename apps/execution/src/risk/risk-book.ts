@@ -102,10 +102,16 @@ export class RiskBook {
   private readonly windowNotional = new Map<ScopeKey, Map<string, Decimal>>();
   private readonly quotes = new Map<string, { used: Decimal; expiresAt: number }>();
   private lastQuoteSweep = Number.NEGATIVE_INFINITY;
+  private unknownCount = 0;
 
   /** Orders in flight or of unknown outcome. */
   get open(): ReadonlyMap<string, OpenOrder> {
     return this.openOrders;
+  }
+
+  /** How many open orders are in flight and how many of unknown outcome. */
+  get openCounts(): { inFlight: number; unknown: number } {
+    return { inFlight: this.openOrders.size - this.unknownCount, unknown: this.unknownCount };
   }
 
   /** Filled positions per scope and currency. */
@@ -145,14 +151,15 @@ export class RiskBook {
       case 'unknown':
         if (order.status === 'unknown') return false;
         this.openOrders.set(order.orderId, { ...order, status: 'unknown' });
+        this.unknownCount += 1;
         return true;
       case 'filled':
-        this.openOrders.delete(order.orderId);
+        this.close(order);
         this.addInFlight(order, -1);
         this.addFill(order, event.baseAmount, event.quoteAmount);
         return true;
       case 'not-executed': {
-        this.openOrders.delete(order.orderId);
+        this.close(order);
         this.addInFlight(order, -1);
         const recent = this.recentById.get(order.orderId);
         if (recent !== undefined && recent.traded) {
@@ -254,6 +261,11 @@ export class RiskBook {
   }
 
   // ---- aggregates
+
+  private close(order: OpenOrder): void {
+    this.openOrders.delete(order.orderId);
+    if (order.status === 'unknown') this.unknownCount -= 1;
+  }
 
   private addInFlight(order: BookOrder, sign: 1 | -1): void {
     const deltas = deltasOf(order, order.quantity, order.quoteAmount);

@@ -215,12 +215,7 @@ export class RiskEngine implements RiskGate {
   private reportOpenOrders(): void {
     const metrics = this.deps.metrics;
     if (metrics === undefined) return;
-    let inFlight = 0;
-    let unknown = 0;
-    for (const order of this.actor.state.book.open.values()) {
-      if (order.status === 'unknown') unknown += 1;
-      else inFlight += 1;
-    }
+    const { inFlight, unknown } = this.actor.state.book.openCounts;
     metrics.openOrders.set({ status: 'in-flight' }, inFlight);
     metrics.openOrders.set({ status: 'unknown' }, unknown);
   }
