@@ -72,7 +72,15 @@ export class RiskRuntime {
       instance,
     });
     await audit.ensureStream();
-    // first: orders other instances admit from now on are counted here too
+    const replicas = options.replicas !== undefined ? { replicas: options.replicas } : {};
+    const openBucket = () =>
+      deps.kv.bucket(RiskBucketName.control(options.account), { storage: 'file', history: 10, ...replicas });
+    const positions = new RiskPositionsStore(
+      () => deps.kv.bucket(RiskBucketName.positions(options.account), { storage: 'file', ...replicas }),
+      logger,
+    );
+    engine.positionsLoaded(await positions.load(), positions);
+    // then (the loaded positions replace the book's): orders other instances admit from now on are counted here too
     this.sync = new RiskBookSync(
       {
         core: deps.core,
@@ -85,14 +93,6 @@ export class RiskRuntime {
       subjects,
     );
     this.sync.start();
-    const replicas = options.replicas !== undefined ? { replicas: options.replicas } : {};
-    const openBucket = () =>
-      deps.kv.bucket(RiskBucketName.control(options.account), { storage: 'file', history: 10, ...replicas });
-    const positions = new RiskPositionsStore(
-      () => deps.kv.bucket(RiskBucketName.positions(options.account), { storage: 'file', ...replicas }),
-      logger,
-    );
-    engine.positionsLoaded(await positions.load(), positions);
     const store = new RiskStore(openBucket, engine, { connection: deps.connection, clock, logger });
     this.store = store;
     const control = new RiskControl({
