@@ -160,6 +160,7 @@ export class ExecutionRuntime {
       execSubjects,
       topics: topicsOf(subjects),
       outcomeStream: StreamName.orderOutcomes(settings.account),
+      eventStream: ExecutionStreamName.orderEvents(settings.account),
       journal,
       publisher: bus.publisher,
       streams: bus.streams,

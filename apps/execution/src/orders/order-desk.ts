@@ -13,6 +13,7 @@ import {
   isFinalStatus,
   type ExecutionSubjects,
   type OrderCommand,
+  type OrderEvent,
   type OrderOutcome,
   type OrderState,
   type Subjects,
@@ -46,6 +47,8 @@ export interface OrderDeskDeps {
   execSubjects: ExecutionSubjects;
   topics: Topics;
   outcomeStream: string;
+  /** The execution app's own order event stream. */
+  eventStream: string;
   journal: OrderJournal;
   publisher: BusPublisher;
   streams: BusStreams;
@@ -296,6 +299,12 @@ export class OrderDesk {
     record: OrderRecord,
   ): Promise<void> {
     const topic = this.deps.execSubjects.orderEventTopic(strategyId, orderId);
+    if (effect.event.order.final) {
+      // One final event per order, ever: also beyond the stream's duplicate window (a final order resumed
+      // long after a crash re-announces itself only if its final event is not stored yet).
+      const stored = await this.deps.streams.lastMessage<OrderEvent>(this.deps.eventStream, topic.subject);
+      if (stored?.value.order.final === true) return;
+    }
     await this.deps.publisher.publishDurableTo(topic, effect.event, { msgId: effect.msgId, attempts: 3 });
     this.deps.metrics.entered(effect.event.order.state, record.strategyId);
   }
