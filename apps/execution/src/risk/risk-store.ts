@@ -25,7 +25,8 @@ import { parseLimitSet, scopeKey, type Limits, type ScopeKey } from './limits.js
 import type { RiskEngine } from './risk-engine.js';
 
 export type StoredState = Omit<TradingStateEntry, 'revision'>;
-export type StoredLimits = Omit<RiskLimitOverride, 'revision'>;
+/** A limit override as stored; `limits: null` records its removal (who and why are kept). */
+export type StoredLimits = Omit<RiskLimitOverride, 'revision' | 'limits'> & { limits: RiskLimitSet | null };
 
 export interface RiskStoreOptions {
   /** How often the connection is looked at for the fail-closed switch (ms). */
@@ -83,15 +84,12 @@ export class RiskStore {
   }
 
   /** Compare-and-set of one scope's limit override; `limits: null` removes it (the file's entry applies again). */
-  async writeLimits(
-    stored: StoredLimits | { scope: RiskScopeKind; id?: string; limits: null; by: string; reason: string; at: string },
-    expectedRevision?: number,
-  ): Promise<StoreWrite<RiskLimitSet>> {
-    return this.write<typeof stored, RiskLimitSet>(
+  async writeLimits(stored: StoredLimits, expectedRevision?: number): Promise<StoreWrite<RiskLimitSet>> {
+    return this.write<StoredLimits, RiskLimitSet>(
       keyOf('limits', stored.scope, stored.id),
       stored,
       expectedRevision,
-      (value) => (value.limits === null ? undefined : (value.limits as RiskLimitSet)),
+      (value) => value.limits ?? undefined,
     );
   }
 
