@@ -31,6 +31,7 @@ const LIMITS = {
     rate: { maxOrdersPerMinute: 1 },
     perminute: { maxNotionalPerMinute: { USD: '0.01' } },
     exposure: { maxOpenExposure: { BTC: '0.7' } },
+    shared: { maxOpenExposure: { BTC: '0.7' } },
   },
 };
 
@@ -127,6 +128,30 @@ describe('execution: pre-trade risk through the app', () => {
       code: 'RISK_EXPOSURE_EXCEEDS_MAX_OPEN',
       values: { currency: 'BTC', exposure: '0.5', exposureAfter: '1', limit: '0.7' },
     });
+  });
+
+  it('two instances hold one exposure limit for the account: each refuses once the other has admitted', async () => {
+    const second = await stack.startInstance('exec-risk-2');
+    try {
+      const [first, next] = await quotes(2);
+      await settled('shared', accepted(await order('shared', first as string)).orderId);
+      // requests are shared by the queue group: ask until both instances have refused (the quote is never used)
+      const refusedAt = async (url: string) =>
+        (await metricValue(url, 'execution_risk_refusals_total', { code: 'RISK_EXPOSURE_EXCEEDS_MAX_OPEN' })) ?? 0;
+      const before = await refusedAt(instance.httpUrl);
+      await eventually(
+        async () => {
+          expect(await refused(order('shared', next as string))).toMatchObject({
+            code: 'RISK_EXPOSURE_EXCEEDS_MAX_OPEN',
+          });
+          const both = (await refusedAt(instance.httpUrl)) > before && (await refusedAt(second.httpUrl)) > 0;
+          return both ? true : undefined;
+        },
+        { what: 'both instances refused', intervalMs: 1 },
+      );
+    } finally {
+      await second.close();
+    }
   });
 
   it('remaining quoted size: a second order on one quote is refused before the venue sees it', async () => {
