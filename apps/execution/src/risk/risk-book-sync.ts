@@ -7,12 +7,20 @@
  * same headroom, and a message lost while NATS is down is not replayed (a restart rebuilds the book from the
  * journal). Within one instance admits stay strictly serial (the risk actor).
  */
-import { riskSubjects, type RiskBookMessage, type Subjects } from '#contracts';
+import { riskSubjects, type Subjects } from '#contracts';
 import type { BusCore, BusPublisher, BusSubscription } from '#bus';
 import type { JsonLogger } from '#observability';
 import type { RiskOrder, RiskOrderEvent } from './risk-gate.js';
 import type { RiskEngine, RiskPeers } from './risk-engine.js';
 import type { RiskMetrics } from './risk-metrics.js';
+
+/**
+ * On `…exec.risk.book`: internal to the execution app (its instances are one program), so in the seam's own
+ * types rather than in libs/contracts. Documented in docs/execution-risk.md.
+ */
+export type RiskBookMessage =
+  | { v: 1; instance: string; kind: 'admitted'; admittedAt: number; order: RiskOrder }
+  | { v: 1; instance: string; kind: 'event'; event: RiskOrderEvent };
 
 export class RiskBookSync implements RiskPeers {
   private readonly subject: string;
@@ -41,7 +49,7 @@ export class RiskBookSync implements RiskPeers {
         return;
       }
       if (peer.instance === this.deps.instance) return;
-      if (peer.kind === 'admitted') this.deps.engine.peerAdmitted(peer.order as RiskOrder, peer.admittedAt);
+      if (peer.kind === 'admitted') this.deps.engine.peerAdmitted(peer.order, peer.admittedAt);
       else this.deps.engine.peerRecorded(peer.event);
     });
     this.deps.engine.attachPeers(this);

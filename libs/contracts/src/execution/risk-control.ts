@@ -42,7 +42,7 @@ export function riskSubjects(subjects: Subjects) {
     kill: `${base}.kill`,
     limitsGet: `${base}.limits.get`,
     limitsSet: `${base}.limits.set`,
-    /** Between execution instances: admitted orders and their events, so every risk book counts every instance's orders. */
+    /** Between execution instances (internal, `RiskBookMessage` of the app): admitted orders and their events. */
     book: `${base}.book`,
     audit: (kind: RiskAuditKind) => `${base}.audit.${kind}`,
     allAudit: `${base}.audit.>`,
@@ -252,43 +252,3 @@ export type TradingStatesAnswer = TradingStatesReply | ErrorReply;
 export type TradingStateChangeAnswer = TradingStateChanged | ErrorReply;
 export type RiskLimitsAnswer = RiskLimitsReply | ErrorReply;
 export type RiskLimitsChangeAnswer = RiskLimitsChanged | ErrorReply;
-
-/** A quote as risk knows it (amounts of the side an order executes on), carried between instances. */
-export interface RiskBookQuote {
-  quoteId: string;
-  status: 'live' | 'stale' | 'stopped' | 'unknown';
-  venueTimestamp?: number;
-  quoteExpiresAt?: number;
-  price?: string;
-  quantity?: string;
-  quoteAmount?: string;
-}
-
-/**
- * On `…exec.risk.book` (core NATS, best effort; internal to the execution app): what one instance's risk
- * admitted and learnt since, so every instance of the account counts every instance's orders.
- */
-export type RiskBookMessage =
-  | {
-      v: 1;
-      instance: string;
-      kind: 'admitted';
-      admittedAt: number;
-      order: {
-        orderId: string;
-        strategyId: string;
-        accountGroup: string;
-        side: 'BUY' | 'SELL';
-        instrument: string;
-        quote: RiskBookQuote;
-        worstPrice?: string;
-      };
-    }
-  | {
-      v: 1;
-      instance: string;
-      kind: 'event';
-      event:
-        | { kind: 'filled'; orderId: string; baseAmount: string; quoteAmount: string; price: string }
-        | { kind: 'not-executed' | 'unknown'; orderId: string };
-    };
