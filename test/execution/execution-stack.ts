@@ -221,7 +221,8 @@ export async function finalEvents(
 ): Promise<OrderEvent[]> {
   return eventually(
     async () => {
-      const events = await orderEvents(js, strategyId, orderId);
+      // JetStream may not answer for a moment (a restarted nats-server): read again
+      const events = await orderEvents(js, strategyId, orderId).catch(() => []);
       return events.some((e) => e.order.final) ? events : undefined;
     },
     { what: `final event of ${orderId}`, timeoutMs, intervalMs: 100 },

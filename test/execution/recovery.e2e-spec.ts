@@ -142,6 +142,25 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
     expect(await b.close()).toEqual({ code: 0, signal: null });
   });
 
+  it('nats-server restarted with orders in flight: each order still gets exactly one final outcome', async () => {
+    const instance = await stack.startInstance('nats-1');
+    await adminPost(stack.venue, 'faults/ws/order-delay', { ms: 1_500 });
+    const placed: OrderAccepted[] = [];
+    for (const quoteId of await quotes(2))
+      placed.push(accepted(await place(stack.algo, await order('eta', { quoteId }))));
+    await stack.stack.restartNats();
+    for (const reply of placed) {
+      const events = await finalEvents(stack.js, 'eta', reply.orderId, 30_000);
+      expect(finals(events)).toHaveLength(1);
+      const final = finals(events)[0]?.order;
+      // SUCCESS, or — when the command reached the venue only after this stack's 4 s quote life, held up by the
+      // restart — the venue's own refusal; never a failure the gateway made up
+      if (final?.state !== 'SUCCESS')
+        expect(final).toMatchObject({ state: 'FAILED', code: 'RFS100019', evidence: 'reply' });
+    }
+    expect(await instance.close()).toEqual({ code: 0, signal: null });
+  });
+
   it('start-up while the venue is unreachable: fail-closed (refused with a clear code, visible), then recovery', async () => {
     const crashing = await stack.startInstance('down-1', { FAULT_CRASH_AT: 'after-intent' });
     const unresolved = await order('zeta');
