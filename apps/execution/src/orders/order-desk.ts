@@ -227,7 +227,7 @@ export class OrderDesk {
         return;
       case 'schedule':
         managed.timer?.();
-        managed.timer = clock(this.deps).setTimeout(() => self.send({ type: 'reconcile-due' }), effect.delayMs);
+        managed.timer = this.deps.clock.setTimeout(() => self.send({ type: 'reconcile-due' }), effect.delayMs);
         return;
     }
   }
@@ -305,8 +305,9 @@ export class OrderDesk {
       const stored = await this.deps.streams.lastMessage<OrderEvent>(this.deps.eventStream, topic.subject);
       if (stored?.value.order.final === true) return;
     }
-    await this.deps.publisher.publishDurableTo(topic, effect.event, { msgId: effect.msgId, attempts: 3 });
-    this.deps.metrics.entered(effect.event.order.state, record.strategyId);
+    const ack = await this.deps.publisher.publishDurableTo(topic, effect.event, { msgId: effect.msgId, attempts: 3 });
+    // a re-announcement after a resume is stored once and counted once
+    if (!ack.duplicate) this.deps.metrics.entered(effect.event.order.state, record.strategyId);
   }
 
   private async close(managed: ManagedOrder): Promise<void> {
@@ -349,10 +350,6 @@ export class OrderDesk {
     if (this.byClientRequestId.get(record.clientRequestId) === managed)
       this.byClientRequestId.delete(record.clientRequestId);
   }
-}
-
-function clock(deps: OrderDeskDeps): Clock {
-  return deps.clock;
 }
 
 function crash(): never {
