@@ -8,6 +8,7 @@ import {
   finals,
   finalEvents,
   getOrder,
+  listOrders,
   place,
   startExecutionStack,
   type ExecutionStack,
@@ -183,6 +184,8 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
     expect(health.status).toBe(503);
     expect(JSON.stringify(await health.json())).toContain('venue unreachable');
     expect(await metricValue(instance.httpUrl, 'execution_startup_reconciling')).toBe(1);
+    const open = await listOrders(stack.algo, { filter: 'open', strategyId: 'zeta' });
+    expect(open.ok && open.orders.map((o) => o.idempotencyKey)).toEqual([unresolved.idempotencyKey]);
     await adminPost(stack.venue, 'faults/rest', {}, 'DELETE');
     const after = await eventually(
       async () => {
