@@ -31,6 +31,14 @@ export type StoredLimits = Omit<RiskLimitOverride, 'revision' | 'limits'> & { li
 export interface RiskStoreOptions {
   /** How often the connection is looked at for the fail-closed switch (ms). */
   checkIntervalMs?: number;
+  /**
+   * How often the global state is read directly (ms): NATS may be connected while JetStream does not answer
+   * (a cluster without quorum), and then the watch is silent rather than broken. A failed read fails closed;
+   * a newer global state than the one held (a missed delivery) is applied.
+   */
+  probeIntervalMs?: number;
+  /** Least time between two attempts to read the bucket afresh while it cannot be read (ms). */
+  reloadIntervalMs?: number;
 }
 
 export type StoreWrite<T> = { ok: true; revision: number; before: T | undefined } | { ok: false; conflict: true };
@@ -46,6 +54,10 @@ export class RiskStore {
   private stopped = false;
   private timer: Cancel | undefined;
   private readonly overrides = new Map<ScopeKey, RiskLimitOverride>();
+  private probeOk = true;
+  private probing = false;
+  private lastProbe = 0;
+  private lastReload = Number.NEGATIVE_INFINITY;
 
   constructor(
     /** Opens the bucket (creating it when absent): called at every reload, so a NATS that lost it gets it back. */
@@ -118,13 +130,23 @@ export class RiskStore {
 
   private check(): void {
     if (this.stopped) return;
-    const healthy = this.deps.connection.isUp && this.watching;
+    const now = this.deps.clock.now();
+    if (this.readable && !this.probing && now - this.lastProbe >= (this.options.probeIntervalMs ?? 2_000)) {
+      this.lastProbe = now;
+      this.probing = true;
+      void this.probe().finally(() => {
+        this.probing = false;
+      });
+    }
+    const healthy = this.deps.connection.isUp && this.watching && this.probeOk;
     if (!healthy && this.readable) {
       this.readable = false;
       this.engine.storeReadable(false);
       this.deps.logger.warn('trading states cannot be read: orders are refused until they can (fail closed)');
     }
-    if (!this.readable && this.deps.connection.isUp && this.reloading === undefined) {
+    const due = now - this.lastReload >= (this.options.reloadIntervalMs ?? 1_000);
+    if (!this.readable && due && this.deps.connection.isUp && this.reloading === undefined) {
+      this.lastReload = now;
       this.reloading = this.reload()
         .then(() => this.deps.logger.info('trading states read again; orders are taken'))
         .catch((error: unknown) =>
@@ -135,6 +157,26 @@ export class RiskStore {
         .finally(() => {
           this.reloading = undefined;
         });
+    }
+  }
+
+  /** Reads the global state directly; a failure fails closed at the next check, a newer state is applied. */
+  private async probe(): Promise<void> {
+    const bucket = this.bucket;
+    if (bucket === undefined) return;
+    const key = keyOf('state', 'global');
+    try {
+      const entry = await bucket.get<unknown>(key);
+      const held = this.engine.state.states.entries.get('global')?.revision ?? 0;
+      if (entry !== undefined && entry.revision > held) {
+        this.deps.logger.warn('the global trading state was read directly, newer than the watch had delivered');
+        this.apply({ key, value: entry.value, revision: entry.revision });
+      }
+    } catch (error) {
+      this.probeOk = false;
+      this.deps.logger.warn('the trading-state store does not answer', {
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   }
 
@@ -179,6 +221,7 @@ export class RiskStore {
     this.engine.storeSnapshot(states, overrides);
     held = false;
     for (const change of early) this.apply(change);
+    this.probeOk = true;
     this.readable = true;
   }
 
