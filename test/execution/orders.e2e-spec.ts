@@ -203,6 +203,24 @@ describe('execution: the order API, one final outcome per order', () => {
     expect(finals(events)[0]?.order.state).toBe('SUCCESS');
   });
 
+  it('INDETERMINATE at the venue (it may have filled) → never FAILED; settled SUCCESS from the trade list', async () => {
+    await adminPost(stack.venue, 'faults/ws/indeterminate', { count: 1 });
+    const reply = accepted(
+      await place(stack.algo, {
+        idempotencyKey: key(),
+        strategyId: 'gamma',
+        accountGroup: group,
+        side: 'BUY',
+        quoteId: await quote(),
+      }),
+    );
+    const events = await finalEvents(stack.js, 'gamma', reply.orderId, 30_000);
+    const states = events.map((e) => e.order.state);
+    expect(states).toContain('INDETERMINATE');
+    expect(finals(events)).toHaveLength(1);
+    expect(finals(events)[0]?.order).toMatchObject({ state: 'SUCCESS', evidence: 'trade-list' });
+  });
+
   it('/health is ok and /metrics tells orders by state, hop latency and unresolved orders', async () => {
     const health = await fetch(`${instance.httpUrl}/health`);
     expect(health.status).toBe(200);
