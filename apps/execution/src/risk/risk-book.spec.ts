@@ -101,8 +101,9 @@ describe('the risk book', () => {
     expect(book.quoteUsed('r').toFixed()).toBe('0');
   });
 
-  it('restores from the journal in admission order, dropping what left the windows', () => {
+  it('restores from the journal in admission order, dropping what left the windows; a restored fill is not counted again', () => {
     const book = new RiskBook();
+    book.replacePositions(new Map([['global', new Map([['BTC', new Decimal('0.5')]])]]));
     book.restore(
       [
         { order: bookOrder('late', { admittedAt: T0 + 70_000 }) },

@@ -144,7 +144,7 @@ export class RiskBook {
    * A later change of an admitted order. Only orders still open are affected, so a repeated event (or one
    * arriving after the order settled) changes nothing: idempotent per (orderId, kind). Returns whether it did.
    */
-  record(event: BookEvent): boolean {
+  record(event: BookEvent, options: { countFill: boolean } = { countFill: true }): boolean {
     const order = this.openOrders.get(event.orderId);
     if (order === undefined) return false;
     switch (event.kind) {
@@ -156,7 +156,7 @@ export class RiskBook {
       case 'filled':
         this.close(order);
         this.addInFlight(order, -1);
-        this.addFill(order, event.baseAmount, event.quoteAmount);
+        if (options.countFill) this.addFill(order, event.baseAmount, event.quoteAmount);
         return true;
       case 'not-executed': {
         this.close(order);
@@ -177,13 +177,15 @@ export class RiskBook {
   /**
    * The journal's orders added to the book (after a restart, or when this instance takes over another's
    * orders), as if each had been admitted and recorded. Orders the book already holds open are left as they are.
+   * A restored fill settles its order but is not added to the positions again: the durable positions
+   * (`replacePositions`) already hold every fill that was learnt.
    */
   restore(orders: readonly RestoredOrder[], now: number): void {
     const byAdmission = [...orders].sort((a, b) => a.order.admittedAt - b.order.admittedAt);
     for (const { order, event } of byAdmission) {
       if (this.openOrders.has(order.orderId)) continue;
       this.admit(order, order.admittedAt);
-      if (event) this.record(event);
+      if (event) this.record(event, { countFill: false });
     }
     this.prune(now);
   }

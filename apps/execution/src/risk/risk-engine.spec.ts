@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { MetricsRegistry } from '#observability';
+import { Decimal } from '#venue-api';
 import { FakeClock } from '#testing';
 import { RiskMetrics } from './risk-metrics.js';
 import { RiskEngine } from './risk-engine.js';
@@ -56,9 +57,11 @@ describe('RiskEngine (the RiskGate of the order side)', () => {
     expect((await engine.admit(order(), T0)).ok).toBe(true);
   });
 
-  it('restores in-flight and unknown orders and fills from the journal after a restart', async () => {
+  it('restores open and unknown orders from the journal beside the durable positions (a restored fill counts once)', async () => {
     const file = { strategies: { alpha: { maxOpenExposure: { BTC: '2' }, maxOrdersPerMinute: 4 } } };
     const engine = new RiskEngine(limits(file), { clock: new FakeClock(T0 + 1_000) }, states());
+    // the durable positions already hold the fill of the order restored below as filled
+    engine.positionsLoaded(new Map([['strategy:alpha', new Map([['BTC', new Decimal('1')]])]]));
     const filled = order();
     const unknown = order();
     const failed = order();

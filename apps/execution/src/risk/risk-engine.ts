@@ -69,7 +69,7 @@ export class RiskEngine implements RiskGate {
   }
 
   /** The durable positions read at start (they replace the book's), and where later fills are added. */
-  positionsLoaded(positions: Positions, store: RiskPositionsStore): void {
+  positionsLoaded(positions: Positions, store?: RiskPositionsStore): void {
     this.actor.send({ kind: 'positions-loaded', positions });
     this.positions = store;
   }
