@@ -36,13 +36,14 @@ import { ExecutionMetrics } from './metrics/execution-metrics.js';
 import { OrderDesk, type CrashPoint } from './orders/order-desk.js';
 import { OrderJournal } from './orders/order-journal.js';
 import type { OrderTimings } from './orders/order-machine.js';
-import { isFinalState, type OrderRecord } from './orders/order-record.js';
+import { isFinalState } from './orders/order-record.js';
+import { riskRestoreOf } from './orders/risk-restore.js';
 import { Positions } from './orders/positions.js';
 import { InstanceRegistry } from './ownership/instance-registry.js';
 import { OrderOwnership } from './ownership/order-ownership.js';
 import { PriceStreams } from './quotes/price-streams.js';
 import { QuoteBook } from './quotes/quote-book.js';
-import type { RiskGate, RiskOrder } from './risk/risk-gate.js';
+import type { RiskGate } from './risk/risk-gate.js';
 import { VenueRecords } from './venue/venue-evidence.js';
 
 export interface ExecutionSettings {
@@ -211,7 +212,7 @@ export class ExecutionRuntime {
       }),
     );
     await registry.start();
-    this.risk.restore((await ownership.openRecords()).filter((r) => !isFinalState(r.state)).map(restoredOrder));
+    this.risk.restore((await ownership.openRecords()).filter((r) => !isFinalState(r.state)).map(riskRestoreOf));
     await ownership.sweep(true);
     const startupPhaseEnds = this.startedAt + settings.leaseMs + settings.sweepMs;
     running.timers.push(
@@ -305,36 +306,6 @@ export class ExecutionRuntime {
     await this.bus.connection.flush().catch(() => undefined);
     this.logger.info('execution stopped; its open orders are taken over by the other instances or its next start');
   }
-}
-
-function restoredOrder(record: OrderRecord): {
-  order: RiskOrder;
-  admittedAt: number;
-  event?: { kind: 'unknown'; orderId: string };
-} {
-  const order: RiskOrder = {
-    orderId: record.orderId,
-    strategyId: record.strategyId,
-    accountGroup: record.accountGroup,
-    side: record.side,
-    instrument: record.instrument ?? '',
-    quote: {
-      quoteId: record.quoteId,
-      status: 'live',
-      ...(record.quote.venueTimestamp !== undefined ? { venueTimestamp: record.quote.venueTimestamp } : {}),
-      quoteExpiresAt: record.quote.quoteExpiresAt,
-      ...(record.quote.price !== undefined ? { price: record.quote.price } : {}),
-      ...(record.quote.quantity !== undefined ? { quantity: record.quote.quantity } : {}),
-      ...(record.quote.quoteAmount !== undefined ? { quoteAmount: record.quote.quoteAmount } : {}),
-    },
-    ...(record.worstPrice !== undefined ? { worstPrice: record.worstPrice } : {}),
-  };
-  const unknown = record.state === 'UNKNOWN' || record.state === 'INDETERMINATE';
-  return {
-    order,
-    admittedAt: record.acceptedAt,
-    ...(unknown ? { event: { kind: 'unknown', orderId: record.orderId } } : {}),
-  };
 }
 
 function bounded(work: Promise<void>, ms: number): Promise<void> {

@@ -37,6 +37,7 @@ import {
 } from './order-machine.js';
 import { isFinalState, type OrderRecord } from './order-record.js';
 import type { Positions } from './positions.js';
+import { riskRestoreOf } from './risk-restore.js';
 
 /** Test-only fault injection: the process kills itself (SIGKILL) right after this step of a new order. */
 export type CrashPoint = 'after-intent' | 'after-send';
@@ -112,6 +113,8 @@ export class OrderDesk {
   resume(record: OrderRecord, revision: number, how: 'startup' | 'takeover' | 'retry'): void {
     if (this.orders.has(record.orderId)) return;
     if (how === 'startup' && !isFinalState(record.state)) this.startupPending.add(record.orderId);
+    // taken over from a dead instance after start-up: risk learns it here (the start-up restore held every open order)
+    if (how === 'takeover' && !isFinalState(record.state)) this.deps.risk.restore([riskRestoreOf(record)]);
     this.deps.metrics.resumed.inc({ how });
     const managed = this.spawn(record, revision, undefined);
     managed.actor.send({ type: 'resume' });
