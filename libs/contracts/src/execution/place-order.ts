@@ -1,0 +1,209 @@
+/**
+ * `{prefix}.{account}.exec.order.place` — request/reply. The algo chooses the idempotency key; the same key
+ * (per strategy) with the same payload answers the existing order, with a different payload is refused.
+ * Either `quoteId` (a quote the algo holds) or a quote request (`instrument`, `quantity`, `currency`,
+ * `tenor`: the app uses the freshest live quote of that stream, asking the connector for it if needed).
+ */
+import { DECIMAL_STRING } from '../decimal-string.js';
+import type { OrderView } from './order-view.js';
+import { STRATEGY_ID } from './execution-subjects.js';
+
+const TOKEN = /^[^\s.*>]+$/;
+/** Printable, no control characters. */
+const KEY = /^[^\p{Cc}]+$/u;
+const INSTRUMENT = /^[A-Za-z0-9]{1,16}\.[A-Za-z0-9]{1,16}$/;
+const QUANTITY = /^\d{1,20}(\.\d{1,8})?$/;
+const CURRENCY = /^[A-Za-z0-9]{1,16}$/;
+
+export interface PlaceOrderRequest {
+  /** 1–128 characters, no control characters; chosen by the algo, scoped per strategy. */
+  idempotencyKey: string;
+  /** 1–64 letters, digits, `_` or `-`. */
+  strategyId: string;
+  /** One subject token (the venue's account-group uuid). */
+  accountGroup: string;
+  side: 'BUY' | 'SELL';
+  /** A quote the algo holds (from a price it received). */
+  quoteId?: string;
+  /** `BASE.QUOTE`: required with a quote request, optional context with a quoteId. */
+  instrument?: string;
+  /** Quote request: size in `currency`, a plain decimal with at most 8 decimals. */
+  quantity?: string;
+  currency?: string;
+  tenor?: string;
+  /** Worst acceptable price (quote currency per base unit): BUY refuses a higher price, SELL a lower one. */
+  worstPrice?: string;
+}
+
+export interface FieldProblem {
+  field: string;
+  problem: string;
+}
+
+export type PlaceOrderParse = { ok: true; value: PlaceOrderRequest } | { ok: false; problems: FieldProblem[] };
+
+type Rule = (value: unknown) => string | undefined;
+
+const text =
+  (min: number, max: number, pattern: RegExp | undefined, describe: string): Rule =>
+  (value) =>
+    typeof value !== 'string' || value.length < min || value.length > max || (pattern && !pattern.test(value))
+      ? describe
+      : undefined;
+
+const positiveDecimal =
+  (max: number, name: string): Rule =>
+  (value) =>
+    typeof value === 'string' &&
+    value.length <= max &&
+    DECIMAL_STRING.test(value) &&
+    !value.startsWith('-') &&
+    /[1-9]/.test(value.split(/[eE]/)[0] ?? '')
+      ? undefined
+      : `${name} must be a positive decimal string`;
+
+/**
+ * Every field's rule (hand-written rather than decorators: this runs on the order hot path, ~40× faster than
+ * class-validator). Messages name the field and its rule, never the value.
+ */
+const RULES: Record<keyof PlaceOrderRequest, { required: boolean; rule: Rule }> = {
+  idempotencyKey: {
+    required: true,
+    rule: text(1, 128, KEY, 'idempotencyKey must be 1–128 characters without control characters'),
+  },
+  strategyId: { required: true, rule: text(1, 64, STRATEGY_ID, 'strategyId must be 1–64 letters, digits, _ or -') },
+  accountGroup: {
+    required: true,
+    rule: text(1, 64, TOKEN, 'accountGroup must be one subject token of 1–64 characters'),
+  },
+  side: { required: true, rule: (v) => (v === 'BUY' || v === 'SELL' ? undefined : 'side must be BUY or SELL') },
+  quoteId: { required: false, rule: text(1, 512, undefined, 'quoteId must be 1–512 characters') },
+  instrument: { required: false, rule: text(3, 33, INSTRUMENT, 'instrument must be BASE.QUOTE') },
+  quantity: {
+    required: false,
+    rule: (v) =>
+      positiveDecimal(30, 'quantity')(v) ??
+      (QUANTITY.test(v as string) ? undefined : 'quantity must be a plain decimal with at most 8 decimals'),
+  },
+  currency: { required: false, rule: text(1, 16, CURRENCY, 'currency must be 1–16 letters or digits') },
+  tenor: { required: false, rule: text(1, 16, TOKEN, 'tenor must be one subject token of 1–16 characters') },
+  worstPrice: { required: false, rule: positiveDecimal(64, 'worstPrice') },
+};
+const QUOTE_REQUEST_FIELDS = ['instrument', 'quantity', 'currency', 'tenor'] as const;
+
+/** Decodes and validates a place request, naming every bad field (never throws, never echoes the values). */
+export function parsePlaceOrder(payload: Uint8Array | string): PlaceOrderParse {
+  let plain: unknown;
+  try {
+    plain = JSON.parse(typeof payload === 'string' ? payload : new TextDecoder().decode(payload));
+  } catch {
+    return { ok: false, problems: [{ field: '(payload)', problem: 'payload is not JSON' }] };
+  }
+  if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) {
+    return { ok: false, problems: [{ field: '(payload)', problem: 'payload must be a JSON object' }] };
+  }
+  const input = plain as Record<string, unknown>;
+  const problems: FieldProblem[] = [];
+  const unknown = Object.keys(input).filter((key) => !(key in RULES));
+  for (const field of unknown.slice(0, 10)) problems.push({ field: field.slice(0, 64), problem: 'unknown field' });
+  for (const [field, { required, rule }] of Object.entries(RULES)) {
+    const value = input[field];
+    if (value === undefined) {
+      if (required) problems.push({ field, problem: `${field} is required` });
+      continue;
+    }
+    const problem = rule(value);
+    if (problem !== undefined) problems.push({ field, problem });
+  }
+  const value = input as unknown as PlaceOrderRequest;
+  const hasQuoteId = value.quoteId !== undefined;
+  const requestFields = QUOTE_REQUEST_FIELDS.filter((field) => value[field] !== undefined);
+  if (hasQuoteId && requestFields.some((field) => field !== 'instrument')) {
+    problems.push({ field: 'quoteId', problem: 'give either quoteId or a quote request (quantity, currency, tenor)' });
+  }
+  if (!hasQuoteId) {
+    for (const field of QUOTE_REQUEST_FIELDS) {
+      if (value[field] === undefined) {
+        problems.push({ field, problem: `${field} is required when no quoteId is given` });
+      }
+    }
+  }
+  if (!hasQuoteId && problems.length === 0) {
+    const [base, quote] = (value.instrument as string).split('.');
+    if (value.currency !== base && value.currency !== quote) {
+      problems.push({ field: 'currency', problem: 'currency must be one of the instrument’s two currencies' });
+    }
+  }
+  if (problems.length > 0) return { ok: false, problems };
+  const request: PlaceOrderRequest = {
+    idempotencyKey: value.idempotencyKey,
+    strategyId: value.strategyId,
+    accountGroup: value.accountGroup,
+    side: value.side,
+  };
+  for (const field of ['quoteId', 'instrument', 'quantity', 'currency', 'tenor', 'worstPrice'] as const) {
+    if (value[field] !== undefined) request[field] = value[field];
+  }
+  return { ok: true, value: request };
+}
+
+/** A refusal: `CATEGORY_CONDITION` code, a message, the values that caused it, and each bad field. */
+export interface OrderRejection {
+  ok: false;
+  error: {
+    code: string;
+    message: string;
+    values?: Record<string, string>;
+    fields?: FieldProblem[];
+  };
+}
+
+export interface OrderAccepted {
+  ok: true;
+  orderId: string;
+  clientRequestId: string;
+  /** True when the key was already used with the same payload: this is the existing order. */
+  duplicate: boolean;
+  order: OrderView;
+}
+
+export type PlaceOrderReply = OrderAccepted | OrderRejection;
+
+/** Execution error codes (risk codes come from the risk gate; venue codes pass through on the order's outcome). */
+export const ExecutionErrorCode = {
+  InvalidRequest: 'REQUEST_INVALID',
+  IdempotencyKeyReused: 'IDEMPOTENCY_KEY_REUSED_WITH_DIFFERENT_PAYLOAD',
+  QuoteUnavailable: 'QUOTE_UNAVAILABLE',
+  Reconciling: 'EXECUTION_RECONCILING_UNRESOLVED_ORDERS',
+  NotReady: 'EXECUTION_NOT_READY',
+  Stopping: 'EXECUTION_STOPPING',
+  JournalUnavailable: 'EXECUTION_JOURNAL_UNAVAILABLE',
+  NotFound: 'ORDER_NOT_FOUND',
+  Internal: 'EXECUTION_INTERNAL',
+} as const;
+
+/** `{prefix}.{account}.exec.order.get`: by `orderId`, or by `strategyId` + `idempotencyKey`. */
+export interface GetOrderRequest {
+  orderId?: string;
+  strategyId?: string;
+  idempotencyKey?: string;
+}
+
+/** `{prefix}.{account}.exec.order.list`: `open` = not final; `unresolved` = UNKNOWN or INDETERMINATE. */
+export interface ListOrdersRequest {
+  filter?: 'open' | 'unresolved';
+  strategyId?: string;
+}
+
+export type GetOrderReply = { ok: true; order: OrderView } | OrderRejection;
+export type ListOrdersReply = { ok: true; orders: OrderView[] } | OrderRejection;
+
+/** `{prefix}.{account}.exec.position.get` `{strategyId}`: net amount per currency from the strategy's fills. */
+export interface StrategyPositions {
+  strategyId: string;
+  /** Currency → signed net amount (bought positive, sold/paid negative). */
+  positions: Record<string, string>;
+  fills: number;
+  updatedAt: number;
+}
+export type PositionsReply = { ok: true; positions: StrategyPositions } | OrderRejection;
