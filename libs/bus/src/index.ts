@@ -26,3 +26,12 @@ export {
   ORDER_COMMANDS_DURABLE,
   type ConnectorStreamSettings,
 } from './topology.js';
+export {
+  AccountLedgerName,
+  accountLedgerStreams,
+  LedgerUnavailableError,
+  SubjectLedger,
+  type AccountLedgerSettings,
+  type LedgerAppend,
+  type LedgerEntry,
+} from './account-ledgers.js';

@@ -9,3 +9,5 @@ export * from './account-groups.js';
 export * from './connector-status.js';
 export * from './validate.js';
 export * from './topics.js';
+export * from './account/transactions.js';
+export * from './account/withdrawals.js';
