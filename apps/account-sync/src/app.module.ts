@@ -12,6 +12,9 @@ import { JsonLogger, ObservabilityModule } from '#observability';
 import { AccountSyncCoreModule } from './core/account-sync-core.module.js';
 import type { AccountSyncConfig } from './config.js';
 import { AppLifecycle } from './lifecycle/app-lifecycle.js';
+import { TransactionsModule } from './transactions/transactions.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
+import { WithdrawalsModule } from './withdrawals/withdrawals.module.js';
 
 /**
  * Drives the registered parts (lifecycle/app-lifecycle.ts): starts them once every provider exists, and stops
@@ -69,6 +72,5 @@ export class AccountSyncAppModule {
 
 /** The app's parts, each a Nest module (one line per part). */
 function partModules(config: AccountSyncConfig): DynamicModule[] {
-  void config;
-  return [];
+  return [TransactionsModule.forRoot(config), WebhooksModule.forRoot(), WithdrawalsModule.forRoot()];
 }

@@ -22,6 +22,7 @@ import {
   type LogLevel,
 } from '#observability';
 import { apiSecretProblem } from '#venue-api';
+import { cidrListProblems } from './webhooks/cidr-set.js';
 
 const DAY_MS = 24 * 3_600_000;
 const SUBJECT_TOKEN = /^[^\s.*>]+$/;
@@ -101,8 +102,39 @@ export class AccountSyncConfig implements CrossChecked {
   @EnvBoolean() DEFAULT_METRICS: boolean = true;
 
   // ---- Webhook receiver (apps/account-sync/src/webhooks): variables below this line
+  /** The receiver's own port (the URL registered in the venue portal); /health and /metrics stay on HTTP_PORT. */
+  @EnvPort() WEBHOOK_PORT: number = 3013;
+  @EnvText({ max: 255 }) WEBHOOK_HOST: string = '0.0.0.0';
+  @EnvText({ max: 255, pattern: /^\/[A-Za-z0-9._~/-]*$/, describe: 'a URL path such as /webhooks/venue' })
+  WEBHOOK_PATH: string = '/webhooks/venue';
+  /** A notification is about 1 KB; a larger body is refused with 413. */
+  @EnvInt(1_024, 1_048_576) WEBHOOK_MAX_BODY_BYTES: number = 65_536;
+  /** Comma-separated CIDRs of reverse proxies whose X-Forwarded-For is trusted; unset: the socket peer only. */
+  @IsOptional()
+  @ValidateBy({
+    name: 'isCidrList',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && value.length <= 4_096 && cidrListProblems(value) === 0,
+      defaultMessage: () => 'WEBHOOK_TRUSTED_PROXIES must be a comma-separated list of CIDR blocks or addresses',
+    },
+  })
+  WEBHOOK_TRUSTED_PROXIES?: string;
+  /** ips.json is fetched at start and this often (a new `version` reloads it; a failed fetch keeps the last list). */
+  @EnvMs(1_000, DAY_MS) WEBHOOK_IPS_REFRESH_MS: number = 300_000;
+  /** How long transaction states are kept on their stream; 0 keeps them (a late notification of an old uuid stays stale). */
+  @EnvInt(0, 10 * 365 * DAY_MS) TRANSACTION_RETENTION_MS: number = 0;
 
   // ---- Withdrawals (apps/account-sync/src/withdrawals): variables below this line
+  /** The venue's withdrawal lists are polled this often while a request is not final. */
+  @EnvMs(100, 3_600_000) WITHDRAWAL_POLL_MS: number = 5_000;
+  /** A request of unknown outcome absent from the lists this long is NOT_FOUND (never re-sent either way). */
+  @EnvMs(1_000, DAY_MS) WITHDRAWAL_UNKNOWN_SETTLE_MS: number = 120_000;
+  /** A request not final and unchanged this long counts in account_sync_withdrawals_stuck. */
+  @EnvMs(1_000, 30 * DAY_MS) WITHDRAWAL_STUCK_AFTER_MS: number = DAY_MS;
+  /** Account details (bank accounts, wallets) used to check a withdrawal are reused this long. */
+  @EnvMs(0, DAY_MS) WITHDRAWAL_ACCOUNT_DETAILS_TTL_MS: number = 60_000;
+  /** Most rows per kind a list reply carries (a NATS reply is bounded). */
+  @EnvInt(1, 2_000) WITHDRAWAL_LIST_LIMIT: number = 500;
 
   crossCheck(): string[] {
     const problems: string[] = [];
@@ -110,6 +142,9 @@ export class AccountSyncConfig implements CrossChecked {
       problems.push(
         'ACCOUNT_EVENT_RETENTION_MS must be at least ACCOUNT_EVENT_DUPLICATE_WINDOW_MS (JetStream refuses a duplicate window longer than the retention)',
       );
+    }
+    if (this.WEBHOOK_PORT !== 0 && this.WEBHOOK_PORT === this.HTTP_PORT) {
+      problems.push('WEBHOOK_PORT must differ from HTTP_PORT (/metrics is not exposed to the webhook sender)');
     }
     if (this.SYNC_FAST_INTERVAL_MS > this.SYNC_SLOW_INTERVAL_MS) {
       problems.push('SYNC_FAST_INTERVAL_MS must not exceed SYNC_SLOW_INTERVAL_MS');

@@ -75,3 +75,12 @@ function normalise([network, bits]: Block): Block {
   }
   return [network, bits];
 }
+
+/** How many entries of a comma-separated CIDR list are not blocks (config validation). */
+export function cidrListProblems(list: string): number {
+  const entries = list
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  return CidrSet.parse(entries).invalid.length;
+}

@@ -5,7 +5,7 @@
  */
 import type { Cancel, Clock } from '#actors';
 import type { JsonLogger } from '#observability';
-import { parseJsonLossless, webhookSourceAddressesReader, type WebhookSourceAddresses } from '#venue-api';
+import type { WebhookSourceAddresses } from '#venue-api';
 import {
   initialSourceList,
   sourceListTransition,
@@ -15,12 +15,8 @@ import {
 } from './source-list-machine.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
 
-const MAX_LIST_BYTES = 1_048_576;
-
 export interface WebhookSourceListOptions {
-  url: string;
   refreshMs: number;
-  timeoutMs: number;
 }
 
 export class WebhookSourceList {
@@ -33,7 +29,8 @@ export class WebhookSourceList {
     private readonly clock: Clock,
     private readonly metrics: WebhookMetrics,
     private readonly logger: JsonLogger,
-    private readonly fetchList: (url: string, timeoutMs: number) => Promise<WebhookSourceAddresses> = fetchSourceList,
+    /** The app's venue REST client's `getWebhookSourceAddresses` (GET ips.json, read losslessly). */
+    private readonly fetchList: () => Promise<WebhookSourceAddresses>,
   ) {}
 
   /** Fetches once (a failure is logged, not thrown: the receiver answers 503 until a list loads) and schedules. */
@@ -78,7 +75,7 @@ export class WebhookSourceList {
   private async fetchOnce(): Promise<void> {
     let event: SourceListEvent;
     try {
-      event = { kind: 'fetched', list: await this.fetchList(this.options.url, this.options.timeoutMs) };
+      event = { kind: 'fetched', list: await this.fetchList() };
     } catch (error) {
       event = { kind: 'fetch-failed', reason: (error instanceof Error ? error.message : String(error)).slice(0, 200) };
     }
@@ -117,24 +114,4 @@ export class WebhookSourceList {
         return;
     }
   }
-}
-
-/** GET ips.json (unsigned, §4.12), bounded in time and size, read losslessly. */
-export async function fetchSourceList(url: string, timeoutMs: number): Promise<WebhookSourceAddresses> {
-  const response = await fetch(url, {
-    signal: AbortSignal.timeout(timeoutMs),
-    headers: { accept: 'application/json' },
-  });
-  if (!response.ok) {
-    await response.body?.cancel();
-    throw new Error(`ips.json: HTTP ${response.status}`);
-  }
-  const length = Number(response.headers.get('content-length') ?? '0');
-  if (length > MAX_LIST_BYTES) {
-    await response.body?.cancel();
-    throw new Error(`ips.json: ${length} bytes, more than ${MAX_LIST_BYTES}`);
-  }
-  const text = await response.text();
-  if (text.length > MAX_LIST_BYTES) throw new Error(`ips.json: more than ${MAX_LIST_BYTES} bytes`);
-  return webhookSourceAddressesReader.read(parseJsonLossless(text), 'ips.json');
 }

@@ -170,7 +170,8 @@ export interface WithdrawalView {
   venueLastUpdated?: string;
 }
 
-export type WithdrawalReply = { ok: true; withdrawal: WithdrawalView } | ErrorReply;
+/** A failure about an existing request (REJECTED, a refused cancel) carries the request too. */
+export type WithdrawalReply = { ok: true; withdrawal: WithdrawalView } | (ErrorReply & { withdrawal?: WithdrawalView });
 
 /** A row of the venue's list (§2.7); names and aliases are absent when the venue's participants service is down. */
 export interface WithdrawalListItem {
