@@ -412,6 +412,11 @@ export class WithdrawalDesk {
       now: this.clock.now(),
       unknownSettleMs: this.options.unknownSettleMs,
     });
+    // Bookkeeping that is not persisted (lists without it while UNKNOWN) moves at once; a change that is
+    // persisted moves only once stored, so a failed write is tried again by the next event.
+    if (next.record !== record && !next.effects.some((effect) => effect.kind === 'persist')) {
+      this.remember(requestId, next.record);
+    }
     for (const effect of next.effects) {
       switch (effect.kind) {
         case 'persist':
@@ -422,8 +427,7 @@ export class WithdrawalDesk {
             this.storageFailure = messageOf(error);
             throw error;
           }
-          if (isFinalWithdrawalState(next.record.view.state)) this.open.delete(requestId);
-          else this.open.set(requestId, next.record);
+          this.remember(requestId, next.record);
           break;
         case 'publish':
           await this.publish(requestId, next.record, effect.previousState, effect.msgSuffix);
@@ -444,6 +448,11 @@ export class WithdrawalDesk {
       }
     }
     this.refreshGauges();
+  }
+
+  private remember(requestId: string, record: WithdrawalRecord): void {
+    if (isFinalWithdrawalState(record.view.state)) this.open.delete(requestId);
+    else this.open.set(requestId, record);
   }
 
   private async publish(
