@@ -12,6 +12,7 @@ import { JsonLogger, ObservabilityModule } from '#observability';
 import { AccountSyncCoreModule } from './core/account-sync-core.module.js';
 import type { AccountSyncConfig } from './config.js';
 import { AppLifecycle } from './lifecycle/app-lifecycle.js';
+import { SyncModule } from './sync/sync.module.js';
 import { TransactionsModule } from './transactions/transactions.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { WithdrawalsModule } from './withdrawals/withdrawals.module.js';
@@ -72,5 +73,10 @@ export class AccountSyncAppModule {
 
 /** The app's parts, each a Nest module (one line per part). */
 function partModules(config: AccountSyncConfig): DynamicModule[] {
-  return [TransactionsModule.forRoot(config), WebhooksModule.forRoot(), WithdrawalsModule.forRoot()];
+  return [
+    TransactionsModule.forRoot(config),
+    SyncModule.forRoot(),
+    WebhooksModule.forRoot(),
+    WithdrawalsModule.forRoot(),
+  ];
 }

@@ -35,3 +35,4 @@ export {
   type LedgerAppend,
   type LedgerEntry,
 } from './account-ledgers.js';
+export { AccountStateName, accountStateStream, type AccountStateSettings } from './account-state.js';

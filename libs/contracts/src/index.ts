@@ -11,3 +11,4 @@ export * from './validate.js';
 export * from './topics.js';
 export * from './account/transactions.js';
 export * from './account/withdrawals.js';
+export * from './account/sync.js';
