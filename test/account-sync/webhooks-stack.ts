@@ -41,7 +41,7 @@ export interface AccountSyncStack {
 }
 
 export async function startAccountSyncStack(
-  options: { venue?: SandboxOptions; env?: Record<string, string> } = {},
+  options: { venue?: SandboxOptions; env?: Record<string, string>; startApp?: boolean } = {},
 ): Promise<AccountSyncStack> {
   const nats = await startNatsServer();
   const webhookPort = await freePort();
@@ -94,7 +94,7 @@ export async function startAccountSyncStack(
       await nats.stop();
     },
   };
-  await stack.startApp();
+  if (options.startApp ?? true) await stack.startApp();
   return stack;
 }
 
