@@ -24,8 +24,6 @@ describe('account-sync webhook receiver killed mid-stream (child process)', () =
     stack = await startAccountSyncStack({
       startApp: false,
       venue: { webhookMinIntervalMs: 15 },
-      // the REST sync reads rarely here: what is stored comes from the venue's retries
-      env: { SYNC_FAST_INTERVAL_MS: '3600000', SYNC_SLOW_INTERVAL_MS: '3600000' },
     });
   });
   afterAll(async () => {

@@ -66,6 +66,9 @@ export async function startAccountSyncStack(
     WEBHOOK_IPS_REFRESH_MS: '1000',
     WITHDRAWAL_POLL_MS: '200',
     WITHDRAWAL_UNKNOWN_SETTLE_MS: '1000',
+    // the REST sync reads on its schedule rarely here (a suite overrides it): what is stored comes from webhooks
+    SYNC_FAST_INTERVAL_MS: '3600000',
+    SYNC_SLOW_INTERVAL_MS: '3600000',
     DEFAULT_METRICS: 'false',
     ...options.env,
   };
