@@ -30,7 +30,7 @@ describe('decideTransaction (the ledger transition table)', () => {
     expect(decideTransaction('CANCELLED', 'PROCESSED')).toEqual({ kind: 'stale', held: 'CANCELLED' });
   });
 
-  it('reads a reversal after PROCESSED as a later state (spec-gaps T2)', () => {
+  it('reads a reversal after PROCESSED as a later state (spec-gaps WH2)', () => {
     expect(decideTransaction('PROCESSED', 'REVERSED')).toEqual({ kind: 'store', previousState: 'PROCESSED' });
   });
 

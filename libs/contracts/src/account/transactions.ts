@@ -21,7 +21,7 @@ export type TransactionOutcome = 'pending' | 'completed' | 'failed';
 const RANK: Readonly<Record<TransactionLegState, number>> = {
   PENDING: 0,
   PROCESSED: 1,
-  // docs/spec-gaps.md (account-sync, T2): a reversal or cancellation after PROCESSED is read as a later state.
+  // docs/spec-gaps.md WH2: a reversal or cancellation after PROCESSED is read as a later state.
   REVERSED: 2,
   CANCELLED: 2,
 };
