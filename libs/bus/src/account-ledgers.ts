@@ -8,10 +8,11 @@
  *  - withdrawals: the same for `…acct.withdrawal.changed.{requestId}`, and a KV bucket of the requests
  *    (intent written before anything is sent to the venue; the key is created once, ever).
  */
-import { JetStreamApiError, type PubAck } from '@nats-io/jetstream';
+import { JetStreamApiError } from '@nats-io/jetstream';
 import { TransactionSubjects, WithdrawalSubjects } from '#contracts';
 import type { BusConnection } from './bus-connection.js';
 import type { StreamDefinition } from './bus-streams.js';
+import { PublishAcks } from './publish-acks.js';
 
 function accountToken(account: string): string {
   return account.replace(/[^A-Za-z0-9_-]/g, '_');
@@ -74,11 +75,14 @@ const WRONG_LAST_SEQUENCE = 10071;
 /** Appends to and reads the last entry of per-subject ledgers on a stream. */
 export class SubjectLedger {
   private readonly encoder = new TextEncoder();
+  private readonly acks: PublishAcks;
 
   constructor(
     private readonly connection: BusConnection,
     private readonly stream: string,
-  ) {}
+  ) {
+    this.acks = new PublishAcks(connection);
+  }
 
   /**
    * Stores `json` on `subject` if the subject's last sequence is still `expectedLastSeq` (0: no message yet).
@@ -95,16 +99,25 @@ export class SubjectLedger {
     const payload = this.encoder.encode(json);
     const attempts = options.attempts ?? 3;
     let lastError: unknown;
+    const fields = {
+      'Nats-Msg-Id': msgId,
+      'Nats-Expected-Last-Subject-Sequence': String(expectedLastSeq),
+      'Nats-Expected-Stream': this.stream,
+    };
     for (let attempt = 1; attempt <= attempts; attempt += 1) {
       try {
-        const ack: PubAck = await this.connection.js.publish(subject, payload, {
-          msgID: msgId,
-          expect: { lastSubjectSequence: expectedLastSeq, streamName: this.stream },
-          timeout: options.ackTimeoutMs ?? 2_000,
-        });
-        return ack.duplicate ? { kind: 'duplicate', seq: ack.seq } : { kind: 'stored', seq: ack.seq };
+        const ack = await this.acks.publish(subject, payload, fields, options.ackTimeoutMs ?? 2_000);
+        if (ack.error !== undefined) {
+          if (ack.error.err_code === WRONG_LAST_SEQUENCE) return { kind: 'moved' };
+          lastError = new Error(`JetStream refused the append: ${ack.error.description ?? 'unknown error'}`);
+          continue;
+        }
+        if (typeof ack.seq !== 'number') {
+          lastError = new Error('PubAck without a sequence');
+          continue;
+        }
+        return ack.duplicate === true ? { kind: 'duplicate', seq: ack.seq } : { kind: 'stored', seq: ack.seq };
       } catch (error) {
-        if (isWrongLastSequence(error)) return { kind: 'moved' };
         lastError = error;
       }
     }
@@ -129,9 +142,4 @@ export class LedgerUnavailableError extends Error {
     super(`ledger unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.name = 'LedgerUnavailableError';
   }
-}
-
-function isWrongLastSequence(error: unknown): boolean {
-  if (error instanceof JetStreamApiError) return error.code === WRONG_LAST_SEQUENCE;
-  return error instanceof Error && /wrong last sequence/i.test(error.message);
 }
