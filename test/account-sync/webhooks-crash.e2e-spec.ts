@@ -67,5 +67,8 @@ describe('account-sync webhook receiver killed mid-stream (child process)', () =
       expect(new Set(states).size).toBe(states.length); // no state twice
       expect(['PENDING,PROCESSED', 'PROCESSED']).toContain(states.join(','));
     }
+    // and a SIGTERM stops it cleanly
+    app?.signal('SIGTERM');
+    expect((await app?.exited)?.code).toBe(0);
   }, 60_000);
 });
