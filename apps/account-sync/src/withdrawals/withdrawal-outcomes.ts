@@ -9,6 +9,7 @@ import {
   VenueRateLimitedError,
   VenueRestError,
   VenueValidationError,
+  VenueWrongMethodError,
 } from '#venue-api';
 
 export type SubmitFailure =
@@ -36,7 +37,7 @@ export function classifySubmitFailure(error: unknown): SubmitFailure {
     }
     return { kind: 'refused', code: WithdrawalErrorCode.VenueRejected, message: venueMessage(error) };
   }
-  if (error instanceof VenueNotFoundError) {
+  if (error instanceof VenueNotFoundError || error instanceof VenueWrongMethodError) {
     return { kind: 'refused', code: WithdrawalErrorCode.VenueRejected, message: venueMessage(error) };
   }
   if (error instanceof VenueRateLimitedError || error instanceof VenueConnectionError) {
