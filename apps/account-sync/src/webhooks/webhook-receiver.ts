@@ -38,6 +38,8 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 export class WebhookReceiver {
   private server: Server | undefined;
   private stopping = false;
+  /** Refusals are logged at most once a second per kind (a flood of forged requests must not flood the log). */
+  private readonly refusalLogs = new Map<string, { at: number; suppressed: number }>();
 
   constructor(
     private readonly options: WebhookReceiverOptions,
@@ -103,7 +105,9 @@ export class WebhookReceiver {
       return this.answer(request, response, 503, 'unready', 'webhook source list not loaded yet');
     }
     if (!this.sources.allows(source)) {
-      this.logger.warn('webhook refused: source address not in ips.json', { source: source.slice(0, 64) });
+      this.logRefusal('refused_source', 'webhook refused: source address not in ips.json', {
+        source: source.slice(0, 64),
+      });
       return this.answer(request, response, 403, 'refused_source', 'source address not allowed');
     }
     const declared = Number(request.headers['content-length'] ?? '0');
@@ -142,7 +146,7 @@ export class WebhookReceiver {
     } catch (error) {
       const reason =
         error instanceof ShapeError || error instanceof InvalidJsonError ? error.message : 'unreadable notification';
-      this.logger.warn('webhook refused: malformed notification', {
+      this.logRefusal('invalid', 'webhook refused: malformed notification', {
         reason: reason.slice(0, MAX_REASON),
         bytes: body.length,
       });
@@ -160,6 +164,20 @@ export class WebhookReceiver {
         });
         this.answer(request, response, 503, 'store_failed', 'not stored; retry later');
       },
+    );
+  }
+
+  private logRefusal(kind: string, message: string, fields: Record<string, unknown>): void {
+    const now = Date.now();
+    const last = this.refusalLogs.get(kind);
+    if (last !== undefined && now - last.at < 1_000) {
+      last.suppressed += 1;
+      return;
+    }
+    this.refusalLogs.set(kind, { at: now, suppressed: 0 });
+    this.logger.warn(
+      message,
+      last !== undefined && last.suppressed > 0 ? { ...fields, suppressed: last.suppressed } : fields,
     );
   }
 
