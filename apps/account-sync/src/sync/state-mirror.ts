@@ -109,7 +109,7 @@ export class StateMirror<T> {
         }
       }
     }
-    await runAll(jobs, this.options.concurrency ?? 64);
+    await runAll(jobs, this.options.concurrency ?? 256);
     return result;
   }
 

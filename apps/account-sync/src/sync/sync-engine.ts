@@ -47,9 +47,11 @@ export interface SyncEngineDeps {
 
 const TRADE_PAGE = 200;
 /** Trade pages asked for at once during a full read (the limiter still spaces them). */
-const TRADE_PAGES_IN_FLIGHT = 4;
+const TRADE_PAGES_IN_FLIGHT = 8;
 /** Held pending trades looked up one by one per incremental run, at most. */
 const MAX_TRADE_LOOKUPS = 50;
+/** Trade pages being written to NATS at once while later pages are read. */
+const APPLYING_PAGES = 8;
 const INGEST_CONCURRENCY = 16;
 
 export class SyncEngine {
@@ -117,7 +119,7 @@ export class SyncEngine {
     const seen = new Set<string>();
     let nextOffset = 0;
     let ended = false;
-    let applying: Promise<unknown> = Promise.resolve();
+    const applying: Array<Promise<unknown>> = [];
     const inFlight: Array<Promise<{ data: Trade[] }>> = [];
     const ask = () => {
       inFlight.push(client.listTrades({ max: TRADE_PAGE, offset: nextOffset }));
@@ -136,14 +138,15 @@ export class SyncEngine {
         fresh.set(trade.uuid, trade);
       }
       read += fresh.size;
-      await applying;
-      applying = mirrors.trade.apply(fresh).then((result) => this.count('trades', fresh.size, result));
+      // Pages are applied while the next ones are read; at most APPLYING_PAGES at once (bounded memory).
+      applying.push(mirrors.trade.apply(fresh).then((result) => this.count('trades', fresh.size, result)));
+      if (applying.length >= APPLYING_PAGES) await applying.shift();
       if (ended) {
         // Pages asked beyond the end come back empty or short; wait for them without asking more.
         await Promise.allSettled(inFlight.splice(0));
       }
     }
-    await applying;
+    await Promise.all(applying);
     this.log.info('trade history read', { trades: read, held: mirrors.trade.size });
   }
 

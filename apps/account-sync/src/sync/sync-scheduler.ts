@@ -66,9 +66,12 @@ export class SyncScheduler implements SyncTriggers {
   start(): void {
     this.stopped = false;
     const balances = this.request('balances', 'full');
+    // The two long histories one after the other, trades first, so each gets the whole spare budget.
+    const trades = this.request('trades', 'full');
     for (const resource of SYNC_RESOURCES) {
-      if (resource === 'balances') continue;
+      if (resource === 'balances' || resource === 'trades') continue;
       if (PER_GROUP.has(resource)) void balances.finally(() => this.request(resource, 'full'));
+      else if (resource === 'transactions') void trades.finally(() => this.request(resource, 'full'));
       else void this.request(resource, 'full');
     }
   }

@@ -10,6 +10,7 @@ export function createVenueRestClient(options: ResolvedVenueOptions): VenueRestC
     signatureEncoding: options.signatureEncoding,
     antiReplay: antiReplaySource(options),
     timeoutMs: options.restTimeoutMs,
+    requestsPerSecond: options.restRequestsPerSecond,
     ...(options.tokenPath === undefined ? {} : { tokenPath: options.tokenPath }),
   });
 }
