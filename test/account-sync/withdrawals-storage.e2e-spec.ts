@@ -39,7 +39,8 @@ describe('withdrawal desk: the intent is stored before anything is sent', () => 
     const faulty = {
       createIfAbsent: (key: string, value: unknown) =>
         storageDown ? Promise.reject(new Error('injected: KV unavailable')) : bucket.createIfAbsent(key, value),
-      get: <T>(key: string) => bucket.get<T>(key),
+      get: <T>(key: string) =>
+        storageDown ? Promise.reject(new Error('injected: KV unavailable')) : bucket.get<T>(key),
       put: (key: string, value: unknown) => bucket.put(key, value),
       keys: () => bucket.keys(),
     };
@@ -88,11 +89,11 @@ describe('withdrawal desk: the intent is stored before anything is sent', () => 
     });
     const before = (await client.listFiatWithdrawals()).length;
     expect(await desk.submit(request)).toMatchObject({ ok: false, error: { code: 'STORAGE_UNAVAILABLE' } });
-    expect(desk.health().up).toBe(false);
+    expect((await desk.health()).up).toBe(false);
     expect((await client.listFiatWithdrawals()).length).toBe(before);
     storageDown = false;
     expect(await desk.submit(request)).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL' } });
-    expect(desk.health().up).toBe(true);
+    expect((await desk.health()).up).toBe(true);
     expect((await client.listFiatWithdrawals()).length).toBe(before + 1);
   });
 });

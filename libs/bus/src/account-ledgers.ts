@@ -71,6 +71,7 @@ export interface LedgerEntry<T> {
 }
 
 const WRONG_LAST_SEQUENCE = 10071;
+const NO_MESSAGE_FOUND = 10037;
 
 /** Appends to and reads the last entry of per-subject ledgers on a stream. */
 export class SubjectLedger {
@@ -131,7 +132,8 @@ export class SubjectLedger {
       if (stored === null) return undefined;
       return { seq: stored.seq, value: stored.json<T>() };
     } catch (error) {
-      if (error instanceof JetStreamApiError && (error.status === 404 || error.code === 10037)) return undefined;
+      // 10037: no message on the subject. A missing stream (10059) is a failure, not an empty ledger.
+      if (error instanceof JetStreamApiError && error.code === NO_MESSAGE_FOUND) return undefined;
       throw new LedgerUnavailableError(error);
     }
   }

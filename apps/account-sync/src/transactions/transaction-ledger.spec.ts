@@ -122,6 +122,6 @@ describe('TransactionLedger (real nats-server)', () => {
       silent,
     );
     await expect(broken.ingest(leg('t-5', 'PENDING'), 'webhook')).rejects.toThrow();
-    expect(broken.health().up).toBe(false);
+    expect((await broken.health()).up).toBe(false);
   });
 });

@@ -72,9 +72,19 @@ export class TransactionLedger implements TransactionIntake {
     this.triggers = triggers;
   }
 
-  /** Down while the last attempt to store failed (NATS unreachable, stream missing). */
-  health(): { up: boolean; detail?: string } {
-    return this.storeFailing ? { up: false, detail: `cannot store transactions: ${this.lastFailure}` } : { up: true };
+  /**
+   * Down while the last attempt to store failed and the stream still cannot be read (a probe, so a store that
+   * recovered reads as up even when no transaction arrived since).
+   */
+  async health(): Promise<{ up: boolean; detail?: string }> {
+    if (!this.storeFailing) return { up: true };
+    try {
+      await this.store.last(this.subjects.changed('health-probe'));
+      this.storeFailing = false;
+      return { up: true };
+    } catch {
+      return { up: false, detail: `cannot store transactions: ${this.lastFailure}` };
+    }
   }
 
   ingest(record: TransactionRecord, source: TransactionSource): Promise<IngestResult> {

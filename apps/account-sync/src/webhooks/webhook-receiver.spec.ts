@@ -127,11 +127,11 @@ describe('WebhookReceiver (real HTTP, real nats-server)', () => {
     await server.stop({ keepStore: true });
     const response = await post(notification('w-4', 'PENDING'));
     expect(response.status).toBe(503);
-    expect(ledger.health().up).toBe(false);
+    expect((await ledger.health()).up).toBe(false);
     server = await startNatsServer({ port: server.port, storeDir: server.storeDir });
     // the venue's retries, until one is stored
     await waitFor(async () => (await post(notification('w-4', 'PENDING'))).status === 200, 'a retry stored', 20_000);
     expect((await ledger.current('w-4'))?.state).toBe('PENDING');
-    expect(ledger.health().up).toBe(true);
+    expect((await ledger.health()).up).toBe(true);
   }, 30_000);
 });

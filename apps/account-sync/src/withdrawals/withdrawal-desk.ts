@@ -136,10 +136,16 @@ export class WithdrawalDesk {
     await this.mailbox.drained();
   }
 
-  health(): { up: boolean; detail?: string } {
-    return this.storageFailure === undefined
-      ? { up: true }
-      : { up: false, detail: `withdrawal storage failing: ${this.storageFailure}` };
+  /** Down while the last write failed and the bucket still cannot be read (a probe). */
+  async health(): Promise<{ up: boolean; detail?: string }> {
+    if (this.storageFailure === undefined) return { up: true };
+    try {
+      await this.records.get('health-probe');
+      this.storageFailure = undefined;
+      return { up: true };
+    } catch {
+      return { up: false, detail: `withdrawal storage failing: ${this.storageFailure}` };
+    }
   }
 
   async submit(request: WithdrawalSubmitRequest): Promise<WithdrawalReply> {
@@ -197,7 +203,13 @@ export class WithdrawalDesk {
   // ---- submit
 
   private async submitOnce(requestId: string, request: WithdrawalSubmitRequest): Promise<WithdrawalReply> {
-    const existing = await this.records.get<WithdrawalRecord>(requestId);
+    let existing: { value: WithdrawalRecord } | undefined;
+    try {
+      existing = await this.records.get<WithdrawalRecord>(requestId);
+    } catch (error) {
+      this.storageFailure = messageOf(error);
+      return errorReply(WithdrawalErrorCode.StorageUnavailable, 'could not read the requests; nothing was sent');
+    }
     if (existing !== undefined) return this.repeatOf(existing.value, request);
     const shape = checkRequestShape(request);
     if (shape !== undefined) return errorReply(shape.code, shape.message);
