@@ -5,32 +5,16 @@
  */
 import { type DynamicModule, Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import {
-  AccountLedgerName,
-  accountLedgerStreams,
-  BusConnection,
-  BusResponder,
-  BusStreams,
-  SubjectLedger,
-  type BusSubscription,
-} from '#bus';
+import { AccountLedgerName, BusConnection, BusResponder, BusStreams, SubjectLedger, type BusSubscription } from '#bus';
 import { TransactionSubjects } from '#contracts';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { ACCOUNT_SYNC_CONFIG, type AccountSyncConfig } from '../config.js';
 import { AppLifecycle } from '../lifecycle/app-lifecycle.js';
-import { SYNC_TRIGGERS, type SyncTriggers } from '../sync/sync-triggers.js';
+import { ensureLedgerStream, optionalSyncTriggers } from './part-support.js';
 import { TRANSACTION_INTAKE } from './transaction-intake.js';
 import { TransactionLedger } from './transaction-ledger.js';
 import { TransactionMetrics } from './transaction-metrics.js';
 import { answerTransactionQueries } from './transaction-queries.js';
-
-export function ledgerSettingsOf(config: AccountSyncConfig) {
-  return {
-    duplicateWindowMs: config.ACCOUNT_EVENT_DUPLICATE_WINDOW_MS,
-    retentionMs: config.TRANSACTION_RETENTION_MS,
-    replicas: config.NATS_REPLICAS,
-  };
-}
 
 @Injectable()
 class TransactionsPart implements OnModuleInit {
@@ -53,15 +37,8 @@ class TransactionsPart implements OnModuleInit {
     this.lifecycle.register('store', {
       name: 'transaction-ledger',
       start: async () => {
-        const stream = AccountLedgerName.transactions(config.ACCOUNT);
-        for (const definition of accountLedgerStreams(
-          config.NATS_SUBJECT_PREFIX,
-          config.ACCOUNT,
-          ledgerSettingsOf(config),
-        )) {
-          if (definition.name === stream) await this.streams.ensureStream(definition);
-        }
-        const triggers = this.optionalTriggers();
+        await ensureLedgerStream(this.streams, config, AccountLedgerName.transactions(config.ACCOUNT));
+        const triggers = optionalSyncTriggers(this.modules);
         if (triggers !== undefined) this.ledger.useSyncTriggers(triggers);
       },
       stop: () => this.ledger.drained(),
@@ -73,14 +50,6 @@ class TransactionsPart implements OnModuleInit {
       },
       stop: async () => this.queries?.unsubscribe(),
     });
-  }
-
-  private optionalTriggers(): SyncTriggers | undefined {
-    try {
-      return this.modules.get<SyncTriggers>(SYNC_TRIGGERS, { strict: false });
-    } catch {
-      return undefined;
-    }
   }
 }
 

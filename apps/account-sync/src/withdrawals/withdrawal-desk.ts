@@ -268,24 +268,17 @@ export class WithdrawalDesk {
   }
 
   private send(request: WithdrawalSubmitRequest, requestId: string): Promise<WithdrawalAcknowledgement> {
-    const clientComment = withdrawalComment(requestId, request.clientComment);
-    if (request.kind === 'fiat') {
-      return this.venue.submitFiatWithdrawal({
-        accountGroupUuid: request.accountGroupUuid,
-        ccy: request.ccy,
-        amount: request.amount,
-        bankAccountUuid: request.bankAccountUuid ?? '',
-        clientComment,
-      });
-    }
-    return this.venue.submitCryptoWithdrawal({
+    const common = {
       accountGroupUuid: request.accountGroupUuid,
       ccy: request.ccy,
       amount: request.amount,
-      walletUuid: request.walletUuid ?? '',
-      clientComment,
-      precision: 18,
-    });
+      clientComment: withdrawalComment(requestId, request.clientComment),
+    };
+    // checkRequestShape made sure the kind's destination is there.
+    if (request.kind === 'fiat') {
+      return this.venue.submitFiatWithdrawal({ ...common, bankAccountUuid: request.bankAccountUuid ?? '' });
+    }
+    return this.venue.submitCryptoWithdrawal({ ...common, walletUuid: request.walletUuid ?? '', precision: 18 });
   }
 
   private repeatOf(record: WithdrawalRecord, request: WithdrawalSubmitRequest): WithdrawalReply {

@@ -6,22 +6,13 @@
 import { type DynamicModule, Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { systemClock } from '#actors';
-import {
-  AccountLedgerName,
-  accountLedgerStreams,
-  BusKv,
-  BusPublisher,
-  BusResponder,
-  BusStreams,
-  type BusSubscription,
-} from '#bus';
+import { AccountLedgerName, BusKv, BusPublisher, BusResponder, BusStreams, type BusSubscription } from '#bus';
 import { WithdrawalSubjects } from '#contracts';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { VenueRestClient } from '#venue-api';
 import { ACCOUNT_SYNC_CONFIG, type AccountSyncConfig } from '../config.js';
 import { AppLifecycle } from '../lifecycle/app-lifecycle.js';
-import { SYNC_TRIGGERS, type SyncTriggers } from '../sync/sync-triggers.js';
-import { ledgerSettingsOf } from '../transactions/transactions.module.js';
+import { ensureLedgerStream, optionalSyncTriggers } from '../transactions/part-support.js';
 import { WithdrawalDesk } from './withdrawal-desk.js';
 import { WithdrawalMetrics } from './withdrawal-metrics.js';
 import { answerWithdrawals } from './withdrawal-responders.js';
@@ -53,14 +44,7 @@ class WithdrawalsPart implements OnModuleInit {
     this.lifecycle.register('store', {
       name: 'withdrawals',
       start: async () => {
-        const stream = AccountLedgerName.withdrawalEvents(config.ACCOUNT);
-        for (const definition of accountLedgerStreams(
-          config.NATS_SUBJECT_PREFIX,
-          config.ACCOUNT,
-          ledgerSettingsOf(config),
-        )) {
-          if (definition.name === stream) await this.streams.ensureStream(definition);
-        }
+        await ensureLedgerStream(this.streams, config, AccountLedgerName.withdrawalEvents(config.ACCOUNT));
         const bucket = await this.kv.bucket(AccountLedgerName.withdrawalRequests(config.ACCOUNT), {
           storage: 'file',
           replicas: config.NATS_REPLICAS,
@@ -85,7 +69,7 @@ class WithdrawalsPart implements OnModuleInit {
             listLimit: config.WITHDRAWAL_LIST_LIMIT,
           },
         );
-        const triggers = this.optionalTriggers();
+        const triggers = optionalSyncTriggers(this.modules);
         if (triggers !== undefined) desk.useSyncTriggers(triggers);
         await desk.start();
         await desk.republishOpen();
@@ -102,14 +86,6 @@ class WithdrawalsPart implements OnModuleInit {
         for (const subscription of this.subscriptions.splice(0)) subscription.unsubscribe();
       },
     });
-  }
-
-  private optionalTriggers(): SyncTriggers | undefined {
-    try {
-      return this.modules.get<SyncTriggers>(SYNC_TRIGGERS, { strict: false });
-    } catch {
-      return undefined;
-    }
   }
 }
 
