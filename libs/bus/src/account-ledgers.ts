@@ -106,6 +106,8 @@ export class SubjectLedger {
       'Nats-Expected-Stream': this.stream,
     };
     for (let attempt = 1; attempt <= attempts; attempt += 1) {
+      // Disconnected: say so at once (the webhook sender retries) rather than buffer and wait out the ack timeout.
+      if (!this.connection.isUp) throw new LedgerUnavailableError(new Error('NATS not connected'));
       try {
         const ack = await this.acks.publish(subject, payload, fields, options.ackTimeoutMs ?? 2_000);
         if (ack.error !== undefined) {

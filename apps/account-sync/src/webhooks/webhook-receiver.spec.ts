@@ -118,6 +118,39 @@ describe('WebhookReceiver (real HTTP, real nats-server)', () => {
     expect((await post(notification('w-3', 'PENDING'))).status).toBe(200);
   });
 
+  it('reads X-Forwarded-For only from a configured trusted proxy', async () => {
+    sources.list = CidrSet.parse(['203.0.113.0/24']).set;
+    // no trusted proxy: the header is the sender's word, ignored
+    expect((await post(notification('w-6', 'PENDING'), { 'x-forwarded-for': '203.0.113.5' })).status).toBe(403);
+    const behindProxy = new WebhookReceiver(
+      {
+        port: 0,
+        host: '127.0.0.1',
+        path: '/hooks/venue',
+        maxBodyBytes: 4_096,
+        trustedProxies: CidrSet.parse(['127.0.0.1/32']).set,
+      },
+      sources,
+      ledger,
+      new WebhookMetrics(new MetricsRegistry('p', { defaultMetrics: false })),
+      silent,
+    );
+    const proxied = await behindProxy.start();
+    try {
+      const via = (forwarded: string) =>
+        fetch(proxied, {
+          method: 'POST',
+          body: notification('w-6', 'PENDING'),
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': forwarded },
+        });
+      expect((await via('198.51.100.1')).status).toBe(403);
+      expect((await via('198.51.100.1, 203.0.113.5')).status).toBe(200);
+    } finally {
+      await behindProxy.stop();
+      sources.list = CidrSet.parse(['127.0.0.1/32']).set;
+    }
+  });
+
   it('404 on another path, 405 on another method', async () => {
     expect((await fetch(url.replace('/hooks/venue', '/other'), { method: 'POST', body: '{}' })).status).toBe(404);
     expect((await fetch(url)).status).toBe(405);
