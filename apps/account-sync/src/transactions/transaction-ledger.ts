@@ -53,6 +53,7 @@ export class TransactionLedger implements TransactionIntake {
   private readonly cacheSize: number;
   private readonly now: () => number;
   private triggers: SyncTriggers | undefined;
+  private readonly listeners: Array<(event: TransactionStateChanged) => void> = [];
   private storeFailing = false;
   private lastFailure: string | undefined;
 
@@ -70,6 +71,11 @@ export class TransactionLedger implements TransactionIntake {
   /** After a webhook stored a change, the REST sync reads what it touched again (balances, the trade). */
   useSyncTriggers(triggers: SyncTriggers): void {
     this.triggers = triggers;
+  }
+
+  /** Called after each state stored (a WITHDRAWAL leg makes the withdrawals read the venue's lists at once). */
+  onStored(listener: (event: TransactionStateChanged) => void): void {
+    this.listeners.push(listener);
   }
 
   /**
@@ -158,6 +164,7 @@ export class TransactionLedger implements TransactionIntake {
           this.logger.warn('transaction did not complete', { uuid: record.uuid, state: incoming, source });
         }
         if (source === 'webhook') this.triggers?.refreshAfter({ kind: 'transaction', record });
+        for (const listener of this.listeners) listener(event);
         return { kind: 'stored' };
       }
       if (appended.kind === 'duplicate') return { kind: 'duplicate' };

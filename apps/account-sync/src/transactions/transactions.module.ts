@@ -24,6 +24,7 @@ class TransactionsPart implements OnModuleInit {
     @Inject(ACCOUNT_SYNC_CONFIG) private readonly config: AccountSyncConfig,
     @Inject(TRANSACTION_INTAKE) private readonly ledger: TransactionLedger,
     @Inject(BusStreams) private readonly streams: BusStreams,
+    @Inject(BusConnection) private readonly connection: BusConnection,
     @Inject(BusResponder) private readonly responder: BusResponder,
     @Inject(AppLifecycle) private readonly lifecycle: AppLifecycle,
     @Inject(HealthRegistry) private readonly health: HealthRegistry,
@@ -47,6 +48,7 @@ class TransactionsPart implements OnModuleInit {
       name: 'transaction-queries',
       start: async () => {
         this.queries = answerTransactionQueries(this.responder, subjects, this.ledger);
+        await this.connection.flush(); // the server has the subscription before the app reads as started
       },
       stop: async () => this.queries?.unsubscribe(),
     });

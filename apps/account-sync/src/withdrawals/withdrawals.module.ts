@@ -6,13 +6,23 @@
 import { type DynamicModule, Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { systemClock } from '#actors';
-import { AccountLedgerName, BusKv, BusPublisher, BusResponder, BusStreams, type BusSubscription } from '#bus';
+import {
+  AccountLedgerName,
+  BusConnection,
+  BusKv,
+  BusPublisher,
+  BusResponder,
+  BusStreams,
+  type BusSubscription,
+} from '#bus';
 import { WithdrawalSubjects } from '#contracts';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { VenueRestClient } from '#venue-api';
 import { ACCOUNT_SYNC_CONFIG, type AccountSyncConfig } from '../config.js';
 import { AppLifecycle } from '../lifecycle/app-lifecycle.js';
 import { ensureLedgerStream, optionalSyncTriggers } from '../transactions/part-support.js';
+import { TRANSACTION_INTAKE } from '../transactions/transaction-intake.js';
+import type { TransactionLedger } from '../transactions/transaction-ledger.js';
 import { WithdrawalDesk } from './withdrawal-desk.js';
 import { WithdrawalMetrics } from './withdrawal-metrics.js';
 import { answerWithdrawals } from './withdrawal-responders.js';
@@ -26,6 +36,7 @@ class WithdrawalsPart implements OnModuleInit {
     @Inject(ACCOUNT_SYNC_CONFIG) private readonly config: AccountSyncConfig,
     @Inject(VenueRestClient) private readonly client: VenueRestClient,
     @Inject(BusKv) private readonly kv: BusKv,
+    @Inject(BusConnection) private readonly connection: BusConnection,
     @Inject(BusStreams) private readonly streams: BusStreams,
     @Inject(BusPublisher) private readonly publisher: BusPublisher,
     @Inject(BusResponder) private readonly responder: BusResponder,
@@ -34,6 +45,7 @@ class WithdrawalsPart implements OnModuleInit {
     @Inject(MetricsRegistry) private readonly registry: MetricsRegistry,
     @Inject(JsonLogger) private readonly logger: JsonLogger,
     @Inject(ModuleRef) private readonly modules: ModuleRef,
+    @Inject(TRANSACTION_INTAKE) private readonly ledger: TransactionLedger,
   ) {}
 
   onModuleInit(): void {
@@ -71,6 +83,10 @@ class WithdrawalsPart implements OnModuleInit {
         );
         const triggers = optionalSyncTriggers(this.modules);
         if (triggers !== undefined) desk.useSyncTriggers(triggers);
+        // A withdrawal's transaction leg moved (approved, processed, failed): read the lists now, not at the next poll.
+        this.ledger.onStored((event) => {
+          if (event.leg.transactionType === 'WITHDRAWAL') void desk.poll();
+        });
         await desk.start();
         await desk.republishOpen();
         this.desk = desk;
@@ -81,6 +97,7 @@ class WithdrawalsPart implements OnModuleInit {
       name: 'withdrawal-requests',
       start: async () => {
         if (this.desk !== undefined) this.subscriptions = answerWithdrawals(this.responder, subjects, this.desk);
+        await this.connection.flush(); // the server has the subscriptions before the app reads as started
       },
       stop: async () => {
         for (const subscription of this.subscriptions.splice(0)) subscription.unsubscribe();
