@@ -1,6 +1,6 @@
 /**
  * Issue 9's trade-history sync figure: how fast the account-sync app reads a long trade history from the
- * sandbox venue (over real HTTP) into NATS (every trade in its KV bucket and its `trade.created` event), set
+ * sandbox venue (over real HTTP) into NATS (every trade's `trade.created` event stored on its history stream), set
  * against the venue's bound: 30 requests/s × 200 trades per page = 6,000 trades/s. Target ≥ 90 % of it.
  * The app runs as its own process with the whole budget (`VENUE_REST_REQUESTS_PER_SECOND=30`, alone against
  * the venue here); the sandbox runs in this process. The sandbox's 429 counter is read at the end (must be 0).
@@ -8,7 +8,7 @@
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
-import { Kvm } from '@nats-io/kv';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { AccountStateName } from '#bus';
 import { startNatsServer } from '#testing';
 import { startSandboxVenue } from '../apps/sandbox-venue/src/bootstrap.js';
@@ -39,6 +39,7 @@ export async function tradeSyncFigure(root: string): Promise<string> {
   const nats = await startNatsServer();
   const venue = await startSandboxVenue({ port: 0 });
   const client = await connect({ servers: nats.url, name: 'bench-trade-sync' });
+  const jsm = await jetstreamManager(client);
   try {
     await adminPost(venue.adminUrl, '/trades/otc-bulk', {
       count: TRADES,
@@ -82,10 +83,10 @@ export async function tradeSyncFigure(root: string): Promise<string> {
     try {
       const deadline = Date.now() + Math.max(60_000, (TRADES / BOUND_PER_SECOND) * 4_000);
       for (;;) {
-        held = await new Kvm(client)
-          .open(AccountStateName.bucket(ACCOUNT, 'trade'))
-          .then(async (kv) => (await kv.status()).values)
-          .catch(() => 0); // the bucket does not exist until the app created it
+        held = await jsm.streams
+          .info(AccountStateName.historyEvents(ACCOUNT))
+          .then((info) => info.state.messages)
+          .catch(() => 0); // the stream does not exist until the app created it
         if (held > 0 && firstStoredAt === undefined) firstStoredAt = performance.now();
         if (held >= TRADES || Date.now() > deadline) break;
         await new Promise((resolve) => setTimeout(resolve, 50));

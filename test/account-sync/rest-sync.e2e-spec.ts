@@ -41,14 +41,23 @@ async function kvValue<T>(
 }
 
 async function stateEvents(subjectFilter: (subject: string) => boolean): Promise<AccountStateChanged[]> {
-  const stream = AccountStateName.events(ACCOUNT);
-  const info = await stack.jsm.streams.info(stream);
   const found: AccountStateChanged[] = [];
-  for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq += 1) {
-    const message = await stack.jsm.streams.getMessage(stream, { seq }).catch(() => null);
-    if (message !== null && subjectFilter(message.subject)) found.push(message.json<AccountStateChanged>());
+  for (const stream of [AccountStateName.events(ACCOUNT), AccountStateName.historyEvents(ACCOUNT)]) {
+    const info = await stack.jsm.streams.info(stream);
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq += 1) {
+      const message = await stack.jsm.streams.getMessage(stream, { seq }).catch(() => null);
+      if (message !== null && subjectFilter(message.subject)) found.push(message.json<AccountStateChanged>());
+    }
   }
   return found;
+}
+
+async function storedEvents(): Promise<number> {
+  let total = 0;
+  for (const stream of [AccountStateName.events(ACCOUNT), AccountStateName.historyEvents(ACCOUNT)]) {
+    total += (await stack.jsm.streams.info(stream)).state.messages;
+  }
+  return total;
 }
 
 async function healthy(): Promise<boolean> {
@@ -185,11 +194,34 @@ describe('REST sync: kept current', () => {
   });
 
   it('a restart publishes nothing twice (state from KV, Nats-Msg-Id per version)', async () => {
-    const before = (await stack.jsm.streams.info(AccountStateName.events(ACCOUNT))).state.messages;
+    const before = await storedEvents();
     await stack.stopApp();
     await stack.startApp();
     await waitFor(healthy, 'health ok after restart', 20_000);
-    expect((await stack.jsm.streams.info(AccountStateName.events(ACCOUNT))).state.messages).toBe(before);
+    expect(await storedEvents()).toBe(before);
+    // The trade history was folded back from its stream: the settled trade is still known, not created again.
+    const trades = await request<{ total: number }>(stack, subjects.query('trade'), { clientRef: 'e2e-order-1' });
+    expect(trades.total).toBe(1);
+  });
+
+  it('/health degrades while the venue REST fails, and recovers with its next good answer', async () => {
+    await admin(stack.venue, '/faults/rest', { status: 503, count: 1000 });
+    const js = jetstream(stack.client);
+    const outcome = (id: string) =>
+      js.publish(
+        `gw.v1.${ACCOUNT}.order.outcome.${id}`,
+        JSON.stringify({ v: 1, clientRequestId: id, status: 'SUCCESS', code: '', message: '' }),
+        { msgID: `${id}:SUCCESS` },
+      );
+    await outcome('e2e-order-3');
+    await waitFor(async () => !(await healthy()), 'health down while the venue answers 503');
+    const body = (await (await fetch(`${stack.app?.httpUrl}/health`)).json()) as {
+      checks: Record<string, { up: boolean }>;
+    };
+    expect(body.checks['venue-rest']?.up).toBe(false);
+    await fetch(`${stack.venue.adminUrl}/faults/rest`, { method: 'DELETE' });
+    await outcome('e2e-order-4');
+    await waitFor(healthy, 'health ok again');
   });
 
   it('the whole suite saw no 429 from the venue', async () => {

@@ -35,4 +35,10 @@ export {
   type LedgerAppend,
   type LedgerEntry,
 } from './account-ledgers.js';
-export { AccountStateName, accountStateStream, type AccountStateSettings } from './account-state.js';
+export {
+  AccountStateName,
+  accountStateStreams,
+  HISTORY_RESOURCES,
+  readStreamJson,
+  type AccountStateSettings,
+} from './account-state.js';

@@ -1,6 +1,6 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { Subjects } from '#contracts';
-import { MetricsRegistry } from '#observability';
+import { HealthRegistry, MetricsRegistry } from '#observability';
 import { VenueRestClient } from '#venue-api';
 import { ACCOUNT_SYNC_CONFIG, type AccountSyncConfig } from '../config.js';
 import { createVenueRestClient } from './venue-rest.js';
@@ -21,8 +21,12 @@ export class AccountSyncCoreModule {
         { provide: Subjects, useValue: new Subjects(config.NATS_SUBJECT_PREFIX, config.ACCOUNT) },
         {
           provide: VenueRestMetrics,
-          useFactory: (registry: MetricsRegistry) => new VenueRestMetrics(registry),
-          inject: [MetricsRegistry],
+          useFactory: (registry: MetricsRegistry, health: HealthRegistry) => {
+            const metrics = new VenueRestMetrics(registry);
+            health.register('venue-rest', () => metrics.health());
+            return metrics;
+          },
+          inject: [MetricsRegistry, HealthRegistry],
         },
         {
           provide: VenueRestClient,

@@ -41,8 +41,19 @@ export class VenueRestMetrics implements VenueRestEvents {
     });
   }
 
+  /** The venue's last answer, for /health: unreachable, timed out or 5xx since the last good answer → down. */
+  private lastFailure: string | undefined;
+
   onResponse(operation: string, status: number | 'timeout' | 'connection'): void {
     this.calls.inc({ operation, status: String(status) });
+    if (typeof status === 'number' && status < 500) this.lastFailure = undefined;
+    else this.lastFailure = `${operation}: ${typeof status === 'number' ? `HTTP ${status}` : status}`;
+  }
+
+  health(): { up: boolean; detail?: string } {
+    return this.lastFailure === undefined
+      ? { up: true }
+      : { up: false, detail: `last answer failed (${this.lastFailure})` };
   }
 
   onBudgetWait(operation: string, waitMs: number): void {

@@ -5,7 +5,9 @@
  */
 import {
   AccountStateName,
-  accountStateStream,
+  accountStateStreams,
+  HISTORY_RESOURCES,
+  readStreamJson,
   type BusConnection,
   type BusConsumers,
   type BusKv,
@@ -14,14 +16,20 @@ import {
   type BusStreams,
   type BusSubscription,
 } from '#bus';
-import { AccountSyncSubjects, driftMsgId, type MirroredResource, type Subjects } from '#contracts';
+import {
+  AccountSyncSubjects,
+  driftMsgId,
+  type AccountStateChanged,
+  type MirroredResource,
+  type Subjects,
+} from '#contracts';
 import type { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import type { Trade, TransferRecord, VenueRestClient } from '#venue-api';
 import type { AccountSyncConfig } from '../config.js';
 import type { TransactionIntake } from '../transactions/transaction-intake.js';
 import { OrderOutcomeListener } from './order-outcome-listener.js';
 import { serveStateQueries } from './state-queries.js';
-import { StateMirror, type DurablePublish } from './state-mirror.js';
+import { StateMirror, type DurablePublish, type MirrorStore } from './state-mirror.js';
 import { SyncEngine, type Mirrors } from './sync-engine.js';
 import { SyncMetrics } from './sync-metrics.js';
 import { SyncScheduler } from './sync-scheduler.js';
@@ -60,10 +68,7 @@ export class AccountSyncRuntime implements SyncTriggers {
       this.bus.publisher.publishDurable(subject, payload, { kind: `acct.state`, msgId });
     const mirror = <T>(resource: MirroredResource, stateOf?: (record: T) => string | undefined) =>
       new StateMirror<T>(
-        {
-          values: <V>() => this.bucketOf(resource).then((bucket) => bucket.values<V>()),
-          put: (key: string, value: unknown) => this.bucketOf(resource).then((bucket) => bucket.put(key, value)),
-        },
+        HISTORY_RESOURCES.includes(resource) ? this.historyStore(resource) : this.kvStore(resource),
         publish,
         this.syncSubjects,
         stateOf === undefined ? { resource } : { resource, stateOf },
@@ -135,6 +140,40 @@ export class AccountSyncRuntime implements SyncTriggers {
 
   private readonly buckets = new Map<MirroredResource, ReturnType<BusKv['bucket']>>();
 
+  /** Current records in a KV bucket per resource. */
+  private kvStore(resource: MirroredResource): MirrorStore {
+    return {
+      values: <V>() => this.bucketOf(resource).then((bucket) => bucket.values<V>()),
+      put: (key: string, value: unknown) => this.bucketOf(resource).then((bucket) => bucket.put(key, value)),
+    };
+  }
+
+  /** Trades and transfers: the history stream is the store; its events fold back into the records at start. */
+  private historyStore(resource: MirroredResource): MirrorStore {
+    return {
+      values: async <V>() => {
+        const folded = new Map<string, { version: number; seenAt: number; value?: unknown; removed?: true }>();
+        const stream = AccountStateName.historyEvents(this.config.ACCOUNT);
+        await readStreamJson<AccountStateChanged>(
+          this.bus.connection,
+          stream,
+          this.syncSubjects.allStateChanges(resource),
+          (_subject, event) => {
+            if ((folded.get(event.key)?.version ?? 0) > event.version) return;
+            folded.set(
+              event.key,
+              event.change === 'removed'
+                ? { version: event.version, seenAt: event.seenAt, removed: true }
+                : { version: event.version, seenAt: event.seenAt, value: event.value },
+            );
+          },
+        );
+        return folded as Map<string, V>;
+      },
+      put: () => Promise.resolve(), // the published event is the stored state
+    };
+  }
+
   private bucketOf(resource: MirroredResource): ReturnType<BusKv['bucket']> {
     let bucket = this.buckets.get(resource);
     if (bucket === undefined) {
@@ -148,13 +187,13 @@ export class AccountSyncRuntime implements SyncTriggers {
   }
 
   async start(): Promise<void> {
-    await this.bus.streams.ensureStream(
-      accountStateStream(this.syncSubjects, this.config.ACCOUNT, {
-        duplicateWindowMs: this.config.ACCOUNT_EVENT_DUPLICATE_WINDOW_MS,
-        retentionMs: this.config.ACCOUNT_EVENT_RETENTION_MS,
-        replicas: this.config.NATS_REPLICAS,
-      }),
-    );
+    for (const definition of accountStateStreams(this.syncSubjects, this.config.ACCOUNT, {
+      duplicateWindowMs: this.config.ACCOUNT_EVENT_DUPLICATE_WINDOW_MS,
+      retentionMs: this.config.ACCOUNT_EVENT_RETENTION_MS,
+      replicas: this.config.NATS_REPLICAS,
+    })) {
+      await this.bus.streams.ensureStream(definition);
+    }
     await Promise.all(Object.values(this.pendingMirrors).map((mirror: StateMirror<unknown>) => mirror.load()));
     this.mirrors = this.pendingMirrors;
     this.subscriptions = serveStateQueries(this.bus.responder, this.syncSubjects, this.mirrors, this.engine);

@@ -22,6 +22,14 @@ import {
 
 export type SyncMode = 'full' | 'incremental';
 
+/** A long read given up because the app is stopping (the next start reads again). */
+export class SyncStoppedError extends Error {
+  override readonly name = 'SyncStoppedError';
+  constructor() {
+    super('sync stopped: the app is shutting down');
+  }
+}
+
 export interface Mirrors {
   balance: StateMirror<BalanceState>;
   trade: StateMirror<Trade>;
@@ -53,6 +61,7 @@ const MAX_TRADE_LOOKUPS = 50;
 /** Trade pages being written to NATS at once while later pages are read. */
 const APPLYING_PAGES = 8;
 const INGEST_CONCURRENCY = 16;
+const INGEST_BATCH = 200;
 
 export class SyncEngine {
   /** The account groups seen in the last balances read (participants and details are read per group). */
@@ -63,9 +72,19 @@ export class SyncEngine {
   private readonly reportedDrifts = new Set<string>();
   private newestTransactionAt: number | undefined;
   private readonly log: JsonLogger;
+  private stopping = false;
 
   constructor(private readonly deps: SyncEngineDeps) {
     this.log = deps.logger.child('Sync');
+  }
+
+  /** Long reads end at their next page (SyncStoppedError); what was read so far is kept. */
+  abort(): void {
+    this.stopping = true;
+  }
+
+  private checkRunning(): void {
+    if (this.stopping) throw new SyncStoppedError();
   }
 
   async run(resource: SyncResource, mode: SyncMode): Promise<void> {
@@ -129,7 +148,7 @@ export class SyncEngine {
     let read = 0;
     while (inFlight.length > 0) {
       const page = await (inFlight.shift() as Promise<{ data: Trade[] }>);
-      if (page.data.length < TRADE_PAGE) ended = true;
+      if (page.data.length < TRADE_PAGE || this.stopping) ended = true;
       if (!ended) ask();
       const fresh = new Map<string, Trade>();
       for (const trade of page.data) {
@@ -147,6 +166,7 @@ export class SyncEngine {
       }
     }
     await Promise.all(applying);
+    this.checkRunning();
     this.log.info('trade history read', { trades: read, held: mirrors.trade.size });
   }
 
@@ -180,7 +200,20 @@ export class SyncEngine {
     const { client, overlapMs } = this.deps;
     let legs: TransactionRecord[];
     if (mode === 'full' || this.newestTransactionAt === undefined) {
-      legs = await client.listAllTransactions();
+      // Page by page into the ledger, so a long history is handed over as it is read and can stop between pages.
+      let batch: TransactionRecord[] = [];
+      let read = 0;
+      for await (const leg of client.iterateTransactions()) {
+        batch.push(leg);
+        if (batch.length === INGEST_BATCH) {
+          await this.ingest(batch);
+          read += batch.length;
+          batch = [];
+          this.checkRunning();
+        }
+      }
+      legs = batch;
+      this.deps.metrics.records.inc({ resource: 'transactions' }, read);
     } else {
       const since = await client.listAllTransactions({
         from: new Date(this.newestTransactionAt - overlapMs).toISOString(),

@@ -5,7 +5,7 @@
  * an incremental one). Failures are counted and logged; the resource is tried again on its next turn.
  */
 import type { JsonLogger } from '#observability';
-import type { SyncEngine, SyncMode } from './sync-engine.js';
+import { SyncStoppedError, type SyncEngine, type SyncMode } from './sync-engine.js';
 import type { SyncMetrics } from './sync-metrics.js';
 import {
   resourcesTouchedBy,
@@ -79,6 +79,7 @@ export class SyncScheduler implements SyncTriggers {
   /** Stops timers, takes no new run, and waits for the runs in progress to end. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.engine.abort();
     for (const lane of this.lanes.values()) {
       clearTimeout(lane.timer);
       lane.queued = undefined;
@@ -152,6 +153,7 @@ export class SyncScheduler implements SyncTriggers {
       lane.lastError = undefined;
       this.metrics.runs.inc({ resource, mode, result: 'ok' });
     } catch (error) {
+      if (error instanceof SyncStoppedError) return;
       lane.lastError = error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 200) : 'failed';
       this.metrics.runs.inc({ resource, mode, result: 'failed' });
       this.log.warn('sync failed; tried again on its next turn', { resource, mode, error: lane.lastError });
