@@ -3,16 +3,15 @@
  *
  * Current state, one JetStream KV bucket per resource (`AccountStateBucket`), one key per record:
  *   balances        `{accountGroupUuid}.{ccy}`        BalanceState
- *   trades          `{tradeUuid}`                     the venue's trade record (§2.4)
- *   transfers       `{transferUuid}`                  the venue's transfer record (every field kept)
  *   account details `{accountGroupUuid}`              the account-details record (§2.5)
  *   beneficiaries   `{uuid}`, senders `{uuid}`        participant records (§2.5)
  *   limits          `{accountGroupUuid}.{ccy}`        credit limit record (every field kept)
  *   pairs           `{BASE}.{QUOTE}`                  pair record (every field kept)
  * Each KV value is a `MirroredRecord` (version counts the record's changes).
  *
- * Every change, on the durable stream `GW_ACCT_STATE_EVENTS_{account}` (Nats-Msg-Id `{resource}:{key}:{version}`,
- * so a restart never publishes a change twice):
+ * Trades and transfers have no bucket: their history stream `GW_ACCT_HISTORY_EVENTS_{account}` (one message
+ * per subject, kept for ever) is their store. Every change, on `GW_ACCT_STATE_EVENTS_{account}` or the history
+ * stream (Nats-Msg-Id `{resource}:{key}:{version}`, so a restart never publishes a change twice):
  *   {prefix}.{account}.acct.{resource}.{change}.{key}      AccountStateChanged
  * with change `created`, `changed`, `state-changed` (trades: the state moved), `removed`; e.g.
  *   gw.v1.acct1.acct.balance.changed.{group}.USD, gw.v1.acct1.acct.trade.created.{uuid},
