@@ -121,7 +121,7 @@ export class AccountSyncConfig implements CrossChecked {
   WEBHOOK_TRUSTED_PROXIES?: string;
   /** ips.json is fetched at start and this often (a new `version` reloads it; a failed fetch keeps the last list). */
   @EnvMs(1_000, DAY_MS) WEBHOOK_IPS_REFRESH_MS: number = 300_000;
-  /** How long transaction states are kept on their stream; 0 keeps them (a late notification of an old uuid stays stale). */
+  /** How long transaction states and withdrawal changes stay on their streams; 0 keeps them (a late notification of an old uuid stays stale). */
   @EnvInt(0, 10 * 365 * DAY_MS) TRANSACTION_RETENTION_MS: number = 0;
 
   // ---- Withdrawals (apps/account-sync/src/withdrawals): variables below this line
