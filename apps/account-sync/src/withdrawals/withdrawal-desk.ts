@@ -94,6 +94,7 @@ export class WithdrawalDesk {
   private readonly details = new Map<string, { at: number; entity: Promise<Participant | undefined> }>();
   private cancelPoll: Cancel | undefined;
   private polling: Promise<void> | undefined;
+  private pollAgain = false;
   private storageFailure: string | undefined;
   private triggers: SyncTriggers | undefined;
 
@@ -192,9 +193,21 @@ export class WithdrawalDesk {
     return reply;
   }
 
-  /** One poll of the lists the open requests need (one at a time; concurrent callers share it). */
+  /**
+   * One poll of the lists the open requests need, one at a time. Asked while one runs (it may have read the
+   * lists before the change that prompted the call), one more follows it; concurrent callers share both.
+   */
   poll(): Promise<void> {
-    this.polling ??= this.pollOnce().finally(() => {
+    if (this.polling !== undefined) {
+      this.pollAgain = true;
+      return this.polling;
+    }
+    this.polling = (async () => {
+      do {
+        this.pollAgain = false;
+        await this.pollOnce();
+      } while (this.pollAgain && this.cancelPoll !== undefined);
+    })().finally(() => {
       this.polling = undefined;
     });
     return this.polling;
