@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { startNatsServer } from '#testing';
 import { percentile } from './hop-recorder.js';
 
-const IN_FLIGHT = Number(process.env['BENCH_WEBHOOK_IN_FLIGHT'] ?? 32);
+const IN_FLIGHT = Number(process.env['BENCH_WEBHOOK_IN_FLIGHT'] ?? 8);
 const MEASURE_MS = Number(process.env['BENCH_WEBHOOK_MEASURE_MS'] ?? 3_000);
 const ROUNDS = Number(process.env['BENCH_WEBHOOK_ROUNDS'] ?? 2);
 
