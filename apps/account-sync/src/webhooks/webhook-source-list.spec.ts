@@ -41,6 +41,24 @@ describe('WebhookSourceList (the ips.json shell)', () => {
     list.stop();
   });
 
+  it('while no list was ever loaded, retries every few seconds instead of waiting for the schedule', async () => {
+    const { clock, list } = setup([
+      new Error('connection refused'),
+      new Error('connection refused'),
+      { version: 1, ipv4_cidrs: ['127.0.0.1/32'], change_notice: null },
+    ]);
+    await list.start();
+    expect(list.loaded).toBe(false);
+    clock.advance(5_000);
+    await list.refresh();
+    expect(list.loaded).toBe(false);
+    clock.advance(5_000);
+    await list.refresh();
+    expect(list.loaded).toBe(true);
+    list.stop();
+    expect(clock.pending).toBe(0);
+  });
+
   it('keeps the last good list when a refresh fails, and exposes a change notice', async () => {
     const { list, registry } = setup([
       { version: 1, ipv4_cidrs: ['10.0.0.0/8'], change_notice: { message: 'moving', effective_date: '2027-01-01' } },

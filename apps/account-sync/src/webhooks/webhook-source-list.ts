@@ -17,11 +17,14 @@ import type { WebhookMetrics } from './webhook-metrics.js';
 
 export interface WebhookSourceListOptions {
   refreshMs: number;
+  /** While no list was ever loaded, fetches are retried this often (default 5 s, at most `refreshMs`). */
+  unloadedRetryMs?: number;
 }
 
 export class WebhookSourceList {
   private state: SourceListState = initialSourceList;
   private cancelTimer: Cancel | undefined;
+  private cancelRetry: Cancel | undefined;
   private inFlight: Promise<void> | undefined;
 
   constructor(
@@ -37,11 +40,24 @@ export class WebhookSourceList {
   async start(): Promise<void> {
     await this.refresh();
     this.cancelTimer = this.clock.setInterval(() => void this.refresh(), this.options.refreshMs);
+    this.retryWhileUnloaded();
   }
 
   stop(): void {
     this.cancelTimer?.();
     this.cancelTimer = undefined;
+    this.cancelRetry?.();
+    this.cancelRetry = undefined;
+  }
+
+  /** Without a list every webhook gets 503: try again soon rather than at the next scheduled refresh. */
+  private retryWhileUnloaded(): void {
+    if (this.loaded || this.cancelTimer === undefined) return;
+    const delay = Math.min(this.options.unloadedRetryMs ?? 5_000, this.options.refreshMs);
+    this.cancelRetry = this.clock.setTimeout(() => {
+      this.cancelRetry = undefined;
+      void this.refresh().then(() => this.retryWhileUnloaded());
+    }, delay);
   }
 
   get loaded(): boolean {
