@@ -80,7 +80,17 @@ describe('trade history', () => {
         .info(AccountStateName.historyEvents(ACCOUNT))
         .then((info) => info.state.messages)
         .catch(() => 0); // the stream does not exist until the app created it
-    await waitFor(async () => (await held()) >= TRADES, `${TRADES} trade.created events stored`, 500_000);
+    let exited: unknown;
+    void app.exited.then((exit) => (exited = exit));
+    await waitFor(
+      async () => {
+        if (exited !== undefined)
+          throw new Error(`app exited ${JSON.stringify(exited)}: ${app?.lines.slice(-5).join('\n')}`);
+        return (await held()) >= TRADES;
+      },
+      `${TRADES} trade.created events stored`,
+      500_000,
+    );
     const venueMetrics = await (await fetch(`${venue.restBaseUrl}/metrics`)).text();
     expect(counterSum(venueMetrics, 'sandbox_rest_requests_total', 'status="429"')).toBe(0);
     const appMetrics = await (await fetch(`http://127.0.0.1:${httpPort}/metrics`)).text();
