@@ -13,6 +13,7 @@ import { SeedIds } from '../../apps/sandbox-venue/src/domain/seed.js';
 import { AppProcess } from '../kit/app-process.js';
 import { startE2eVenue } from '../kit/e2e-venue.js';
 import { admin } from './webhooks-stack.js';
+import { connectorEnv } from '../connector/connector-stack.js';
 
 const TRADES = 100_000;
 const ACCOUNT = 'acct-history';
@@ -20,6 +21,8 @@ let nats: NatsServerHandle;
 let venue: RunningSandbox;
 let client: NatsConnection;
 let app: AppProcess | undefined;
+/** The connector of the same gateway, with its own share of the budget (4 requests/s), on the same address. */
+let connector: AppProcess | undefined;
 
 function counterSum(metrics: string, name: string, label: string): number {
   return metrics
@@ -36,6 +39,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.stop();
+  await connector?.stop();
   await client?.close();
   await venue?.close();
   await nats?.stop();
@@ -56,7 +60,11 @@ describe('trade history', () => {
     await expect(admin(venue, '/trades/otc-bulk', { count: 0 })).rejects.toThrow(/400/);
   }, 120_000);
 
-  it('100 000 trades synced with zero 429s at the venue, at the default budget of 20 requests/s', async () => {
+  it('100 000 trades synced with zero 429s at the venue, at the default budget of 20 requests/s, beside a connector', async () => {
+    connector = AppProcess.start('connector', {
+      ...connectorEnv(nats, venue, { HTTP_PORT: String(await freePort()), LOG_LEVEL: 'info' }),
+    });
+    await connector.waitForLine('connector started', 60_000);
     const httpPort = await freePort();
     app = AppProcess.start('account-sync', {
       HTTP_PORT: String(httpPort),
