@@ -10,6 +10,7 @@ import {
   dialectOf,
   SANDBOX_DIALECTS,
   type DialectName,
+  type AccountExtrasShape,
   type OrderReplyShape,
   type SubscriptionsOnReconnect,
   type TokenResponseShape,
@@ -67,6 +68,7 @@ export class SandboxEnv {
   @EnvEnum(DIALECT_AXES.unsubscribeReplies) SANDBOX_UNSUBSCRIBE_REPLIES?: UnsubscribeReplies;
   @EnvEnum(DIALECT_AXES.subscriptionsOnReconnect) SANDBOX_SUBSCRIPTIONS_ON_RECONNECT?: SubscriptionsOnReconnect;
   @EnvMs(0, 3_600_000) SANDBOX_SUBSCRIPTION_HOLD_MS?: number;
+  @EnvEnum(DIALECT_AXES.accountExtras) SANDBOX_ACCOUNT_EXTRAS?: AccountExtrasShape;
 }
 
 export function sandboxOptionsFromEnv(env: SandboxEnv): SandboxOptions {
@@ -86,6 +88,7 @@ export function sandboxOptionsFromEnv(env: SandboxEnv): SandboxOptions {
       unsubscribeReplies: env.SANDBOX_UNSUBSCRIBE_REPLIES,
       subscriptionsOnReconnect: env.SANDBOX_SUBSCRIPTIONS_ON_RECONNECT,
       subscriptionHoldMs: env.SANDBOX_SUBSCRIPTION_HOLD_MS,
+      accountExtras: env.SANDBOX_ACCOUNT_EXTRAS,
     }),
   };
 }
