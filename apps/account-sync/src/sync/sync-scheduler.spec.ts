@@ -31,7 +31,7 @@ class ScriptedEngine {
 const quiet = new JsonLogger('test', 'scheduler', 'error', { write: () => undefined });
 let scheduler: SyncScheduler | undefined;
 
-function start(engine: ScriptedEngine): SyncScheduler {
+function start(engine: ScriptedEngine, intervalMs = 60_000): SyncScheduler {
   const metrics = new SyncMetrics(
     new MetricsRegistry('test', { defaultMetrics: false }),
     () => undefined,
@@ -39,7 +39,7 @@ function start(engine: ScriptedEngine): SyncScheduler {
   );
   scheduler = new SyncScheduler(
     engine as unknown as SyncEngine,
-    { fastIntervalMs: 60_000, slowIntervalMs: 60_000, triggerDelayMs: 0, staleIntervals: 3 },
+    { fastIntervalMs: intervalMs, slowIntervalMs: intervalMs, triggerDelayMs: 0, staleIntervals: 3 },
     metrics,
     quiet,
   );
@@ -85,6 +85,16 @@ describe('SyncScheduler', () => {
     engine.finish('balances');
     await waitFor(() => engine.runs.length === 2, 'the queued refresh');
     expect(engine.runs[1]).toEqual(['balances', 'incremental']);
+  });
+
+  it('after the full read, each resource is read again incrementally on its interval', async () => {
+    const engine = new ScriptedEngine();
+    const s = start(engine, 30);
+    s.start();
+    await waitFor(() => {
+      engine.finishAll();
+      return engine.runs.some(([resource, mode]) => resource === 'balances' && mode === 'incremental');
+    }, 'a scheduled incremental balances read');
   });
 
   it('a failing resource is stale for /health with its error; the others are not', async () => {
