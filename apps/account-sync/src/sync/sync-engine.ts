@@ -62,6 +62,7 @@ const MAX_TRADE_LOOKUPS = 50;
 const APPLYING_PAGES = 8;
 const INGEST_CONCURRENCY = 16;
 const INGEST_BATCH = 200;
+const TRANSACTION_PAGE = 200;
 
 export class SyncEngine {
   /** The account groups seen in the last balances read (participants and details are read per group). */
@@ -70,6 +71,7 @@ export class SyncEngine {
   readonly transactions = new Map<string, TransactionRecord>();
   private balancesReadAt: number | undefined;
   private readonly reportedDrifts = new Set<string>();
+  private pendingFilterWorks = true;
   private newestTransactionAt: number | undefined;
   private readonly log: JsonLogger;
   private stopping = false;
@@ -215,15 +217,47 @@ export class SyncEngine {
       legs = batch;
       this.deps.metrics.records.inc({ resource: 'transactions' }, read);
     } else {
-      const since = await client.listAllTransactions({
-        from: new Date(this.newestTransactionAt - overlapMs).toISOString(),
-      });
-      const pending = await client.listAllTransactions({ transactionState: 'PENDING' });
-      legs = [...since, ...pending];
+      legs = [...(await this.legsSince(this.newestTransactionAt - overlapMs)), ...(await this.pendingLegs())];
     }
     await this.ingest(legs);
     this.deps.metrics.records.inc({ resource: 'transactions' }, legs.length);
     await this.checkBalances();
+  }
+
+  /**
+   * Legs received since `since` (newest first): the `from` filter, and the walk stops at the first page
+   * entirely older than `since` — bounded even where the venue ignores `from`.
+   */
+  private async legsSince(since: number): Promise<TransactionRecord[]> {
+    const legs: TransactionRecord[] = [];
+    for (let offset = 0; ; offset += TRANSACTION_PAGE) {
+      const page = await this.deps.client.listTransactions({
+        from: new Date(since).toISOString(),
+        max: TRANSACTION_PAGE,
+        offset,
+      });
+      const recent = page.data.filter((leg) => (leg.received ?? leg.timestampMillis ?? since) >= since);
+      legs.push(...recent);
+      if (page.data.length < TRANSACTION_PAGE || recent.length === 0) return legs;
+    }
+  }
+
+  /**
+   * Every PENDING leg (AS5 filter), so a state change of an old leg is seen. A venue that ignores the filter
+   * answers other states too: then this read is skipped from there on (it would be the whole history).
+   */
+  private async pendingLegs(): Promise<TransactionRecord[]> {
+    if (!this.pendingFilterWorks) return [];
+    const first = await this.deps.client.listTransactions({ transactionState: 'PENDING', max: TRANSACTION_PAGE });
+    if (first.data.some((leg) => leg.transactionState !== 'PENDING')) {
+      this.pendingFilterWorks = false;
+      this.log.warn(
+        'the venue ignores the transactionState filter: pending legs are followed through webhooks and new legs only',
+      );
+      return [];
+    }
+    if (first.data.length < TRANSACTION_PAGE) return first.data;
+    return this.deps.client.listAllTransactions({ transactionState: 'PENDING' });
   }
 
   private async ingest(legs: TransactionRecord[]): Promise<void> {
