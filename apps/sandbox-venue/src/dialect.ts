@@ -11,6 +11,12 @@ export type UnsubscribeReplies =
   'unsubscribe-only' | 'unsubscribe-then-streamStop' | 'streamStop-then-unsubscribe' | 'streamStop-only';
 /** Price subscriptions when a connection of a (client-chosen) session ends: gone, or kept for its next one. */
 export type SubscriptionsOnReconnect = 'dropped' | 'held';
+/**
+ * §4.11 shapes (not shown): `named` = our guesses R10–R12; `renamed` = the same facts under other names
+ * (limits `accountGroup{uuid,name}`/`currency`/`creditLimit`/`utilised`/`remaining`, pairs `symbol` `BTC/USD`/
+ * `baseCurrency`/`quoteCurrency`/`minSize`/`maxSize`, transfers with `direction` and `reference` besides).
+ */
+export type AccountExtrasShape = 'named' | 'renamed';
 
 export interface Dialect {
   tokenResponse: TokenResponseShape;
@@ -19,6 +25,7 @@ export interface Dialect {
   subscriptionsOnReconnect: SubscriptionsOnReconnect;
   /** With `held`: how long the subscriptions wait for the session's next connection. */
   subscriptionHoldMs: number;
+  accountExtras: AccountExtrasShape;
 }
 
 export type DialectName = 'reference' | 'alternate';
@@ -30,6 +37,7 @@ export const SANDBOX_DIALECTS: Readonly<Record<DialectName, Dialect>> = {
     unsubscribeReplies: 'unsubscribe-only',
     subscriptionsOnReconnect: 'dropped',
     subscriptionHoldMs: 60_000,
+    accountExtras: 'named',
   },
   alternate: {
     tokenResponse: 'data.token',
@@ -37,6 +45,7 @@ export const SANDBOX_DIALECTS: Readonly<Record<DialectName, Dialect>> = {
     unsubscribeReplies: 'streamStop-then-unsubscribe',
     subscriptionsOnReconnect: 'held',
     subscriptionHoldMs: 60_000,
+    accountExtras: 'renamed',
   },
 };
 
@@ -51,6 +60,7 @@ export const DIALECT_AXES = {
     'streamStop-only',
   ],
   subscriptionsOnReconnect: ['dropped', 'held'],
+  accountExtras: ['named', 'renamed'],
 } as const;
 
 /** A preset by name, with any axis overridden. */

@@ -10,6 +10,7 @@ import {
   dialectOf,
   SANDBOX_DIALECTS,
   type DialectName,
+  type AccountExtrasShape,
   type OrderReplyShape,
   type SubscriptionsOnReconnect,
   type TokenResponseShape,
@@ -70,6 +71,7 @@ export class SandboxEnv {
 
   /** Where to write the URLs and primary credentials as JSON once listening (`credentials-file.ts`); unset: nowhere. */
   @IsOptional() @IsString() SANDBOX_CREDENTIALS_FILE?: string;
+  @EnvEnum(DIALECT_AXES.accountExtras) SANDBOX_ACCOUNT_EXTRAS?: AccountExtrasShape;
 }
 
 export function sandboxOptionsFromEnv(env: SandboxEnv): SandboxOptions {
@@ -89,6 +91,7 @@ export function sandboxOptionsFromEnv(env: SandboxEnv): SandboxOptions {
       unsubscribeReplies: env.SANDBOX_UNSUBSCRIBE_REPLIES,
       subscriptionsOnReconnect: env.SANDBOX_SUBSCRIPTIONS_ON_RECONNECT,
       subscriptionHoldMs: env.SANDBOX_SUBSCRIPTION_HOLD_MS,
+      accountExtras: env.SANDBOX_ACCOUNT_EXTRAS,
     }),
   };
 }

@@ -2,7 +2,8 @@
  * The operations §4.11 names without shapes, per spec-gaps R10–R12: transfer list, initiate transfer,
  * credit limits, available pairs.
  */
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { SANDBOX_CONFIG, type SandboxConfig } from '../../config.js';
 import { Decimal } from 'decimal.js';
 import { RestPath } from '#venue-api';
 import { VenueDirectory } from '../../domain/directory.js';
@@ -25,7 +26,13 @@ export class AccountExtrasEndpoint implements VenueEndpoints {
     @Inject(Ledger) private readonly ledger: Ledger,
     @Inject(TransferBook) private readonly transfers: TransferBook,
     @Inject(WithdrawalBook) private readonly withdrawals: WithdrawalBook,
+    @Optional() @Inject(SANDBOX_CONFIG) private readonly config?: SandboxConfig,
   ) {}
+
+  /** The §4.11 shapes of this dialect (dialect.ts `accountExtras`). */
+  private get renamed(): boolean {
+    return this.config?.dialect.accountExtras === 'renamed';
+  }
 
   routes(): VenueRoute[] {
     const route = (path: string, handle: (c: SignedCall) => VenueReply): VenueRoute => ({
@@ -55,6 +62,7 @@ export class AccountExtrasEndpoint implements VenueEndpoints {
           amount: t.amount.toFixed(),
           state: t.state,
           createdAt: new Date(t.createdAt).toISOString(),
+          ...(this.renamed ? { direction: 'INTERNAL', reference: `TRF-${t.uuid.slice(0, 8)}` } : {}),
         })),
         total: all.length,
       },
@@ -105,6 +113,15 @@ export class AccountExtrasEndpoint implements VenueEndpoints {
   private limits(call: SignedCall): VenueReply {
     const data = this.directory.groupsOf(call.user.uuid).map((g) => {
       const used = this.ledger.position(g.uuid, 'USD').unsettledSell;
+      if (this.renamed) {
+        return {
+          accountGroup: { uuid: g.uuid, name: g.name },
+          currency: 'USD',
+          creditLimit: CREDIT_LIMIT_USD.toFixed(2),
+          utilised: used.toFixed(2),
+          remaining: Decimal.max(0, CREDIT_LIMIT_USD.minus(used)).toFixed(2),
+        };
+      }
       return {
         accountGroupUuid: g.uuid,
         ccy: 'USD',
@@ -117,7 +134,18 @@ export class AccountExtrasEndpoint implements VenueEndpoints {
   }
 
   private pairs(call: SignedCall): VenueReply {
-    const data = INSTRUMENTS.filter((i) => this.directory.isPairEnabled(call.user.uuid, i.instrument)).map((i) => ({
+    const enabled = INSTRUMENTS.filter((i) => this.directory.isPairEnabled(call.user.uuid, i.instrument));
+    if (this.renamed) {
+      const pairs = enabled.map((i) => ({
+        symbol: `${i.base}/${i.quote}`,
+        baseCurrency: i.base,
+        quoteCurrency: i.quote,
+        minSize: i.minQuantity,
+        maxSize: i.maxQuantity,
+      }));
+      return { status: 200, body: { data: pairs } };
+    }
+    const data = enabled.map((i) => ({
       instrument: i.instrument,
       base: i.base,
       quote: i.quote,

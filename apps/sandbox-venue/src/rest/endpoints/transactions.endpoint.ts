@@ -29,9 +29,15 @@ export class TransactionsEndpoint implements VenueEndpoints {
     const toText = optionalString(call.body, 'to');
     const ccy = optionalString(call.body, 'ccy');
     const cls = optionalString(call.body, 'transactionClass');
+    // AS5: narrowing by group, type and state, under the record's own field names.
+    const group = optionalString(call.body, 'accountGroupUuid');
+    const type = optionalString(call.body, 'transactionType');
+    const state = optionalString(call.body, 'transactionState');
     const max = optionalInteger(call.body, 'max');
     const offset = optionalInteger(call.body, 'offset');
-    if (!fromText.ok || !toText.ok || !ccy.ok || !cls.ok) return bad('filters must be strings');
+    if (!fromText.ok || !toText.ok || !ccy.ok || !cls.ok || !group.ok || !type.ok || !state.ok) {
+      return bad('filters must be strings');
+    }
     const from = fromText.value === undefined ? undefined : isoDateTime(fromText.value);
     const to = toText.value === undefined ? undefined : isoDateTime(toText.value);
     if ((fromText.value !== undefined && from === undefined) || (toText.value !== undefined && to === undefined)) {
@@ -46,6 +52,9 @@ export class TransactionsEndpoint implements VenueEndpoints {
         (t) =>
           (ccy.value === undefined || t.ccy === ccy.value) &&
           (cls.value === undefined || t.transactionClass === cls.value) &&
+          (group.value === undefined || t.accountGroupUuid === group.value) &&
+          (type.value === undefined || t.transactionType === type.value) &&
+          (state.value === undefined || t.transactionState === state.value) &&
           (from === undefined || t.received >= from) &&
           (to === undefined || t.received <= to),
       )
