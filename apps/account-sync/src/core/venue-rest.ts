@@ -5,7 +5,7 @@ import type { VenueRestMetrics } from './venue-rest-metrics.js';
 /**
  * The process's one venue REST client: every part of the app (sync, webhook address list, withdrawals) calls
  * the venue through it, so the process stays within its share of the venue's 30 requests/s
- * (`VENUE_REST_REQUESTS_PER_SECOND`).
+ * (`VENUE_REST_REQUESTS_PER_SECOND`), also across a restart (the first second counts as used by the last life).
  */
 export function createVenueRestClient(config: AccountSyncConfig, metrics: VenueRestMetrics): VenueRestClient {
   return new VenueRestClient({
@@ -15,6 +15,8 @@ export function createVenueRestClient(config: AccountSyncConfig, metrics: VenueR
     signatureEncoding: config.VENUE_SIGNATURE_ENCODING,
     antiReplay: antiReplaySource(config),
     requestsPerSecond: config.VENUE_REST_REQUESTS_PER_SECOND,
+    // The largest share of the IP's budget: a restart must not stack two lives' seconds at the venue.
+    startWindowFull: true,
     timeoutMs: config.VENUE_REST_TIMEOUT_MS,
     events: metrics,
     ...(config.VENUE_WEBHOOK_IPS_URL === undefined ? {} : { webhookIpsUrl: config.VENUE_WEBHOOK_IPS_URL }),

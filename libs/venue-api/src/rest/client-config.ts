@@ -36,6 +36,8 @@ export interface VenueRestClientConfig {
    * an auth failure is retried once, but `1` guarantees arrival in draw order (at the cost of throughput).
    */
   maxInFlight?: number;
+  /** See `RateLimiterOptions.startWindowFull`: the first second after start-up is counted as fully used. */
+  startWindowFull?: boolean;
   /** Injected fetch (default: Node's global fetch). */
   fetch?: typeof fetch;
   /** Whole-request timeout (headers and body), default 10 000 ms. */

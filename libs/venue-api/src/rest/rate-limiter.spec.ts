@@ -47,6 +47,21 @@ describe('RestRateLimiter', () => {
     expect(granted).toEqual(Array.from({ length: 75 }, (_, i) => i));
   });
 
+  it("startWindowFull: a restarted process sends nothing until its previous life's last second has aged out", async () => {
+    const clock = new ManualClock();
+    const limiter = new RestRateLimiter({ clock, requestsPerSecond: 3, startWindowFull: true });
+    expect(limiter.inWindow).toBe(3);
+    const { granted } = track(limiter, 4);
+    await settle();
+    expect(granted).toHaveLength(0);
+    clock.advance(AGE_OUT_MS - 1);
+    await settle();
+    expect(granted).toHaveLength(0);
+    clock.advance(1);
+    await settle();
+    expect(granted).toHaveLength(3);
+  });
+
   it('counts a sliding window from each answer, not fixed buckets', async () => {
     const clock = new ManualClock();
     const limiter = new RestRateLimiter({ clock, requestsPerSecond: 3 });

@@ -48,6 +48,13 @@ export interface RateLimiterOptions {
    * requests on different connections.
    */
   maxInFlight?: number;
+  /**
+   * Count the whole share as used during the second before construction. A restarted process does not know
+   * what its previous life sent in its last second, and the venue's sliding second sees both lives: without
+   * this, a restart can put two seconds' worth of this process's share into one of the venue's seconds.
+   * Costs at most one second before the first request.
+   */
+  startWindowFull?: boolean;
   clock?: LimiterClock;
   /** Uniform [0, 1) source for jitter; injectable for deterministic tests. */
   random?: () => number;
@@ -94,6 +101,10 @@ export class RestRateLimiter {
     this.maxBackoffMs = options.maxBackoffMs ?? 30_000;
     this.clock = options.clock ?? systemLimiterClock;
     this.random = options.random ?? Math.random;
+    if (options.startWindowFull === true) {
+      const now = this.clock.now();
+      for (let i = 0; i < this.requestsPerSecond; i += 1) this.slots.push({ generation: 0, doneAt: now });
+    }
   }
 
   /** Requests waiting for a slot. */

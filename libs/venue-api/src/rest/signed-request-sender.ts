@@ -95,6 +95,7 @@ export class SignedRequestSender {
     if (config.maxBackoffMs !== undefined) limiterOptions.maxBackoffMs = config.maxBackoffMs;
     if (config.maxInFlight !== undefined) limiterOptions.maxInFlight = config.maxInFlight;
     if (config.random !== undefined) limiterOptions.random = config.random;
+    if (config.startWindowFull !== undefined) limiterOptions.startWindowFull = config.startWindowFull;
     this.limiter = new RestRateLimiter(limiterOptions);
   }
 
