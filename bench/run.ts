@@ -19,7 +19,7 @@ import { jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { freePort, startNatsServer, type NatsServerHandle } from '#testing';
 import { FrameSource, type SourceConnection } from './frame-source.js';
 import { HopRecorder, percentile } from './hop-recorder.js';
-import { processCpuMicros, processCpuSplit } from './process-cpu.js';
+import { processCpuMicros, processCpuSplit, threadCpuMicros, type ThreadCpu } from './process-cpu.js';
 import { restartFigure } from './restart.js';
 
 const RATE = Number(process.env['BENCH_RATE'] ?? 2_000);
@@ -36,6 +36,8 @@ const BASELINE_MAIN = process.env['BENCH_BASELINE_MAIN'];
  * relay has none; this shows how much of the connector's hop is the nats-server storing each price.
  */
 const RELAY_LAST_VALUE = process.env['BENCH_RELAY_LAST_VALUE'] === '1';
+/** BENCH_RESTART=0 skips the restart → first order figure (e.g. while repeating the price rounds). */
+const RESTART_FIGURE = process.env['BENCH_RESTART'] !== '0';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -55,6 +57,8 @@ interface Result {
   inProcess: string;
   /** Resident memory of the pipeline's process after the rounds, with every stream subscribed (MB). */
   rssMb: number;
+  /** CPU µs per message of the main thread and of the others, over the measured rounds. */
+  threads: ThreadCpu;
 }
 
 interface Pipeline {
@@ -72,6 +76,8 @@ interface Pipeline {
   idleMs: number;
   /** The kernel's part of cpuMicros (socket reads and writes). */
   systemCpuMicros: number;
+  /** CPU µs of the main thread and of the others over the measured rounds. */
+  threadCpu: ThreadCpu;
   /** `/metrics` of the pipeline's process, when it has one. */
   metricsUrl?: string;
   stop(): Promise<void>;
@@ -134,8 +140,10 @@ async function main(): Promise<void> {
   for (const p of pipelines) await p.stop();
   await strategy.close();
   printTable(results);
-  log('restart figure');
-  process.stdout.write(`${await restartFigure(root)}\n`);
+  if (RESTART_FIGURE) {
+    log('restart figure');
+    process.stdout.write(`${await restartFigure(root)}\n`);
+  }
   clearTimeout(deadline);
   await cleanup();
 }
@@ -278,6 +286,7 @@ function pipeline(
     idleCpuMicros: 0,
     idleMs: 0,
     systemCpuMicros: 0,
+    threadCpu: { main: 0, others: 0 },
     stop,
   };
 }
@@ -289,12 +298,16 @@ async function measure(p: Pipeline, all: Pipeline[]): Promise<void> {
   const others = all.filter((o) => o !== p);
   const othersBefore = others.map((o) => processCpuMicros(o.child.pid ?? 0));
   const before = processCpuSplit(pid);
+  const threadsBefore = threadCpuMicros(pid);
   const cpuBefore = processCpuMicros(pid);
   const started = performance.now();
   const [first, end] = await frames.emit(p.connection, RATE, MEASURE_MS);
   await until(() => p.recorder.received(first, end) === end - first, 2_000).catch(() => undefined);
   const after = processCpuSplit(pid);
   const cpu = processCpuMicros(pid) - cpuBefore;
+  const threadsAfter = threadCpuMicros(pid);
+  p.threadCpu.main += threadsAfter.main - threadsBefore.main;
+  p.threadCpu.others += threadsAfter.others - threadsBefore.others;
   p.systemCpuMicros += after.system - before.system;
   const elapsedMs = performance.now() - started;
   others.forEach((o, i) => {
@@ -321,6 +334,10 @@ async function result(p: Pipeline): Promise<Result> {
     systemMicrosPerMessage: p.systemCpuMicros / Math.max(1, p.received),
     inProcess: p.metricsUrl === undefined ? '' : await inProcessHops(p.metricsUrl),
     rssMb: residentMb(p.child.pid ?? 0),
+    threads: {
+      main: p.threadCpu.main / Math.max(1, p.received),
+      others: p.threadCpu.others / Math.max(1, p.received),
+    },
   };
 }
 
@@ -384,6 +401,12 @@ function printTable(results: Result[]): void {
   lines.push('');
   for (const r of results) {
     lines.push(`${r.name}: CPU µs/msg by round ${r.roundCpu.map((x) => x.toFixed(1)).join(', ')}`);
+  }
+  for (const r of results) {
+    lines.push(
+      `${r.name}: CPU µs/msg by thread: main ${r.threads.main.toFixed(1)}, ` +
+        `others (GC helpers, compilers, libuv) ${r.threads.others.toFixed(1)}`,
+    );
   }
   for (const r of results.slice(1)) {
     const ratios = r.roundCpu.map((cpu, i) => cpu / (relay.roundCpu[i] ?? Number.NaN));

@@ -84,8 +84,14 @@ export class Actor<S, E, F, Env> implements ActorRef<E> {
 
   send(event: E): void {
     if (this.closed) return;
-    this.queue.push(event);
-    if (!this.draining) this.drain();
+    if (this.draining) {
+      this.queue.push(event);
+      return;
+    }
+    // Idle mailbox (the usual case on a hot path): the event is handled at once, without the queue.
+    this.draining = true;
+    this.take(event);
+    this.drain();
   }
 
   /** Resolves once the mailbox is empty and no effect is running. */
@@ -137,26 +143,33 @@ export class Actor<S, E, F, Env> implements ActorRef<E> {
         this.queue.splice(0, this.head);
         this.head = 0;
       }
-      this.event = event;
-      this.effectIndex = 0;
-      try {
-        const next = this.options.transition(this.current, event, this.options.environment());
-        this.effects = next.effects;
-        if (next.state !== this.current) {
-          this.current = next.state;
-          if (this.states.observed) this.states.next(next.state);
-        }
-      } catch (error) {
-        this.effects = NO_EFFECTS;
-        this.options.onError?.(error, { event });
-      }
+      this.take(event);
     }
-    this.queue.length = 0;
-    this.head = 0;
+    if (this.queue.length > 0) {
+      this.queue.length = 0;
+      this.head = 0;
+    }
     this.effects = NO_EFFECTS;
     this.event = undefined;
     this.draining = false;
-    for (const wake of this.idleWaiters.splice(0)) wake();
+    if (this.idleWaiters.length > 0) for (const wake of this.idleWaiters.splice(0)) wake();
+  }
+
+  /** Runs the transition for `event`; its effects are executed next by `drain`. */
+  private take(event: E): void {
+    this.event = event;
+    this.effectIndex = 0;
+    try {
+      const next = this.options.transition(this.current, event, this.options.environment());
+      this.effects = next.effects;
+      if (next.state !== this.current) {
+        this.current = next.state;
+        if (this.states.observed) this.states.next(next.state);
+      }
+    } catch (error) {
+      this.effects = NO_EFFECTS;
+      this.options.onError?.(error, { event });
+    }
   }
 }
 

@@ -1,8 +1,10 @@
-import type { Observable, Subscription } from 'rxjs';
+import type { Observable } from 'rxjs';
 import type { PriceMessage, Subjects } from '#contracts';
 import type { BusPublisher } from '#bus';
 import type { JsonLogger } from '#observability';
 import type { ConnectorNatsMetrics } from './connector-metrics.js';
+import { LazyCount } from '../venue/prices/lazy-count.js';
+import { PriceFeed } from '../venue/prices/price-feed.js';
 import { PriceJson } from './price-json.js';
 
 /** What is constant per stream: its subject and its JSON writer, worked out on its first message. */
@@ -23,9 +25,9 @@ interface PriceRoute {
  */
 export class PricePublication {
   private readonly routes = new Map<string, Map<string, PriceRoute[]>>();
-  /** Counter children bound once: a label lookup per message is measurable on the hot path. */
-  private readonly published: Record<PriceMessage['status'], { inc(): void }>;
-  private subscription: Subscription | undefined;
+  /** Counted in plain numbers, handed to the counter when it is read: an `inc()` per message is measurable. */
+  private readonly published: Record<PriceMessage['status'], LazyCount>;
+  private unsubscribe: (() => void) | undefined;
 
   constructor(
     private readonly subjects: Subjects,
@@ -35,22 +37,29 @@ export class PricePublication {
   ) {
     const counter = metrics.pricesPublished;
     this.published = {
-      live: counter.labels({ status: 'live' }),
-      stale: counter.labels({ status: 'stale' }),
-      stopped: counter.labels({ status: 'stopped' }),
+      live: new LazyCount(counter, { status: 'live' }),
+      stale: new LazyCount(counter, { status: 'stale' }),
+      stopped: new LazyCount(counter, { status: 'stopped' }),
     };
   }
 
+  /** The registry's feed is listened to directly (a function call per price); any other Observable is subscribed. */
   start(prices$: Observable<PriceMessage>): void {
-    this.subscription ??= prices$.subscribe({
+    if (this.unsubscribe !== undefined) return;
+    if (prices$ instanceof PriceFeed) {
+      this.unsubscribe = prices$.listen((price) => this.publish(price));
+      return;
+    }
+    const subscription = prices$.subscribe({
       next: (price) => this.publish(price),
       error: (error: unknown) => this.logger.error('price stream ended with an error', { error: String(error) }),
     });
+    this.unsubscribe = () => subscription.unsubscribe();
   }
 
   stop(): void {
-    this.subscription?.unsubscribe();
-    this.subscription = undefined;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
   }
 
   publish(price: PriceMessage): void {

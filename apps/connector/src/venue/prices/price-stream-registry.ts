@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { type Observable, Subject } from 'rxjs';
 import { Actor, type ActorRef } from '#actors';
 import { DEFAULT_LEASE_SECONDS, type PriceMessage, sizeToken, type StreamRequest } from '#contracts';
 import type { ServiceMessage } from '#venue-api';
@@ -8,6 +7,8 @@ import type { Cancel, VenueClock } from '../clock.js';
 import type { OutboundLimiter } from '../outbound/outbound-limiter.js';
 import type { VenueChannel } from '../session/venue-channel.js';
 import type { VenueMetrics } from '../venue-metrics.js';
+import { LazyCount } from './lazy-count.js';
+import { PriceFeed } from './price-feed.js';
 import type { AcquireResult, StreamKeyFields, StreamWaiter } from './price-stream.js';
 import {
   newPriceStream,
@@ -53,7 +54,9 @@ export class PriceStreamRegistry {
   private readonly byTag = new Map<string, StreamCell>();
   /** Key hash → the key's current stream: prices under an older generation's tag still find it. */
   private readonly byHash = new Map<string, StreamCell>();
-  private readonly priceSubject = new Subject<PriceMessage>();
+  private readonly feed: PriceFeed;
+  /** `connector_price_updates_total`, counted in a plain number and handed over when read. */
+  private readonly priceUpdates: LazyCount;
   private readonly log: JsonLogger;
   private readonly cancelSweep: Cancel;
   private generation = 0;
@@ -63,7 +66,7 @@ export class PriceStreamRegistry {
   private arrivedAt = 0;
   private readonly env: { -readonly [K in keyof PriceStreamEnv]: PriceStreamEnv[K] };
 
-  readonly prices$: Observable<PriceMessage>;
+  readonly prices$: PriceFeed;
 
   constructor(
     private readonly channel: VenueChannel,
@@ -80,7 +83,11 @@ export class PriceStreamRegistry {
       staleAfterMs: options.staleAfterMs,
       subscribeTimeoutMs: options.subscribeTimeoutMs,
     };
-    this.prices$ = this.priceSubject.asObservable();
+    this.feed = new PriceFeed((error) =>
+      this.log.error('price listener failed', { error: error instanceof Error ? error.message : String(error) }),
+    );
+    this.prices$ = this.feed;
+    this.priceUpdates = new LazyCount(metrics.priceUpdates);
     channel.addFrameListener((message, arrivedAt) => this.onFrame(message, arrivedAt));
     channel.connection$.subscribe((event) => this.toAll({ type: event.up ? 'connectionUp' : 'connectionDown' }));
     const period = Math.max(10, Math.min(1_000, Math.floor(options.staleAfterMs / 4)));
@@ -173,7 +180,7 @@ export class PriceStreamRegistry {
   close(): void {
     this.cancelSweep();
     this.toAll({ type: 'shutdown' });
-    this.priceSubject.complete();
+    this.feed.end();
   }
 
   // ------------------------------------------------------------------ venue frames
@@ -307,11 +314,11 @@ export class PriceStreamRegistry {
 
   private publish(price: PriceMessage): void {
     if (price.status === 'live') {
-      this.lastPriceWallAt = this.clock.now();
-      this.metrics.priceUpdates.inc();
+      this.lastPriceWallAt = this.env.now; // sampled for this event
+      this.priceUpdates.inc();
       this.metrics.priceHopSeconds.observe((performance.now() - this.arrivedAt) / 1000);
     }
-    this.priceSubject.next(price);
+    this.feed.emit(price);
   }
 
   private subscribeAtVenue(cell: StreamCell, attempt: number, self: ActorRef<PriceStreamEvent>): void {
