@@ -60,3 +60,16 @@ export interface ThreadCpu {
   main: number;
   others: number;
 }
+
+/** Read and write system calls of a process so far (`/proc/<pid>/io`: syscr, syscw); zeros without it. */
+export function processSyscalls(pid: number): { reads: number; writes: number } {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    return {
+      reads: Number(/^syscr:\s+(\d+)/m.exec(io)?.[1] ?? 0),
+      writes: Number(/^syscw:\s+(\d+)/m.exec(io)?.[1] ?? 0),
+    };
+  } catch {
+    return { reads: 0, writes: 0 };
+  }
+}

@@ -19,7 +19,7 @@ import { jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { freePort, startNatsServer, type NatsServerHandle } from '#testing';
 import { FrameSource, type SourceConnection } from './frame-source.js';
 import { HopRecorder, percentile } from './hop-recorder.js';
-import { processCpuMicros, processCpuSplit, threadCpuMicros, type ThreadCpu } from './process-cpu.js';
+import { processCpuMicros, processCpuSplit, processSyscalls, threadCpuMicros, type ThreadCpu } from './process-cpu.js';
 import { restartFigure } from './restart.js';
 
 const RATE = Number(process.env['BENCH_RATE'] ?? 2_000);
@@ -59,6 +59,8 @@ interface Result {
   rssMb: number;
   /** CPU µs per message of the main thread and of the others, over the measured rounds. */
   threads: ThreadCpu;
+  /** Read and write system calls per message over the measured rounds (socket reads and writes). */
+  syscalls: { reads: number; writes: number };
 }
 
 interface Pipeline {
@@ -78,6 +80,7 @@ interface Pipeline {
   systemCpuMicros: number;
   /** CPU µs of the main thread and of the others over the measured rounds. */
   threadCpu: ThreadCpu;
+  syscalls: { reads: number; writes: number };
   /** `/metrics` of the pipeline's process, when it has one. */
   metricsUrl?: string;
   stop(): Promise<void>;
@@ -287,6 +290,7 @@ function pipeline(
     idleMs: 0,
     systemCpuMicros: 0,
     threadCpu: { main: 0, others: 0 },
+    syscalls: { reads: 0, writes: 0 },
     stop,
   };
 }
@@ -299,6 +303,7 @@ async function measure(p: Pipeline, all: Pipeline[]): Promise<void> {
   const othersBefore = others.map((o) => processCpuMicros(o.child.pid ?? 0));
   const before = processCpuSplit(pid);
   const threadsBefore = threadCpuMicros(pid);
+  const syscallsBefore = processSyscalls(pid);
   const cpuBefore = processCpuMicros(pid);
   const started = performance.now();
   const [first, end] = await frames.emit(p.connection, RATE, MEASURE_MS);
@@ -306,6 +311,9 @@ async function measure(p: Pipeline, all: Pipeline[]): Promise<void> {
   const after = processCpuSplit(pid);
   const cpu = processCpuMicros(pid) - cpuBefore;
   const threadsAfter = threadCpuMicros(pid);
+  const syscallsAfter = processSyscalls(pid);
+  p.syscalls.reads += syscallsAfter.reads - syscallsBefore.reads;
+  p.syscalls.writes += syscallsAfter.writes - syscallsBefore.writes;
   p.threadCpu.main += threadsAfter.main - threadsBefore.main;
   p.threadCpu.others += threadsAfter.others - threadsBefore.others;
   p.systemCpuMicros += after.system - before.system;
@@ -337,6 +345,10 @@ async function result(p: Pipeline): Promise<Result> {
     threads: {
       main: p.threadCpu.main / Math.max(1, p.received),
       others: p.threadCpu.others / Math.max(1, p.received),
+    },
+    syscalls: {
+      reads: p.syscalls.reads / Math.max(1, p.received),
+      writes: p.syscalls.writes / Math.max(1, p.received),
     },
   };
 }
@@ -405,7 +417,8 @@ function printTable(results: Result[]): void {
   for (const r of results) {
     lines.push(
       `${r.name}: CPU µs/msg by thread: main ${r.threads.main.toFixed(1)}, ` +
-        `others (GC helpers, compilers, libuv) ${r.threads.others.toFixed(1)}`,
+        `others (GC helpers, compilers, libuv) ${r.threads.others.toFixed(1)}; ` +
+        `system calls per msg: ${r.syscalls.reads.toFixed(2)} reads, ${r.syscalls.writes.toFixed(2)} writes`,
     );
   }
   for (const r of results.slice(1)) {
