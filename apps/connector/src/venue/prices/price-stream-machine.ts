@@ -265,7 +265,8 @@ function onSweep(state: PriceStreamState, env: PriceStreamEnv): Step {
   if (next.leases.size === 0 && next.waiting === 0) {
     return stop(next, 'LEASE_EXPIRED', 'every requester lease expired', true);
   }
-  const effects: PriceStreamEffect[] = [];
+  // Most sweeps change nothing (500 streams, once a second): no array unless there is an effect.
+  let effects: PriceStreamEffect[] | undefined;
   if (
     next.venue === 'subscribing' &&
     next.subscribeSentAt !== undefined &&
@@ -275,14 +276,14 @@ function onSweep(state: PriceStreamState, env: PriceStreamEnv): Step {
     // land, the venue answers "already held", which counts as held.
     const resent = subscribe(next, env, NONE);
     next = resent.state;
-    effects.push(...resent.effects);
+    effects = [...resent.effects];
   }
   const silentFor = env.now - next.lastUpdateAt;
   if (next.status !== 'stale' && silentFor > env.staleAfterMs && (next.status !== 'none' || next.venue === 'held')) {
     next = evolve(next, { status: 'stale' });
-    effects.push({ type: 'staleChanged', delta: 1 }, { type: 'publish', price: staleCopy(next) });
+    (effects ??= []).push({ type: 'staleChanged', delta: 1 }, { type: 'publish', price: staleCopy(next) });
   }
-  return next === state && effects.length === 0 ? stay(state) : { state: next, effects };
+  return { state: next, effects: effects ?? NONE };
 }
 
 function dropInterest(state: PriceStreamState, requester: string): Step {
