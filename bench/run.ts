@@ -198,6 +198,7 @@ async function startConnectorPipeline(
   // BENCH_CONNECTOR_STDOUT=inherit shows their stdout (the --trace-gc lines; logs are at level error)
   const nodeArgs = (process.env['BENCH_CONNECTOR_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
   const stdout = process.env['BENCH_CONNECTOR_STDOUT'] === 'inherit' ? 'inherit' : 'ignore';
+  const known = frames.connections.length;
   const child = spawn(process.execPath, [...nodeArgs, main], {
     stdio: ['ignore', stdout, 'inherit'],
     env: {
@@ -223,7 +224,9 @@ async function startConnectorPipeline(
     async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined))?.status === 200,
     20_000,
   );
-  const connection = lastConnection(frames);
+  // This connector's socket is the first one opened after it started (its /health may answer before it).
+  await until(() => frames.connections.length > known, 20_000);
+  const connection = frames.connections[known] as SourceConnection;
   const requests = Array.from({ length: STREAMS }, (_, i) =>
     strategy.request(
       `${prefix}.${name}.stream.subscribe`,

@@ -48,9 +48,14 @@ export class Actor<S, E, F, Env> implements ActorRef<E> {
   private draining = false;
   private closed = false;
   private current: S;
-  private readonly states: BehaviorSubject<S>;
+  /** Made when `state$` is first read: an actor nobody observes (a price stream) keeps no subject. */
+  private states: BehaviorSubject<S> | undefined;
   private idleWaiters: Array<() => void> = [];
-  private readonly self: ActorRef<E>;
+  /** The options' functions, kept on the actor: a hot path touches one object per event, not two. */
+  private readonly transition: TransitionFn<S, E, F, Env>;
+  private readonly environment: () => Env;
+  private readonly execute: (effect: F, self: ActorRef<E>) => void | Promise<void>;
+  private readonly onError: ((error: unknown, where: { event?: E; effect?: F }) => void) | undefined;
   /** The effects of the event being handled, and the next one to execute. */
   private effects: readonly F[] = NO_EFFECTS;
   private effectIndex = 0;
@@ -58,8 +63,10 @@ export class Actor<S, E, F, Env> implements ActorRef<E> {
 
   constructor(private readonly options: ActorOptions<S, E, F, Env>) {
     this.current = options.initial;
-    this.states = new BehaviorSubject(options.initial);
-    this.self = { send: (event) => this.send(event) };
+    this.transition = options.transition;
+    this.environment = options.environment;
+    this.execute = options.execute;
+    this.onError = options.onError;
   }
 
   get name(): string {
@@ -72,8 +79,10 @@ export class Actor<S, E, F, Env> implements ActorRef<E> {
 
   /** Every state the actor enters, starting with the current one. Completes when the actor stops. */
   get state$(): Observable<S> {
-    // Nobody watching, no notification per event (a price stream's hot path): catch up before anyone does.
-    if (!this.closed && this.states.value !== this.current) this.states.next(this.current);
+    if (this.states === undefined) {
+      this.states = new BehaviorSubject(this.current);
+      if (this.closed) this.states.complete();
+    }
     return this.states.asObservable();
   }
 
@@ -105,7 +114,7 @@ export class Actor<S, E, F, Env> implements ActorRef<E> {
     await this.idle();
     if (this.closed) return;
     this.closed = true;
-    this.states.complete();
+    this.states?.complete();
   }
 
   /**
@@ -120,16 +129,16 @@ export class Actor<S, E, F, Env> implements ActorRef<E> {
         this.effectIndex += 1;
         let pending: void | Promise<void>;
         try {
-          pending = this.options.execute(effect, this.self);
+          pending = this.execute(effect, this);
         } catch (error) {
-          this.options.onError?.(error, { event: this.event, effect });
+          this.onError?.(error, { event: this.event, effect });
           continue;
         }
         if (pending !== undefined) {
           pending.then(
             () => this.drain(),
             (error: unknown) => {
-              this.options.onError?.(error, { event: this.event, effect });
+              this.onError?.(error, { event: this.event, effect });
               this.drain();
             },
           );
@@ -160,15 +169,15 @@ export class Actor<S, E, F, Env> implements ActorRef<E> {
     this.event = event;
     this.effectIndex = 0;
     try {
-      const next = this.options.transition(this.current, event, this.options.environment());
+      const next = this.transition(this.current, event, this.environment());
       this.effects = next.effects;
       if (next.state !== this.current) {
         this.current = next.state;
-        if (this.states.observed) this.states.next(next.state);
+        if (this.states !== undefined) this.states.next(next.state);
       }
     } catch (error) {
       this.effects = NO_EFFECTS;
-      this.options.onError?.(error, { event });
+      this.onError?.(error, { event });
     }
   }
 }

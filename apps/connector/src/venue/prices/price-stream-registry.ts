@@ -65,6 +65,8 @@ export class PriceStreamRegistry {
   /** Arrival time of the price being handled (the actor runs synchronously inside `onFrame`). */
   private arrivedAt = 0;
   private readonly env: { -readonly [K in keyof PriceStreamEnv]: PriceStreamEnv[K] };
+  /** One function for every actor (sampled per event). */
+  private readonly sampleEnvironment = (): PriceStreamEnv => this.environment();
 
   readonly prices$: PriceFeed;
 
@@ -253,7 +255,7 @@ export class PriceStreamRegistry {
       name: `price-stream:${id.tag}`,
       initial: newPriceStream(id, this.clock.now()),
       transition: priceStreamTransition,
-      environment: () => this.environment(),
+      environment: this.sampleEnvironment,
       execute: (effect, self) => this.execute(cell, effect, self),
       onError: (error) =>
         this.log.error('price stream actor failed', {
