@@ -45,6 +45,8 @@ export interface ActorOptions<S, E, F, Env> {
 export class Actor<S, E, F, Env> implements ActorRef<E> {
   private readonly queue: E[] = [];
   private head = 0;
+  /** Events waiting in `queue` (kept apart so an idle actor's event never touches the array). */
+  private backlog = 0;
   private draining = false;
   private closed = false;
   private current: S;
@@ -95,6 +97,7 @@ export class Actor<S, E, F, Env> implements ActorRef<E> {
     if (this.closed) return;
     if (this.draining) {
       this.queue.push(event);
+      this.backlog += 1;
       return;
     }
     // Idle mailbox (the usual case on a hot path): the event is handled at once, without the queue.
@@ -105,7 +108,7 @@ export class Actor<S, E, F, Env> implements ActorRef<E> {
 
   /** Resolves once the mailbox is empty and no effect is running. */
   idle(): Promise<void> {
-    if (!this.draining && this.head >= this.queue.length) return Promise.resolve();
+    if (!this.draining && this.backlog === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -145,16 +148,17 @@ export class Actor<S, E, F, Env> implements ActorRef<E> {
           return;
         }
       }
-      if (this.head >= this.queue.length) break;
+      if (this.backlog === 0) break;
       const event = this.queue[this.head] as E;
       this.head += 1;
+      this.backlog -= 1;
       if (this.head > 1024 && this.head * 2 > this.queue.length) {
         this.queue.splice(0, this.head);
         this.head = 0;
       }
       this.take(event);
     }
-    if (this.queue.length > 0) {
+    if (this.head > 0) {
       this.queue.length = 0;
       this.head = 0;
     }
