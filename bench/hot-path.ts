@@ -20,24 +20,13 @@ import { PricePublication } from '../apps/connector/src/nats/price-publication.j
 import { ConnectorNatsMetrics } from '../apps/connector/src/nats/connector-metrics.js';
 
 const STREAMS = 500;
-const FRAMES = Number(process.env['HOT_PATH_FRAMES'] ?? 100_000);
-const PASSES = Number(process.env['HOT_PATH_PASSES'] ?? 9);
+const FRAMES = Number(process.env['HOT_PATH_FRAMES'] ?? 25_000);
+const PASSES = Number(process.env['HOT_PATH_PASSES'] ?? 21);
 
 async function main(): Promise<void> {
-  const clock = new FakeClock(Date.now());
-  const channel = new FakeChannel();
   const metricsRegistry = new MetricsRegistry('hot-path', { defaultMetrics: false });
   const venueMetrics = new VenueMetrics(metricsRegistry);
-  const limiter = new OutboundLimiter(
-    { messagesPerWindow: 1_000_000, windowMs: 1_000, orderIntervalMs: 250 },
-    clock,
-    venueMetrics,
-  );
   const { logger } = captureLogger();
-  const registry = new PriceStreamRegistry(channel, limiter, venueMetrics, logger, clock, {
-    staleAfterMs: 3_600_000,
-    subscribeTimeoutMs: 3_600_000,
-  });
   let bytes = 0;
   let published = 0;
   const client = {
@@ -54,39 +43,61 @@ async function main(): Promise<void> {
     new ConnectorNatsMetrics(metricsRegistry),
     logger,
   );
-  publication.start(registry.prices$);
 
-  channel.up();
-  const grants = Array.from({ length: STREAMS }, (_, i) =>
-    registry.acquire({
-      instrument: 'BTC.USD',
-      quantity: (0.01 * (i + 1)).toFixed(2),
-      currency: 'BTC',
-      tenor: 'T',
-      accountGroup: 'bench-group',
-      requester: 'hot-path',
-      leaseSeconds: 600,
-    }),
-  );
-  await new Promise((resolve) => setImmediate(resolve));
-  const tags = channel.sentOfType('subscribe').map((s) => s.tag ?? '');
-  for (const tag of tags) {
-    channel.deliver({
-      messageType: 'subscribe',
-      chanId: 'c',
-      timestamp: clock.now(),
-      success: true,
-      message: 'Subscribed',
-      subscriptionId: `sub-${tag}`,
-      instrument: 'BTC.USD',
-      quantity: '0',
-      code: '',
-      tenor: 'T',
-      settleDate: '',
-      tag,
-    } as ServiceMessage);
-  }
-  await Promise.all(grants);
+  /** A registry on its own channel with every stream held (the same tags in each: they derive from the key). */
+  const subscribedRegistry = async (): Promise<{
+    channel: FakeChannel;
+    registry: PriceStreamRegistry;
+    tags: string[];
+  }> => {
+    const clock = new FakeClock(Date.now());
+    const channel = new FakeChannel();
+    const limiter = new OutboundLimiter(
+      { messagesPerWindow: 1_000_000, windowMs: 1_000, orderIntervalMs: 250 },
+      clock,
+      venueMetrics,
+    );
+    const registry = new PriceStreamRegistry(channel, limiter, venueMetrics, logger, clock, {
+      staleAfterMs: 3_600_000,
+      subscribeTimeoutMs: 3_600_000,
+    });
+    channel.up();
+    const grants = Array.from({ length: STREAMS }, (_, i) =>
+      registry.acquire({
+        instrument: 'BTC.USD',
+        quantity: (0.01 * (i + 1)).toFixed(2),
+        currency: 'BTC',
+        tenor: 'T',
+        accountGroup: 'bench-group',
+        requester: 'hot-path',
+        leaseSeconds: 600,
+      }),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    const tags = channel.sentOfType('subscribe').map((s) => s.tag ?? '');
+    for (const tag of tags) {
+      channel.deliver({
+        messageType: 'subscribe',
+        chanId: 'c',
+        timestamp: clock.now(),
+        success: true,
+        message: 'Subscribed',
+        subscriptionId: `sub-${tag}`,
+        instrument: 'BTC.USD',
+        quantity: '0',
+        code: '',
+        tenor: 'T',
+        settleDate: '',
+        tag,
+      } as ServiceMessage);
+    }
+    await Promise.all(grants);
+    return { channel, registry, tags };
+  };
+  const { channel, registry, tags } = await subscribedRegistry();
+  publication.start(registry.prices$);
+  // the registry alone: its prices go nowhere
+  const alone = await subscribedRegistry();
 
   let timestamp = 1_800_000_000_000;
   const makeFrames = (): Buffer[] =>
@@ -122,15 +133,25 @@ async function main(): Promise<void> {
     decode: (frame) => {
       decodeServiceFrame(frame);
     },
+    'decode → registry': (frame) => {
+      const decoded = decodeServiceFrame(frame);
+      if (decoded.kind === 'message') alone.channel.deliver(decoded.message);
+    },
     'decode → registry → publication': (frame) => {
       const decoded = decodeServiceFrame(frame);
       if (decoded.kind === 'message') channel.deliver(decoded.message);
     },
   };
+  // HOT_PATH_STAGES=relay,decode picks stages by name prefix (e.g. to profile one with --cpu-prof)
+  const only = process.env['HOT_PATH_STAGES']?.split(',');
+  for (const name of Object.keys(stages)) {
+    if (only !== undefined && !only.some((prefix) => name.startsWith(prefix))) delete stages[name];
+  }
   const perStage = new Map<string, number[]>(Object.keys(stages).map((name) => [name, []]));
   for (let pass = 1; pass <= PASSES; pass++) {
     for (const [name, stage] of Object.entries(stages)) {
       const frames = makeFrames();
+      await new Promise((resolve) => setImmediate(resolve)); // the registry's microtasks, between passes
       const started = process.cpuUsage();
       for (const frame of frames) stage(frame);
       const used = process.cpuUsage(started);
@@ -138,17 +159,29 @@ async function main(): Promise<void> {
     }
   }
   process.stdout.write(
-    `CPU µs per frame, ${PASSES} passes of ${FRAMES} frames over ${STREAMS} streams: median (min–max)\n`,
+    `CPU µs per frame, ${PASSES} passes of ${FRAMES} frames over ${STREAMS} streams: median (min–max); ` +
+      `× relay: median of the passes' ratios (the stages alternate within a pass: a load change hits all)\n`,
   );
+  const relayTimes = perStage.get('relay');
   for (const [name, samples] of perStage) {
-    const sorted = [...samples].sort((a, b) => a - b);
-    const median = sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-    const range = `${(sorted[0] ?? Number.NaN).toFixed(2)}–${(sorted[sorted.length - 1] ?? Number.NaN).toFixed(2)}`;
+    const range = `${Math.min(...samples).toFixed(2)}–${Math.max(...samples).toFixed(2)}`;
+    const ratio =
+      relayTimes === undefined
+        ? ''
+        : `; ${median(samples.map((t, i) => t / (relayTimes[i] ?? Number.NaN))).toFixed(2)}× relay`;
     const bytes = youngBytesPerFrame(stages[name] as (frame: Buffer) => void, makeFrames().slice(0, 2_000));
-    process.stdout.write(`  ${name.padEnd(34)} ${median.toFixed(2)} (${range}); ~${bytes} bytes allocated per frame\n`);
+    process.stdout.write(
+      `  ${name.padEnd(34)} ${median(samples).toFixed(2)} (${range})${ratio}; ~${bytes} bytes allocated per frame\n`,
+    );
   }
   process.stdout.write(`published ${published}, ${(bytes / Math.max(1, published)).toFixed(0)} bytes each\n`);
   registry.close();
+  alone.registry.close();
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 /**

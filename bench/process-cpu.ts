@@ -32,3 +32,44 @@ export function processCpuMicros(pid: number): number {
   const { user, system } = processCpuSplit(pid);
   return user + system;
 }
+
+/**
+ * CPU time so far of the main (JavaScript) thread and of all other threads together (GC helpers,
+ * background compilers, libuv's pool; Node 20 does not name them), in microseconds from schedstat.
+ * Shows whether a pipeline's extra CPU is its JavaScript or work beside it.
+ */
+export function threadCpuMicros(pid: number): ThreadCpu {
+  const out: ThreadCpu = { main: 0, others: 0 };
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const nanos = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+        if (tid === String(pid)) out.main += nanos / 1000;
+        else out.others += nanos / 1000;
+      } catch {
+        // the thread ended between the listing and the read
+      }
+    }
+  } catch {
+    // no /proc: zeros
+  }
+  return out;
+}
+
+export interface ThreadCpu {
+  main: number;
+  others: number;
+}
+
+/** Read and write system calls of a process so far (`/proc/<pid>/io`: syscr, syscw); zeros without it. */
+export function processSyscalls(pid: number): { reads: number; writes: number } {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    return {
+      reads: Number(/^syscr:\s+(\d+)/m.exec(io)?.[1] ?? 0),
+      writes: Number(/^syscw:\s+(\d+)/m.exec(io)?.[1] ?? 0),
+    };
+  } catch {
+    return { reads: 0, writes: 0 };
+  }
+}

@@ -19,7 +19,7 @@ import { jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { freePort, startNatsServer, type NatsServerHandle } from '#testing';
 import { FrameSource, type SourceConnection } from './frame-source.js';
 import { HopRecorder, percentile } from './hop-recorder.js';
-import { processCpuMicros, processCpuSplit } from './process-cpu.js';
+import { processCpuMicros, processCpuSplit, processSyscalls, threadCpuMicros, type ThreadCpu } from './process-cpu.js';
 import { restartFigure } from './restart.js';
 import { executionOrderFigures } from './execution.js';
 import { webhookIngestFigure } from './webhook-ingest.js';
@@ -39,6 +39,8 @@ const BASELINE_MAIN = process.env['BENCH_BASELINE_MAIN'];
  * relay has none; this shows how much of the connector's hop is the nats-server storing each price.
  */
 const RELAY_LAST_VALUE = process.env['BENCH_RELAY_LAST_VALUE'] === '1';
+/** BENCH_RESTART=0 skips the restart → first order figure (e.g. while repeating the price rounds). */
+const RESTART_FIGURE = process.env['BENCH_RESTART'] !== '0';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -58,6 +60,10 @@ interface Result {
   inProcess: string;
   /** Resident memory of the pipeline's process after the rounds, with every stream subscribed (MB). */
   rssMb: number;
+  /** CPU µs per message of the main thread and of the others, over the measured rounds. */
+  threads: ThreadCpu;
+  /** Read and write system calls per message over the measured rounds (socket reads and writes). */
+  syscalls: { reads: number; writes: number };
 }
 
 interface Pipeline {
@@ -75,6 +81,9 @@ interface Pipeline {
   idleMs: number;
   /** The kernel's part of cpuMicros (socket reads and writes). */
   systemCpuMicros: number;
+  /** CPU µs of the main thread and of the others over the measured rounds. */
+  threadCpu: ThreadCpu;
+  syscalls: { reads: number; writes: number };
   /** `/metrics` of the pipeline's process, when it has one. */
   metricsUrl?: string;
   stop(): Promise<void>;
@@ -149,13 +158,19 @@ async function main(): Promise<void> {
   for (const p of pipelines) await p.stop();
   await strategy.close();
   printTable(results);
-  log('restart figure');
-  process.stdout.write(`${await restartFigure(root)}\n`);
-  process.stdout.write(`${await webhookIngestFigure(here)}\n`);
-  process.stdout.write(`${await tradeSyncFigure(root)}\n`);
+  if (RESTART_FIGURE) {
+    log('restart figure');
+    process.stdout.write(`${await restartFigure(root)}\n`);
+  }
+  // BENCH_ONLY=prices: the price hop, RSS and restart figures only (a quick run of issue 7's table)
+  const pricesOnly = process.env['BENCH_ONLY'] === 'prices';
+  if (!pricesOnly) {
+    process.stdout.write(`${await webhookIngestFigure(here)}\n`);
+    process.stdout.write(`${await tradeSyncFigure(root)}\n`);
+  }
   clearTimeout(deadline);
   await cleanup();
-  process.stdout.write(`${await executionOrderFigures(root)}\n`);
+  if (!pricesOnly) process.stdout.write(`${await executionOrderFigures(root)}\n`);
 }
 
 async function startRelay(
@@ -205,6 +220,7 @@ async function startConnectorPipeline(
   // BENCH_CONNECTOR_STDOUT=inherit shows their stdout (the --trace-gc lines; logs are at level error)
   const nodeArgs = (process.env['BENCH_CONNECTOR_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
   const stdout = process.env['BENCH_CONNECTOR_STDOUT'] === 'inherit' ? 'inherit' : 'ignore';
+  const known = frames.connections.length;
   const child = spawn(process.execPath, [...nodeArgs, main], {
     stdio: ['ignore', stdout, 'inherit'],
     env: {
@@ -230,7 +246,9 @@ async function startConnectorPipeline(
     async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined))?.status === 200,
     20_000,
   );
-  const connection = lastConnection(frames);
+  // This connector's socket is the first one opened after it started (its /health may answer before it).
+  await until(() => frames.connections.length > known, 20_000);
+  const connection = frames.connections[known] as SourceConnection;
   const requests = Array.from({ length: STREAMS }, (_, i) =>
     strategy.request(
       `${prefix}.${name}.stream.subscribe`,
@@ -296,6 +314,8 @@ function pipeline(
     idleCpuMicros: 0,
     idleMs: 0,
     systemCpuMicros: 0,
+    threadCpu: { main: 0, others: 0 },
+    syscalls: { reads: 0, writes: 0 },
     stop,
   };
 }
@@ -307,12 +327,20 @@ async function measure(p: Pipeline, all: Pipeline[]): Promise<void> {
   const others = all.filter((o) => o !== p);
   const othersBefore = others.map((o) => processCpuMicros(o.child.pid ?? 0));
   const before = processCpuSplit(pid);
+  const threadsBefore = threadCpuMicros(pid);
+  const syscallsBefore = processSyscalls(pid);
   const cpuBefore = processCpuMicros(pid);
   const started = performance.now();
   const [first, end] = await frames.emit(p.connection, RATE, MEASURE_MS);
   await until(() => p.recorder.received(first, end) === end - first, 2_000).catch(() => undefined);
   const after = processCpuSplit(pid);
   const cpu = processCpuMicros(pid) - cpuBefore;
+  const threadsAfter = threadCpuMicros(pid);
+  const syscallsAfter = processSyscalls(pid);
+  p.syscalls.reads += syscallsAfter.reads - syscallsBefore.reads;
+  p.syscalls.writes += syscallsAfter.writes - syscallsBefore.writes;
+  p.threadCpu.main += threadsAfter.main - threadsBefore.main;
+  p.threadCpu.others += threadsAfter.others - threadsBefore.others;
   p.systemCpuMicros += after.system - before.system;
   const elapsedMs = performance.now() - started;
   others.forEach((o, i) => {
@@ -339,6 +367,14 @@ async function result(p: Pipeline): Promise<Result> {
     systemMicrosPerMessage: p.systemCpuMicros / Math.max(1, p.received),
     inProcess: p.metricsUrl === undefined ? '' : await inProcessHops(p.metricsUrl),
     rssMb: residentMb(p.child.pid ?? 0),
+    threads: {
+      main: p.threadCpu.main / Math.max(1, p.received),
+      others: p.threadCpu.others / Math.max(1, p.received),
+    },
+    syscalls: {
+      reads: p.syscalls.reads / Math.max(1, p.received),
+      writes: p.syscalls.writes / Math.max(1, p.received),
+    },
   };
 }
 
@@ -402,6 +438,13 @@ function printTable(results: Result[]): void {
   lines.push('');
   for (const r of results) {
     lines.push(`${r.name}: CPU µs/msg by round ${r.roundCpu.map((x) => x.toFixed(1)).join(', ')}`);
+  }
+  for (const r of results) {
+    lines.push(
+      `${r.name}: CPU µs/msg by thread: main ${r.threads.main.toFixed(1)}, ` +
+        `others (GC helpers, compilers, libuv) ${r.threads.others.toFixed(1)}; ` +
+        `system calls per msg: ${r.syscalls.reads.toFixed(2)} reads, ${r.syscalls.writes.toFixed(2)} writes`,
+    );
   }
   for (const r of results.slice(1)) {
     const ratios = r.roundCpu.map((cpu, i) => cpu / (relay.roundCpu[i] ?? Number.NaN));

@@ -53,6 +53,47 @@ describe('Actor', () => {
     expect(actor.state).toBe(1);
   });
 
+  it('an event an effect sends to its own actor is handled after the current effects, in the same turn', () => {
+    const log: string[] = [];
+    const actor = new Actor<number, Event, Effect, { now: number }>({
+      name: 'echo',
+      initial: 0,
+      environment: () => ({ now: 1 }),
+      transition: (state, event) =>
+        event.type === 'add' && event.n === 1
+          ? {
+              state: state + 1,
+              effects: [
+                { type: 'echo', n: 10 },
+                { type: 'log', text: 'after echo' },
+              ],
+            }
+          : { state: state + (event.type === 'add' ? event.n : 0), effects: [{ type: 'log', text: `state ${state}` }] },
+      execute: (effect, self) => {
+        if (effect.type === 'echo') self.send({ type: 'add', n: effect.n });
+        else if (effect.type === 'log') log.push(effect.text);
+      },
+    });
+    actor.send({ type: 'add', n: 1 });
+    expect(log).toEqual(['after echo', 'state 1']);
+    expect(actor.state).toBe(11);
+  });
+
+  it('resolves idle() at once when nothing is pending, and after a parked effect otherwise', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const actor = counter([], gate);
+    await actor.idle();
+    actor.send({ type: 'slow' });
+    let idle = false;
+    const waiting = actor.idle().then(() => (idle = true));
+    await Promise.resolve();
+    expect(idle).toBe(false);
+    open();
+    await waiting;
+    expect(idle).toBe(true);
+  });
+
   it('reports a throwing transition and goes on with the next event', () => {
     const log: string[] = [];
     const actor = counter(log);

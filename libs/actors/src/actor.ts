@@ -45,12 +45,19 @@ export interface ActorOptions<S, E, F, Env> {
 export class Actor<S, E, F, Env> implements ActorRef<E> {
   private readonly queue: E[] = [];
   private head = 0;
+  /** Events waiting in `queue` (kept apart so an idle actor's event never touches the array). */
+  private backlog = 0;
   private draining = false;
   private closed = false;
   private current: S;
-  private readonly states: BehaviorSubject<S>;
+  /** Made when `state$` is first read: an actor nobody observes (a price stream) keeps no subject. */
+  private states: BehaviorSubject<S> | undefined;
   private idleWaiters: Array<() => void> = [];
-  private readonly self: ActorRef<E>;
+  /** The options' functions, kept on the actor: a hot path touches one object per event, not two. */
+  private readonly transition: TransitionFn<S, E, F, Env>;
+  private readonly environment: () => Env;
+  private readonly execute: (effect: F, self: ActorRef<E>) => void | Promise<void>;
+  private readonly onError: ((error: unknown, where: { event?: E; effect?: F }) => void) | undefined;
   /** The effects of the event being handled, and the next one to execute. */
   private effects: readonly F[] = NO_EFFECTS;
   private effectIndex = 0;
@@ -58,8 +65,10 @@ export class Actor<S, E, F, Env> implements ActorRef<E> {
 
   constructor(private readonly options: ActorOptions<S, E, F, Env>) {
     this.current = options.initial;
-    this.states = new BehaviorSubject(options.initial);
-    this.self = { send: (event) => this.send(event) };
+    this.transition = options.transition;
+    this.environment = options.environment;
+    this.execute = options.execute;
+    this.onError = options.onError;
   }
 
   get name(): string {
@@ -72,8 +81,10 @@ export class Actor<S, E, F, Env> implements ActorRef<E> {
 
   /** Every state the actor enters, starting with the current one. Completes when the actor stops. */
   get state$(): Observable<S> {
-    // Nobody watching, no notification per event (a price stream's hot path): catch up before anyone does.
-    if (!this.closed && this.states.value !== this.current) this.states.next(this.current);
+    if (this.states === undefined) {
+      this.states = new BehaviorSubject(this.current);
+      if (this.closed) this.states.complete();
+    }
     return this.states.asObservable();
   }
 
@@ -84,13 +95,20 @@ export class Actor<S, E, F, Env> implements ActorRef<E> {
 
   send(event: E): void {
     if (this.closed) return;
-    this.queue.push(event);
-    if (!this.draining) this.drain();
+    if (this.draining) {
+      this.queue.push(event);
+      this.backlog += 1;
+      return;
+    }
+    // Idle mailbox (the usual case on a hot path): the event is handled at once, without the queue.
+    this.draining = true;
+    this.take(event);
+    this.drain();
   }
 
   /** Resolves once the mailbox is empty and no effect is running. */
   idle(): Promise<void> {
-    if (!this.draining && this.head >= this.queue.length) return Promise.resolve();
+    if (!this.draining && this.backlog === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -99,7 +117,7 @@ export class Actor<S, E, F, Env> implements ActorRef<E> {
     await this.idle();
     if (this.closed) return;
     this.closed = true;
-    this.states.complete();
+    this.states?.complete();
   }
 
   /**
@@ -114,49 +132,57 @@ export class Actor<S, E, F, Env> implements ActorRef<E> {
         this.effectIndex += 1;
         let pending: void | Promise<void>;
         try {
-          pending = this.options.execute(effect, this.self);
+          pending = this.execute(effect, this);
         } catch (error) {
-          this.options.onError?.(error, { event: this.event, effect });
+          this.onError?.(error, { event: this.event, effect });
           continue;
         }
         if (pending !== undefined) {
           pending.then(
             () => this.drain(),
             (error: unknown) => {
-              this.options.onError?.(error, { event: this.event, effect });
+              this.onError?.(error, { event: this.event, effect });
               this.drain();
             },
           );
           return;
         }
       }
-      if (this.head >= this.queue.length) break;
+      if (this.backlog === 0) break;
       const event = this.queue[this.head] as E;
       this.head += 1;
+      this.backlog -= 1;
       if (this.head > 1024 && this.head * 2 > this.queue.length) {
         this.queue.splice(0, this.head);
         this.head = 0;
       }
-      this.event = event;
-      this.effectIndex = 0;
-      try {
-        const next = this.options.transition(this.current, event, this.options.environment());
-        this.effects = next.effects;
-        if (next.state !== this.current) {
-          this.current = next.state;
-          if (this.states.observed) this.states.next(next.state);
-        }
-      } catch (error) {
-        this.effects = NO_EFFECTS;
-        this.options.onError?.(error, { event });
-      }
+      this.take(event);
     }
-    this.queue.length = 0;
-    this.head = 0;
+    if (this.head > 0) {
+      this.queue.length = 0;
+      this.head = 0;
+    }
     this.effects = NO_EFFECTS;
     this.event = undefined;
     this.draining = false;
-    for (const wake of this.idleWaiters.splice(0)) wake();
+    if (this.idleWaiters.length > 0) for (const wake of this.idleWaiters.splice(0)) wake();
+  }
+
+  /** Runs the transition for `event`; its effects are executed next by `drain`. */
+  private take(event: E): void {
+    this.event = event;
+    this.effectIndex = 0;
+    try {
+      const next = this.transition(this.current, event, this.environment());
+      this.effects = next.effects;
+      if (next.state !== this.current) {
+        this.current = next.state;
+        if (this.states !== undefined) this.states.next(next.state);
+      }
+    } catch (error) {
+      this.effects = NO_EFFECTS;
+      this.onError?.(error, { event });
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { PriceMessage } from '#contracts';
-import { isPlain, PriceJson } from './price-json.js';
+import { integerText, isPlain, PriceJson } from './price-json.js';
 
 const stream = { accountGroup: 'g-1', instrument: 'BTC.USD', tenor: 'T', currency: 'BTC', quantity: '0.50' };
 
@@ -55,6 +55,15 @@ describe('PriceJson', () => {
   it('never writes a non-integer timestamp as a bare number', () => {
     const price = live({ venueTimestamp: Number.NaN });
     expect(writer.write(price)).toBe(JSON.stringify(price));
+  });
+});
+
+describe('integerText', () => {
+  it('writes a safe integer as String() does', () => {
+    const values = [0, 7, -5, 999_999_999, 1e9, 1e9 + 1, 1_000_000_999, 1_800_000_000_000, 1_800_000_600_000];
+    values.push(1_799_999_999_999, 1_234_567_890_123, Number.MAX_SAFE_INTEGER, -1_800_000_000_000);
+    for (let n = 1_700_000_000_000; n < 1_700_000_000_000 + 5_000_000_000; n += 99_999_989) values.push(n);
+    for (const n of values) expect([n, integerText(n)]).toEqual([n, String(n)]);
   });
 });
 

@@ -39,12 +39,40 @@ export class PriceJson {
     }
     // One template: the fewest intermediate strings (each `${}` is a string add).
     return (
-      `${this.liveHead},"quoteId":"${quoteId}","venueTimestamp":${venueTimestamp},"quoteExpiresAt":${quoteExpiresAt}` +
+      `${this.liveHead},"quoteId":"${quoteId}","venueTimestamp":${integerText(venueTimestamp)}` +
+      `,"quoteExpiresAt":${integerText(quoteExpiresAt)}` +
       `,"bid":{"price":"${bid.price}","quantity":"${bid.quantity}","quoteAmount":"${bid.quoteAmount}"}` +
       `,"offer":{"price":"${offer.price}","quantity":"${offer.quantity}","quoteAmount":"${offer.quoteAmount}"}` +
       (settleDate === undefined ? '}' : `,"settleDate":"${settleDate}"}`)
     );
   }
+}
+
+/** '000' … '999'. */
+const THREE_DIGITS = Array.from({ length: 1_000 }, (_, i) => String(i).padStart(3, '0'));
+let lastHigh = -1;
+let lastHighText = '';
+
+/**
+ * The decimal text of a non-negative safe integer, as `String(n)` writes it. An epoch-millisecond time
+ * (13 digits) is beyond V8's small integers, and `String(n)` then takes its general double-to-text path
+ * (≈ 0.2–0.4 µs each, two per price): here it is the text of `n / 1e9`, cached (it changes every
+ * 11.6 days for a timestamp), and three groups of three digits from a table.
+ */
+export function integerText(n: number): string {
+  if (n < 1e9 || n > Number.MAX_SAFE_INTEGER) return String(n);
+  const high = Math.floor(n / 1e9);
+  const low = n - high * 1e9;
+  if (high !== lastHigh) {
+    lastHigh = high;
+    lastHighText = String(high);
+  }
+  return (
+    lastHighText +
+    (THREE_DIGITS[Math.floor(low / 1e6)] as string) +
+    (THREE_DIGITS[Math.floor(low / 1e3) % 1_000] as string) +
+    (THREE_DIGITS[low % 1_000] as string)
+  );
 }
 
 function isInteger(value: unknown): value is number {

@@ -1,12 +1,15 @@
-import type { Observable, Subscription } from 'rxjs';
+import type { Observable } from 'rxjs';
 import type { PriceMessage, Subjects } from '#contracts';
 import type { BusPublisher } from '#bus';
 import type { JsonLogger } from '#observability';
 import type { ConnectorNatsMetrics } from './connector-metrics.js';
+import { LazyCount } from '../venue/prices/lazy-count.js';
+import { PriceFeed } from '../venue/prices/price-feed.js';
 import { PriceJson } from './price-json.js';
 
 /** What is constant per stream: its subject and its JSON writer, worked out on its first message. */
 interface PriceRoute {
+  readonly instrument: string;
   readonly accountGroup: string;
   readonly tenor: string;
   readonly currency: string;
@@ -17,15 +20,17 @@ interface PriceRoute {
 /**
  * Puts every PriceMessage on its price subject with a core publish: the venue session never waits for
  * NATS or for a strategy (the client buffers; while NATS is down the bus drops and counts). The subject
- * and the constant part of the JSON of each stream are computed once. The route is found by two Map
- * lookups on the stream's own strings (quantity, then instrument): the registry hands the same string
- * objects with every update, so their hashes are cached and no key string is built per message.
+ * and the constant part of the JSON of each stream are computed once. The route is found by one Map
+ * lookup on the stream's quantity and a comparison of its other key strings: the registry hands the same
+ * string objects with every update, so the hash is cached, the comparisons are pointer checks, and no key
+ * string is built per message.
  */
 export class PricePublication {
-  private readonly routes = new Map<string, Map<string, PriceRoute[]>>();
-  /** Counter children bound once: a label lookup per message is measurable on the hot path. */
-  private readonly published: Record<PriceMessage['status'], { inc(): void }>;
-  private subscription: Subscription | undefined;
+  /** quantity → the routes of the streams of that size (usually one). */
+  private readonly routes = new Map<string, PriceRoute[]>();
+  /** Counted in plain numbers, handed to the counter when it is read: an `inc()` per message is measurable. */
+  private readonly published: Record<PriceMessage['status'], LazyCount>;
+  private unsubscribe: (() => void) | undefined;
 
   constructor(
     private readonly subjects: Subjects,
@@ -35,22 +40,29 @@ export class PricePublication {
   ) {
     const counter = metrics.pricesPublished;
     this.published = {
-      live: counter.labels({ status: 'live' }),
-      stale: counter.labels({ status: 'stale' }),
-      stopped: counter.labels({ status: 'stopped' }),
+      live: new LazyCount(counter, { status: 'live' }),
+      stale: new LazyCount(counter, { status: 'stale' }),
+      stopped: new LazyCount(counter, { status: 'stopped' }),
     };
   }
 
+  /** The registry's feed is listened to directly (a function call per price); any other Observable is subscribed. */
   start(prices$: Observable<PriceMessage>): void {
-    this.subscription ??= prices$.subscribe({
+    if (this.unsubscribe !== undefined) return;
+    if (prices$ instanceof PriceFeed) {
+      this.unsubscribe = prices$.listen((price) => this.publish(price));
+      return;
+    }
+    const subscription = prices$.subscribe({
       next: (price) => this.publish(price),
       error: (error: unknown) => this.logger.error('price stream ended with an error', { error: String(error) }),
     });
+    this.unsubscribe = () => subscription.unsubscribe();
   }
 
   stop(): void {
-    this.subscription?.unsubscribe();
-    this.subscription = undefined;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
   }
 
   publish(price: PriceMessage): void {
@@ -61,11 +73,12 @@ export class PricePublication {
   }
 
   private routeOf(price: PriceMessage): PriceRoute | undefined {
-    const routes = this.routes.get(price.quantity)?.get(price.instrument);
+    const routes = this.routes.get(price.quantity);
     if (routes !== undefined) {
       for (let i = 0; i < routes.length; i++) {
         const route = routes[i] as PriceRoute;
         if (
+          route.instrument === price.instrument &&
           route.accountGroup === price.accountGroup &&
           route.tenor === price.tenor &&
           route.currency === price.currency
@@ -88,19 +101,15 @@ export class PricePublication {
       return undefined;
     }
     const route: PriceRoute = {
+      instrument: price.instrument,
       accountGroup: price.accountGroup,
       tenor: price.tenor,
       currency: price.currency,
       subject,
       json: new PriceJson(price),
     };
-    let byInstrument = this.routes.get(price.quantity);
-    if (byInstrument === undefined) {
-      byInstrument = new Map();
-      this.routes.set(price.quantity, byInstrument);
-    }
-    const routes = byInstrument.get(price.instrument);
-    if (routes === undefined) byInstrument.set(price.instrument, [route]);
+    const routes = this.routes.get(price.quantity);
+    if (routes === undefined) this.routes.set(price.quantity, [route]);
     else routes.push(route);
     return route;
   }
@@ -110,33 +119,29 @@ export class PricePublication {
    * last-value stream tells a late joiner the truth instead of showing this connector's last quote as live.
    */
   stopAll(): void {
-    for (const [quantity, byInstrument] of this.routes) {
-      for (const [instrument, routes] of byInstrument) {
-        for (const route of [...routes]) {
-          this.publish({
-            v: 1,
-            status: 'stopped',
-            accountGroup: route.accountGroup,
-            instrument,
-            tenor: route.tenor,
-            currency: route.currency,
-            quantity,
-            code: 'CONNECTOR_STOPPED',
-            message: 'the connector stopped; no prices until it is back',
-          });
-        }
+    for (const [quantity, routes] of [...this.routes]) {
+      for (const route of [...routes]) {
+        this.publish({
+          v: 1,
+          status: 'stopped',
+          accountGroup: route.accountGroup,
+          instrument: route.instrument,
+          tenor: route.tenor,
+          currency: route.currency,
+          quantity,
+          code: 'CONNECTOR_STOPPED',
+          message: 'the connector stopped; no prices until it is back',
+        });
       }
     }
   }
 
   /** A stopped stream's route goes, so the map holds only streams that may still publish. */
   private forget(price: PriceMessage, route: PriceRoute): void {
-    const byInstrument = this.routes.get(price.quantity);
-    const routes = byInstrument?.get(price.instrument);
-    if (byInstrument === undefined || routes === undefined) return;
+    const routes = this.routes.get(price.quantity);
+    if (routes === undefined) return;
     const index = routes.indexOf(route);
     if (index >= 0) routes.splice(index, 1);
-    if (routes.length === 0) byInstrument.delete(price.instrument);
-    if (byInstrument.size === 0) this.routes.delete(price.quantity);
+    if (routes.length === 0) this.routes.delete(price.quantity);
   }
 }

@@ -76,6 +76,30 @@ describe('decodeServiceFrame: pricestream (hot path)', () => {
     expect(decode(price({ offer: same, bid: { ...same, price: '1.000000000000000010' } })).kind).toBe('message');
   });
 
+  it('judges plain decimals on their digits: leading and trailing zeros, equal values written differently', () => {
+    const side = (p: string) => ({ price: p, quantity: '0.5', quoteAmount: '00.0' });
+    const accepted: Array<[string, string]> = [
+      ['42.10', '42.1'],
+      ['042', '42.000'],
+      ['0.5', '00.50'],
+      ['100', '99.999999999999999999'],
+      ['10.01', '10.001'],
+      ['0.000000000000000000000000001', '0.0000000000000000000000000009'],
+    ];
+    for (const [offer, bid] of accepted) {
+      expect([offer, bid, decode(price({ offer: side(offer), bid: side(bid) })).kind]).toEqual([offer, bid, 'message']);
+    }
+    expectInvalid(decode(price({ offer: side('99.9'), bid: side('100') })), 'offer.price must not be below bid.price');
+    expectInvalid(
+      decode(price({ offer: side('42.09'), bid: side('42.1') })),
+      'offer.price must not be below bid.price',
+    );
+    expectInvalid(decode(price({ offer: side('1'), bid: side('0.000') })), 'bid.price must be finite and positive');
+    expectInvalid(decode(price({ offer: side('00'), bid: side('1') })), 'offer.price must be finite and positive');
+    // '-0' is a zero amount, as before (Number('-0') >= 0)
+    expect(decode(price({ bid: { price: '1', quantity: '-0', quoteAmount: '-0.0' } })).kind).toBe('message');
+  });
+
   it('accepts an update without the optional settleDate and tag, and drops null ones', () => {
     expect(decode(price({ settleDate: undefined, tag: undefined })).kind).toBe('message');
     const message = expectMessage(decode(price({ settleDate: null, tag: null })));

@@ -24,63 +24,139 @@ function skipDigits(text: string, i: number): number {
   return j;
 }
 
+/** What {@link decimalShape} found: 0 is not a decimal; otherwise DECIMAL, plus NEGATIVE and/or EXPONENT. */
+const DECIMAL = 1;
+const NEGATIVE = 2;
+const EXPONENT = 4;
+
 /**
  * The grammar of `DECIMAL_PATTERN` (money/decimal.ts: `-?digits(.digits)?([eE][+-]?digits)?`, at most
  * 200 chars) as one forward scan: six of these run per frame, and the scan is a few times cheaper than
  * the regular expression on these short strings (bench/hot-path.ts). The spec checks both agree.
+ * Returns 0 when `text` is not a decimal, else DECIMAL with NEGATIVE (a leading '-') and EXPONENT (an
+ * 'e' part) as found: a plain, non-negative decimal of at most 200 chars is finite without parsing it.
  */
-export function isDecimalChars(text: unknown): text is string {
-  if (typeof text !== 'string' || text.length > MAX_DECIMAL_LENGTH) return false;
+function decimalShape(text: unknown): number {
+  if (typeof text !== 'string' || text.length > MAX_DECIMAL_LENGTH) return 0;
   const end = text.length;
-  let i = text.charCodeAt(0) === 0x2d ? 1 : 0; // '-'
+  const negative = text.charCodeAt(0) === 0x2d; // '-'
+  let i = negative ? 1 : 0;
   let j = skipDigits(text, i);
-  if (j === i) return false;
+  if (j === i) return 0;
   i = j;
   if (i < end && text.charCodeAt(i) === 0x2e) {
     // '.'
     j = skipDigits(text, i + 1);
-    if (j === i + 1) return false;
+    if (j === i + 1) return 0;
     i = j;
   }
+  let exponent = false;
   if (i < end && (text.charCodeAt(i) | 0x20) === 0x65) {
     // 'e' or 'E'
+    exponent = true;
     i++;
     const sign = text.charCodeAt(i);
     if (sign === 0x2b || sign === 0x2d) i++; // '+' or '-'
     j = skipDigits(text, i);
-    if (j === i) return false;
+    if (j === i) return 0;
     i = j;
   }
-  return i === end;
+  if (i !== end) return 0;
+  return DECIMAL | (negative ? NEGATIVE : 0) | (exponent ? EXPONENT : 0);
+}
+
+/** True when `text` has the grammar of `DECIMAL_PATTERN` and at most 200 chars. */
+export function isDecimalChars(text: unknown): text is string {
+  return decimalShape(text) !== 0;
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
 /**
  * Sanity of the numbers (issue: a price "1e309" was published as live): prices finite and positive,
- * quantities finite and not negative, offer ≥ bid. `Number` is used only to compare, never to carry
- * money: rounding to the nearest double is monotonic, so doubles that differ order the decimals the same
- * way, and only equal doubles need the exact comparison.
+ * quantities finite and not negative, offer ≥ bid. Plain non-negative decimals (what the venue sends) are
+ * judged on their digits, exactly and without parsing (`Number()` of a decimal string costs more than
+ * the rest of this check); anything with a sign or an exponent goes through `Number`, which is used only
+ * to compare, never to carry money: rounding to the nearest double is monotonic, so doubles that differ
+ * order the decimals the same way, and only equal doubles need the exact comparison.
  */
 function checkSanity(offer: Record<string, unknown>, bid: Record<string, unknown>): string | undefined {
-  const offerPrice = Number(offer['price']);
-  const bidPrice = Number(bid['price']);
-  if (!(offerPrice > 0 && offerPrice < Infinity)) return 'offer.price must be finite and positive';
-  if (!(bidPrice > 0 && bidPrice < Infinity)) return 'bid.price must be finite and positive';
-  if (!isAmount(offer['quantity']) || !isAmount(offer['quoteAmount'])) {
+  const offerPrice = offer['price'] as string;
+  const bidPrice = bid['price'] as string;
+  const plainPrices = shapes[PRICE] === DECIMAL && shapes[BID + PRICE] === DECIMAL;
+  if (plainPrices) {
+    if (!hasNonZeroDigit(offerPrice)) return 'offer.price must be finite and positive';
+    if (!hasNonZeroDigit(bidPrice)) return 'bid.price must be finite and positive';
+  } else {
+    const offerValue = Number(offerPrice);
+    const bidValue = Number(bidPrice);
+    if (!(offerValue > 0 && offerValue < Infinity)) return 'offer.price must be finite and positive';
+    if (!(bidValue > 0 && bidValue < Infinity)) return 'bid.price must be finite and positive';
+  }
+  if (!isAmount(offer['quantity'], shapes[QUANTITY]) || !isAmount(offer['quoteAmount'], shapes[QUOTE_AMOUNT])) {
     return 'offer amounts must be finite and not negative';
   }
-  if (!isAmount(bid['quantity']) || !isAmount(bid['quoteAmount'])) return 'bid amounts must be finite and not negative';
-  if (offerPrice < bidPrice) return 'offer.price must not be below bid.price';
-  if (offerPrice === bidPrice && new Decimal(offer['price'] as string).lt(bid['price'] as string)) {
+  if (!isAmount(bid['quantity'], shapes[BID + QUANTITY]) || !isAmount(bid['quoteAmount'], shapes[BID + QUOTE_AMOUNT])) {
+    return 'bid amounts must be finite and not negative';
+  }
+  if (plainPrices)
+    return comparePlain(offerPrice, bidPrice) < 0 ? 'offer.price must not be below bid.price' : undefined;
+  const offerValue = Number(offerPrice);
+  const bidValue = Number(bidPrice);
+  if (offerValue < bidValue) return 'offer.price must not be below bid.price';
+  if (offerValue === bidValue && new Decimal(offerPrice).lt(bidPrice)) {
     return 'offer.price must not be below bid.price';
   }
   return undefined;
 }
 
-function isAmount(text: unknown): boolean {
+/** Finite and not negative. A plain decimal without '-' is, by its grammar and its 200-char bound. */
+function isAmount(text: unknown, shape: number | undefined): boolean {
+  if (shape === DECIMAL) return true;
   const value = Number(text);
   return value >= 0 && value < Infinity;
+}
+
+function hasNonZeroDigit(plain: string): boolean {
+  for (let i = 0; i < plain.length; i++) {
+    const c = plain.charCodeAt(i);
+    if (c > ZERO && c <= NINE) return true;
+  }
+  return false;
+}
+
+/** Index of the '.' of a plain decimal, or its length. */
+function pointOf(plain: string): number {
+  const point = plain.indexOf('.');
+  return point < 0 ? plain.length : point;
+}
+
+/**
+ * Sign of `a − b` for plain non-negative decimals (digits, optionally '.' and digits), exactly: leading
+ * zeros skipped, integer parts compared by length then digit by digit, then the fractions digit by digit
+ * (a missing digit is 0).
+ */
+export function comparePlain(a: string, b: string): number {
+  const pointA = pointOf(a);
+  const pointB = pointOf(b);
+  let ia = 0;
+  while (ia < pointA - 1 && a.charCodeAt(ia) === ZERO) ia++;
+  let ib = 0;
+  while (ib < pointB - 1 && b.charCodeAt(ib) === ZERO) ib++;
+  if (pointA - ia !== pointB - ib) return pointA - ia - (pointB - ib);
+  for (; ia < pointA; ia++, ib++) {
+    const d = a.charCodeAt(ia) - b.charCodeAt(ib);
+    if (d !== 0) return d;
+  }
+  const fractionA = a.length - pointA - 1;
+  const fractionB = b.length - pointB - 1;
+  const digits = Math.max(fractionA, fractionB);
+  for (let k = 1; k <= digits; k++) {
+    const ca = k <= fractionA ? a.charCodeAt(pointA + k) : ZERO;
+    const cb = k <= fractionB ? b.charCodeAt(pointB + k) : ZERO;
+    if (ca !== cb) return ca - cb;
+  }
+  return 0;
 }
 
 function isNonEmptyString(value: unknown): value is string {
@@ -98,18 +174,30 @@ function checkOptionalString(frame: Record<string, unknown>, key: string): boole
   return false;
 }
 
+/**
+ * The shapes ({@link decimalShape}) of the six decimals of the frame being checked: offer price, quantity,
+ * quoteAmount, then bid's. Written by `checkSide`, read by `checkSanity` of the same frame, so each
+ * string is scanned once (the check runs synchronously, one frame at a time).
+ */
+const shapes = new Uint8Array(6);
+const PRICE = 0;
+const QUANTITY = 1;
+const QUOTE_AMOUNT = 2;
+const BID = 3;
+
 function checkSide(value: unknown, offer: boolean): string | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return offer ? 'offer must be an object' : 'bid must be an object';
   }
   const side = value as Record<string, unknown>;
   if (hasOwn.call(side, '__proto__')) delete side['__proto__'];
-  if (!isDecimalChars(side['price']))
+  const at = offer ? 0 : BID;
+  if ((shapes[at + PRICE] = decimalShape(side['price'])) === 0)
     return offer ? 'offer.price must be a decimal string' : 'bid.price must be a decimal string';
-  if (!isDecimalChars(side['quantity'])) {
+  if ((shapes[at + QUANTITY] = decimalShape(side['quantity'])) === 0) {
     return offer ? 'offer.quantity must be a decimal string' : 'bid.quantity must be a decimal string';
   }
-  if (!isDecimalChars(side['quoteAmount'])) {
+  if ((shapes[at + QUOTE_AMOUNT] = decimalShape(side['quoteAmount'])) === 0) {
     return offer ? 'offer.quoteAmount must be a decimal string' : 'bid.quoteAmount must be a decimal string';
   }
   return undefined;

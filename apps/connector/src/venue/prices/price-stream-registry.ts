@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Observable, Subject } from 'rxjs';
-import { Actor, type ActorRef } from '#actors';
+import { Actor, type ActorOptions, type ActorRef } from '#actors';
 import { DEFAULT_LEASE_SECONDS, type PriceMessage, sizeToken, type StreamRequest } from '#contracts';
 import type { ServiceMessage } from '#venue-api';
 import type { JsonLogger } from '#observability';
@@ -8,6 +7,8 @@ import type { Cancel, VenueClock } from '../clock.js';
 import type { OutboundLimiter } from '../outbound/outbound-limiter.js';
 import type { VenueChannel } from '../session/venue-channel.js';
 import type { VenueMetrics } from '../venue-metrics.js';
+import { LazyCount } from './lazy-count.js';
+import { PriceFeed } from './price-feed.js';
 import type { AcquireResult, StreamKeyFields, StreamWaiter } from './price-stream.js';
 import {
   newPriceStream,
@@ -28,13 +29,20 @@ export interface PriceStreamOptions {
 
 export type ReleaseRequest = StreamKeyFields & { requester: string };
 
-type StreamActor = Actor<PriceStreamState, PriceStreamEvent, PriceStreamEffect, PriceStreamEnv>;
-
-interface StreamCell {
-  readonly actor: StreamActor;
-  readonly id: StreamIdentity;
+/**
+ * One price stream's actor with the registry's bookkeeping of it, in one object: a price reaches its
+ * stream through one Map lookup and touches no other per-stream object on its way to the transition.
+ */
+class StreamCell extends Actor<PriceStreamState, PriceStreamEvent, PriceStreamEffect, PriceStreamEnv> {
   /** Requesters waiting for the venue's answer (settled by the actor's `answer` effect). */
-  readonly waiters: StreamWaiter[];
+  readonly waiters: StreamWaiter[] = [];
+
+  constructor(
+    readonly id: StreamIdentity,
+    options: ActorOptions<PriceStreamState, PriceStreamEvent, PriceStreamEffect, PriceStreamEnv>,
+  ) {
+    super(options);
+  }
 }
 
 /**
@@ -53,7 +61,9 @@ export class PriceStreamRegistry {
   private readonly byTag = new Map<string, StreamCell>();
   /** Key hash → the key's current stream: prices under an older generation's tag still find it. */
   private readonly byHash = new Map<string, StreamCell>();
-  private readonly priceSubject = new Subject<PriceMessage>();
+  private readonly feed: PriceFeed;
+  /** `connector_price_updates_total`, counted in a plain number and handed over when read. */
+  private readonly priceUpdates: LazyCount;
   private readonly log: JsonLogger;
   private readonly cancelSweep: Cancel;
   private generation = 0;
@@ -62,8 +72,13 @@ export class PriceStreamRegistry {
   /** Arrival time of the price being handled (the actor runs synchronously inside `onFrame`). */
   private arrivedAt = 0;
   private readonly env: { -readonly [K in keyof PriceStreamEnv]: PriceStreamEnv[K] };
+  /** One function for every actor (sampled per event). */
+  private readonly sampleEnvironment = (): PriceStreamEnv => this.environment();
+  /** One function for every actor: the actor it is called for is the stream's cell. */
+  private readonly executeEffect = (effect: PriceStreamEffect, self: ActorRef<PriceStreamEvent>): void =>
+    this.execute(self as StreamCell, effect, self);
 
-  readonly prices$: Observable<PriceMessage>;
+  readonly prices$: PriceFeed;
 
   constructor(
     private readonly channel: VenueChannel,
@@ -80,7 +95,11 @@ export class PriceStreamRegistry {
       staleAfterMs: options.staleAfterMs,
       subscribeTimeoutMs: options.subscribeTimeoutMs,
     };
-    this.prices$ = this.priceSubject.asObservable();
+    this.feed = new PriceFeed((error) =>
+      this.log.error('price listener failed', { error: error instanceof Error ? error.message : String(error) }),
+    );
+    this.prices$ = this.feed;
+    this.priceUpdates = new LazyCount(metrics.priceUpdates);
     channel.addFrameListener((message, arrivedAt) => this.onFrame(message, arrivedAt));
     channel.connection$.subscribe((event) => this.toAll({ type: event.up ? 'connectionUp' : 'connectionDown' }));
     const period = Math.max(10, Math.min(1_000, Math.floor(options.staleAfterMs / 4)));
@@ -98,8 +117,8 @@ export class PriceStreamRegistry {
     const leaseExpiresAt = this.clock.now() + (req.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000;
     const cell = this.byKey.get(key) ?? this.create(key, req);
     const { requester } = req;
-    if (cell.actor.state.venue === 'held') {
-      cell.actor.send({ type: 'acquire', requester, leaseExpiresAt, waits: false });
+    if (cell.state.venue === 'held') {
+      cell.send({ type: 'acquire', requester, leaseExpiresAt, waits: false });
       return Promise.resolve({ ok: true, leaseExpiresAt });
     }
     return new Promise<AcquireResult>((resolve) => {
@@ -119,7 +138,7 @@ export class PriceStreamRegistry {
         settled = true;
         const index = cell.waiters.indexOf(waiter);
         if (index >= 0) cell.waiters.splice(index, 1);
-        cell.actor.send({ type: 'waiterGone', requester });
+        cell.send({ type: 'waiterGone', requester });
         resolve(
           this.channel.isOpen
             ? { ok: false, code: 'TIMEOUT', message: 'the venue did not acknowledge the subscription in time' }
@@ -127,7 +146,7 @@ export class PriceStreamRegistry {
         );
       }, this.options.subscribeTimeoutMs);
       cell.waiters.push(waiter);
-      cell.actor.send({ type: 'acquire', requester, leaseExpiresAt, waits: true });
+      cell.send({ type: 'acquire', requester, leaseExpiresAt, waits: true });
     });
   }
 
@@ -138,14 +157,14 @@ export class PriceStreamRegistry {
     } catch {
       return;
     }
-    this.byKey.get(key)?.actor.send({ type: 'release', requester: req.requester });
+    this.byKey.get(key)?.send({ type: 'release', requester: req.requester });
   }
 
   counts(): { live: number; stale: number; pending: number } {
     let live = 0;
     let stale = 0;
     let pending = 0;
-    for (const { actor } of this.byKey.values()) {
+    for (const actor of this.byKey.values()) {
       const { venue, status } = actor.state;
       if (venue !== 'held') pending++;
       else if (status === 'stale') stale++;
@@ -161,19 +180,19 @@ export class PriceStreamRegistry {
 
   /** True while the venue holds a subscription of ours: silence then means a stalled socket. */
   expectsTraffic(): boolean {
-    for (const { actor } of this.byKey.values()) if (actor.state.venue === 'held') return true;
+    for (const actor of this.byKey.values()) if (actor.state.venue === 'held') return true;
     return false;
   }
 
   /** The actor's state of a stream, for diagnostics and tests. */
   stateOf(req: StreamKeyFields): PriceStreamState | undefined {
-    return this.byKey.get(streamKey(req))?.actor.state;
+    return this.byKey.get(streamKey(req))?.state;
   }
 
   close(): void {
     this.cancelSweep();
     this.toAll({ type: 'shutdown' });
-    this.priceSubject.complete();
+    this.feed.end();
   }
 
   // ------------------------------------------------------------------ venue frames
@@ -189,7 +208,7 @@ export class PriceStreamRegistry {
           return;
         }
         this.arrivedAt = arrivedAt;
-        cell.actor.send({ type: 'price', update: message });
+        cell.send({ type: 'price', update: message });
         return;
       }
       case 'subscribe': {
@@ -199,7 +218,7 @@ export class PriceStreamRegistry {
           if (message.success && message.subscriptionId) this.unsubscribeAtVenue(message.subscriptionId);
           return;
         }
-        cell.actor.send({
+        cell.send({
           type: 'ack',
           success: message.success,
           code: message.code ?? '',
@@ -216,7 +235,7 @@ export class PriceStreamRegistry {
           tenor: cell.id.tenor,
           code: message.code,
         });
-        cell.actor.send({ type: 'streamStop', code: message.code ?? '', message: message.message ?? '' });
+        cell.send({ type: 'streamStop', code: message.code ?? '', message: message.message ?? '' });
         return;
       }
       default:
@@ -242,19 +261,18 @@ export class PriceStreamRegistry {
       currency: req.currency,
       quantity: req.quantity,
     };
-    const actor: StreamActor = new Actor({
+    const cell = new StreamCell(id, {
       name: `price-stream:${id.tag}`,
       initial: newPriceStream(id, this.clock.now()),
       transition: priceStreamTransition,
-      environment: () => this.environment(),
-      execute: (effect, self) => this.execute(cell, effect, self),
+      environment: this.sampleEnvironment,
+      execute: this.executeEffect,
       onError: (error) =>
         this.log.error('price stream actor failed', {
           tag: id.tag,
           error: error instanceof Error ? error.message : String(error),
         }),
     });
-    const cell: StreamCell = { actor, id, waiters: [] };
     this.byKey.set(key, cell);
     this.byTag.set(id.tag, cell);
     this.byHash.set(hash, cell);
@@ -307,16 +325,16 @@ export class PriceStreamRegistry {
 
   private publish(price: PriceMessage): void {
     if (price.status === 'live') {
-      this.lastPriceWallAt = this.clock.now();
-      this.metrics.priceUpdates.inc();
+      this.lastPriceWallAt = this.env.now; // sampled for this event
+      this.priceUpdates.inc();
       this.metrics.priceHopSeconds.observe((performance.now() - this.arrivedAt) / 1000);
     }
-    this.priceSubject.next(price);
+    this.feed.emit(price);
   }
 
   private subscribeAtVenue(cell: StreamCell, attempt: number, self: ActorRef<PriceStreamEvent>): void {
     void this.limiter.acquire('subscribe').then(() => {
-      const state = cell.actor.state;
+      const state = cell.state;
       if (state.venue !== 'subscribing' || state.attempt !== attempt) return; // a newer attempt, or stopped
       const { id } = cell;
       const sent = this.channel.send({
@@ -354,7 +372,7 @@ export class PriceStreamRegistry {
   }
 
   private toAll(event: PriceStreamEvent): void {
-    for (const cell of [...this.byKey.values()]) cell.actor.send(event);
+    for (const cell of [...this.byKey.values()]) cell.send(event);
   }
 }
 
