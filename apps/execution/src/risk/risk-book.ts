@@ -1,0 +1,324 @@
+/**
+ * The risk book: what pre-trade risk knows of the orders it admitted — orders in flight (and of unknown
+ * outcome), positions per scope and currency derived from fills, the recent orders of the rolling windows and
+ * the quantity used on each quote.
+ *
+ * Owned by the risk actor and updated in place by its transition (never shared, never read elsewhere), with
+ * running aggregates so an admit costs the same with 10 or 10,000 orders open: in-flight sums per scope and
+ * currency, window counts and notionals per scope. The reads the checks use are pure and take no clock: the
+ * windows are as of the last `prune(now)`, which the transition calls before every decision.
+ *
+ * Positions: a BUY of BASE.QUOTE adds the base amount and subtracts the quote amount; a SELL the reverse.
+ * Each order counts in three scopes: global, its strategy and its account group.
+ */
+import { Decimal } from '#venue-api';
+import type { Side } from './risk-gate.js';
+import { scopeKey, type ScopeKey } from './limits.js';
+
+export const MINUTE_MS = 60_000;
+export const SECOND_MS = 1_000;
+/** Expired quotes are dropped at most this often (a quote past its expiry is refused before its size is read). */
+const QUOTE_SWEEP_MS = 1_000;
+
+/** An admitted order as the book keeps it: decimals parsed, currencies split. */
+export interface BookOrder {
+  readonly orderId: string;
+  readonly strategyId: string;
+  readonly accountGroup: string;
+  readonly side: Side;
+  readonly instrument: string;
+  readonly base: string;
+  readonly quote: string;
+  readonly quoteId: string;
+  /** Base quantity and quote amount of the quote's side it executes on. */
+  readonly quantity: Decimal;
+  readonly quoteAmount: Decimal;
+  readonly admittedAt: number;
+  /** When the quote stops being usable: its quantity is no longer tracked after this. */
+  readonly quoteExpiresAt: number;
+}
+
+export interface OpenOrder extends BookOrder {
+  /** `unknown`: may have filled; still counted as filled for exposure until evidence settles it. */
+  readonly status: 'in-flight' | 'unknown';
+}
+
+export type BookEvent =
+  | { kind: 'filled'; orderId: string; baseAmount: Decimal; quoteAmount: Decimal }
+  | { kind: 'not-executed'; orderId: string }
+  | { kind: 'unknown'; orderId: string };
+
+export interface RestoredOrder {
+  order: BookOrder;
+  /** Absent: still in flight. */
+  event?: BookEvent;
+}
+
+interface RecentOrder {
+  readonly orderId: string;
+  readonly at: number;
+  readonly scopes: readonly ScopeKey[];
+  readonly quoteCurrency: string;
+  readonly notional: Decimal;
+  /** false once the order is known not executed: it still counts for the order rate, no longer for notional. */
+  traded: boolean;
+}
+
+interface InFlight {
+  /** Sums of the open orders' deltas that add to / take from the position, and their net. */
+  long: Decimal;
+  short: Decimal;
+  net: Decimal;
+}
+
+const ZERO = new Decimal(0);
+
+export function scopesOf(order: Pick<BookOrder, 'strategyId' | 'accountGroup'>): ScopeKey[] {
+  return ['global', scopeKey('strategy', order.strategyId), scopeKey('accountGroup', order.accountGroup)];
+}
+
+/** Signed change of each currency's position if the order fills with these amounts. */
+export function deltasOf(
+  order: Pick<BookOrder, 'side' | 'base' | 'quote'>,
+  base: Decimal,
+  quote: Decimal,
+): Map<string, Decimal> {
+  const sign = order.side === 'BUY' ? 1 : -1;
+  const deltas = new Map<string, Decimal>();
+  deltas.set(order.base, base.abs().times(sign));
+  deltas.set(order.quote, (deltas.get(order.quote) ?? ZERO).plus(quote.abs().times(-sign)));
+  return deltas;
+}
+
+export class RiskBook {
+  private readonly openOrders = new Map<string, OpenOrder>();
+  private readonly filled = new Map<ScopeKey, Map<string, Decimal>>();
+  private readonly inFlight = new Map<ScopeKey, Map<string, InFlight>>();
+  /** Admitted orders of the last minute, oldest first (from `head`). */
+  private recent: RecentOrder[] = [];
+  private head = 0;
+  private readonly recentById = new Map<string, RecentOrder>();
+  private readonly windowCount = new Map<ScopeKey, number>();
+  private readonly windowNotional = new Map<ScopeKey, Map<string, Decimal>>();
+  private readonly quotes = new Map<string, { used: Decimal; expiresAt: number }>();
+  private lastQuoteSweep = Number.NEGATIVE_INFINITY;
+  private unknownCount = 0;
+
+  /** Orders in flight or of unknown outcome. */
+  get open(): ReadonlyMap<string, OpenOrder> {
+    return this.openOrders;
+  }
+
+  /** How many open orders are in flight and how many of unknown outcome. */
+  get openCounts(): { inFlight: number; unknown: number } {
+    return { inFlight: this.openOrders.size - this.unknownCount, unknown: this.unknownCount };
+  }
+
+  /** Filled positions per scope and currency. */
+  get positions(): ReadonlyMap<ScopeKey, ReadonlyMap<string, Decimal>> {
+    return this.filled;
+  }
+
+  /** Ids of the orders in the rolling minute, oldest first. */
+  get recentOrderIds(): string[] {
+    return this.recent.slice(this.head).map((r) => r.orderId);
+  }
+
+  // ---- updates (the risk actor's transition only)
+
+  /** Counts an admitted order: in flight, in the rolling windows, on its quote's used quantity. */
+  admit(order: BookOrder, now: number): void {
+    if (this.openOrders.has(order.orderId)) return;
+    this.prune(now);
+    this.openOrders.set(order.orderId, { ...order, status: 'in-flight' });
+    this.addInFlight(order, 1);
+    this.addRecent(order);
+    const use = this.quotes.get(order.quoteId);
+    this.quotes.set(order.quoteId, {
+      used: (use?.used ?? ZERO).plus(order.quantity),
+      expiresAt: Math.max(use?.expiresAt ?? 0, order.quoteExpiresAt),
+    });
+  }
+
+  /**
+   * A later change of an admitted order. Only orders still open are affected, so a repeated event (or one
+   * arriving after the order settled) changes nothing: idempotent per (orderId, kind). Returns whether it did.
+   */
+  record(event: BookEvent, options: { countFill: boolean } = { countFill: true }): boolean {
+    const order = this.openOrders.get(event.orderId);
+    if (order === undefined) return false;
+    switch (event.kind) {
+      case 'unknown':
+        if (order.status === 'unknown') return false;
+        this.openOrders.set(order.orderId, { ...order, status: 'unknown' });
+        this.unknownCount += 1;
+        return true;
+      case 'filled':
+        this.close(order);
+        this.addInFlight(order, -1);
+        if (options.countFill) this.addFill(order, event.baseAmount, event.quoteAmount);
+        return true;
+      case 'not-executed': {
+        this.close(order);
+        this.addInFlight(order, -1);
+        const recent = this.recentById.get(order.orderId);
+        if (recent !== undefined && recent.traded) {
+          recent.traded = false;
+          this.addNotional(recent, -1);
+        }
+        const use = this.quotes.get(order.quoteId);
+        if (use !== undefined)
+          this.quotes.set(order.quoteId, { ...use, used: Decimal.max(0, use.used.minus(order.quantity)) });
+        return true;
+      }
+    }
+  }
+
+  /**
+   * The journal's orders added to the book (after a restart, or when this instance takes over another's
+   * orders), as if each had been admitted and recorded. Orders the book already holds open are left as they are.
+   * A restored fill settles its order but is not added to the positions again: the durable positions
+   * (`replacePositions`) already hold every fill that was learnt.
+   */
+  restore(orders: readonly RestoredOrder[], now: number): void {
+    const byAdmission = [...orders].sort((a, b) => a.order.admittedAt - b.order.admittedAt);
+    for (const { order, event } of byAdmission) {
+      if (this.openOrders.has(order.orderId)) continue;
+      this.admit(order, order.admittedAt);
+      if (event) this.record(event, { countFill: false });
+    }
+    this.prune(now);
+  }
+
+  /** The durable positions read at start replace the filled positions held. */
+  replacePositions(positions: ReadonlyMap<ScopeKey, ReadonlyMap<string, Decimal>>): void {
+    this.filled.clear();
+    for (const [scope, byCurrency] of positions) this.filled.set(scope, new Map(byCurrency));
+  }
+
+  /** Drops window entries older than a minute, and (now and then) quotes past their expiry. */
+  prune(now: number): void {
+    const oldest = now - MINUTE_MS;
+    while (this.head < this.recent.length) {
+      const entry = this.recent[this.head];
+      if (entry === undefined || entry.at > oldest) break;
+      this.head += 1;
+      this.recentById.delete(entry.orderId);
+      for (const scope of entry.scopes) this.windowCount.set(scope, (this.windowCount.get(scope) ?? 1) - 1);
+      if (entry.traded) this.addNotional(entry, -1);
+    }
+    if (this.head > 1024 && this.head * 2 > this.recent.length) {
+      this.recent = this.recent.slice(this.head);
+      this.head = 0;
+    }
+    if (now - this.lastQuoteSweep >= QUOTE_SWEEP_MS) {
+      this.lastQuoteSweep = now;
+      for (const [quoteId, use] of this.quotes) if (use.expiresAt <= now) this.quotes.delete(quoteId);
+    }
+  }
+
+  // ---- reads (pure; the windows as of the last prune)
+
+  /** Filled position of a scope in a currency (0 when none). */
+  positionOf(scope: ScopeKey, currency: string): Decimal {
+    return this.filled.get(scope)?.get(currency) ?? ZERO;
+  }
+
+  /**
+   * Worst-case open exposure of a scope in a currency: the filled position plus every open order counted as
+   * filled — those that add to it and those that take from it taken separately, so whichever of them fill,
+   * the absolute position cannot exceed the result.
+   */
+  worstExposure(scope: ScopeKey, currency: string): { long: Decimal; short: Decimal } {
+    const position = this.positionOf(scope, currency);
+    const open = this.inFlight.get(scope)?.get(currency);
+    return { long: position.plus(open?.long ?? ZERO), short: position.plus(open?.short ?? ZERO) };
+  }
+
+  /** Position of a scope in a currency if every open order filled (what REDUCING judges an order against). */
+  projectedPosition(scope: ScopeKey, currency: string): Decimal {
+    return this.positionOf(scope, currency).plus(this.inFlight.get(scope)?.get(currency)?.net ?? ZERO);
+  }
+
+  /** Orders of a scope admitted within the last `windowMs` up to `now` (a minute: the running count). */
+  ordersWithin(scope: ScopeKey, now: number, windowMs: number): number {
+    if (windowMs >= MINUTE_MS) return this.windowCount.get(scope) ?? 0;
+    let count = 0;
+    for (let i = this.recent.length - 1; i >= this.head; i -= 1) {
+      const entry = this.recent[i];
+      if (entry === undefined || entry.at <= now - windowMs) break;
+      if (entry.at <= now && entry.scopes.includes(scope)) count += 1;
+    }
+    return count;
+  }
+
+  /** Notional of a scope's orders in a quote currency admitted within the last minute (orders not executed excluded). */
+  notionalWithinMinute(scope: ScopeKey, currency: string): Decimal {
+    return this.windowNotional.get(scope)?.get(currency) ?? ZERO;
+  }
+
+  /** Base quantity already taken on a quote by orders in flight, unknown or filled. */
+  quoteUsed(quoteId: string): Decimal {
+    return this.quotes.get(quoteId)?.used ?? ZERO;
+  }
+
+  // ---- aggregates
+
+  private close(order: OpenOrder): void {
+    this.openOrders.delete(order.orderId);
+    if (order.status === 'unknown') this.unknownCount -= 1;
+  }
+
+  private addInFlight(order: BookOrder, sign: 1 | -1): void {
+    const deltas = deltasOf(order, order.quantity, order.quoteAmount);
+    for (const scope of scopesOf(order)) {
+      let byCurrency = this.inFlight.get(scope);
+      if (byCurrency === undefined) this.inFlight.set(scope, (byCurrency = new Map()));
+      for (const [currency, delta] of deltas) {
+        const held = byCurrency.get(currency) ?? { long: ZERO, short: ZERO, net: ZERO };
+        const signed = delta.times(sign);
+        byCurrency.set(currency, {
+          long: delta.isPositive() ? held.long.plus(signed) : held.long,
+          short: delta.isNegative() ? held.short.plus(signed) : held.short,
+          net: held.net.plus(signed),
+        });
+      }
+    }
+  }
+
+  private addFill(order: BookOrder, baseAmount: Decimal, quoteAmount: Decimal): void {
+    const deltas = deltasOf(order, baseAmount, quoteAmount);
+    for (const scope of scopesOf(order)) {
+      let byCurrency = this.filled.get(scope);
+      if (byCurrency === undefined) this.filled.set(scope, (byCurrency = new Map()));
+      for (const [currency, delta] of deltas) byCurrency.set(currency, (byCurrency.get(currency) ?? ZERO).plus(delta));
+    }
+  }
+
+  private addRecent(order: BookOrder): void {
+    const entry: RecentOrder = {
+      orderId: order.orderId,
+      at: order.admittedAt,
+      scopes: scopesOf(order),
+      quoteCurrency: order.quote,
+      notional: order.quoteAmount,
+      traded: true,
+    };
+    // kept in admission order (an order restored or heard from a peer may be older than the newest)
+    let at = this.recent.length;
+    while (at > this.head && (this.recent[at - 1]?.at ?? 0) > entry.at) at -= 1;
+    this.recent.splice(at, 0, entry);
+    this.recentById.set(entry.orderId, entry);
+    for (const scope of entry.scopes) this.windowCount.set(scope, (this.windowCount.get(scope) ?? 0) + 1);
+    this.addNotional(entry, 1);
+  }
+
+  private addNotional(entry: RecentOrder, sign: 1 | -1): void {
+    for (const scope of entry.scopes) {
+      let byCurrency = this.windowNotional.get(scope);
+      if (byCurrency === undefined) this.windowNotional.set(scope, (byCurrency = new Map()));
+      const held = byCurrency.get(entry.quoteCurrency) ?? ZERO;
+      byCurrency.set(entry.quoteCurrency, held.plus(entry.notional.times(sign)));
+    }
+  }
+}
