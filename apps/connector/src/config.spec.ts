@@ -28,6 +28,7 @@ describe('ConnectorConfig', () => {
       subscribeTimeoutMs: 250,
       account: 'default',
     });
+    expect(options.restRequestsPerSecond).toBe(4); // the connector's share of the venue's 30 REST requests/s
     expect('orderSendTimeoutMs' in options).toBe(false);
     expect('nonceDir' in options).toBe(false);
   });

@@ -103,6 +103,8 @@ export class ConnectorConfig implements CrossChecked {
   @EnvMs(0, 600_000) VENUE_REDELIVERY_GRACE_MS?: number;
   @EnvMs(10, 600_000) VENUE_DRAIN_TIMEOUT_MS?: number;
   @EnvMs(10, 600_000) VENUE_REST_TIMEOUT_MS?: number;
+  /** This process's share of the venue's 30 REST requests/s per IP; the sum over the gateway stays ≤ 30. */
+  @EnvInt(1, 30) VENUE_REST_REQUESTS_PER_SECOND: number = 4;
   /** Client-side socket budget (the venue allows 30/s per account); raise only against a sandbox or bench source. */
   @EnvInt(1, 100_000) VENUE_MESSAGES_PER_SECOND?: number;
   /** /health tolerates a venue session that is not open this long (from when it was last open) before reporting down. */
@@ -153,6 +155,7 @@ export function venueOptionsFrom(config: ConnectorConfig): VenueOptions {
     ...optional('redeliveryGraceMs', config.VENUE_REDELIVERY_GRACE_MS),
     ...optional('drainTimeoutMs', config.VENUE_DRAIN_TIMEOUT_MS),
     ...optional('restTimeoutMs', config.VENUE_REST_TIMEOUT_MS),
+    restRequestsPerSecond: config.VENUE_REST_REQUESTS_PER_SECOND,
     ...optional('messagesPerSecond', config.VENUE_MESSAGES_PER_SECOND),
     ...optional('tokenPath', config.VENUE_TOKEN_PATH),
   };

@@ -49,6 +49,8 @@ export interface VenueOptions {
   drainTimeoutMs?: number;
   /** REST request timeout for token and order-state calls (default 10 s). */
   restTimeoutMs?: number;
+  /** This process's share of the venue's 30 REST requests/s per IP (COMMON decision: connector 4). */
+  restRequestsPerSecond?: number;
   /** Order-state checks of an unresolved order: first backoff delay (default 5 s), doubled up to the max (5 min). */
   reconcileInitialMs?: number;
   reconcileMaxMs?: number;
@@ -65,6 +67,7 @@ export type ResolvedVenueOptions = Required<Omit<VenueOptions, 'nonceDir' | 'tok
 
 export function withDefaults(options: VenueOptions): ResolvedVenueOptions {
   return {
+    restRequestsPerSecond: 4,
     messagesPerSecond: 30,
     messageWindowMs: 1100,
     orderIntervalMs: 275,

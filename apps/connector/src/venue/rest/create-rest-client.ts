@@ -16,6 +16,7 @@ export function createVenueRestClient(options: ResolvedVenueOptions, events?: Ve
     signatureEncoding: options.signatureEncoding,
     antiReplay: antiReplaySource(options),
     timeoutMs: options.restTimeoutMs,
+    requestsPerSecond: options.restRequestsPerSecond,
     ...(options.tokenPath === undefined ? {} : { tokenPath: options.tokenPath }),
     ...(events === undefined ? {} : { events }),
   });

@@ -70,10 +70,12 @@ export class TradesEndpoint implements VenueEndpoints {
       (tradeClass === undefined || t.tradeClass === tradeClass) &&
       (from === undefined || t.createdAt >= from) &&
       (to === undefined || t.createdAt <= to);
+    const filtered = [tradeRef, clientRef, tradeState, tradeSide, tradeClass, accountGrpUuid, from, to].some(
+      (filter) => filter !== undefined,
+    );
     const all = this.trades
-      .all()
-      .filter(matches)
-      .sort((x, y) => y.createdAt - x.createdAt);
+      .newestFirst()
+      .filter(filtered ? matches : (t: TradeRecord) => visible.has(t.accountGroupUuid));
     const start = offset.value ?? 0;
     const page = all.slice(start, start + (max.value ?? 50));
     return { status: 200, body: { data: page.map((t) => tradeWire(t, this.directory)), total: all.length } };

@@ -1,0 +1,30 @@
+/** What the ledger and withdrawal parts share at start: their stream, and the REST sync's triggers if present. */
+import type { ModuleRef } from '@nestjs/core';
+import { accountLedgerStreams, type BusStreams } from '#bus';
+import type { AccountSyncConfig } from '../config.js';
+import { SYNC_TRIGGERS, type SyncTriggers } from '../sync/sync-triggers.js';
+
+export function ledgerSettingsOf(config: AccountSyncConfig) {
+  return {
+    duplicateWindowMs: config.ACCOUNT_EVENT_DUPLICATE_WINDOW_MS,
+    retentionMs: config.TRANSACTION_RETENTION_MS,
+    replicas: config.NATS_REPLICAS,
+  };
+}
+
+/** Creates or updates the one money-movement stream named `name` (libs/bus/src/account-ledgers.ts). */
+export async function ensureLedgerStream(streams: BusStreams, config: AccountSyncConfig, name: string): Promise<void> {
+  const definitions = accountLedgerStreams(config.NATS_SUBJECT_PREFIX, config.ACCOUNT, ledgerSettingsOf(config));
+  for (const definition of definitions) {
+    if (definition.name === name) await streams.ensureStream(definition);
+  }
+}
+
+/** The REST sync's `SYNC_TRIGGERS` when the app has a sync part (any module), else undefined. */
+export function optionalSyncTriggers(modules: ModuleRef): SyncTriggers | undefined {
+  try {
+    return modules.get<SyncTriggers>(SYNC_TRIGGERS, { strict: false });
+  } catch {
+    return undefined;
+  }
+}
