@@ -108,9 +108,14 @@ describe('the launcher (npm start)', () => {
       });
       expect((await placed.outcome).state).toBe('SUCCESS');
       // account-sync is wired too: the account's balances are mirrored
-      await eventually(async () =>
-        expect((await client.account.balances({ accountGroupUuid: group })).length).toBeGreaterThan(0),
+      const balances = await eventually(
+        async () => {
+          const list = await client.account.balances({ accountGroupUuid: group });
+          return list.length > 0 ? list : undefined;
+        },
+        { what: 'balances mirrored by account-sync', timeoutMs: 30_000 },
       );
+      expect(balances.map((b) => b.ccy)).toContain('USD');
       outcomesCreated = (await client.context.jsm.streams.info(StreamName.orderOutcomes('default'))).created;
     } finally {
       await client.close();

@@ -8,6 +8,7 @@ import type { Observable } from 'rxjs';
 import {
   WithdrawalSubjects,
   type WithdrawalKind,
+  type WithdrawalSubmitRequest,
   type WithdrawalListItem,
   type WithdrawalStateChanged,
   type WithdrawalView,
@@ -15,18 +16,8 @@ import {
 import { subjectJson } from './account.js';
 import { gatewayRequest, type ClientContext } from './client-context.js';
 
-export interface WithdrawalRequest {
-  kind: WithdrawalKind;
-  accountGroupUuid: string;
-  ccy: string;
-  /** Exact decimal string (fiat: at most two decimals). */
-  amount: string;
-  bankAccountUuid?: string;
-  walletUuid?: string;
-  clientComment?: string;
-  /** Default: a new uuid (a retry of the same withdrawal must pass the same key). */
-  idempotencyKey?: string;
-}
+/** A submit (`WithdrawalSubmitRequest`) whose idempotency key defaults to a new uuid (a retry must pass the same). */
+export type WithdrawalRequest = Omit<WithdrawalSubmitRequest, 'idempotencyKey'> & { idempotencyKey?: string };
 
 /** The gateway's requestId or the caller's idempotency key. */
 export type WithdrawalRef = { requestId: string } | { idempotencyKey: string };
