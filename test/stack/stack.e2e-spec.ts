@@ -116,11 +116,39 @@ describe('the launcher (npm start)', () => {
         { what: 'balances mirrored by account-sync', timeoutMs: 30_000 },
       );
       expect(balances.map((b) => b.ccy)).toContain('USD');
+      // and the sandbox's webhooks reach account-sync's receiver (its address list admits the sender)
+      const { adminUrl } = JSON.parse(await readFile(join(dataDir, 'sandbox/credentials.json'), 'utf8')) as {
+        adminUrl: string;
+      };
+      const deposit = await fetch(`${adminUrl}/deposits`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ accountGroupUuid: group, ccy: 'USD', amount: '10.00', customRef: 'stack-e2e' }),
+      });
+      expect(deposit.ok).toBe(true);
+      const { uuid } = (await deposit.json()) as { uuid: string };
+      const stored = await eventually(async () => client.account.transaction(uuid).catch(() => undefined), {
+        what: 'the deposit stored by account-sync',
+        timeoutMs: 30_000,
+      });
+      expect(stored).toMatchObject({ state: 'PENDING' }); // from its webhook or the list read, whichever came first
+      // the deposit's webhook reached the receiver and was taken (stored, or a duplicate of the list's copy),
+      // never refused by the address list
+      const webhooks = await eventually(
+        async () => {
+          const text = await (await fetch(`http://127.0.0.1:${first?.ports.accountSync}/metrics`)).text();
+          return /^account_sync_webhooks_total\{result="(stored|duplicate)"[^}]*\} [1-9]/m.test(text)
+            ? text
+            : undefined;
+        },
+        { what: 'a webhook taken by account-sync', timeoutMs: 30_000 },
+      );
+      expect(webhooks).not.toMatch(/^account_sync_webhooks_total\{result="refused_source"[^}]*\} [1-9]/m);
       outcomesCreated = (await client.context.jsm.streams.info(StreamName.orderOutcomes('default'))).created;
     } finally {
       await client.close();
     }
-  });
+  }, 90_000);
 
   it('Ctrl-C stops account-sync, execution, the connector, then the sandbox, then NATS, and exits 0', async () => {
     if (first === undefined) throw new Error('no stack');
