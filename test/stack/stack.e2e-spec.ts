@@ -23,7 +23,8 @@ describe('the launcher (npm start)', () => {
   let dataDir = '';
 
   afterAll(async () => {
-    await first?.process.stop();
+    // SIGINT, so the launcher stops its components (a kill would leave them running)
+    await first?.interrupt();
     if (dataDir !== '') await removeDataDir(dataDir);
   });
 
