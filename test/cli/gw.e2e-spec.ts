@@ -16,6 +16,8 @@ import { removeDataDir, startLauncher, type RunningLauncher } from '../stack/lau
 const run = promisify(execFile);
 const GW = join(process.cwd(), 'bin/gw.js');
 const GROUP = '9a000000-0000-4000-8000-000000000001';
+/** The sandbox's seeded USD bank account of that group (enabled, verified). */
+const BANK = 'ba000000-0000-4000-8000-000000000001';
 
 describe('gw CLI', () => {
   let stack: RunningLauncher;
@@ -193,8 +195,26 @@ describe('gw CLI', () => {
     expect(trades.stdout).toMatch(/^CREATED\s+TRADE\s+SIDE/);
 
     expect((await gw(['transactions'])).stdout).toMatch(/^TIME\s+TRANSACTION|no transactions/);
-    const withdrawals = JSON.parse((await gw(['withdrawals', '--json'])).stdout) as { withdrawals: unknown[] };
-    expect(Array.isArray(withdrawals.withdrawals)).toBe(true);
+    // a withdrawal: submitted once per key (a repeat answers the same request), listed, cancelled
+    const submit = ['withdrawals', 'submit', 'fiat', '100.50', 'USD', '--group', GROUP, '--bank-account', BANK];
+    const first = JSON.parse((await gw([...submit, '--key', 'cli-e2e-1', '--json'])).stdout) as {
+      requestId: string;
+      state: string;
+    };
+    expect(first.state).toBe('PENDING_APPROVAL');
+    const again = await gw([...submit, '--key', 'cli-e2e-1']);
+    expect(again.stdout).toContain(`withdrawal ${first.requestId} (key cli-e2e-1): PENDING_APPROVAL — fiat 100.50 USD`);
+    const listed = JSON.parse((await gw(['withdrawals', '--json'])).stdout) as {
+      withdrawals: { requestId?: string }[];
+    };
+    expect(listed.withdrawals.filter((w) => w.requestId === first.requestId)).toHaveLength(1);
+    const cancelled = JSON.parse((await gw(['withdrawals', 'cancel', '--key', 'cli-e2e-1', '--json'])).stdout) as {
+      requestId: string;
+      state: string;
+      cancelRequested?: boolean;
+    };
+    expect(cancelled.requestId).toBe(first.requestId);
+    expect(cancelled.state === 'CANCELLED' || cancelled.cancelRequested === true).toBe(true);
 
     expect((await gw(['halt', '--reason', 'e2e', '--by', 'tester'])).stdout).toContain('global: HALTED');
     const refused = await gw(['buy', 'BTC.USD', '0.01', 'BTC', 'T', '--group', GROUP, '--strategy', 'cli-e2e']).catch(
