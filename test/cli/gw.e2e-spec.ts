@@ -2,7 +2,9 @@
  * `gw` against a running stack: through a real terminal (tmux) the price table is drawn with colour and
  * redrawn in place and Ctrl-C ends it; in a pipe the same command writes plain lines without escape codes;
  * `--json` writes one object per update; `gw status` shows the session, streams and consumer lag; errors
- * name the next step.
+ * name the next step. `gw buy` in a terminal places an order on the latest quote and shows its outcome; the
+ * account commands (balances, trades with progress, transactions, withdrawals) and halt/resume work on the
+ * same stack.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
@@ -14,6 +16,8 @@ import { removeDataDir, startLauncher, type RunningLauncher } from '../stack/lau
 const run = promisify(execFile);
 const GW = join(process.cwd(), 'bin/gw.js');
 const GROUP = '9a000000-0000-4000-8000-000000000001';
+/** The sandbox's seeded USD bank account of that group (enabled, verified). */
+const BANK = 'ba000000-0000-4000-8000-000000000001';
 
 describe('gw CLI', () => {
   let stack: RunningLauncher;
@@ -118,6 +122,107 @@ describe('gw CLI', () => {
     expect(streams.map((s) => s.name)).toEqual(
       expect.arrayContaining(['GW_PRICES_default', 'GW_ORDER_COMMANDS_default', 'GW_ORDER_OUTCOMES_default']),
     );
+  });
+
+  it('gw buy in a terminal: the order on the latest quote, each state, then its outcome in colour', async () => {
+    await tmux(
+      'new-session',
+      '-d',
+      '-s',
+      'buy',
+      '-x',
+      '200',
+      '-y',
+      '30',
+      `${process.execPath} ${GW} buy BTC.USD 0.01 BTC T --group ${GROUP} --strategy cli-e2e --nats ${stack.natsUrl}; echo "exit=$?"; sleep 600`,
+    );
+    const text = await eventually(
+      async () => {
+        const pane = (await tmux('capture-pane', '-p', '-e', '-t', 'buy')).stdout;
+        return pane.includes('exit=') ? pane : undefined;
+      },
+      { what: 'gw buy to finish', timeoutMs: 60_000 },
+    );
+    expect(text).toMatch(/order \S+ accepted: BUY BTC\.USD on quote \S+ for group 9a000000/);
+    expect(text).toContain('\x1b[32mSUCCESS'); // green outcome
+    expect(text).toMatch(/bought 0\.01 BTC at \d+(\.\d+)? USD/);
+    expect(text).toContain('exit=0');
+  });
+
+  it('orders, balances, trades (with progress), transactions, withdrawals, halt/resume: plain and --json', async () => {
+    const bought = await gw([
+      'sell',
+      'BTC.USD',
+      '0.01',
+      'BTC',
+      'T',
+      '--group',
+      GROUP,
+      '--strategy',
+      'cli-e2e',
+      '--json',
+    ]);
+    const lines = bought.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const outcome = (lines.at(-1) as { outcome: { state: string; orderId: string } }).outcome;
+    expect(outcome.state).toBe('SUCCESS');
+    expect(bought.stdout).not.toContain('\x1b[');
+
+    const one = JSON.parse((await gw(['orders', '--id', outcome.orderId, '--json'])).stdout) as { state: string };
+    expect(one.state).toBe('SUCCESS');
+    expect((await gw(['orders'])).stdout).toMatch(/no orders|ORDER/);
+
+    const balances = await eventually(
+      async () => {
+        const list = JSON.parse((await gw(['balances', '--group', GROUP, '--json'])).stdout) as { ccy: string }[];
+        return list.length > 0 ? list : undefined;
+      },
+      { what: 'balances mirrored' },
+    );
+    expect(balances.map((b) => b.ccy)).toContain('USD');
+    expect((await gw(['balances'])).stdout).toMatch(/^GROUP\s+NAME\s+CCY\s+BALANCE/);
+
+    const trades = await eventually(
+      async () => {
+        const result = await gw(['trades', '--all']);
+        return /cli-e2e|SETTLED|PENDING_SETTLEMENT/.test(result.stdout) ? result : undefined;
+      },
+      { what: 'the trades mirrored' },
+    );
+    expect(trades.stderr).toMatch(/reading trades: \d+ of \d+/); // progress on stderr in a pipe
+    expect(trades.stdout).toMatch(/^CREATED\s+TRADE\s+SIDE/);
+
+    expect((await gw(['transactions'])).stdout).toMatch(/^TIME\s+TRANSACTION|no transactions/);
+    // a withdrawal: submitted once per key (a repeat answers the same request), listed, cancelled
+    const submit = ['withdrawals', 'submit', 'fiat', '100.50', 'USD', '--group', GROUP, '--bank-account', BANK];
+    const first = JSON.parse((await gw([...submit, '--key', 'cli-e2e-1', '--json'])).stdout) as {
+      requestId: string;
+      state: string;
+    };
+    expect(first.state).toBe('PENDING_APPROVAL');
+    const again = await gw([...submit, '--key', 'cli-e2e-1']);
+    expect(again.stdout).toContain(`withdrawal ${first.requestId} (key cli-e2e-1): PENDING_APPROVAL — fiat 100.50 USD`);
+    const listed = JSON.parse((await gw(['withdrawals', '--json'])).stdout) as {
+      withdrawals: { requestId?: string }[];
+    };
+    expect(listed.withdrawals.filter((w) => w.requestId === first.requestId)).toHaveLength(1);
+    const cancelled = JSON.parse((await gw(['withdrawals', 'cancel', '--key', 'cli-e2e-1', '--json'])).stdout) as {
+      requestId: string;
+      state: string;
+      cancelRequested?: boolean;
+    };
+    expect(cancelled.requestId).toBe(first.requestId);
+    expect(cancelled.state === 'CANCELLED' || cancelled.cancelRequested === true).toBe(true);
+
+    expect((await gw(['halt', '--reason', 'e2e', '--by', 'tester'])).stdout).toContain('global: HALTED');
+    const refused = await gw(['buy', 'BTC.USD', '0.01', 'BTC', 'T', '--group', GROUP, '--strategy', 'cli-e2e']).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(refused).toMatchObject({ code: 1 });
+    expect((refused as { stderr: string }).stderr).toMatch(/TRADING_HALTED[\s\S]*next: .*gw resume/);
+    expect((await gw(['resume', '--reason', 'e2e done', '--by', 'tester'])).stdout).toContain('global: ACTIVE');
   });
 
   it('errors say what went wrong and the next step, with exit codes 2 (usage) and 1 (failure)', async () => {

@@ -1,6 +1,6 @@
 /**
  * The examples run as a strategy author runs them (`node dist/examples/...`) against the stack `npm start`
- * starts: the SDK price follower and the same strategy with only a plain NATS client.
+ * starts: the SDK price follower and order placer, and the same with only a plain NATS client.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
@@ -60,5 +60,30 @@ describe('examples against the stack', () => {
     );
     expect(failed).toMatchObject({ code: 1 });
     expect((failed as { stderr: string }).stderr).toMatch(/no connector serves account "nobody"[\s\S]*next:/);
+  });
+
+  const ORDER_LINE = /^order \S+ (BUY|SELL) on quote \S+$/;
+  const OUTCOME_LINE = /^outcome SUCCESS 0\.01 BTC at \d+(\.\d+)?$/;
+
+  function checkOrders(lines: string[]): void {
+    expect(lines.filter((l) => ORDER_LINE.test(l))).toHaveLength(2);
+    expect(lines.filter((l) => OUTCOME_LINE.test(l))).toHaveLength(2);
+    expect(lines.filter((l) => /^ {2}\d+ SUCCESS$/.test(l))).toHaveLength(2); // the final event of each
+    expect(lines.at(-1)).toBe('done');
+  }
+
+  it('the SDK order placer places a BUY and a SELL and shows each outcome; a rerun never places them twice', async () => {
+    const env = { RUN_ID: `sdk-${process.pid}` };
+    const lines = await example('sdk/order-placer.js', env);
+    checkOrders(lines);
+    const again = await example('sdk/order-placer.js', env);
+    expect(again.filter((l) => l.endsWith('(already placed)'))).toHaveLength(2);
+    expect(again.filter((l) => l.startsWith('order ')).map((l) => l.split(' ')[1])).toEqual(
+      lines.filter((l) => l.startsWith('order ')).map((l) => l.split(' ')[1]),
+    );
+  });
+
+  it('the plain-NATS order placer (no project code) does the same over the raw contract', async () => {
+    checkOrders(await example('plain-nats/order-placer.js'));
   });
 });

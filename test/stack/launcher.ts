@@ -14,7 +14,7 @@ export interface RunningLauncher {
   process: AppProcess;
   dataDir: string;
   natsUrl: string;
-  ports: { nats: number; sandbox: number; connector: number };
+  ports: { nats: number; sandbox: number; connector: number; execution: number; accountSync: number };
   env: Record<string, string>;
   /** The banner's "try next" commands. */
   tryNext(): string[];
@@ -32,6 +32,9 @@ export async function launcherEnv(
     STACK_NATS_PORT: String(await freePort()),
     SANDBOX_PORT: String(await freePort()),
     CONNECTOR_HTTP_PORT: String(await freePort()),
+    EXECUTION_HTTP_PORT: String(await freePort()),
+    ACCOUNT_SYNC_HTTP_PORT: String(await freePort()),
+    ACCOUNT_SYNC_WEBHOOK_PORT: String(await freePort()),
     LOG_LEVEL: 'info',
     ...extra,
   };
@@ -52,6 +55,8 @@ export async function startLauncher(
     nats: Number(env['STACK_NATS_PORT']),
     sandbox: Number(env['SANDBOX_PORT']),
     connector: Number(env['CONNECTOR_HTTP_PORT']),
+    execution: Number(env['EXECUTION_HTTP_PORT']),
+    accountSync: Number(env['ACCOUNT_SYNC_HTTP_PORT']),
   };
   return {
     process: child,

@@ -1,7 +1,7 @@
 /**
  * Issue 10: one command runs it all. The launcher (what `npm start` runs after the build) as a real process:
- * configuration refused before anything starts; NATS, the sandbox and the connector up and wired to the
- * sandbox's credentials without a human; one line per component; live prices within seconds; Ctrl-C stops
+ * configuration refused before anything starts; NATS, the sandbox, the connector, execution and account-sync
+ * up and wired to the sandbox's credentials (and its webhooks) without a human; one line per component; live prices within seconds; Ctrl-C stops
  * them in reverse order and exits 0; a second start on the same data folder finds the earlier state.
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
@@ -23,7 +23,8 @@ describe('the launcher (npm start)', () => {
   let dataDir = '';
 
   afterAll(async () => {
-    await first?.process.stop();
+    // SIGINT, so the launcher stops its components (a kill would leave them running)
+    await first?.interrupt();
     if (dataDir !== '') await removeDataDir(dataDir);
   });
 
@@ -47,7 +48,7 @@ describe('the launcher (npm start)', () => {
   let sessionId = '';
   let outcomesCreated = '';
 
-  it('starts NATS, the sandbox and the connector wired together, one line each, and serves prices', async () => {
+  it('starts NATS, the sandbox, the connector, execution and account-sync wired together, one line each, and serves prices and orders', async () => {
     first = await startLauncher();
     dataDir = first.dataDir;
     const lines = first.process.lines;
@@ -63,10 +64,20 @@ describe('the launcher (npm start)', () => {
       ),
     );
     sessionId = /venue session (\S+)$/.exec(lines[up + 3] ?? '')?.[1] ?? '';
+    expect(lines[up + 4]).toMatch(
+      new RegExp(
+        `^ {2}execution +http://127\\.0\\.0\\.1:${first.ports.execution}/health +order API on gw\\.v1\\.default\\.exec\\.order\\.place$`,
+      ),
+    );
+    expect(lines[up + 5]).toMatch(
+      new RegExp(
+        `^ {2}account-sync +http://127\\.0\\.0\\.1:${first.ports.accountSync}/health +balances, trades, transactions, withdrawals; webhooks at http://127\\.0\\.0\\.1:${first.env['ACCOUNT_SYNC_WEBHOOK_PORT']}/webhooks/venue$`,
+      ),
+    );
     expect(first.tryNext()).toEqual([
       `npx gw prices BTC.USD 1 BTC T --group 9a000000-0000-4000-8000-000000000001 --nats ${first.natsUrl}`,
+      `npx gw buy BTC.USD 0.01 BTC T --group 9a000000-0000-4000-8000-000000000001 --strategy manual --nats ${first.natsUrl}`,
       `npx gw status --nats ${first.natsUrl}`,
-      `NATS_URL=${first.natsUrl} node dist/examples/sdk/price-follower.js`,
     ]);
     // no secret on the terminal; the credentials file is the owner's only
     const secret = JSON.parse(await readFile(join(dataDir, 'sandbox/credentials.json'), 'utf8')) as {
@@ -86,18 +97,68 @@ describe('the launcher (npm start)', () => {
           .pipe(filter((u) => u.tradable)),
       );
       expect(live.price.bid?.price).toMatch(/^\d+(\.\d+)?$/);
+      // the execution app is wired to the connector and the venue: an order reaches its outcome
+      const placed = client.orders.place({
+        strategyId: 'stack-test',
+        accountGroup: group,
+        side: 'BUY',
+        instrument: 'BTC.USD',
+        quantity: '0.01',
+        currency: 'BTC',
+        tenor: 'T',
+      });
+      expect((await placed.outcome).state).toBe('SUCCESS');
+      // account-sync is wired too: the account's balances are mirrored
+      const balances = await eventually(
+        async () => {
+          const list = await client.account.balances({ accountGroupUuid: group });
+          return list.length > 0 ? list : undefined;
+        },
+        { what: 'balances mirrored by account-sync', timeoutMs: 30_000 },
+      );
+      expect(balances.map((b) => b.ccy)).toContain('USD');
+      // and the sandbox's webhooks reach account-sync's receiver (its address list admits the sender)
+      const { adminUrl } = JSON.parse(await readFile(join(dataDir, 'sandbox/credentials.json'), 'utf8')) as {
+        adminUrl: string;
+      };
+      const deposit = await fetch(`${adminUrl}/deposits`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ accountGroupUuid: group, ccy: 'USD', amount: '10.00', customRef: 'stack-e2e' }),
+      });
+      expect(deposit.ok).toBe(true);
+      const { uuid } = (await deposit.json()) as { uuid: string };
+      const stored = await eventually(async () => client.account.transaction(uuid).catch(() => undefined), {
+        what: 'the deposit stored by account-sync',
+        timeoutMs: 30_000,
+      });
+      expect(stored).toMatchObject({ state: 'PENDING' }); // from its webhook or the list read, whichever came first
+      // the deposit's webhook reached the receiver and was taken (stored, or a duplicate of the list's copy),
+      // never refused by the address list
+      const webhooks = await eventually(
+        async () => {
+          const text = await (await fetch(`http://127.0.0.1:${first?.ports.accountSync}/metrics`)).text();
+          return /^account_sync_webhooks_total\{result="(stored|duplicate)"[^}]*\} [1-9]/m.test(text)
+            ? text
+            : undefined;
+        },
+        { what: 'a webhook taken by account-sync', timeoutMs: 30_000 },
+      );
+      expect(webhooks).not.toMatch(/^account_sync_webhooks_total\{result="refused_source"[^}]*\} [1-9]/m);
       outcomesCreated = (await client.context.jsm.streams.info(StreamName.orderOutcomes('default'))).created;
     } finally {
       await client.close();
     }
-  });
+  }, 90_000);
 
-  it('Ctrl-C stops the connector, then the sandbox, then NATS, and exits 0', async () => {
+  it('Ctrl-C stops account-sync, execution, the connector, then the sandbox, then NATS, and exits 0', async () => {
     if (first === undefined) throw new Error('no stack');
     const exit = await first.interrupt();
     expect(exit).toEqual({ code: 0, signal: null });
     const stops = first.process.lines.filter((l) => / stopped \(/.test(l));
     expect(stops).toEqual([
+      'stack: account-sync stopped (exit 0)',
+      'stack: execution stopped (exit 0)',
       'stack: connector stopped (exit 0)',
       'stack: sandbox-venue stopped (exit 0)',
       'stack: nats-server stopped (exit 0)',
@@ -145,7 +206,14 @@ describe('the launcher (npm start)', () => {
       child.signal('SIGTERM');
       expect(await child.exited).toEqual({ code: 0, signal: null });
       expect(child.lines).not.toContain('Ctrl-C stops everything.');
-      for (const port of ['STACK_NATS_PORT', 'SANDBOX_PORT', 'CONNECTOR_HTTP_PORT']) {
+      for (const port of [
+        'STACK_NATS_PORT',
+        'SANDBOX_PORT',
+        'CONNECTOR_HTTP_PORT',
+        'EXECUTION_HTTP_PORT',
+        'ACCOUNT_SYNC_HTTP_PORT',
+        'ACCOUNT_SYNC_WEBHOOK_PORT',
+      ]) {
         expect(await portIsFree(Number(env[port]), '127.0.0.1')).toBe(true); // nothing left running
       }
     } finally {
@@ -178,7 +246,7 @@ describe('the launcher (npm start)', () => {
         ).toBe(true);
         expect(lines.some((l) => l.trimStart().startsWith('sandbox-venue'))).toBe(false);
         expect(lines.join('\n')).not.toContain(venue.credentials.primary.apiSecret);
-        expect(real.tryNext()[1]).toBe(`npx gw status --nats ${real.natsUrl} --account acme`);
+        expect(real.tryNext()[2]).toBe(`npx gw status --nats ${real.natsUrl} --account acme`);
         const client = await GatewayClient.connect({ servers: real.natsUrl, account: 'acme' });
         try {
           const group = venue.seed.defaultGroupUuid;

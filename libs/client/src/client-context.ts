@@ -46,7 +46,7 @@ export function transportError(error: unknown, subject: string, account: string)
   if (/no responders|503/i.test(text)) {
     return new GatewayError(
       ClientErrorCode.NoResponder,
-      `nobody answers ${subject}: no connector serves account "${account}" on this NATS`,
+      `nobody answers ${subject}: no ${appOf(subject)} serves account "${account}" on this NATS`,
       'start the stack (`npm start`), or check --account / ACCOUNT and --prefix / NATS_SUBJECT_PREFIX',
     );
   }
@@ -60,12 +60,24 @@ export function transportError(error: unknown, subject: string, account: string)
   return new GatewayError('INTERNAL', `request on ${subject} failed: ${text}`);
 }
 
+/** Which app answers a subject (for the message when none does). */
+function appOf(subject: string): string {
+  if (subject.includes('.exec.')) return 'execution app';
+  if (subject.includes('.acct.')) return 'account-sync app';
+  return 'connector';
+}
+
 function nextStepFor(code: string): string | undefined {
   switch (code) {
     case 'NOT_CONNECTED':
       return 'the connector has no open venue session yet; `gw status` shows its session state';
     case 'INVALID_REQUEST':
+    case 'REQUEST_INVALID':
       return 'fix the request as the message says (docs/nats-contract.md)';
+    case 'TRADING_HALTED':
+      return 'trading is halted: `gw trading` shows who halted it and why; `gw resume --reason <why>` resumes';
+    case 'QUOTE_UNAVAILABLE':
+      return 'no live quote for that stream: check it with `gw prices …`';
     default:
       return /^[A-Z]{3}\d{6}$/.test(code) ? 'a venue code: see the venue interface, section 7' : undefined;
   }

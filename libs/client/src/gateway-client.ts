@@ -1,8 +1,8 @@
 /**
  * The strategy SDK's entry point: `GatewayClient.connect({ servers, account, prefix })` opens one NATS
- * connection and exposes the gateway one module per area — `prices`, `status`, `accountGroups`, `inspect`.
- * The execution and account-sync areas plug in the same way: a class taking the `ClientContext`, one field
- * here (see "Adding a module" in docs/strategy-guide.md).
+ * connection and exposes the gateway one module per area — `prices`, `status`, `accountGroups`, `inspect`
+ * (connector), `orders`, `trading` (execution), `account`, `withdrawals` (account-sync). A new area plugs in
+ * the same way: a class taking the `ClientContext`, one field here (docs/strategy-guide.md).
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
@@ -10,13 +10,17 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { Observable } from 'rxjs';
 import { DEFAULT_SUBJECT_PREFIX, Subjects, SubjectTokenError, type ConnectorStatus } from '#contracts';
+import { AccountApi } from './account.js';
 import { AccountGroupsApi } from './account-groups.js';
 import type { ClientContext } from './client-context.js';
 import { ClientErrorCode, GatewayError } from './gateway-error.js';
 import { InspectApi } from './inspect.js';
+import { OrdersApi, type OrderRequest, type PlacedOrder, type PlaceOptions } from './orders.js';
 import { PricesApi, type PriceOptions, type PriceRequest } from './prices.js';
 import type { PriceUpdate } from './price-update.js';
 import { StatusApi } from './status.js';
+import { TradingApi } from './trading.js';
+import { WithdrawalsApi } from './withdrawals.js';
 
 export interface ConnectOptions {
   /** NATS server URL(s), e.g. `nats://127.0.0.1:4222` (comma-separated or a list). */
@@ -40,8 +44,16 @@ export class GatewayClient {
   readonly status: StatusApi;
   readonly accountGroups: AccountGroupsApi;
   readonly inspect: InspectApi;
+  readonly orders: OrdersApi;
+  readonly trading: TradingApi;
+  readonly account: AccountApi;
+  readonly withdrawals: WithdrawalsApi;
 
   private constructor(readonly context: ClientContext) {
+    this.orders = new OrdersApi(context);
+    this.trading = new TradingApi(context);
+    this.account = new AccountApi(context);
+    this.withdrawals = new WithdrawalsApi(context);
     this.prices = new PricesApi(context);
     this.status = new StatusApi(context);
     this.accountGroups = new AccountGroupsApi(context);
@@ -91,6 +103,11 @@ export class GatewayClient {
   /** Shorthand of `prices.watch`: live prices of one stream, starting with the last one. */
   watchPrices(request: PriceRequest, options?: PriceOptions): Observable<PriceUpdate> {
     return this.prices.watch(request, options);
+  }
+
+  /** Shorthand of `orders.place`: await it for the outcome; `.events` for every state. */
+  placeOrder(request: OrderRequest, options?: PlaceOptions): PlacedOrder {
+    return this.orders.place(request, options);
   }
 
   /** Shorthand of `status.connector$`. */

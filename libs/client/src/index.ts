@@ -11,4 +11,21 @@ export { priceUpdate, type PriceUpdate } from './price-update.js';
 export { StatusApi } from './status.js';
 export { AccountGroupsApi, type AccountGroup } from './account-groups.js';
 export { InspectApi, type StreamSummary, type ConsumerSummary } from './inspect.js';
+export { OrdersApi, PlacedOrder, type OrderRequest, type PlaceOptions } from './orders.js';
+export { TradingApi, type TradingChange } from './trading.js';
+export { AccountApi, type TradeRecord, type Page } from './account.js';
+export { WithdrawalsApi, type WithdrawalRequest, type WithdrawalRef } from './withdrawals.js';
+export type {
+  OrderView,
+  OrderEvent,
+  OrderAccepted,
+  OrderState,
+  BalanceState,
+  TransactionLeg,
+  TransactionStateChanged,
+  WithdrawalView,
+  WithdrawalListItem,
+  TradingStateEntry,
+  TradingStatesReply,
+} from '#contracts';
 export type { ConnectorStatus, PriceMessage, PriceSide, PriceStatus, SessionState } from '#contracts';

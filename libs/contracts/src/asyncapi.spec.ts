@@ -5,8 +5,35 @@ import { Parser } from '@asyncapi/parser';
 import { Ajv } from 'ajv';
 import { getMetadataStorage } from 'class-validator';
 import {
+  AccountSyncSubjects,
+  BalanceQuery,
+  ExecutionSubjects,
+  KillSwitchRequest,
   OrderCommand,
   parseContract,
+  PlaceOrderRequest,
+  riskSubjects,
+  RiskLimitsChange,
+  RiskScopeQuery,
+  StateQuery,
+  TradeQuery,
+  TradingStateChange,
+  TransactionGetRequest,
+  TransactionListQuery,
+  TransactionSubjects,
+  WithdrawalCancelRequest,
+  WithdrawalGetRequest,
+  WithdrawalListRequest,
+  WithdrawalSubjects,
+  WithdrawalSubmitRequest,
+  type BalanceState,
+  type OrderAccepted,
+  type OrderEvent,
+  type OrderView,
+  type TradingStateEntry,
+  type TransactionStateChanged,
+  type WithdrawalStateChanged,
+  type WithdrawalView,
   StreamRelease,
   StreamRequest,
   Subjects,
@@ -33,10 +60,39 @@ import {
 const DOCUMENT = readFileSync(join(process.cwd(), 'docs/asyncapi.yaml'), 'utf8');
 const PLACEHOLDER_ACCOUNT = '{account}';
 
-/** Every object whose getters and one-argument methods compute the contract's subjects. */
-const SUBJECT_CATALOGUES: object[] = [new Subjects('gw.v1', PLACEHOLDER_ACCOUNT)];
-/** Subjects computed from several fields: the address written with the document's parameter names. */
+const SUBJECTS = new Subjects('gw.v1', PLACEHOLDER_ACCOUNT);
+/**
+ * Every object whose getters and one-argument methods (or, for a plain object, string fields and
+ * one-argument functions) compute the contract's subjects, with the prefix of its channel ids
+ * (`execPlace` = ExecutionSubjects `place`).
+ */
+const SUBJECT_CATALOGUES: [string, object][] = [
+  ['', SUBJECTS],
+  ['exec', new ExecutionSubjects(SUBJECTS)],
+  ['execRisk', riskSubjects(SUBJECTS)],
+  ['acct', new AccountSyncSubjects(SUBJECTS)],
+  ['transaction', new TransactionSubjects('gw.v1', PLACEHOLDER_ACCOUNT)],
+  ['withdrawal', new WithdrawalSubjects('gw.v1', PLACEHOLDER_ACCOUNT)],
+];
+/** Subjects computed from several fields (or encoded): the address written with the document's parameter names. */
 const COMPOSED_SUBJECTS: Record<string, (catalogue: object) => string | undefined> = {
+  orderEvent: (c) => (c instanceof ExecutionSubjects ? c.orderEvent('{strategyId}', '{orderId}') : undefined),
+  stateChanged: (c) =>
+    c instanceof AccountSyncSubjects
+      ? c
+          .stateChanged('RESOURCE' as 'balance', 'CHANGE' as 'changed', 'KEY')
+          .replace('RESOURCE.CHANGE.KEY', '{resource}.{change}.{key}')
+      : undefined,
+  drift: (c) =>
+    c instanceof AccountSyncSubjects
+      ? c.drift('GROUP', 'CCY').replace('GROUP.CCY', '{accountGroupUuid}.{ccy}')
+      : undefined,
+  changed: (c) =>
+    c instanceof TransactionSubjects
+      ? c.changed('UUID').replace(/UUID$/, '{uuid}')
+      : c instanceof WithdrawalSubjects
+        ? c.changed('{requestId}')
+        : undefined,
   price: (c) =>
     c instanceof Subjects
       ? c
@@ -51,7 +107,23 @@ const COMPOSED_SUBJECTS: Record<string, (catalogue: object) => string | undefine
       : undefined,
 };
 /** Catalogue members that are not subjects of their own (wildcards of other channels, fields). */
-const NOT_CHANNELS = new Set(['prefix', 'account', 'allPrices', 'allOrderOutcomes', 'scoped']);
+const NOT_CHANNELS = new Set([
+  'prefix',
+  'account',
+  'allPrices',
+  'allOrderOutcomes',
+  'scoped',
+  'subjects',
+  'scope',
+  // wildcards of the channels above (subscribe / stream filters), and typed topics of a channel
+  'strategyEvents',
+  'allOrderEvents',
+  'orderEventTopic',
+  'allAudit',
+  'allStateChanges',
+  'allDrifts',
+  'allChanged',
+]);
 /** Channels served by the NATS server itself (JetStream API), part of the contract for late joiners. */
 const NATS_CHANNELS: Record<string, string> = { lastValue: '$JS.API.DIRECT.GET.{stream}' };
 
@@ -60,6 +132,20 @@ const VALIDATED = [
   ['StreamRequest', StreamRequest],
   ['StreamRelease', StreamRelease],
   ['OrderCommand', OrderCommand],
+  ['PlaceOrderRequest', PlaceOrderRequest],
+  ['TradingStateChange', TradingStateChange],
+  ['KillSwitchRequest', KillSwitchRequest],
+  ['RiskLimitsChange', RiskLimitsChange],
+  ['RiskScopeQuery', RiskScopeQuery],
+  ['BalanceQuery', BalanceQuery],
+  ['TradeQuery', TradeQuery],
+  ['TransactionListQuery', TransactionListQuery],
+  ['StateQuery', StateQuery],
+  ['TransactionGetRequest', TransactionGetRequest],
+  ['WithdrawalSubmitRequest', WithdrawalSubmitRequest],
+  ['WithdrawalGetRequest', WithdrawalGetRequest],
+  ['WithdrawalCancelRequest', WithdrawalCancelRequest],
+  ['WithdrawalListRequest', WithdrawalListRequest],
 ] as const;
 
 type RequiredKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K }[keyof T];
@@ -117,6 +203,90 @@ const statusSample: Required<ConnectorStatus> = {
   publishedAt: 0,
 };
 const grantedSample: Required<StreamGranted> = { ok: true, subject: '', leaseExpiresAt: 0 };
+const orderViewSample: Required<OrderView> = {
+  v: 1,
+  orderId: '',
+  clientRequestId: '',
+  idempotencyKey: '',
+  strategyId: '',
+  accountGroup: '',
+  side: 'BUY',
+  instrument: '',
+  quoteId: '',
+  worstPrice: '',
+  state: 'SUCCESS',
+  status: 'SUCCESS',
+  final: true,
+  code: '',
+  message: '',
+  fill: { price: '', baseCurrency: '', quoteCurrency: '', baseAmount: '', quoteAmount: '', source: 'outcome' },
+  evidence: 'reply',
+  acceptedAt: 0,
+  updatedAt: 0,
+  quoteExpiresAt: 0,
+};
+const orderEventSample: Required<OrderEvent> = { v: 1, seq: 1, at: 0, order: orderViewSample };
+const acceptedSample: Required<OrderAccepted> = {
+  ok: true,
+  orderId: '',
+  clientRequestId: '',
+  duplicate: false,
+  order: orderViewSample,
+};
+const tradingEntrySample: Required<TradingStateEntry> = {
+  scope: 'global',
+  id: '',
+  state: 'ACTIVE',
+  by: '',
+  reason: '',
+  at: '',
+  revision: 0,
+};
+const balanceSample: Required<BalanceState> = {
+  accountGroupUuid: '',
+  accountGroupName: '',
+  natural: true,
+  ccy: '',
+  balance: '',
+  available: '',
+  brokerageAvailable: '',
+  unsettledSell: '',
+  unsettledBuy: '',
+};
+const transactionSample: Required<TransactionStateChanged> = {
+  v: 1,
+  uuid: '',
+  state: 'PENDING',
+  previousState: null,
+  outcome: 'pending',
+  failed: false,
+  source: 'webhook',
+  storedAt: 0,
+  leg: { uuid: '', transactionClass: '', transactionType: '', transactionState: 'PENDING', ccy: '', amount: '' },
+};
+const withdrawalSample: Required<WithdrawalView> = {
+  requestId: '',
+  idempotencyKey: '',
+  kind: 'fiat',
+  state: 'PENDING',
+  accountGroupUuid: '',
+  ccy: '',
+  amount: '',
+  bankAccountUuid: '',
+  walletUuid: '',
+  clientComment: '',
+  venueUuid: '',
+  rejection: { code: '', message: '' },
+  cancelRequested: false,
+  createdAt: 0,
+  updatedAt: 0,
+  venueLastUpdated: '',
+};
+const withdrawalChangedSample: Required<WithdrawalStateChanged> = {
+  v: 1,
+  previousState: null,
+  withdrawal: withdrawalSample,
+};
 
 /** Contract interfaces (published, not validated on receipt): schema fields = the interface's fields. */
 const INTERFACES = [
@@ -144,6 +314,76 @@ const INTERFACES = [
     ]),
   ],
   ['StreamGranted', grantedSample, requiredKeys<StreamGranted>()(['ok', 'subject', 'leaseExpiresAt'])],
+  [
+    'OrderView',
+    orderViewSample,
+    requiredKeys<OrderView>()([
+      'v',
+      'orderId',
+      'clientRequestId',
+      'idempotencyKey',
+      'strategyId',
+      'accountGroup',
+      'side',
+      'quoteId',
+      'state',
+      'final',
+      'acceptedAt',
+      'updatedAt',
+      'quoteExpiresAt',
+    ]),
+  ],
+  ['OrderEvent', orderEventSample, requiredKeys<OrderEvent>()(['v', 'seq', 'at', 'order'])],
+  [
+    'OrderAccepted',
+    acceptedSample,
+    requiredKeys<OrderAccepted>()(['ok', 'orderId', 'clientRequestId', 'duplicate', 'order']),
+  ],
+  [
+    'TradingStateEntry',
+    tradingEntrySample,
+    requiredKeys<TradingStateEntry>()(['scope', 'state', 'by', 'reason', 'at', 'revision']),
+  ],
+  [
+    'BalanceState',
+    balanceSample,
+    requiredKeys<BalanceState>()(['accountGroupUuid', 'ccy', 'balance', 'available', 'brokerageAvailable']),
+  ],
+  [
+    'TransactionStateChanged',
+    transactionSample,
+    requiredKeys<TransactionStateChanged>()([
+      'v',
+      'uuid',
+      'state',
+      'previousState',
+      'outcome',
+      'failed',
+      'source',
+      'storedAt',
+      'leg',
+    ]),
+  ],
+  [
+    'WithdrawalView',
+    withdrawalSample,
+    requiredKeys<WithdrawalView>()([
+      'requestId',
+      'idempotencyKey',
+      'kind',
+      'state',
+      'accountGroupUuid',
+      'ccy',
+      'amount',
+      'createdAt',
+      'updatedAt',
+    ]),
+  ],
+  [
+    'WithdrawalStateChanged',
+    withdrawalChangedSample,
+    requiredKeys<WithdrawalStateChanged>()(['v', 'previousState', 'withdrawal']),
+  ],
 ] as const;
 
 interface JsonSchema {
@@ -209,8 +449,10 @@ describe('docs/asyncapi.yaml: a valid AsyncAPI 3 document', () => {
 describe('docs/asyncapi.yaml matches libs/contracts', () => {
   it('has a channel for every subject of the contract, and no channel that is not one', () => {
     const expected = new Map<string, string>(Object.entries(NATS_CHANNELS));
-    for (const catalogue of SUBJECT_CATALOGUES) {
-      for (const [name, subject] of Object.entries(subjectsOf(catalogue))) expected.set(name, subject);
+    for (const [idPrefix, catalogue] of SUBJECT_CATALOGUES) {
+      for (const [name, subject] of Object.entries(subjectsOf(catalogue))) {
+        expected.set(idPrefix === '' ? name : `${idPrefix}${name[0]?.toUpperCase() ?? ''}${name.slice(1)}`, subject);
+      }
     }
     const addressed = Object.entries(resolved.channels).filter(([, channel]) => channel.address !== null);
     expect(Object.fromEntries(addressed.map(([id, channel]) => [id, channel.address]))).toEqual(
@@ -250,6 +492,18 @@ describe('docs/asyncapi.yaml matches libs/contracts', () => {
 /** `{ name: subject }` of every getter and one-argument method of a subjects catalogue. */
 function subjectsOf(catalogue: object): Record<string, string> {
   const found: Record<string, string> = {};
+  if (Object.getPrototypeOf(catalogue) === Object.prototype) {
+    // a plain object (riskSubjects): its string fields and one-argument functions
+    for (const [name, value] of Object.entries(catalogue)) {
+      if (NOT_CHANNELS.has(name)) continue;
+      if (typeof value === 'string') found[name] = value;
+      else if (typeof value === 'function' && (value as () => unknown).length === 1) {
+        const param = /^\s*\(?\s*(\w+)/.exec(String(value))?.[1] ?? 'param';
+        found[name] = (value as (arg: string) => string)(`{${param}}`);
+      }
+    }
+    return found;
+  }
   const proto = Object.getPrototypeOf(catalogue) as object;
   for (const name of Object.getOwnPropertyNames(proto)) {
     if (name === 'constructor' || NOT_CHANNELS.has(name)) continue;

@@ -1,7 +1,7 @@
 /**
  * The table of the gateway's apps the launcher starts, in order, after NATS and the venue. One entry per app:
  * where its built main is, which launcher variable holds its HTTP port, and the environment that wires it to
- * NATS, the venue and the account. The execution and account-sync apps become one entry each.
+ * NATS, the venue and the account.
  */
 import type { StackConfig } from './stack-config.js';
 import type { VenueWiring } from './venue.js';
@@ -19,6 +19,8 @@ export interface StackWiring {
   host: string;
   logLevel: string;
   venue: VenueWiring;
+  /** The account-sync app's webhook receiver port (ACCOUNT_SYNC_WEBHOOK_PORT). */
+  webhookPort: number;
   /** Absolute data folder (an app that keeps files puts them under `<dataDir>/<app>/`). */
   dataDir: string;
 }
@@ -65,4 +67,35 @@ export const STACK_APPS: readonly StackApp[] = [
     }),
     describe: (wiring) => `account ${wiring.account}, venue session ${wiring.sessionId}`,
   },
+  {
+    name: 'execution',
+    main: 'dist/apps/execution/src/main.js',
+    portVariable: 'EXECUTION_HTTP_PORT',
+    env: (wiring, httpPort) => ({
+      ...sharedEnv(wiring, httpPort),
+      VENUE_REST_REQUESTS_PER_SECOND: '4',
+    }),
+    describe: (wiring) => `order API on ${wiring.prefix}.${wiring.account}.exec.order.place`,
+  },
+  {
+    name: 'account-sync',
+    main: 'dist/apps/account-sync/src/main.js',
+    portVariable: 'ACCOUNT_SYNC_HTTP_PORT',
+    env: (wiring, httpPort) => ({
+      ...sharedEnv(wiring, httpPort),
+      VENUE_REST_REQUESTS_PER_SECOND: '20',
+      VENUE_WEBHOOK_IPS_URL: wiring.venue.ipsUrl,
+      WEBHOOK_PORT: String(wiring.webhookPort),
+      WEBHOOK_HOST: wiring.host,
+      WEBHOOK_PATH: WEBHOOK_PATH,
+    }),
+    describe: (wiring) => `balances, trades, transactions, withdrawals; webhooks at ${webhookUrl(wiring)}`,
+  },
 ];
+
+/** Where the account-sync app receives the venue's webhooks (the sandbox is pointed at it). */
+export const WEBHOOK_PATH = '/webhooks/venue';
+
+export function webhookUrl(wiring: Pick<StackWiring, 'host' | 'webhookPort'>): string {
+  return `http://${wiring.host === '0.0.0.0' ? '127.0.0.1' : wiring.host}:${wiring.webhookPort}${WEBHOOK_PATH}`;
+}

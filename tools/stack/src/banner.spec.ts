@@ -9,6 +9,7 @@ const wiring: StackWiring = {
   sessionId: 'gw-1',
   host: '127.0.0.1',
   logLevel: 'info',
+  webhookPort: 3013,
   dataDir: '/d',
   venue: {
     restUrl: 'http://127.0.0.1:8080',
@@ -39,8 +40,8 @@ describe('the banner', () => {
       '  connector    http://127.0.0.1:3001/health  account default',
       'try next:',
       '  npx gw prices BTC.USD 1 BTC T --group g-1',
+      '  npx gw buy BTC.USD 0.01 BTC T --group g-1 --strategy manual',
       '  npx gw status',
-      '  node dist/examples/sdk/price-follower.js',
       'Ctrl-C stops everything.',
     ]);
     expect(lines.join('\n')).not.toContain('c2VjcmV0');
@@ -49,8 +50,8 @@ describe('the banner', () => {
   it('commands carry the options of a stack off the defaults', () => {
     expect(tryNext({ ...wiring, natsUrl: 'nats://127.0.0.1:5222', account: 'acme' })).toEqual([
       'npx gw prices BTC.USD 1 BTC T --group g-1 --nats nats://127.0.0.1:5222 --account acme',
+      'npx gw buy BTC.USD 0.01 BTC T --group g-1 --strategy manual --nats nats://127.0.0.1:5222 --account acme',
       'npx gw status --nats nats://127.0.0.1:5222 --account acme',
-      'NATS_URL=nats://127.0.0.1:5222 ACCOUNT=acme node dist/examples/sdk/price-follower.js',
     ]);
   });
 });

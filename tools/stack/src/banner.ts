@@ -34,16 +34,5 @@ export function tryNext(wiring: StackWiring): string[] {
     .join(' ');
   const gw = (args: string): string => `npx gw ${args}${options ? ` ${options}` : ''}`;
   const group = wiring.venue.defaultGroupUuid !== undefined ? ` --group ${wiring.venue.defaultGroupUuid}` : '';
-  const env = [
-    wiring.natsUrl !== 'nats://127.0.0.1:4222' ? `NATS_URL=${wiring.natsUrl}` : '',
-    wiring.account !== 'default' ? `ACCOUNT=${wiring.account}` : '',
-    wiring.prefix !== 'gw.v1' ? `NATS_SUBJECT_PREFIX=${wiring.prefix}` : '',
-  ]
-    .filter(Boolean)
-    .join(' ');
-  return [
-    gw(`prices BTC.USD 1 BTC T${group}`),
-    gw('status'),
-    `${env ? `${env} ` : ''}node dist/examples/sdk/price-follower.js`,
-  ];
+  return [gw(`prices BTC.USD 1 BTC T${group}`), gw(`buy BTC.USD 0.01 BTC T${group} --strategy manual`), gw('status')];
 }

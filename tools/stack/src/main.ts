@@ -100,6 +100,7 @@ async function preflight(config: StackConfig): Promise<VenueWiring | undefined> 
     realVenue = real.wiring;
   }
   const ports: [string, number][] = STACK_APPS.map((app) => [app.portVariable, config[app.portVariable]]);
+  ports.push(['ACCOUNT_SYNC_WEBHOOK_PORT', config.ACCOUNT_SYNC_WEBHOOK_PORT]);
   if (config.STACK_VENUE === 'sandbox') ports.push(['SANDBOX_PORT', config.SANDBOX_PORT]);
   if (config.NATS_URL === undefined) ports.push(['STACK_NATS_PORT', config.STACK_NATS_PORT]);
   for (const [name, port] of ports) {

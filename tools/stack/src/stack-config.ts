@@ -45,6 +45,10 @@ export class StackConfig implements CrossChecked {
 
   /** HTTP port (/health, /metrics) of each app; one variable per app (tools/stack/src/apps.ts). */
   @EnvPort() CONNECTOR_HTTP_PORT: number = 3001;
+  @EnvPort() EXECUTION_HTTP_PORT: number = 3002;
+  @EnvPort() ACCOUNT_SYNC_HTTP_PORT: number = 3003;
+  /** The account-sync app's webhook receiver; the sandbox sends its webhooks there. */
+  @EnvPort() ACCOUNT_SYNC_WEBHOOK_PORT: number = 3013;
 
   /** How long a component may take to become healthy before the start is given up. */
   @EnvMs(1_000, 600_000) STACK_READY_TIMEOUT_MS: number = 60_000;
@@ -75,6 +79,7 @@ export class StackConfig implements CrossChecked {
       }
     }
     const ports: [string, number][] = STACK_APPS.map((app) => [app.portVariable, this[app.portVariable]]);
+    ports.push(['ACCOUNT_SYNC_WEBHOOK_PORT', this.ACCOUNT_SYNC_WEBHOOK_PORT]);
     if (this.STACK_VENUE === 'sandbox') ports.push(['SANDBOX_PORT', this.SANDBOX_PORT]);
     if (this.NATS_URL === undefined) ports.push(['STACK_NATS_PORT', this.STACK_NATS_PORT]);
     for (const [i, [name, port]] of ports.entries()) {

@@ -5,7 +5,7 @@
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { STACK_APPS, type StackApp, type StackWiring } from './apps.js';
+import { STACK_APPS, webhookUrl, type StackApp, type StackWiring } from './apps.js';
 import { ManagedProcess } from './managed-process.js';
 import type { StackConfig } from './stack-config.js';
 import type { LoadedState } from './stack-state.js';
@@ -57,6 +57,7 @@ export class Stack {
         host: this.config.STACK_HOST,
         logLevel: this.config.LOG_LEVEL,
         venue,
+        webhookPort: this.config.ACCOUNT_SYNC_WEBHOOK_PORT,
         dataDir: this.dataDir,
       };
       for (const app of this.apps) await this.startApp(app, wiring);
@@ -129,6 +130,11 @@ export class Stack {
       SANDBOX_PORT: String(this.config.SANDBOX_PORT),
       SANDBOX_HOST: this.config.STACK_HOST,
       SANDBOX_CREDENTIALS_FILE: credentialsFile,
+      // The sandbox's webhooks go to the account-sync app's receiver (its ips.json lists 127.0.0.1 by default).
+      SANDBOX_WEBHOOK_URL: webhookUrl({
+        host: this.config.STACK_HOST,
+        webhookPort: this.config.ACCOUNT_SYNC_WEBHOOK_PORT,
+      }),
       VENUE_SIGNATURE_ENCODING: this.config.VENUE_SIGNATURE_ENCODING,
     });
     const component: Component = { name: 'sandbox-venue', url: '', detail: '', process: sandbox };

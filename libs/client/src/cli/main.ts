@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * `gw`: the gateway from a terminal (docs/strategy-guide.md "CLI"). Commands: prices, status, streams.
+ * `gw`: the gateway from a terminal (docs/strategy-guide.md "CLI"). Commands: prices, status, streams, buy,
+ * sell, orders, balances, trades, transactions, withdrawals, halt, resume, trading.
  * Errors say what went wrong and the next step; exit codes: 0 done, 1 failed, 2 bad usage.
  */
 import 'reflect-metadata'; // the contract classes' decorators (class-transformer) need it loaded first
@@ -8,6 +9,20 @@ import { GatewayClient } from '../gateway-client.js';
 import { ClientErrorCode, GatewayError } from '../gateway-error.js';
 import { commonOptions, parseCommand, COMMON_FLAGS } from './options.js';
 import { pricesArgs, runPrices, PRICES_HELP } from './prices-command.js';
+import {
+  BALANCES_FLAGS,
+  BALANCES_HELP,
+  runBalances,
+  runTrades,
+  runTransactions,
+  TRADES_FLAGS,
+  TRADES_HELP,
+  TRANSACTIONS_FLAGS,
+  TRANSACTIONS_HELP,
+} from './account-command.js';
+import { ORDER_HELP, ORDERS_FLAGS, ORDERS_HELP, orderArgs, runOrder, runOrders } from './order-command.js';
+import { runTrading, TRADING_FLAGS, TRADING_HELP } from './trading-command.js';
+import { runWithdrawals, WITHDRAWALS_FLAGS, WITHDRAWALS_HELP } from './withdrawals-command.js';
 import { runStatus, runStreams, STATUS_HELP, STREAMS_HELP } from './status-command.js';
 import { processTerminal } from './terminal.js';
 
@@ -16,6 +31,12 @@ const HELP = `gw — the brokerage gateway from a terminal
   gw prices <instrument> <quantity> <currency> <tenor> [--group <uuid>]   live prices
   gw status                                                               connector session, streams, consumer lag
   gw streams                                                              JetStream streams and consumers
+  gw buy|sell <instrument> <qty> <ccy> <tenor> --group <uuid> --strategy <id>
+                                                                          an order on the latest quote, to its outcome
+  gw orders [--unresolved] [--id <orderId>]                               open orders, or one order
+  gw balances | trades [--all] | transactions                             the account (account-sync)
+  gw withdrawals [list|submit|cancel|get]                                 withdrawals
+  gw halt|resume --reason <why>, gw trading                               the kill switch, trading states
 
 Every command takes --nats <url> (NATS_URL, default nats://127.0.0.1:4222), --account <name> (ACCOUNT, default
 "default"), --prefix <subjects> (NATS_SUBJECT_PREFIX, default gw.v1) and --json. \`gw <command> --help\` for more.`;
@@ -59,6 +80,43 @@ async function main(argv: string[]): Promise<number> {
         await runStreams(client, values['all'] === true, { json: options.json, terminal });
         return 0;
       }
+      case 'buy':
+      case 'sell': {
+        const { parsed, values } = orderArgs(command, args);
+        if (values['help'] === true || parsed === undefined) return help(ORDER_HELP);
+        const options = commonOptions(values, process.env);
+        client = await connect(options);
+        return await runOrder(client, parsed, { json: options.json, terminal });
+      }
+      case 'orders':
+      case 'balances':
+      case 'trades':
+      case 'transactions':
+      case 'withdrawals':
+      case 'halt':
+      case 'resume':
+      case 'trading': {
+        const spec = SIMPLE[command];
+        const { values, positionals } = parseCommand(command, args, spec.flags);
+        if (values['help'] === true) return help(spec.help);
+        if (command !== 'withdrawals' && positionals.length > 0) {
+          throw new GatewayError(
+            ClientErrorCode.BadArgument,
+            `gw ${command} takes no arguments`,
+            `see \`gw ${command} --help\``,
+          );
+        }
+        const options = commonOptions(values, process.env);
+        client = await connect(options);
+        const output = { json: options.json, terminal };
+        if (command === 'orders') await runOrders(client, values, output);
+        else if (command === 'balances') await runBalances(client, values, output);
+        else if (command === 'trades') await runTrades(client, values, output);
+        else if (command === 'transactions') await runTransactions(client, values, output);
+        else if (command === 'withdrawals') await runWithdrawals(client, values, positionals, output);
+        else await runTrading(client, command, values, output);
+        return 0;
+      }
       case undefined:
       case 'help':
       case '--help':
@@ -83,6 +141,17 @@ async function main(argv: string[]): Promise<number> {
     await client?.close().catch(() => undefined);
   }
 }
+
+const SIMPLE = {
+  orders: { flags: ORDERS_FLAGS, help: ORDERS_HELP },
+  balances: { flags: BALANCES_FLAGS, help: BALANCES_HELP },
+  trades: { flags: TRADES_FLAGS, help: TRADES_HELP },
+  transactions: { flags: TRANSACTIONS_FLAGS, help: TRANSACTIONS_HELP },
+  withdrawals: { flags: WITHDRAWALS_FLAGS, help: WITHDRAWALS_HELP },
+  halt: { flags: TRADING_FLAGS, help: TRADING_HELP },
+  resume: { flags: TRADING_FLAGS, help: TRADING_HELP },
+  trading: { flags: TRADING_FLAGS, help: TRADING_HELP },
+} as const;
 
 function connect(options: { nats: string; account: string; prefix: string }): Promise<GatewayClient> {
   return GatewayClient.connect({

@@ -1,0 +1,131 @@
+/**
+ * The account as the account-sync app mirrors it (docs/account-sync.md): balances, trades and transaction
+ * legs (request/reply queries answered from the mirror, no venue budget spent), one transaction's state, and
+ * the live changes of the account's state streams.
+ */
+import { Observable } from 'rxjs';
+import {
+  AccountSyncSubjects,
+  TransactionSubjects,
+  type BalanceQuery,
+  type BalanceState,
+  type StateQueryReply,
+  type TradeQuery,
+  type TransactionLeg,
+  type TransactionListQuery,
+  type TransactionStateChanged,
+  type AccountStateChanged,
+  type MirroredResource,
+} from '#contracts';
+import { gatewayRequest, type ClientContext } from './client-context.js';
+
+/** A venue trade (§2.4) as mirrored; the venue's own fields, decimals as strings. */
+export interface TradeRecord {
+  uuid: string;
+  createdAt?: string;
+  updatedAt?: string;
+  tradeRef?: string;
+  clientRef?: string;
+  tradeSide: 'BUY' | 'SELL';
+  state: string;
+  tradedAmount?: { amount: string; currency: string };
+  settlementAmount?: { amount: string; currency: string };
+  accountGroup?: { uuid: string; name?: string };
+  tradeClass?: string;
+  executedPrice?: string;
+  quoteId?: string;
+  settlementDate?: string;
+}
+
+export interface Page<T> {
+  total: number;
+  records: T[];
+}
+
+/** Rows per request when a whole history is read page by page. */
+const PAGE = 1_000;
+
+export class AccountApi {
+  readonly subjects: AccountSyncSubjects;
+  private readonly transactionSubjects: TransactionSubjects;
+
+  constructor(private readonly context: ClientContext) {
+    this.subjects = new AccountSyncSubjects(context.subjects);
+    this.transactionSubjects = new TransactionSubjects(context.subjects.prefix, context.subjects.account);
+  }
+
+  /** Balances per account group and currency. */
+  async balances(query: BalanceQuery = {}): Promise<BalanceState[]> {
+    return (await this.query<BalanceState>('balance', query)).records;
+  }
+
+  /** One page of trades, newest first (`limit` default 100, at most 1000). */
+  trades(query: TradeQuery = {}): Promise<Page<TradeRecord>> {
+    return this.query<TradeRecord>('trade', query);
+  }
+
+  /** Every trade matching `query`, newest first, read page by page; `progress(read, total)` after each page. */
+  async allTrades(
+    query: Omit<TradeQuery, 'limit' | 'offset'> = {},
+    progress?: (read: number, total: number) => void,
+  ): Promise<TradeRecord[]> {
+    const trades: TradeRecord[] = [];
+    for (;;) {
+      const page = await this.trades({ ...query, limit: PAGE, offset: trades.length });
+      trades.push(...page.records);
+      progress?.(trades.length, page.total);
+      if (page.records.length === 0 || trades.length >= page.total) return trades;
+    }
+  }
+
+  /** One page of transaction legs, newest first. */
+  transactions(query: TransactionListQuery = {}): Promise<Page<TransactionLeg>> {
+    return this.query<TransactionLeg>('transaction-list', query);
+  }
+
+  /** One transaction's latest state (by its uuid). */
+  async transaction(uuid: string): Promise<TransactionStateChanged> {
+    return (
+      await gatewayRequest<{ ok: true; transaction: TransactionStateChanged }>(
+        this.context,
+        this.transactionSubjects.get,
+        { uuid },
+      )
+    ).transaction;
+  }
+
+  /** Live changes of one mirrored resource (balance, trade, …) from now on (core NATS). */
+  changes$<T = unknown>(resource: MirroredResource): Observable<AccountStateChanged<T>> {
+    return subjectJson<AccountStateChanged<T>>(this.context, this.subjects.allStateChanges(resource));
+  }
+
+  /** Live transaction state changes from now on. */
+  transactionChanges$(): Observable<TransactionStateChanged> {
+    return subjectJson<TransactionStateChanged>(this.context, this.transactionSubjects.allChanged);
+  }
+
+  private async query<T>(resource: MirroredResource | 'transaction-list', query: object): Promise<Page<T>> {
+    const reply = await gatewayRequest<Extract<StateQueryReply<T>, { ok: true }>>(
+      this.context,
+      this.subjects.query(resource),
+      query,
+    );
+    return { total: reply.total, records: reply.records };
+  }
+}
+
+export function subjectJson<T>(context: ClientContext, subject: string): Observable<T> {
+  return new Observable<T>((subscriber) => {
+    const sub = context.nc.subscribe(subject, {
+      callback: (error, message) => {
+        if (error !== null) return;
+        try {
+          subscriber.next(message.json<T>());
+        } catch {
+          // not JSON: not of this contract
+        }
+      },
+    });
+    return () => sub.unsubscribe();
+  });
+}

@@ -1,0 +1,161 @@
+/**
+ * `gw balances`, `gw trades`, `gw transactions`: the account as the account-sync app mirrors it. `gw trades
+ * --all` reads the whole history page by page and shows its progress (redrawn on a terminal, on stderr
+ * elsewhere so a pipe gets only the rows).
+ */
+import type { BalanceState, TransactionLeg } from '#contracts';
+import type { TradeRecord } from '../account.js';
+import type { GatewayClient } from '../gateway-client.js';
+import { COMMON_FLAGS, positiveInt } from './options.js';
+import { paint, table, type Terminal } from './terminal.js';
+
+export const BALANCES_HELP = `gw balances [--group <uuid>] [--ccy <ccy>] [--non-zero]
+  Balances per account group and currency (total, available, brokerage available).
+  --json           one JSON document`;
+
+export const TRADES_HELP = `gw trades [--group <uuid>] [--state <state>] [--limit <n>] [--all]
+  Trades, newest first (default the 20 newest). --all reads the whole history, with progress.
+  --json           one JSON document`;
+
+export const TRANSACTIONS_HELP = `gw transactions [--group <uuid>] [--ccy <ccy>] [--state <state>] [--limit <n>]
+  Transaction legs (deposits, withdrawals, trade debits and credits), newest first.
+  --json           one JSON document`;
+
+export const BALANCES_FLAGS = {
+  ...COMMON_FLAGS,
+  group: { type: 'string' },
+  ccy: { type: 'string' },
+  'non-zero': { type: 'boolean' },
+} as const;
+export const TRADES_FLAGS = {
+  ...COMMON_FLAGS,
+  group: { type: 'string' },
+  state: { type: 'string' },
+  limit: { type: 'string' },
+  all: { type: 'boolean' },
+} as const;
+export const TRANSACTIONS_FLAGS = {
+  ...COMMON_FLAGS,
+  group: { type: 'string' },
+  ccy: { type: 'string' },
+  state: { type: 'string' },
+  limit: { type: 'string' },
+} as const;
+
+type Output = { json: boolean; terminal: Terminal };
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function defined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+export async function runBalances(
+  client: GatewayClient,
+  values: Record<string, unknown>,
+  output: Output,
+): Promise<void> {
+  const balances = await client.account.balances(
+    defined({
+      accountGroupUuid: text(values['group']),
+      ccy: text(values['ccy']),
+      nonZero: values['non-zero'] === true || undefined,
+    }),
+  );
+  if (output.json) output.terminal.line(JSON.stringify(balances));
+  else for (const line of balancesTable(balances)) output.terminal.line(line);
+}
+
+export function balancesTable(balances: BalanceState[]): string[] {
+  if (balances.length === 0)
+    return ['no balances yet — account-sync reads them within seconds of its start (`gw status`)'];
+  return table([
+    ['GROUP', 'NAME', 'CCY', 'BALANCE', 'AVAILABLE', 'BROKERAGE AVAILABLE'],
+    ...balances.map((b) => [
+      b.accountGroupUuid,
+      b.accountGroupName ?? '',
+      b.ccy,
+      b.balance,
+      b.available,
+      b.brokerageAvailable,
+    ]),
+  ]);
+}
+
+export async function runTrades(client: GatewayClient, values: Record<string, unknown>, output: Output): Promise<void> {
+  const query = defined({ accountGroupUuid: text(values['group']), state: text(values['state']) });
+  let trades: TradeRecord[];
+  if (values['all'] === true) {
+    trades = await client.account.allTrades(query, (read, total) => {
+      const line = `reading trades: ${read} of ${total}`;
+      if (output.terminal.isTty) output.terminal.redraw([paint(output.terminal, 'grey', line)]);
+      else output.terminal.error(line);
+    });
+  } else {
+    trades = (await client.account.trades({ ...query, limit: positiveInt('trades', 'limit', values['limit']) ?? 20 }))
+      .records;
+  }
+  if (output.json) output.terminal.line(JSON.stringify(trades));
+  else for (const line of tradesTable(trades, output.terminal)) output.terminal.line(line);
+}
+
+export function tradesTable(trades: TradeRecord[], colours: Pick<Terminal, 'colour'>): string[] {
+  if (trades.length === 0) return ['no trades'];
+  return table([
+    ['CREATED', 'TRADE', 'SIDE', 'TRADED', 'SETTLEMENT', 'PRICE', 'STATE', 'CLIENT REF'],
+    ...trades.map((t) => [
+      t.createdAt ?? '',
+      t.tradeRef ?? t.uuid,
+      t.tradeSide,
+      t.tradedAmount !== undefined ? `${t.tradedAmount.amount} ${t.tradedAmount.currency}` : '',
+      t.settlementAmount !== undefined ? `${t.settlementAmount.amount} ${t.settlementAmount.currency}` : '',
+      t.executedPrice ?? '',
+      paint(
+        colours,
+        t.state === 'SETTLED' ? 'green' : t.state === 'FAILED' || t.state === 'CANCELLED' ? 'red' : 'yellow',
+        t.state,
+      ),
+      t.clientRef ?? '',
+    ]),
+  ]);
+}
+
+export async function runTransactions(
+  client: GatewayClient,
+  values: Record<string, unknown>,
+  output: Output,
+): Promise<void> {
+  const page = await client.account.transactions(
+    defined({
+      accountGroupUuid: text(values['group']),
+      ccy: text(values['ccy']),
+      state: text(values['state']),
+      limit: positiveInt('transactions', 'limit', values['limit']) ?? 20,
+    }),
+  );
+  if (output.json) output.terminal.line(JSON.stringify(page));
+  else for (const line of transactionsTable(page.records, output.terminal)) output.terminal.line(line);
+}
+
+export function transactionsTable(legs: TransactionLeg[], colours: Pick<Terminal, 'colour'>): string[] {
+  if (legs.length === 0) return ['no transactions'];
+  return table([
+    ['TIME', 'TRANSACTION', 'TYPE', 'AMOUNT', 'STATE', 'BALANCE AFTER', 'TRADE'],
+    ...legs.map((leg) => {
+      const at = leg.received ?? leg.timestampMillis;
+      const colour =
+        leg.transactionState === 'PROCESSED' ? 'green' : leg.transactionState === 'PENDING' ? 'yellow' : 'red';
+      return [
+        at !== undefined ? new Date(at).toISOString() : '',
+        leg.uuid,
+        leg.transactionType,
+        `${leg.amount} ${leg.ccy}`,
+        paint(colours, colour, leg.transactionState),
+        leg.balanceAfter ?? '',
+        leg.tradeRef ?? '',
+      ];
+    }),
+  ]);
+}

@@ -1,0 +1,142 @@
+import { describe, expect, it } from '@jest/globals';
+import type { OrderView, TradingStatesReply, WithdrawalView } from '#contracts';
+import { balancesTable, transactionsTable } from './account-command.js';
+import { orderArgs, ordersTable, outcomeLines } from './order-command.js';
+import { tradingLines } from './trading-command.js';
+import { withdrawalLines } from './withdrawals-command.js';
+
+const plain = { colour: false };
+const colour = { colour: true };
+const order: OrderView = {
+  v: 1,
+  orderId: 'o-1',
+  clientRequestId: 'c-1',
+  idempotencyKey: 'k-1',
+  strategyId: 'manual',
+  accountGroup: 'g',
+  side: 'BUY',
+  instrument: 'BTC.USD',
+  quoteId: 'q-1',
+  state: 'SUCCESS',
+  status: 'SUCCESS',
+  final: true,
+  evidence: 'reply',
+  fill: {
+    price: '64302.57',
+    baseCurrency: 'BTC',
+    quoteCurrency: 'USD',
+    baseAmount: '0.01',
+    quoteAmount: '643.0257',
+    tradeRef: 'T-9',
+    source: 'outcome',
+  },
+  acceptedAt: 0,
+  updatedAt: 0,
+  quoteExpiresAt: 600_000,
+};
+
+describe('gw order rendering', () => {
+  it('a success: the fill with exact amounts, green only with colour', () => {
+    expect(outcomeLines(order, plain)).toEqual([
+      'outcome: SUCCESS (from reply)',
+      '  bought 0.01 BTC at 64302.57 USD, paid 643.0257 USD, trade T-9',
+    ]);
+    expect(outcomeLines(order, colour)[0]).toBe('outcome: \x1b[32mSUCCESS\x1b[0m (from reply)');
+  });
+
+  it('an unknown outcome is said as not final (yellow), never as a failure, with how to follow it', () => {
+    const unknown: OrderView = { ...order, state: 'UNKNOWN', status: 'UNKNOWN', final: false, fill: undefined };
+    delete unknown.fill;
+    const lines = outcomeLines(unknown, colour);
+    expect(lines[0]).toBe('outcome: \x1b[33mUNKNOWN\x1b[0m (from reply)');
+    expect(lines.join('\n')).not.toMatch(/fail/i);
+    expect(lines[1]).toContain('never re-places it; follow with `gw orders --id o-1`');
+  });
+
+  it('a failure carries its code and message', () => {
+    const failed: OrderView = { ...order, state: 'FAILED', status: 'FAILED', code: 'RFS100011', message: 'no' };
+    delete failed.fill;
+    expect(outcomeLines(failed, plain)).toEqual(['outcome: FAILED (from reply)', '  RFS100011: no']);
+  });
+
+  it('the orders table, and an empty one', () => {
+    expect(ordersTable([order], plain)[0]).toMatch(/^ORDER\s+STRATEGY\s+SIDE\s+INSTRUMENT\s+STATE/);
+    expect(ordersTable([order], plain)[1]).toMatch(/^o-1\s+manual\s+BUY\s+BTC\.USD\s+SUCCESS\s+SUCCESS\s+64302\.57/);
+    expect(ordersTable([], plain)).toEqual(['no orders']);
+  });
+
+  it('buy/sell arguments: required group and strategy, a plain quantity', () => {
+    expect(orderArgs('sell', ['BTC.USD', '0.5', 'BTC', 'T', '--group', 'g', '--strategy', 's']).parsed).toEqual({
+      side: 'SELL',
+      instrument: 'BTC.USD',
+      quantity: '0.5',
+      currency: 'BTC',
+      tenor: 'T',
+      group: 'g',
+      strategy: 's',
+      waitMs: 60_000,
+    });
+    expect(() => orderArgs('buy', ['BTC.USD', '0.5', 'BTC', 'T', '--strategy', 's'])).toThrow(/--group/);
+    expect(() => orderArgs('buy', ['BTC.USD', '1e3', 'BTC', 'T', '--group', 'g', '--strategy', 's'])).toThrow(
+      /quantity/,
+    );
+    expect(() => orderArgs('buy', ['BTC.USD', '1'])).toThrow(/needs <instrument>/);
+  });
+});
+
+describe('gw account rendering', () => {
+  it('balances and transactions as tables, decimals as given', () => {
+    const lines = balancesTable([
+      { accountGroupUuid: 'g', ccy: 'USD', balance: '1000000.00', available: '999356.97', brokerageAvailable: '0' },
+    ]);
+    expect(lines[0]).toMatch(/^GROUP\s+NAME\s+CCY\s+BALANCE\s+AVAILABLE\s+BROKERAGE AVAILABLE$/);
+    expect(lines[1]).toMatch(/^g\s+USD\s+1000000\.00\s+999356\.97\s+0$/);
+    const legs = transactionsTable(
+      [
+        {
+          uuid: 't-1',
+          transactionClass: 'CASH',
+          transactionType: 'DEPOSIT',
+          transactionState: 'PENDING',
+          ccy: 'USD',
+          amount: '10.00',
+          received: 0,
+        },
+      ],
+      plain,
+    );
+    expect(legs[1]).toMatch(/^1970-01-01T00:00:00\.000Z\s+t-1\s+DEPOSIT\s+10\.00 USD\s+PENDING$/);
+  });
+
+  it('a withdrawal of unknown outcome says it is never submitted twice', () => {
+    const view: WithdrawalView = {
+      requestId: 'r1',
+      idempotencyKey: 'k',
+      kind: 'fiat',
+      state: 'UNKNOWN',
+      accountGroupUuid: 'g',
+      ccy: 'USD',
+      amount: '100.50',
+      createdAt: 0,
+      updatedAt: 0,
+    };
+    const lines = withdrawalLines(view, plain);
+    expect(lines[0]).toBe('withdrawal r1 (key k): UNKNOWN — fiat 100.50 USD from group g');
+    expect(lines[1]).toContain('never submits it twice');
+  });
+
+  it('trading states: who halted and why; unreadable store said first', () => {
+    const states: TradingStatesReply = {
+      ok: true,
+      readable: false,
+      global: { scope: 'global', state: 'HALTED', by: 'anna', reason: 'incident', at: 'T', revision: 2 },
+      accountGroups: [],
+      strategies: [{ scope: 'strategy', id: 's', state: 'REDUCING', by: 'bot', reason: 'r', at: 'T', revision: 1 }],
+    };
+    expect(tradingLines(states, plain)).toEqual([
+      'trading states cannot be read: every order is refused (fail closed)',
+      'global: HALTED — by anna at T: incident',
+      '  strategy s: REDUCING — by bot at T: r',
+    ]);
+  });
+});

@@ -1,0 +1,198 @@
+/**
+ * `gw buy|sell <instrument> <quantity> <currency> <tenor> --group <uuid> --strategy <id>`: one order on the
+ * latest quote of that stream (the execution app picks the freshest live quote), followed to its outcome —
+ * each state as it is entered, then the outcome. UNKNOWN and INDETERMINATE are said as such (never as a
+ * failure); exit code 0 SUCCESS, 1 FAILED or refused, 3 outcome not known yet. `gw orders`: open orders.
+ */
+import type { OrderEvent, OrderView } from '#contracts';
+import type { GatewayClient } from '../gateway-client.js';
+import { parseCommand, positiveInt, usage, COMMON_FLAGS } from './options.js';
+import { paint, table, type Terminal } from './terminal.js';
+
+export const ORDER_HELP = `gw buy|sell <instrument> <quantity> <currency> <tenor> --group <uuid> --strategy <id>
+  Places one order on the latest quote of that price stream and follows it to its outcome.
+  e.g. gw buy BTC.USD 0.01 BTC T --group <account group uuid> --strategy manual
+  --worst-price <p>   refuse a price worse than p (quote currency per base unit)
+  --key <key>         idempotency key (a repeat answers the same order; default: a new one)
+  --wait <seconds>    how long to wait for a final state (default 60); then the state it is in
+  --json              one JSON line per event, then the outcome
+  Exit code: 0 SUCCESS, 1 FAILED or refused, 3 not final yet (UNKNOWN/INDETERMINATE/PENDING: not a failure).`;
+
+export const ORDERS_HELP = `gw orders [--unresolved] [--strategy <id>] [--id <orderId>]
+  Open orders (not final), or with --unresolved those of unknown outcome; --id shows one order.
+  --json           one JSON document`;
+
+const ORDER_FLAGS = {
+  ...COMMON_FLAGS,
+  group: { type: 'string' },
+  strategy: { type: 'string' },
+  'worst-price': { type: 'string' },
+  key: { type: 'string' },
+  wait: { type: 'string' },
+} as const;
+
+export interface OrderArgs {
+  side: 'BUY' | 'SELL';
+  instrument: string;
+  quantity: string;
+  currency: string;
+  tenor: string;
+  group: string;
+  strategy: string;
+  worstPrice?: string;
+  key?: string;
+  waitMs: number;
+}
+
+export function orderArgs(
+  command: 'buy' | 'sell',
+  args: string[],
+): { parsed?: OrderArgs; values: Record<string, unknown> } {
+  const { values, positionals } = parseCommand(command, args, ORDER_FLAGS);
+  if (values['help'] === true) return { values };
+  const [instrument, quantity, currency, tenor, ...rest] = positionals;
+  if (instrument === undefined || quantity === undefined || currency === undefined || tenor === undefined) {
+    throw usage(command, `gw ${command} needs <instrument> <quantity> <currency> <tenor>`);
+  }
+  if (rest.length > 0) throw usage(command, `unexpected argument "${rest[0]?.slice(0, 40)}"`);
+  if (!/^\d+(\.\d+)?$/.test(quantity)) throw usage(command, 'quantity must be a plain decimal such as 0.01');
+  const group = values['group'];
+  const strategy = values['strategy'];
+  if (typeof group !== 'string')
+    throw usage(command, '--group <account group uuid> is required (`gw balances` lists them)');
+  if (typeof strategy !== 'string') throw usage(command, '--strategy <id> is required (who places the order)');
+  const wait = positiveInt(command, 'wait', values['wait']) ?? 60;
+  return {
+    values,
+    parsed: {
+      side: command === 'buy' ? 'BUY' : 'SELL',
+      instrument,
+      quantity,
+      currency,
+      tenor,
+      group,
+      strategy,
+      ...(typeof values['worst-price'] === 'string' ? { worstPrice: values['worst-price'] } : {}),
+      ...(typeof values['key'] === 'string' ? { key: values['key'] } : {}),
+      waitMs: wait * 1000,
+    },
+  };
+}
+
+/** Places and follows; the exit code by outcome. */
+export async function runOrder(
+  client: GatewayClient,
+  args: OrderArgs,
+  output: { json: boolean; terminal: Terminal },
+): Promise<number> {
+  const placed = client.orders.place(
+    {
+      strategyId: args.strategy,
+      accountGroup: args.group,
+      side: args.side,
+      instrument: args.instrument,
+      quantity: args.quantity,
+      currency: args.currency,
+      tenor: args.tenor,
+      ...(args.worstPrice !== undefined ? { worstPrice: args.worstPrice } : {}),
+      ...(args.key !== undefined ? { idempotencyKey: args.key } : {}),
+    },
+    { settleWaitMs: args.waitMs },
+  );
+  const accepted = await placed.accepted;
+  if (!output.json) {
+    output.terminal.line(
+      `order ${accepted.orderId} accepted${accepted.duplicate ? ' (same key: the existing order)' : ''}: ${describeRequest(accepted.order)}`,
+    );
+  }
+  const subscription = placed.events.subscribe({
+    next: (event) => output.terminal.line(output.json ? JSON.stringify(event) : eventLine(event, output.terminal)),
+    error: () => undefined,
+  });
+  const outcome = await placed.outcome;
+  subscription.unsubscribe();
+  if (output.json) output.terminal.line(JSON.stringify({ outcome }));
+  else for (const line of outcomeLines(outcome, output.terminal)) output.terminal.line(line);
+  return outcome.state === 'SUCCESS' ? 0 : outcome.state === 'FAILED' ? 1 : 3;
+}
+
+export function describeRequest(order: OrderView): string {
+  return `${order.side} ${order.instrument ?? ''} on quote ${order.quoteId} for group ${order.accountGroup} (strategy ${order.strategyId})`;
+}
+
+export function eventLine(event: OrderEvent, colours: Pick<Terminal, 'colour'>): string {
+  const at = new Date(event.at).toISOString().slice(11, 23);
+  return `  ${at}  ${stateText(event.order, colours)}${event.order.status !== undefined ? ` (venue ${event.order.status})` : ''}`;
+}
+
+export function outcomeLines(order: OrderView, colours: Pick<Terminal, 'colour'>): string[] {
+  const lines = [
+    `outcome: ${stateText(order, colours)}${order.evidence !== undefined ? ` (from ${order.evidence})` : ''}`,
+  ];
+  if (order.fill !== undefined) {
+    const f = order.fill;
+    lines.push(
+      `  ${order.side === 'BUY' ? 'bought' : 'sold'} ${f.baseAmount} ${f.baseCurrency} at ${f.price} ${f.quoteCurrency}, ${order.side === 'BUY' ? 'paid' : 'received'} ${f.quoteAmount} ${f.quoteCurrency}${f.tradeRef !== undefined ? `, trade ${f.tradeRef}` : ''}`,
+    );
+  }
+  if (order.code !== undefined) lines.push(`  ${order.code}${order.message !== undefined ? `: ${order.message}` : ''}`);
+  if (!order.final) {
+    lines.push(
+      `  not final yet: the gateway keeps reconciling it with the venue and never re-places it; follow with \`gw orders --id ${order.orderId}\``,
+    );
+  }
+  return lines;
+}
+
+function stateText(order: OrderView, colours: Pick<Terminal, 'colour'>): string {
+  const colour =
+    order.state === 'SUCCESS' ? 'green' : order.state === 'FAILED' ? 'red' : order.final ? 'bold' : 'yellow';
+  return paint(colours, colour, order.state);
+}
+
+export function ordersTable(orders: OrderView[], colours: Pick<Terminal, 'colour'>): string[] {
+  if (orders.length === 0) return ['no orders'];
+  return table([
+    ['ORDER', 'STRATEGY', 'SIDE', 'INSTRUMENT', 'STATE', 'STATUS', 'PRICE', 'UPDATED'],
+    ...orders.map((o) => [
+      o.orderId,
+      o.strategyId,
+      o.side,
+      o.instrument ?? '',
+      stateText(o, colours),
+      o.status ?? '',
+      o.fill?.price ?? '',
+      new Date(o.updatedAt).toISOString(),
+    ]),
+  ]);
+}
+
+export const ORDERS_FLAGS = {
+  ...COMMON_FLAGS,
+  unresolved: { type: 'boolean' },
+  strategy: { type: 'string' },
+  id: { type: 'string' },
+} as const;
+
+export async function runOrders(
+  client: GatewayClient,
+  values: Record<string, unknown>,
+  output: { json: boolean; terminal: Terminal },
+): Promise<void> {
+  if (typeof values['id'] === 'string') {
+    const order = await client.orders.get({ orderId: values['id'] });
+    if (output.json) output.terminal.line(JSON.stringify(order));
+    else {
+      for (const line of [...ordersTable([order], output.terminal), ...outcomeLines(order, output.terminal)]) {
+        output.terminal.line(line);
+      }
+    }
+    return;
+  }
+  const orders = await client.orders.list({
+    filter: values['unresolved'] === true ? 'unresolved' : 'open',
+    ...(typeof values['strategy'] === 'string' ? { strategyId: values['strategy'] } : {}),
+  });
+  if (output.json) output.terminal.line(JSON.stringify(orders));
+  else for (const line of ordersTable(orders, output.terminal)) output.terminal.line(line);
+}

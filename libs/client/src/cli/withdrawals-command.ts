@@ -1,0 +1,133 @@
+/**
+ * `gw withdrawals`: list (the venue's lists), `submit`, `cancel`. A submit names its request with an
+ * idempotency key (default: a new one, printed): repeating the command with the same `--key` never creates a
+ * second withdrawal. A submit of unknown outcome is said as UNKNOWN (the gateway settles it from the venue's
+ * lists; never re-sent).
+ */
+import type { WithdrawalListItem, WithdrawalView } from '#contracts';
+import type { GatewayClient } from '../gateway-client.js';
+import { COMMON_FLAGS, positiveInt, usage } from './options.js';
+import { paint, table, type Terminal } from './terminal.js';
+
+export const WITHDRAWALS_HELP = `gw withdrawals [list] [--kind fiat|crypto] [--limit <n>]
+gw withdrawals submit <fiat|crypto> <amount> <ccy> --group <uuid> (--bank-account <uuid> | --wallet <uuid>) [--key <k>] [--comment <text>]
+gw withdrawals cancel <requestId> | --key <k>
+gw withdrawals get <requestId> | --key <k>
+  --json           one JSON document`;
+
+export const WITHDRAWALS_FLAGS = {
+  ...COMMON_FLAGS,
+  kind: { type: 'string' },
+  limit: { type: 'string' },
+  group: { type: 'string' },
+  'bank-account': { type: 'string' },
+  wallet: { type: 'string' },
+  key: { type: 'string' },
+  comment: { type: 'string' },
+} as const;
+
+type Output = { json: boolean; terminal: Terminal };
+
+export async function runWithdrawals(
+  client: GatewayClient,
+  values: Record<string, unknown>,
+  positionals: string[],
+  output: Output,
+): Promise<void> {
+  const [action = 'list', ...rest] = positionals;
+  const key = typeof values['key'] === 'string' ? values['key'] : undefined;
+  switch (action) {
+    case 'list': {
+      const kind = values['kind'];
+      if (kind !== undefined && kind !== 'fiat' && kind !== 'crypto')
+        throw usage('withdrawals', '--kind must be fiat or crypto');
+      const limit = positiveInt('withdrawals', 'limit', values['limit']);
+      const list = await client.withdrawals.list({
+        ...(kind !== undefined ? { kind } : {}),
+        ...(limit !== undefined ? { limit } : {}),
+      });
+      if (output.json) output.terminal.line(JSON.stringify(list));
+      else for (const line of withdrawalListTable(list.withdrawals, list.truncated)) output.terminal.line(line);
+      return;
+    }
+    case 'submit': {
+      const [kind, amount, ccy] = rest;
+      if ((kind !== 'fiat' && kind !== 'crypto') || amount === undefined || ccy === undefined) {
+        throw usage('withdrawals', 'gw withdrawals submit needs <fiat|crypto> <amount> <ccy>');
+      }
+      const group = values['group'];
+      if (typeof group !== 'string') throw usage('withdrawals', '--group <account group uuid> is required');
+      const bank = values['bank-account'];
+      const wallet = values['wallet'];
+      const view = await client.withdrawals.submit({
+        kind,
+        amount,
+        ccy,
+        accountGroupUuid: group,
+        ...(typeof bank === 'string' ? { bankAccountUuid: bank } : {}),
+        ...(typeof wallet === 'string' ? { walletUuid: wallet } : {}),
+        ...(typeof values['comment'] === 'string' ? { clientComment: values['comment'] } : {}),
+        ...(key !== undefined ? { idempotencyKey: key } : {}),
+      });
+      print(view, output);
+      return;
+    }
+    case 'cancel':
+    case 'get': {
+      const requestId = rest[0];
+      if (requestId === undefined && key === undefined)
+        throw usage('withdrawals', `gw withdrawals ${action} needs <requestId> or --key`);
+      const ref = requestId !== undefined ? { requestId } : { idempotencyKey: key ?? '' };
+      print(action === 'cancel' ? await client.withdrawals.cancel(ref) : await client.withdrawals.get(ref), output);
+      return;
+    }
+    default:
+      throw usage('withdrawals', `unknown action "${action.slice(0, 40)}" (list, submit, cancel, get)`);
+  }
+}
+
+function print(view: WithdrawalView, output: Output): void {
+  if (output.json) output.terminal.line(JSON.stringify(view));
+  else for (const line of withdrawalLines(view, output.terminal)) output.terminal.line(line);
+}
+
+export function withdrawalLines(view: WithdrawalView, colours: Pick<Terminal, 'colour'>): string[] {
+  const colour =
+    view.state === 'PROCESSED'
+      ? 'green'
+      : ['FAILED', 'REJECTED', 'CANCELLED', 'NOT_FOUND'].includes(view.state)
+        ? 'red'
+        : 'yellow';
+  const lines = [
+    `withdrawal ${view.requestId} (key ${view.idempotencyKey}): ${paint(colours, colour, view.state)} — ${view.kind} ${view.amount} ${view.ccy} from group ${view.accountGroupUuid}${view.venueUuid !== undefined ? `, venue ${view.venueUuid}` : ''}`,
+  ];
+  if (view.rejection !== undefined) lines.push(`  ${view.rejection.code}: ${view.rejection.message}`);
+  if (view.state === 'UNKNOWN') {
+    lines.push(
+      "  outcome not known yet: the gateway settles it from the venue's lists and never submits it twice; `gw withdrawals get " +
+        view.requestId +
+        '`',
+    );
+  }
+  if (view.cancelRequested === true && view.state !== 'CANCELLED')
+    lines.push("  cancel requested; the venue's list confirms it");
+  return lines;
+}
+
+export function withdrawalListTable(items: WithdrawalListItem[], truncated: boolean): string[] {
+  if (items.length === 0) return ['no withdrawals'];
+  const lines = table([
+    ['CREATED', 'KIND', 'VENUE UUID', 'REQUEST', 'AMOUNT', 'STATE', 'TO'],
+    ...items.map((w) => [
+      w.dateCreated ?? '',
+      w.kind,
+      w.venueUuid,
+      w.requestId ?? '',
+      `${w.amount ?? ''} ${w.ccy ?? ''}`.trim(),
+      w.state ?? '',
+      w.bankAccount?.alias ?? w.bankAccount?.name ?? w.wallet?.alias ?? w.wallet?.address ?? w.coinAddress ?? '',
+    ]),
+  ]);
+  if (truncated) lines.push('(more withdrawals than the list limit: --limit)');
+  return lines;
+}

@@ -1,0 +1,65 @@
+/**
+ * Withdrawals through the account-sync app (docs/account-sync.md): submit (the idempotency key names one
+ * request for ever: a repeat returns it, never a second one), cancel, get, list the venue's own lists, and
+ * follow the state changes. A submit of unknown outcome stays UNKNOWN until the venue's lists settle it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Observable } from 'rxjs';
+import {
+  WithdrawalSubjects,
+  type WithdrawalKind,
+  type WithdrawalSubmitRequest,
+  type WithdrawalListItem,
+  type WithdrawalStateChanged,
+  type WithdrawalView,
+} from '#contracts';
+import { subjectJson } from './account.js';
+import { gatewayRequest, type ClientContext } from './client-context.js';
+
+/** A submit (`WithdrawalSubmitRequest`) whose idempotency key defaults to a new uuid (a retry must pass the same). */
+export type WithdrawalRequest = Omit<WithdrawalSubmitRequest, 'idempotencyKey'> & { idempotencyKey?: string };
+
+/** The gateway's requestId or the caller's idempotency key. */
+export type WithdrawalRef = { requestId: string } | { idempotencyKey: string };
+
+export class WithdrawalsApi {
+  readonly subjects: WithdrawalSubjects;
+
+  constructor(private readonly context: ClientContext) {
+    this.subjects = new WithdrawalSubjects(context.subjects.prefix, context.subjects.account);
+  }
+
+  async submit(request: WithdrawalRequest): Promise<WithdrawalView> {
+    const body = { ...request, idempotencyKey: request.idempotencyKey ?? randomUUID() };
+    return (await gatewayRequest<{ ok: true; withdrawal: WithdrawalView }>(this.context, this.subjects.submit, body))
+      .withdrawal;
+  }
+
+  async cancel(ref: WithdrawalRef): Promise<WithdrawalView> {
+    return (await gatewayRequest<{ ok: true; withdrawal: WithdrawalView }>(this.context, this.subjects.cancel, ref))
+      .withdrawal;
+  }
+
+  async get(ref: WithdrawalRef): Promise<WithdrawalView> {
+    return (await gatewayRequest<{ ok: true; withdrawal: WithdrawalView }>(this.context, this.subjects.get, ref))
+      .withdrawal;
+  }
+
+  /** The venue's lists (every API-raised request of the account's groups), newest first. */
+  async list(request: { kind?: WithdrawalKind; limit?: number } = {}): Promise<{
+    withdrawals: WithdrawalListItem[];
+    truncated: boolean;
+  }> {
+    const reply = await gatewayRequest<{ ok: true; withdrawals: WithdrawalListItem[]; truncated: boolean }>(
+      this.context,
+      this.subjects.list,
+      request,
+    );
+    return { withdrawals: reply.withdrawals, truncated: reply.truncated };
+  }
+
+  /** Live state changes of every withdrawal from now on. */
+  changes$(): Observable<WithdrawalStateChanged> {
+    return subjectJson<WithdrawalStateChanged>(this.context, this.subjects.allChanged);
+  }
+}
