@@ -11,7 +11,8 @@ import {
   KillSwitchRequest,
   OrderCommand,
   parseContract,
-  PlaceOrderRequest,
+  parsePlaceOrder,
+  type PlaceOrderRequest,
   riskSubjects,
   RiskLimitsChange,
   RiskScopeQuery,
@@ -132,7 +133,6 @@ const VALIDATED = [
   ['StreamRequest', StreamRequest],
   ['StreamRelease', StreamRelease],
   ['OrderCommand', OrderCommand],
-  ['PlaceOrderRequest', PlaceOrderRequest],
   ['TradingStateChange', TradingStateChange],
   ['KillSwitchRequest', KillSwitchRequest],
   ['RiskLimitsChange', RiskLimitsChange],
@@ -282,6 +282,18 @@ const withdrawalSample: Required<WithdrawalView> = {
   updatedAt: 0,
   venueLastUpdated: '',
 };
+const placeOrderSample: Required<PlaceOrderRequest> = {
+  idempotencyKey: '',
+  strategyId: '',
+  accountGroup: '',
+  side: 'BUY',
+  quoteId: '',
+  instrument: '',
+  quantity: '',
+  currency: '',
+  tenor: '',
+  worstPrice: '',
+};
 const withdrawalChangedSample: Required<WithdrawalStateChanged> = {
   v: 1,
   previousState: null,
@@ -290,6 +302,11 @@ const withdrawalChangedSample: Required<WithdrawalStateChanged> = {
 
 /** Contract interfaces (published, not validated on receipt): schema fields = the interface's fields. */
 const INTERFACES = [
+  [
+    'PlaceOrderRequest',
+    placeOrderSample,
+    requiredKeys<PlaceOrderRequest>()(['idempotencyKey', 'strategyId', 'accountGroup', 'side']),
+  ],
   [
     'PriceMessage',
     priceSample,
@@ -478,6 +495,14 @@ describe('docs/asyncapi.yaml matches libs/contracts', () => {
     const schema = schemaOf(name);
     expect(new Set(Object.keys(schema.properties ?? {}))).toEqual(new Set(Object.keys(sample)));
     expect(new Set(schema.required)).toEqual(new Set(required));
+  });
+
+  it('every example of PlaceOrderRequest passes the execution app’s own parser', () => {
+    const examples = resolved.components.messages['PlaceOrderRequest']?.examples ?? [];
+    expect(examples.length).toBeGreaterThan(0);
+    for (const example of examples) {
+      expect(parsePlaceOrder(JSON.stringify(example.payload))).toMatchObject({ ok: true });
+    }
   });
 
   it.each(VALIDATED)('every example of %s passes the apps’ own validation', (name, Class) => {
