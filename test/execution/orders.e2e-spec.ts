@@ -159,7 +159,7 @@ describe('execution: the order API, one final outcome per order', () => {
     });
     expect(reply.ok).toBe(false);
     if (reply.ok) return;
-    expect(reply.error.code).toBe('REQUEST_INVALID');
+    expect(reply.error.code).toBe('INVALID_REQUEST');
     const fields = (reply.error.fields ?? []).map((f) => f.field).sort();
     expect(fields).toEqual(
       expect.arrayContaining([
@@ -176,9 +176,9 @@ describe('execution: the order API, one final outcome per order', () => {
     );
     expect(JSON.stringify(reply).length).toBeLessThan(4_000); // the 10 KB value is not echoed
     const notJson = await stack.algo.request('gw.v1.acct1.exec.order.place', 'not json', { timeout: 10_000 });
-    expect(notJson.json()).toMatchObject({ ok: false, error: { code: 'REQUEST_INVALID' } });
+    expect(notJson.json()).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
     expect(await venueOrders()).toBe(before);
-    expect(await metricValue(instance.httpUrl, 'execution_order_rejections_total', { code: 'REQUEST_INVALID' })).toBe(
+    expect(await metricValue(instance.httpUrl, 'execution_order_rejections_total', { code: 'INVALID_REQUEST' })).toBe(
       2,
     );
   });

@@ -72,7 +72,6 @@ function nextStepFor(code: string): string | undefined {
     case 'NOT_CONNECTED':
       return 'the connector has no open venue session yet; `gw status` shows its session state';
     case 'INVALID_REQUEST':
-    case 'REQUEST_INVALID':
       return 'fix the request as the message says (docs/nats-contract.md)';
     case 'TRADING_HALTED':
       return 'trading is halted: `gw trading` shows who halted it and why; `gw resume --reason <why>` resumes';

@@ -171,7 +171,7 @@ export type PlaceOrderReply = OrderAccepted | OrderRejection;
 
 /** Execution error codes (risk codes come from the risk gate; venue codes pass through on the order's outcome). */
 export const ExecutionErrorCode = {
-  InvalidRequest: 'REQUEST_INVALID',
+  InvalidRequest: 'INVALID_REQUEST',
   IdempotencyKeyReused: 'IDEMPOTENCY_KEY_REUSED_WITH_DIFFERENT_PAYLOAD',
   QuoteUnavailable: 'QUOTE_UNAVAILABLE',
   Reconciling: 'EXECUTION_RECONCILING_UNRESOLVED_ORDERS',
