@@ -42,10 +42,11 @@ export default {
       globalSetup: '<rootDir>/test/kit/build-dist.ts',
     },
     {
-      // The connector's end-to-end suites again, against the sandbox's alternate dialect (test/kit/e2e-venue.ts).
+      // The connector's end-to-end suites and the execution order suite again, against the sandbox's alternate
+      // dialect (test/kit/e2e-venue.ts).
       ...shared,
       displayName: 'e2e-alternate',
-      testMatch: ['<rootDir>/test/connector/**/*.e2e-spec.ts'],
+      testMatch: ['<rootDir>/test/connector/**/*.e2e-spec.ts', '<rootDir>/test/execution/orders.e2e-spec.ts'],
       setupFiles: [...shared.setupFiles, '<rootDir>/test/kit/alternate-dialect.ts'],
       globalSetup: '<rootDir>/test/kit/build-dist.ts',
     },

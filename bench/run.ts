@@ -21,6 +21,7 @@ import { FrameSource, type SourceConnection } from './frame-source.js';
 import { HopRecorder, percentile } from './hop-recorder.js';
 import { processCpuMicros, processCpuSplit } from './process-cpu.js';
 import { restartFigure } from './restart.js';
+import { executionOrderFigures } from './execution.js';
 
 const RATE = Number(process.env['BENCH_RATE'] ?? 2_000);
 const STREAMS = Number(process.env['BENCH_STREAMS'] ?? 500);
@@ -138,6 +139,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${await restartFigure(root)}\n`);
   clearTimeout(deadline);
   await cleanup();
+  process.stdout.write(`${await executionOrderFigures(root)}\n`);
 }
 
 async function startRelay(

@@ -17,6 +17,20 @@ export interface KvEntry<T> {
   revision: number;
 }
 
+/** One key's change seen by a watch: `value` undefined when the key was deleted or purged, or is not JSON (`malformed`). */
+export interface KvChange<T> {
+  key: string;
+  value: T | undefined;
+  revision: number;
+  malformed?: true;
+}
+
+/** A running watch: `stop()` ends it; `ended` settles when it ends (stopped, or the connection closed). */
+export interface KvWatch {
+  stop(): void;
+  readonly ended: Promise<void>;
+}
+
 /** A JetStream KV bucket holding JSON values. */
 export class KvBucket {
   private readonly encoder = new TextEncoder();
@@ -52,6 +66,43 @@ export class KvBucket {
     return this.kv.update(key, this.encoder.encode(JSON.stringify(value)), revision);
   }
 
+  /**
+   * Compare-and-set: writes only if the key is still at `revision` (0: it has no value). Returns the new
+   * revision, or 'conflict' when someone else wrote the key since.
+   */
+  async compareAndSet(key: string, value: unknown, revision: number): Promise<number | 'conflict'> {
+    const data = this.encoder.encode(JSON.stringify(value));
+    try {
+      return revision === 0 ? await this.kv.create(key, data) : await this.kv.update(key, data, revision);
+    } catch (error) {
+      if (isWrongLastSequence(error)) return 'conflict';
+      throw error;
+    }
+  }
+
+  /**
+   * The values of the keys matching `filter` now (as `initial`), then every later change as it happens,
+   * in revision order, to `onChange`. The watch starts after the last revision read, so nothing falls in
+   * between; a change may be seen in `initial` and again by the watch (compare revisions).
+   */
+  async watch<T>(
+    filter: string,
+    onChange: (change: KvChange<T>) => void,
+  ): Promise<{ initial: KvChange<T>[]; watch: KvWatch }> {
+    const status = await this.kv.status();
+    const lastRevision = status.streamInfo.state.last_seq;
+    const initial: KvChange<T>[] = [];
+    for (const key of await this.keys(filter)) {
+      const entry = await this.kv.get(key);
+      if (entry !== null && entry.operation === 'PUT') initial.push(changeOf<T>(entry));
+    }
+    const iterator = await this.kv.watch({ key: filter, resumeFromRevision: lastRevision + 1 });
+    const ended = (async () => {
+      for await (const entry of iterator) onChange(changeOf<T>(entry));
+    })();
+    return { initial, watch: { stop: () => iterator.stop(), ended } };
+  }
+
   /** Keys with a value, optionally only those matching a subject-style filter (`open.>`). */
   async keys(filter?: string): Promise<string[]> {
     const keys: string[] = [];
@@ -78,6 +129,15 @@ export class BusKv {
       ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
     });
     return new KvBucket(kv);
+  }
+}
+
+function changeOf<T>(entry: { key: string; revision: number; operation: string; json<V>(): V }): KvChange<T> {
+  if (entry.operation !== 'PUT') return { key: entry.key, value: undefined, revision: entry.revision };
+  try {
+    return { key: entry.key, value: entry.json<T>(), revision: entry.revision };
+  } catch {
+    return { key: entry.key, value: undefined, revision: entry.revision, malformed: true };
   }
 }
 

@@ -15,7 +15,7 @@ export {
   type DurableConsumerOptions,
   type DurableMessage,
 } from './bus-consumers.js';
-export { BusKv, KvBucket, type KvBucketOptions, type KvEntry } from './bus-kv.js';
+export { BusKv, KvBucket, type KvBucketOptions, type KvChange, type KvEntry, type KvWatch } from './bus-kv.js';
 export { BusModule, type BusModuleAsyncOptions } from './bus.module.js';
 export type { SubjectKind } from './subject-kind.js';
 export { JetStreamMetrics, type WatchedStream } from './jetstream-metrics.js';
@@ -26,3 +26,10 @@ export {
   ORDER_COMMANDS_DURABLE,
   type ConnectorStreamSettings,
 } from './topology.js';
+export { BusCore, BusRequestError, type CoreMessage, type CoreSubscribeOptions } from './bus-core.js';
+export {
+  ensureExecutionTopology,
+  executionStreams,
+  type ExecutionBuckets,
+  type ExecutionTopologySettings,
+} from './execution-topology.js';

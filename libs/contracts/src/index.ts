@@ -9,3 +9,5 @@ export * from './account-groups.js';
 export * from './connector-status.js';
 export * from './validate.js';
 export * from './topics.js';
+export * from './execution/risk.js';
+export * from './execution/index.js';

@@ -1,0 +1,275 @@
+/**
+ * `exec.order.place`: validate → fail-closed gate → idempotency → quote → pre-trade risk → the intent in the
+ * journal (durable) → the key claimed → reply `accepted` → the order's actor publishes the command.
+ * Nothing reaches the connector before the intent is durable; a refused request sends nothing.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import {
+  ExecutionErrorCode,
+  parsePlaceOrder,
+  type OrderAccepted,
+  type OrderRejection,
+  type PlaceOrderReply,
+  type PlaceOrderRequest,
+} from '#contracts';
+import type { Clock } from '#actors';
+import type { JsonLogger } from '#observability';
+import type { ExecutionMetrics } from '../metrics/execution-metrics.js';
+import type { OrderDesk } from '../orders/order-desk.js';
+import type { OrderJournal } from '../orders/order-journal.js';
+import { viewOf, type OrderRecord, type RecordedQuote } from '../orders/order-record.js';
+import type { KnownQuote, QuoteBook } from '../quotes/quote-book.js';
+import type { PriceStreams } from '../quotes/price-streams.js';
+import type { RiskGate, RiskOrder, RiskQuote } from '../risk/risk-gate.js';
+
+export interface PlaceGate {
+  /** Undefined when orders may be taken; otherwise the refusal. */
+  refusal(): OrderRejection | undefined;
+}
+
+export interface PlaceOrderDeps {
+  instanceId: string;
+  journal: OrderJournal;
+  desk: OrderDesk;
+  book: QuoteBook;
+  streams: PriceStreams;
+  risk: RiskGate;
+  gate: PlaceGate;
+  metrics: ExecutionMetrics;
+  clock: Clock;
+  logger: JsonLogger;
+  quoteLifeMs: number;
+}
+
+export class PlaceOrderService {
+  private inFlight = 0;
+  private idleWaiters: Array<() => void> = [];
+  private readonly logger: JsonLogger;
+
+  constructor(private readonly deps: PlaceOrderDeps) {
+    this.logger = deps.logger.child('place');
+  }
+
+  /** Resolves when no place request is being handled (for shutdown). */
+  idle(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  async place(payload: Uint8Array): Promise<PlaceOrderReply> {
+    const receivedAt = performance.now();
+    this.inFlight += 1;
+    try {
+      return await this.decide(payload, receivedAt);
+    } catch (error) {
+      this.logger.error('place request failed', { error: error instanceof Error ? error.message : String(error) });
+      return this.reject(ExecutionErrorCode.Internal, 'internal error; the order was not accepted', undefined);
+    } finally {
+      this.inFlight -= 1;
+      if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    }
+  }
+
+  private async decide(payload: Uint8Array, receivedAt: number): Promise<PlaceOrderReply> {
+    const parsed = parsePlaceOrder(payload);
+    if (!parsed.ok) {
+      const rejection: OrderRejection = {
+        ok: false,
+        error: {
+          code: ExecutionErrorCode.InvalidRequest,
+          message: `invalid fields: ${parsed.problems.map((p) => p.field).join(', ')}`,
+          fields: parsed.problems,
+        },
+      };
+      this.deps.metrics.rejected(rejection.error.code, undefined);
+      return rejection;
+    }
+    const request = parsed.value;
+    const closed = this.deps.gate.refusal();
+    if (closed !== undefined) {
+      this.deps.metrics.rejected(closed.error.code, request.strategyId);
+      return closed;
+    }
+    const payloadHash = hashOf(request);
+    const existing = await this.existing(request, payloadHash);
+    if (existing !== undefined) return existing;
+
+    const now = this.deps.clock.now();
+    let known: KnownQuote | undefined;
+    if (request.quoteId !== undefined) {
+      known = this.deps.book.quote(request.quoteId);
+    } else {
+      const fresh = await this.deps.streams.freshest({
+        instrument: request.instrument as string,
+        quantity: request.quantity as string,
+        currency: request.currency as string,
+        tenor: request.tenor as string,
+        accountGroup: request.accountGroup,
+      });
+      if (!fresh.ok) return this.reject(fresh.code, fresh.message, request.strategyId);
+      known = fresh.quote;
+    }
+    const quoteId = request.quoteId ?? (known?.price.quoteId as string);
+    const instrument = request.instrument ?? known?.price.instrument;
+    const quote = riskQuote(quoteId, known, request.side, this.deps.book);
+    const recorded: RecordedQuote = {
+      ...(quote.venueTimestamp !== undefined ? { venueTimestamp: quote.venueTimestamp } : {}),
+      // An unseen quote was issued before now: it expires within one quote life from now at the latest.
+      quoteExpiresAt: quote.quoteExpiresAt ?? now + this.deps.quoteLifeMs,
+      ...(quote.price !== undefined ? { price: quote.price } : {}),
+      ...(quote.quantity !== undefined ? { quantity: quote.quantity } : {}),
+      ...(quote.quoteAmount !== undefined ? { quoteAmount: quote.quoteAmount } : {}),
+    };
+    const orderId = randomUUID();
+    const riskOrder: RiskOrder = {
+      orderId,
+      strategyId: request.strategyId,
+      accountGroup: request.accountGroup,
+      side: request.side,
+      instrument: instrument ?? '',
+      quote,
+      ...(request.worstPrice !== undefined ? { worstPrice: request.worstPrice } : {}),
+    };
+    const decision = await this.deps.risk.admit(riskOrder, now);
+    if (!decision.ok) {
+      this.deps.metrics.rejected(decision.code, request.strategyId);
+      return { ok: false, error: { code: decision.code, message: decision.message, values: decision.values } };
+    }
+    const record: OrderRecord = {
+      v: 1,
+      orderId,
+      clientRequestId: mintClientRequestId(now),
+      idempotencyKey: request.idempotencyKey,
+      payloadHash,
+      strategyId: request.strategyId,
+      accountGroup: request.accountGroup,
+      side: request.side,
+      ...(instrument !== undefined ? { instrument } : {}),
+      quoteId,
+      quote: recorded,
+      ...(request.worstPrice !== undefined ? { worstPrice: request.worstPrice } : {}),
+      state: 'INTENT_RECORDED',
+      acceptedAt: now,
+      updatedAt: now,
+      owner: this.deps.instanceId,
+      eventSeq: 1,
+    };
+    // The intent (record + open mark) and the key claim are written together: one round trip on the hot path.
+    let claim: 'created' | 'exists';
+    try {
+      [, claim] = await Promise.all([
+        this.deps.journal.createOrder(record),
+        this.deps.journal.claimKey(request.strategyId, request.idempotencyKey, {
+          orderId,
+          clientRequestId: record.clientRequestId,
+          payloadHash,
+        }),
+      ]);
+    } catch (error) {
+      this.deps.risk.record({ kind: 'not-executed', orderId });
+      await this.deps.journal.close(orderId).catch(() => undefined);
+      this.logger.error('intent not recorded; order refused', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return this.reject(
+        ExecutionErrorCode.JournalUnavailable,
+        'the order journal is unavailable; nothing was sent',
+        request.strategyId,
+      );
+    }
+    if (claim === 'exists') {
+      // The same key won a race in another request a moment ago: this order is never sent.
+      this.deps.risk.record({ kind: 'not-executed', orderId });
+      await this.deps.journal.close(orderId);
+      return (
+        (await this.existing(request, payloadHash)) ??
+        this.reject(ExecutionErrorCode.Internal, 'idempotency key race', request.strategyId)
+      );
+    }
+    const accepted: OrderAccepted = {
+      ok: true,
+      orderId,
+      clientRequestId: record.clientRequestId,
+      duplicate: false,
+      order: viewOf(record),
+    };
+    this.deps.desk.place(record, receivedAt);
+    this.deps.streams.markUsed(quoteId);
+    return accepted;
+  }
+
+  private async existing(request: PlaceOrderRequest, payloadHash: string): Promise<PlaceOrderReply | undefined> {
+    const entry = await this.deps.journal.keyEntry(request.strategyId, request.idempotencyKey);
+    if (entry === undefined) return undefined;
+    if (entry.payloadHash !== payloadHash) {
+      this.deps.metrics.duplicates.inc({ result: 'refused' });
+      this.deps.metrics.rejected(ExecutionErrorCode.IdempotencyKeyReused, request.strategyId);
+      return {
+        ok: false,
+        error: {
+          code: ExecutionErrorCode.IdempotencyKeyReused,
+          message: 'this idempotency key was used for another order with a different payload',
+          values: { orderId: entry.orderId },
+        },
+      };
+    }
+    const stored = await this.deps.journal.read(entry.orderId);
+    if (stored === undefined)
+      return this.reject(ExecutionErrorCode.Internal, 'order of this key not found', request.strategyId);
+    this.deps.metrics.duplicates.inc({ result: 'existing' });
+    return {
+      ok: true,
+      orderId: entry.orderId,
+      clientRequestId: entry.clientRequestId,
+      duplicate: true,
+      order: viewOf(stored.record),
+    };
+  }
+
+  private reject(code: string, message: string, strategyId: string | undefined): OrderRejection {
+    this.deps.metrics.rejected(code, strategyId);
+    return { ok: false, error: { code, message } };
+  }
+}
+
+/** The quote as risk sees it: the side the order executes on (offer for BUY, bid for SELL). */
+function riskQuote(quoteId: string, known: KnownQuote | undefined, side: 'BUY' | 'SELL', book: QuoteBook): RiskQuote {
+  if (known === undefined) return { quoteId, status: 'unknown' };
+  const price = known.price;
+  const sideQuote = side === 'BUY' ? price.offer : price.bid;
+  return {
+    quoteId,
+    status: price.status,
+    ...(price.venueTimestamp !== undefined ? { venueTimestamp: price.venueTimestamp } : {}),
+    quoteExpiresAt: book.expiresAt(known),
+    ...(sideQuote !== undefined
+      ? { price: sideQuote.price, quantity: sideQuote.quantity, quoteAmount: sideQuote.quoteAmount }
+      : {}),
+  };
+}
+
+/** The fields that make the order, in a fixed order: the same request hashes the same. */
+function hashOf(request: PlaceOrderRequest): string {
+  const canonical = [
+    request.strategyId,
+    request.idempotencyKey,
+    request.accountGroup,
+    request.side,
+    request.quoteId ?? '',
+    request.instrument ?? '',
+    request.quantity ?? '',
+    request.currency ?? '',
+    request.tenor ?? '',
+    request.worstPrice ?? '',
+  ];
+  return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
+}
+
+/**
+ * The venue's identifier for this order: unique per account by construction (time + 64 random bits), within
+ * the venue's rules and ours (no `.`, it is a subject token of the outcome).
+ */
+export function mintClientRequestId(now: number): string {
+  return `x${now.toString(36)}${randomBytes(8).toString('hex')}`;
+}

@@ -1,0 +1,125 @@
+import {
+  type DynamicModule,
+  Inject,
+  Injectable,
+  Module,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from '@nestjs/common';
+import { BusConnection, BusCore, BusKv, BusModule, BusPublisher, BusStreams } from '#bus';
+import { systemClock } from '#actors';
+import { HealthRegistry, JsonLogger, MetricsRegistry, ObservabilityModule } from '#observability';
+import { TonceSource, VenueRestClient } from '#venue-api';
+import { EXECUTION_CONFIG, type ExecutionConfig } from './config.js';
+import { ExecutionRuntime } from './execution-runtime.js';
+import { RISK_GATE, type RiskGate } from './risk/risk-gate.js';
+import { RiskModule } from './risk/risk.module.js';
+
+/**
+ * Starts the order side once every provider exists (risk included), and stops it first at shutdown (this module
+ * is the root, so its destroy hook runs before the bus closes): stop answering → finish requests in hand →
+ * drain the order actors → release ownership → flush NATS.
+ */
+@Injectable()
+class ExecutionLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
+  constructor(@Inject(ExecutionRuntime) private readonly runtime: ExecutionRuntime) {}
+  async onApplicationBootstrap(): Promise<void> {
+    await this.runtime.start();
+  }
+  async onModuleDestroy(): Promise<void> {
+    await this.runtime.stop();
+  }
+}
+
+@Module({})
+export class ExecutionAppModule {
+  static forRoot(config: ExecutionConfig): DynamicModule {
+    const instanceId = config.INSTANCE_ID ?? `exec-${Math.random().toString(36).slice(2, 10)}`;
+    return {
+      module: ExecutionAppModule,
+      imports: [
+        ObservabilityModule.forRoot({ app: 'execution', defaultMetrics: config.DEFAULT_METRICS }),
+        BusModule.forRootAsync({
+          useFactory: () => ({
+            servers: config.NATS_URL.split(','),
+            name: `execution-${config.ACCOUNT}-${instanceId}`,
+          }),
+        }),
+        RiskModule.forRoot({
+          subjectPrefix: config.NATS_SUBJECT_PREFIX,
+          account: config.ACCOUNT,
+          limitsFile: config.RISK_LIMITS_FILE,
+          killSwitch: config.TRADING_KILL_SWITCH,
+          replicas: config.NATS_REPLICAS,
+          instance: instanceId,
+        }),
+      ],
+      providers: [
+        { provide: EXECUTION_CONFIG, useValue: config },
+        {
+          provide: ExecutionRuntime,
+          useFactory: (
+            connection: BusConnection,
+            publisher: BusPublisher,
+            streams: BusStreams,
+            kv: BusKv,
+            risk: RiskGate,
+            metrics: MetricsRegistry,
+            health: HealthRegistry,
+            logger: JsonLogger,
+          ) =>
+            new ExecutionRuntime(
+              {
+                subjectPrefix: config.NATS_SUBJECT_PREFIX,
+                account: config.ACCOUNT,
+                instanceId,
+                leaseMs: config.INSTANCE_LEASE_MS,
+                sweepMs: config.OWNERSHIP_SWEEP_MS,
+                quoteLifeMs: config.QUOTE_LIFE_MS,
+                quoteWaitMs: config.QUOTE_WAIT_MS,
+                connectorRequestTimeoutMs: config.CONNECTOR_REQUEST_TIMEOUT_MS,
+                orderRetentionMs: config.ORDER_RETENTION_MS,
+                eventDuplicateWindowMs: config.ORDER_EVENT_DUPLICATE_WINDOW_MS,
+                replicas: config.NATS_REPLICAS,
+                timings: {
+                  venueCheckAfterMs: config.VENUE_CHECK_AFTER_MS,
+                  reconcileInitialMs: config.RECONCILE_INITIAL_MS,
+                  reconcileMaxMs: config.RECONCILE_MAX_MS,
+                  notExecutedGraceMs: config.NOT_EXECUTED_GRACE_MS,
+                  fillLookups: config.FILL_LOOKUPS,
+                },
+                shutdownWaitMs: config.SHUTDOWN_WAIT_MS,
+                maxLabelValues: config.METRIC_LABEL_VALUES_MAX,
+                ...(config.FAULT_CRASH_AT !== undefined ? { crashAt: config.FAULT_CRASH_AT } : {}),
+              },
+              { connection, core: new BusCore(connection, logger.child('bus')), publisher, streams, kv },
+              risk,
+              new VenueRestClient({
+                baseUrl: config.VENUE_REST_URL,
+                apiKey: config.VENUE_API_KEY,
+                apiSecret: config.VENUE_API_SECRET,
+                signatureEncoding: config.VENUE_SIGNATURE_ENCODING,
+                antiReplay: new TonceSource(),
+                requestsPerSecond: config.VENUE_REST_REQUESTS_PER_SECOND,
+                timeoutMs: config.VENUE_REST_TIMEOUT_MS,
+                throttleRetries: 1,
+              }),
+              systemClock,
+              { metrics, health, logger },
+            ),
+          inject: [
+            BusConnection,
+            BusPublisher,
+            BusStreams,
+            BusKv,
+            RISK_GATE,
+            MetricsRegistry,
+            HealthRegistry,
+            JsonLogger,
+          ],
+        },
+        ExecutionLifecycle,
+      ],
+    };
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * The execution app's environment, validated once at start-up by `loadConfig` (every bad variable is listed
+ * by name, never with its value). Nothing else in the app reads `process.env`. Documented in
+ * docs/execution.md#configuration; shared names and rules as in the connector.
+ */
+import { IsOptional, ValidateBy } from 'class-validator';
+import { DEFAULT_SUBJECT_PREFIX } from '#contracts';
+import {
+  EnvBoolean,
+  EnvEnum,
+  EnvInt,
+  EnvMs,
+  EnvPort,
+  EnvRequired,
+  EnvText,
+  EnvUrl,
+  LOG_LEVELS,
+  type CrossChecked,
+  type LogLevel,
+} from '#observability';
+import { apiSecretProblem } from '#venue-api';
+import { limitsFileProblemsAt } from './risk/limits-file.js';
+
+const DAY_MS = 24 * 3_600_000;
+const SUBJECT_TOKEN = /^[^\s.*>]+$/;
+const SUBJECT_PREFIX = /^[^\s.*>]+(\.[^\s.*>]+)*$/;
+const INSTANCE = /^[A-Za-z0-9_-]{1,64}$/;
+
+export class ExecutionConfig implements CrossChecked {
+  // ---- HTTP (/health, /metrics)
+  @EnvPort() HTTP_PORT: number = 3002;
+  @EnvText({ max: 255 }) HTTP_HOST: string = '0.0.0.0';
+
+  // ---- Logs
+  @EnvEnum(LOG_LEVELS) LOG_LEVEL: LogLevel = 'info';
+
+  // ---- NATS
+  @EnvUrl({ schemes: ['nats', 'tls', 'ws', 'wss'], list: true }) NATS_URL: string = 'nats://127.0.0.1:4222';
+  @EnvText({ max: 128, pattern: SUBJECT_PREFIX, describe: 'dot-separated subject tokens (at most 128 characters)' })
+  NATS_SUBJECT_PREFIX: string = DEFAULT_SUBJECT_PREFIX;
+  /** The venue account (the connector's ACCOUNT); one subject token. */
+  @EnvText({ max: 64, pattern: SUBJECT_TOKEN, describe: 'one subject token of at most 64 characters' })
+  ACCOUNT: string = 'default';
+  @EnvInt(1, 5) NATS_REPLICAS: number = 1;
+  /** How long order events and journal records are kept. */
+  @EnvInt(60_000, 365 * DAY_MS) ORDER_RETENTION_MS: number = 30 * DAY_MS;
+  /** JetStream duplicate window of the order event stream (cross-checked against the retention). */
+  @EnvInt(1_000, 7 * DAY_MS) ORDER_EVENT_DUPLICATE_WINDOW_MS: number = 3_600_000;
+
+  // ---- Instances and ownership
+  /** This instance's id (letters, digits, _ and -). Stable per replica resumes its own orders at once after a restart; unset: random. */
+  @IsOptional()
+  @EnvText({ max: 64, pattern: INSTANCE, describe: '1-64 letters, digits, _ or -' })
+  INSTANCE_ID?: string;
+  /** An instance whose heartbeat has not moved this long is dead: its orders are taken over. */
+  @EnvMs(500, 600_000) INSTANCE_LEASE_MS: number = 3_000;
+  /** How often open orders are checked for an owner (resume, takeover). */
+  @EnvMs(100, 600_000) OWNERSHIP_SWEEP_MS: number = 1_000;
+
+  // ---- Quotes
+  /** A quote's life (§2.2 rule 4, §8: 10 minutes). */
+  @EnvMs(1_000, DAY_MS) QUOTE_LIFE_MS: number = 600_000;
+  /** How long a place request by quote request waits for a live quote of its stream. */
+  @EnvMs(10, 60_000) QUOTE_WAIT_MS: number = 3_000;
+  /** Timeout of requests to the connector (stream.subscribe). */
+  @EnvMs(100, 60_000) CONNECTOR_REQUEST_TIMEOUT_MS: number = 5_000;
+
+  // ---- Reconciliation
+  /** The venue's own records (trade list) are first read this long after an order was sent without outcome. */
+  @EnvMs(0, DAY_MS) VENUE_CHECK_AFTER_MS: number = 30_000;
+  @EnvMs(10, 600_000) RECONCILE_INITIAL_MS: number = 2_000;
+  @EnvMs(10, DAY_MS) RECONCILE_MAX_MS: number = 60_000;
+  /** "Not executed" is concluded no earlier than this after the quote's expiry. */
+  @EnvMs(0, DAY_MS) NOT_EXECUTED_GRACE_MS: number = 60_000;
+  /** Trade-list reads for the figures of a SUCCESS whose outcome has none, before the quote's are used. */
+  @EnvInt(1, 100) FILL_LOOKUPS: number = 5;
+
+  // ---- Venue REST (trade list, order state)
+  @EnvRequired() @EnvUrl({ schemes: ['http', 'https'] }) VENUE_REST_URL!: string;
+  @EnvRequired() @EnvText({ max: 256 }) VENUE_API_KEY!: string;
+  @ValidateBy({
+    name: 'isUsableApiSecret',
+    validator: {
+      validate: (value: unknown, args) =>
+        typeof value === 'string' &&
+        apiSecretProblem(value, (args?.object as ExecutionConfig).VENUE_SIGNATURE_ENCODING) === undefined,
+      defaultMessage: () => 'VENUE_API_SECRET must be non-empty, and Base64 with VENUE_SIGNATURE_ENCODING=base64',
+    },
+  })
+  VENUE_API_SECRET!: string;
+  @EnvEnum(['base64', 'hex']) VENUE_SIGNATURE_ENCODING: 'base64' | 'hex' = 'base64';
+  /** The execution app uses tonce (a nonce is per API key and owned by the connector's process). */
+  @EnvEnum(['tonce']) VENUE_ANTI_REPLAY = 'tonce' as const;
+  /** This process's share of the venue's 30 requests/s per IP (connector 4, execution 4, account-sync 20). */
+  @EnvInt(1, 30) VENUE_REST_REQUESTS_PER_SECOND: number = 4;
+  @EnvMs(100, 600_000) VENUE_REST_TIMEOUT_MS: number = 10_000;
+
+  // ---- Pre-trade risk (docs/execution-risk.md)
+  /** The limits file (JSON), validated at start-up naming each bad entry; unset: only quote checks and trading states. */
+  @IsOptional() @EnvText({ max: 4_096, describe: 'a file path' }) RISK_LIMITS_FILE?: string;
+  /** true: global HALTED is written (audited) at start, before any order; resume over NATS. */
+  @EnvBoolean() TRADING_KILL_SWITCH: boolean = false;
+
+  // ---- Process
+  @EnvMs(100, 600_000) SHUTDOWN_WAIT_MS: number = 5_000;
+  /** Distinct strategy ids and reject codes kept as metric labels (then `other`). */
+  @EnvInt(1, 10_000) METRIC_LABEL_VALUES_MAX: number = 100;
+  @EnvBoolean() DEFAULT_METRICS: boolean = true;
+  /** Fault injection for tests only: SIGKILL itself right after this step of a new order. Never set in production. */
+  @IsOptional() @EnvEnum(['after-intent', 'after-send']) FAULT_CRASH_AT?: 'after-intent' | 'after-send';
+
+  crossCheck(): string[] {
+    const problems: string[] = [];
+    if (this.ORDER_RETENTION_MS < this.ORDER_EVENT_DUPLICATE_WINDOW_MS) {
+      problems.push('ORDER_RETENTION_MS must be at least ORDER_EVENT_DUPLICATE_WINDOW_MS');
+    }
+    if (this.RECONCILE_INITIAL_MS > this.RECONCILE_MAX_MS) {
+      problems.push('RECONCILE_INITIAL_MS must not exceed RECONCILE_MAX_MS');
+    }
+    if (this.OWNERSHIP_SWEEP_MS > this.INSTANCE_LEASE_MS) {
+      problems.push('OWNERSHIP_SWEEP_MS must not exceed INSTANCE_LEASE_MS');
+    }
+    if (this.RISK_LIMITS_FILE !== undefined) problems.push(...limitsFileProblemsAt(this.RISK_LIMITS_FILE));
+    return problems;
+  }
+}
+
+/** The token the validated config is provided under. */
+export const EXECUTION_CONFIG = Symbol('ExecutionConfig');

@@ -1,0 +1,354 @@
+/**
+ * Wires the execution app and runs it in order. Start: the event stream and buckets exist → prices and
+ * connector outcomes are followed → this instance's heartbeat → risk restored from the journal → every open
+ * order of this instance (or of a dead one) resumed and reconciled → requests are answered (queue group
+ * `execution`); new orders are refused while orders resumed at start-up are not yet checked against the
+ * venue (fail-closed). Stop: stop answering → finish the place requests in hand → actors drained → heartbeat
+ * removed (the other instances take over at once) → NATS flushed.
+ */
+import {
+  ExecutionErrorCode,
+  ExecutionStreamName,
+  ExecutionSubjects,
+  StreamName,
+  Subjects,
+  topicsOf,
+  type ExecutionSubjects as ExecutionSubjectsType,
+  type OrderOutcome,
+  type OrderRejection,
+} from '#contracts';
+import {
+  ensureExecutionTopology,
+  JetStreamMetrics,
+  type BusConnection,
+  type BusCore,
+  type BusKv,
+  type BusPublisher,
+  type BusStreams,
+  type BusSubscription,
+} from '#bus';
+import type { Cancel, Clock } from '#actors';
+import type { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
+import type { VenueRestClient } from '#venue-api';
+import { OrderQueries } from './api/order-queries.js';
+import { PlaceOrderService } from './api/place-order.service.js';
+import { ExecutionMetrics } from './metrics/execution-metrics.js';
+import { OrderDesk, type CrashPoint } from './orders/order-desk.js';
+import { OrderJournal } from './orders/order-journal.js';
+import type { OrderTimings } from './orders/order-machine.js';
+import { isFinalState, type OrderRecord } from './orders/order-record.js';
+import { Positions } from './orders/positions.js';
+import { InstanceRegistry } from './ownership/instance-registry.js';
+import { OrderOwnership } from './ownership/order-ownership.js';
+import { PriceStreams } from './quotes/price-streams.js';
+import { QuoteBook } from './quotes/quote-book.js';
+import type { RiskGate, RiskOrder } from './risk/risk-gate.js';
+import { VenueRecords } from './venue/venue-evidence.js';
+
+export interface ExecutionSettings {
+  subjectPrefix: string;
+  account: string;
+  instanceId: string;
+  leaseMs: number;
+  sweepMs: number;
+  quoteLifeMs: number;
+  quoteWaitMs: number;
+  connectorRequestTimeoutMs: number;
+  orderRetentionMs: number;
+  eventDuplicateWindowMs: number;
+  replicas: number;
+  timings: OrderTimings;
+  shutdownWaitMs: number;
+  maxLabelValues: number;
+  crashAt?: CrashPoint;
+}
+
+export interface ExecutionBus {
+  connection: BusConnection;
+  core: BusCore;
+  publisher: BusPublisher;
+  streams: BusStreams;
+  kv: BusKv;
+}
+
+export interface ExecutionObservability {
+  metrics: MetricsRegistry;
+  health: HealthRegistry;
+  logger: JsonLogger;
+}
+
+export const EXECUTION_QUEUE = 'execution';
+
+interface Running {
+  desk: OrderDesk;
+  place: PlaceOrderService;
+  ownership: OrderOwnership;
+  registry: InstanceRegistry;
+  book: QuoteBook;
+  priceStreams: PriceStreams;
+  venue: VenueRecords;
+  subscriptions: BusSubscription[];
+  timers: Cancel[];
+}
+
+export class ExecutionRuntime {
+  readonly subjects: Subjects;
+  readonly execSubjects: ExecutionSubjectsType;
+  private readonly logger: JsonLogger;
+  private running: Running | undefined;
+  private stopping: Promise<void> | undefined;
+  private startedAt = 0;
+
+  constructor(
+    private readonly settings: ExecutionSettings,
+    private readonly bus: ExecutionBus,
+    private readonly risk: RiskGate,
+    private readonly rest: VenueRestClient,
+    private readonly clock: Clock,
+    private readonly observability: ExecutionObservability,
+  ) {
+    this.subjects = new Subjects(settings.subjectPrefix, settings.account);
+    this.execSubjects = new ExecutionSubjects(this.subjects);
+    this.logger = observability.logger.child('execution');
+  }
+
+  get instanceId(): string {
+    return this.settings.instanceId;
+  }
+
+  async start(): Promise<void> {
+    if (this.running !== undefined) return;
+    const { settings, bus, subjects, execSubjects, clock, logger } = this;
+    this.startedAt = clock.now();
+    const buckets = await ensureExecutionTopology(bus.streams, bus.kv, execSubjects, {
+      orderRetentionMs: settings.orderRetentionMs,
+      eventDuplicateWindowMs: settings.eventDuplicateWindowMs,
+      replicas: settings.replicas,
+    });
+    const journal = new OrderJournal(buckets.journal);
+    const positions = new Positions(buckets.positions, () => clock.now());
+    const registry = new InstanceRegistry(buckets.instances, settings.instanceId, settings.leaseMs, clock);
+    let priceStream = StreamName.prices(settings.account);
+    const findPriceStream = async (): Promise<void> => {
+      priceStream = (await bus.streams.streamFor(subjects.allPrices)) ?? priceStream;
+    };
+    await findPriceStream();
+    const book = new QuoteBook(bus.core, subjects.allPrices, settings.quoteLifeMs, () => clock.now());
+    const priceStreams = new PriceStreams(subjects, bus.core, bus.streams, book, clock, {
+      requester: `execution-${settings.account}`,
+      requestTimeoutMs: settings.connectorRequestTimeoutMs,
+      quoteWaitMs: settings.quoteWaitMs,
+      priceStream: () => priceStream,
+    });
+    // the desk needs the metrics and the metrics read the desk: bound once both exist
+    const deskOf: { current?: OrderDesk } = {};
+    const metrics = new ExecutionMetrics(
+      this.observability.metrics,
+      {
+        ordersByState: () => deskOf.current?.ordersByState() ?? {},
+        unresolved: () => deskOf.current?.unresolved() ?? { count: 0, oldestAgeMs: 0 },
+        startupReconciling: () => (deskOf.current?.startupUnchecked ?? 0) > 0,
+      },
+      settings.maxLabelValues,
+    );
+    const venue = new VenueRecords(this.rest, {
+      attempt: (source, result) => metrics.reconciliationAttempts.inc({ source, result }),
+    });
+    const desk = new OrderDesk({
+      instanceId: settings.instanceId,
+      subjects,
+      execSubjects,
+      topics: topicsOf(subjects),
+      outcomeStream: StreamName.orderOutcomes(settings.account),
+      journal,
+      publisher: bus.publisher,
+      streams: bus.streams,
+      venue,
+      risk: this.risk,
+      positions,
+      metrics,
+      clock,
+      logger,
+      timings: settings.timings,
+      ...(settings.crashAt !== undefined ? { crashAt: settings.crashAt } : {}),
+    });
+    deskOf.current = desk;
+    const ownership = new OrderOwnership(journal, registry, desk, logger);
+    const place = new PlaceOrderService({
+      instanceId: settings.instanceId,
+      journal,
+      desk,
+      book,
+      streams: priceStreams,
+      risk: this.risk,
+      gate: { refusal: () => this.refusal() },
+      metrics,
+      clock,
+      logger,
+      quoteLifeMs: settings.quoteLifeMs,
+    });
+    const queries = new OrderQueries(journal, positions);
+    const running: Running = {
+      desk,
+      place,
+      ownership,
+      registry,
+      book,
+      priceStreams,
+      venue,
+      subscriptions: [],
+      timers: [],
+    };
+    book.start();
+    priceStreams.start();
+    running.subscriptions.push(
+      bus.core.subscribe(subjects.allOrderOutcomes, (message) => {
+        const outcome = message.json<OrderOutcome>();
+        if (outcome !== undefined && outcome !== null && typeof outcome.clientRequestId === 'string') {
+          desk.onOutcome(outcome);
+        }
+      }),
+    );
+    await registry.start();
+    this.risk.restore((await ownership.openRecords()).filter((r) => !isFinalState(r.state)).map(restoredOrder));
+    await ownership.sweep(true);
+    const startupPhaseEnds = this.startedAt + settings.leaseMs + settings.sweepMs;
+    running.timers.push(
+      clock.setInterval(() => {
+        if (this.stopping !== undefined) return;
+        ownership.sweep(clock.now() < startupPhaseEnds).catch((error: unknown) =>
+          logger.warn('ownership sweep failed; next one shortly', {
+            error: error instanceof Error ? error.message : String(error),
+          }),
+        );
+      }, settings.sweepMs),
+      clock.setInterval(() => book.prune(), 60_000),
+    );
+    bus.connection.onReconnect(() => void findPriceStream().catch(() => undefined));
+    this.running = running;
+    const reply = (answer: Promise<unknown>, respond: (body: unknown) => void): void => {
+      answer.then(respond, (error: unknown) => {
+        logger.error('request failed', { error: error instanceof Error ? error.message : String(error) });
+        respond({ ok: false, error: { code: ExecutionErrorCode.Internal, message: 'internal error' } });
+      });
+    };
+    const queue = { queue: EXECUTION_QUEUE };
+    running.subscriptions.push(
+      bus.core.subscribe(execSubjects.place, (m) => m.isRequest && reply(place.place(m.data), m.respond), queue),
+      bus.core.subscribe(execSubjects.get, (m) => m.isRequest && reply(queries.get(m.json()), m.respond), queue),
+      bus.core.subscribe(execSubjects.list, (m) => m.isRequest && reply(queries.list(m.json()), m.respond), queue),
+      bus.core.subscribe(
+        execSubjects.positions,
+        (m) => m.isRequest && reply(queries.positionsOf(m.json()), m.respond),
+        queue,
+      ),
+    );
+    this.observability.health.register('startup-reconciliation', () => {
+      const unchecked = desk.startupUnchecked;
+      if (unchecked === 0) return { up: true };
+      return {
+        up: false,
+        detail: `${unchecked} order(s) resumed at start-up not yet checked against the venue${venue.lastReachable === false ? ' (venue unreachable)' : ''}; new orders refused`,
+      };
+    });
+    new JetStreamMetrics(this.observability.metrics, bus.connection).watch({
+      stream: ExecutionStreamName.orderEvents(settings.account),
+    });
+    logger.info('execution started', {
+      instance: settings.instanceId,
+      resumed: desk.records().length,
+      startupUnchecked: desk.startupUnchecked,
+    });
+  }
+
+  /** Why a place request is refused now (fail-closed), if it is. */
+  refusal(): OrderRejection | undefined {
+    if (this.stopping !== undefined) {
+      return { ok: false, error: { code: ExecutionErrorCode.Stopping, message: 'this instance is stopping' } };
+    }
+    const running = this.running;
+    if (running === undefined) {
+      return { ok: false, error: { code: ExecutionErrorCode.NotReady, message: 'execution is starting' } };
+    }
+    const unchecked = running.desk.startupUnchecked;
+    if (unchecked > 0) {
+      const reachable = running.venue.lastReachable;
+      return {
+        ok: false,
+        error: {
+          code: ExecutionErrorCode.Reconciling,
+          message:
+            'orders resumed at start-up are not yet reconciled with the venue; new orders are refused until they are',
+          values: { unresolvedOrders: String(unchecked), venue: reachable === false ? 'unreachable' : 'checking' },
+        },
+      };
+    }
+    return undefined;
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  private async shutdown(): Promise<void> {
+    const running = this.running;
+    if (running === undefined) return;
+    for (const subscription of running.subscriptions) subscription.unsubscribe();
+    for (const cancel of running.timers) cancel();
+    await bounded(running.place.idle(), this.settings.shutdownWaitMs);
+    await bounded(running.desk.stop(), this.settings.shutdownWaitMs);
+    await running.registry.stop(true);
+    running.priceStreams.stop();
+    running.book.stop();
+    await this.bus.connection.flush().catch(() => undefined);
+    this.logger.info('execution stopped; its open orders are taken over by the other instances or its next start');
+  }
+}
+
+function restoredOrder(record: OrderRecord): {
+  order: RiskOrder;
+  admittedAt: number;
+  event?: { kind: 'unknown'; orderId: string };
+} {
+  const order: RiskOrder = {
+    orderId: record.orderId,
+    strategyId: record.strategyId,
+    accountGroup: record.accountGroup,
+    side: record.side,
+    instrument: record.instrument ?? '',
+    quote: {
+      quoteId: record.quoteId,
+      status: 'live',
+      ...(record.quote.venueTimestamp !== undefined ? { venueTimestamp: record.quote.venueTimestamp } : {}),
+      quoteExpiresAt: record.quote.quoteExpiresAt,
+      ...(record.quote.price !== undefined ? { price: record.quote.price } : {}),
+      ...(record.quote.quantity !== undefined ? { quantity: record.quote.quantity } : {}),
+      ...(record.quote.quoteAmount !== undefined ? { quoteAmount: record.quote.quoteAmount } : {}),
+    },
+    ...(record.worstPrice !== undefined ? { worstPrice: record.worstPrice } : {}),
+  };
+  const unknown = record.state === 'UNKNOWN' || record.state === 'INDETERMINATE';
+  return {
+    order,
+    admittedAt: record.acceptedAt,
+    ...(unknown ? { event: { kind: 'unknown', orderId: record.orderId } } : {}),
+  };
+}
+
+function bounded(work: Promise<void>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    timer.unref();
+    work.then(
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+    );
+  });
+}

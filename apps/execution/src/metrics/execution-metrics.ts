@@ -1,0 +1,128 @@
+/**
+ * The execution app's metrics. Labels are bounded: states and evidence sources are closed sets; strategy
+ * ids and reject codes are kept to the first `maxLabelValues` distinct values (then `other`), so an algo
+ * sending junk cannot grow the series without bound.
+ */
+import { Counter, Gauge, Histogram } from 'prom-client';
+import type { MetricsRegistry } from '#observability';
+
+export class BoundedLabel {
+  private readonly values = new Set<string>();
+  constructor(private readonly max: number) {}
+  of(value: string): string {
+    if (this.values.has(value)) return value;
+    if (this.values.size >= this.max || !/^[A-Za-z0-9_.-]{1,64}$/.test(value)) return 'other';
+    this.values.add(value);
+    return value;
+  }
+}
+
+export interface ExecutionGaugeSource {
+  ordersByState(): Record<string, number>;
+  unresolved(): { count: number; oldestAgeMs: number };
+  startupReconciling(): boolean;
+}
+
+export class ExecutionMetrics {
+  readonly ordersEntered: Counter<'state' | 'strategy'>;
+  readonly rejections: Counter<'code' | 'strategy'>;
+  readonly reconciliationAttempts: Counter<'source' | 'result'>;
+  readonly hop: Histogram;
+  readonly duplicates: Counter<'result'>;
+  readonly resumed: Counter<'how'>;
+  readonly journalConflicts: Counter;
+  private readonly strategies: BoundedLabel;
+  private readonly codes: BoundedLabel;
+
+  constructor(registry: MetricsRegistry, source: ExecutionGaugeSource, maxLabelValues = 100) {
+    const registers = [registry];
+    this.strategies = new BoundedLabel(maxLabelValues);
+    this.codes = new BoundedLabel(maxLabelValues);
+    this.ordersEntered = new Counter({
+      name: 'execution_orders_total',
+      help: 'Orders entering each state, by strategy (bounded).',
+      labelNames: ['state', 'strategy'],
+      registers,
+    });
+    this.rejections = new Counter({
+      name: 'execution_order_rejections_total',
+      help: 'Place requests refused, by reason code and strategy (bounded).',
+      labelNames: ['code', 'strategy'],
+      registers,
+    });
+    this.reconciliationAttempts = new Counter({
+      name: 'execution_reconciliation_attempts_total',
+      help: 'Evidence reads for orders not final: connector outcome stream, trade list, order-state endpoint.',
+      labelNames: ['source', 'result'],
+      registers,
+    });
+    this.hop = new Histogram({
+      name: 'execution_order_hop_seconds',
+      help: 'Place request received → order command stored in the connector’s stream (intent write included).',
+      buckets: [0.0001, 0.00025, 0.0005, 0.00075, 0.001, 0.0015, 0.002, 0.003, 0.005, 0.01, 0.025, 0.1, 1],
+      registers,
+    });
+    this.duplicates = new Counter({
+      name: 'execution_idempotent_replays_total',
+      help: 'Place requests with a known idempotency key: same payload (existing order) or refused.',
+      labelNames: ['result'],
+      registers,
+    });
+    this.resumed = new Counter({
+      name: 'execution_orders_resumed_total',
+      help: 'Non-final orders resumed (reconciled, never re-sent): at start-up or taken over from a dead instance.',
+      labelNames: ['how'],
+      registers,
+    });
+    this.journalConflicts = new Counter({
+      name: 'execution_journal_conflicts_total',
+      help: 'Order writes refused by compare-and-set (the order moved to another instance).',
+      registers,
+    });
+    new Gauge({
+      name: 'execution_orders_open',
+      help: 'Orders this instance handles, by state.',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [state, count] of Object.entries(source.ordersByState())) this.set({ state }, count);
+      },
+    });
+    new Gauge({
+      name: 'execution_unresolved_orders',
+      help: 'Orders of unknown outcome (UNKNOWN, INDETERMINATE) this instance is resolving.',
+      registers,
+      collect() {
+        this.set(source.unresolved().count);
+      },
+    });
+    new Gauge({
+      name: 'execution_oldest_unresolved_age_seconds',
+      help: 'Age of the oldest order of unknown outcome (0 when none): an alert signal.',
+      registers,
+      collect() {
+        this.set(source.unresolved().oldestAgeMs / 1_000);
+      },
+    });
+    new Gauge({
+      name: 'execution_startup_reconciling',
+      help: '1 while orders resumed at start-up are not yet checked against the venue: new orders are refused.',
+      registers,
+      collect() {
+        this.set(source.startupReconciling() ? 1 : 0);
+      },
+    });
+  }
+
+  entered(state: string, strategy: string): void {
+    this.ordersEntered.inc({ state, strategy: this.strategies.of(strategy) });
+  }
+
+  rejected(code: string, strategy: string | undefined): void {
+    this.rejections.inc({
+      code: this.codes.of(code),
+      strategy: strategy === undefined ? 'unknown' : this.strategies.of(strategy),
+    });
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * An order's fill from the best evidence at hand: the venue's order reply (via the connector's outcome),
+ * else the trade list (§2.4: `executedPrice` is `[BASE/QUOTE] <price>`, amounts per currency), else the quote
+ * it executed on (a quote carries price and size, §2.2 rule 4). Decimals stay strings end to end.
+ */
+import type { OrderFill, OrderOutcome } from '#contracts';
+import { isParsableDecimal, parseDecimal, toPlain } from '#venue-api';
+import type { Trade } from '#venue-api';
+import type { OrderRecord } from './order-record.js';
+
+const EXECUTED_PRICE = /^\s*\[([^/\]\s]+)\/([^\]\s]+)\]\s*(\S+)\s*$/;
+
+/** `[BTC/USD] 42010.5` → { base: 'BTC', quote: 'USD', price: '42010.5' }; undefined when not of that form. */
+export function parseExecutedPrice(
+  text: string | undefined,
+): { base: string; quote: string; price: string } | undefined {
+  if (text === undefined) return undefined;
+  const match = EXECUTED_PRICE.exec(text);
+  if (!match) return undefined;
+  const [, base = '', quote = '', price = ''] = match;
+  if (!isParsableDecimal(price)) return undefined;
+  return { base, quote, price: toPlain(parseDecimal(price)) };
+}
+
+function currencies(record: OrderRecord, outcomeInstrument?: string): { base: string; quote: string } | undefined {
+  const instrument = record.instrument ?? outcomeInstrument;
+  if (instrument === undefined) return undefined;
+  const [base, quote] = instrument.split('.');
+  return base && quote ? { base, quote } : undefined;
+}
+
+/** From the connector's outcome, when the venue's reply carried the execution fields. */
+export function fillFromOutcome(record: OrderRecord, outcome: OrderOutcome): OrderFill | undefined {
+  const pair = currencies(record, outcome.instrument);
+  const { price, quantity, quoteAmount } = outcome;
+  if (pair === undefined || !isParsableDecimal(price) || !isParsableDecimal(quantity)) return undefined;
+  const quote = isParsableDecimal(quoteAmount)
+    ? toPlain(parseDecimal(quoteAmount))
+    : toPlain(parseDecimal(quantity).times(parseDecimal(price)));
+  return {
+    price: toPlain(parseDecimal(price)),
+    baseCurrency: pair.base,
+    quoteCurrency: pair.quote,
+    baseAmount: toPlain(parseDecimal(quantity)),
+    quoteAmount: quote,
+    ...(outcome.tradeRef !== undefined ? { tradeRef: outcome.tradeRef } : {}),
+    source: 'outcome',
+  };
+}
+
+/** From the trade list: the price from `executedPrice`, each amount matched to its currency. */
+export function fillFromTrade(record: OrderRecord, trade: Trade): OrderFill | undefined {
+  const executed = parseExecutedPrice(trade.executedPrice);
+  const pair = executed ?? currencies(record);
+  if (pair === undefined) return undefined;
+  const amounts = [trade.tradedAmount, trade.settlementAmount].filter((a) => a !== undefined);
+  const baseAmount = amounts.find((a) => a.currency === pair.base)?.amount;
+  const quoteAmount = amounts.find((a) => a.currency === pair.quote)?.amount;
+  let price = executed?.price;
+  if (price === undefined && isParsableDecimal(baseAmount) && isParsableDecimal(quoteAmount)) {
+    const base = parseDecimal(baseAmount);
+    if (!base.isZero()) price = toPlain(parseDecimal(quoteAmount).dividedBy(base));
+  }
+  if (price === undefined || !isParsableDecimal(baseAmount) || !isParsableDecimal(quoteAmount)) return undefined;
+  return {
+    price,
+    baseCurrency: pair.base,
+    quoteCurrency: pair.quote,
+    baseAmount: toPlain(parseDecimal(baseAmount)),
+    quoteAmount: toPlain(parseDecimal(quoteAmount)),
+    ...(trade.tradedAmount !== undefined ? { tradedAmount: trade.tradedAmount } : {}),
+    ...(trade.settlementAmount !== undefined ? { settlementAmount: trade.settlementAmount } : {}),
+    ...(trade.tradeRef !== undefined ? { tradeRef: trade.tradeRef } : {}),
+    source: 'trade-list',
+  };
+}
+
+/** From the quote the order executed on (its side's price, base quantity and quote amount). */
+export function fillFromQuote(record: OrderRecord): OrderFill | undefined {
+  const pair = currencies(record);
+  const { price, quantity, quoteAmount } = record.quote;
+  if (
+    pair === undefined ||
+    !isParsableDecimal(price) ||
+    !isParsableDecimal(quantity) ||
+    !isParsableDecimal(quoteAmount)
+  ) {
+    return undefined;
+  }
+  return {
+    price,
+    baseCurrency: pair.base,
+    quoteCurrency: pair.quote,
+    baseAmount: quantity,
+    quoteAmount,
+    source: 'quote',
+  };
+}

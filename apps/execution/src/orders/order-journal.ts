@@ -1,0 +1,85 @@
+/**
+ * The order journal in KV (bucket `GW_EXEC_ORDERS_{account}`): `order.<orderId>` the order record,
+ * `key.<strategyId>.<key>` the idempotency key → order mapping (the venue's clientRequestId is unique only per
+ * account and may be reused, so the mapping is explicit and ours), `open.<orderId>` while the order is not
+ * done. Every write of a record after its creation is a compare-and-set on the revision its writer read:
+ * an instance that lost an order to another one cannot overwrite it (fencing).
+ */
+import type { KvBucket } from '#bus';
+import type { OrderRecord } from './order-record.js';
+
+export interface KeyEntry {
+  orderId: string;
+  clientRequestId: string;
+  payloadHash: string;
+}
+
+export class JournalConflictError extends Error {
+  constructor(orderId: string) {
+    super(`order ${orderId} was written by someone else (compare-and-set failed)`);
+    this.name = 'JournalConflictError';
+  }
+}
+
+export class OrderJournal {
+  constructor(private readonly bucket: KvBucket) {}
+
+  /** The intent: the record and its open mark, before anything is sent. 'exists' only on an id collision. */
+  async createOrder(record: OrderRecord): Promise<'created' | 'exists'> {
+    const [, created] = await Promise.all([
+      this.bucket.put(openKey(record.orderId), { at: record.acceptedAt }),
+      this.bucket.createIfAbsent(orderKey(record.orderId), record),
+    ]);
+    return created;
+  }
+
+  /** Claims the idempotency key for the order; 'exists' when another order holds it. */
+  claimKey(strategyId: string, idempotencyKey: string, entry: KeyEntry): Promise<'created' | 'exists'> {
+    return this.bucket.createIfAbsent(keyKey(strategyId, idempotencyKey), entry);
+  }
+
+  async keyEntry(strategyId: string, idempotencyKey: string): Promise<KeyEntry | undefined> {
+    return (await this.bucket.get<KeyEntry>(keyKey(strategyId, idempotencyKey)))?.value;
+  }
+
+  async read(orderId: string): Promise<{ record: OrderRecord; revision: number } | undefined> {
+    const entry = await this.bucket.get<OrderRecord>(orderKey(orderId));
+    return entry && { record: entry.value, revision: entry.revision };
+  }
+
+  /** Compare-and-set; throws `JournalConflictError` when the record moved on since `revision`. */
+  async update(record: OrderRecord, revision: number): Promise<number> {
+    try {
+      return await this.bucket.update(orderKey(record.orderId), record, revision);
+    } catch (error) {
+      if (isCasFailure(error)) throw new JournalConflictError(record.orderId);
+      throw error;
+    }
+  }
+
+  /** Ids of the orders not done yet (final ones leave once their event, risk and position are recorded). */
+  async openOrderIds(): Promise<string[]> {
+    const keys = await this.bucket.keys('open.>');
+    return keys.map((key) => key.slice('open.'.length));
+  }
+
+  async close(orderId: string): Promise<void> {
+    await this.bucket.remove(openKey(orderId));
+  }
+}
+
+function orderKey(orderId: string): string {
+  return `order.${orderId}`;
+}
+function openKey(orderId: string): string {
+  return `open.${orderId}`;
+}
+function keyKey(strategyId: string, idempotencyKey: string): string {
+  return `key.${strategyId}.${Buffer.from(idempotencyKey, 'utf8').toString('base64url')}`;
+}
+
+function isCasFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === 10071 || /wrong last sequence/i.test(error.message);
+}

@@ -1,0 +1,402 @@
+/**
+ * One order's behaviour, as a pure transition `(state, event, env) → { state, effects }` (no I/O, no
+ * timers, no clock reads): accepted → intent recorded (durable before anything leaves the process) → sent →
+ * the venue's outcome (PENDING, UNKNOWN, INDETERMINATE) → one final state, SUCCESS or FAILED.
+ *
+ * Rules that protect money:
+ *  - the command is published only on `start`, the first event of an order accepted in this process's life;
+ *    a resumed order (restart, takeover) is only reconciled, never sent again;
+ *  - statuses only climb the lattice of `libs/contracts/src/order-status.ts`; nothing follows a final state;
+ *  - FAILED comes only from the venue (a refusal, its order-state record) or from proof that the order cannot
+ *    have filled: its quote has expired and neither the order-state endpoint nor the trade list knows it;
+ *  - the connector's chain (its outcome stream) is read first; the trade list by clientRef after that.
+ */
+import {
+  canFollow,
+  isFinalStatus,
+  needsReconciliation,
+  type EvidenceSource,
+  type OrderEvent,
+  type OrderFill,
+  type OrderOutcome,
+  type OrderOutcomeStatus,
+  type OrderState,
+} from '#contracts';
+import type { OrderStateRecord, Trade } from '#venue-api';
+import type { RiskOrderEvent } from '../risk/risk-gate.js';
+import { fillFromOutcome, fillFromQuote, fillFromTrade } from './fill.js';
+import { isFinalState, viewOf, type OrderRecord } from './order-record.js';
+
+export interface OrderTimings {
+  /** First look at the venue's own records (trade list) this long after the order was sent (ms). */
+  venueCheckAfterMs: number;
+  /** Reconciliation ticks: first delay and cap of the doubling backoff (ms). */
+  reconcileInitialMs: number;
+  reconcileMaxMs: number;
+  /** "Not executed" only this long after the quote's expiry (ms): bookings in flight at the expiry land first. */
+  notExecutedGraceMs: number;
+  /** Trade-list reads for the fill of a SUCCESS whose outcome carried no figures, before the quote's figures are used. */
+  fillLookups: number;
+}
+
+export interface OrderEnv {
+  now: number;
+  timings: OrderTimings;
+}
+
+/** What the venue's records said, or that they could not be read. */
+export interface VenueEvidence {
+  /** Records of the order-state endpoint, `undefined` when not asked, `'unreachable'` when the call failed. */
+  orderState?: OrderStateRecord[] | 'unreachable';
+  trades?: Trade[] | 'unreachable';
+}
+
+export interface OrderMachineState {
+  record: OrderRecord;
+  /** Reconciliation: ticks so far and whether one venue check succeeded since this actor started. */
+  ticks: number;
+  venueChecked: boolean;
+  /** A SUCCESS whose figures are looked up in the trade list before the order is final. */
+  awaitingFill?: { evidence: EvidenceSource; lookups: number; code: string; message: string };
+  /** Ownership lost (a compare-and-set failed): the actor does nothing more. */
+  fenced: boolean;
+}
+
+export type OrderMachineEvent =
+  | { type: 'start' }
+  | { type: 'resume' }
+  | { type: 'command-published' }
+  | { type: 'command-failed' }
+  | { type: 'outcome'; outcome: OrderOutcome }
+  | { type: 'reconcile-due' }
+  | { type: 'venue-evidence'; evidence: VenueEvidence }
+  | { type: 'fenced' };
+
+export type OrderEffect =
+  | { type: 'publish-command' }
+  | { type: 'persist'; record: OrderRecord }
+  | { type: 'emit'; event: OrderEvent; msgId: string }
+  | { type: 'risk'; event: RiskOrderEvent }
+  | { type: 'apply-position'; fill: OrderFill }
+  | { type: 'close' }
+  | { type: 'read-outcome' }
+  | { type: 'query-venue'; orderState: boolean; trades: boolean }
+  | { type: 'schedule'; delayMs: number };
+
+type Result = { state: OrderMachineState; effects: OrderEffect[] };
+
+export function initialOrderState(record: OrderRecord): OrderMachineState {
+  return { record, ticks: 0, venueChecked: false, fenced: false };
+}
+
+export function orderTransition(state: OrderMachineState, event: OrderMachineEvent, env: OrderEnv): Result {
+  if (state.fenced) return { state, effects: [] };
+  switch (event.type) {
+    case 'fenced':
+      return { state: { ...state, fenced: true }, effects: [] };
+    case 'start':
+      // The command first (the latency path); the intent's event follows (the intent is already durable).
+      return { state, effects: [{ type: 'publish-command' }, ...announce(state.record)] };
+    case 'resume':
+      return resume(state, env);
+    case 'command-published':
+      return commandPublished(state, env);
+    case 'command-failed':
+      // Maybe stored, maybe not: never published again; reconciliation settles it (the quote's expiry at worst).
+      return { state, effects: [schedule(state, env)] };
+    case 'outcome':
+      return applyOutcome(state, event.outcome, env);
+    case 'reconcile-due':
+      return reconcileDue(state, env);
+    case 'venue-evidence':
+      return applyEvidence(state, event.evidence, env);
+  }
+}
+
+function announce(record: OrderRecord): OrderEffect[] {
+  return [emit(record)];
+}
+
+function emit(record: OrderRecord): OrderEffect {
+  const event: OrderEvent = { v: 1, seq: record.eventSeq, at: record.updatedAt, order: viewOf(record) };
+  const msgId = isFinalState(record.state) ? `${record.orderId}:final` : `${record.orderId}:${record.state}`;
+  return { type: 'emit', event, msgId };
+}
+
+/** A new state: persisted first (fenced by compare-and-set), then announced. */
+function enter(
+  record: OrderRecord,
+  changes: Partial<OrderRecord>,
+  now: number,
+): { record: OrderRecord; effects: OrderEffect[] } {
+  const next: OrderRecord = { ...record, ...changes, updatedAt: now, eventSeq: record.eventSeq + 1 };
+  return { record: next, effects: [{ type: 'persist', record: next }, emit(next)] };
+}
+
+function resume(state: OrderMachineState, env: OrderEnv): Result {
+  const { record } = state;
+  if (isFinalState(record.state)) {
+    // Final in the journal but still open: the crash came before the event, position or close. Redo them
+    // (the event's msgId and the position's order list make each happen once).
+    return { state, effects: [emit(record), ...finalEffects(record)] };
+  }
+  // Announce the current state again (deduplicated by msgId if it was published), read the connector's
+  // chain, and check the venue at once: a restarted instance must know where every order stands.
+  const effects: OrderEffect[] = [emit(record), { type: 'read-outcome' }];
+  if (record.state === 'UNKNOWN' || record.state === 'INDETERMINATE')
+    effects.push({ type: 'risk', event: { kind: 'unknown', orderId: record.orderId } });
+  effects.push(venueQuery(record, env), schedule(state, env));
+  return { state, effects };
+}
+
+function commandPublished(state: OrderMachineState, env: OrderEnv): Result {
+  const { record } = state;
+  if (record.state !== 'INTENT_RECORDED') {
+    // An outcome overtook the publish ack: it already moved the order on (and passed through SENT).
+    return { state, effects: [] };
+  }
+  const entered = enter(record, { state: 'SENT', sentAt: env.now }, env.now);
+  return { state: { ...state, record: entered.record }, effects: [...entered.effects, schedule(state, env)] };
+}
+
+const STATE_OF: Record<OrderOutcomeStatus, OrderState> = {
+  PENDING: 'PENDING',
+  UNKNOWN: 'UNKNOWN',
+  INDETERMINATE: 'INDETERMINATE',
+  SUCCESS: 'SUCCESS',
+  FAILED: 'FAILED',
+};
+
+function applyOutcome(state: OrderMachineState, outcome: OrderOutcome, env: OrderEnv): Result {
+  let { record } = state;
+  if (isFinalState(record.state) || state.awaitingFill !== undefined) return { state, effects: [] };
+  if (outcome.clientRequestId !== record.clientRequestId) return { state, effects: [] };
+  if (!canFollow(record.status, outcome.status)) return { state, effects: [] };
+  const effects: OrderEffect[] = [];
+  if (record.state === 'INTENT_RECORDED') {
+    // The outcome proves the command reached the connector: the order passed through SENT.
+    const sent = enter(record, { state: 'SENT', sentAt: record.sentAt ?? env.now }, env.now);
+    record = sent.record;
+    effects.push(...sent.effects);
+  }
+  const evidence = outcome.source;
+  if (outcome.status === 'SUCCESS') {
+    const fill = fillFromOutcome(record, outcome);
+    if (fill === undefined) {
+      // The reply carried no figures (a minimal reply): read them from the trade list before the final state.
+      const awaiting = { evidence, lookups: 0, code: outcome.code, message: outcome.message };
+      return {
+        state: { ...state, record, awaitingFill: awaiting },
+        effects: [...effects, { type: 'query-venue', orderState: false, trades: true }],
+      };
+    }
+    return finish(
+      { ...state, record },
+      effects,
+      { status: 'SUCCESS', fill, evidence, code: outcome.code, message: outcome.message },
+      env,
+    );
+  }
+  if (outcome.status === 'FAILED') {
+    return finish(
+      { ...state, record },
+      effects,
+      { status: 'FAILED', evidence, code: outcome.code || 'FAILED', message: outcome.message },
+      env,
+    );
+  }
+  const unresolved = needsReconciliation(outcome.status);
+  const entered = enter(
+    record,
+    {
+      state: STATE_OF[outcome.status],
+      status: outcome.status,
+      evidence,
+      ...(outcome.code ? { code: outcome.code } : {}),
+      ...(outcome.message ? { message: outcome.message } : {}),
+      ...(unresolved && record.unresolvedSince === undefined ? { unresolvedSince: env.now } : {}),
+    },
+    env.now,
+  );
+  effects.push(...entered.effects);
+  if (unresolved) effects.push({ type: 'risk', event: { kind: 'unknown', orderId: record.orderId } });
+  return { state: { ...state, record: entered.record }, effects };
+}
+
+interface Conclusion {
+  status: 'SUCCESS' | 'FAILED';
+  evidence: EvidenceSource;
+  code: string;
+  message: string;
+  fill?: OrderFill;
+}
+
+function finish(state: OrderMachineState, before: OrderEffect[], conclusion: Conclusion, env: OrderEnv): Result {
+  const { record } = state;
+  const { unresolvedSince: _unresolved, ...rest } = record;
+  const entered = enter(
+    rest,
+    {
+      state: conclusion.status,
+      status: conclusion.status,
+      evidence: conclusion.evidence,
+      code: conclusion.code,
+      message: conclusion.message,
+      ...(conclusion.fill !== undefined ? { fill: conclusion.fill } : {}),
+    },
+    env.now,
+  );
+  const { awaitingFill: _awaiting, ...next } = state;
+  return {
+    state: { ...next, record: entered.record },
+    effects: [...before, ...entered.effects, ...finalEffects(entered.record)],
+  };
+}
+
+/** After the final state is stored and announced: tell risk, apply the fill to the strategy's position, close. */
+function finalEffects(record: OrderRecord): OrderEffect[] {
+  const effects: OrderEffect[] = [];
+  if (record.state === 'SUCCESS') {
+    const fill = record.fill;
+    effects.push({
+      type: 'risk',
+      event: {
+        kind: 'filled',
+        orderId: record.orderId,
+        baseAmount: fill?.baseAmount ?? record.quote.quantity ?? '0',
+        quoteAmount: fill?.quoteAmount ?? record.quote.quoteAmount ?? '0',
+        price: fill?.price ?? record.quote.price ?? '0',
+      },
+    });
+    if (fill !== undefined) effects.push({ type: 'apply-position', fill });
+  } else {
+    effects.push({ type: 'risk', event: { kind: 'not-executed', orderId: record.orderId } });
+  }
+  effects.push({ type: 'close' });
+  return effects;
+}
+
+function reconcileDue(state: OrderMachineState, env: OrderEnv): Result {
+  const { record } = state;
+  if (isFinalState(record.state)) return { state, effects: [] };
+  const next = { ...state, ticks: state.ticks + 1 };
+  if (state.awaitingFill !== undefined) {
+    return { state: next, effects: [{ type: 'query-venue', orderState: false, trades: true }, schedule(next, env)] };
+  }
+  const effects: OrderEffect[] = [{ type: 'read-outcome' }];
+  const sinceSent = env.now - (record.sentAt ?? record.acceptedAt);
+  if (needsReconciliation(record.status ?? 'PENDING') || sinceSent >= env.timings.venueCheckAfterMs) {
+    effects.push(venueQuery(record, env));
+  }
+  effects.push(schedule(next, env));
+  return { state: next, effects };
+}
+
+/** The trade list always; the order-state endpoint too once the quote has expired (the "not executed" proof needs both). */
+function venueQuery(record: OrderRecord, env: OrderEnv): OrderEffect {
+  return { type: 'query-venue', orderState: quoteGone(record, env), trades: true };
+}
+
+function quoteGone(record: OrderRecord, env: OrderEnv): boolean {
+  return env.now >= record.quote.quoteExpiresAt + env.timings.notExecutedGraceMs;
+}
+
+function schedule(state: OrderMachineState, env: OrderEnv): OrderEffect {
+  const { reconcileInitialMs, reconcileMaxMs } = env.timings;
+  const delayMs = Math.min(reconcileMaxMs, reconcileInitialMs * 2 ** Math.min(state.ticks, 20));
+  return { type: 'schedule', delayMs };
+}
+
+function applyEvidence(state: OrderMachineState, evidence: VenueEvidence, env: OrderEnv): Result {
+  const { record } = state;
+  if (isFinalState(record.state)) return { state, effects: [] };
+  const reachable = evidence.orderState !== 'unreachable' && evidence.trades !== 'unreachable';
+  const checked = { ...state, venueChecked: state.venueChecked || reachable };
+  if (!reachable) {
+    // The venue could not be read: ask again soon (not after the backoff), the order is still unsettled.
+    return { state: checked, effects: [{ type: 'schedule', delayMs: env.timings.reconcileInitialMs }] };
+  }
+  const trades = Array.isArray(evidence.trades) ? evidence.trades : [];
+  const trade = trades.find((t) => t.clientRef === record.clientRequestId);
+
+  if (state.awaitingFill !== undefined) {
+    const awaiting = state.awaitingFill;
+    const fill = trade !== undefined ? fillFromTrade(record, trade) : undefined;
+    const lookups = awaiting.lookups + 1;
+    if (fill !== undefined || lookups >= env.timings.fillLookups) {
+      const figures = fill ?? fillFromQuote(record);
+      return finish(
+        checked,
+        [],
+        {
+          status: 'SUCCESS',
+          evidence: awaiting.evidence,
+          code: awaiting.code,
+          message: awaiting.message,
+          ...(figures ? { fill: figures } : {}),
+        },
+        env,
+      );
+    }
+    return { state: { ...checked, awaitingFill: { ...awaiting, lookups } }, effects: [] };
+  }
+
+  if (trade !== undefined) {
+    const fill = fillFromTrade(record, trade) ?? fillFromQuote(record);
+    return finish(
+      checked,
+      [],
+      {
+        status: 'SUCCESS',
+        evidence: 'trade-list',
+        code: '',
+        message: `trade ${trade.tradeRef ?? trade.uuid}`,
+        ...(fill ? { fill } : {}),
+      },
+      env,
+    );
+  }
+  const records = Array.isArray(evidence.orderState) ? evidence.orderState : undefined;
+  const best = records === undefined ? undefined : highest(records.map((r) => r.orderStatus));
+  if (best === 'FAILED') {
+    const failed = records?.find((r) => r.orderStatus === 'FAILED');
+    return finish(
+      checked,
+      [],
+      { status: 'FAILED', evidence: 'order-state', code: failed?.code || 'FAILED', message: failed?.message ?? '' },
+      env,
+    );
+  }
+  if (best === 'SUCCESS') {
+    // Filled, by the venue's word; the figures come from the trade list (or the quote) once it lists the trade.
+    return {
+      state: { ...checked, awaitingFill: { evidence: 'order-state', lookups: 0, code: '', message: '' } },
+      effects: [{ type: 'query-venue', orderState: false, trades: true }],
+    };
+  }
+  if (records !== undefined && records.length === 0 && Array.isArray(evidence.trades) && quoteGone(record, env)) {
+    // The venue's own records prove it: the quote expired (no order can execute on it any more), the
+    // order-state endpoint does not know the order and the trade list holds no trade with its clientRef.
+    return finish(
+      checked,
+      [],
+      {
+        status: 'FAILED',
+        evidence: 'quote-expired-unknown-to-venue',
+        code: 'NOT_EXECUTED',
+        message: 'quote expired; unknown to the order-state endpoint and the trade list',
+      },
+      env,
+    );
+  }
+  return { state: checked, effects: [] };
+}
+
+function highest(statuses: OrderOutcomeStatus[]): OrderOutcomeStatus | undefined {
+  let best: OrderOutcomeStatus | undefined;
+  for (const status of statuses) {
+    if (isFinalStatus(status)) return status;
+    if (best === undefined || canFollow(best, status)) best = status;
+  }
+  return best;
+}

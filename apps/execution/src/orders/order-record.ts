@@ -1,0 +1,76 @@
+/**
+ * The order as the journal keeps it (KV `order.<orderId>`, written with compare-and-set by its owner):
+ * everything needed to resume it after a restart — never to send it again.
+ */
+import type { EvidenceSource, OrderFill, OrderOutcomeStatus, OrderState, OrderView } from '#contracts';
+
+/** What the app knew of the quote when it accepted the order. */
+export interface RecordedQuote {
+  venueTimestamp?: number;
+  /** venueTimestamp + quote life; without a venue timestamp, acceptance + quote life (an upper bound). */
+  quoteExpiresAt: number;
+  /** The side the order executes on (offer for BUY, bid for SELL). */
+  price?: string;
+  quantity?: string;
+  quoteAmount?: string;
+}
+
+export interface OrderRecord {
+  v: 1;
+  orderId: string;
+  clientRequestId: string;
+  idempotencyKey: string;
+  /** sha-256 of the request's payload, to tell "same key, same payload" from "same key, other payload". */
+  payloadHash: string;
+  strategyId: string;
+  accountGroup: string;
+  side: 'BUY' | 'SELL';
+  instrument?: string;
+  quoteId: string;
+  quote: RecordedQuote;
+  worstPrice?: string;
+  state: OrderState;
+  status?: OrderOutcomeStatus;
+  code?: string;
+  message?: string;
+  fill?: OrderFill;
+  evidence?: EvidenceSource;
+  acceptedAt: number;
+  sentAt?: number;
+  /** When the order first became UNKNOWN or INDETERMINATE (cleared when final). */
+  unresolvedSince?: number;
+  updatedAt: number;
+  /** The instance that handles the order (ownership; taken over by compare-and-set when that instance died). */
+  owner: string;
+  /** Sequence number of the last state event published for this order. */
+  eventSeq: number;
+}
+
+export function isFinalState(state: OrderState): boolean {
+  return state === 'SUCCESS' || state === 'FAILED';
+}
+
+export function viewOf(record: OrderRecord): OrderView {
+  return {
+    v: 1,
+    orderId: record.orderId,
+    clientRequestId: record.clientRequestId,
+    idempotencyKey: record.idempotencyKey,
+    strategyId: record.strategyId,
+    accountGroup: record.accountGroup,
+    side: record.side,
+    ...(record.instrument !== undefined ? { instrument: record.instrument } : {}),
+    quoteId: record.quoteId,
+    ...(record.worstPrice !== undefined ? { worstPrice: record.worstPrice } : {}),
+    state: record.state,
+    ...(record.status !== undefined ? { status: record.status } : {}),
+    final: isFinalState(record.state),
+    ...(record.code !== undefined ? { code: record.code } : {}),
+    ...(record.message !== undefined ? { message: record.message } : {}),
+    ...(record.fill !== undefined ? { fill: record.fill } : {}),
+    ...(record.evidence !== undefined ? { evidence: record.evidence } : {}),
+    acceptedAt: record.acceptedAt,
+    updatedAt: record.updatedAt,
+    quoteExpiresAt: record.quote.quoteExpiresAt,
+  };
+}

@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { BusConnection, BusKv, BusMetrics, type KvBucket } from '#bus';
+import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
+import { FakeClock, startNatsServer, type NatsServerHandle } from '#testing';
+import { JournalConflictError, OrderJournal } from '../orders/order-journal.js';
+import type { OrderRecord } from '../orders/order-record.js';
+import { InstanceRegistry } from './instance-registry.js';
+
+const silent = new JsonLogger('exec-test', 'test', 'error', { write: () => undefined });
+
+function record(orderId: string, owner: string): OrderRecord {
+  return {
+    v: 1,
+    orderId,
+    clientRequestId: `c-${orderId}`,
+    idempotencyKey: 'k',
+    payloadHash: 'h',
+    strategyId: 's',
+    accountGroup: 'g',
+    side: 'BUY',
+    quoteId: 'q',
+    quote: { quoteExpiresAt: 0 },
+    state: 'SENT',
+    acceptedAt: 0,
+    updatedAt: 0,
+    owner,
+    eventSeq: 2,
+  };
+}
+
+describe('order ownership on a real JetStream KV', () => {
+  let server: NatsServerHandle;
+  let connection: BusConnection;
+  let journalBucket: KvBucket;
+  let instances: KvBucket;
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+    const registry = new MetricsRegistry('exec-test', { defaultMetrics: false });
+    connection = await BusConnection.open(
+      { servers: server.url, name: 'exec-test' },
+      new BusMetrics(registry),
+      new HealthRegistry(500),
+      silent,
+    );
+    const kv = new BusKv(connection);
+    journalBucket = await kv.bucket('TEST_JOURNAL');
+    instances = await kv.bucket('TEST_INSTANCES');
+  });
+  afterAll(async () => {
+    await connection?.close();
+    await server?.stop();
+  });
+
+  it('two instances racing to take one order: exactly one wins; the old owner is fenced', async () => {
+    const journal = new OrderJournal(journalBucket);
+    await journal.createOrder(record('o1', 'dead'));
+    const read = await journal.read('o1');
+    if (read === undefined) throw new Error('not stored');
+    const results = await Promise.allSettled([
+      journal.update({ ...read.record, owner: 'b' }, read.revision),
+      journal.update({ ...read.record, owner: 'c' }, read.revision),
+    ]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const loser = results.find((r) => r.status === 'rejected');
+    expect(loser?.status === 'rejected' && loser.reason).toBeInstanceOf(JournalConflictError);
+    // the dead owner comes back with the revision it knew: refused
+    await expect(journal.update({ ...read.record, state: 'PENDING' }, read.revision)).rejects.toBeInstanceOf(
+      JournalConflictError,
+    );
+    expect(await journal.openOrderIds()).toContain('o1');
+    await journal.close('o1');
+    expect(await journal.openOrderIds()).not.toContain('o1');
+  });
+
+  it('an instance is alive while its heartbeat moves, dead once it stops moving for the lease or is removed', async () => {
+    const clock = new FakeClock(Date.now());
+    const a = new InstanceRegistry(instances, 'a', 3_000, clock);
+    const b = new InstanceRegistry(instances, 'b', 3_000, clock);
+    await a.start();
+    expect(await b.isAlive('a')).toBe(true);
+    clock.advance(1_000); // a beats (every lease / 3)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    clock.advance(2_500);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await b.isAlive('a')).toBe(true);
+    await a.stop(false); // dies without a clean stop: the beat no longer moves
+    expect(await b.isAlive('a')).toBe(true);
+    clock.advance(3_001);
+    expect(await b.isAlive('a')).toBe(false);
+    expect(await b.isAlive('never-seen')).toBe(false);
+    const c = new InstanceRegistry(instances, 'c', 3_000, clock);
+    await c.start();
+    expect(await b.isAlive('c')).toBe(true);
+    await c.stop(true); // a clean stop removes the beat: its orders are taken at once
+    expect(await b.isAlive('c')).toBe(false);
+  });
+});

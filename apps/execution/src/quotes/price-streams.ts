@@ -1,0 +1,173 @@
+/**
+ * Price streams the execution app itself needs (orders by quote request): asked of the connector with
+ * `stream.subscribe` (requester `execution-{account}`), the lease renewed while the stream is used, and the
+ * freshest live quote taken from the QuoteBook or, before the first update arrives, the last-value stream.
+ */
+import {
+  DEFAULT_LEASE_SECONDS,
+  type PriceMessage,
+  type PriceSubjectKey,
+  type StreamReply,
+  type Subjects,
+} from '#contracts';
+import type { BusCore, BusStreams } from '#bus';
+import type { Cancel, Clock } from '#actors';
+import type { KnownQuote, QuoteBook } from './quote-book.js';
+
+export interface StreamAsk {
+  instrument: string;
+  quantity: string;
+  currency: string;
+  tenor: string;
+  accountGroup: string;
+}
+
+export type FreshQuote = { ok: true; quote: KnownQuote } | { ok: false; code: string; message: string };
+
+interface Held {
+  request: StreamAsk;
+  subject: string;
+  leaseExpiresAt: number;
+  lastUsed: number;
+}
+
+/** A stream unused this long is no longer renewed (its lease then lapses at the connector). */
+const IDLE_MS = 10 * 60_000;
+
+export class PriceStreams {
+  private readonly held = new Map<string, Held>();
+  /** Quotes an order by quote request already took here: a quote executes once (§2.2 rule 4, W4), so take the next. */
+  private readonly used = new Set<string>();
+  private renewal: Cancel | undefined;
+
+  constructor(
+    private readonly subjects: Subjects,
+    private readonly core: BusCore,
+    private readonly streams: BusStreams,
+    private readonly book: QuoteBook,
+    private readonly clock: Clock,
+    private readonly options: {
+      requester: string;
+      requestTimeoutMs: number;
+      quoteWaitMs: number;
+      priceStream: () => string;
+    },
+  ) {}
+
+  start(): void {
+    this.renewal ??= this.clock.setInterval(() => void this.renew(), (DEFAULT_LEASE_SECONDS * 1_000) / 3);
+  }
+
+  stop(): void {
+    this.renewal?.();
+    this.renewal = undefined;
+  }
+
+  /** The freshest live quote of the stream, acquiring the stream through the connector when needed. */
+  async freshest(ask: StreamAsk): Promise<FreshQuote> {
+    const key: PriceSubjectKey = ask;
+    let subject: string;
+    try {
+      subject = this.subjects.price(key);
+    } catch (error) {
+      return {
+        ok: false,
+        code: 'QUOTE_REQUEST_INVALID',
+        message: error instanceof Error ? error.message : String(error),
+      };
+    }
+    const now = this.clock.now();
+    const held = this.held.get(subject);
+    if (held !== undefined) held.lastUsed = now;
+    const known = this.book.latestOf(subject);
+    if (held !== undefined && this.usable(known)) return this.take(known);
+    if (held === undefined || held.leaseExpiresAt <= now) {
+      const granted = await this.acquire(ask, subject);
+      if (!granted.ok) return granted;
+    }
+    const current = this.book.latestOf(subject);
+    if (this.usable(current)) return this.take(current);
+    const stored = await this.streams
+      .lastMessage<PriceMessage>(this.options.priceStream(), subject)
+      .catch(() => undefined);
+    if (stored?.value.status === 'live') {
+      this.book.take(subject, stored.value);
+      const taken = this.book.latestOf(subject);
+      if (this.usable(taken)) return this.take(taken);
+    }
+    const deadline = now + this.options.quoteWaitMs;
+    for (let left = deadline - this.clock.now(); left > 0; left = deadline - this.clock.now()) {
+      const next = await this.book.nextLive(subject, left);
+      if (next === undefined) break;
+      if (this.usable(next)) return this.take(next);
+    }
+    const last = this.book.latestOf(subject);
+    return {
+      ok: false,
+      code: 'QUOTE_UNAVAILABLE',
+      message: `no live quote on the stream within ${this.options.quoteWaitMs} ms (last status ${last?.price.status ?? 'none'}${last?.price.code ? `, ${last.price.code}` : ''})`,
+    };
+  }
+
+  private usable(known: KnownQuote | undefined): known is KnownQuote {
+    return known?.price.status === 'live' && known.price.quoteId !== undefined && !this.used.has(known.price.quoteId);
+  }
+
+  private take(known: KnownQuote): FreshQuote {
+    this.markUsed(known.price.quoteId as string);
+    return { ok: true, quote: known };
+  }
+
+  /** A quote an accepted order executes on (by quoteId or by quote request): not offered again. */
+  markUsed(quoteId: string): void {
+    if (this.used.size >= 10_000) this.used.delete(this.used.values().next().value as string);
+    this.used.add(quoteId);
+  }
+
+  private async acquire(
+    ask: StreamAsk,
+    subject: string,
+  ): Promise<{ ok: true } | { ok: false; code: string; message: string }> {
+    let reply: StreamReply;
+    try {
+      reply = await this.core.request<StreamReply>(
+        this.subjects.streamSubscribe,
+        { ...ask, requester: this.options.requester, leaseSeconds: DEFAULT_LEASE_SECONDS },
+        this.options.requestTimeoutMs,
+      );
+    } catch (error) {
+      return {
+        ok: false,
+        code: 'QUOTE_UNAVAILABLE',
+        message: `connector did not grant the stream: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+    if (!reply.ok)
+      return {
+        ok: false,
+        code: 'QUOTE_UNAVAILABLE',
+        message: `connector refused the stream: ${reply.error.code} ${reply.error.message}`,
+      };
+    const now = this.clock.now();
+    this.held.set(reply.subject, {
+      request: ask,
+      subject: reply.subject,
+      leaseExpiresAt: reply.leaseExpiresAt,
+      lastUsed: now,
+    });
+    if (reply.subject !== subject)
+      this.held.set(subject, { request: ask, subject, leaseExpiresAt: reply.leaseExpiresAt, lastUsed: now });
+    return { ok: true };
+  }
+
+  private async renew(): Promise<void> {
+    const now = this.clock.now();
+    for (const [subject, held] of this.held) {
+      if (now - held.lastUsed > IDLE_MS) {
+        this.held.delete(subject);
+        continue;
+      }
+      await this.acquire(held.request, subject).catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { limitsFileProblemsAt, loadLimitsFile } from './limits-file.js';
+import { LimitsFileError, resolveLimits } from './limits.js';
+
+const EXAMPLE = {
+  global: { maxOpenExposure: { BTC: '25', USD: '2000000' } },
+  strategies: {
+    'mm-btc': {
+      allowedInstruments: ['BTC.USD', 'BTC.EUR'],
+      maxNotionalPerOrder: { USD: '100000', EUR: '90000' },
+      maxNotionalPerMinute: { USD: '500000' },
+      maxOrdersPerSecond: 4,
+      maxOrdersPerMinute: 120,
+      maxOpenExposure: { BTC: '5' },
+      maxQuoteAgeMs: 2000,
+    },
+  },
+  accountGroups: { 'a1b2c3d4-0000-4000-8000-000000000001': { maxNotionalPerMinute: { USD: '1000000' } } },
+  defaults: { strategy: { maxNotionalPerOrder: { USD: '10000' } } },
+  refuseUnlisted: false,
+};
+
+describe('the limits file (RISK_LIMITS_FILE)', () => {
+  let dir: string;
+  const write = async (name: string, content: string) => {
+    const path = join(dir, name);
+    await writeFile(path, content);
+    return path;
+  };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'risk-limits-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('loads the documented example, decimals exact', async () => {
+    const config = loadLimitsFile(await write('ok.json', JSON.stringify(EXAMPLE)));
+    const strategy = resolveLimits(config, 'strategy', 'mm-btc');
+    expect(strategy.kind === 'limits' && strategy.limits?.maxNotionalPerOrder?.get('USD')?.toFixed()).toBe('100000');
+    const unlisted = resolveLimits(config, 'strategy', 'other');
+    expect(unlisted.kind === 'limits' && unlisted.limits?.maxNotionalPerOrder?.get('USD')?.toFixed()).toBe('10000');
+    expect(limitsFileProblemsAt(join(dir, 'ok.json'))).toEqual([]);
+  });
+
+  it('no file: no limits beyond the quote checks and trading states', () => {
+    const config = loadLimitsFile(undefined);
+    expect(resolveLimits(config, 'strategy', 'any')).toEqual({ kind: 'limits', limits: undefined });
+  });
+
+  it('refuses a bad file naming every bad entry (never its values)', async () => {
+    const bad = {
+      strategies: {
+        alpha: { maxNotionalPerOrder: { USD: '100,000' }, maxOrdersPerSecond: -1, maxOrderz: 3 },
+        'bad.id': {},
+      },
+      accountGroups: { g1: { allowedInstruments: ['BTCUSD'] } },
+      defaults: { strategy: { maxOpenExposure: 5 } },
+      extra: true,
+    };
+    const path = await write('bad.json', JSON.stringify(bad));
+    expect(() => loadLimitsFile(path)).toThrow(LimitsFileError);
+    const problems = limitsFileProblemsAt(path);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'RISK_LIMITS_FILE: extra is not a section (known: global, strategies, accountGroups, defaults, refuseUnlisted)',
+        'RISK_LIMITS_FILE: strategies.alpha.maxNotionalPerOrder.USD must be a non-negative decimal string',
+        'RISK_LIMITS_FILE: strategies.alpha.maxOrdersPerSecond must be an integer from 0 to 1000000',
+        expect.stringContaining('RISK_LIMITS_FILE: strategies.alpha.maxOrderz is not a limit'),
+        expect.stringContaining('RISK_LIMITS_FILE: strategies.bad.id: the id must be'),
+        'RISK_LIMITS_FILE: accountGroups.g1.allowedInstruments[0] must be an instrument BASE.QUOTE',
+        'RISK_LIMITS_FILE: defaults.strategy.maxOpenExposure must be an object of currency → decimal string',
+      ]),
+    );
+    expect(problems.join(' ')).not.toContain('100,000');
+  });
+
+  it('refuses a file that is missing or not JSON', async () => {
+    expect(limitsFileProblemsAt(join(dir, 'absent.json'))).toEqual([
+      'RISK_LIMITS_FILE: the file cannot be read (ENOENT)',
+    ]);
+    const path = await write('broken.json', '{ "global": ');
+    expect(limitsFileProblemsAt(path)[0]).toMatch(/^RISK_LIMITS_FILE: the file is not JSON/);
+    expect(() => loadLimitsFile(path)).toThrow(LimitsFileError);
+  });
+});

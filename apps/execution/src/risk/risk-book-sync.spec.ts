@@ -1,0 +1,36 @@
+import { describe, expect, it } from '@jest/globals';
+import { peerMessageOf } from './risk-book-sync.js';
+import { order } from './testing/risk-fixtures.js';
+
+describe('messages between instances (risk book)', () => {
+  const admitted = { v: 1, instance: 'a', kind: 'admitted', admittedAt: 1, order: order() };
+
+  it('takes well-formed messages', () => {
+    expect(peerMessageOf(admitted)).toBe(admitted);
+    const filled = {
+      v: 1,
+      instance: 'a',
+      kind: 'event',
+      event: { kind: 'filled', orderId: 'o', baseAmount: '1', quoteAmount: '2', price: '2' },
+    };
+    expect(peerMessageOf(filled)).toBe(filled);
+    expect(
+      peerMessageOf({ v: 1, instance: 'a', kind: 'event', event: { kind: 'unknown', orderId: 'o' } }),
+    ).toBeDefined();
+  });
+
+  it.each([
+    ['not an object', 'x'],
+    ['another version', { ...admitted, v: 2 }],
+    ['a side that is not BUY or SELL', { ...admitted, order: { ...admitted.order, side: 'HOLD' } }],
+    [
+      'a number where a decimal string belongs',
+      { ...admitted, order: { ...admitted.order, quote: { ...admitted.order.quote, price: 1 } } },
+    ],
+    ['an order without an instrument', { ...admitted, order: { ...admitted.order, instrument: undefined } }],
+    ['a fill without amounts', { v: 1, instance: 'a', kind: 'event', event: { kind: 'filled', orderId: 'o' } }],
+    ['an unknown event', { v: 1, instance: 'a', kind: 'event', event: { kind: 'cancelled', orderId: 'o' } }],
+  ])('refuses %s', (_what, value) => {
+    expect(peerMessageOf(value)).toBeUndefined();
+  });
+});

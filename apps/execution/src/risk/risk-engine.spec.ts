@@ -1,0 +1,136 @@
+import { describe, expect, it } from '@jest/globals';
+import { MetricsRegistry } from '#observability';
+import { FakeClock } from '#testing';
+import { RiskMetrics } from './risk-metrics.js';
+import { RiskEngine } from './risk-engine.js';
+import { entry, limits, order, states, T0 } from './testing/risk-fixtures.js';
+
+describe('RiskEngine (the RiskGate of the order side)', () => {
+  it('refuses every order until the trading states have been read (fail closed)', async () => {
+    const engine = new RiskEngine(limits(), { clock: new FakeClock(T0) });
+    expect(await engine.admit(order(), T0)).toMatchObject({ ok: false, code: 'TRADING_STATE_UNAVAILABLE' });
+    engine.storeSnapshot([], []);
+    expect(await engine.admit(order(), T0)).toEqual({ ok: true });
+    engine.storeReadable(false);
+    expect(await engine.admit(order(), T0)).toMatchObject({ ok: false, code: 'TRADING_STATE_UNAVAILABLE' });
+  });
+
+  it('two concurrent admits never both use the same headroom', async () => {
+    const file = { strategies: { alpha: { maxOpenExposure: { BTC: '1.5' } } } };
+    const engine = new RiskEngine(limits(file), { clock: new FakeClock(T0) }, states());
+    const [first, second] = await Promise.all([engine.admit(order(), T0), engine.admit(order(), T0)]);
+    expect([first.ok, second.ok].sort()).toEqual([false, true]);
+    expect(first.ok ? second : first).toMatchObject({
+      code: 'RISK_EXPOSURE_EXCEEDS_MAX_OPEN',
+      values: { currency: 'BTC', exposure: '1', exposureAfter: '2', limit: '1.5', scope: 'strategy', scopeId: 'alpha' },
+    });
+  });
+
+  it('frees headroom when an order is known not executed, keeps it for a fill and for an unknown outcome', async () => {
+    const file = { strategies: { alpha: { maxOpenExposure: { BTC: '1' } } } };
+    const engine = new RiskEngine(limits(file), { clock: new FakeClock(T0) }, states());
+    const a = order();
+    expect(await engine.admit(a, T0)).toEqual({ ok: true });
+    expect((await engine.admit(order(), T0)).ok).toBe(false);
+    engine.record({ kind: 'not-executed', orderId: a.orderId });
+    const b = order();
+    expect(await engine.admit(b, T0)).toEqual({ ok: true });
+    engine.record({ kind: 'unknown', orderId: b.orderId });
+    expect((await engine.admit(order(), T0)).ok).toBe(false);
+    engine.record({ kind: 'filled', orderId: b.orderId, baseAmount: '1', quoteAmount: '50000', price: '50000' });
+    expect((await engine.admit(order(), T0)).ok).toBe(false);
+    // a SELL reduces the filled long position, so it passes the exposure limit
+    expect(await engine.admit(order({ side: 'SELL' }), T0)).toEqual({ ok: true });
+  });
+
+  it('a halt fed from the store takes effect for the next order', async () => {
+    const engine = new RiskEngine(limits(), { clock: new FakeClock(T0) }, states());
+    expect((await engine.admit(order(), T0)).ok).toBe(true);
+    engine.stateStored(entry('global', 'HALTED'));
+    expect(await engine.admit(order(), T0)).toMatchObject({
+      ok: false,
+      code: 'TRADING_HALTED',
+      values: { scope: 'global', by: 'ops', reason: 'test' },
+    });
+    engine.stateStored(entry('global', 'ACTIVE', undefined, 2));
+    expect((await engine.admit(order(), T0)).ok).toBe(true);
+  });
+
+  it('restores in-flight and unknown orders and fills from the journal after a restart', async () => {
+    const file = { strategies: { alpha: { maxOpenExposure: { BTC: '2' }, maxOrdersPerMinute: 4 } } };
+    const engine = new RiskEngine(limits(file), { clock: new FakeClock(T0 + 1_000) }, states());
+    const filled = order();
+    const unknown = order();
+    const failed = order();
+    engine.restore([
+      {
+        order: filled,
+        admittedAt: T0,
+        event: { kind: 'filled', orderId: filled.orderId, baseAmount: '1', quoteAmount: '50000', price: '50000' },
+      },
+      { order: unknown, admittedAt: T0 + 10, event: { kind: 'unknown', orderId: unknown.orderId } },
+      { order: failed, admittedAt: T0 + 20, event: { kind: 'not-executed', orderId: failed.orderId } },
+    ]);
+    // position 1 (filled) + 1 (unknown counted as filled) = 2: a further BUY exceeds the limit
+    expect(await engine.admit(order(), T0 + 1_000)).toMatchObject({
+      ok: false,
+      code: 'RISK_EXPOSURE_EXCEEDS_MAX_OPEN',
+    });
+    // three orders in the last minute (the refused one does not count): the fourth passes, the fifth does not
+    expect(await engine.admit(order({ side: 'SELL' }), T0 + 1_000)).toEqual({ ok: true });
+    expect(await engine.admit(order({ side: 'SELL' }), T0 + 1_000)).toMatchObject({
+      ok: false,
+      code: 'RISK_ORDER_RATE_EXCEEDS_MAX_PER_MINUTE',
+      values: { orders: '4', limit: '4' },
+    });
+    expect(engine.state.book.open.size).toBe(2);
+  });
+
+  it('ignores a fill without decimal amounts and keeps the order counted', async () => {
+    const engine = new RiskEngine(limits(), { clock: new FakeClock(T0) }, states());
+    const a = order();
+    await engine.admit(a, T0);
+    engine.record({ kind: 'filled', orderId: a.orderId, baseAmount: 'lots', quoteAmount: '1', price: '1' });
+    expect(engine.state.book.open.get(a.orderId)?.status).toBe('in-flight');
+  });
+
+  it('counts refusals by code and shows how much of a limit the most used scope takes', async () => {
+    const registry = new MetricsRegistry('t', { defaultMetrics: false });
+    const file = { strategies: { alpha: { maxOpenExposure: { BTC: '4' }, maxOrdersPerMinute: 10 } } };
+    const engine = new RiskEngine(
+      limits(file),
+      { clock: new FakeClock(T0), metrics: new RiskMetrics(registry) },
+      states(),
+    );
+    await engine.admit(order(), T0);
+    await engine.admit(order({ strategyId: 'beta' }), T0);
+    await engine.admit(order({}, { status: 'stale' }), T0);
+    const text = await registry.metrics();
+    expect(text).toContain('execution_risk_admitted_total{app="t"} 2');
+    expect(text).toContain('execution_risk_refusals_total{code="QUOTE_STALE",app="t"} 1');
+    expect(text).toContain('execution_risk_limit_utilisation{limit="open_exposure",scope="strategy",app="t"} 0.25');
+    expect(text).toContain('execution_risk_limit_utilisation{limit="orders_per_minute",scope="strategy",app="t"} 0.1');
+    expect(text).toContain('execution_risk_open_orders{status="in-flight",app="t"} 2');
+  });
+
+  it('counts an order another instance admitted once, and tells its peers what it admits and learns', async () => {
+    const file = { strategies: { alpha: { maxOpenExposure: { BTC: '1.5' } } } };
+    const engine = new RiskEngine(limits(file), { clock: new FakeClock(T0) }, states());
+    const told: string[] = [];
+    engine.attachPeers({
+      admitted: (o) => told.push(`admitted ${o.orderId}`),
+      recorded: (e) => told.push(`${e.kind} ${e.orderId}`),
+    });
+    const peers = order();
+    engine.peerAdmitted(peers, T0);
+    engine.peerAdmitted(peers, T0);
+    expect(engine.state.book.open.size).toBe(1);
+    expect(await engine.admit(order(), T0)).toMatchObject({ code: 'RISK_EXPOSURE_EXCEEDS_MAX_OPEN' });
+    engine.peerRecorded({ kind: 'not-executed', orderId: peers.orderId });
+    const mine = order();
+    expect(await engine.admit(mine, T0)).toEqual({ ok: true });
+    engine.record({ kind: 'unknown', orderId: mine.orderId });
+    // a peer's event is not told back to the peers
+    expect(told).toEqual([`admitted ${mine.orderId}`, `unknown ${mine.orderId}`]);
+  });
+});

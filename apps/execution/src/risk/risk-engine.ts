@@ -1,0 +1,227 @@
+/**
+ * The `RiskGate` the order side uses: the risk actor's shell. Admits are decided in the actor's mailbox, one
+ * at a time; the store (trading states, run-time limits) feeds its changes into the same mailbox, so a change
+ * takes effect for the next order decided after it.
+ */
+import { TRADING_STATES, type RiskScopeKind, type TradingState, type TradingStateEntry } from '#contracts';
+import { Actor, type Clock } from '#actors';
+import type { JsonLogger } from '#observability';
+import type { RiskDecision, RiskGate, RiskOrder, RiskOrderEvent } from './risk-gate.js';
+import { limitsFor } from './checks.js';
+import { emptyBook } from './risk-book.js';
+import { utilisationOf, type UtilisedLimit } from './utilisation.js';
+import type { Positions, RiskPositionsStore } from './risk-positions.js';
+import type { Limits, LimitsConfig, ScopeKey } from './limits.js';
+import { riskTransition, type RiskEffect, type RiskEnv, type RiskEvent, type RiskState } from './risk-machine.js';
+import type { RiskMetrics } from './risk-metrics.js';
+import { unreadableStates, type TradingStates } from './trading-states.js';
+
+export interface RiskEngineDeps {
+  clock: Clock;
+  metrics?: RiskMetrics;
+  logger?: JsonLogger;
+}
+
+/** The other execution instances of the account (see RiskBookSync): told what this one admits and learns. */
+export interface RiskPeers {
+  admitted(order: RiskOrder, admittedAt: number): void;
+  recorded(event: RiskOrderEvent): void;
+}
+
+export class RiskEngine implements RiskGate {
+  private readonly actor: Actor<RiskState, RiskEvent, RiskEffect, RiskEnv>;
+  private peers: RiskPeers | undefined;
+  private positions: RiskPositionsStore | undefined;
+  /** The latest utilisation of each scope that traded (for the gauge's maximum per scope kind). */
+  private readonly utilisation = new Map<ScopeKey, { kind: RiskScopeKind; used: Map<UtilisedLimit, number> }>();
+
+  constructor(
+    limits: LimitsConfig,
+    private readonly deps: RiskEngineDeps,
+    /** Until the store has been read, every order is refused (fail closed). */
+    states: TradingStates = unreadableStates,
+  ) {
+    this.actor = new Actor<RiskState, RiskEvent, RiskEffect, RiskEnv>({
+      name: 'risk',
+      initial: { book: emptyBook, limits, states },
+      transition: riskTransition,
+      environment: () => ({ now: deps.clock.now() }),
+      execute: (effect) => this.execute(effect),
+      onError: (error) =>
+        deps.logger?.error('risk actor failed on an event', {
+          error: error instanceof Error ? error.message : String(error),
+        }),
+    });
+  }
+
+  admit(order: RiskOrder, now: number): Promise<RiskDecision> {
+    return new Promise((reply) => this.actor.send({ kind: 'admit', order, now, reply }));
+  }
+
+  record(event: RiskOrderEvent): void {
+    this.actor.send({ kind: 'record', event, from: 'local' });
+    this.reportOpenOrders();
+  }
+
+  /** From here on, what this instance admits and learns is told to the other instances. */
+  attachPeers(peers: RiskPeers | undefined): void {
+    this.peers = peers;
+  }
+
+  /** The durable positions read at start (they replace the book's), and where later fills are added. */
+  positionsLoaded(positions: Positions, store: RiskPositionsStore): void {
+    this.actor.send({ kind: 'positions-loaded', positions });
+    this.positions = store;
+  }
+
+  /** An order another instance admitted. */
+  peerAdmitted(order: RiskOrder, admittedAt: number): void {
+    this.actor.send({ kind: 'peer-admitted', order, admittedAt });
+    this.reportOpenOrders();
+  }
+
+  /** An event another instance learnt (it may own an order this instance admitted, after a takeover). */
+  peerRecorded(event: RiskOrderEvent): void {
+    this.actor.send({ kind: 'record', event, from: 'peer' });
+    this.reportOpenOrders();
+  }
+
+  restore(orders: ReadonlyArray<{ order: RiskOrder; admittedAt: number; event?: RiskOrderEvent }>): void {
+    this.actor.send({ kind: 'restore', orders });
+    this.reportOpenOrders();
+  }
+
+  /** What risk holds now (for the control queries and tests). */
+  get state(): RiskState {
+    return this.actor.state;
+  }
+
+  stateStored(entry: TradingStateEntry): void {
+    this.actor.send({ kind: 'state-stored', entry });
+    this.reportStates();
+  }
+
+  stateRemoved(scope: RiskScopeKind, id?: string): void {
+    this.actor.send({ kind: 'state-removed', scope, ...(id !== undefined ? { id } : {}) });
+    this.reportStates();
+  }
+
+  storeReadable(readable: boolean): void {
+    this.actor.send({ kind: 'store-readable', readable });
+    this.deps.metrics?.storeReadable.set(readable ? 1 : 0);
+  }
+
+  storeSnapshot(states: readonly TradingStateEntry[], overrides: ReadonlyArray<[ScopeKey, Limits | 'invalid']>): void {
+    this.actor.send({ kind: 'store-snapshot', states, overrides });
+    this.deps.metrics?.storeReadable.set(1);
+    this.reportStates();
+  }
+
+  limitsChanged(key: ScopeKey, limits: Limits | 'invalid' | null): void {
+    this.actor.send({ kind: 'limits-changed', key, limits });
+  }
+
+  stop(): Promise<void> {
+    return this.actor.stop();
+  }
+
+  private execute(effect: RiskEffect): void {
+    const { metrics, logger } = this.deps;
+    switch (effect.kind) {
+      case 'reply':
+        if (effect.decision.ok) {
+          metrics?.admitted.inc();
+        } else {
+          metrics?.refusals.inc({ code: effect.decision.code });
+          logger?.info('order refused by pre-trade risk', {
+            orderId: effect.order.orderId,
+            strategyId: effect.order.strategyId,
+            code: effect.decision.code,
+            values: effect.decision.values,
+          });
+        }
+        effect.reply(effect.decision);
+        this.reportOpenOrders();
+        this.reportUtilisation(effect.order);
+        return;
+      case 'share-admitted':
+        this.peers?.admitted(effect.order, effect.admittedAt);
+        return;
+      case 'share-event':
+        this.peers?.recorded(effect.event);
+        return;
+      case 'persist-fill':
+        this.positions?.applyFill(effect.scopes, effect.orderId, effect.deltas).catch((error: unknown) => {
+          metrics?.positionWriteFailures.inc();
+          logger?.error('a fill could not be added to the durable risk positions', {
+            orderId: effect.orderId,
+            error: error instanceof Error ? error.message : String(error),
+          });
+        });
+        return;
+      case 'event-ignored':
+        metrics?.eventsIgnored.inc();
+        logger?.warn('order event ignored by pre-trade risk', { orderId: effect.orderId, reason: effect.reason });
+        return;
+      case 'restored':
+        logger?.info('risk book restored from the journal', { orders: effect.orders, skipped: effect.skipped });
+        return;
+    }
+  }
+
+  /** Utilisation of the order's scopes' limits; the gauge shows, per scope kind, the most used scope. */
+  private reportUtilisation(order: RiskOrder): void {
+    const metrics = this.deps.metrics;
+    if (metrics === undefined) return;
+    const { book, limits } = this.actor.state;
+    const scoped = limitsFor(limits, order);
+    if (!Array.isArray(scoped)) return;
+    const now = this.deps.clock.now();
+    for (const scope of scoped)
+      this.utilisation.set(scope.key, { kind: scope.scope, used: utilisationOf(book, scope, now) });
+    const largest = new Map<string, number>();
+    for (const { kind, used } of this.utilisation.values()) {
+      for (const [limit, ratio] of used) {
+        const label = `${limit}|${kind}`;
+        largest.set(label, Math.max(largest.get(label) ?? 0, ratio));
+      }
+    }
+    for (const [label, ratio] of largest) {
+      const [limit = '', scope = ''] = label.split('|');
+      metrics.limitUtilisation.set({ limit, scope }, ratio);
+    }
+  }
+
+  /** Global: 1 for its state; account groups and strategies: how many are in each state. */
+  private reportStates(): void {
+    const metrics = this.deps.metrics;
+    if (metrics === undefined) return;
+    const counts = {
+      accountGroup: { ACTIVE: 0, REDUCING: 0, HALTED: 0 },
+      strategy: { ACTIVE: 0, REDUCING: 0, HALTED: 0 },
+    };
+    let global: TradingState = 'ACTIVE';
+    for (const entry of this.actor.state.states.entries.values()) {
+      if (entry.scope === 'global') global = entry.state;
+      else counts[entry.scope][entry.state] += 1;
+    }
+    for (const state of TRADING_STATES) {
+      metrics.tradingStates.set({ scope: 'global', state }, state === global ? 1 : 0);
+      metrics.tradingStates.set({ scope: 'accountGroup', state }, counts.accountGroup[state]);
+      metrics.tradingStates.set({ scope: 'strategy', state }, counts.strategy[state]);
+    }
+  }
+
+  private reportOpenOrders(): void {
+    const metrics = this.deps.metrics;
+    if (metrics === undefined) return;
+    let inFlight = 0;
+    let unknown = 0;
+    for (const order of this.actor.state.book.open.values()) {
+      if (order.status === 'unknown') unknown += 1;
+      else inFlight += 1;
+    }
+    metrics.openOrders.set({ status: 'in-flight' }, inFlight);
+    metrics.openOrders.set({ status: 'unknown' }, unknown);
+  }
+}

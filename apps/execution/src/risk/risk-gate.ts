@@ -1,0 +1,74 @@
+/**
+ * The seam between the order side of the execution app (order API, order actors, journal) and pre-trade risk
+ * (limits, trading states, kill switch, exposure). The order side calls `admit` before it accepts an order and
+ * tells risk every later change of the order with `record`; risk never sends anything to the venue.
+ * Amounts and prices are decimal strings (never numbers). Provided in Nest under the token `RISK_GATE`.
+ */
+export const RISK_GATE = Symbol('RISK_GATE');
+
+export type Side = 'BUY' | 'SELL';
+
+/** The quote an order would execute on, as the execution app knows it from the connector's prices. */
+export interface RiskQuote {
+  quoteId: string;
+  /** `unknown`: a quoteId the algo passed that the app has not seen on any price it watches. */
+  status: 'live' | 'stale' | 'stopped' | 'unknown';
+  /** Epoch ms of the venue's price update and the quote's expiry (venueTimestamp + 10 min). */
+  venueTimestamp?: number;
+  quoteExpiresAt?: number;
+  /** The side the order executes on (offer for BUY, bid for SELL): price, base quantity, quote amount. */
+  price?: string;
+  quantity?: string;
+  quoteAmount?: string;
+}
+
+/** An order the order side is about to accept. */
+export interface RiskOrder {
+  orderId: string;
+  strategyId: string;
+  accountGroup: string;
+  side: Side;
+  /** `BASE.QUOTE`. */
+  instrument: string;
+  quote: RiskQuote;
+  /** Worst acceptable price from the request: BUY refuses a price above it, SELL below it. */
+  worstPrice?: string;
+}
+
+/** A refusal names its code (`CATEGORY_CONDITION`, e.g. `RISK_NOTIONAL_EXCEEDS_MAX_PER_ORDER`) and the values. */
+export interface RiskRefusal {
+  ok: false;
+  code: string;
+  message: string;
+  /** The values that caused it, e.g. `{ notional: "120000", limit: "100000", currency: "USD" }`. */
+  values: Record<string, string>;
+}
+
+export type RiskDecision = { ok: true } | RiskRefusal;
+
+/**
+ * What happened to an admitted order since. An order is "in flight" from `admit` until `filled` or
+ * `not-executed`; `unknown` keeps it counted as filled for exposure (it may have filled) until evidence settles it.
+ */
+export type RiskOrderEvent =
+  | { kind: 'filled'; orderId: string; baseAmount: string; quoteAmount: string; price: string }
+  | { kind: 'not-executed'; orderId: string }
+  | { kind: 'unknown'; orderId: string };
+
+export interface RiskGate {
+  /**
+   * Checks trading states (global, account group, strategy; the kill switch), quote checks (live, not stale, not
+   * expired, remaining quoted size counting orders in flight on it), limits (notional per order and per rolling
+   * minute, order rate, instrument allow-list, open exposure per currency counting in-flight and unknown orders as
+   * filled, worst price). If every check passes the order is counted as in flight at once, so two concurrent
+   * admits cannot both use the same headroom.
+   */
+  admit(order: RiskOrder, now: number): Promise<RiskDecision>;
+  /** Later changes of an admitted order. Idempotent per (orderId, kind). */
+  record(event: RiskOrderEvent): void;
+  /**
+   * After a restart, before taking new orders: the orders the journal holds, with what is known of them
+   * (`in-flight` for non-final ones, `filled` with amounts, `unknown`), so exposure and rolling windows are rebuilt.
+   */
+  restore(orders: ReadonlyArray<{ order: RiskOrder; admittedAt: number; event?: RiskOrderEvent }>): void;
+}

@@ -1,0 +1,72 @@
+import { Counter, Gauge } from 'prom-client';
+import type { MetricsRegistry } from '#observability';
+
+/**
+ * Metrics of pre-trade risk, labels bounded: a refusal code is one of `RiskCode`, a scope one of global /
+ * accountGroup / strategy, a state one of ACTIVE / REDUCING / HALTED (never a strategy's or group's id).
+ */
+export class RiskMetrics {
+  readonly admitted: Counter;
+  readonly refusals: Counter<'code'>;
+  readonly tradingStates: Gauge<'scope' | 'state'>;
+  readonly storeReadable: Gauge;
+  readonly openOrders: Gauge<'status'>;
+  readonly controlChanges: Counter<'kind' | 'result'>;
+  readonly eventsIgnored: Counter;
+  readonly positionWriteFailures: Counter;
+  readonly limitUtilisation: Gauge<'limit' | 'scope'>;
+
+  constructor(registry: MetricsRegistry) {
+    const registers = [registry];
+    this.admitted = new Counter({
+      name: 'execution_risk_admitted_total',
+      help: 'Orders that passed every pre-trade check',
+      registers,
+    });
+    this.refusals = new Counter({
+      name: 'execution_risk_refusals_total',
+      help: 'Orders refused by pre-trade risk, by code (TRADING_HALTED, QUOTE_EXPIRED, RISK_…)',
+      labelNames: ['code'],
+      registers,
+    });
+    this.tradingStates = new Gauge({
+      name: 'execution_risk_trading_state',
+      help: 'Trading states: global is 1 for its state; accountGroup/strategy count the scopes in each state (never-set scopes are ACTIVE and not counted)',
+      labelNames: ['scope', 'state'],
+      registers,
+    });
+    this.storeReadable = new Gauge({
+      name: 'execution_risk_state_store_readable',
+      help: '1 while the trading-state store (NATS KV) is read and watched; 0: every order is refused (fail closed)',
+      registers,
+    });
+    this.openOrders = new Gauge({
+      name: 'execution_risk_open_orders',
+      help: 'Admitted orders counted as in flight, by status (in-flight, unknown)',
+      labelNames: ['status'],
+      registers,
+    });
+    this.controlChanges = new Counter({
+      name: 'execution_risk_control_changes_total',
+      help: 'Changes of trading states and limits over NATS or configuration, by kind (state, limits) and result',
+      labelNames: ['kind', 'result'],
+      registers,
+    });
+    this.limitUtilisation = new Gauge({
+      name: 'execution_risk_limit_utilisation',
+      help: 'Share of a limit in use (1 = all) after the latest order of each scope; per scope kind, the most used scope (limit: open_exposure, notional_per_minute, orders_per_minute)',
+      labelNames: ['limit', 'scope'],
+      registers,
+    });
+    this.positionWriteFailures = new Counter({
+      name: 'execution_risk_position_write_failures_total',
+      help: 'Fills that could not be added to the durable risk positions (NATS KV); a restart would not count them',
+      registers,
+    });
+    this.eventsIgnored = new Counter({
+      name: 'execution_risk_events_ignored_total',
+      help: 'Order events risk could not use (e.g. a fill without decimal amounts)',
+      registers,
+    });
+  }
+}

@@ -1,0 +1,363 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { BusConnection, BusCore, BusKv, BusMetrics, BusPublisher, BusResponder, BusStreams } from '#bus';
+import { riskSubjects, RiskStreamName, Subjects, type RiskAuditRecord } from '#contracts';
+import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
+import { eventually, startNatsServer, waitFor, type NatsServerHandle } from '#testing';
+import { systemClock } from '#actors';
+import { limitsConfigFrom } from './limits.js';
+import { RiskEngine } from './risk-engine.js';
+import { RiskMetrics } from './risk-metrics.js';
+import { RiskRuntime, type RiskModuleOptions } from './risk-runtime.js';
+import { order } from './testing/risk-fixtures.js';
+
+const silent = new JsonLogger('risk-test', 'test', 'error', { write: () => undefined });
+const ACCOUNT = 'acct1';
+const subjects = riskSubjects(new Subjects('gw.v1', ACCOUNT));
+
+interface Instance {
+  engine: RiskEngine;
+  runtime: RiskRuntime;
+  metrics: MetricsRegistry;
+  close(): Promise<void>;
+}
+
+async function startInstance(url: string, options: Partial<RiskModuleOptions> = {}): Promise<Instance> {
+  const metrics = new MetricsRegistry('t', { defaultMetrics: false });
+  const busMetrics = new BusMetrics(metrics);
+  const connection = await BusConnection.open(
+    { servers: url, name: 'risk-test' },
+    busMetrics,
+    new HealthRegistry(),
+    silent,
+  );
+  const riskMetrics = new RiskMetrics(metrics);
+  const engine = new RiskEngine(limitsConfigFrom({}), { clock: systemClock, metrics: riskMetrics });
+  const runtime = new RiskRuntime(
+    { subjectPrefix: 'gw.v1', account: ACCOUNT, killSwitch: false, ...options },
+    {
+      engine,
+      connection,
+      core: new BusCore(connection, silent),
+      kv: new BusKv(connection),
+      publisher: new BusPublisher(connection, busMetrics, silent),
+      responder: new BusResponder(connection, busMetrics, silent),
+      streams: new BusStreams(connection, silent),
+      logger: silent,
+      metrics: riskMetrics,
+    },
+  );
+  await runtime.start();
+  return {
+    engine,
+    runtime,
+    metrics,
+    close: async () => {
+      await runtime.stop();
+      await connection.close();
+    },
+  };
+}
+
+/** An order on a quote issued just now (the runtime's clock is the system clock). */
+function liveOrder(overrides: Parameters<typeof order>[0] = {}) {
+  const now = Date.now();
+  return order(overrides, { venueTimestamp: now, quoteExpiresAt: now + 600_000 });
+}
+
+async function code(instance: Instance, overrides: Parameters<typeof order>[0] = {}): Promise<string> {
+  const decision = await instance.engine.admit(liveOrder(overrides), Date.now());
+  return decision.ok ? 'OK' : decision.code;
+}
+
+describe('pre-trade risk control over NATS (two instances, a plain NATS client)', () => {
+  let server: NatsServerHandle;
+  let client: NatsConnection;
+  let a: Instance;
+  let b: Instance;
+
+  async function ask<T>(subject: string, body: unknown): Promise<T> {
+    const reply = await client.request(subject, JSON.stringify(body), { timeout: 5_000 });
+    return reply.json<T>();
+  }
+
+  async function auditRecords(): Promise<RiskAuditRecord[]> {
+    const jsm = await jetstreamManager(client);
+    const info = await jsm.streams.info(RiskStreamName.audit(ACCOUNT));
+    const records: RiskAuditRecord[] = [];
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq += 1) {
+      const message = await jsm.streams.getMessage(RiskStreamName.audit(ACCOUNT), { seq });
+      if (message) records.push(message.json<RiskAuditRecord>());
+    }
+    return records;
+  }
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+    client = await connect({ servers: server.url });
+    a = await startInstance(server.url, { instance: 'a' });
+    b = await startInstance(server.url, { instance: 'b' });
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await client?.close();
+    await server?.stop();
+  });
+
+  it('takes orders once the trading states are read', async () => {
+    expect(await code(a)).toBe('OK');
+    expect(await code(b)).toBe('OK');
+  });
+
+  it('the kill switch halts every instance for the next order, and a resume is audited too', async () => {
+    const halted = await ask<{ ok: boolean; entry: { state: string; revision: number } }>(subjects.kill, {
+      by: 'alice',
+      reason: 'venue incident',
+    });
+    expect(halted).toMatchObject({
+      ok: true,
+      entry: { scope: 'global', state: 'HALTED', by: 'alice', reason: 'venue incident' },
+    });
+    await eventually(async () => ((await code(a)) === 'TRADING_HALTED' ? true : undefined), { what: 'a halted' });
+    await eventually(async () => ((await code(b)) === 'TRADING_HALTED' ? true : undefined), { what: 'b halted' });
+    const state = await ask<{ ok: boolean; global: { state: string } }>(subjects.stateGet, {});
+    expect(state).toMatchObject({ ok: true, readable: true, global: { state: 'HALTED', by: 'alice' } });
+
+    const resumed = await ask(subjects.stateSet, {
+      scope: 'global',
+      state: 'ACTIVE',
+      by: 'bob',
+      reason: 'incident over',
+      expectedRevision: halted.entry.revision,
+    });
+    expect(resumed).toMatchObject({ ok: true, entry: { state: 'ACTIVE' } });
+    await eventually(async () => ((await code(a)) === 'OK' ? true : undefined), { what: 'a active' });
+    await eventually(async () => ((await code(b)) === 'OK' ? true : undefined), { what: 'b active' });
+
+    const records = await auditRecords();
+    expect(records.map((r) => [r.kind, r.scope, r.before, r.after, r.by, r.reason, r.via])).toEqual(
+      expect.arrayContaining([
+        ['state', 'global', 'ACTIVE', 'HALTED', 'alice', 'venue incident', subjects.kill],
+        ['state', 'global', 'HALTED', 'ACTIVE', 'bob', 'incident over', subjects.stateSet],
+      ]),
+    );
+    expect(records.every((r) => /^\d{4}-\d\d-\d\dT/.test(r.at))).toBe(true);
+  });
+
+  it('compare-and-set: a change made against an old revision is refused and changes nothing', async () => {
+    const reply = await ask(subjects.stateSet, {
+      scope: 'strategy',
+      id: 'alpha',
+      state: 'HALTED',
+      by: 'alice',
+      reason: 'stale view',
+      expectedRevision: 9_999,
+    });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'RISK_CONTROL_CONFLICT' } });
+    expect(await code(a)).toBe('OK');
+  });
+
+  it('refuses a bad control request naming each bad field', async () => {
+    const reply = await ask<{ ok: false; error: { code: string; message: string } }>(subjects.stateSet, {
+      scope: 'global',
+      id: 'x',
+      state: 'PAUSED',
+    });
+    expect(reply.error.code).toBe('INVALID_REQUEST');
+    for (const field of ['by', 'reason', 'state', 'id must be absent']) expect(reply.error.message).toContain(field);
+  });
+
+  it('REDUCING for one strategy takes only orders that reduce its position, at every instance', async () => {
+    await ask(subjects.stateSet, { scope: 'strategy', id: 'red', state: 'REDUCING', by: 'alice', reason: 'wind down' });
+    await eventually(
+      async () => ((await code(b, { strategyId: 'red' })) === 'TRADING_REDUCING_ONLY' ? true : undefined),
+      {
+        what: 'b sees REDUCING',
+      },
+    );
+    expect(await code(a, { strategyId: 'red' })).toBe('TRADING_REDUCING_ONLY');
+    expect(await code(a, { strategyId: 'other' })).toBe('OK');
+    const state = await ask<{ strategies: unknown[] }>(subjects.stateGet, {});
+    expect(state.strategies).toEqual([expect.objectContaining({ scope: 'strategy', id: 'red', state: 'REDUCING' })]);
+  });
+
+  it('limits changed at run time apply at every instance for the next order, and can be removed', async () => {
+    const changed = await ask(subjects.limitsSet, {
+      scope: 'strategy',
+      id: 'lim',
+      limits: { maxNotionalPerOrder: { USD: '1000' } },
+      by: 'carol',
+      reason: 'tighten',
+    });
+    expect(changed).toMatchObject({
+      ok: true,
+      scope: 'strategy',
+      id: 'lim',
+      limits: { maxNotionalPerOrder: { USD: '1000' } },
+    });
+    await eventually(async () => ((await code(a, { strategyId: 'lim' })) !== 'OK' ? true : undefined), {
+      what: 'a limited',
+    });
+    await eventually(async () => ((await code(b, { strategyId: 'lim' })) !== 'OK' ? true : undefined), {
+      what: 'b limited',
+    });
+    expect(await code(b, { strategyId: 'lim' })).toBe('RISK_NOTIONAL_EXCEEDS_MAX_PER_ORDER');
+
+    const read = await ask(subjects.limitsGet, { scope: 'strategy', id: 'lim' });
+    expect(read).toMatchObject({
+      ok: true,
+      overrides: [expect.objectContaining({ scope: 'strategy', id: 'lim', by: 'carol', reason: 'tighten' })],
+      effective: { maxNotionalPerOrder: { USD: '1000' } },
+    });
+
+    await ask(subjects.limitsSet, {
+      scope: 'strategy',
+      id: 'lim',
+      limits: null,
+      by: 'carol',
+      reason: 'back to the file',
+    });
+    await eventually(async () => ((await code(a, { strategyId: 'lim' })) === 'OK' ? true : undefined), {
+      what: 'a unlimited',
+    });
+    await eventually(async () => ((await code(b, { strategyId: 'lim' })) === 'OK' ? true : undefined), {
+      what: 'b unlimited',
+    });
+    const records = await auditRecords();
+    expect(records.filter((r) => r.kind === 'limits').map((r) => [r.before, r.after])).toEqual([
+      [null, { maxNotionalPerOrder: { USD: '1000' } }],
+      [{ maxNotionalPerOrder: { USD: '1000' } }, null],
+    ]);
+  });
+
+  it('refuses limits that do not validate, naming the bad entry', async () => {
+    const reply = await ask<{ ok: false; error: { code: string; message: string } }>(subjects.limitsSet, {
+      scope: 'accountGroup',
+      id: 'g1',
+      limits: { maxNotionalPerOrder: { USD: '-5' }, maxOrdersPerSecond: 1.5 },
+      by: 'carol',
+      reason: 'typo',
+    });
+    expect(reply.error.code).toBe('INVALID_REQUEST');
+    expect(reply.error.message).toContain('limits.maxNotionalPerOrder.USD');
+    expect(reply.error.message).toContain('limits.maxOrdersPerSecond');
+  });
+
+  it('the instances count each other’s orders: exposure and quote size hold for the account, not per instance', async () => {
+    await ask(subjects.limitsSet, {
+      scope: 'strategy',
+      id: 'shared',
+      limits: { maxOpenExposure: { BTC: '1.5' } },
+      by: 'carol',
+      reason: 'one limit for the account',
+    });
+    await eventually(async () => (b.engine.state.limits.overrides.has('strategy:shared') ? true : undefined), {
+      what: 'b has the limit',
+    });
+    const first = liveOrder({ strategyId: 'shared' });
+    expect(await a.engine.admit(first, Date.now())).toEqual({ ok: true });
+    // probing b before it heard of the order would count the probe itself: wait for the order in b's book
+    await eventually(async () => (b.engine.state.book.open.has(first.orderId) ? true : undefined), {
+      what: 'b counts the order a admitted',
+    });
+    expect(await code(b, { strategyId: 'shared' })).toBe('RISK_EXPOSURE_EXCEEDS_MAX_OPEN');
+    const sameQuote = { ...liveOrder({ strategyId: 'other' }), quote: first.quote };
+    expect(await b.engine.admit(sameQuote, Date.now())).toMatchObject({ ok: false, code: 'QUOTE_SIZE_EXHAUSTED' });
+    // b took the order over and learnt it did not execute: a's book frees the headroom too
+    b.engine.record({ kind: 'not-executed', orderId: first.orderId });
+    await eventually(async () => (a.engine.state.book.open.has(first.orderId) ? undefined : true), {
+      what: 'a hears what b learnt',
+    });
+    expect(await code(a, { strategyId: 'shared' })).toBe('OK');
+  });
+
+  it('positions from fills are durable: a new instance counts the fills of before, each once', async () => {
+    const filled = liveOrder({ strategyId: 'durable' });
+    expect(await a.engine.admit(filled, Date.now())).toEqual({ ok: true });
+    const fill = {
+      kind: 'filled',
+      orderId: filled.orderId,
+      baseAmount: '0.75',
+      quoteAmount: '37500.5',
+      price: '50000',
+    } as const;
+    a.engine.record(fill);
+    a.engine.record(fill);
+    await eventually(async () => (b.engine.state.book.open.has(filled.orderId) ? undefined : true), {
+      what: 'b hears it',
+    });
+    b.engine.record(fill); // an order taken over and its fill learnt again: stored once all the same
+    const loaded = await eventually(
+      async () => {
+        const probe = await startInstance(server.url, { instance: 'probe' });
+        const positions = probe.engine.state.book.positions.get('strategy:durable');
+        await probe.close();
+        return positions?.get('BTC')?.toFixed() === '0.75' ? positions : undefined;
+      },
+      { what: 'a new instance reads the stored fill once' },
+    );
+    expect(loaded.get('USD')?.toFixed()).toBe('-37500.5');
+  });
+
+  it('the kill switch in configuration halts trading at start, audited as configuration', async () => {
+    const c = await startInstance(server.url, { killSwitch: true, instance: 'c' });
+    try {
+      expect(await code(c)).toBe('TRADING_HALTED');
+      await eventually(async () => ((await code(a)) === 'TRADING_HALTED' ? true : undefined), { what: 'a halted' });
+      const records = await auditRecords();
+      expect(records.at(-1)).toMatchObject({
+        kind: 'state',
+        after: 'HALTED',
+        via: 'config',
+        by: 'configuration',
+        instance: 'c',
+      });
+      expect(await c.metrics.getSingleMetricAsString('execution_risk_trading_state')).toContain(
+        'execution_risk_trading_state{scope="global",state="HALTED",app="t"} 1',
+      );
+    } finally {
+      await c.close();
+      await ask(subjects.stateSet, { scope: 'global', state: 'ACTIVE', by: 'bob', reason: 'test over' });
+    }
+  });
+});
+
+describe('fail closed: while the trading states cannot be read, every order is refused', () => {
+  it('refuses orders while NATS is down and takes them again once the store is read afresh', async () => {
+    let server = await startNatsServer();
+    const { port, storeDir } = server;
+    const instance = await startInstance(server.url);
+    try {
+      expect(await code(instance)).toBe('OK');
+      await server.kill();
+      await eventually(async () => ((await code(instance)) === 'TRADING_STATE_UNAVAILABLE' ? true : undefined), {
+        what: 'refused while NATS is down',
+      });
+      expect(await instance.metrics.getSingleMetricAsString('execution_risk_state_store_readable')).toContain('} 0');
+      server = await startNatsServer({ port, storeDir });
+      await waitFor(async () => (await code(instance)) === 'OK', 'orders taken again after NATS is back', 20_000);
+    } finally {
+      await instance.close();
+      await server.stop();
+    }
+  });
+
+  it('gets the bucket back from a NATS that lost its store, and takes orders again', async () => {
+    let server = await startNatsServer();
+    const { port } = server;
+    const instance = await startInstance(server.url);
+    try {
+      await server.stop();
+      await eventually(async () => ((await code(instance)) === 'TRADING_STATE_UNAVAILABLE' ? true : undefined), {
+        what: 'refused while NATS is down',
+      });
+      server = await startNatsServer({ port });
+      await waitFor(async () => (await code(instance)) === 'OK', 'orders taken again on a fresh NATS', 20_000);
+    } finally {
+      await instance.close();
+      await server.stop();
+    }
+  });
+});

@@ -1,0 +1,133 @@
+/**
+ * Pre-trade risk's start and stop, outside Nest so it is tested as it runs: ensure the audit stream, open the
+ * store bucket, read it and watch it (orders are refused until then: fail closed), apply the configured kill
+ * switch, then answer the control subjects.
+ */
+import { hostname } from 'node:os';
+import { RiskBucketName, riskSubjects, Subjects } from '#contracts';
+import type { BusConnection, BusCore, BusKv, BusPublisher, BusResponder, BusStreams } from '#bus';
+import { systemClock, type Clock } from '#actors';
+import type { HealthRegistry, JsonLogger } from '#observability';
+import { RiskAudit } from './risk-audit.js';
+import { RiskBookSync } from './risk-book-sync.js';
+import { RiskControl } from './risk-control.js';
+import type { RiskEngine } from './risk-engine.js';
+import type { RiskMetrics } from './risk-metrics.js';
+import { RiskPositionsStore } from './risk-positions.js';
+import { RiskStore } from './risk-store.js';
+
+export interface RiskModuleOptions {
+  subjectPrefix: string;
+  account: string;
+  /** Path of the limits file (JSON); absent: no limits beyond the quote checks and trading states. */
+  limitsFile?: string;
+  /** `TRADING_KILL_SWITCH=true`: global HALTED is written (and audited) at start. */
+  killSwitch: boolean;
+  /** Replicas of the audit stream and the state bucket (3 on a JetStream cluster). */
+  replicas?: number;
+  /** How long audit records are kept (ms); default 365 days. */
+  auditRetentionMs?: number;
+  /** Names this instance in audit records; default host:pid. */
+  instance?: string;
+  clock?: Clock;
+}
+
+export interface RiskRuntimeDeps {
+  engine: RiskEngine;
+  connection: Pick<BusConnection, 'isUp'>;
+  core: BusCore;
+  kv: BusKv;
+  publisher: BusPublisher;
+  responder: BusResponder;
+  streams: BusStreams;
+  logger: JsonLogger;
+  metrics?: RiskMetrics;
+  health?: HealthRegistry;
+}
+
+export class RiskRuntime {
+  private store: RiskStore | undefined;
+  private sync: RiskBookSync | undefined;
+  private controlHandle: RiskControl | undefined;
+
+  constructor(
+    private readonly options: RiskModuleOptions,
+    private readonly deps: RiskRuntimeDeps,
+  ) {}
+
+  /** The control (for tests and the app): set states and limits as the NATS subjects do. */
+  get control(): RiskControl | undefined {
+    return this.controlHandle;
+  }
+
+  async start(): Promise<void> {
+    const { options, deps } = this;
+    const { engine, logger } = deps;
+    const clock = options.clock ?? systemClock;
+    const subjects = new Subjects(options.subjectPrefix, options.account);
+    const instance = options.instance ?? `${hostname()}:${process.pid}`;
+    const audit = new RiskAudit(deps.publisher, deps.streams, subjects, {
+      retentionMs: options.auditRetentionMs ?? 365 * 24 * 3_600_000,
+      replicas: options.replicas ?? 1,
+      instance,
+    });
+    await audit.ensureStream();
+    // first: orders other instances admit from now on are counted here too
+    this.sync = new RiskBookSync(
+      {
+        core: deps.core,
+        publisher: deps.publisher,
+        engine,
+        instance,
+        logger,
+        ...(deps.metrics ? { metrics: deps.metrics } : {}),
+      },
+      subjects,
+    );
+    this.sync.start();
+    const replicas = options.replicas !== undefined ? { replicas: options.replicas } : {};
+    const openBucket = () =>
+      deps.kv.bucket(RiskBucketName.control(options.account), { storage: 'file', history: 10, ...replicas });
+    const positions = new RiskPositionsStore(
+      () => deps.kv.bucket(RiskBucketName.positions(options.account), { storage: 'file', ...replicas }),
+      logger,
+    );
+    engine.positionsLoaded(await positions.load(), positions);
+    const store = new RiskStore(openBucket, engine, { connection: deps.connection, clock, logger });
+    this.store = store;
+    const control = new RiskControl({
+      engine,
+      store,
+      audit,
+      clock,
+      logger,
+      ...(deps.metrics ? { metrics: deps.metrics } : {}),
+    });
+    this.controlHandle = control;
+    await store.start();
+    if (options.killSwitch) {
+      const answer = await control.setState(
+        { scope: 'global', state: 'HALTED', by: 'configuration', reason: 'TRADING_KILL_SWITCH=true at start-up' },
+        'config',
+      );
+      if (!answer.ok) throw new Error(`the kill switch could not be applied: ${answer.error.code}`);
+    }
+    control.serve(deps.responder, subjects);
+    deps.health?.register('risk', () => {
+      const { states } = engine.state;
+      if (!states.readable) return { up: false, detail: 'trading states cannot be read (orders refused)' };
+      return { up: true, detail: `global ${states.entries.get('global')?.state ?? 'ACTIVE'}` };
+    });
+    const s = riskSubjects(subjects);
+    logger.info('pre-trade risk ready', {
+      control: [s.stateGet, s.stateSet, s.kill, s.limitsGet, s.limitsSet],
+      killSwitch: options.killSwitch,
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.controlHandle?.stop();
+    this.sync?.stop();
+    await this.store?.stop();
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The venue's own records of an order, read over REST with the execution app's share of the REST budget
+ * (`VENUE_REST_REQUESTS_PER_SECOND`, default 4): the trade list filtered by `clientRef` (§4.5, the only
+ * source after the order-state endpoint's 24 h retention) and the order-state endpoint (§4.10). A failed
+ * call is `unreachable`, never "no such order".
+ */
+import type { VenueRestClient } from '#venue-api';
+import type { VenueEvidence } from '../orders/order-machine.js';
+
+export interface EvidenceListener {
+  attempt(source: 'trade-list' | 'order-state', result: 'found' | 'none' | 'unreachable'): void;
+}
+
+export class VenueRecords {
+  /** Outcome of the last call: whether the venue answered. */
+  lastReachable: boolean | undefined;
+
+  constructor(
+    private readonly client: VenueRestClient,
+    private readonly listener: EvidenceListener,
+  ) {}
+
+  async evidence(clientRequestId: string, ask: { orderState: boolean; trades: boolean }): Promise<VenueEvidence> {
+    const evidence: VenueEvidence = {};
+    if (ask.trades) {
+      try {
+        const page = await this.client.listTrades({ clientRef: clientRequestId, max: 50 });
+        evidence.trades = page.data;
+        this.listener.attempt('trade-list', page.data.some((t) => t.clientRef === clientRequestId) ? 'found' : 'none');
+        this.lastReachable = true;
+      } catch {
+        evidence.trades = 'unreachable';
+        this.listener.attempt('trade-list', 'unreachable');
+        this.lastReachable = false;
+      }
+    }
+    if (ask.orderState) {
+      try {
+        evidence.orderState = await this.client.getOrderState(clientRequestId);
+        this.listener.attempt('order-state', evidence.orderState.length > 0 ? 'found' : 'none');
+        this.lastReachable = this.lastReachable !== false;
+      } catch {
+        evidence.orderState = 'unreachable';
+        this.listener.attempt('order-state', 'unreachable');
+        this.lastReachable = false;
+      }
+    }
+    return evidence;
+  }
+}

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
+import { eventually, startNatsServer, type NatsServerHandle } from '#testing';
+import { BusConnection } from './bus-connection.js';
+import { BusKv, type KvBucket, type KvChange } from './bus-kv.js';
+import { BusMetrics } from './bus-metrics.js';
+
+const silent = new JsonLogger('kv-test', 'test', 'error', { write: () => undefined });
+
+describe('KvBucket compare-and-set and watch (real nats-server)', () => {
+  let server: NatsServerHandle;
+  let connection: BusConnection;
+  let bucket: KvBucket;
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+    const metrics = new BusMetrics(new MetricsRegistry('t', { defaultMetrics: false }));
+    connection = await BusConnection.open({ servers: server.url, name: 't' }, metrics, new HealthRegistry(), silent);
+    bucket = await new BusKv(connection).bucket('T_KV_CAS', { storage: 'file', history: 5 });
+  });
+  afterAll(async () => {
+    await connection.close();
+    await server.stop();
+  });
+
+  it('compareAndSet writes only at the expected revision (0: no value yet)', async () => {
+    const first = await bucket.compareAndSet('a', { n: 1 }, 0);
+    expect(typeof first).toBe('number');
+    expect(await bucket.compareAndSet('a', { n: 2 }, 0)).toBe('conflict');
+    const second = await bucket.compareAndSet('a', { n: 2 }, first as number);
+    expect(await bucket.compareAndSet('a', { n: 3 }, first as number)).toBe('conflict');
+    expect(await bucket.get('a')).toEqual({ value: { n: 2 }, revision: second });
+    await bucket.remove('a');
+    expect(typeof (await bucket.compareAndSet('a', { n: 4 }, 0))).toBe('number');
+  });
+
+  it('watch gives the current values, then every later change in order, deletes included', async () => {
+    await bucket.put('w.x', { v: 'x1' });
+    await bucket.put('w.y', { v: 'y1' });
+    const seen: KvChange<unknown>[] = [];
+    const { initial, watch } = await bucket.watch<unknown>('w.>', (change) => seen.push(change));
+    try {
+      expect(initial.map((c) => [c.key, c.value])).toEqual([
+        ['w.x', { v: 'x1' }],
+        ['w.y', { v: 'y1' }],
+      ]);
+      await bucket.put('w.x', { v: 'x2' });
+      await bucket.remove('w.y');
+      await bucket.put('other', 1);
+      await eventually(() => (seen.length >= 2 ? true : undefined), { what: 'two changes' });
+      expect(seen.map((c) => [c.key, c.value])).toEqual([
+        ['w.x', { v: 'x2' }],
+        ['w.y', undefined],
+      ]);
+      expect(seen[0]?.revision).toBeLessThan(seen[1]?.revision ?? 0);
+    } finally {
+      watch.stop();
+    }
+    await watch.ended;
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * What the execution app says about an order: its state, outcome, fill and the evidence that decided it.
+ * Decimals are strings. Published on every state change (`OrderEvent`) and answered by `order.get`/`order.list`.
+ */
+import type { OrderOutcomeStatus } from '../order-status.js';
+
+/**
+ * The order's own states, in order: accepted (risk admitted it) and its intent durable →
+ * the command is in the connector's durable stream → the venue's outcome (PENDING, UNKNOWN, INDETERMINATE)
+ * → one final state, SUCCESS or FAILED.
+ */
+export const ORDER_STATES = [
+  'INTENT_RECORDED',
+  'SENT',
+  'PENDING',
+  'UNKNOWN',
+  'INDETERMINATE',
+  'SUCCESS',
+  'FAILED',
+] as const;
+export type OrderState = (typeof ORDER_STATES)[number];
+
+/** Which evidence decided a final state (or the last status). */
+export type EvidenceSource =
+  /** The connector's outcome: the venue's reply, a redelivery, or the order-state endpoint. */
+  | 'reply'
+  | 'redelivery'
+  | 'order-state'
+  /** The connector refused the command before it reached the venue. */
+  | 'gateway'
+  /** The venue's trade list holds a trade with clientRef = the order's clientRequestId. */
+  | 'trade-list'
+  /** Not executed: the quote expired and neither the order-state endpoint nor the trade list knows the order. */
+  | 'quote-expired-unknown-to-venue'
+  /** Never sent: the same idempotency key won a race in another request. */
+  | 'execution';
+
+export interface OrderFill {
+  /** Quote currency per base unit (§2.4 `executedPrice` without its `[BASE/QUOTE]` prefix). */
+  price: string;
+  baseCurrency: string;
+  quoteCurrency: string;
+  /** Base amount bought (BUY) or sold (SELL). */
+  baseAmount: string;
+  /** Quote amount paid (BUY) or received (SELL). */
+  quoteAmount: string;
+  /** §2.4 tradedAmount / settlementAmount when the trade list was read. */
+  tradedAmount?: { amount: string; currency: string };
+  settlementAmount?: { amount: string; currency: string };
+  tradeRef?: string;
+  /** Where the figures come from: the venue's order reply, its trade list, or the quote the order executed on. */
+  source: 'outcome' | 'trade-list' | 'quote';
+}
+
+export interface OrderView {
+  v: 1;
+  orderId: string;
+  /** The venue's identifier of this order (minted by the execution app, explicit mapping from the key). */
+  clientRequestId: string;
+  idempotencyKey: string;
+  strategyId: string;
+  accountGroup: string;
+  side: 'BUY' | 'SELL';
+  instrument?: string;
+  quoteId: string;
+  worstPrice?: string;
+  state: OrderState;
+  /** The venue status behind the state (absent before the first outcome). */
+  status?: OrderOutcomeStatus;
+  final: boolean;
+  code?: string;
+  message?: string;
+  fill?: OrderFill;
+  evidence?: EvidenceSource;
+  acceptedAt: number;
+  updatedAt: number;
+  /** Epoch ms the quote expires (venue timestamp + quote life; an upper bound when not known). */
+  quoteExpiresAt: number;
+}
+
+/** `{prefix}.{account}.exec.order.event.{strategyId}.{orderId}`, `Nats-Msg-Id` = `{orderId}:{state}` (`:final` for the final one). */
+export interface OrderEvent {
+  v: 1;
+  /** Per order, 1, 2, 3… in the order the states were entered. */
+  seq: number;
+  at: number;
+  order: OrderView;
+}

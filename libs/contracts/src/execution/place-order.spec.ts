@@ -1,0 +1,74 @@
+import { describe, expect, it } from '@jest/globals';
+import { parsePlaceOrder } from './place-order.js';
+
+const base = { idempotencyKey: 'k1', strategyId: 'alpha', accountGroup: 'g1', side: 'BUY' };
+const fields = (payload: unknown) => {
+  const parsed = parsePlaceOrder(JSON.stringify(payload));
+  return parsed.ok ? [] : parsed.problems.map((p) => p.field).sort();
+};
+
+describe('place request', () => {
+  it('takes a quoteId, or a whole quote request', () => {
+    expect(parsePlaceOrder(JSON.stringify({ ...base, quoteId: 'q1' })).ok).toBe(true);
+    expect(parsePlaceOrder(JSON.stringify({ ...base, quoteId: 'q1', instrument: 'BTC.USD' })).ok).toBe(true);
+    const request = {
+      ...base,
+      instrument: 'BTC.USD',
+      quantity: '0.5',
+      currency: 'USD',
+      tenor: 'T',
+      worstPrice: '42000.5',
+    };
+    expect(parsePlaceOrder(JSON.stringify(request))).toMatchObject({ ok: true, value: request });
+  });
+
+  it('names every bad field, unknown fields included, and never echoes values', () => {
+    const parsed = parsePlaceOrder(
+      JSON.stringify({
+        idempotencyKey: '',
+        strategyId: 'a b',
+        side: 'SIDEWAYS',
+        quantity: '1e3',
+        worstPrice: '-1',
+        junk: 'x'.repeat(5_000),
+      }),
+    );
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.problems.map((p) => p.field).sort()).toEqual(
+      [
+        'accountGroup',
+        'currency',
+        'idempotencyKey',
+        'instrument',
+        'junk',
+        'quantity',
+        'side',
+        'strategyId',
+        'tenor',
+        'worstPrice',
+      ].sort(),
+    );
+    expect(JSON.stringify(parsed.problems)).not.toContain('xxxxx');
+  });
+
+  it('refuses a quoteId with a quote request, and a currency outside the pair', () => {
+    expect(
+      fields({ ...base, quoteId: 'q1', quantity: '1', currency: 'BTC', tenor: 'T', instrument: 'BTC.USD' }),
+    ).toEqual(['quoteId']);
+    expect(fields({ ...base, instrument: 'BTC.USD', quantity: '1', currency: 'EUR', tenor: 'T' })).toEqual([
+      'currency',
+    ]);
+    expect(fields({ ...base, instrument: 'BTC.USD', quantity: '0.123456789', currency: 'BTC', tenor: 'T' })).toEqual([
+      'quantity',
+    ]);
+  });
+
+  it('refuses what is not a JSON object', () => {
+    expect(parsePlaceOrder('nope')).toEqual({
+      ok: false,
+      problems: [{ field: '(payload)', problem: 'payload is not JSON' }],
+    });
+    expect(parsePlaceOrder('[1]')).toMatchObject({ ok: false });
+  });
+});

@@ -1,0 +1,294 @@
+/**
+ * Run-time control of pre-trade risk over NATS (request/reply, plain JSON), its audit records and the
+ * refusal codes. Subjects, per venue account (prefix default `gw.v1`):
+ *
+ *   {prefix}.{account}.exec.risk.state.get     trading states (global, account groups, strategies)
+ *   {prefix}.{account}.exec.risk.state.set     set ACTIVE / REDUCING / HALTED for one scope (audited)
+ *   {prefix}.{account}.exec.risk.kill          kill switch: global HALTED (audited)
+ *   {prefix}.{account}.exec.risk.limits.get    limits in effect (file, run-time overrides)
+ *   {prefix}.{account}.exec.risk.limits.set    replace (or with `limits: null` remove) one scope's override (audited)
+ *   {prefix}.{account}.exec.risk.audit.{kind}  audit records (JetStream, durable; kind = state | limits)
+ *   {prefix}.{account}.exec.risk.book          between execution instances: admitted orders and their events
+ */
+import {
+  Equals,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateBy,
+  ValidateIf,
+} from 'class-validator';
+import type { ErrorReply } from '../reply.js';
+import type { Subjects } from '../subjects.js';
+import { limitSetProblems, RISK_SCOPE_ID, type RiskLimitSet, type RiskLimitsFile } from './risk-limits.js';
+
+export type TradingState = 'ACTIVE' | 'REDUCING' | 'HALTED';
+export const TRADING_STATES: readonly TradingState[] = ['ACTIVE', 'REDUCING', 'HALTED'];
+
+/** The scope a trading state or a limit set applies to. `id` names the strategy or account group. */
+export type RiskScopeKind = 'global' | 'accountGroup' | 'strategy';
+export const RISK_SCOPE_KINDS: readonly RiskScopeKind[] = ['global', 'accountGroup', 'strategy'];
+
+export function riskSubjects(subjects: Subjects) {
+  const base = `${subjects.prefix}.${subjects.account}.exec.risk`;
+  return {
+    stateGet: `${base}.state.get`,
+    stateSet: `${base}.state.set`,
+    kill: `${base}.kill`,
+    limitsGet: `${base}.limits.get`,
+    limitsSet: `${base}.limits.set`,
+    /** Between execution instances: admitted orders and their events, so every risk book counts every instance's orders. */
+    book: `${base}.book`,
+    audit: (kind: RiskAuditKind) => `${base}.audit.${kind}`,
+    allAudit: `${base}.audit.>`,
+  } as const;
+}
+
+export const RiskStreamName = {
+  audit: (account: string) => `GW_EXEC_RISK_AUDIT_${account.replace(/[^A-Za-z0-9_-]/g, '_')}`,
+} as const;
+export const RiskBucketName = {
+  /** Trading states and run-time limit overrides (one bucket: one watch keeps an instance current). */
+  control: (account: string) => `GW_EXEC_RISK_${account.replace(/[^A-Za-z0-9_-]/g, '_')}`,
+  /** Positions per scope and currency from fills, durable across restarts. */
+  positions: (account: string) => `GW_EXEC_RISK_POSITIONS_${account.replace(/[^A-Za-z0-9_-]/g, '_')}`,
+} as const;
+
+/** Refusal codes of pre-trade risk (`CATEGORY_CONDITION`); each refusal carries the values that caused it. */
+export const RiskCode = {
+  TradingHalted: 'TRADING_HALTED',
+  TradingReducingOnly: 'TRADING_REDUCING_ONLY',
+  TradingStateUnavailable: 'TRADING_STATE_UNAVAILABLE',
+  QuoteUnknown: 'QUOTE_UNKNOWN',
+  QuoteNotLive: 'QUOTE_NOT_LIVE',
+  QuoteStale: 'QUOTE_STALE',
+  QuoteExpired: 'QUOTE_EXPIRED',
+  QuoteIncomplete: 'QUOTE_INCOMPLETE',
+  QuoteSizeExhausted: 'QUOTE_SIZE_EXHAUSTED',
+  PriceWorseThanLimit: 'PRICE_WORSE_THAN_LIMIT',
+  InstrumentInvalid: 'RISK_INSTRUMENT_INVALID',
+  InstrumentNotAllowed: 'RISK_INSTRUMENT_NOT_ALLOWED',
+  StrategyNotConfigured: 'RISK_STRATEGY_NOT_CONFIGURED',
+  AccountGroupNotConfigured: 'RISK_ACCOUNT_GROUP_NOT_CONFIGURED',
+  LimitsInvalid: 'RISK_LIMITS_INVALID',
+  NotionalExceedsMaxPerOrder: 'RISK_NOTIONAL_EXCEEDS_MAX_PER_ORDER',
+  NotionalExceedsMaxPerMinute: 'RISK_NOTIONAL_EXCEEDS_MAX_PER_MINUTE',
+  OrderRateExceedsMaxPerSecond: 'RISK_ORDER_RATE_EXCEEDS_MAX_PER_SECOND',
+  OrderRateExceedsMaxPerMinute: 'RISK_ORDER_RATE_EXCEEDS_MAX_PER_MINUTE',
+  ExposureExceedsMax: 'RISK_EXPOSURE_EXCEEDS_MAX_OPEN',
+} as const;
+export type RiskCode = (typeof RiskCode)[keyof typeof RiskCode];
+
+/** Control error codes (besides the bus's `INVALID_REQUEST`). */
+export const RiskControlError = {
+  /** `expectedRevision` given and the scope's entry has moved on: read again, decide again. */
+  Conflict: 'RISK_CONTROL_CONFLICT',
+  /** The change is in effect but its audit record could not be stored (NATS/JetStream trouble). */
+  AuditNotStored: 'RISK_AUDIT_NOT_STORED',
+  /** The store (KV) could not be written: nothing changed. */
+  StoreUnavailable: 'RISK_STORE_UNAVAILABLE',
+} as const;
+
+const WHO = /^[^\p{Cc}]{1,128}$/u;
+
+function IsRiskScopeId(): PropertyDecorator {
+  return Matches(RISK_SCOPE_ID, { message: 'id must be 1-64 characters without ., *, > or whitespace' });
+}
+
+/** Who and why: every change names its author and reason (kept in the audit record). */
+abstract class AuditedChange {
+  @IsString()
+  @Matches(WHO, { message: 'by must be 1-128 characters (who makes the change)' })
+  by!: string;
+
+  @IsString()
+  @MinLength(1, { message: 'reason must say why (1-1024 characters)' })
+  @MaxLength(1024, { message: 'reason must say why (1-1024 characters)' })
+  reason!: string;
+}
+
+/** A change of one scope: `id` is required for accountGroup and strategy, absent for global. */
+abstract class ScopedChange extends AuditedChange {
+  @IsIn(RISK_SCOPE_KINDS)
+  scope!: RiskScopeKind;
+
+  @ValidateIf((o: ScopedChange) => o.scope !== 'global' || o.id !== undefined)
+  @IsString()
+  @IsRiskScopeId()
+  @ValidateBy({
+    name: 'noIdForGlobal',
+    validator: {
+      validate: (_value, args) => (args?.object as ScopedChange).scope !== 'global',
+      defaultMessage: () => 'id must be absent for the global scope',
+    },
+  })
+  id?: string;
+
+  /** Compare-and-set: applied only if the scope's entry is still at this revision (0: never set). */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  expectedRevision?: number;
+}
+
+/** On `…exec.risk.state.set`. */
+export class TradingStateChange extends ScopedChange {
+  @IsIn(TRADING_STATES)
+  state!: TradingState;
+}
+
+/** On `…exec.risk.kill`: global HALTED. */
+export class KillSwitchRequest extends AuditedChange {
+  @IsOptional()
+  @Equals(true, { message: 'halt must be true (the kill switch only halts; resume with state.set)' })
+  halt?: true;
+}
+
+/** On `…exec.risk.limits.set`: the scope's run-time limits replace its file entry; `null` removes the override. */
+export class RiskLimitsChange extends ScopedChange {
+  @ValidateBy({
+    name: 'isRiskLimitSet',
+    validator: {
+      validate: (value) => value === null || limitSetProblems(value, 'limits').length === 0,
+      defaultMessage: (args) => limitSetProblems(args?.value, 'limits').slice(0, 20).join('; ') || 'limits is invalid',
+    },
+  })
+  limits!: RiskLimitSet | null;
+}
+
+/** On `…exec.risk.limits.get` (optional filter) and `…exec.risk.state.get` (body ignored). */
+export class RiskScopeQuery {
+  @IsOptional()
+  @IsIn(RISK_SCOPE_KINDS)
+  scope?: RiskScopeKind;
+
+  @IsOptional()
+  @IsString()
+  @IsRiskScopeId()
+  id?: string;
+}
+
+/** One scope's trading state as stored (KV) and reported. Absent from the store: ACTIVE. */
+export interface TradingStateEntry {
+  scope: RiskScopeKind;
+  id?: string;
+  state: TradingState;
+  by: string;
+  reason: string;
+  /** ISO 8601 time of the change. */
+  at: string;
+  /** KV revision of this entry (0: never set). */
+  revision: number;
+}
+
+export interface TradingStatesReply {
+  ok: true;
+  /** false: the store cannot be read right now; every order is refused (fail closed). */
+  readable: boolean;
+  global: TradingStateEntry;
+  accountGroups: TradingStateEntry[];
+  strategies: TradingStateEntry[];
+}
+
+export interface TradingStateChanged {
+  ok: true;
+  entry: TradingStateEntry;
+  auditId: string;
+}
+
+export interface RiskLimitOverride {
+  scope: RiskScopeKind;
+  id?: string;
+  limits: RiskLimitSet;
+  by: string;
+  reason: string;
+  at: string;
+  revision: number;
+}
+
+export interface RiskLimitsReply {
+  ok: true;
+  file: RiskLimitsFile;
+  overrides: RiskLimitOverride[];
+  /** With a scope query: the limit set in effect for it. */
+  effective?: RiskLimitSet | null;
+}
+
+export interface RiskLimitsChanged {
+  ok: true;
+  scope: RiskScopeKind;
+  id?: string;
+  limits: RiskLimitSet | null;
+  revision: number;
+  auditId: string;
+}
+
+export type RiskAuditKind = 'state' | 'limits';
+
+/** On `…exec.risk.audit.{kind}` (JetStream, `Nats-Msg-Id` = `id`): who changed what, when and why. */
+export interface RiskAuditRecord {
+  v: 1;
+  id: string;
+  kind: RiskAuditKind;
+  scope: RiskScopeKind;
+  scopeId?: string;
+  by: string;
+  reason: string;
+  at: string;
+  /** Subject the change came over, or `config` (TRADING_KILL_SWITCH at start-up). */
+  via: string;
+  before: TradingState | RiskLimitSet | null;
+  after: TradingState | RiskLimitSet | null;
+  revision: number;
+  instance: string;
+}
+
+export type TradingStatesAnswer = TradingStatesReply | ErrorReply;
+export type TradingStateChangeAnswer = TradingStateChanged | ErrorReply;
+export type RiskLimitsAnswer = RiskLimitsReply | ErrorReply;
+export type RiskLimitsChangeAnswer = RiskLimitsChanged | ErrorReply;
+
+/** A quote as risk knows it (amounts of the side an order executes on), carried between instances. */
+export interface RiskBookQuote {
+  quoteId: string;
+  status: 'live' | 'stale' | 'stopped' | 'unknown';
+  venueTimestamp?: number;
+  quoteExpiresAt?: number;
+  price?: string;
+  quantity?: string;
+  quoteAmount?: string;
+}
+
+/**
+ * On `…exec.risk.book` (core NATS, best effort; internal to the execution app): what one instance's risk
+ * admitted and learnt since, so every instance of the account counts every instance's orders.
+ */
+export type RiskBookMessage =
+  | {
+      v: 1;
+      instance: string;
+      kind: 'admitted';
+      admittedAt: number;
+      order: {
+        orderId: string;
+        strategyId: string;
+        accountGroup: string;
+        side: 'BUY' | 'SELL';
+        instrument: string;
+        quote: RiskBookQuote;
+        worstPrice?: string;
+      };
+    }
+  | {
+      v: 1;
+      instance: string;
+      kind: 'event';
+      event:
+        | { kind: 'filled'; orderId: string; baseAmount: string; quoteAmount: string; price: string }
+        | { kind: 'not-executed' | 'unknown'; orderId: string };
+    };

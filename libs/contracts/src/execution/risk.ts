@@ -1,0 +1,2 @@
+export * from './risk-limits.js';
+export * from './risk-control.js';

@@ -1,0 +1,246 @@
+/**
+ * The execution app end to end: its own nats-server, the sandbox venue, the real connector (in-process) and
+ * execution instances as child processes from `dist/` (so a test can `kill -9` one). The algo in these tests
+ * is a plain NATS client.
+ */
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import {
+  ExecutionStreamName,
+  ExecutionSubjects,
+  Subjects,
+  type GetOrderReply,
+  type OrderAccepted,
+  type ListOrdersReply,
+  type OrderEvent,
+  type PlaceOrderReply,
+  type PositionsReply,
+} from '#contracts';
+import { JsonLogger, loadConfig } from '#observability';
+import { eventually, startStack, type Stack } from '#testing';
+import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
+import type { SandboxOptions } from '../../apps/sandbox-venue/src/config.js';
+import { startConnector, type RunningConnector } from '../../apps/connector/src/bootstrap.js';
+import { ConnectorConfig } from '../../apps/connector/src/config.js';
+import { AppProcess, type AppExit } from '../kit/app-process.js';
+import { startE2eVenue } from '../kit/e2e-venue.js';
+import { connectorEnv } from '../connector/connector-stack.js';
+
+process.env['LOG_LEVEL'] ??= process.env['E2E_LOG_LEVEL'] ?? 'error';
+
+export const ACCOUNT = 'acct1';
+export const subjects = new Subjects('gw.v1', ACCOUNT);
+export const exec = new ExecutionSubjects(subjects);
+const quiet = new JsonLogger('connector', 'e2e', (process.env['E2E_LOG_LEVEL'] as 'debug' | undefined) ?? 'error');
+
+/** One execution instance as a child process. */
+export class ExecutionInstance {
+  private constructor(
+    readonly process: AppProcess,
+    readonly httpUrl: string,
+    readonly instanceId: string,
+  ) {}
+
+  static async start(env: Record<string, string>): Promise<ExecutionInstance> {
+    const child = AppProcess.start('execution', env);
+    let line: string;
+    try {
+      line = await Promise.race([
+        child.waitForLine('"context":"main","msg":"execution started"', 30_000),
+        child.exited.then((exit) => {
+          throw new Error(`execution exited at start (${JSON.stringify(exit)}): ${child.lines.slice(-5).join('\n')}`);
+        }),
+      ]);
+    } catch (error) {
+      await child.stop();
+      throw error;
+    }
+    const http = /"http":"([^"]+)"/.exec(line)?.[1];
+    if (http === undefined) throw new Error(`no http address in: ${line}`);
+    return new ExecutionInstance(child, http, env['INSTANCE_ID'] ?? '');
+  }
+
+  /** SIGTERM and wait for the exit (undefined: it did not exit within 15 s and was killed). */
+  async close(): Promise<AppExit | undefined> {
+    this.process.signal('SIGTERM');
+    const exit = await Promise.race([
+      this.process.exited,
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 15_000).unref()),
+    ]);
+    if (exit === undefined) await this.process.stop();
+    return exit;
+  }
+
+  /** kill -9. */
+  async kill(): Promise<void> {
+    await this.process.stop();
+  }
+}
+
+export interface ExecutionStack {
+  stack: Stack<RunningSandbox, { connector: RunningConnector }>;
+  venue: RunningSandbox;
+  algo: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  /** The execution environment for an instance (INSTANCE_ID and overrides given). */
+  env(instanceId: string, overrides?: Record<string, string>): Record<string, string>;
+  instances: ExecutionInstance[];
+  startInstance(instanceId: string, overrides?: Record<string, string>): Promise<ExecutionInstance>;
+  stop(): Promise<void>;
+}
+
+export async function startExecutionStack(
+  options: {
+    venue?: SandboxOptions;
+    connectorEnv?: Record<string, string>;
+    executionEnv?: Record<string, string>;
+  } = {},
+): Promise<ExecutionStack> {
+  const stack = await startStack({
+    venue: () =>
+      startE2eVenue({
+        ...options.venue,
+        trading: { priceIntervalMs: 100, offContractEveryNTicks: 0, ...options.venue?.trading },
+      }),
+    apps: {
+      connector: ({ nats, venue }) =>
+        startConnector(loadConfig(ConnectorConfig, connectorEnv(nats, venue, options.connectorEnv)), { logger: quiet }),
+    },
+  });
+  const algo = await connect({
+    servers: stack.nats.url,
+    name: 'e2e-algo',
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 100,
+  });
+  const env = (instanceId: string, overrides: Record<string, string> = {}): Record<string, string> => ({
+    HTTP_PORT: '0',
+    HTTP_HOST: '127.0.0.1',
+    NATS_URL: stack.nats.url,
+    ACCOUNT,
+    VENUE_REST_URL: stack.venue.restBaseUrl,
+    VENUE_API_KEY: stack.venue.credentials.primary.apiKey,
+    VENUE_API_SECRET: stack.venue.credentials.primary.apiSecret,
+    INSTANCE_ID: instanceId,
+    INSTANCE_LEASE_MS: '1500',
+    OWNERSHIP_SWEEP_MS: '300',
+    VENUE_CHECK_AFTER_MS: '1000',
+    RECONCILE_INITIAL_MS: '300',
+    RECONCILE_MAX_MS: '1000',
+    NOT_EXECUTED_GRACE_MS: '500',
+    DEFAULT_METRICS: 'false',
+    // info at least: the test waits for runApp's "started" line (the output stays in the child's buffer)
+    LOG_LEVEL: process.env['E2E_LOG_LEVEL'] ?? 'info',
+    ...options.executionEnv,
+    ...overrides,
+  });
+  const instances: ExecutionInstance[] = [];
+  const executionStack: ExecutionStack = {
+    stack,
+    venue: stack.venue,
+    algo,
+    js: jetstream(algo),
+    jsm: await jetstreamManager(algo),
+    env,
+    instances,
+    async startInstance(instanceId, overrides) {
+      const instance = await ExecutionInstance.start(env(instanceId, overrides));
+      instances.push(instance);
+      return instance;
+    },
+    async stop() {
+      for (const instance of instances) await instance.kill().catch(() => undefined);
+      await algo.close();
+      await stack.stop();
+    },
+  };
+  return executionStack;
+}
+
+export function accepted(reply: PlaceOrderReply): OrderAccepted {
+  if (!reply.ok) throw new Error(`order refused: ${JSON.stringify(reply.error)}`);
+  return reply;
+}
+
+export const finals = (events: OrderEvent[]): OrderEvent[] => events.filter((e) => e.order.final);
+
+export async function place(
+  algo: NatsConnection,
+  request: Record<string, unknown>,
+  timeoutMs = 15_000,
+): Promise<PlaceOrderReply> {
+  const reply = await algo.request(exec.place, JSON.stringify(request), { timeout: timeoutMs });
+  return reply.json<PlaceOrderReply>();
+}
+
+export async function getOrder(algo: NatsConnection, request: Record<string, unknown>): Promise<GetOrderReply> {
+  return (await algo.request(exec.get, JSON.stringify(request), { timeout: 10_000 })).json<GetOrderReply>();
+}
+
+export async function listOrders(
+  algo: NatsConnection,
+  request: Record<string, unknown> = {},
+): Promise<ListOrdersReply> {
+  return (await algo.request(exec.list, JSON.stringify(request), { timeout: 10_000 })).json<ListOrdersReply>();
+}
+
+export async function positionsOf(algo: NatsConnection, strategyId: string): Promise<PositionsReply> {
+  return (
+    await algo.request(exec.positions, JSON.stringify({ strategyId }), { timeout: 10_000 })
+  ).json<PositionsReply>();
+}
+
+/** Every event stored for one order, in stream order (a consumer replaying it, as an algo would). */
+export async function orderEvents(js: JetStreamClient, strategyId: string, orderId: string): Promise<OrderEvent[]> {
+  const consumer = await js.consumers.get(ExecutionStreamName.orderEvents(ACCOUNT), {
+    filter_subjects: exec.orderEvent(strategyId, orderId), // one subject: nats-server 2.9 takes no list
+  });
+  const events: OrderEvent[] = [];
+  const info = await consumer.info(true);
+  let left = info.num_pending;
+  while (left > 0) {
+    const batch = await consumer.fetch({ max_messages: left, expires: 2_000 });
+    let got = 0;
+    for await (const msg of batch) {
+      events.push(msg.json<OrderEvent>());
+      got += 1;
+    }
+    if (got === 0) break;
+    left -= got;
+  }
+  return events;
+}
+
+/** Waits for the order's final event; returns every event of the order. */
+export async function finalEvents(
+  js: JetStreamClient,
+  strategyId: string,
+  orderId: string,
+  timeoutMs = 20_000,
+): Promise<OrderEvent[]> {
+  return eventually(
+    async () => {
+      const events = await orderEvents(js, strategyId, orderId);
+      return events.some((e) => e.order.final) ? events : undefined;
+    },
+    { what: `final event of ${orderId}`, timeoutMs, intervalMs: 100 },
+  );
+}
+
+export async function adminPost(
+  venue: RunningSandbox,
+  path: string,
+  body: unknown = {},
+  method = 'POST',
+): Promise<unknown> {
+  const res = await fetch(`${venue.adminUrl}/${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(method === 'POST' ? { body: JSON.stringify(body) } : {}),
+  });
+  if (!res.ok) throw new Error(`admin ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+export { metricValue } from '../connector/connector-stack.js';

@@ -1,0 +1,215 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { liveQuotes, metricSum, metricValue } from '../connector/connector-stack.js';
+import { e2eDialect } from '../kit/e2e-venue.js';
+import {
+  accepted,
+  adminPost,
+  finals,
+  finalEvents,
+  getOrder,
+  listOrders,
+  place,
+  positionsOf,
+  startExecutionStack,
+  type ExecutionInstance,
+  type ExecutionStack,
+} from './execution-stack.js';
+
+describe('execution: the order API, one final outcome per order', () => {
+  let stack: ExecutionStack;
+  let instance: ExecutionInstance;
+  let group: string;
+  let keys = 0;
+  const key = () => `key-${(keys += 1)}`;
+
+  const venueOrders = async () => metricSum(stack.venue.restBaseUrl, 'sandbox_orders_total');
+  const quote = async () => (await liveQuotes(stack.algo, stack.venue, 'algo-e2e', 1))[0] as string;
+  const quoteRequest = { instrument: 'BTC.USD', quantity: '0.5', currency: 'BTC', tenor: 'T' };
+
+  beforeAll(async () => {
+    stack = await startExecutionStack({ connectorEnv: { ORDER_REPLY_TIMEOUT_MS: '1500' } });
+    group = stack.venue.seed.defaultGroupUuid;
+    instance = await stack.startInstance('exec-a');
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('BUY by quoteId: accepted at once, then SENT → PENDING → SUCCESS with the fill; query, list and position agree', async () => {
+    const quoteId = await quote();
+    const reply = accepted(
+      await place(stack.algo, {
+        idempotencyKey: key(),
+        strategyId: 'alpha',
+        accountGroup: group,
+        side: 'BUY',
+        quoteId,
+      }),
+    );
+    expect(reply.duplicate).toBe(false);
+    expect(reply.order).toMatchObject({ state: 'INTENT_RECORDED', quoteId, side: 'BUY', final: false });
+    const events = await finalEvents(stack.js, 'alpha', reply.orderId);
+    expect(events.map((e) => e.order.state)).toEqual(['INTENT_RECORDED', 'SENT', 'PENDING', 'SUCCESS']);
+    expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    const final = finals(events);
+    expect(final).toHaveLength(1);
+    const fill = final[0]?.order.fill;
+    expect(fill).toMatchObject({ baseCurrency: 'BTC', quoteCurrency: 'USD', baseAmount: '0.5' });
+    expect(fill?.price).toMatch(/^\d+(\.\d+)?$/);
+    // a minimal reply (alternate dialect) carries no figures: they are read from the trade list
+    expect(fill?.source).toBe(e2eDialect() === 'reference' ? 'outcome' : 'trade-list');
+    expect(final[0]?.order.evidence).toBe('reply');
+    const got = await getOrder(stack.algo, { orderId: reply.orderId });
+    expect(got).toMatchObject({ ok: true, order: { state: 'SUCCESS', final: true } });
+    const byKey = await getOrder(stack.algo, { strategyId: 'alpha', idempotencyKey: reply.order.idempotencyKey });
+    expect(byKey).toMatchObject({ ok: true, order: { orderId: reply.orderId } });
+    const open = await listOrders(stack.algo, { filter: 'open' });
+    expect(open.ok && open.orders.some((o) => o.orderId === reply.orderId)).toBe(false);
+    const positions = await positionsOf(stack.algo, 'alpha');
+    expect(positions).toMatchObject({ ok: true, positions: { positions: { BTC: '0.5' }, fills: 1 } });
+  });
+
+  it('SELL by quote request: the app takes the freshest live quote of the stream itself', async () => {
+    const reply = accepted(
+      await place(stack.algo, {
+        idempotencyKey: key(),
+        strategyId: 'beta',
+        accountGroup: group,
+        side: 'SELL',
+        ...quoteRequest,
+      }),
+    );
+    const events = await finalEvents(stack.js, 'beta', reply.orderId);
+    expect(finals(events)).toHaveLength(1);
+    expect(finals(events)[0]?.order).toMatchObject({ state: 'SUCCESS', side: 'SELL', instrument: 'BTC.USD' });
+    const again = accepted(
+      await place(stack.algo, {
+        idempotencyKey: key(),
+        strategyId: 'beta',
+        accountGroup: group,
+        side: 'BUY',
+        ...quoteRequest,
+      }),
+    );
+    expect(again.order.quoteId).not.toBe(reply.order.quoteId); // a quote executes once: the next one is taken
+    expect(finals(await finalEvents(stack.js, 'beta', again.orderId))[0]?.order.state).toBe('SUCCESS');
+  });
+
+  it('the same key with the same payload is the same order; with another payload it is refused; nothing more is sent', async () => {
+    const quoteId = await quote();
+    const request = { idempotencyKey: key(), strategyId: 'alpha', accountGroup: group, side: 'BUY', quoteId };
+    const first = accepted(await place(stack.algo, request));
+    await finalEvents(stack.js, 'alpha', first.orderId);
+    const before = await venueOrders();
+    const second = accepted(await place(stack.algo, request));
+    expect(second).toMatchObject({ orderId: first.orderId, clientRequestId: first.clientRequestId, duplicate: true });
+    expect(second.order.state).toBe('SUCCESS');
+    const other = await place(stack.algo, { ...request, side: 'SELL' });
+    expect(other).toMatchObject({
+      ok: false,
+      error: { code: 'IDEMPOTENCY_KEY_REUSED_WITH_DIFFERENT_PAYLOAD', values: { orderId: first.orderId } },
+    });
+    expect(await venueOrders()).toBe(before);
+  });
+
+  it.each(['RFS100019', 'RFS100020', 'RFS600021'])(
+    'the venue refuses with %s: one FAILED outcome with that code',
+    async (code) => {
+      await adminPost(stack.venue, 'faults/ws/reject-quotes', { count: 1, code });
+      const reply = accepted(
+        await place(stack.algo, {
+          idempotencyKey: key(),
+          strategyId: 'alpha',
+          accountGroup: group,
+          side: 'BUY',
+          quoteId: await quote(),
+        }),
+      );
+      const events = await finalEvents(stack.js, 'alpha', reply.orderId);
+      expect(finals(events)).toHaveLength(1);
+      expect(finals(events)[0]?.order).toMatchObject({ state: 'FAILED', code, evidence: 'reply' });
+    },
+  );
+
+  it('a price worse than the worst price is refused at once with the values; nothing is sent', async () => {
+    const before = await venueOrders();
+    const reply = await place(stack.algo, {
+      idempotencyKey: key(),
+      strategyId: 'alpha',
+      accountGroup: group,
+      side: 'BUY',
+      quoteId: await quote(),
+      worstPrice: '1',
+    });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'PRICE_WORSE_THAN_LIMIT' } });
+    expect(!reply.ok && reply.error.values?.['worstPrice']).toBe('1');
+    expect(await venueOrders()).toBe(before);
+  });
+
+  it('bad input: a typed rejection naming each bad field; nothing is sent; counted', async () => {
+    const before = await venueOrders();
+    const reply = await place(stack.algo, {
+      idempotencyKey: '',
+      strategyId: 'has space',
+      accountGroup: group,
+      side: 'SIDEWAYS',
+      quantity: '-1',
+      worstPrice: 'cheap',
+      extra: 'x'.repeat(10_000),
+    });
+    expect(reply.ok).toBe(false);
+    if (reply.ok) return;
+    expect(reply.error.code).toBe('REQUEST_INVALID');
+    const fields = (reply.error.fields ?? []).map((f) => f.field).sort();
+    expect(fields).toEqual(
+      expect.arrayContaining([
+        'idempotencyKey',
+        'strategyId',
+        'side',
+        'quantity',
+        'worstPrice',
+        'extra',
+        'instrument',
+        'currency',
+        'tenor',
+      ]),
+    );
+    expect(JSON.stringify(reply).length).toBeLessThan(4_000); // the 10 KB value is not echoed
+    const notJson = await stack.algo.request('gw.v1.acct1.exec.order.place', 'not json', { timeout: 10_000 });
+    expect(notJson.json()).toMatchObject({ ok: false, error: { code: 'REQUEST_INVALID' } });
+    expect(await venueOrders()).toBe(before);
+    expect(await metricValue(instance.httpUrl, 'execution_order_rejections_total', { code: 'REQUEST_INVALID' })).toBe(
+      2,
+    );
+  });
+
+  it('PENDING at the venue when first asked, filled later → resolved SUCCESS, never FAILED', async () => {
+    await adminPost(stack.venue, 'faults/ws/order-delay', { ms: 3_000 });
+    const reply = accepted(
+      await place(stack.algo, {
+        idempotencyKey: key(),
+        strategyId: 'gamma',
+        accountGroup: group,
+        side: 'SELL',
+        quoteId: await quote(),
+      }),
+    );
+    const events = await finalEvents(stack.js, 'gamma', reply.orderId, 30_000);
+    await adminPost(stack.venue, 'faults/ws/order-delay', { ms: 0 });
+    const states = events.map((e) => e.order.state);
+    expect(states).toContain('UNKNOWN'); // the connector lost sight of it (no reply in time), the venue said PENDING
+    expect(states).not.toContain('FAILED');
+    expect(finals(events)).toHaveLength(1);
+    expect(finals(events)[0]?.order.state).toBe('SUCCESS');
+  });
+
+  it('/health is ok and /metrics tells orders by state, hop latency and unresolved orders', async () => {
+    const health = await fetch(`${instance.httpUrl}/health`);
+    expect(health.status).toBe(200);
+    const text = await (await fetch(`${instance.httpUrl}/metrics`)).text();
+    expect(text).toMatch(/execution_orders_total\{[^}]*state="SUCCESS"[^}]*strategy="alpha"/);
+    expect(text).toMatch(/execution_order_hop_seconds_bucket\{[^}]*le="0\.00025"/);
+    expect(text).toContain('execution_unresolved_orders');
+    expect(text).toContain('execution_oldest_unresolved_age_seconds');
+  });
+});

@@ -1,0 +1,179 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { OrderAccepted } from '#contracts';
+import { eventually } from '#testing';
+import { liveQuotes, metricValue } from '../connector/connector-stack.js';
+import {
+  accepted,
+  adminPost,
+  finals,
+  finalEvents,
+  getOrder,
+  place,
+  startExecutionStack,
+  type ExecutionStack,
+} from './execution-stack.js';
+
+/**
+ * Faults of the order path. The venue forgets orders at once (order-state retention 1 ms: what the 24 h
+ * horizon does to an old order) and quotes live 4 s, so "not executed" can be proven within a test.
+ */
+describe('execution: unknown outcomes, crashes, instances and start-up are settled by evidence only', () => {
+  let stack: ExecutionStack;
+  let group: string;
+  let keys = 0;
+  const key = () => `rkey-${(keys += 1)}`;
+  const venueAccepted = async () =>
+    (await metricValue(stack.venue.restBaseUrl, 'sandbox_orders_total', { outcome: 'PENDING' })) ?? 0;
+  const quotes = (count: number) => liveQuotes(stack.algo, stack.venue, 'algo-recovery', count);
+  const order = async (strategyId: string, overrides: Record<string, unknown> = {}) => ({
+    idempotencyKey: key(),
+    strategyId,
+    accountGroup: group,
+    side: 'BUY',
+    quoteId: (await quotes(1))[0],
+    ...overrides,
+  });
+
+  beforeAll(async () => {
+    stack = await startExecutionStack({
+      venue: { trading: { orderRetentionMs: 1, quoteTtlMs: 4_000 } },
+      connectorEnv: { ORDER_REPLY_TIMEOUT_MS: '1500' },
+      executionEnv: { QUOTE_LIFE_MS: '4000' },
+    });
+    group = stack.venue.seed.defaultGroupUuid;
+  });
+  afterEach(async () => {
+    // each scenario starts with no instance running (one left behind by a failed test would take its orders)
+    for (const instance of stack.instances.splice(0)) await instance.kill();
+    await adminPost(stack.venue, 'faults/ws/clear');
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('reply lost, unknown to the order-state endpoint → UNKNOWN → resolved from the trade list, evidence named', async () => {
+    const instance = await stack.startInstance('solo');
+    await adminPost(stack.venue, 'faults/ws/drop-order-outcomes', { count: 1 });
+    const reply = accepted(await place(stack.algo, await order('gamma')));
+    const events = await finalEvents(stack.js, 'gamma', reply.orderId, 30_000);
+    const states = events.map((e) => e.order.state);
+    expect(states).toContain('UNKNOWN');
+    expect(states).not.toContain('FAILED');
+    expect(finals(events)).toHaveLength(1);
+    expect(finals(events)[0]?.order).toMatchObject({ state: 'SUCCESS', evidence: 'trade-list' });
+    expect(finals(events)[0]?.order.fill).toMatchObject({
+      source: 'trade-list',
+      baseAmount: '0.5',
+      baseCurrency: 'BTC',
+    });
+    expect(
+      await metricValue(instance.httpUrl, 'execution_reconciliation_attempts_total', {
+        source: 'trade-list',
+        result: 'found',
+      }),
+    ).toBeGreaterThanOrEqual(1);
+    // SIGTERM: stop taking work, hand back, exit 0
+    expect(await instance.close()).toEqual({ code: 0, signal: null });
+  });
+
+  it('kill -9 between intent and send: resumed, never sent, concluded not executed only once its quote expired', async () => {
+    const before = await venueAccepted();
+    const crashing = await stack.startInstance('crash-1', { FAULT_CRASH_AT: 'after-intent' });
+    const request = await order('delta');
+    await expect(place(stack.algo, request, 3_000)).rejects.toThrow();
+    expect((await crashing.process.exited).signal).toBe('SIGKILL');
+    const restarted = await stack.startInstance('crash-1');
+    const found = await getOrder(stack.algo, { strategyId: 'delta', idempotencyKey: request.idempotencyKey });
+    if (!found.ok) throw new Error(JSON.stringify(found));
+    const events = await finalEvents(stack.js, 'delta', found.order.orderId, 30_000);
+    expect(finals(events)).toHaveLength(1);
+    expect(finals(events)[0]?.order).toMatchObject({
+      state: 'FAILED',
+      code: 'NOT_EXECUTED',
+      evidence: 'quote-expired-unknown-to-venue',
+    });
+    expect(await venueAccepted()).toBe(before); // never sent
+    // the algo retries its key: the existing order, not a new one
+    expect(accepted(await place(stack.algo, request))).toMatchObject({ orderId: found.order.orderId, duplicate: true });
+    await restarted.close();
+  });
+
+  it('kill -9 between send and outcome: resumed, the outcome read from the connector, sent exactly once', async () => {
+    const before = await venueAccepted();
+    const crashing = await stack.startInstance('crash-2', { FAULT_CRASH_AT: 'after-send' });
+    const request = await order('delta');
+    // the accepted reply may or may not leave before the process dies (it is sent once the intent is durable)
+    await place(stack.algo, request, 3_000).catch(() => undefined);
+    await crashing.process.exited;
+    const restarted = await stack.startInstance('crash-2');
+    const found = await getOrder(stack.algo, { strategyId: 'delta', idempotencyKey: request.idempotencyKey });
+    if (!found.ok) throw new Error(JSON.stringify(found));
+    const events = await finalEvents(stack.js, 'delta', found.order.orderId, 30_000);
+    expect(finals(events)).toHaveLength(1);
+    expect(finals(events)[0]?.order.state).toBe('SUCCESS');
+    expect(await venueAccepted()).toBe(before + 1);
+    expect(await metricValue(restarted.httpUrl, 'execution_orders_resumed_total', { how: 'startup' })).toBe(1);
+    await restarted.close();
+  });
+
+  it('two instances share the orders; one is killed mid-stream: its orders are taken over, each settled once, none re-sent', async () => {
+    await adminPost(stack.venue, 'faults/ws/order-delay', { ms: 1_500 });
+    const before = await venueAccepted();
+    const a = await stack.startInstance('pair-a');
+    const placed: OrderAccepted[] = [];
+    // the first three can only go to A (B is not running yet)
+    for (const quoteId of await quotes(3))
+      placed.push(accepted(await place(stack.algo, await order('eps', { quoteId }))));
+    const b = await stack.startInstance('pair-b');
+    // quotes issued after B started: each instance knows every quote it may be asked to execute on
+    for (const quoteId of await quotes(3))
+      placed.push(accepted(await place(stack.algo, await order('eps', { quoteId }))));
+    await a.kill(); // mid-stream: orders in flight at the venue (delayed outcomes)
+    for (const reply of placed) {
+      const events = await finalEvents(stack.js, 'eps', reply.orderId, 30_000);
+      expect(finals(events)).toHaveLength(1);
+      expect(finals(events)[0]?.order.state).toBe('SUCCESS');
+    }
+    expect(await venueAccepted()).toBe(before + placed.length);
+    expect(await metricValue(b.httpUrl, 'execution_orders_resumed_total', { how: 'takeover' })).toBeGreaterThanOrEqual(
+      1,
+    );
+    await adminPost(stack.venue, 'faults/ws/order-delay', { ms: 0 });
+    expect(await b.close()).toEqual({ code: 0, signal: null });
+  });
+
+  it('start-up while the venue is unreachable: fail-closed (refused with a clear code, visible), then recovery', async () => {
+    const crashing = await stack.startInstance('down-1', { FAULT_CRASH_AT: 'after-intent' });
+    const unresolved = await order('zeta');
+    await expect(place(stack.algo, unresolved, 3_000)).rejects.toThrow();
+    await crashing.process.exited;
+    await adminPost(stack.venue, 'faults/rest', { status: 503, count: 1_000_000 });
+    const instance = await stack.startInstance('down-1');
+    const refused = await eventually(
+      async () => {
+        const reply = await place(stack.algo, await order('zeta'));
+        return !reply.ok && reply.error.values?.['venue'] === 'unreachable' ? reply : undefined;
+      },
+      { what: 'a fail-closed refusal', timeoutMs: 15_000, intervalMs: 200 },
+    );
+    expect(refused).toMatchObject({
+      ok: false,
+      error: { code: 'EXECUTION_RECONCILING_UNRESOLVED_ORDERS', values: { unresolvedOrders: '1' } },
+    });
+    const health = await fetch(`${instance.httpUrl}/health`);
+    expect(health.status).toBe(503);
+    expect(JSON.stringify(await health.json())).toContain('venue unreachable');
+    expect(await metricValue(instance.httpUrl, 'execution_startup_reconciling')).toBe(1);
+    await adminPost(stack.venue, 'faults/rest', {}, 'DELETE');
+    const after = await eventually(
+      async () => {
+        const reply = await place(stack.algo, await order('zeta'));
+        return reply.ok ? reply : undefined;
+      },
+      { what: 'orders taken again', timeoutMs: 15_000, intervalMs: 200 },
+    );
+    expect(finals(await finalEvents(stack.js, 'zeta', after.orderId))[0]?.order.state).toBe('SUCCESS');
+    expect((await fetch(`${instance.httpUrl}/health`)).status).toBe(200);
+    await instance.close();
+  });
+});

@@ -1,0 +1,240 @@
+/**
+ * Pre-trade risk through the whole app: each limit, REDUCING, HALTED and the kill switch (over NATS and in
+ * configuration) refuse the order at once with its code and values, and nothing reaches the venue. The algo
+ * and the operator are plain NATS clients; the execution app runs from `dist/` against the sandbox.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { riskSubjects, type PlaceOrderReply, type RiskAuditRecord, RiskStreamName } from '#contracts';
+import { eventually } from '#testing';
+import { AppProcess } from '../kit/app-process.js';
+import { liveQuotes, metricSum, metricValue } from '../connector/connector-stack.js';
+import {
+  accepted,
+  ACCOUNT,
+  finalEvents,
+  place,
+  startExecutionStack,
+  subjects,
+  type ExecutionInstance,
+  type ExecutionStack,
+} from './execution-stack.js';
+
+const risk = riskSubjects(subjects);
+
+const LIMITS = {
+  strategies: {
+    notional: { maxNotionalPerOrder: { USD: '1' } },
+    allow: { allowedInstruments: ['ETH.USD'] },
+    rate: { maxOrdersPerMinute: 1 },
+    perminute: { maxNotionalPerMinute: { USD: '0.01' } },
+    exposure: { maxOpenExposure: { BTC: '0.7' } },
+  },
+};
+
+describe('execution: pre-trade risk through the app', () => {
+  let stack: ExecutionStack;
+  let instance: ExecutionInstance;
+  let group: string;
+  let dir: string;
+  let keys = 0;
+
+  const venueOrders = async () => metricSum(stack.venue.restBaseUrl, 'sandbox_orders_total');
+  const quotes = async (count: number) => liveQuotes(stack.algo, stack.venue, 'risk-e2e', count);
+  const order = (strategyId: string, quoteId: string, extra: Record<string, unknown> = {}) =>
+    place(stack.algo, {
+      idempotencyKey: `risk-${(keys += 1)}`,
+      strategyId,
+      accountGroup: group,
+      side: 'BUY',
+      quoteId,
+      ...extra,
+    });
+  const control = async <T>(subject: string, body: unknown): Promise<T> =>
+    (await stack.algo.request(subject, JSON.stringify(body), { timeout: 10_000 })).json<T>();
+  /** Waits for an accepted order's final outcome (so the venue's order count is still while a refusal is checked). */
+  const settled = async (strategyId: string, orderId: string) => {
+    const events = await finalEvents(stack.js, strategyId, orderId);
+    expect(events.filter((e) => e.order.final)).toHaveLength(1);
+  };
+  /** The refusal of an order, and that nothing more reached the venue. */
+  const refused = async (reply: Promise<PlaceOrderReply>) => {
+    const before = await venueOrders();
+    const answer = await reply;
+    expect(await venueOrders()).toBe(before);
+    if (answer.ok) throw new Error(`order accepted: ${answer.orderId}`);
+    return answer.error;
+  };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'risk-e2e-'));
+    const limitsFile = join(dir, 'limits.json');
+    await writeFile(limitsFile, JSON.stringify(LIMITS));
+    stack = await startExecutionStack({ executionEnv: { RISK_LIMITS_FILE: limitsFile } });
+    group = stack.venue.seed.defaultGroupUuid;
+    instance = await stack.startInstance('exec-risk');
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('maximum notional per order, from the limits file', async () => {
+    const [quoteId] = await quotes(1);
+    expect(await refused(order('notional', quoteId as string))).toMatchObject({
+      code: 'RISK_NOTIONAL_EXCEEDS_MAX_PER_ORDER',
+      values: {
+        limit: '1',
+        currency: 'USD',
+        scope: 'strategy',
+        scopeId: 'notional',
+        notional: expect.stringMatching(/^\d/),
+      },
+    });
+  });
+
+  it('instrument allow-list', async () => {
+    const [quoteId] = await quotes(1);
+    expect(await refused(order('allow', quoteId as string))).toMatchObject({
+      code: 'RISK_INSTRUMENT_NOT_ALLOWED',
+      values: { instrument: 'BTC.USD', scope: 'strategy', scopeId: 'allow' },
+    });
+  });
+
+  it('maximum order rate', async () => {
+    const [first, second] = await quotes(2);
+    await settled('rate', accepted(await order('rate', first as string)).orderId);
+    expect(await refused(order('rate', second as string))).toMatchObject({
+      code: 'RISK_ORDER_RATE_EXCEEDS_MAX_PER_MINUTE',
+      values: { orders: '1', limit: '1' },
+    });
+  });
+
+  it('maximum notional per rolling minute', async () => {
+    const [quoteId] = await quotes(1);
+    expect(await refused(order('perminute', quoteId as string))).toMatchObject({
+      code: 'RISK_NOTIONAL_EXCEEDS_MAX_PER_MINUTE',
+      values: { lastMinute: '0', limit: '0.01', currency: 'USD' },
+    });
+  });
+
+  it('maximum open exposure per currency, the first order’s fill counted', async () => {
+    const [first, second] = await quotes(2);
+    await settled('exposure', accepted(await order('exposure', first as string)).orderId);
+    expect(await refused(order('exposure', second as string))).toMatchObject({
+      code: 'RISK_EXPOSURE_EXCEEDS_MAX_OPEN',
+      values: { currency: 'BTC', exposure: '0.5', exposureAfter: '1', limit: '0.7' },
+    });
+  });
+
+  it('remaining quoted size: a second order on one quote is refused before the venue sees it', async () => {
+    const [quoteId] = await quotes(1);
+    await settled('size', accepted(await order('size', quoteId as string)).orderId);
+    expect(await refused(order('size', quoteId as string))).toMatchObject({
+      code: 'QUOTE_SIZE_EXHAUSTED',
+      values: { quoteId, quoted: '0.5', used: '0.5' },
+    });
+  });
+
+  it('a quote the gateway has not seen is refused', async () => {
+    expect(await refused(order('alpha', 'never-issued-quote'))).toMatchObject({ code: 'QUOTE_UNKNOWN' });
+  });
+
+  it('REDUCING over NATS: an order that would open a position is refused', async () => {
+    const changed = await control(risk.stateSet, {
+      scope: 'strategy',
+      id: 'wind-down',
+      state: 'REDUCING',
+      by: 'e2e',
+      reason: 'end of day',
+    });
+    expect(changed).toMatchObject({ ok: true, entry: { state: 'REDUCING' } });
+    const [quoteId] = await quotes(1);
+    expect(await refused(order('wind-down', quoteId as string))).toMatchObject({
+      code: 'TRADING_REDUCING_ONLY',
+      values: { scope: 'strategy', scopeId: 'wind-down', currency: 'BTC', position: '0', positionAfter: '0.5' },
+    });
+  });
+
+  it('HALTED for an account group, then ACTIVE again', async () => {
+    await control(risk.stateSet, {
+      scope: 'accountGroup',
+      id: group,
+      state: 'HALTED',
+      by: 'e2e',
+      reason: 'group review',
+    });
+    const [first, second] = await quotes(2);
+    expect(await refused(order('alpha', first as string))).toMatchObject({
+      code: 'TRADING_HALTED',
+      values: { scope: 'accountGroup', scopeId: group, reason: 'group review' },
+    });
+    await control(risk.stateSet, {
+      scope: 'accountGroup',
+      id: group,
+      state: 'ACTIVE',
+      by: 'e2e',
+      reason: 'review done',
+    });
+    accepted(await order('alpha', second as string));
+  });
+
+  it('the kill switch over NATS halts the next order; it is counted, audited and visible', async () => {
+    const killed = await control(risk.kill, { by: 'e2e-operator', reason: 'incident' });
+    expect(killed).toMatchObject({ ok: true, entry: { scope: 'global', state: 'HALTED' } });
+    const [first, second] = await quotes(2);
+    expect(await refused(order('alpha', first as string))).toMatchObject({
+      code: 'TRADING_HALTED',
+      values: { scope: 'global', by: 'e2e-operator', reason: 'incident' },
+    });
+    expect(
+      await metricValue(instance.httpUrl, 'execution_risk_refusals_total', { code: 'TRADING_HALTED' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      await metricValue(instance.httpUrl, 'execution_risk_trading_state', { scope: 'global', state: 'HALTED' }),
+    ).toBe(1);
+    const states = await control(risk.stateGet, {});
+    expect(states).toMatchObject({ ok: true, readable: true, global: { state: 'HALTED', by: 'e2e-operator' } });
+    await control(risk.stateSet, { scope: 'global', state: 'ACTIVE', by: 'e2e-operator', reason: 'incident over' });
+    accepted(await order('alpha', second as string));
+  });
+
+  it('the kill switch in configuration: a new instance halts trading for every instance at its start', async () => {
+    const killer = await stack.startInstance('exec-killer', { TRADING_KILL_SWITCH: 'true' });
+    try {
+      const [quoteId] = await quotes(1);
+      expect(await refused(order('alpha', quoteId as string))).toMatchObject({
+        code: 'TRADING_HALTED',
+        values: { scope: 'global', by: 'configuration' },
+      });
+      const jsm = stack.jsm;
+      const info = await jsm.streams.info(RiskStreamName.audit(ACCOUNT));
+      const last = await jsm.streams.getMessage(RiskStreamName.audit(ACCOUNT), { seq: info.state.last_seq });
+      expect(last?.json<RiskAuditRecord>()).toMatchObject({ after: 'HALTED', via: 'config', instance: 'exec-killer' });
+    } finally {
+      await killer.close();
+      await control(risk.stateSet, { scope: 'global', state: 'ACTIVE', by: 'e2e', reason: 'test over' });
+    }
+    await eventually(
+      async () => {
+        const [quoteId] = await quotes(1);
+        const reply = await order('alpha', quoteId as string);
+        return reply.ok ? true : undefined;
+      },
+      { what: 'orders taken again' },
+    );
+  });
+
+  it('a bad limits file stops the app at start, naming the bad entry', async () => {
+    const bad = join(dir, 'bad.json');
+    await writeFile(bad, JSON.stringify({ strategies: { alpha: { maxOrdersPerMinute: 'many' } } }));
+    const child = AppProcess.start('execution', stack.env('exec-bad', { RISK_LIMITS_FILE: bad }));
+    const exit = await child.exited;
+    expect(exit.code).toBe(78);
+    expect(child.lines.join('\n')).toContain(
+      'RISK_LIMITS_FILE: strategies.alpha.maxOrdersPerMinute must be an integer',
+    );
+  });
+});
