@@ -5,7 +5,7 @@
  * its own process, one after the other, so their CPU is measured apart and they do not compete for the
  * machine's cores; the frame source and the receiving strategy share the bench process and its clock.
  * Then the restart → first order figure (restart.ts). Bounded: stops itself after BENCH_DEADLINE_MS
- * (default 100 s) whatever happens.
+ * (default 130 s) whatever happens.
  * BENCH_BASELINE_MAIN=<path to another build's dist/apps/connector/src/main.js> adds that connector as a
  * third pipeline ("baseline"), so a change can be compared with the code before it in the same run.
  */
@@ -22,6 +22,7 @@ import { HopRecorder, percentile } from './hop-recorder.js';
 import { processCpuMicros, processCpuSplit } from './process-cpu.js';
 import { restartFigure } from './restart.js';
 import { executionOrderFigures } from './execution.js';
+import { webhookIngestFigure } from './webhook-ingest.js';
 
 const RATE = Number(process.env['BENCH_RATE'] ?? 2_000);
 const STREAMS = Number(process.env['BENCH_STREAMS'] ?? 500);
@@ -29,7 +30,7 @@ const WARMUP_MS = Number(process.env['BENCH_WARMUP_MS'] ?? 5_000);
 /** Measured time per pipeline and round; the pipelines alternate so a change of machine load hits both. */
 const MEASURE_MS = Number(process.env['BENCH_MEASURE_MS'] ?? 2_000);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 6);
-const DEADLINE_MS = Number(process.env['BENCH_DEADLINE_MS'] ?? 100_000);
+const DEADLINE_MS = Number(process.env['BENCH_DEADLINE_MS'] ?? 130_000);
 const BASELINE_MAIN = process.env['BENCH_BASELINE_MAIN'];
 /**
  * BENCH_RELAY_LAST_VALUE=1: the relay's subjects are captured by a memory stream with one message per
@@ -88,6 +89,12 @@ async function main(): Promise<void> {
     void cleanup().finally(() => process.exit(2));
   }, DEADLINE_MS);
   deadline.unref();
+  // BENCH_ONLY=webhooks: only the webhook ingest figure (issue 9)
+  if (process.env['BENCH_ONLY'] === 'webhooks') {
+    process.stdout.write(`${await webhookIngestFigure(here)}\n`);
+    clearTimeout(deadline);
+    return;
+  }
 
   nats = await startNatsServer();
   const pipelineCount = BASELINE_MAIN === undefined ? 2 : 3;
@@ -137,6 +144,7 @@ async function main(): Promise<void> {
   printTable(results);
   log('restart figure');
   process.stdout.write(`${await restartFigure(root)}\n`);
+  process.stdout.write(`${await webhookIngestFigure(here)}\n`);
   clearTimeout(deadline);
   await cleanup();
   process.stdout.write(`${await executionOrderFigures(root)}\n`);

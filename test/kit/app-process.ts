@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { eventually } from '#testing';
 
-export type AppName = 'connector' | 'sandbox-venue' | 'execution';
+export type AppName = 'connector' | 'sandbox-venue' | 'execution' | 'account-sync';
 
 export interface AppExit {
   code: number | null;

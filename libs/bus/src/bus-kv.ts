@@ -1,4 +1,4 @@
-import { Kvm, type KV } from '@nats-io/kv';
+import { KvWatchInclude, Kvm, type KV } from '@nats-io/kv';
 import { JetStreamApiError, StorageType } from '@nats-io/jetstream';
 import type { BusConnection } from './bus-connection.js';
 
@@ -108,6 +108,20 @@ export class KvBucket {
     const keys: string[] = [];
     for await (const key of await this.kv.keys(filter)) keys.push(key);
     return keys;
+  }
+
+  /** Every key's current value, read in one pass (a watch of last values), for loading state at start. */
+  async values<T>(): Promise<Map<string, T>> {
+    const values = new Map<string, T>();
+    if ((await this.kv.status()).values === 0) return values;
+    const watch = await this.kv.watch({ include: KvWatchInclude.LastValue });
+    for await (const entry of watch) {
+      if (entry.operation === 'PUT') values.set(entry.key, entry.json<T>());
+      else values.delete(entry.key);
+      if (!entry.delta) break; // 0: the last of the values held when the watch began
+    }
+    watch.stop();
+    return values;
   }
 
   /** Removes the key's value and history (idempotent). */

@@ -33,3 +33,13 @@ export {
   type ExecutionBuckets,
   type ExecutionTopologySettings,
 } from './execution-topology.js';
+export {
+  AccountLedgerName,
+  accountLedgerStreams,
+  LedgerUnavailableError,
+  SubjectLedger,
+  type AccountLedgerSettings,
+  type LedgerAppend,
+  type LedgerEntry,
+} from './account-ledgers.js';
+export { AccountStateName, accountStateStream, type AccountStateSettings } from './account-state.js';

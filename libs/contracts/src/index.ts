@@ -11,3 +11,6 @@ export * from './validate.js';
 export * from './topics.js';
 export * from './execution/risk.js';
 export * from './execution/index.js';
+export * from './account/transactions.js';
+export * from './account/withdrawals.js';
+export * from './account/sync.js';

@@ -104,6 +104,11 @@ export class BackOfficeAdminController {
   @Post('trades/otc')
   @HttpCode(200)
   bookOtc(@Body() raw: unknown): WireValue {
+    const booked = this.trades.bookOtcTrade(this.otcInput(raw));
+    return { ...booked, legs: this.transactions.byTrade(booked.tradeUuid).map((l) => l.uuid) };
+  }
+
+  private otcInput(raw: unknown): Parameters<TradeBook['bookOtcTrade']>[0] {
     const body = asBody(raw);
     const side = requiredString(body, 'side');
     if (side !== 'BUY' && side !== 'SELL') throw new BadRequestException('side must be BUY or SELL');
@@ -114,7 +119,7 @@ export class BackOfficeAdminController {
     const userUuid = optionalText(body, 'userUuid') ?? group.ownerUuid;
     if (!this.directory.canAccessGroup(userUuid, group.uuid))
       throw new BadRequestException('user cannot use that group');
-    const booked = this.trades.bookOtcTrade({
+    return {
       userUuid,
       accountGroupUuid: group.uuid,
       clientRequestId: optionalText(body, 'clientRef') ?? '',
@@ -125,8 +130,21 @@ export class BackOfficeAdminController {
       price: decimalString(body, 'price'),
       settleDate: optionalText(body, 'settleDate') ?? '',
       deskTraderLogin: optionalText(body, 'executorLogin'),
-    });
-    return { ...booked, legs: this.transactions.byTrade(booked.tradeUuid).map((l) => l.uuid) };
+    };
+  }
+
+  /** Seeds `count` (1–200 000) identical desk trades at once, for volume tests (each with its two legs). */
+  @Post('trades/otc-bulk')
+  @HttpCode(200)
+  bookOtcBulk(@Body() raw: unknown): WireValue {
+    const body = asBody(raw);
+    const count = body['count'];
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 200_000) {
+      throw new BadRequestException('count must be an integer from 1 to 200000');
+    }
+    const input = this.otcInput(raw);
+    for (let i = 0; i < count; i += 1) this.trades.bookOtcTrade(input);
+    return { booked: count };
   }
 
   @Post('trades/:uuid/:action')

@@ -159,6 +159,17 @@ export class TradeBook implements TradeBooking {
     return this.trades;
   }
 
+  private newestFirstCache: { length: number; list: TradeRecord[] } | undefined;
+
+  /** Every trade, newest first (§4.5 list order); the sorted list is kept until a trade is booked. */
+  newestFirst(): readonly TradeRecord[] {
+    if (this.newestFirstCache?.length !== this.trades.length) {
+      const list = [...this.trades].sort((x, y) => y.createdAt - x.createdAt);
+      this.newestFirstCache = { length: this.trades.length, list };
+    }
+    return this.newestFirstCache.list;
+  }
+
   /** R17: PENDING_SETTLEMENT → SETTLED / CANCELLED / FAILED, moving every still-pending leg with it. */
   transition(uuid: string, next: Exclude<TradeState, 'PENDING_SETTLEMENT'>): TradeRecord | undefined {
     const trade = this.find(uuid);

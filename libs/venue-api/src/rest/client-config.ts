@@ -9,6 +9,10 @@ export interface VenueRestEvents {
   onThrottled?(operation: string, pauseMs: number): void;
   /** `operation` is being sent again, with a fresh anti-replay value and signature. */
   onRetry?(operation: string, reason: 'throttled' | 'auth-failure'): void;
+  /** `operation` waited `waitMs` for the limiter before it could leave (0 when it left at once). */
+  onBudgetWait?(operation: string, waitMs: number): void;
+  /** An attempt of `operation` ended: its HTTP status, or `timeout` / `connection` when none came back. */
+  onResponse?(operation: string, status: number | 'timeout' | 'connection'): void;
 }
 
 export interface VenueRestClientConfig {

@@ -25,3 +25,21 @@ export async function* walkPages<T extends { uuid: string }>(
     offset += page.data.length;
   }
 }
+
+/**
+ * AS6: lists whose service may answer fewer records than asked (participants: its own page size): walk on
+ * until `total` distinct records were read; an empty page ends the walk whatever `total` promised.
+ */
+export async function walkToTotal<T extends { uuid: string }>(
+  fetchPage: PageFetcher<T>,
+  pageSize: number,
+): Promise<T[]> {
+  const records = new Map<string, T>();
+  let offset = 0;
+  for (;;) {
+    const page = await fetchPage(pageSize, offset);
+    for (const record of page.data) if (!records.has(record.uuid)) records.set(record.uuid, record);
+    offset += page.data.length;
+    if (page.data.length === 0 || offset >= page.total) return [...records.values()];
+  }
+}

@@ -1,6 +1,6 @@
 /** Parameters of the REST client's operations (§4.4–§4.11, R6, R9, R10). */
 import type { TradeClass, TradeSide, TradeState } from './records/trade.js';
-import type { TransactionClass } from './records/transaction.js';
+import type { TransactionClass, TransactionState, TransactionType } from './records/transaction.js';
 
 export interface BalancesQuery {
   /** True: only non-zero currencies (otherwise 100+ currencies come back). */
@@ -61,7 +61,10 @@ export interface CryptoWithdrawalRequest {
   amount: string;
   walletUuid: string;
   clientComment?: string;
-  /** The asset's precision (R6: 8 for BTC, ETH and others). */
+  /**
+   * Most decimals the amount may carry, checked before sending. Default 18 (AS4: the crypto scale is not
+   * shown, so the client refuses only what no asset could take); pass the asset's scale when known.
+   */
   precision?: number;
 }
 
@@ -70,6 +73,10 @@ export interface TransactionFilter {
   to?: string;
   ccy?: string;
   transactionClass?: TransactionClass;
+  /** AS5: narrowing by group, type and state (names as the record's own fields). */
+  accountGroupUuid?: string;
+  transactionType?: TransactionType;
+  transactionState?: TransactionState;
   /** 1–200, default 50 (R9). */
   max?: number;
   offset?: number;
@@ -81,4 +88,20 @@ export interface TransferRequest {
   ccy: string;
   /** Decimal string (R10). */
   amount: string;
+}
+
+/** R10/AS3 transfer list filters and paging (names guessed as the other lists'; unknown ones are ignored). */
+export interface TransferFilter {
+  accountGroupUuid?: string;
+  ccy?: string;
+  /** ISO 8601 date-time. */
+  from?: string;
+  to?: string;
+  state?: string;
+}
+
+export interface TransferPageRequest extends TransferFilter {
+  /** 1–200. */
+  max?: number;
+  offset?: number;
 }

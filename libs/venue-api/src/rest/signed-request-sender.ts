@@ -141,7 +141,9 @@ export class SignedRequestSender {
     let authRetried = false;
     let throttled = 0;
     for (;;) {
+      const asked = this.clock.now();
       const permit = await this.limiter.acquire();
+      this.events.onBudgetWait?.(call.operation, this.clock.now() - asked);
       let exchange: Exchange;
       let nonceMode: boolean;
       try {
@@ -150,8 +152,12 @@ export class SignedRequestSender {
         exchange = await this.exchange(call, url, attempt.init);
       } catch (error) {
         this.limiter.release(permit);
+        if (error instanceof VenueTimeoutError || error instanceof VenueOutcomeUnknownError) {
+          this.events.onResponse?.(call.operation, 'timeout');
+        } else if (error instanceof VenueConnectionError) this.events.onResponse?.(call.operation, 'connection');
         throw error;
       }
+      this.events.onResponse?.(call.operation, exchange.status);
       const outcome = classifyResponse(call, exchange.status, exchange.text, exchange.retryAfter, this.clock.now());
       if (outcome.kind === 'throttled') {
         const pauseMs = this.limiter.reportThrottled(permit, outcome.retryAfterMs);

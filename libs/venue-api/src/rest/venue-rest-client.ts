@@ -8,15 +8,15 @@ import { VenueNotFoundError, VenueProtocolError } from './errors.js';
 import { RestPath, withdrawalCancelPath, type WithdrawalKind } from './paths.js';
 import type { RestRateLimiter } from './rate-limiter.js';
 import { accountBalancesReader, type AccountBalances } from './records/balances.js';
-import { dataListOf, pageOf, type Page } from './records/common.js';
+import { pageOf, type Page } from './records/common.js';
 import { orderStateReader, type OrderStateRecord } from './records/order-state.js';
-import { tradablePairReader, type TradablePair } from './records/pair.js';
+import { tradablePairsReader, type TradablePair } from './records/pair.js';
 import { participantReader, type Participant } from './records/participant.js';
 import { ShapeError, listOf, type Reader } from './records/shape.js';
 import { tokenReader, type WebSocketToken } from './records/token.js';
 import { tradeReader, type Trade } from './records/trade.js';
 import { transactionReader, type TransactionRecord } from './records/transaction.js';
-import { transferReader, type TransferRecord } from './records/transfer.js';
+import { transferPageReader, type TransferRecord } from './records/transfer.js';
 import { creditLimitsReader, type CreditLimits } from './records/user-limit.js';
 import { webhookSourceAddressesReader, type WebhookSourceAddresses } from './records/webhook-ips.js';
 import {
@@ -43,13 +43,38 @@ import type {
   TradeFilter,
   TradePageRequest,
   TransactionFilter,
+  TransferFilter,
+  TransferPageRequest,
   TransferRequest,
 } from './requests.js';
 import { SignedRequestSender, type VenueCall, type VenueReply } from './signed-request-sender.js';
-import { walkPages } from './pagination.js';
+import { walkPages, walkToTotal } from './pagination.js';
 
 const TRADE_PAGE_MAX = 200;
-const CRYPTO_DEFAULT_PRECISION = 8;
+/** AS4: the crypto scale is not shown; refuse client-side only what no asset could take. */
+const CRYPTO_DEFAULT_PRECISION = 18;
+const BENEFICIARY_PAGE_MAX = 50;
+const SENDER_PAGE_MAX = 200;
+const TRANSACTION_FILTER_FIELDS = [
+  'from',
+  'to',
+  'ccy',
+  'transactionClass',
+  'accountGroupUuid',
+  'transactionType',
+  'transactionState',
+  'max',
+  'offset',
+] as const satisfies ReadonlyArray<keyof TransactionFilter>;
+const TRANSFER_PAGE_FIELDS = [
+  'accountGroupUuid',
+  'ccy',
+  'from',
+  'to',
+  'state',
+  'max',
+  'offset',
+] as const satisfies ReadonlyArray<keyof TransferPageRequest>;
 
 /** Drops undefined values so they neither reach the body nor the signature. */
 function definedOnly(fields: Record<string, unknown>): Record<string, unknown> {
@@ -177,6 +202,24 @@ export class VenueRestClient {
     return this.read(operation, pageOf(participantReader), reply);
   }
 
+  /**
+   * AS6: every beneficiary, page by page (`limit` ≤ 50). The participants service may page shorter than
+   * asked (its own default), so the walk goes on until `total` records were read (or an empty page).
+   */
+  async listAllBeneficiaries(query: ParticipantQuery = {}, pageSize = BENEFICIARY_PAGE_MAX): Promise<Participant[]> {
+    checkIntegerRange('listBeneficiaries', 'limit', pageSize, 1, BENEFICIARY_PAGE_MAX);
+    return walkToTotal((limit, offset) => this.listBeneficiaries({ ...query, limit, offset }), pageSize);
+  }
+
+  /** AS6: every sender, page by page, read to `total` like beneficiaries. */
+  async listAllSenders(
+    query: Omit<SenderQuery, 'limit' | 'offset'> = {},
+    pageSize = SENDER_PAGE_MAX,
+  ): Promise<Participant[]> {
+    checkIntegerRange('listSenders', 'limit', pageSize, 1, SENDER_PAGE_MAX);
+    return walkToTotal((limit, offset) => this.listSenders({ ...query, limit, offset }), pageSize);
+  }
+
   /** §4.7 senders; `total` is read whether the venue sends a number or a string. */
   async listSenders(query: SenderQuery = {}): Promise<Page<Participant>> {
     const operation = 'listSenders';
@@ -292,9 +335,18 @@ export class VenueRestClient {
       path: RestPath.TransactionList,
       family: 'standard',
       stateChanging: false,
-      body: bodyOf(filter, ['from', 'to', 'ccy', 'transactionClass', 'max', 'offset']),
+      body: bodyOf(filter, TRANSACTION_FILTER_FIELDS),
     });
     return this.read(operation, pageOf(transactionReader), reply);
+  }
+
+  async listAllTransactions(
+    filter: Omit<TransactionFilter, 'max' | 'offset'> = {},
+    pageSize = 200,
+  ): Promise<TransactionRecord[]> {
+    const legs: TransactionRecord[] = [];
+    for await (const leg of this.iterateTransactions(filter, pageSize)) legs.push(leg);
+    return legs;
   }
 
   /** Every transaction leg matching `filter` (its max/offset are ignored), page by page, newest first. */
@@ -306,11 +358,25 @@ export class VenueRestClient {
     return walkPages((max, offset) => this.listTransactions({ ...filter, max, offset }), pageSize);
   }
 
-  /** R10 internal transfers. */
-  async listTransfers(): Promise<Page<TransferRecord>> {
+  /** R10/AS3 one page of internal transfers, filters and paging sent; every field of a record kept. */
+  async listTransfers(request: TransferPageRequest = {}): Promise<Page<TransferRecord>> {
     const operation = 'listTransfers';
-    const reply = await this.call({ operation, path: RestPath.TransferList, family: 'standard', stateChanging: false });
-    return this.read(operation, pageOf(transferReader), reply);
+    checkIntegerRange(operation, 'max', request.max, 1, 200);
+    checkIntegerRange(operation, 'offset', request.offset, 0, Number.MAX_SAFE_INTEGER);
+    const reply = await this.call({
+      operation,
+      path: RestPath.TransferList,
+      family: 'standard',
+      stateChanging: false,
+      body: bodyOf(request, TRANSFER_PAGE_FIELDS),
+    });
+    return this.read(operation, transferPageReader, reply);
+  }
+
+  /** Every transfer matching `filter`, page by page until a short page. */
+  iterateTransfers(filter: TransferFilter = {}, pageSize = 200): AsyncGenerator<TransferRecord> {
+    checkIntegerRange('listTransfers', 'max', pageSize, 1, 200);
+    return walkPages((max, offset) => this.listTransfers({ ...filter, max, offset }), pageSize);
   }
 
   /** R10 transfer between account groups (needs Move Funds). A 5xx or lost response is outcome-unknown. */
@@ -335,18 +401,18 @@ export class VenueRestClient {
     return this.read(operation, withdrawalAcknowledgementReader, reply);
   }
 
-  /** R11 credit limits. */
+  /** R11/AS1 credit limits, read liberally (shape not shown). */
   async getCreditLimits(): Promise<CreditLimits> {
     const operation = 'getCreditLimits';
     const reply = await this.call({ operation, path: RestPath.UserLimit, family: 'standard', stateChanging: false });
     return this.read(operation, creditLimitsReader, reply);
   }
 
-  /** R12 pairs available to the account. */
+  /** R12/AS2 pairs available to the account, read liberally (shape not shown). */
   async listPairs(): Promise<TradablePair[]> {
     const operation = 'listPairs';
     const reply = await this.call({ operation, path: RestPath.Pairs, family: 'standard', stateChanging: false });
-    return this.read(operation, dataListOf(tradablePairReader), reply).data;
+    return this.read(operation, tradablePairsReader, reply);
   }
 
   /** §4.12 the webhook source address list (unsigned GET). */

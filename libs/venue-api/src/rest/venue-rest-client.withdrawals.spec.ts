@@ -65,9 +65,9 @@ describe('fiat withdrawal amount (§4.9: JSON number, at most 2 decimals judged 
 });
 
 describe('crypto withdrawal (R6)', () => {
-  it('accepts up to 8 decimals and refuses 9', async () => {
+  it('with the asset precision given (8), accepts up to 8 decimals and refuses 9', async () => {
     fixture.venue.reset(() => json(200, '{"success":true,"uuid":"wd-2"}'));
-    const request = { accountGroupUuid: 'ag-1', ccy: 'BTC', walletUuid: 'w-1' };
+    const request = { accountGroupUuid: 'ag-1', ccy: 'BTC', walletUuid: 'w-1', precision: 8 };
     await expect(fixture.client().submitCryptoWithdrawal({ ...request, amount: '0.00000001' })).resolves.toEqual({
       uuid: 'wd-2',
     });

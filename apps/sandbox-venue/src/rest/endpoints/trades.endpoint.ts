@@ -70,10 +70,7 @@ export class TradesEndpoint implements VenueEndpoints {
       (tradeClass === undefined || t.tradeClass === tradeClass) &&
       (from === undefined || t.createdAt >= from) &&
       (to === undefined || t.createdAt <= to);
-    const all = this.trades
-      .all()
-      .filter(matches)
-      .sort((x, y) => y.createdAt - x.createdAt);
+    const all = this.trades.newestFirst().filter(matches);
     const start = offset.value ?? 0;
     const page = all.slice(start, start + (max.value ?? 50));
     return { status: 200, body: { data: page.map((t) => tradeWire(t, this.directory)), total: all.length } };

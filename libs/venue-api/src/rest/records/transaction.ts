@@ -36,6 +36,8 @@ export interface TransactionRecord {
   /** YYYY-MM-DD. */
   settleDate?: string;
   beneficiaryUuid: string | null;
+  /** AS7: not in §2.9's table; read when the venue sends it (the sandbox does, R29). */
+  accountGroupUuid?: string;
 }
 
 export const transactionReader: Reader<TransactionRecord> = record<TransactionRecord>({
@@ -62,6 +64,7 @@ export const transactionReader: Reader<TransactionRecord> = record<TransactionRe
   executedPrice: optional(text),
   settleDate: optional(text),
   beneficiaryUuid: nullable(text),
+  accountGroupUuid: optional(text),
 });
 
 /**

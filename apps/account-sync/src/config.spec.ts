@@ -1,0 +1,63 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError, loadConfig } from '#observability';
+import { AccountSyncConfig } from './config.js';
+
+const required = {
+  VENUE_REST_URL: 'http://127.0.0.1:8080',
+  VENUE_API_KEY: 'key',
+  VENUE_API_SECRET: 'c2VjcmV0LXZhbHVl',
+};
+
+function problemsOf(env: Record<string, string>): string {
+  try {
+    loadConfig(AccountSyncConfig, env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems.join('\n');
+  }
+  return '';
+}
+
+describe('AccountSyncConfig', () => {
+  it('applies the defaults, with a REST budget of 20 requests/s (the gateway sum stays under 30)', () => {
+    const config = loadConfig(AccountSyncConfig, required);
+    expect(config).toMatchObject({
+      HTTP_PORT: 3003,
+      NATS_SUBJECT_PREFIX: 'gw.v1',
+      ACCOUNT: 'default',
+      VENUE_REST_REQUESTS_PER_SECOND: 20,
+      VENUE_ANTI_REPLAY: 'tonce',
+      SYNC_FAST_INTERVAL_MS: 15_000,
+    });
+  });
+
+  it('lists every bad or missing variable by name, never the secret', () => {
+    const problems = problemsOf({
+      VENUE_API_SECRET: 'do-not-print-me',
+      ACCOUNT: 'a.b',
+      VENUE_REST_REQUESTS_PER_SECOND: '31',
+      SYNC_FAST_INTERVAL_MS: 'soon',
+    });
+    for (const name of [
+      'VENUE_REST_URL',
+      'VENUE_API_KEY',
+      'VENUE_API_SECRET',
+      'ACCOUNT',
+      'VENUE_REST_REQUESTS_PER_SECOND',
+      'SYNC_FAST_INTERVAL_MS',
+    ]) {
+      expect(problems).toContain(name);
+    }
+    expect(problems).not.toContain('do-not-print-me');
+  });
+
+  it('refuses rules across variables and nonce mode without its directory', () => {
+    expect(problemsOf({ ...required, SYNC_FAST_INTERVAL_MS: '60000', SYNC_SLOW_INTERVAL_MS: '1000' })).toContain(
+      'SYNC_FAST_INTERVAL_MS must not exceed SYNC_SLOW_INTERVAL_MS',
+    );
+    expect(problemsOf({ ...required, VENUE_ANTI_REPLAY: 'nonce' })).toContain('VENUE_NONCE_DIR');
+    expect(
+      problemsOf({ ...required, ACCOUNT_EVENT_RETENTION_MS: '60000', ACCOUNT_EVENT_DUPLICATE_WINDOW_MS: '120000' }),
+    ).toContain('ACCOUNT_EVENT_RETENTION_MS');
+  });
+});

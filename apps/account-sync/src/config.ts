@@ -1,0 +1,157 @@
+/**
+ * The account-sync app's environment, validated once at start-up by `loadConfig` (every bad variable is
+ * listed by name, never with its value). Nothing else in the app reads `process.env`. Documented in
+ * docs/account-sync.md#configuration. Shared names and rules are the connector's (apps/connector/src/config.ts).
+ *
+ * Sections: HTTP, logs, NATS, venue REST (one budget per process, COMMON decision), REST sync schedule. The
+ * webhook receiver and withdrawals add their own sections below theirs markers.
+ */
+import { IsOptional, ValidateBy, ValidateIf } from 'class-validator';
+import { DEFAULT_SUBJECT_PREFIX } from '#contracts';
+import {
+  EnvBoolean,
+  EnvEnum,
+  EnvInt,
+  EnvMs,
+  EnvPort,
+  EnvRequired,
+  EnvText,
+  EnvUrl,
+  LOG_LEVELS,
+  type CrossChecked,
+  type LogLevel,
+} from '#observability';
+import { apiSecretProblem } from '#venue-api';
+import { cidrListProblems } from './webhooks/cidr-set.js';
+
+const DAY_MS = 24 * 3_600_000;
+const SUBJECT_TOKEN = /^[^\s.*>]+$/;
+const SUBJECT_PREFIX = /^[^\s.*>]+(\.[^\s.*>]+)*$/;
+
+export class AccountSyncConfig implements CrossChecked {
+  // ---- HTTP (/health, /metrics)
+  /** 0 = any free port (said explicitly; empty is refused). */
+  @EnvPort() HTTP_PORT: number = 3003;
+  @EnvText({ max: 255 }) HTTP_HOST: string = '0.0.0.0';
+
+  // ---- Logs
+  @EnvEnum(LOG_LEVELS) LOG_LEVEL: LogLevel = 'info';
+
+  // ---- NATS
+  @EnvUrl({ schemes: ['nats', 'tls', 'ws', 'wss'], list: true }) NATS_URL: string = 'nats://127.0.0.1:4222';
+  @EnvText({ max: 128, pattern: SUBJECT_PREFIX, describe: 'dot-separated subject tokens (at most 128 characters)' })
+  NATS_SUBJECT_PREFIX: string = DEFAULT_SUBJECT_PREFIX;
+  /** Names the venue account; one subject token (the same value as the connector's ACCOUNT). */
+  @EnvText({ max: 64, pattern: SUBJECT_TOKEN, describe: 'one subject token of at most 64 characters' })
+  ACCOUNT: string = 'default';
+  /** Replicas of the durable streams and buckets: 3 on a three-node JetStream cluster. */
+  @EnvInt(1, 5) NATS_REPLICAS: number = 1;
+  /** JetStream duplicate window of the account event streams (the KV state deduplicates beyond it). */
+  @EnvInt(1_000, 7 * DAY_MS) ACCOUNT_EVENT_DUPLICATE_WINDOW_MS: number = DAY_MS;
+  /** How long account events are kept on their stream; at least the duplicate window (cross-checked). */
+  @EnvInt(60_000, 365 * DAY_MS) ACCOUNT_EVENT_RETENTION_MS: number = 30 * DAY_MS;
+
+  // ---- Venue REST
+  @EnvRequired() @EnvUrl({ schemes: ['http', 'https'] }) VENUE_REST_URL!: string;
+  @EnvRequired() @EnvText({ max: 256 }) VENUE_API_KEY!: string;
+  // Checked against the encoding here: otherwise every signed call fails.
+  @ValidateBy({
+    name: 'isUsableApiSecret',
+    validator: {
+      validate: (value: unknown, args) =>
+        typeof value === 'string' &&
+        apiSecretProblem(value, (args?.object as AccountSyncConfig).VENUE_SIGNATURE_ENCODING) === undefined,
+      defaultMessage: () => 'VENUE_API_SECRET must be non-empty, and Base64 with VENUE_SIGNATURE_ENCODING=base64',
+    },
+  })
+  VENUE_API_SECRET!: string;
+  @EnvEnum(['base64', 'hex']) VENUE_SIGNATURE_ENCODING: 'base64' | 'hex' = 'base64';
+  @EnvEnum(['tonce', 'nonce']) VENUE_ANTI_REPLAY: 'tonce' | 'nonce' = 'tonce';
+  /** Required in nonce mode: the persistent nonce lives there (shared by every process using the key). */
+  @ValidateIf(
+    (config: AccountSyncConfig) => config.VENUE_ANTI_REPLAY === 'nonce' || config.VENUE_NONCE_DIR !== undefined,
+  )
+  @EnvRequired()
+  @EnvText({ max: 4_096, describe: 'a directory path (required with VENUE_ANTI_REPLAY=nonce)' })
+  VENUE_NONCE_DIR?: string;
+  /**
+   * This process's share of the venue's 30 requests/s per IP (§8). Connector 4 + execution 4 + account-sync
+   * 20 = 28: the sum over every process behind one egress address must stay at or below 30.
+   */
+  @EnvInt(1, 30) VENUE_REST_REQUESTS_PER_SECOND: number = 20;
+  @EnvMs(100, 600_000) VENUE_REST_TIMEOUT_MS: number = 10_000;
+  /** §4.12 address list; default `{VENUE_REST_URL}/.well-known/webhooks/ips.json`. */
+  @IsOptional() @EnvUrl({ schemes: ['http', 'https'] }) VENUE_WEBHOOK_IPS_URL?: string;
+
+  // ---- REST sync schedule
+  /** Balances, recent trades, pending trades, transactions, transfers and credit limits are refreshed this often. */
+  @EnvMs(500, DAY_MS) SYNC_FAST_INTERVAL_MS: number = 15_000;
+  /** Account details, beneficiaries, senders and pairs (they rarely change) are refreshed this often. */
+  @EnvMs(1_000, DAY_MS) SYNC_SLOW_INTERVAL_MS: number = 300_000;
+  /** Incremental reads go back this far before the newest record already held (late or re-dated records). */
+  @EnvMs(0, 30 * DAY_MS) SYNC_OVERLAP_MS: number = 3_600_000;
+  /** A resource whose last good sync is older than this many of its intervals makes /health down. */
+  @EnvInt(2, 1_000) SYNC_STALE_INTERVALS: number = 3;
+  /** Wait after an order outcome or a webhook before the refresh (coalesces a burst into one refresh). */
+  @EnvMs(0, 60_000) SYNC_TRIGGER_DELAY_MS: number = 250;
+  /** How long an order outcome may stay unacknowledged before the server redelivers it to this app. */
+  @EnvMs(1_000, 3_600_000) ORDER_OUTCOME_ACK_WAIT_MS: number = 30_000;
+
+  // ---- Process
+  /** Process-level metrics (CPU, heap, event loop); off when several apps share a process (tests). */
+  @EnvBoolean() DEFAULT_METRICS: boolean = true;
+
+  // ---- Webhook receiver (apps/account-sync/src/webhooks): variables below this line
+  /** The receiver's own port (the URL registered in the venue portal); /health and /metrics stay on HTTP_PORT. */
+  @EnvPort() WEBHOOK_PORT: number = 3013;
+  @EnvText({ max: 255 }) WEBHOOK_HOST: string = '0.0.0.0';
+  @EnvText({ max: 255, pattern: /^\/[A-Za-z0-9._~/-]*$/, describe: 'a URL path such as /webhooks/venue' })
+  WEBHOOK_PATH: string = '/webhooks/venue';
+  /** A notification is about 1 KB; a larger body is refused with 413. */
+  @EnvInt(1_024, 1_048_576) WEBHOOK_MAX_BODY_BYTES: number = 65_536;
+  /** Comma-separated CIDRs of reverse proxies whose X-Forwarded-For is trusted; unset: the socket peer only. */
+  @IsOptional()
+  @ValidateBy({
+    name: 'isCidrList',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && value.length <= 4_096 && cidrListProblems(value) === 0,
+      defaultMessage: () => 'WEBHOOK_TRUSTED_PROXIES must be a comma-separated list of CIDR blocks or addresses',
+    },
+  })
+  WEBHOOK_TRUSTED_PROXIES?: string;
+  /** ips.json is fetched at start and this often (a new `version` reloads it; a failed fetch keeps the last list). */
+  @EnvMs(1_000, DAY_MS) WEBHOOK_IPS_REFRESH_MS: number = 300_000;
+  /** How long transaction states are kept on their stream; 0 keeps them (a late notification of an old uuid stays stale). */
+  @EnvInt(0, 10 * 365 * DAY_MS) TRANSACTION_RETENTION_MS: number = 0;
+
+  // ---- Withdrawals (apps/account-sync/src/withdrawals): variables below this line
+  /** The venue's withdrawal lists are polled this often while a request is not final. */
+  @EnvMs(100, 3_600_000) WITHDRAWAL_POLL_MS: number = 5_000;
+  /** A request of unknown outcome absent from the lists this long is NOT_FOUND (never re-sent either way). */
+  @EnvMs(1_000, DAY_MS) WITHDRAWAL_UNKNOWN_SETTLE_MS: number = 120_000;
+  /** A request not final and unchanged this long counts in account_sync_withdrawals_stuck. */
+  @EnvMs(1_000, 30 * DAY_MS) WITHDRAWAL_STUCK_AFTER_MS: number = DAY_MS;
+  /** Account details (bank accounts, wallets) used to check a withdrawal are reused this long. */
+  @EnvMs(0, DAY_MS) WITHDRAWAL_ACCOUNT_DETAILS_TTL_MS: number = 60_000;
+  /** Most rows per kind a list reply carries (a NATS reply is bounded). */
+  @EnvInt(1, 2_000) WITHDRAWAL_LIST_LIMIT: number = 500;
+
+  crossCheck(): string[] {
+    const problems: string[] = [];
+    if (this.ACCOUNT_EVENT_RETENTION_MS < this.ACCOUNT_EVENT_DUPLICATE_WINDOW_MS) {
+      problems.push(
+        'ACCOUNT_EVENT_RETENTION_MS must be at least ACCOUNT_EVENT_DUPLICATE_WINDOW_MS (JetStream refuses a duplicate window longer than the retention)',
+      );
+    }
+    if (this.WEBHOOK_PORT !== 0 && this.WEBHOOK_PORT === this.HTTP_PORT) {
+      problems.push('WEBHOOK_PORT must differ from HTTP_PORT (/metrics is not exposed to the webhook sender)');
+    }
+    if (this.SYNC_FAST_INTERVAL_MS > this.SYNC_SLOW_INTERVAL_MS) {
+      problems.push('SYNC_FAST_INTERVAL_MS must not exceed SYNC_SLOW_INTERVAL_MS');
+    }
+    return problems;
+  }
+}
+
+/** The token the validated config is provided under. */
+export const ACCOUNT_SYNC_CONFIG = Symbol('AccountSyncConfig');

@@ -1,0 +1,36 @@
+import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { Subjects } from '#contracts';
+import { MetricsRegistry } from '#observability';
+import { VenueRestClient } from '#venue-api';
+import { ACCOUNT_SYNC_CONFIG, type AccountSyncConfig } from '../config.js';
+import { createVenueRestClient } from './venue-rest.js';
+import { VenueRestMetrics } from './venue-rest-metrics.js';
+
+/**
+ * What every part of the app shares (global): the validated config (`ACCOUNT_SYNC_CONFIG`), the one venue
+ * REST client with its budget and metrics (`VenueRestClient`), and the account's NATS `Subjects`.
+ */
+@Global()
+@Module({})
+export class AccountSyncCoreModule {
+  static forRoot(config: AccountSyncConfig): DynamicModule {
+    return {
+      module: AccountSyncCoreModule,
+      providers: [
+        { provide: ACCOUNT_SYNC_CONFIG, useValue: config },
+        { provide: Subjects, useValue: new Subjects(config.NATS_SUBJECT_PREFIX, config.ACCOUNT) },
+        {
+          provide: VenueRestMetrics,
+          useFactory: (registry: MetricsRegistry) => new VenueRestMetrics(registry),
+          inject: [MetricsRegistry],
+        },
+        {
+          provide: VenueRestClient,
+          useFactory: (metrics: VenueRestMetrics) => createVenueRestClient(config, metrics),
+          inject: [VenueRestMetrics],
+        },
+      ],
+      exports: [ACCOUNT_SYNC_CONFIG, Subjects, VenueRestMetrics, VenueRestClient],
+    };
+  }
+}

@@ -1,0 +1,13 @@
+/** `npm run start:account-sync`: the account's truth on NATS for one venue account (docs/account-sync.md). */
+import 'reflect-metadata';
+import { runApp } from '#observability';
+import { startAccountSync } from './bootstrap.js';
+import { AccountSyncConfig } from './config.js';
+
+void runApp({
+  name: 'account-sync',
+  config: AccountSyncConfig,
+  docs: 'docs/account-sync.md#configuration',
+  start: (config, logger) => startAccountSync(config, { logger }),
+  describe: (config) => ({ account: config.ACCOUNT, restRequestsPerSecond: config.VENUE_REST_REQUESTS_PER_SECOND }),
+});

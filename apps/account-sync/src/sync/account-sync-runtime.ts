@@ -1,0 +1,173 @@
+/**
+ * The REST sync's shell: creates its stream and buckets, loads the mirrors, serves the queries, listens to
+ * order outcomes and runs the scheduler. Registered with AppLifecycle as one `intake` part (after the
+ * stores: the transaction ledger is up before the first list record reaches it).
+ */
+import {
+  AccountStateName,
+  accountStateStream,
+  type BusConnection,
+  type BusConsumers,
+  type BusKv,
+  type BusPublisher,
+  type BusResponder,
+  type BusStreams,
+  type BusSubscription,
+} from '#bus';
+import { AccountSyncSubjects, driftMsgId, type MirroredResource, type Subjects } from '#contracts';
+import type { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
+import type { Trade, TransferRecord, VenueRestClient } from '#venue-api';
+import type { AccountSyncConfig } from '../config.js';
+import type { TransactionIntake } from '../transactions/transaction-intake.js';
+import { OrderOutcomeListener } from './order-outcome-listener.js';
+import { serveStateQueries } from './state-queries.js';
+import { StateMirror, type DurablePublish } from './state-mirror.js';
+import { SyncEngine, type Mirrors } from './sync-engine.js';
+import { SyncMetrics } from './sync-metrics.js';
+import { SyncScheduler } from './sync-scheduler.js';
+import { SYNC_RESOURCES, type RefreshCause, type SyncTriggers } from './sync-triggers.js';
+
+export interface SyncBus {
+  connection: BusConnection;
+  publisher: BusPublisher;
+  responder: BusResponder;
+  streams: BusStreams;
+  consumers: BusConsumers;
+  kv: BusKv;
+}
+
+export class AccountSyncRuntime implements SyncTriggers {
+  readonly scheduler: SyncScheduler;
+  readonly engine: SyncEngine;
+  private readonly syncSubjects: AccountSyncSubjects;
+  private readonly outcomes: OrderOutcomeListener;
+  private mirrors: Mirrors | undefined;
+  private subscriptions: BusSubscription[] = [];
+  private readonly pendingMirrors: Mirrors;
+
+  constructor(
+    private readonly config: AccountSyncConfig,
+    subjects: Subjects,
+    private readonly bus: SyncBus,
+    client: VenueRestClient,
+    intake: TransactionIntake | undefined,
+    observability: { metrics: MetricsRegistry; health: HealthRegistry; logger: JsonLogger },
+  ) {
+    this.syncSubjects = new AccountSyncSubjects(subjects);
+    const logger = observability.logger;
+    // Mirrors are built lazily over buckets opened at start; until then they are empty and unused.
+    const publish: DurablePublish = (subject, payload, msgId) =>
+      this.bus.publisher.publishDurable(subject, payload, { kind: `acct.state`, msgId });
+    const mirror = <T>(resource: MirroredResource, stateOf?: (record: T) => string | undefined) =>
+      new StateMirror<T>(
+        {
+          values: <V>() => this.bucketOf(resource).then((bucket) => bucket.values<V>()),
+          put: (key: string, value: unknown) => this.bucketOf(resource).then((bucket) => bucket.put(key, value)),
+        },
+        publish,
+        this.syncSubjects,
+        stateOf === undefined ? { resource } : { resource, stateOf },
+      );
+    this.pendingMirrors = {
+      balance: mirror('balance'),
+      trade: mirror<Trade>('trade', (trade) => trade.state),
+      transfer: mirror<TransferRecord>('transfer', (transfer) => transfer.state),
+      accountDetails: mirror('account-details'),
+      beneficiary: mirror('beneficiary'),
+      sender: mirror('sender'),
+      limit: mirror('limit'),
+      pair: mirror('pair'),
+    };
+    const scheduler: { current?: SyncScheduler } = {};
+    const metrics = new SyncMetrics(
+      observability.metrics,
+      (resource) => scheduler.current?.ageOf(resource),
+      SYNC_RESOURCES,
+    );
+    this.engine = new SyncEngine({
+      client,
+      mirrors: this.pendingMirrors,
+      intake,
+      publishDrift: async (drift) => {
+        await this.bus.publisher.publishDurable(this.syncSubjects.drift(drift.accountGroupUuid, drift.ccy), drift, {
+          kind: 'acct.drift',
+          msgId: driftMsgId(drift),
+        });
+      },
+      metrics,
+      logger,
+      now: Date.now,
+      overlapMs: config.SYNC_OVERLAP_MS,
+    });
+    this.scheduler = new SyncScheduler(
+      this.engine,
+      {
+        fastIntervalMs: config.SYNC_FAST_INTERVAL_MS,
+        slowIntervalMs: config.SYNC_SLOW_INTERVAL_MS,
+        triggerDelayMs: config.SYNC_TRIGGER_DELAY_MS,
+        staleIntervals: config.SYNC_STALE_INTERVALS,
+      },
+      metrics,
+      logger,
+    );
+    scheduler.current = this.scheduler;
+    this.outcomes = new OrderOutcomeListener(bus.consumers, subjects, this, config.ORDER_OUTCOME_ACK_WAIT_MS, logger);
+    if (intake === undefined)
+      logger.child('Sync').warn('no transaction ledger in this process: list records are mirrored for queries only');
+    observability.health.register('sync', () => {
+      const stale = this.scheduler.staleResources();
+      return stale.length === 0
+        ? { up: true }
+        : {
+            up: false,
+            detail: stale
+              .map(({ resource, detail }) => `${resource}: ${detail}`)
+              .join('; ')
+              .slice(0, 500),
+          };
+    });
+    observability.health.register('order-outcomes', () => this.outcomes.listening);
+  }
+
+  refreshAfter(cause: RefreshCause): void {
+    this.scheduler.refreshAfter(cause);
+  }
+
+  private readonly buckets = new Map<MirroredResource, ReturnType<BusKv['bucket']>>();
+
+  private bucketOf(resource: MirroredResource): ReturnType<BusKv['bucket']> {
+    let bucket = this.buckets.get(resource);
+    if (bucket === undefined) {
+      bucket = this.bus.kv.bucket(AccountStateName.bucket(this.config.ACCOUNT, resource), {
+        storage: 'file',
+        replicas: this.config.NATS_REPLICAS,
+      });
+      this.buckets.set(resource, bucket);
+    }
+    return bucket;
+  }
+
+  async start(): Promise<void> {
+    await this.bus.streams.ensureStream(
+      accountStateStream(this.syncSubjects, this.config.ACCOUNT, {
+        duplicateWindowMs: this.config.ACCOUNT_EVENT_DUPLICATE_WINDOW_MS,
+        retentionMs: this.config.ACCOUNT_EVENT_RETENTION_MS,
+        replicas: this.config.NATS_REPLICAS,
+      }),
+    );
+    await Promise.all(Object.values(this.pendingMirrors).map((mirror: StateMirror<unknown>) => mirror.load()));
+    this.mirrors = this.pendingMirrors;
+    this.subscriptions = serveStateQueries(this.bus.responder, this.syncSubjects, this.mirrors, this.engine);
+    this.scheduler.start();
+    this.outcomes.start();
+  }
+
+  /** Stop taking work: outcomes (unhandled ones go back), queries, schedule (runs in progress finish). */
+  async stop(): Promise<void> {
+    await this.outcomes.stop();
+    for (const subscription of this.subscriptions) subscription.unsubscribe();
+    this.subscriptions = [];
+    await this.scheduler.stop();
+    await this.bus.connection.flush().catch(() => undefined);
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * Request/reply queries for treasury and back office over the mirrored state (libs/contracts account/sync.ts):
+ * answered from memory, never from the venue (a query costs no REST budget).
+ */
+import type { BusResponder, BusSubscription } from '#bus';
+import {
+  BalanceQuery,
+  StateQuery,
+  TradeQuery,
+  TransactionListQuery,
+  type AccountSyncSubjects,
+  type StateQueryReply,
+} from '#contracts';
+import type { Participant, Trade, TransactionRecord } from '#venue-api';
+import type { SyncEngine, Mirrors } from './sync-engine.js';
+
+const DEFAULT_LIMIT = 100;
+
+function page<T>(records: T[], limit: number | undefined, offset: number | undefined): StateQueryReply<T> {
+  const start = offset ?? 0;
+  return { ok: true, total: records.length, records: records.slice(start, start + (limit ?? DEFAULT_LIMIT)) };
+}
+
+function all<T>(records: T[]): StateQueryReply<T> {
+  return { ok: true, total: records.length, records };
+}
+
+function byNewest<T>(records: T[], at: (record: T) => number): T[] {
+  return records
+    .map((record) => [at(record), record] as const)
+    .sort((a, b) => b[0] - a[0])
+    .map(([, record]) => record);
+}
+
+function createdAtOf(trade: Trade): number {
+  const at = trade.createdAt === undefined ? NaN : Date.parse(trade.createdAt);
+  return Number.isNaN(at) ? 0 : at;
+}
+
+export function matchesTrade(query: TradeQuery, trade: Trade): boolean {
+  const at = createdAtOf(trade);
+  return (
+    (query.accountGroupUuid === undefined || trade.accountGroup?.uuid === query.accountGroupUuid) &&
+    (query.state === undefined || trade.state === query.state) &&
+    (query.side === undefined || trade.tradeSide === query.side) &&
+    (query.tradeClass === undefined || trade.tradeClass === query.tradeClass) &&
+    (query.clientRef === undefined || trade.clientRef === query.clientRef) &&
+    (query.tradeRef === undefined || trade.tradeRef === query.tradeRef) &&
+    (query.from === undefined || at >= Date.parse(query.from)) &&
+    (query.to === undefined || at <= Date.parse(query.to))
+  );
+}
+
+function matchesLeg(query: TransactionListQuery, leg: TransactionRecord): boolean {
+  return (
+    (query.accountGroupUuid === undefined || leg.accountGroupUuid === query.accountGroupUuid) &&
+    (query.ccy === undefined || leg.ccy === query.ccy) &&
+    (query.state === undefined || leg.transactionState === query.state) &&
+    (query.type === undefined || leg.transactionType === query.type) &&
+    (query.tradeId === undefined || leg.tradeId === query.tradeId)
+  );
+}
+
+function ofGroup(query: StateQuery, participant: Participant): boolean {
+  return query.accountGroupUuid === undefined || participant.clientAccountGroupUuid === query.accountGroupUuid;
+}
+
+export function serveStateQueries(
+  responder: BusResponder,
+  subjects: AccountSyncSubjects,
+  mirrors: Mirrors,
+  engine: SyncEngine,
+): BusSubscription[] {
+  const queue = 'account-sync';
+  return [
+    responder.respond({
+      subject: subjects.query('balance'),
+      kind: 'acct.balance.query',
+      contract: BalanceQuery,
+      queue,
+      handle: (query) =>
+        all(
+          mirrors.balance
+            .values()
+            .filter(
+              (b) =>
+                (query.accountGroupUuid === undefined || b.accountGroupUuid === query.accountGroupUuid) &&
+                (query.ccy === undefined || b.ccy === query.ccy) &&
+                (query.nonZero !== true || !/^-?0(\.0*)?$/.test(b.balance)),
+            ),
+        ),
+    }),
+    responder.respond({
+      subject: subjects.query('trade'),
+      kind: 'acct.trade.query',
+      contract: TradeQuery,
+      queue,
+      handle: (query) =>
+        page(
+          byNewest(
+            mirrors.trade.values().filter((trade) => matchesTrade(query, trade)),
+            createdAtOf,
+          ),
+          query.limit,
+          query.offset,
+        ),
+    }),
+    responder.respond({
+      subject: subjects.query('transaction-list'),
+      kind: 'acct.transaction-list.query',
+      contract: TransactionListQuery,
+      queue,
+      handle: (query) =>
+        page(
+          byNewest(
+            [...engine.transactions.values()].filter((leg) => matchesLeg(query, leg)),
+            (leg) => leg.received ?? leg.timestampMillis ?? 0,
+          ),
+          query.limit,
+          query.offset,
+        ),
+    }),
+    responder.respond({
+      subject: subjects.query('account-details'),
+      kind: 'acct.account-details.query',
+      contract: StateQuery,
+      queue,
+      handle: (query) =>
+        all(
+          mirrors.accountDetails
+            .keys()
+            .filter((group) => query.accountGroupUuid === undefined || group === query.accountGroupUuid)
+            .map((group) => ({ accountGroupUuid: group, details: mirrors.accountDetails.get(group) })),
+        ),
+    }),
+    responder.respond({
+      subject: subjects.query('beneficiary'),
+      kind: 'acct.beneficiary.query',
+      contract: StateQuery,
+      queue,
+      handle: (query) => all(mirrors.beneficiary.values().filter((p) => ofGroup(query, p))),
+    }),
+    responder.respond({
+      subject: subjects.query('sender'),
+      kind: 'acct.sender.query',
+      contract: StateQuery,
+      queue,
+      handle: (query) => all(mirrors.sender.values().filter((p) => ofGroup(query, p))),
+    }),
+    responder.respond({
+      subject: subjects.query('limit'),
+      kind: 'acct.limit.query',
+      contract: StateQuery,
+      queue,
+      handle: (query) =>
+        all(
+          mirrors.limit
+            .values()
+            .filter((l) => query.accountGroupUuid === undefined || l.accountGroupUuid === query.accountGroupUuid),
+        ),
+    }),
+    responder.respond({
+      subject: subjects.query('transfer'),
+      kind: 'acct.transfer.query',
+      contract: StateQuery,
+      queue,
+      handle: (query) =>
+        all(
+          mirrors.transfer
+            .values()
+            .filter(
+              (t) =>
+                query.accountGroupUuid === undefined ||
+                t.fromAccountGroupUuid === query.accountGroupUuid ||
+                t.toAccountGroupUuid === query.accountGroupUuid,
+            ),
+        ),
+    }),
+    responder.respondToAny({
+      subject: subjects.query('pair'),
+      kind: 'acct.pair.query',
+      queue,
+      handle: () => all(mirrors.pair.values()),
+    }),
+  ];
+}

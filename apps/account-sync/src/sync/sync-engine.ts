@@ -1,0 +1,282 @@
+/**
+ * What one sync of each resource does against the venue (§4.4–§4.11) and how the answers reach the
+ * mirrors. The scheduler (sync-scheduler.ts) decides when; this decides what. Every list is read to its end.
+ */
+import { driftMsgId, type BalanceDrift, type BalanceState } from '#contracts';
+import type { JsonLogger } from '#observability';
+import type { Participant, Trade, TransactionRecord, TransferRecord, VenueRestClient } from '#venue-api';
+import type { CreditLimit, TradablePair } from '#venue-api';
+import type { TransactionIntake } from '../transactions/transaction-intake.js';
+import { findDrifts } from './balance-check.js';
+import type { ApplyResult, StateMirror } from './state-mirror.js';
+import type { SyncMetrics } from './sync-metrics.js';
+import type { SyncResource } from './sync-triggers.js';
+import {
+  balanceStates,
+  keyedByUuid,
+  limitsByKey,
+  newestCreatedAt,
+  pairsByKey,
+  type AccountGroupRef,
+} from './venue-reads.js';
+
+export type SyncMode = 'full' | 'incremental';
+
+export interface Mirrors {
+  balance: StateMirror<BalanceState>;
+  trade: StateMirror<Trade>;
+  transfer: StateMirror<TransferRecord>;
+  accountDetails: StateMirror<Participant>;
+  beneficiary: StateMirror<Participant>;
+  sender: StateMirror<Participant>;
+  limit: StateMirror<CreditLimit>;
+  pair: StateMirror<TradablePair>;
+}
+
+export interface SyncEngineDeps {
+  client: VenueRestClient;
+  mirrors: Mirrors;
+  /** The transaction ledger (apps/account-sync/src/transactions); every list record goes to it. */
+  intake: TransactionIntake | undefined;
+  publishDrift(drift: BalanceDrift): Promise<void>;
+  metrics: SyncMetrics;
+  logger: JsonLogger;
+  now(): number;
+  overlapMs: number;
+}
+
+const TRADE_PAGE = 200;
+/** Trade pages asked for at once during a full read (the limiter still spaces them). */
+const TRADE_PAGES_IN_FLIGHT = 4;
+/** Held pending trades looked up one by one per incremental run, at most. */
+const MAX_TRADE_LOOKUPS = 50;
+const INGEST_CONCURRENCY = 16;
+
+export class SyncEngine {
+  /** The account groups seen in the last balances read (participants and details are read per group). */
+  groups: AccountGroupRef[] = [];
+  /** Transaction legs read from the venue's list, by uuid (the `transaction-list` query and the balance check). */
+  readonly transactions = new Map<string, TransactionRecord>();
+  private balancesReadAt: number | undefined;
+  private readonly reportedDrifts = new Set<string>();
+  private newestTransactionAt: number | undefined;
+  private readonly log: JsonLogger;
+
+  constructor(private readonly deps: SyncEngineDeps) {
+    this.log = deps.logger.child('Sync');
+  }
+
+  async run(resource: SyncResource, mode: SyncMode): Promise<void> {
+    switch (resource) {
+      case 'balances':
+        return this.syncBalances();
+      case 'trades':
+        return mode === 'full' ? this.syncAllTrades() : this.syncRecentTrades();
+      case 'transactions':
+        return this.syncTransactions(mode);
+      case 'transfers':
+        return this.syncTransfers();
+      case 'accountDetails':
+        return this.syncAccountDetails();
+      case 'beneficiaries':
+        return this.syncParticipants('beneficiary');
+      case 'senders':
+        return this.syncParticipants('sender');
+      case 'creditLimits':
+        return this.syncLimits();
+      case 'pairs':
+        return this.syncPairs();
+    }
+  }
+
+  private count(resource: SyncResource, records: number, result: ApplyResult): void {
+    const { metrics } = this.deps;
+    metrics.records.inc({ resource }, records);
+    if (result.created > 0) metrics.changes.inc({ resource, change: 'created' }, result.created);
+    if (result.changed > 0) metrics.changes.inc({ resource, change: 'changed' }, result.changed);
+    if (result.removed > 0) metrics.changes.inc({ resource, change: 'removed' }, result.removed);
+  }
+
+  private async syncBalances(): Promise<void> {
+    const answer = await this.deps.client.getBalances({ filterZeroBalanceAccounts: false });
+    const { groups, states } = balanceStates(answer);
+    const readAt =
+      answer.timestamp !== undefined && /^\d+$/.test(answer.timestamp) ? Number(answer.timestamp) : this.deps.now();
+    this.groups = groups;
+    const held = this.deps.mirrors.balance;
+    // A currency or a group no longer listed is removed (the read covers every group and currency).
+    const result = await held.apply(states, () => true);
+    this.balancesReadAt = readAt;
+    this.count('balances', states.size, result);
+    await this.checkBalances();
+  }
+
+  /** §4.5: every trade, newest first, pages in flight together; ends at a short page. */
+  private async syncAllTrades(): Promise<void> {
+    const { client, mirrors } = this.deps;
+    const seen = new Set<string>();
+    let nextOffset = 0;
+    let ended = false;
+    let applying: Promise<unknown> = Promise.resolve();
+    const inFlight: Array<Promise<{ data: Trade[] }>> = [];
+    const ask = () => {
+      inFlight.push(client.listTrades({ max: TRADE_PAGE, offset: nextOffset }));
+      nextOffset += TRADE_PAGE;
+    };
+    for (let i = 0; i < TRADE_PAGES_IN_FLIGHT; i += 1) ask();
+    let read = 0;
+    while (inFlight.length > 0) {
+      const page = await (inFlight.shift() as Promise<{ data: Trade[] }>);
+      if (page.data.length < TRADE_PAGE) ended = true;
+      if (!ended) ask();
+      const fresh = new Map<string, Trade>();
+      for (const trade of page.data) {
+        if (seen.has(trade.uuid)) continue;
+        seen.add(trade.uuid);
+        fresh.set(trade.uuid, trade);
+      }
+      read += fresh.size;
+      await applying;
+      applying = mirrors.trade.apply(fresh).then((result) => this.count('trades', fresh.size, result));
+      if (ended) {
+        // Pages asked beyond the end come back empty or short; wait for them without asking more.
+        await Promise.allSettled(inFlight.splice(0));
+      }
+    }
+    await applying;
+    this.log.info('trade history read', { trades: read, held: mirrors.trade.size });
+  }
+
+  /** AS9: new trades since the newest held (minus the overlap), every pending one, and held pending ones that moved. */
+  private async syncRecentTrades(): Promise<void> {
+    const { client, mirrors, overlapMs } = this.deps;
+    const newest = newestCreatedAt(mirrors.trade.values());
+    if (newest === undefined) return this.syncAllTrades();
+    const fresh = keyedByUuid(await client.listAllTrades({ from: new Date(newest - overlapMs).toISOString() }));
+    const pending = await client.listAllTrades({ tradeState: 'PENDING_SETTLEMENT' });
+    for (const trade of pending) fresh.set(trade.uuid, trade);
+    const pendingNow = new Set(pending.map((trade) => trade.uuid));
+    const moved = mirrors.trade
+      .values()
+      .filter((trade) => trade.state === 'PENDING_SETTLEMENT' && !pendingNow.has(trade.uuid) && !fresh.has(trade.uuid));
+    for (const trade of moved.slice(0, MAX_TRADE_LOOKUPS)) {
+      if (trade.tradeRef === undefined) continue;
+      for (const found of (await client.listTrades({ tradeRef: trade.tradeRef, max: TRADE_PAGE })).data) {
+        fresh.set(found.uuid, found);
+      }
+    }
+    this.count('trades', fresh.size, await mirrors.trade.apply(fresh));
+  }
+
+  /**
+   * Every leg goes to the transaction ledger (`ingest(record, 'list')`), which publishes each (uuid, state)
+   * once — this is also how a missed webhook is filled. Full: the whole list; incremental: legs since the
+   * newest held (minus the overlap) and every PENDING one (AS5 filter).
+   */
+  private async syncTransactions(mode: SyncMode): Promise<void> {
+    const { client, overlapMs } = this.deps;
+    let legs: TransactionRecord[];
+    if (mode === 'full' || this.newestTransactionAt === undefined) {
+      legs = await client.listAllTransactions();
+    } else {
+      const since = await client.listAllTransactions({
+        from: new Date(this.newestTransactionAt - overlapMs).toISOString(),
+      });
+      const pending = await client.listAllTransactions({ transactionState: 'PENDING' });
+      legs = [...since, ...pending];
+    }
+    await this.ingest(legs);
+    this.deps.metrics.records.inc({ resource: 'transactions' }, legs.length);
+    await this.checkBalances();
+  }
+
+  private async ingest(legs: TransactionRecord[]): Promise<void> {
+    const changed = legs.filter((leg) => {
+      const held = this.transactions.get(leg.uuid);
+      return held === undefined || held.transactionState !== leg.transactionState;
+    });
+    for (const leg of legs) {
+      this.transactions.set(leg.uuid, leg);
+      const at = leg.received ?? leg.timestampMillis;
+      if (at !== undefined && (this.newestTransactionAt === undefined || at > this.newestTransactionAt)) {
+        this.newestTransactionAt = at;
+      }
+    }
+    const intake = this.deps.intake;
+    if (intake === undefined) return;
+    let next = 0;
+    const worker = async () => {
+      while (next < changed.length) {
+        const leg = changed[next] as TransactionRecord;
+        next += 1;
+        await intake.ingest(leg, 'list');
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(INGEST_CONCURRENCY, changed.length) }, worker));
+  }
+
+  private async syncTransfers(): Promise<void> {
+    const transfers: TransferRecord[] = [];
+    for await (const transfer of this.deps.client.iterateTransfers()) transfers.push(transfer);
+    const fresh = keyedByUuid(transfers);
+    this.count('transfers', fresh.size, await this.deps.mirrors.transfer.apply(fresh));
+  }
+
+  /** §4.6 per account group: one object, or none (404 with an empty body: no originator record). */
+  private async syncAccountDetails(): Promise<void> {
+    const fresh = new Map<string, Participant>();
+    for (const group of this.groups) {
+      const details = await this.deps.client.getAccountDetails({ accountGroupUuid: group.uuid });
+      if (details !== undefined) fresh.set(group.uuid, details);
+    }
+    const groups = new Set(this.groups.map((group) => group.uuid));
+    this.count(
+      'accountDetails',
+      fresh.size,
+      await this.deps.mirrors.accountDetails.apply(fresh, (key) => groups.has(key)),
+    );
+  }
+
+  /** §4.7/§4.8 per account group, each read to its total (AS6). */
+  private async syncParticipants(kind: 'beneficiary' | 'sender'): Promise<void> {
+    const { client, mirrors } = this.deps;
+    const fresh = new Map<string, Participant>();
+    for (const group of this.groups) {
+      const query = { accountGroupUuid: group.uuid };
+      const list =
+        kind === 'beneficiary' ? await client.listAllBeneficiaries(query) : await client.listAllSenders(query);
+      for (const [key, participant] of keyedByUuid(list)) fresh.set(key, participant);
+    }
+    const resource = kind === 'beneficiary' ? 'beneficiaries' : 'senders';
+    this.count(resource, fresh.size, await mirrors[kind].apply(fresh, () => true));
+  }
+
+  private async syncLimits(): Promise<void> {
+    const limits = await this.deps.client.getCreditLimits();
+    const fresh = limitsByKey(limits.data);
+    this.count('creditLimits', fresh.size, await this.deps.mirrors.limit.apply(fresh, () => true));
+  }
+
+  private async syncPairs(): Promise<void> {
+    const fresh = pairsByKey(await this.deps.client.listPairs());
+    this.count('pairs', fresh.size, await this.deps.mirrors.pair.apply(fresh, () => true));
+  }
+
+  /** Balances against the legs that moved them (AS8); each drift is counted and published, never "fixed". */
+  private async checkBalances(): Promise<void> {
+    if (this.balancesReadAt === undefined || this.transactions.size === 0) return;
+    const balances = new Map(
+      this.deps.mirrors.balance.keys().map((key) => [key, this.deps.mirrors.balance.get(key) as BalanceState]),
+    );
+    const drifts = findDrifts(balances, this.transactions.values(), this.balancesReadAt, this.deps.now());
+    this.deps.metrics.driftsOpen.set(drifts.length);
+    for (const drift of drifts) {
+      const id = driftMsgId(drift);
+      if (this.reportedDrifts.has(id)) continue;
+      this.reportedDrifts.add(id);
+      this.deps.metrics.drifts.inc({ ccy: drift.ccy });
+      this.log.warn('balance does not match its newest transaction leg', { ...drift });
+      await this.deps.publishDrift(drift);
+    }
+  }
+}

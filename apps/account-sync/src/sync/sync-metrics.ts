@@ -1,0 +1,67 @@
+import { Counter, Gauge } from 'prom-client';
+import type { MetricsRegistry } from '#observability';
+import type { SyncResource } from './sync-triggers.js';
+
+/** The REST sync's metrics; labels bounded by the resource list and fixed words. */
+export class SyncMetrics {
+  readonly runs: Counter<'resource' | 'mode' | 'result'>;
+  readonly changes: Counter<'resource' | 'change'>;
+  readonly drifts: Counter<'ccy'>;
+  readonly driftsOpen: Gauge;
+  readonly triggers: Counter<'cause'>;
+  readonly records: Counter<'resource'>;
+
+  constructor(
+    registry: MetricsRegistry,
+    ageOf: (resource: SyncResource) => number | undefined,
+    resources: readonly SyncResource[],
+  ) {
+    this.runs = new Counter({
+      name: 'account_sync_runs_total',
+      help: 'REST sync runs by resource, mode (full, incremental) and result (ok, failed)',
+      labelNames: ['resource', 'mode', 'result'],
+      registers: [registry],
+    });
+    this.changes = new Counter({
+      name: 'account_sync_changes_total',
+      help: 'Mirrored records created, changed, state-changed or removed, by resource',
+      labelNames: ['resource', 'change'],
+      registers: [registry],
+    });
+    this.records = new Counter({
+      name: 'account_sync_records_read_total',
+      help: 'Records read from the venue by resource',
+      labelNames: ['resource'],
+      registers: [registry],
+    });
+    this.drifts = new Counter({
+      name: 'account_balance_drifts_total',
+      help: 'Balances found not to match the transaction legs that moved them (a drift event each)',
+      labelNames: ['ccy'],
+      registers: [registry],
+    });
+    this.driftsOpen = new Gauge({
+      name: 'account_balance_drifts_open',
+      help: 'Balances not matching their newest transaction leg at the last check',
+      registers: [registry],
+    });
+    this.triggers = new Counter({
+      name: 'account_sync_triggers_total',
+      help: 'Immediate refreshes asked for, by cause (order-outcome, transaction, withdrawal, resources)',
+      labelNames: ['cause'],
+      registers: [registry],
+    });
+    new Gauge({
+      name: 'account_sync_age_seconds',
+      help: 'Seconds since the last successful sync of each resource (absent before the first)',
+      labelNames: ['resource'],
+      registers: [registry],
+      collect() {
+        for (const resource of resources) {
+          const age = ageOf(resource);
+          if (age !== undefined) this.set({ resource }, age / 1_000);
+        }
+      },
+    });
+  }
+}

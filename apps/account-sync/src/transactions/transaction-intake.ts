@@ -1,0 +1,27 @@
+/**
+ * The seam between the sources of transaction records (the webhook receiver, the REST transaction-list sync)
+ * and the transaction ledger that owns each transaction's state (per uuid; PENDING → PROCESSED / REVERSED /
+ * CANCELLED, monotonic), stores it durably and publishes every change exactly once on NATS.
+ * Provided in Nest under the token `TRANSACTION_INTAKE`.
+ */
+import type { TransactionRecord } from '#venue-api';
+
+export const TRANSACTION_INTAKE = Symbol('TRANSACTION_INTAKE');
+
+export type TransactionSource = 'webhook' | 'list';
+
+export type IngestResult =
+  /** A new (uuid, state) was stored and its event published. */
+  | { kind: 'stored' }
+  /** This (uuid, state) was stored before: nothing new (still a success for the sender). */
+  | { kind: 'duplicate' }
+  /** An older state than the one held (e.g. PENDING after PROCESSED): kept out of the current state, counted. */
+  | { kind: 'stale' };
+
+export interface TransactionIntake {
+  /**
+   * Resolves once the record is durably stored (or known to be); rejects when it cannot be stored (NATS down),
+   * so the webhook receiver answers 5xx and the venue retries.
+   */
+  ingest(record: TransactionRecord, source: TransactionSource): Promise<IngestResult>;
+}

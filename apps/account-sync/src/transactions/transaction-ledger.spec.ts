@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { accountLedgerStreams, AccountLedgerName, BusConnection, BusMetrics, BusStreams, SubjectLedger } from '#bus';
+import { TransactionSubjects, type TransactionStateChanged } from '#contracts';
+import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
+import { startNatsServer, type NatsServerHandle } from '#testing';
+import type { TransactionRecord, TransactionState } from '#venue-api';
+import { TransactionLedger } from './transaction-ledger.js';
+import { TransactionMetrics } from './transaction-metrics.js';
+
+const silent = new JsonLogger('ledger-test', 'test', 'error', { write: () => undefined });
+const ACCOUNT = 'acc1';
+const subjects = new TransactionSubjects('gw.v1', ACCOUNT);
+
+function leg(uuid: string, state: TransactionState, amount = '100.10'): TransactionRecord {
+  return {
+    uuid,
+    transactionClass: 'CASH',
+    transactionType: 'DEPOSIT',
+    transactionState: state,
+    ccy: 'USD',
+    amount,
+    displayTitle: null,
+    displayDescription: null,
+    paymentTransferType: null,
+    beneficiaryUuid: null,
+  };
+}
+
+describe('TransactionLedger (real nats-server)', () => {
+  let server: NatsServerHandle;
+  let connection: BusConnection;
+  let store: SubjectLedger;
+  let ledger: TransactionLedger;
+  let registry: MetricsRegistry;
+
+  async function history(uuid: string): Promise<TransactionStateChanged[]> {
+    const stream = AccountLedgerName.transactions(ACCOUNT);
+    const info = await connection.jsm.streams.info(stream);
+    const found: TransactionStateChanged[] = [];
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq += 1) {
+      const message = await connection.jsm.streams.getMessage(stream, { seq }).catch(() => null);
+      if (message && message.subject === subjects.changed(uuid)) found.push(message.json<TransactionStateChanged>());
+    }
+    return found;
+  }
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+    registry = new MetricsRegistry('t', { defaultMetrics: false });
+    connection = await BusConnection.open(
+      { servers: server.url, name: 't' },
+      new BusMetrics(registry),
+      new HealthRegistry(),
+      silent,
+    );
+    const streams = new BusStreams(connection, silent);
+    for (const definition of accountLedgerStreams('gw.v1', ACCOUNT, { duplicateWindowMs: 60_000, retentionMs: 0 })) {
+      await streams.ensureStream(definition);
+    }
+    store = new SubjectLedger(connection, AccountLedgerName.transactions(ACCOUNT));
+    ledger = new TransactionLedger(store, subjects, new TransactionMetrics(registry), silent);
+  });
+  afterAll(async () => {
+    await connection.close();
+    await server.stop();
+  });
+
+  it('stores each (uuid, state) once and publishes it as the failure or success it is', async () => {
+    expect(await ledger.ingest(leg('t-1', 'PENDING'), 'webhook')).toEqual({ kind: 'stored' });
+    expect(await ledger.ingest(leg('t-1', 'PENDING'), 'webhook')).toEqual({ kind: 'duplicate' });
+    expect(await ledger.ingest(leg('t-1', 'REVERSED'), 'webhook')).toEqual({ kind: 'stored' });
+    expect(await ledger.ingest(leg('t-1', 'PENDING'), 'list')).toEqual({ kind: 'stale' });
+    const events = await history('t-1');
+    expect(events.map((e) => [e.state, e.previousState, e.outcome, e.failed])).toEqual([
+      ['PENDING', null, 'pending', false],
+      ['REVERSED', 'PENDING', 'failed', true],
+    ]);
+    expect(events[1]?.leg.amount).toBe('100.10');
+    expect((await ledger.current('t-1'))?.state).toBe('REVERSED');
+  });
+
+  it('out of order and concurrent: one final state, published once', async () => {
+    const results = await Promise.all([
+      ledger.ingest(leg('t-2', 'PROCESSED'), 'webhook'),
+      ledger.ingest(leg('t-2', 'PENDING'), 'webhook'),
+      ledger.ingest(leg('t-2', 'PROCESSED'), 'list'),
+      ledger.ingest(leg('t-2', 'PENDING'), 'list'),
+    ]);
+    expect(results.map((r) => r.kind)).toEqual(['stored', 'stale', 'duplicate', 'stale']);
+    expect((await history('t-2')).map((e) => e.state)).toEqual(['PROCESSED']);
+  });
+
+  it('a second writer (another process, empty cache) cannot move a transaction twice or backwards', async () => {
+    const other = new TransactionLedger(
+      store,
+      subjects,
+      new TransactionMetrics(new MetricsRegistry('o', { defaultMetrics: false })),
+      silent,
+    );
+    await ledger.ingest(leg('t-3', 'PENDING'), 'webhook');
+    expect(await other.ingest(leg('t-3', 'PENDING'), 'list')).toEqual({ kind: 'duplicate' });
+    expect(await other.ingest(leg('t-3', 'CANCELLED'), 'list')).toEqual({ kind: 'stored' });
+    // this ledger still caches PENDING: its append is refused by the stream, it reads again and finds CANCELLED
+    expect(await ledger.ingest(leg('t-3', 'PROCESSED'), 'webhook')).toEqual({ kind: 'stale' });
+    expect((await history('t-3')).map((e) => e.state)).toEqual(['PENDING', 'CANCELLED']);
+  });
+
+  it('a transaction seen only in the list is published once like any other', async () => {
+    expect(await ledger.ingest(leg('t-4', 'PROCESSED'), 'list')).toEqual({ kind: 'stored' });
+    expect(await ledger.ingest(leg('t-4', 'PROCESSED'), 'list')).toEqual({ kind: 'duplicate' });
+    const events = await history('t-4');
+    expect(events).toHaveLength(1);
+    expect(events[0]?.source).toBe('list');
+  });
+
+  it('rejects (so the receiver answers 5xx) when the stream cannot store, and reports it in health', async () => {
+    const missing = new SubjectLedger(connection, 'NO_SUCH_STREAM');
+    const broken = new TransactionLedger(
+      missing,
+      new TransactionSubjects('gw.v1', 'nowhere'),
+      new TransactionMetrics(new MetricsRegistry('b', { defaultMetrics: false })),
+      silent,
+    );
+    await expect(broken.ingest(leg('t-5', 'PENDING'), 'webhook')).rejects.toThrow();
+    expect(broken.health().up).toBe(false);
+  });
+});

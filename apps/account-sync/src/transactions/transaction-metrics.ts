@@ -1,0 +1,35 @@
+import { Counter, Histogram } from 'prom-client';
+import type { MetricsRegistry } from '#observability';
+
+export type IngestOutcome = 'stored' | 'duplicate' | 'stale' | 'store_failed';
+
+export class TransactionMetrics {
+  /** Every record offered to the ledger, by source (webhook, list) and result. */
+  readonly ingested: Counter<'source' | 'result'>;
+  /** Stored transaction states by state (a REVERSED or CANCELLED leg is a failed transfer). */
+  readonly states: Counter<'state'>;
+  /** Time from a record's arrival at the ledger to its durable answer. */
+  readonly storeSeconds: Histogram<'source'>;
+
+  constructor(registry: MetricsRegistry) {
+    this.ingested = new Counter({
+      name: 'account_sync_transactions_ingested_total',
+      help: 'Transaction records offered to the ledger, by source and result (stored, duplicate, stale, store_failed)',
+      labelNames: ['source', 'result'],
+      registers: [registry],
+    });
+    this.states = new Counter({
+      name: 'account_sync_transaction_states_total',
+      help: 'Transaction states stored and published, by state',
+      labelNames: ['state'],
+      registers: [registry],
+    });
+    this.storeSeconds = new Histogram({
+      name: 'account_sync_transaction_store_seconds',
+      help: 'Time to store a transaction record durably (or find it stored)',
+      labelNames: ['source'],
+      buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
+      registers: [registry],
+    });
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The webhook source address list (ips.json, §4.12) as a pure transition: what a fetch result does to the
+ * list held. Reloaded only when `version` changes; the last good list is kept when a fetch fails or brings
+ * an unusable list; a non-null `change_notice` is announced once per notice.
+ */
+import type { WebhookChangeNotice, WebhookSourceAddresses } from '#venue-api';
+import { CidrSet } from './cidr-set.js';
+
+export interface SourceListState {
+  /** Undefined until a list was loaded once. */
+  version: number | undefined;
+  addresses: CidrSet;
+  cidrs: readonly string[];
+  changeNotice: WebhookChangeNotice | null;
+  /** Epoch ms of the last successful fetch (loaded or unchanged). */
+  lastGoodFetchAt: number | undefined;
+  consecutiveFailures: number;
+}
+
+export type SourceListEvent =
+  { kind: 'fetched'; list: WebhookSourceAddresses } | { kind: 'fetch-failed'; reason: string };
+
+export type SourceListEffect =
+  | { kind: 'loaded'; version: number; previousVersion: number | undefined; blocks: number; invalid: string[] }
+  | { kind: 'change-notice'; notice: WebhookChangeNotice }
+  | { kind: 'kept-last-good'; reason: string; consecutiveFailures: number };
+
+export const initialSourceList: SourceListState = {
+  version: undefined,
+  addresses: CidrSet.empty(),
+  cidrs: [],
+  changeNotice: null,
+  lastGoodFetchAt: undefined,
+  consecutiveFailures: 0,
+};
+
+export function sourceListTransition(
+  state: SourceListState,
+  event: SourceListEvent,
+  env: { now: number },
+): { state: SourceListState; effects: SourceListEffect[] } {
+  if (event.kind === 'fetch-failed') {
+    const failures = state.consecutiveFailures + 1;
+    return {
+      state: { ...state, consecutiveFailures: failures },
+      effects: [{ kind: 'kept-last-good', reason: event.reason, consecutiveFailures: failures }],
+    };
+  }
+  const { list } = event;
+  const effects: SourceListEffect[] = [];
+  let next: SourceListState = { ...state, lastGoodFetchAt: env.now, consecutiveFailures: 0 };
+  if (list.version !== state.version) {
+    const { set, invalid } = CidrSet.parse(list.ipv4_cidrs);
+    if (set.size === 0 && state.version !== undefined) {
+      // An empty or unreadable list would refuse every webhook: keep the last good one, say why.
+      return {
+        state: { ...state, consecutiveFailures: state.consecutiveFailures + 1 },
+        effects: [
+          {
+            kind: 'kept-last-good',
+            reason: `version ${list.version} holds no usable address block`,
+            consecutiveFailures: state.consecutiveFailures + 1,
+          },
+        ],
+      };
+    }
+    next = { ...next, version: list.version, addresses: set, cidrs: list.ipv4_cidrs.slice(0, 1_000) };
+    effects.push({ kind: 'loaded', version: list.version, previousVersion: state.version, blocks: set.size, invalid });
+  }
+  if (list.change_notice !== null && !sameNotice(list.change_notice, state.changeNotice)) {
+    effects.push({ kind: 'change-notice', notice: list.change_notice });
+  }
+  next = { ...next, changeNotice: list.change_notice };
+  return { state: next, effects };
+}
+
+function sameNotice(a: WebhookChangeNotice, b: WebhookChangeNotice | null): boolean {
+  return b !== null && a.message === b.message && a.effective_date === b.effective_date;
+}

@@ -1,0 +1,76 @@
+import { Counter, Gauge, Histogram } from 'prom-client';
+import type { MetricsRegistry } from '#observability';
+
+/**
+ * Results of a webhook request:
+ *   stored, duplicate, stale   accepted (2xx); the ledger's answer
+ *   refused_source             403: the sender is not in ips.json
+ *   invalid                    400/413: malformed or oversized body
+ *   store_failed               503: could not be stored (the venue retries)
+ *   unready                    503: no address list loaded yet (the venue retries)
+ *   not_found, wrong_method    404/405
+ */
+export const WEBHOOK_RESULTS = [
+  'stored',
+  'duplicate',
+  'stale',
+  'refused_source',
+  'invalid',
+  'store_failed',
+  'unready',
+  'not_found',
+  'wrong_method',
+] as const;
+export type WebhookResult = (typeof WEBHOOK_RESULTS)[number];
+
+export class WebhookMetrics {
+  readonly requests: Counter<'result'>;
+  readonly storeSeconds: Histogram;
+  readonly ipsVersion: Gauge;
+  readonly ipsChangeNotice: Gauge;
+  readonly ipsFetchFailures: Counter;
+  readonly ipsLastGoodFetch: Gauge;
+  readonly ipsBlocks: Gauge;
+
+  constructor(registry: MetricsRegistry) {
+    this.requests = new Counter({
+      name: 'account_sync_webhooks_total',
+      help: 'Webhook requests by result (stored, duplicate, stale, refused_source, invalid, store_failed, unready, not_found, wrong_method)',
+      labelNames: ['result'],
+      registers: [registry],
+    });
+    for (const result of WEBHOOK_RESULTS) this.requests.inc({ result }, 0);
+    this.storeSeconds = new Histogram({
+      name: 'account_sync_webhook_stored_seconds',
+      help: 'From a webhook request arriving to its durable answer (2xx sent only after the store)',
+      buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1, 5],
+      registers: [registry],
+    });
+    this.ipsVersion = new Gauge({
+      name: 'account_sync_webhook_ips_version',
+      help: 'Version of the loaded ips.json webhook source list (-1 until one is loaded)',
+      registers: [registry],
+    });
+    this.ipsVersion.set(-1);
+    this.ipsChangeNotice = new Gauge({
+      name: 'account_sync_webhook_ips_change_notice',
+      help: '1 while ips.json announces a change (change_notice not null); the notice itself is logged',
+      registers: [registry],
+    });
+    this.ipsFetchFailures = new Counter({
+      name: 'account_sync_webhook_ips_fetch_failures_total',
+      help: 'ips.json fetches that failed or brought an unusable list (the last good list was kept)',
+      registers: [registry],
+    });
+    this.ipsLastGoodFetch = new Gauge({
+      name: 'account_sync_webhook_ips_last_good_fetch_timestamp_seconds',
+      help: 'When ips.json was last fetched successfully',
+      registers: [registry],
+    });
+    this.ipsBlocks = new Gauge({
+      name: 'account_sync_webhook_ips_blocks',
+      help: 'Address blocks in the loaded ips.json list',
+      registers: [registry],
+    });
+  }
+}

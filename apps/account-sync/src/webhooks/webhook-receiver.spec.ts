@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { accountLedgerStreams, AccountLedgerName, BusConnection, BusMetrics, BusStreams, SubjectLedger } from '#bus';
+import { TransactionSubjects } from '#contracts';
+import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
+import { startNatsServer, waitFor, type NatsServerHandle } from '#testing';
+import { TransactionLedger } from '../transactions/transaction-ledger.js';
+import { TransactionMetrics } from '../transactions/transaction-metrics.js';
+import { CidrSet } from './cidr-set.js';
+import { WebhookMetrics } from './webhook-metrics.js';
+import { WebhookReceiver, type WebhookSources } from './webhook-receiver.js';
+
+const silent = new JsonLogger('webhook-test', 'test', 'error', { write: () => undefined });
+
+function notification(uuid: string, state: string, amount = '12345678901234567.123456789'): string {
+  // amounts are JSON numbers (§2.9): written raw so that a lossy parse would show
+  return `{"transactionClass":"CASH","uuid":"${uuid}","userUuid":"u1","amount":${amount},"fee":0,"balanceBefore":1,"balanceAfter":2,"ccy":"USD","transactionState":"${state}","transactionType":"DEPOSIT","received":1700000000000,"processed":1700000000001,"timestampMillis":1700000000002,"displayTitle":null,"displayDescription":null,"paymentTransferType":null,"customRef":"r","beneficiaryUuid":null}`;
+}
+
+describe('WebhookReceiver (real HTTP, real nats-server)', () => {
+  let server: NatsServerHandle;
+  let connection: BusConnection;
+  let receiver: WebhookReceiver;
+  let ledger: TransactionLedger;
+  let url: string;
+  let registry: MetricsRegistry;
+  const sources: WebhookSources & { list: CidrSet; ready: boolean } = {
+    list: CidrSet.parse(['127.0.0.1/32']).set,
+    ready: true,
+    get loaded() {
+      return this.ready;
+    },
+    allows(address: string) {
+      return this.list.contains(address);
+    },
+  };
+
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+
+  async function count(result: string): Promise<number> {
+    const metric = await registry.getSingleMetric('account_sync_webhooks_total')?.get();
+    return metric?.values.find((v) => v.labels['result'] === result)?.value ?? 0;
+  }
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+    registry = new MetricsRegistry('t', { defaultMetrics: false });
+    connection = await BusConnection.open(
+      { servers: server.url, name: 't', reconnectTimeWaitMs: 100 },
+      new BusMetrics(registry),
+      new HealthRegistry(),
+      silent,
+    );
+    const streams = new BusStreams(connection, silent);
+    for (const definition of accountLedgerStreams('gw.v1', 'a', { duplicateWindowMs: 60_000, retentionMs: 0 })) {
+      await streams.ensureStream(definition);
+    }
+    ledger = new TransactionLedger(
+      new SubjectLedger(connection, AccountLedgerName.transactions('a')),
+      new TransactionSubjects('gw.v1', 'a'),
+      new TransactionMetrics(registry),
+      silent,
+    );
+    receiver = new WebhookReceiver(
+      { port: 0, host: '127.0.0.1', path: '/hooks/venue', maxBodyBytes: 4_096, trustedProxies: CidrSet.empty() },
+      sources,
+      ledger,
+      new WebhookMetrics(registry),
+      silent,
+    );
+    url = await receiver.start();
+  });
+  afterAll(async () => {
+    await receiver.stop();
+    await connection.close();
+    await server.stop();
+  });
+
+  it('stores a notification before answering 200, losslessly, and answers a repeat 200 as a duplicate', async () => {
+    const first = await post(notification('w-1', 'PENDING'));
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual({ result: 'stored' });
+    const stored = await ledger.current('w-1');
+    expect(stored?.leg.amount).toBe('12345678901234567.123456789');
+    const again = await post(notification('w-1', 'PENDING'));
+    expect(await again.json()).toEqual({ result: 'duplicate' });
+    expect((await post(notification('w-1', 'PROCESSED'))).status).toBe(200);
+    expect(await (await post(notification('w-1', 'PENDING'))).json()).toEqual({ result: 'stale' });
+    expect((await ledger.current('w-1'))?.state).toBe('PROCESSED');
+  });
+
+  it('answers 400 to a malformed body, counted, with a bounded reason that does not echo the body', async () => {
+    const before = await count('invalid');
+    const notJson = await post('{"uuid": ' + 'A'.repeat(3_000));
+    expect(notJson.status).toBe(400);
+    const text = await notJson.text();
+    expect(text.length).toBeLessThan(400);
+    expect(text).not.toContain('AAAA');
+    const wrongShape = await post(notification('w-2', 'DONE'));
+    expect(wrongShape.status).toBe(400);
+    expect(await count('invalid')).toBe(before + 2);
+  });
+
+  it('answers 413 to a body over the bound', async () => {
+    const response = await post(`{"pad":"${'x'.repeat(10_000)}"}`);
+    expect(response.status).toBe(413);
+  });
+
+  it('refuses an unlisted source with 403, and answers 503 (retried) while no list is loaded', async () => {
+    sources.list = CidrSet.parse(['203.0.113.0/24']).set;
+    const refused = await post(notification('w-3', 'PENDING'));
+    expect(refused.status).toBe(403);
+    expect(await ledger.current('w-3')).toBeUndefined();
+    sources.ready = false;
+    expect((await post(notification('w-3', 'PENDING'))).status).toBe(503);
+    sources.ready = true;
+    sources.list = CidrSet.parse(['127.0.0.1/32']).set;
+    expect((await post(notification('w-3', 'PENDING'))).status).toBe(200);
+  });
+
+  it('404 on another path, 405 on another method', async () => {
+    expect((await fetch(url.replace('/hooks/venue', '/other'), { method: 'POST', body: '{}' })).status).toBe(404);
+    expect((await fetch(url)).status).toBe(405);
+  });
+
+  it('answers 503 when it cannot store (NATS down), so the venue retries; stores again once NATS is back', async () => {
+    await server.stop({ keepStore: true });
+    const response = await post(notification('w-4', 'PENDING'));
+    expect(response.status).toBe(503);
+    expect(ledger.health().up).toBe(false);
+    server = await startNatsServer({ port: server.port, storeDir: server.storeDir });
+    // the venue's retries, until one is stored
+    await waitFor(async () => (await post(notification('w-4', 'PENDING'))).status === 200, 'a retry stored', 20_000);
+    expect((await ledger.current('w-4'))?.state).toBe('PENDING');
+    expect(ledger.health().up).toBe(true);
+  }, 30_000);
+});

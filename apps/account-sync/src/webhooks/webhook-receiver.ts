@@ -1,0 +1,185 @@
+/**
+ * The webhook receiver (§4.12, §6.1): the HTTP endpoint registered in the venue's portal, on its own port
+ * (so /metrics and /health are not exposed there). For each POST on the configured path:
+ *
+ *   sender not in ips.json                 → 403 (counted; never stored)
+ *   no ips.json list loaded yet            → 503 (the venue retries; a transient fault is never a 4xx)
+ *   body over the size bound               → 413;  malformed body → 400 (counted, a bounded reason)
+ *   stored / duplicate / stale             → 200, only once the ledger has it durably
+ *   the ledger cannot store it             → 503 (the venue retries with backoff)
+ *
+ * Plain `node:http`: one handler, no framework on the hot path.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { JsonLogger } from '#observability';
+import { InvalidJsonError, parseTransactionNotification, ShapeError, type TransactionRecord } from '#venue-api';
+import type { TransactionIntake } from '../transactions/transaction-intake.js';
+import type { CidrSet } from './cidr-set.js';
+import { clientAddress } from './client-address.js';
+import type { WebhookMetrics, WebhookResult } from './webhook-metrics.js';
+
+export interface WebhookReceiverOptions {
+  port: number;
+  host: string;
+  path: string;
+  maxBodyBytes: number;
+  trustedProxies: CidrSet;
+}
+
+export interface WebhookSources {
+  readonly loaded: boolean;
+  allows(address: string): boolean;
+}
+
+const MAX_REASON = 200;
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+export class WebhookReceiver {
+  private server: Server | undefined;
+  private stopping = false;
+
+  constructor(
+    private readonly options: WebhookReceiverOptions,
+    private readonly sources: WebhookSources,
+    private readonly intake: TransactionIntake,
+    private readonly metrics: WebhookMetrics,
+    private readonly logger: JsonLogger,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** Listens; resolves with the URL of the endpoint. */
+  async start(): Promise<string> {
+    const server = createServer({ requestTimeout: 15_000, headersTimeout: 10_000 }, (request, response) =>
+      this.handle(request, response),
+    );
+    server.keepAliveTimeout = 30_000;
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.port, this.options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const url = this.url;
+    this.logger.info('webhook receiver listening', { url });
+    return url;
+  }
+
+  get url(): string {
+    const address = this.server?.address() as AddressInfo | null | undefined;
+    const host = this.options.host === '0.0.0.0' || this.options.host === '::' ? '127.0.0.1' : this.options.host;
+    return `http://${host.includes(':') ? `[${host}]` : host}:${address?.port ?? this.options.port}${this.options.path}`;
+  }
+
+  /** Stops taking requests; those in hand finish (each is stored or answered 503). */
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (server === undefined || this.stopping) return;
+    this.stopping = true;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+  }
+
+  private handle(request: IncomingMessage, response: ServerResponse): void {
+    const started = this.now();
+    const path = (request.url ?? '').split('?', 1)[0];
+    if (path !== this.options.path) return this.answer(request, response, 404, 'not_found', 'not found');
+    if (request.method !== 'POST') {
+      response.setHeader('allow', 'POST');
+      return this.answer(request, response, 405, 'wrong_method', 'POST only');
+    }
+    if (this.stopping) {
+      response.setHeader('connection', 'close');
+      return this.answer(request, response, 503, 'unready', 'shutting down');
+    }
+    const peer = request.socket.remoteAddress ?? '';
+    const source = clientAddress(peer, request.headers['x-forwarded-for'], this.options.trustedProxies);
+    if (!this.sources.loaded) {
+      response.setHeader('retry-after', '5');
+      return this.answer(request, response, 503, 'unready', 'webhook source list not loaded yet');
+    }
+    if (!this.sources.allows(source)) {
+      this.logger.warn('webhook refused: source address not in ips.json', { source: source.slice(0, 64) });
+      return this.answer(request, response, 403, 'refused_source', 'source address not allowed');
+    }
+    const declared = Number(request.headers['content-length'] ?? '0');
+    if (declared > this.options.maxBodyBytes) {
+      return this.answer(request, response, 413, 'invalid', `body larger than ${this.options.maxBodyBytes} bytes`);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    request.on('data', (chunk: Buffer) => {
+      if (tooLarge) return;
+      size += chunk.length;
+      if (size > this.options.maxBodyBytes) {
+        tooLarge = true;
+        chunks.length = 0;
+        this.answer(request, response, 413, 'invalid', `body larger than ${this.options.maxBodyBytes} bytes`);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => {
+      if (tooLarge) return;
+      const body =
+        chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8');
+      this.accept(request, response, body, started);
+    });
+    request.on('error', () => {
+      if (!response.headersSent) response.destroy();
+    });
+  }
+
+  private accept(request: IncomingMessage, response: ServerResponse, body: string, started: number): void {
+    let record: TransactionRecord;
+    try {
+      record = parseTransactionNotification(body);
+    } catch (error) {
+      const reason =
+        error instanceof ShapeError || error instanceof InvalidJsonError ? error.message : 'unreadable notification';
+      this.logger.warn('webhook refused: malformed notification', {
+        reason: reason.slice(0, MAX_REASON),
+        bytes: body.length,
+      });
+      return this.answer(request, response, 400, 'invalid', `malformed notification: ${reason.slice(0, MAX_REASON)}`);
+    }
+    this.intake.ingest(record, 'webhook').then(
+      (result) => {
+        this.metrics.storeSeconds.observe((this.now() - started) / 1_000);
+        this.answer(request, response, 200, result.kind);
+      },
+      (error: unknown) => {
+        this.logger.error('webhook not stored; answered 503 so the venue retries', {
+          uuid: record.uuid.slice(0, 64),
+          error: error instanceof Error ? error.message : String(error),
+        });
+        this.answer(request, response, 503, 'store_failed', 'not stored; retry later');
+      },
+    );
+  }
+
+  private answer(
+    request: IncomingMessage,
+    response: ServerResponse,
+    status: number,
+    result: WebhookResult,
+    reason?: string,
+  ): void {
+    this.metrics.requests.inc({ result });
+    if (response.headersSent) return;
+    if (status >= 400 && !request.complete) {
+      // The body is not read: close the connection after this answer rather than read it.
+      response.setHeader('connection', 'close');
+    }
+    if (status === 200) {
+      response.writeHead(200, JSON_HEADERS).end(`{"result":"${result}"}`);
+      return;
+    }
+    response.writeHead(status, JSON_HEADERS).end(JSON.stringify({ error: reason ?? result }));
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * The shell of the ips.json list: fetches it at start and on a schedule, one fetch at a time, feeds each
+ * result to the pure `sourceListTransition` and carries out its effects (logs, metrics). The receiver asks
+ * `allows(address)`; `/health` is down while no list was ever loaded.
+ */
+import type { Cancel, Clock } from '#actors';
+import type { JsonLogger } from '#observability';
+import type { WebhookSourceAddresses } from '#venue-api';
+import {
+  initialSourceList,
+  sourceListTransition,
+  type SourceListEffect,
+  type SourceListEvent,
+  type SourceListState,
+} from './source-list-machine.js';
+import type { WebhookMetrics } from './webhook-metrics.js';
+
+export interface WebhookSourceListOptions {
+  refreshMs: number;
+}
+
+export class WebhookSourceList {
+  private state: SourceListState = initialSourceList;
+  private cancelTimer: Cancel | undefined;
+  private inFlight: Promise<void> | undefined;
+
+  constructor(
+    private readonly options: WebhookSourceListOptions,
+    private readonly clock: Clock,
+    private readonly metrics: WebhookMetrics,
+    private readonly logger: JsonLogger,
+    /** The app's venue REST client's `getWebhookSourceAddresses` (GET ips.json, read losslessly). */
+    private readonly fetchList: () => Promise<WebhookSourceAddresses>,
+  ) {}
+
+  /** Fetches once (a failure is logged, not thrown: the receiver answers 503 until a list loads) and schedules. */
+  async start(): Promise<void> {
+    await this.refresh();
+    this.cancelTimer = this.clock.setInterval(() => void this.refresh(), this.options.refreshMs);
+  }
+
+  stop(): void {
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+  }
+
+  get loaded(): boolean {
+    return this.state.version !== undefined;
+  }
+
+  get version(): number | undefined {
+    return this.state.version;
+  }
+
+  allows(address: string): boolean {
+    return this.state.addresses.contains(address);
+  }
+
+  health(): { up: boolean; detail?: string } {
+    if (!this.loaded) return { up: false, detail: 'webhook source list (ips.json) never loaded: webhooks get 503' };
+    if (this.state.consecutiveFailures > 0) {
+      return { up: true, detail: `ips.json fetch failing (${this.state.consecutiveFailures}); last good list kept` };
+    }
+    return { up: true };
+  }
+
+  /** One fetch; concurrent callers share it. */
+  refresh(): Promise<void> {
+    this.inFlight ??= this.fetchOnce().finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  private async fetchOnce(): Promise<void> {
+    let event: SourceListEvent;
+    try {
+      event = { kind: 'fetched', list: await this.fetchList() };
+    } catch (error) {
+      event = { kind: 'fetch-failed', reason: (error instanceof Error ? error.message : String(error)).slice(0, 200) };
+    }
+    const next = sourceListTransition(this.state, event, { now: this.clock.now() });
+    this.state = next.state;
+    for (const effect of next.effects) this.execute(effect);
+    if (this.state.lastGoodFetchAt !== undefined) this.metrics.ipsLastGoodFetch.set(this.state.lastGoodFetchAt / 1_000);
+    this.metrics.ipsChangeNotice.set(this.state.changeNotice === null ? 0 : 1);
+  }
+
+  private execute(effect: SourceListEffect): void {
+    switch (effect.kind) {
+      case 'loaded':
+        this.metrics.ipsVersion.set(effect.version);
+        this.metrics.ipsBlocks.set(effect.blocks);
+        this.logger.info('webhook source list loaded', {
+          version: effect.version,
+          previousVersion: effect.previousVersion,
+          blocks: effect.blocks,
+          ...(effect.invalid.length > 0 ? { invalidEntries: effect.invalid.slice(0, 10) } : {}),
+        });
+        return;
+      case 'change-notice':
+        this.logger.warn('webhook source list announces a change', {
+          message: effect.notice.message?.slice(0, 500),
+          effectiveDate: effect.notice.effective_date?.slice(0, 64),
+        });
+        return;
+      case 'kept-last-good':
+        this.metrics.ipsFetchFailures.inc();
+        this.logger.warn('webhook source list not refreshed; last good list kept', {
+          reason: effect.reason,
+          consecutiveFailures: effect.consecutiveFailures,
+          version: this.state.version,
+        });
+        return;
+    }
+  }
+}

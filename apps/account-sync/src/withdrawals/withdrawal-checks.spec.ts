@@ -1,0 +1,72 @@
+import { describe, expect, it } from '@jest/globals';
+import { WithdrawalSubmitRequest } from '#contracts';
+import type { Participant } from '#venue-api';
+import { checkDestination, checkRequestShape } from './withdrawal-checks.js';
+
+function fiat(fields: Partial<WithdrawalSubmitRequest> = {}): WithdrawalSubmitRequest {
+  return Object.assign(new WithdrawalSubmitRequest(), {
+    idempotencyKey: 'k',
+    kind: 'fiat',
+    accountGroupUuid: 'g',
+    ccy: 'USD',
+    amount: '100.50',
+    bankAccountUuid: 'ba-usd',
+    ...fields,
+  });
+}
+
+const entity: Participant = {
+  uuid: 'e',
+  type: 'ENTITY',
+  kind: 'ORIGINATOR',
+  bankAccounts: [
+    { uuid: 'ba-usd', currency: 'USD', enabled: true, verified: true },
+    { uuid: 'ba-gbp-off', currency: 'GBP', enabled: false, verified: true },
+    { uuid: 'ba-usd-unverified', currency: 'USD', enabled: true, verified: false },
+  ],
+  wallets: [
+    { uuid: 'w-btc', asset: 'BTC', enabled: true, whitelisted: true },
+    { uuid: 'w-eth-open', asset: 'ETH', enabled: true, whitelisted: false },
+    { uuid: 'w-btc-off', asset: 'BTC', enabled: false, whitelisted: true },
+  ],
+};
+
+describe('withdrawal checks', () => {
+  it('fiat amounts: positive, at most two decimals as written', () => {
+    expect(checkRequestShape(fiat())).toBeUndefined();
+    expect(checkRequestShape(fiat({ amount: '100.500' }))?.message).toMatch(/3 decimals/);
+    expect(checkRequestShape(fiat({ amount: '0.00' }))?.message).toMatch(/positive/);
+  });
+
+  it('crypto amounts keep their scale (an 18-decimal asset is not refused here)', () => {
+    const crypto = fiat({ kind: 'crypto', ccy: 'ETH', amount: '0.000000000000000001', walletUuid: 'w' });
+    delete crypto.bankAccountUuid;
+    expect(checkRequestShape(crypto)).toBeUndefined();
+  });
+
+  it('the caller comment leaves room for the gateway reference', () => {
+    expect(checkRequestShape(fiat({ clientComment: 'x'.repeat(996) }))).toBeUndefined();
+    expect(checkRequestShape(fiat({ clientComment: 'x'.repeat(997) }))?.code).toBe('INVALID_REQUEST');
+  });
+
+  it('bank account: on the entity, enabled, verified, same currency', () => {
+    expect(checkDestination(fiat(), entity)).toBeUndefined();
+    expect(checkDestination(fiat({ bankAccountUuid: 'nope' }), entity)?.code).toBe('BANK_ACCOUNT_UNUSABLE');
+    expect(checkDestination(fiat({ bankAccountUuid: 'ba-gbp-off', ccy: 'GBP' }), entity)?.message).toMatch(/disabled/);
+    expect(checkDestination(fiat({ bankAccountUuid: 'ba-usd-unverified' }), entity)?.message).toMatch(/verified/);
+    expect(checkDestination(fiat({ ccy: 'EUR' }), entity)?.message).toMatch(/currency/);
+  });
+
+  it('wallet: on the entity, enabled, whitelisted, same asset', () => {
+    const crypto = (walletUuid: string, ccy = 'BTC') => {
+      const request = fiat({ kind: 'crypto', ccy, walletUuid });
+      delete request.bankAccountUuid;
+      return request;
+    };
+    expect(checkDestination(crypto('w-btc'), entity)).toBeUndefined();
+    expect(checkDestination(crypto('w-eth-open', 'ETH'), entity)?.message).toMatch(/whitelisted/);
+    expect(checkDestination(crypto('w-btc-off'), entity)?.message).toMatch(/disabled/);
+    expect(checkDestination(crypto('w-btc', 'ETH'), entity)?.message).toMatch(/asset/);
+    expect(checkDestination(crypto('missing'), entity)?.code).toBe('WALLET_UNUSABLE');
+  });
+});

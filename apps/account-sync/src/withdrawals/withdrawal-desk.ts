@@ -1,0 +1,567 @@
+/**
+ * Withdrawals: submit, cancel, get, list, and the tracking of every request the gateway submitted.
+ *
+ * A request is sent at most once, ever: its intent (SUBMITTING) is created in the KV bucket under a requestId
+ * derived from the caller's idempotency key BEFORE the venue is called, and only the call that created it
+ * sends. Our requestId rides in `clientComment` (the API has no reference field): after a 500 the request is
+ * looked up in the venue's list by it, before anything else; an UNKNOWN request is never re-sent.
+ *
+ * Each request's changes go through one mailbox (per requestId) and the pure `withdrawalTransition`; its
+ * effects persist the record (KV) and publish the change (JetStream, `Nats-Msg-Id` per state). A poll of the
+ * venue's lists on a schedule moves open requests forward (PENDING_APPROVAL → PENDING → PROCESSED, …).
+ */
+import { createHash } from 'node:crypto';
+import {
+  callerPartOfComment,
+  errorReply,
+  isFinalWithdrawalState,
+  requestIdOfComment,
+  withdrawalComment,
+  WithdrawalErrorCode,
+  withdrawalEventMsgId,
+  WITHDRAWAL_STATES,
+  type WithdrawalGetRequest,
+  type WithdrawalKind,
+  type WithdrawalListItem,
+  type WithdrawalListReply,
+  type WithdrawalListRequest,
+  type WithdrawalReply,
+  type WithdrawalRequestState,
+  type WithdrawalStateChanged,
+  type WithdrawalSubjects,
+  type WithdrawalSubmitRequest,
+  type WithdrawalView,
+} from '#contracts';
+import type { Cancel, Clock } from '#actors';
+import type { JsonLogger } from '#observability';
+import type {
+  CryptoWithdrawalRequest,
+  FiatWithdrawalRequest,
+  Participant,
+  ParticipantQuery,
+  WithdrawalAcknowledgement,
+  WithdrawalRequest,
+} from '#venue-api';
+import type { SyncTriggers } from '../sync/sync-triggers.js';
+import { KeyedMailbox } from '../transactions/keyed-mailbox.js';
+import { checkDestination, checkRequestShape } from './withdrawal-checks.js';
+import { withdrawalTransition, type WithdrawalEvent, type WithdrawalRecord } from './withdrawal-machine.js';
+import type { WithdrawalMetrics } from './withdrawal-metrics.js';
+import { classifyCancelFailure, classifySubmitFailure } from './withdrawal-outcomes.js';
+
+/** The venue operations withdrawals use (the app's one VenueRestClient, within its request budget). */
+export interface WithdrawalVenue {
+  submitFiatWithdrawal(request: FiatWithdrawalRequest): Promise<WithdrawalAcknowledgement>;
+  submitCryptoWithdrawal(request: CryptoWithdrawalRequest): Promise<WithdrawalAcknowledgement>;
+  listFiatWithdrawals(): Promise<WithdrawalRequest[]>;
+  listCryptoWithdrawals(): Promise<WithdrawalRequest[]>;
+  cancelFiatWithdrawal(uuid: string, accountGroupUuid: string): Promise<WithdrawalAcknowledgement>;
+  cancelCryptoWithdrawal(uuid: string, accountGroupUuid: string): Promise<WithdrawalAcknowledgement>;
+  getAccountDetails(query?: ParticipantQuery): Promise<Participant | undefined>;
+}
+
+/** The requests' KV bucket. */
+export interface WithdrawalRecords {
+  createIfAbsent(key: string, value: unknown): Promise<'created' | 'exists'>;
+  get<T>(key: string): Promise<{ value: T } | undefined>;
+  put(key: string, value: unknown): Promise<number>;
+  keys(): Promise<string[]>;
+}
+
+export interface WithdrawalEvents {
+  publish(subject: string, event: WithdrawalStateChanged, msgId: string): Promise<void>;
+}
+
+export interface WithdrawalDeskOptions {
+  pollMs: number;
+  unknownSettleMs: number;
+  stuckAfterMs: number;
+  accountDetailsTtlMs: number;
+  listLimit: number;
+}
+
+const DEFAULT_LIST_LIMIT = 500;
+
+/** The gateway's requestId of an idempotency key: 24 hex characters, the same in every process, for ever. */
+export function requestIdOf(idempotencyKey: string): string {
+  return createHash('sha256').update(`withdrawal:${idempotencyKey}`).digest('hex').slice(0, 24);
+}
+
+export class WithdrawalDesk {
+  private readonly mailbox = new KeyedMailbox();
+  /** Requests not final, kept in memory for the poll. */
+  private readonly open = new Map<string, WithdrawalRecord>();
+  private readonly details = new Map<string, { at: number; entity: Promise<Participant | undefined> }>();
+  private cancelPoll: Cancel | undefined;
+  private polling: Promise<void> | undefined;
+  private storageFailure: string | undefined;
+  private triggers: SyncTriggers | undefined;
+
+  constructor(
+    private readonly venue: WithdrawalVenue,
+    private readonly records: WithdrawalRecords,
+    private readonly events: WithdrawalEvents,
+    private readonly subjects: WithdrawalSubjects,
+    private readonly metrics: WithdrawalMetrics,
+    private readonly clock: Clock,
+    private readonly logger: JsonLogger,
+    private readonly options: WithdrawalDeskOptions,
+  ) {}
+
+  useSyncTriggers(triggers: SyncTriggers): void {
+    this.triggers = triggers;
+  }
+
+  /** Loads the requests not final; one caught mid-submit by a crash is UNKNOWN (looked up, never re-sent). */
+  async start(): Promise<void> {
+    for (const key of await this.records.keys()) {
+      const stored = await this.records.get<WithdrawalRecord>(key);
+      if (stored === undefined || isFinalWithdrawalState(stored.value.view.state)) continue;
+      this.open.set(key, stored.value);
+      if (stored.value.view.state === 'SUBMITTING') {
+        await this.mailbox.run(key, () =>
+          this.apply(key, { kind: 'submit-unknown', reason: 'restarted during submit' }),
+        );
+      }
+    }
+    this.refreshGauges();
+    this.cancelPoll = this.clock.setInterval(() => void this.poll(), this.options.pollMs);
+    if (this.open.size > 0) void this.poll();
+  }
+
+  async stop(): Promise<void> {
+    this.cancelPoll?.();
+    this.cancelPoll = undefined;
+    await this.polling;
+    await this.mailbox.drained();
+  }
+
+  health(): { up: boolean; detail?: string } {
+    return this.storageFailure === undefined
+      ? { up: true }
+      : { up: false, detail: `withdrawal storage failing: ${this.storageFailure}` };
+  }
+
+  async submit(request: WithdrawalSubmitRequest): Promise<WithdrawalReply> {
+    const requestId = requestIdOf(request.idempotencyKey);
+    const reply = await this.mailbox.run(requestId, () => this.submitOnce(requestId, request));
+    this.count('submit', reply);
+    return reply;
+  }
+
+  async get(request: WithdrawalGetRequest): Promise<WithdrawalReply> {
+    const reply = await this.find(request).then((record) =>
+      record === undefined ? notFound() : ({ ok: true, withdrawal: record.view } as const),
+    );
+    this.count('get', reply);
+    return reply;
+  }
+
+  async cancel(request: WithdrawalGetRequest): Promise<WithdrawalReply> {
+    const requestId = this.requestIdIn(request);
+    const reply =
+      requestId === undefined ? notFound() : await this.mailbox.run(requestId, () => this.cancelOnce(requestId));
+    this.count('cancel', reply);
+    return reply;
+  }
+
+  /** The venue's own lists (every API-raised request of the groups where the key holds ROLE_OPERATIONS). */
+  async list(request: WithdrawalListRequest): Promise<WithdrawalListReply> {
+    const limit = request.limit ?? this.options.listLimit ?? DEFAULT_LIST_LIMIT;
+    const kinds: WithdrawalKind[] = request.kind === undefined ? ['fiat', 'crypto'] : [request.kind];
+    let reply: WithdrawalListReply;
+    try {
+      const items: WithdrawalListItem[] = [];
+      let truncated = false;
+      for (const kind of kinds) {
+        const rows = await this.venueList(kind);
+        truncated ||= rows.length > limit;
+        items.push(...rows.slice(0, limit).map((row) => listItemOf(kind, row)));
+      }
+      reply = { ok: true, withdrawals: items, truncated };
+    } catch (error) {
+      reply = errorReply(WithdrawalErrorCode.VenueUnavailable, messageOf(error));
+    }
+    this.count('list', reply);
+    return reply;
+  }
+
+  /** One poll of the lists the open requests need (one at a time; concurrent callers share it). */
+  poll(): Promise<void> {
+    this.polling ??= this.pollOnce().finally(() => {
+      this.polling = undefined;
+    });
+    return this.polling;
+  }
+
+  // ---- submit
+
+  private async submitOnce(requestId: string, request: WithdrawalSubmitRequest): Promise<WithdrawalReply> {
+    const existing = await this.records.get<WithdrawalRecord>(requestId);
+    if (existing !== undefined) return this.repeatOf(existing.value, request);
+    const shape = checkRequestShape(request);
+    if (shape !== undefined) return errorReply(shape.code, shape.message);
+    let entity: Participant | undefined;
+    try {
+      entity = await this.accountDetails(request.accountGroupUuid);
+    } catch (error) {
+      return errorReply(WithdrawalErrorCode.VenueUnavailable, `account details unavailable: ${messageOf(error)}`);
+    }
+    if (entity === undefined) {
+      return errorReply(
+        WithdrawalErrorCode.InvalidRequest,
+        'the account group has no onboarded entity (account details 404)',
+      );
+    }
+    const destination = checkDestination(request, entity);
+    if (destination !== undefined) return errorReply(destination.code, destination.message);
+
+    const now = this.clock.now();
+    const record: WithdrawalRecord = { view: viewOf(requestId, request, now) };
+    let created: 'created' | 'exists';
+    try {
+      created = await this.records.createIfAbsent(requestId, record);
+      this.storageFailure = undefined;
+    } catch (error) {
+      this.storageFailure = messageOf(error);
+      return errorReply(WithdrawalErrorCode.StorageUnavailable, 'could not store the request; nothing was sent');
+    }
+    if (created === 'exists') {
+      const other = await this.records.get<WithdrawalRecord>(requestId);
+      return other === undefined ? notFound() : this.repeatOf(other.value, request);
+    }
+    this.open.set(requestId, record);
+    await this.publish(requestId, record, null, '');
+    this.metrics.transitions.inc({ state: 'SUBMITTING' });
+
+    // The one send of this request.
+    let event: WithdrawalEvent;
+    try {
+      const ack = await this.send(request, requestId);
+      event = { kind: 'submit-acknowledged', venueUuid: ack.uuid };
+    } catch (error) {
+      const failure = classifySubmitFailure(error);
+      event =
+        failure.kind === 'refused'
+          ? { kind: 'submit-refused', code: failure.code, message: failure.message }
+          : { kind: 'submit-unknown', reason: failure.reason };
+    }
+    await this.apply(requestId, event);
+    if (event.kind === 'submit-unknown') {
+      // Outcome undefined: the list first (found by our id), never a second submit.
+      await this.settleFromLists(requestId, request.kind);
+    }
+    const settled = this.open.get(requestId) ?? (await this.records.get<WithdrawalRecord>(requestId))?.value;
+    return settled === undefined ? notFound() : replyOf(settled);
+  }
+
+  private send(request: WithdrawalSubmitRequest, requestId: string): Promise<WithdrawalAcknowledgement> {
+    const clientComment = withdrawalComment(requestId, request.clientComment);
+    if (request.kind === 'fiat') {
+      return this.venue.submitFiatWithdrawal({
+        accountGroupUuid: request.accountGroupUuid,
+        ccy: request.ccy,
+        amount: request.amount,
+        bankAccountUuid: request.bankAccountUuid ?? '',
+        clientComment,
+      });
+    }
+    return this.venue.submitCryptoWithdrawal({
+      accountGroupUuid: request.accountGroupUuid,
+      ccy: request.ccy,
+      amount: request.amount,
+      walletUuid: request.walletUuid ?? '',
+      clientComment,
+      precision: 18,
+    });
+  }
+
+  private repeatOf(record: WithdrawalRecord, request: WithdrawalSubmitRequest): WithdrawalReply {
+    const view = record.view;
+    const same =
+      view.kind === request.kind &&
+      view.accountGroupUuid === request.accountGroupUuid &&
+      view.ccy === request.ccy &&
+      view.amount === request.amount &&
+      view.bankAccountUuid === request.bankAccountUuid &&
+      view.walletUuid === request.walletUuid &&
+      (view.clientComment ?? '') === (request.clientComment ?? '');
+    if (!same) {
+      return errorReply(
+        WithdrawalErrorCode.IdempotencyConflict,
+        'this idempotencyKey names an earlier request with other parameters',
+      );
+    }
+    return replyOf(record);
+  }
+
+  private accountDetails(accountGroupUuid: string): Promise<Participant | undefined> {
+    const cached = this.details.get(accountGroupUuid);
+    const now = this.clock.now();
+    if (cached !== undefined && now - cached.at < this.options.accountDetailsTtlMs) return cached.entity;
+    const entity = this.venue.getAccountDetails({ accountGroupUuid });
+    this.details.set(accountGroupUuid, { at: now, entity });
+    entity.catch(() => this.details.delete(accountGroupUuid));
+    return entity;
+  }
+
+  // ---- cancel
+
+  private async cancelOnce(requestId: string): Promise<WithdrawalReply> {
+    const stored = this.open.get(requestId) ?? (await this.records.get<WithdrawalRecord>(requestId))?.value;
+    if (stored === undefined) return notFound();
+    const view = stored.view;
+    if (view.state === 'REJECTED' || view.state === 'NOT_FOUND') {
+      return errorReply(WithdrawalErrorCode.NotCancellable, `the request was never created (${view.state})`);
+    }
+    if (view.venueUuid === undefined) {
+      return errorReply(WithdrawalErrorCode.OutcomeUnknown, 'the venue has not shown this request yet; try again');
+    }
+    await this.apply(requestId, { kind: 'cancel-sent' });
+    try {
+      if (view.kind === 'fiat') await this.venue.cancelFiatWithdrawal(view.venueUuid, view.accountGroupUuid);
+      else await this.venue.cancelCryptoWithdrawal(view.venueUuid, view.accountGroupUuid);
+    } catch (error) {
+      const failure = classifyCancelFailure(error);
+      void this.poll();
+      const current = this.open.get(requestId) ?? stored;
+      return { ...errorReply(failure.code, failure.message), withdrawal: current.view };
+    }
+    await this.apply(requestId, { kind: 'cancel-acknowledged' });
+    const cancelled = (await this.records.get<WithdrawalRecord>(requestId))?.value ?? stored;
+    return replyOf(cancelled);
+  }
+
+  // ---- lists
+
+  private venueList(kind: WithdrawalKind): Promise<WithdrawalRequest[]> {
+    return kind === 'fiat' ? this.venue.listFiatWithdrawals() : this.venue.listCryptoWithdrawals();
+  }
+
+  private async settleFromLists(requestId: string, kind: WithdrawalKind): Promise<void> {
+    try {
+      const rows = await this.venueList(kind);
+      // Already inside this request's mailbox: apply directly.
+      await this.applyRows(kind, rows, new Set([requestId]), (id, event) => this.apply(id, event));
+    } catch (error) {
+      this.logger.warn('withdrawal list unavailable; the poll settles the request later', {
+        requestId,
+        error: messageOf(error),
+      });
+    }
+  }
+
+  private async pollOnce(): Promise<void> {
+    this.refreshGauges();
+    if (this.open.size === 0) return;
+    const kinds = new Set([...this.open.values()].map((record) => record.view.kind));
+    for (const kind of kinds) {
+      try {
+        const rows = await this.venueList(kind);
+        const ids = new Set([...this.open.entries()].filter(([, r]) => r.view.kind === kind).map(([id]) => id));
+        await this.applyRows(kind, rows, ids, (id, event) => this.mailbox.run(id, () => this.apply(id, event)));
+        this.metrics.polls.inc({ result: 'ok' });
+      } catch (error) {
+        this.metrics.polls.inc({ result: 'failed' });
+        this.logger.warn('withdrawal list poll failed', { kind, error: messageOf(error) });
+      }
+    }
+    this.refreshGauges();
+  }
+
+  /** Each request of `ids` found in `rows` (by venue uuid, or by our id in clientComment) moves with it. */
+  private async applyRows(
+    kind: WithdrawalKind,
+    rows: WithdrawalRequest[],
+    ids: Set<string>,
+    deliver: (requestId: string, event: WithdrawalEvent) => Promise<void>,
+  ): Promise<void> {
+    const byVenueUuid = new Map(rows.map((row) => [row.uuid, row]));
+    const byRequestId = new Map<string, WithdrawalRequest>();
+    for (const row of rows) {
+      const id = requestIdOfComment(row.clientComment);
+      if (id !== undefined && !byRequestId.has(id)) byRequestId.set(id, row);
+    }
+    for (const requestId of ids) {
+      const record = this.open.get(requestId);
+      if (record === undefined || record.view.kind !== kind) continue;
+      const row =
+        (record.view.venueUuid !== undefined ? byVenueUuid.get(record.view.venueUuid) : undefined) ??
+        byRequestId.get(requestId);
+      const event: WithdrawalEvent | undefined =
+        row !== undefined
+          ? {
+              kind: 'listed',
+              venueUuid: row.uuid,
+              state: row.state,
+              ...(row.lastUpdated !== undefined ? { lastUpdated: row.lastUpdated } : {}),
+            }
+          : record.view.venueUuid === undefined
+            ? { kind: 'absent-from-list' }
+            : undefined;
+      if (event !== undefined) await deliver(requestId, event);
+    }
+  }
+
+  // ---- the transition and its effects
+
+  private async apply(requestId: string, event: WithdrawalEvent): Promise<void> {
+    const record = this.open.get(requestId) ?? (await this.records.get<WithdrawalRecord>(requestId))?.value;
+    if (record === undefined) return;
+    const next = withdrawalTransition(record, event, {
+      now: this.clock.now(),
+      unknownSettleMs: this.options.unknownSettleMs,
+    });
+    // Bookkeeping that is not persisted (lists without it while UNKNOWN) moves at once; a change that is
+    // persisted moves only once stored, so a failed write is tried again by the next event.
+    if (next.record !== record && !next.effects.some((effect) => effect.kind === 'persist')) {
+      this.remember(requestId, next.record);
+    }
+    for (const effect of next.effects) {
+      switch (effect.kind) {
+        case 'persist':
+          try {
+            await this.records.put(requestId, next.record);
+            this.storageFailure = undefined;
+          } catch (error) {
+            this.storageFailure = messageOf(error);
+            throw error;
+          }
+          this.remember(requestId, next.record);
+          break;
+        case 'publish':
+          await this.publish(requestId, next.record, effect.previousState, effect.msgSuffix);
+          if (effect.msgSuffix === '') this.metrics.transitions.inc({ state: next.record.view.state });
+          this.triggers?.refreshAfter({ kind: 'withdrawal', accountGroupUuid: next.record.view.accountGroupUuid });
+          break;
+        case 'log-unknown':
+          this.logger.warn('withdrawal outcome unknown; looking it up in the venue list, never re-sending', {
+            requestId,
+            reason: effect.reason,
+          });
+          break;
+        case 'log-settled-absent':
+          this.logger.warn('withdrawal of unknown outcome absent from the venue lists for the settle time: NOT_FOUND', {
+            requestId,
+          });
+          break;
+      }
+    }
+    this.refreshGauges();
+  }
+
+  private remember(requestId: string, record: WithdrawalRecord): void {
+    if (isFinalWithdrawalState(record.view.state)) this.open.delete(requestId);
+    else this.open.set(requestId, record);
+  }
+
+  private async publish(
+    requestId: string,
+    record: WithdrawalRecord,
+    previousState: WithdrawalRequestState | null,
+    suffix: string,
+  ): Promise<void> {
+    const event: WithdrawalStateChanged = { v: 1, previousState, withdrawal: record.view };
+    const msgId = withdrawalEventMsgId(requestId, record.view.state, suffix);
+    try {
+      await this.events.publish(this.subjects.changed(requestId), event, msgId);
+    } catch (error) {
+      // The record is stored; the next start republishes the open ones (same msgId: no duplicate).
+      this.logger.error('withdrawal change not published', { requestId, error: messageOf(error) });
+    }
+  }
+
+  /** After a restart: publish the current state of every open request again (deduplicated by msgId). */
+  async republishOpen(): Promise<void> {
+    for (const [requestId, record] of this.open) await this.publish(requestId, record, null, '');
+  }
+
+  private refreshGauges(): void {
+    const counts = new Map<WithdrawalRequestState, number>();
+    const now = this.clock.now();
+    let stuck = 0;
+    for (const record of this.open.values()) {
+      counts.set(record.view.state, (counts.get(record.view.state) ?? 0) + 1);
+      if (now - record.view.updatedAt > this.options.stuckAfterMs) stuck += 1;
+    }
+    for (const state of WITHDRAWAL_STATES) this.metrics.open.set({ state }, counts.get(state) ?? 0);
+    this.metrics.stuck.set(stuck);
+  }
+
+  private async find(request: WithdrawalGetRequest): Promise<WithdrawalRecord | undefined> {
+    const requestId = this.requestIdIn(request);
+    if (requestId === undefined) return undefined;
+    return this.open.get(requestId) ?? (await this.records.get<WithdrawalRecord>(requestId))?.value;
+  }
+
+  private requestIdIn(request: WithdrawalGetRequest): string | undefined {
+    if (request.requestId !== undefined) return request.requestId;
+    return request.idempotencyKey === undefined ? undefined : requestIdOf(request.idempotencyKey);
+  }
+
+  private count(operation: string, reply: { ok: boolean; error?: { code: string } }): void {
+    this.metrics.requests.inc({ operation, result: reply.ok ? 'ok' : (reply.error?.code ?? 'error') });
+  }
+}
+
+function viewOf(requestId: string, request: WithdrawalSubmitRequest, now: number): WithdrawalView {
+  return {
+    requestId,
+    idempotencyKey: request.idempotencyKey,
+    kind: request.kind,
+    state: 'SUBMITTING',
+    accountGroupUuid: request.accountGroupUuid,
+    ccy: request.ccy,
+    amount: request.amount,
+    ...(request.bankAccountUuid !== undefined ? { bankAccountUuid: request.bankAccountUuid } : {}),
+    ...(request.walletUuid !== undefined ? { walletUuid: request.walletUuid } : {}),
+    ...(request.clientComment !== undefined ? { clientComment: request.clientComment } : {}),
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** REJECTED (and NOT_FOUND) answer as the typed failure they are, with the request attached. */
+function replyOf(record: WithdrawalRecord): WithdrawalReply {
+  const view = record.view;
+  if (view.state === 'REJECTED') {
+    return {
+      ...errorReply(view.rejection?.code ?? WithdrawalErrorCode.VenueRejected, view.rejection?.message ?? 'rejected'),
+      withdrawal: view,
+    };
+  }
+  return { ok: true, withdrawal: view };
+}
+
+function notFound(): WithdrawalReply {
+  return errorReply(WithdrawalErrorCode.NotFound, 'no such withdrawal request');
+}
+
+function listItemOf(kind: WithdrawalKind, row: WithdrawalRequest): WithdrawalListItem {
+  const requestId = requestIdOfComment(row.clientComment);
+  const comment = callerPartOfComment(row.clientComment);
+  const item: WithdrawalListItem = { kind, venueUuid: row.uuid };
+  if (requestId !== undefined) item.requestId = requestId;
+  if (comment !== undefined) item.clientComment = comment;
+  for (const field of [
+    'state',
+    'amount',
+    'ccy',
+    'accountGroupUuid',
+    'accountGroupName',
+    'requestor',
+    'coinAddress',
+    'dateCreated',
+    'lastUpdated',
+  ] as const) {
+    const value = row[field];
+    if (value !== undefined) item[field] = value;
+  }
+  if (row.bankAccount !== undefined) item.bankAccount = row.bankAccount;
+  if (row.wallet !== undefined) item.wallet = row.wallet;
+  return item;
+}
+
+function messageOf(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).slice(0, 256);
+}

@@ -1,0 +1,102 @@
+import { describe, expect, it } from '@jest/globals';
+import type { WithdrawalView } from '#contracts';
+import { withdrawalTransition, type WithdrawalRecord } from './withdrawal-machine.js';
+
+const env = { now: 1_000, unknownSettleMs: 60_000 };
+
+function record(state: WithdrawalView['state'], extra: Partial<WithdrawalView> = {}): WithdrawalRecord {
+  return {
+    view: {
+      requestId: 'abc',
+      idempotencyKey: 'k1',
+      kind: 'fiat',
+      state,
+      accountGroupUuid: 'g',
+      ccy: 'USD',
+      amount: '10.00',
+      bankAccountUuid: 'b',
+      createdAt: 0,
+      updatedAt: 0,
+      ...extra,
+    },
+  };
+}
+
+describe('withdrawalTransition', () => {
+  it('an acknowledged submit is PENDING_APPROVAL with the venue uuid, persisted then published', () => {
+    const next = withdrawalTransition(record('SUBMITTING'), { kind: 'submit-acknowledged', venueUuid: 'v1' }, env);
+    expect(next.record.view).toMatchObject({ state: 'PENDING_APPROVAL', venueUuid: 'v1', updatedAt: 1_000 });
+    expect(next.effects).toEqual([
+      { kind: 'persist' },
+      { kind: 'publish', previousState: 'SUBMITTING', msgSuffix: '' },
+    ]);
+  });
+
+  it('a refused submit is REJECTED with its code; a refusal after anything else changes nothing', () => {
+    const refused = withdrawalTransition(
+      record('SUBMITTING'),
+      { kind: 'submit-refused', code: 'INSUFFICIENT_FUNDS', message: 'Insufficient funds' },
+      env,
+    );
+    expect(refused.record.view.state).toBe('REJECTED');
+    expect(refused.record.view.rejection).toEqual({ code: 'INSUFFICIENT_FUNDS', message: 'Insufficient funds' });
+    const late = withdrawalTransition(
+      record('PENDING_APPROVAL'),
+      { kind: 'submit-refused', code: 'x', message: 'y' },
+      env,
+    );
+    expect(late.effects).toEqual([]);
+  });
+
+  it('an undefined outcome is UNKNOWN until a list shows the request (found by its id)', () => {
+    const unknown = withdrawalTransition(record('SUBMITTING'), { kind: 'submit-unknown', reason: 'HTTP 500' }, env);
+    expect(unknown.record.view.state).toBe('UNKNOWN');
+    expect(unknown.record.unknownSince).toBe(1_000);
+    const found = withdrawalTransition(
+      unknown.record,
+      { kind: 'listed', venueUuid: 'v9', state: 'PENDING_APPROVAL' },
+      { ...env, now: 2_000 },
+    );
+    expect(found.record.view).toMatchObject({ state: 'PENDING_APPROVAL', venueUuid: 'v9' });
+    expect(found.record.unknownSince).toBeUndefined();
+  });
+
+  it('an UNKNOWN request absent from two lists over the settle time is NOT_FOUND; a later sighting still counts', () => {
+    const unknown = withdrawalTransition(record('SUBMITTING'), { kind: 'submit-unknown', reason: '500' }, env).record;
+    const once = withdrawalTransition(unknown, { kind: 'absent-from-list' }, { ...env, now: 70_000 });
+    expect(once.record.view.state).toBe('UNKNOWN');
+    const early = withdrawalTransition(unknown, { kind: 'absent-from-list' }, { ...env, now: 2_000 });
+    const earlyTwice = withdrawalTransition(early.record, { kind: 'absent-from-list' }, { ...env, now: 3_000 });
+    expect(earlyTwice.record.view.state).toBe('UNKNOWN');
+    const twice = withdrawalTransition(once.record, { kind: 'absent-from-list' }, { ...env, now: 75_000 });
+    expect(twice.record.view.state).toBe('NOT_FOUND');
+    const late = withdrawalTransition(twice.record, { kind: 'listed', venueUuid: 'v', state: 'PENDING' }, env);
+    expect(late.record.view.state).toBe('PENDING');
+  });
+
+  it('moves only forward with the lists: PENDING → PROCESSED, never back to PENDING_APPROVAL', () => {
+    const pending = record('PENDING', { venueUuid: 'v1' });
+    expect(
+      withdrawalTransition(pending, { kind: 'listed', venueUuid: 'v1', state: 'PENDING_APPROVAL' }, env).effects,
+    ).toEqual([]);
+    const processed = withdrawalTransition(pending, { kind: 'listed', venueUuid: 'v1', state: 'PROCESSED' }, env);
+    expect(processed.record.view.state).toBe('PROCESSED');
+    expect(
+      withdrawalTransition(processed.record, { kind: 'listed', venueUuid: 'v1', state: 'FAILED' }, env).effects,
+    ).toEqual([]);
+  });
+
+  it('a cancel acknowledged by the venue is CANCELLED; a cancel in flight is published once as requested', () => {
+    const open = record('PENDING_APPROVAL', { venueUuid: 'v1' });
+    const sent = withdrawalTransition(open, { kind: 'cancel-sent' }, env);
+    expect(sent.record.view.cancelRequested).toBe(true);
+    expect(sent.effects).toContainEqual({
+      kind: 'publish',
+      previousState: 'PENDING_APPROVAL',
+      msgSuffix: 'cancel-requested',
+    });
+    expect(withdrawalTransition(sent.record, { kind: 'cancel-sent' }, env).effects).toEqual([]);
+    const cancelled = withdrawalTransition(sent.record, { kind: 'cancel-acknowledged' }, env);
+    expect(cancelled.record.view.state).toBe('CANCELLED');
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * One withdrawal request's life as the gateway tracks it, pure: (record, event, env) → (record, effects).
+ *
+ *   SUBMITTING ──ack──▶ PENDING_APPROVAL ──list──▶ PENDING ──list──▶ PROCESSED | FAILED
+ *       │                      └──cancel ack / list──▶ CANCELLED
+ *       ├──refused (401/403/422, or not sent)──▶ REJECTED
+ *       └──500 / timeout / restart──▶ UNKNOWN ──found in a list (by the requestId in clientComment)──▶ its state
+ *                                        └──absent from every list for the settle time──▶ NOT_FOUND
+ *
+ * Nothing here ever submits: a request is sent once, by the desk, right after its intent is stored; an
+ * UNKNOWN request is settled only by the venue's lists.
+ */
+import {
+  canFollowWithdrawalState,
+  isFinalWithdrawalState,
+  type WithdrawalRequestState,
+  type WithdrawalView,
+} from '#contracts';
+
+export interface WithdrawalRecord {
+  view: WithdrawalView;
+  /** When the outcome became unknown (epoch ms). */
+  unknownSince?: number;
+  /** Consecutive full lists without it while UNKNOWN. */
+  absentLists?: number;
+}
+
+export type WithdrawalEvent =
+  | { kind: 'submit-acknowledged'; venueUuid: string }
+  | { kind: 'submit-refused'; code: string; message: string }
+  | { kind: 'submit-unknown'; reason: string }
+  | { kind: 'listed'; venueUuid: string; state: WithdrawalRequestState | undefined; lastUpdated?: string }
+  | { kind: 'absent-from-list' }
+  | { kind: 'cancel-acknowledged' }
+  | { kind: 'cancel-sent' };
+
+export type WithdrawalEffect =
+  | { kind: 'persist' }
+  | { kind: 'publish'; previousState: WithdrawalRequestState | null; msgSuffix: string }
+  | { kind: 'log-unknown'; reason: string }
+  | { kind: 'log-settled-absent' };
+
+export interface WithdrawalEnv {
+  now: number;
+  /** An UNKNOWN request absent from the lists this long (and at least twice) is taken as never created. */
+  unknownSettleMs: number;
+}
+
+export type WithdrawalTransition = { record: WithdrawalRecord; effects: WithdrawalEffect[] };
+
+const NOTHING: WithdrawalEffect[] = [];
+
+export function withdrawalTransition(
+  record: WithdrawalRecord,
+  event: WithdrawalEvent,
+  env: WithdrawalEnv,
+): WithdrawalTransition {
+  const current = record.view.state;
+  switch (event.kind) {
+    case 'submit-acknowledged':
+      return moveTo(record, 'PENDING_APPROVAL', env, { venueUuid: event.venueUuid });
+    case 'submit-refused':
+      if (current !== 'SUBMITTING') return { record, effects: NOTHING };
+      return moveTo(record, 'REJECTED', env, { rejection: { code: event.code, message: event.message } });
+    case 'submit-unknown': {
+      if (current !== 'SUBMITTING') return { record, effects: NOTHING };
+      const moved = moveTo({ ...record, unknownSince: env.now, absentLists: 0 }, 'UNKNOWN', env, {});
+      return { record: moved.record, effects: [...moved.effects, { kind: 'log-unknown', reason: event.reason }] };
+    }
+    case 'listed': {
+      const next = event.state;
+      const learnt: Partial<WithdrawalView> = {
+        ...(record.view.venueUuid === undefined ? { venueUuid: event.venueUuid } : {}),
+        ...(event.lastUpdated !== undefined ? { venueLastUpdated: event.lastUpdated } : {}),
+      };
+      if (next !== undefined && next !== current && canFollowWithdrawalState(current, next)) {
+        const { unknownSince: _u, absentLists: _a, ...settled } = record;
+        return moveTo(settled, next, env, learnt);
+      }
+      if (learnt.venueUuid !== undefined) {
+        // Found (its state as held): remember the venue's uuid, nothing to publish.
+        return {
+          record: { view: { ...record.view, ...learnt, updatedAt: env.now } },
+          effects: [{ kind: 'persist' }],
+        };
+      }
+      return { record, effects: NOTHING };
+    }
+    case 'absent-from-list': {
+      if (current !== 'UNKNOWN') return { record, effects: NOTHING };
+      const absentLists = (record.absentLists ?? 0) + 1;
+      const since = record.unknownSince ?? env.now;
+      if (absentLists >= 2 && env.now - since >= env.unknownSettleMs) {
+        const moved = moveTo({ view: record.view }, 'NOT_FOUND', env, {});
+        return { record: moved.record, effects: [...moved.effects, { kind: 'log-settled-absent' }] };
+      }
+      return { record: { ...record, absentLists }, effects: NOTHING };
+    }
+    case 'cancel-sent':
+      if (record.view.cancelRequested || isFinalWithdrawalState(current)) return { record, effects: NOTHING };
+      return {
+        record: { ...record, view: { ...record.view, cancelRequested: true, updatedAt: env.now } },
+        effects: [{ kind: 'persist' }, { kind: 'publish', previousState: current, msgSuffix: 'cancel-requested' }],
+      };
+    case 'cancel-acknowledged':
+      return moveTo(record, 'CANCELLED', env, { cancelRequested: true });
+  }
+}
+
+function moveTo(
+  record: WithdrawalRecord,
+  next: WithdrawalRequestState,
+  env: WithdrawalEnv,
+  changes: Partial<WithdrawalView>,
+): WithdrawalTransition {
+  const current = record.view.state;
+  if (!canFollowWithdrawalState(current, next)) return { record, effects: NOTHING };
+  return {
+    record: { ...record, view: { ...record.view, ...changes, state: next, updatedAt: env.now } },
+    effects: [{ kind: 'persist' }, { kind: 'publish', previousState: current, msgSuffix: '' }],
+  };
+}

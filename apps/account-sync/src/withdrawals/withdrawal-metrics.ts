@@ -1,0 +1,48 @@
+import { Counter, Gauge } from 'prom-client';
+import { WITHDRAWAL_STATES } from '#contracts';
+import type { MetricsRegistry } from '#observability';
+
+export class WithdrawalMetrics {
+  /** NATS requests by operation (submit, cancel, get, list) and result (`ok` or an error code). */
+  readonly requests: Counter<'operation' | 'result'>;
+  /** Every state a request entered. */
+  readonly transitions: Counter<'state'>;
+  /** Requests not final, by state. */
+  readonly open: Gauge<'state'>;
+  /** Requests not final and unchanged for longer than WITHDRAWAL_STUCK_AFTER_MS. */
+  readonly stuck: Gauge;
+  readonly polls: Counter<'result'>;
+
+  constructor(registry: MetricsRegistry) {
+    this.requests = new Counter({
+      name: 'account_sync_withdrawal_requests_total',
+      help: 'Withdrawal requests over NATS by operation and result (ok or the error code)',
+      labelNames: ['operation', 'result'],
+      registers: [registry],
+    });
+    this.transitions = new Counter({
+      name: 'account_sync_withdrawal_transitions_total',
+      help: 'Withdrawal state changes, by the state entered',
+      labelNames: ['state'],
+      registers: [registry],
+    });
+    this.open = new Gauge({
+      name: 'account_sync_withdrawals_open',
+      help: 'Withdrawal requests not final, by state',
+      labelNames: ['state'],
+      registers: [registry],
+    });
+    for (const state of WITHDRAWAL_STATES) this.open.set({ state }, 0);
+    this.stuck = new Gauge({
+      name: 'account_sync_withdrawals_stuck',
+      help: 'Withdrawal requests not final and unchanged for longer than WITHDRAWAL_STUCK_AFTER_MS (UNKNOWN ones need a look)',
+      registers: [registry],
+    });
+    this.polls = new Counter({
+      name: 'account_sync_withdrawal_polls_total',
+      help: "Polls of the venue's withdrawal lists, by result (ok, failed)",
+      labelNames: ['result'],
+      registers: [registry],
+    });
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The withdrawals part: the requests' KV bucket and event stream are declared and the open requests loaded
+ * at start (phase `store`, with the poll of the venue's lists); the NATS subjects are answered in phase
+ * `intake` (first to stop: no new request is taken while the ones in hand finish).
+ */
+import { type DynamicModule, Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { systemClock } from '#actors';
+import {
+  AccountLedgerName,
+  accountLedgerStreams,
+  BusKv,
+  BusPublisher,
+  BusResponder,
+  BusStreams,
+  type BusSubscription,
+} from '#bus';
+import { WithdrawalSubjects } from '#contracts';
+import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
+import { VenueRestClient } from '#venue-api';
+import { ACCOUNT_SYNC_CONFIG, type AccountSyncConfig } from '../config.js';
+import { AppLifecycle } from '../lifecycle/app-lifecycle.js';
+import { SYNC_TRIGGERS, type SyncTriggers } from '../sync/sync-triggers.js';
+import { ledgerSettingsOf } from '../transactions/transactions.module.js';
+import { WithdrawalDesk } from './withdrawal-desk.js';
+import { WithdrawalMetrics } from './withdrawal-metrics.js';
+import { answerWithdrawals } from './withdrawal-responders.js';
+
+@Injectable()
+class WithdrawalsPart implements OnModuleInit {
+  private desk: WithdrawalDesk | undefined;
+  private subscriptions: BusSubscription[] = [];
+
+  constructor(
+    @Inject(ACCOUNT_SYNC_CONFIG) private readonly config: AccountSyncConfig,
+    @Inject(VenueRestClient) private readonly client: VenueRestClient,
+    @Inject(BusKv) private readonly kv: BusKv,
+    @Inject(BusStreams) private readonly streams: BusStreams,
+    @Inject(BusPublisher) private readonly publisher: BusPublisher,
+    @Inject(BusResponder) private readonly responder: BusResponder,
+    @Inject(AppLifecycle) private readonly lifecycle: AppLifecycle,
+    @Inject(HealthRegistry) private readonly health: HealthRegistry,
+    @Inject(MetricsRegistry) private readonly registry: MetricsRegistry,
+    @Inject(JsonLogger) private readonly logger: JsonLogger,
+    @Inject(ModuleRef) private readonly modules: ModuleRef,
+  ) {}
+
+  onModuleInit(): void {
+    const { config } = this;
+    const subjects = new WithdrawalSubjects(config.NATS_SUBJECT_PREFIX, config.ACCOUNT);
+    const metrics = new WithdrawalMetrics(this.registry);
+    this.health.register('withdrawals', () => this.desk?.health() ?? { up: false, detail: 'not started' });
+    this.lifecycle.register('store', {
+      name: 'withdrawals',
+      start: async () => {
+        const stream = AccountLedgerName.withdrawalEvents(config.ACCOUNT);
+        for (const definition of accountLedgerStreams(
+          config.NATS_SUBJECT_PREFIX,
+          config.ACCOUNT,
+          ledgerSettingsOf(config),
+        )) {
+          if (definition.name === stream) await this.streams.ensureStream(definition);
+        }
+        const bucket = await this.kv.bucket(AccountLedgerName.withdrawalRequests(config.ACCOUNT), {
+          storage: 'file',
+          replicas: config.NATS_REPLICAS,
+        });
+        const desk = new WithdrawalDesk(
+          this.client,
+          bucket,
+          {
+            publish: async (subject, event, msgId) => {
+              await this.publisher.publishDurable(subject, event, { msgId, kind: 'acct.withdrawal.changed' });
+            },
+          },
+          subjects,
+          metrics,
+          systemClock,
+          this.logger.child('Withdrawals'),
+          {
+            pollMs: config.WITHDRAWAL_POLL_MS,
+            unknownSettleMs: config.WITHDRAWAL_UNKNOWN_SETTLE_MS,
+            stuckAfterMs: config.WITHDRAWAL_STUCK_AFTER_MS,
+            accountDetailsTtlMs: config.WITHDRAWAL_ACCOUNT_DETAILS_TTL_MS,
+            listLimit: config.WITHDRAWAL_LIST_LIMIT,
+          },
+        );
+        const triggers = this.optionalTriggers();
+        if (triggers !== undefined) desk.useSyncTriggers(triggers);
+        await desk.start();
+        await desk.republishOpen();
+        this.desk = desk;
+      },
+      stop: async () => this.desk?.stop(),
+    });
+    this.lifecycle.register('intake', {
+      name: 'withdrawal-requests',
+      start: async () => {
+        if (this.desk !== undefined) this.subscriptions = answerWithdrawals(this.responder, subjects, this.desk);
+      },
+      stop: async () => {
+        for (const subscription of this.subscriptions.splice(0)) subscription.unsubscribe();
+      },
+    });
+  }
+
+  private optionalTriggers(): SyncTriggers | undefined {
+    try {
+      return this.modules.get<SyncTriggers>(SYNC_TRIGGERS, { strict: false });
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+@Module({})
+export class WithdrawalsModule {
+  static forRoot(): DynamicModule {
+    return { module: WithdrawalsModule, providers: [WithdrawalsPart] };
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * The account-sync app's mirrored state (libs/contracts/src/account/sync.ts): one KV bucket per resource
+ * and the durable stream of every change (deduplicated by `Nats-Msg-Id`, so a restart publishes nothing
+ * twice within the window; beyond it the KV's versions keep a change from being seen again).
+ */
+import { AccountSyncSubjects, MIRRORED_RESOURCES, type MirroredResource } from '#contracts';
+import type { StreamDefinition } from './bus-streams.js';
+
+function accountToken(account: string): string {
+  return account.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+export const AccountStateName = {
+  events: (account: string) => `GW_ACCT_STATE_EVENTS_${accountToken(account)}`,
+  bucket: (account: string, resource: MirroredResource) =>
+    `GW_ACCT_${resource.replace(/-/g, '_').toUpperCase()}_${accountToken(account)}`,
+} as const;
+
+export interface AccountStateSettings {
+  duplicateWindowMs: number;
+  retentionMs: number;
+  replicas?: number;
+}
+
+export function accountStateStream(
+  subjects: AccountSyncSubjects,
+  account: string,
+  settings: AccountStateSettings,
+): StreamDefinition {
+  return {
+    name: AccountStateName.events(account),
+    subjects: [...MIRRORED_RESOURCES.map((resource) => subjects.allStateChanges(resource)), subjects.allDrifts],
+    storage: 'file',
+    maxAgeMs: settings.retentionMs,
+    duplicateWindowMs: settings.duplicateWindowMs,
+    replicas: settings.replicas ?? 1,
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * The account's state as mirrored by the REST sync (§4.4–§4.11), on NATS. Plain JSON, decimals as strings.
+ *
+ * Current state, one JetStream KV bucket per resource (`AccountStateBucket`), one key per record:
+ *   balances        `{accountGroupUuid}.{ccy}`        BalanceState
+ *   trades          `{tradeUuid}`                     the venue's trade record (§2.4)
+ *   transfers       `{transferUuid}`                  the venue's transfer record (every field kept)
+ *   account details `{accountGroupUuid}`              the account-details record (§2.5)
+ *   beneficiaries   `{uuid}`, senders `{uuid}`        participant records (§2.5)
+ *   limits          `{accountGroupUuid}.{ccy}`        credit limit record (every field kept)
+ *   pairs           `{BASE}.{QUOTE}`                  pair record (every field kept)
+ * Each KV value is a `MirroredRecord` (version counts the record's changes).
+ *
+ * Every change, on the durable stream `GW_ACCT_STATE_EVENTS_{account}` (Nats-Msg-Id `{resource}:{key}:{version}`,
+ * so a restart never publishes a change twice):
+ *   {prefix}.{account}.acct.{resource}.{change}.{key}      AccountStateChanged
+ * with change `created`, `changed`, `state-changed` (trades: the state moved), `removed`; e.g.
+ *   gw.v1.acct1.acct.balance.changed.{group}.USD, gw.v1.acct1.acct.trade.created.{uuid},
+ *   gw.v1.acct1.acct.trade.state-changed.{uuid}
+ * and balance drifts (a balance that does not match the transactions that moved it):
+ *   {prefix}.{account}.acct.drift.{accountGroupUuid}.{ccy}   BalanceDrift
+ *
+ * Queries (request/reply, `{ok:true,...}` or an error reply):
+ *   {prefix}.{account}.acct.{resource}.query   e.g. acct.balance.query, acct.trade.query (filters: TradeQuery)
+ */
+import { Type } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import type { ErrorReply } from '../reply.js';
+import type { Subjects } from '../subjects.js';
+
+/** The mirrored resources, as subject tokens. */
+export const MIRRORED_RESOURCES = [
+  'balance',
+  'trade',
+  'transfer',
+  'account-details',
+  'beneficiary',
+  'sender',
+  'limit',
+  'pair',
+] as const;
+export type MirroredResource = (typeof MIRRORED_RESOURCES)[number];
+
+export type StateChange = 'created' | 'changed' | 'state-changed' | 'removed';
+
+/** A KV value: the record and how many times it changed. */
+export interface MirroredRecord<T> {
+  version: number;
+  /** Epoch ms when the sync saw this version. */
+  seenAt: number;
+  value: T;
+}
+
+export interface AccountStateChanged<T = unknown> {
+  v: 1;
+  resource: MirroredResource;
+  key: string;
+  change: StateChange;
+  version: number;
+  seenAt: number;
+  /** The record now (absent on `removed`). */
+  value?: T;
+  /** The record before (absent on `created`). */
+  previous?: T;
+}
+
+/** A balance per account group and currency (§2.6 `Account_Groups`; deprecated `Wallets` never read). */
+export interface BalanceState {
+  accountGroupUuid: string;
+  accountGroupName?: string;
+  natural?: boolean;
+  ccy: string;
+  /** Total including unsettled amounts. */
+  balance: string;
+  available: string;
+  brokerageAvailable: string;
+  unsettledSell?: string;
+  unsettledBuy?: string;
+}
+
+/** The balance and the balance the newest transaction leg left it at disagree. */
+export interface BalanceDrift {
+  v: 1;
+  accountGroupUuid: string;
+  ccy: string;
+  balance: string;
+  /** `balanceAfter` of the newest leg booked before the balance was read. */
+  expected: string;
+  transactionUuid: string;
+  detectedAt: number;
+}
+
+export function stateEventMsgId(resource: MirroredResource, key: string, version: number): string {
+  return `${resource}:${key}:${version}`;
+}
+
+export function driftMsgId(drift: BalanceDrift): string {
+  return `drift:${drift.accountGroupUuid}:${drift.ccy}:${drift.transactionUuid}:${drift.balance}`;
+}
+
+const UNSAFE = /[^A-Za-z0-9_=/-]/g;
+
+/** A record key usable both as a KV key and as subject tokens (`.` separates tokens on purpose). */
+export function stateKey(...parts: string[]): string {
+  return parts.map((part) => (part === '' ? '_' : part.replace(UNSAFE, '_'))).join('.');
+}
+
+export class AccountSyncSubjects {
+  constructor(private readonly subjects: Subjects) {}
+
+  private scoped(rest: string): string {
+    return `${this.subjects.prefix}.${this.subjects.account}.acct.${rest}`;
+  }
+
+  stateChanged(resource: MirroredResource, change: StateChange, key: string): string {
+    return this.scoped(`${resource}.${change}.${key}`);
+  }
+
+  /** Every state change subject of one resource (for the stream and subscribers). */
+  allStateChanges(resource: MirroredResource): string {
+    return this.scoped(`${resource}.*.>`);
+  }
+
+  drift(accountGroupUuid: string, ccy: string): string {
+    return this.scoped(`drift.${stateKey(accountGroupUuid, ccy)}`);
+  }
+
+  get allDrifts(): string {
+    return this.scoped('drift.>');
+  }
+
+  query(resource: MirroredResource | 'transaction-list'): string {
+    return this.scoped(`${resource}.query`);
+  }
+}
+
+/** Filters of `acct.balance.query`. */
+export class BalanceQuery {
+  @IsOptional() @IsString() @MaxLength(64) accountGroupUuid?: string;
+  @IsOptional() @IsString() @MaxLength(32) ccy?: string;
+  /** True: leave out zero balances. */
+  @IsOptional() @IsBoolean() nonZero?: boolean;
+}
+
+/** Filters of `acct.trade.query` (newest first; `limit` default 100, at most 1000). */
+export class TradeQuery {
+  @IsOptional() @IsString() @MaxLength(64) accountGroupUuid?: string;
+  @IsOptional() @IsIn(['PENDING_SETTLEMENT', 'SETTLED', 'CANCELLED', 'FAILED']) state?: string;
+  @IsOptional() @IsIn(['BUY', 'SELL']) side?: string;
+  @IsOptional() @IsIn(['OTC', 'RFS']) tradeClass?: string;
+  @IsOptional() @IsString() @MaxLength(128) clientRef?: string;
+  @IsOptional() @IsString() @MaxLength(128) tradeRef?: string;
+  /** ISO 8601; on createdAt. */
+  @IsOptional() @IsString() @MaxLength(40) from?: string;
+  @IsOptional() @IsString() @MaxLength(40) to?: string;
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000) limit?: number;
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) offset?: number;
+}
+
+/** Filters of `acct.transaction-list.query` (the legs the sync read from the venue's list, newest first). */
+export class TransactionListQuery {
+  @IsOptional() @IsString() @MaxLength(64) accountGroupUuid?: string;
+  @IsOptional() @IsString() @MaxLength(32) ccy?: string;
+  @IsOptional() @IsIn(['PENDING', 'PROCESSED', 'REVERSED', 'CANCELLED']) state?: string;
+  @IsOptional() @IsIn(['TRADE_CREDIT', 'TRADE_DEBIT', 'DEPOSIT', 'WITHDRAWAL']) type?: string;
+  @IsOptional() @IsString() @MaxLength(128) tradeId?: string;
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000) limit?: number;
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) offset?: number;
+}
+
+/** Filters of the other queries (account details, beneficiaries, senders, limits, transfers, pairs). */
+export class StateQuery {
+  @IsOptional() @IsString() @MaxLength(64) accountGroupUuid?: string;
+}
+
+export type StateQueryReply<T> = { ok: true; total: number; records: T[] } | ErrorReply;

@@ -1,0 +1,290 @@
+/**
+ * Withdrawals over NATS (§4.9, §3.1, §7.2). Request/reply:
+ *
+ *   {prefix}.{account}.acct.withdrawal.submit    WithdrawalSubmitRequest → WithdrawalReply
+ *   {prefix}.{account}.acct.withdrawal.cancel    WithdrawalCancelRequest → WithdrawalReply
+ *   {prefix}.{account}.acct.withdrawal.get       WithdrawalGetRequest    → WithdrawalReply
+ *   {prefix}.{account}.acct.withdrawal.list      WithdrawalListRequest   → WithdrawalListReply
+ *
+ * Events (JetStream, durable; Nats-Msg-Id = `{requestId}:{state}` plus the venue's state when it differs):
+ *
+ *   {prefix}.{account}.acct.withdrawal.changed.{requestId}   WithdrawalStateChanged
+ *
+ * The caller's `idempotencyKey` names one request for ever: a repeat returns that request, never a second
+ * one. The gateway's `requestId` travels to the venue inside `clientComment` (the API has no reference
+ * field), so a submit whose outcome is unknown (HTTP 500) is found again in the venue's list.
+ */
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import type { ErrorReply } from '../reply.js';
+
+export type WithdrawalKind = 'fiat' | 'crypto';
+
+/**
+ * The gateway's view of a request:
+ *   SUBMITTING        intent stored, submit in flight
+ *   UNKNOWN           the submit's outcome is undefined (500, timeout); the venue's lists settle it
+ *   PENDING_APPROVAL, PENDING, PROCESSED, CANCELLED, FAILED   the venue's states (§3.1)
+ *   REJECTED          the venue (or the gateway, before sending) refused it: never created
+ *   NOT_FOUND         an UNKNOWN request absent from the venue's lists for the settle time: taken as never created
+ */
+export const WITHDRAWAL_STATES = [
+  'SUBMITTING',
+  'UNKNOWN',
+  'PENDING_APPROVAL',
+  'PENDING',
+  'PROCESSED',
+  'CANCELLED',
+  'FAILED',
+  'REJECTED',
+  'NOT_FOUND',
+] as const;
+export type WithdrawalRequestState = (typeof WITHDRAWAL_STATES)[number];
+
+const RANK: Readonly<Record<WithdrawalRequestState, number>> = {
+  SUBMITTING: 0,
+  UNKNOWN: 1,
+  PENDING_APPROVAL: 2,
+  PENDING: 3,
+  PROCESSED: 4,
+  CANCELLED: 4,
+  FAILED: 4,
+  REJECTED: 4,
+  NOT_FOUND: 4,
+};
+
+export function withdrawalStateRank(state: WithdrawalRequestState): number {
+  return RANK[state];
+}
+
+export function isFinalWithdrawalState(state: WithdrawalRequestState): boolean {
+  return RANK[state] === 4;
+}
+
+/** A state only moves forward; the venue's evidence may move a NOT_FOUND request to the state it shows. */
+export function canFollowWithdrawalState(current: WithdrawalRequestState, next: WithdrawalRequestState): boolean {
+  if (current === 'NOT_FOUND') return next !== 'NOT_FOUND' && next !== 'SUBMITTING' && next !== 'UNKNOWN';
+  return RANK[next] > RANK[current];
+}
+
+/** Positive plain decimal (no exponent: the venue judges the scale on the text sent, §4.9). */
+const PLAIN_POSITIVE_DECIMAL = /^(?:0|[1-9]\d{0,30})(?:\.\d{1,30})?$/;
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9_:-]{1,64}$/;
+const VENUE_ID = /^[^\s/]{1,128}$/;
+
+/** Request on `{prefix}.{account}.acct.withdrawal.submit`. */
+export class WithdrawalSubmitRequest {
+  /** The caller's name for this request; a repeat with the same key returns the same request. */
+  @IsString()
+  @Matches(IDEMPOTENCY_KEY, { message: 'idempotencyKey must be 1-64 characters of A-Z a-z 0-9 _ : -' })
+  idempotencyKey!: string;
+
+  @IsIn(['fiat', 'crypto'])
+  kind!: WithdrawalKind;
+
+  @IsString()
+  @Matches(VENUE_ID, { message: 'accountGroupUuid must be 1-128 characters without whitespace or /' })
+  accountGroupUuid!: string;
+
+  @IsString()
+  @MinLength(1)
+  @MaxLength(16)
+  ccy!: string;
+
+  /** Exact decimal string; fiat: at most two decimals as written (`1.50` yes, `1.500` no). */
+  @IsString()
+  @Matches(PLAIN_POSITIVE_DECIMAL, { message: 'amount must be a plain decimal string such as "100.50"' })
+  amount!: string;
+
+  /** Fiat: the bank account (enabled, verified, currency = ccy). */
+  @IsOptional()
+  @IsString()
+  @Matches(VENUE_ID, { message: 'bankAccountUuid must be 1-128 characters without whitespace or /' })
+  bankAccountUuid?: string;
+
+  /** Crypto: the wallet (enabled, whitelisted, asset = ccy). */
+  @IsOptional()
+  @IsString()
+  @Matches(VENUE_ID, { message: 'walletUuid must be 1-128 characters without whitespace or /' })
+  walletUuid?: string;
+
+  /** Free text; the gateway's reference takes part of the venue's 1024 characters (see MAX_CALLER_COMMENT). */
+  @IsOptional()
+  @IsString()
+  @MaxLength(1024)
+  clientComment?: string;
+}
+
+/** Request on `…withdrawal.cancel` and `…withdrawal.get`: the gateway's requestId or the caller's key. */
+export class WithdrawalGetRequest {
+  @IsOptional()
+  @IsString()
+  @Matches(/^[a-z0-9]{1,64}$/, { message: 'requestId must be the gateway request id' })
+  requestId?: string;
+
+  @IsOptional()
+  @IsString()
+  @Matches(IDEMPOTENCY_KEY, { message: 'idempotencyKey must be 1-64 characters of A-Z a-z 0-9 _ : -' })
+  idempotencyKey?: string;
+}
+
+export class WithdrawalCancelRequest extends WithdrawalGetRequest {}
+
+/** Request on `…withdrawal.list`: the venue's own lists (every API-raised request of the account's groups). */
+export class WithdrawalListRequest {
+  @IsOptional()
+  @IsIn(['fiat', 'crypto'])
+  kind?: WithdrawalKind;
+
+  /** At most this many rows per kind (newest first); default 500. */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(2_000)
+  limit?: number;
+}
+
+/** A request as the gateway tracks it. */
+export interface WithdrawalView {
+  requestId: string;
+  idempotencyKey: string;
+  kind: WithdrawalKind;
+  state: WithdrawalRequestState;
+  accountGroupUuid: string;
+  ccy: string;
+  amount: string;
+  bankAccountUuid?: string;
+  walletUuid?: string;
+  /** The caller's own comment (without the gateway's reference). */
+  clientComment?: string;
+  /** The venue's request uuid, once known. */
+  venueUuid?: string;
+  /** For REJECTED: the reason (a WithdrawalErrorCode) and the venue's message. */
+  rejection?: { code: string; message: string };
+  /** The gateway asked the venue to cancel it (the venue's list confirms the CANCELLED state). */
+  cancelRequested?: boolean;
+  createdAt: number;
+  updatedAt: number;
+  /** The venue's `lastUpdated`, when seen in a list. */
+  venueLastUpdated?: string;
+}
+
+/** A failure about an existing request (REJECTED, a refused cancel) carries the request too. */
+export type WithdrawalReply = { ok: true; withdrawal: WithdrawalView } | (ErrorReply & { withdrawal?: WithdrawalView });
+
+/** A row of the venue's list (§2.7); names and aliases are absent when the venue's participants service is down. */
+export interface WithdrawalListItem {
+  kind: WithdrawalKind;
+  venueUuid: string;
+  /** The gateway's requestId when the row carries its reference. */
+  requestId?: string;
+  state?: string;
+  amount?: string;
+  ccy?: string;
+  accountGroupUuid?: string;
+  accountGroupName?: string;
+  requestor?: string;
+  clientComment?: string;
+  bankAccount?: { uuid: string; name?: string; alias?: string };
+  wallet?: { uuid: string; address?: string; alias?: string };
+  coinAddress?: string;
+  dateCreated?: string;
+  lastUpdated?: string;
+}
+
+export type WithdrawalListReply = { ok: true; withdrawals: WithdrawalListItem[]; truncated: boolean } | ErrorReply;
+
+/** On `{prefix}.{account}.acct.withdrawal.changed.{requestId}`: one message per change of state. */
+export interface WithdrawalStateChanged {
+  v: 1;
+  previousState: WithdrawalRequestState | null;
+  withdrawal: WithdrawalView;
+}
+
+/**
+ * Codes of error replies and rejections: the gateway's own, and one per §7.2 answer.
+ */
+export const WithdrawalErrorCode = {
+  /** Refused before sending (amount, comment, bank account or wallet not usable…). */
+  InvalidRequest: 'INVALID_REQUEST',
+  BankAccountUnusable: 'BANK_ACCOUNT_UNUSABLE',
+  WalletUnusable: 'WALLET_UNUSABLE',
+  /** The idempotency key names an earlier request with other parameters. */
+  IdempotencyConflict: 'IDEMPOTENCY_CONFLICT',
+  /** No such request (gateway) or 404 `Request not found` (venue). */
+  NotFound: 'NOT_FOUND',
+  /** 409: cancel not allowed in the current state. */
+  NotCancellable: 'NOT_CANCELLABLE',
+  /** 401: authentication, nonce/tonce, or throttling (indistinguishable, §5.5). */
+  Unauthorized: 'VENUE_UNAUTHORIZED',
+  /** 403: invalid signed params, no Move Funds, or no ROLE_OPERATIONS. */
+  Forbidden: 'VENUE_FORBIDDEN',
+  /** 422: business validation failed (bank account, currency, insufficient funds); not created. */
+  VenueRejected: 'VENUE_REJECTED',
+  InsufficientFunds: 'INSUFFICIENT_FUNDS',
+  /** 500 or no answer: outcome undefined; the gateway settles it from the venue's lists, never re-sends. */
+  OutcomeUnknown: 'OUTCOME_UNKNOWN',
+  /** The venue could not be asked (connection refused, throttled, account details unavailable). */
+  VenueUnavailable: 'VENUE_UNAVAILABLE',
+  /** NATS storage failed: nothing was sent. */
+  StorageUnavailable: 'STORAGE_UNAVAILABLE',
+} as const;
+export type WithdrawalErrorCodeValue = (typeof WithdrawalErrorCode)[keyof typeof WithdrawalErrorCode];
+
+/** How the gateway's requestId is written into clientComment: `gw:{requestId}` then the caller's comment. */
+export const WITHDRAWAL_REFERENCE_PREFIX = 'gw:';
+/** requestId is 24 lowercase hex characters; the reference and a space take 28 of the venue's 1024. */
+export const MAX_CALLER_COMMENT = 1024 - (WITHDRAWAL_REFERENCE_PREFIX.length + 24 + 1);
+
+export function withdrawalComment(requestId: string, callerComment: string | undefined): string {
+  const reference = `${WITHDRAWAL_REFERENCE_PREFIX}${requestId}`;
+  return callerComment === undefined || callerComment === '' ? reference : `${reference} ${callerComment}`;
+}
+
+/** The gateway requestId a venue comment carries, if any. */
+export function requestIdOfComment(comment: string | undefined): string | undefined {
+  if (comment === undefined) return undefined;
+  const match = /^gw:([a-f0-9]{24})(?:\s|$)/.exec(comment);
+  return match?.[1];
+}
+
+/** The caller's part of a venue comment. */
+export function callerPartOfComment(comment: string | undefined): string | undefined {
+  if (comment === undefined) return undefined;
+  const match = /^gw:[a-f0-9]{24}(?: (.*))?$/s.exec(comment);
+  if (!match) return comment;
+  return match[1];
+}
+
+export function withdrawalEventMsgId(requestId: string, state: WithdrawalRequestState, extra = ''): string {
+  return extra === '' ? `${requestId}:${state}` : `${requestId}:${state}:${extra}`;
+}
+
+export class WithdrawalSubjects {
+  constructor(
+    private readonly prefix: string,
+    private readonly account: string,
+  ) {}
+  get submit(): string {
+    return `${this.scope}.submit`;
+  }
+  get cancel(): string {
+    return `${this.scope}.cancel`;
+  }
+  get get(): string {
+    return `${this.scope}.get`;
+  }
+  get list(): string {
+    return `${this.scope}.list`;
+  }
+  changed(requestId: string): string {
+    return `${this.scope}.changed.${requestId}`;
+  }
+  get allChanged(): string {
+    return `${this.scope}.changed.>`;
+  }
+  private get scope(): string {
+    return `${this.prefix}.${this.account}.acct.withdrawal`;
+  }
+}

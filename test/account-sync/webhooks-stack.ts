@@ -1,0 +1,155 @@
+/**
+ * The account-sync app on real sockets for the webhook and withdrawal scenarios: its own nats-server, the
+ * sandbox venue (posting real webhooks to the app's receiver), and the app in-process (or as a child process
+ * for crash tests). The test talks to it with a plain NATS client and the sandbox's admin API.
+ */
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import {
+  TransactionSubjects,
+  WithdrawalSubjects,
+  type TransactionStateChanged,
+  type WithdrawalStateChanged,
+} from '#contracts';
+import { AccountLedgerName } from '#bus';
+import { JsonLogger, loadConfig } from '#observability';
+import { freePort, startNatsServer, type NatsServerHandle } from '#testing';
+import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
+import type { SandboxOptions } from '../../apps/sandbox-venue/src/config.js';
+import { startAccountSync, type RunningAccountSync } from '../../apps/account-sync/src/bootstrap.js';
+import { AccountSyncConfig } from '../../apps/account-sync/src/config.js';
+import { startE2eVenue } from '../kit/e2e-venue.js';
+
+process.env['LOG_LEVEL'] ??= process.env['E2E_LOG_LEVEL'] ?? 'error';
+
+export const ACCOUNT = 'acct1';
+export const transactionSubjects = new TransactionSubjects('gw.v1', ACCOUNT);
+export const withdrawalSubjects = new WithdrawalSubjects('gw.v1', ACCOUNT);
+const quiet = new JsonLogger('account-sync', 'e2e', (process.env['E2E_LOG_LEVEL'] as 'debug' | undefined) ?? 'error');
+
+export interface AccountSyncStack {
+  nats: NatsServerHandle;
+  venue: RunningSandbox;
+  app: RunningAccountSync | undefined;
+  client: NatsConnection;
+  jsm: JetStreamManager;
+  env: Record<string, string>;
+  webhookUrl: string;
+  startApp(): Promise<RunningAccountSync>;
+  stopApp(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startAccountSyncStack(
+  options: { venue?: SandboxOptions; env?: Record<string, string>; startApp?: boolean } = {},
+): Promise<AccountSyncStack> {
+  const nats = await startNatsServer();
+  const webhookPort = await freePort();
+  const webhookUrl = `http://127.0.0.1:${webhookPort}/webhooks/venue`;
+  const venue = await startE2eVenue({
+    webhookUrl,
+    webhookMinIntervalMs: 0,
+    webhookBackoffScale: 0.002,
+    ...options.venue,
+  });
+  const env: Record<string, string> = {
+    HTTP_PORT: '0',
+    HTTP_HOST: '127.0.0.1',
+    NATS_URL: nats.url,
+    ACCOUNT,
+    VENUE_REST_URL: venue.restBaseUrl,
+    VENUE_API_KEY: venue.credentials.primary.apiKey,
+    VENUE_API_SECRET: venue.credentials.primary.apiSecret,
+    VENUE_WEBHOOK_IPS_URL: venue.ipsUrl,
+    WEBHOOK_PORT: String(webhookPort),
+    WEBHOOK_HOST: '127.0.0.1',
+    WEBHOOK_IPS_REFRESH_MS: '1000',
+    WITHDRAWAL_POLL_MS: '200',
+    WITHDRAWAL_UNKNOWN_SETTLE_MS: '1000',
+    // the REST sync reads on its schedule rarely here (a suite overrides it): what is stored comes from webhooks
+    SYNC_FAST_INTERVAL_MS: '3600000',
+    SYNC_SLOW_INTERVAL_MS: '3600000',
+    DEFAULT_METRICS: 'false',
+    ...options.env,
+  };
+  const client = await connect({ servers: nats.url, name: 'e2e-consumer' });
+  const jsm = await jetstreamManager(client);
+  const stack: AccountSyncStack = {
+    nats,
+    venue,
+    app: undefined,
+    client,
+    jsm,
+    env,
+    webhookUrl,
+    async startApp() {
+      stack.app = await startAccountSync(loadConfig(AccountSyncConfig, env), { logger: quiet });
+      return stack.app;
+    },
+    async stopApp() {
+      await stack.app?.close();
+      stack.app = undefined;
+    },
+    async stop() {
+      await stack.stopApp();
+      await client.close();
+      await venue.close();
+      await nats.stop();
+    },
+  };
+  if (options.startApp ?? true) await stack.startApp();
+  return stack;
+}
+
+/** POST to the sandbox's operator API. */
+export async function admin<T = unknown>(venue: RunningSandbox, path: string, body: unknown = {}): Promise<T> {
+  const response = await fetch(`${venue.adminUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`admin ${path}: HTTP ${response.status} ${await response.text()}`);
+  const text = await response.text();
+  return (text === '' ? undefined : JSON.parse(text)) as T;
+}
+
+/** Every message on a stream's subjects matching `subject` (read by sequence: what a consumer would get). */
+export async function streamMessages<T>(jsm: JetStreamManager, stream: string, subject: string): Promise<T[]> {
+  const info = await jsm.streams.info(stream);
+  const found: T[] = [];
+  if (info.state.messages === 0) return found;
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq += 1) {
+    const message = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
+    if (message !== null && message.subject === subject) found.push(message.json<T>());
+  }
+  return found;
+}
+
+export function transactionEvents(stack: AccountSyncStack, uuid: string): Promise<TransactionStateChanged[]> {
+  return streamMessages(stack.jsm, AccountLedgerName.transactions(ACCOUNT), transactionSubjects.changed(uuid));
+}
+
+export function withdrawalEvents(stack: AccountSyncStack, requestId: string): Promise<WithdrawalStateChanged[]> {
+  return streamMessages(stack.jsm, AccountLedgerName.withdrawalEvents(ACCOUNT), withdrawalSubjects.changed(requestId));
+}
+
+export async function request<T>(stack: AccountSyncStack, subject: string, body: unknown): Promise<T> {
+  const reply = await stack.client.request(subject, JSON.stringify(body), { timeout: 20_000 });
+  return reply.json<T>();
+}
+
+/** A counter's value from the app's /metrics (0 when absent). */
+export async function metricValue(
+  stack: AccountSyncStack,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
+  if (stack.app === undefined) return 0;
+  const text = await (await fetch(`${stack.app.httpUrl}/metrics`)).text();
+  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (wanted.every((pair) => line.includes(pair))) return Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return 0;
+}

@@ -1,0 +1,98 @@
+/**
+ * Durable intent first: when the request cannot be stored on NATS, nothing is sent to the venue
+ * (STORAGE_UNAVAILABLE), and the same key goes through once storage is back. The desk runs against the
+ * sandbox venue and a real nats-server; the storage fault is injected into the real KV bucket.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { systemClock } from '#actors';
+import { AccountLedgerName, BusConnection, BusKv, BusMetrics, BusPublisher, type KvBucket } from '#bus';
+import { WithdrawalSubjects, WithdrawalSubmitRequest } from '#contracts';
+import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
+import { startNatsServer, type NatsServerHandle } from '#testing';
+import { TonceSource, VenueRestClient } from '#venue-api';
+import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
+import { WithdrawalDesk } from '../../apps/account-sync/src/withdrawals/withdrawal-desk.js';
+import { WithdrawalMetrics } from '../../apps/account-sync/src/withdrawals/withdrawal-metrics.js';
+import { startE2eVenue } from '../kit/e2e-venue.js';
+
+const silent = new JsonLogger('desk-test', 'test', 'error', { write: () => undefined });
+
+describe('withdrawal desk: the intent is stored before anything is sent', () => {
+  let nats: NatsServerHandle;
+  let venue: RunningSandbox;
+  let connection: BusConnection;
+  let desk: WithdrawalDesk;
+  let client: VenueRestClient;
+  let storageDown = true;
+
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    venue = await startE2eVenue();
+    const registry = new MetricsRegistry('t', { defaultMetrics: false });
+    connection = await BusConnection.open(
+      { servers: nats.url, name: 't' },
+      new BusMetrics(registry),
+      new HealthRegistry(),
+      silent,
+    );
+    const bucket: KvBucket = await new BusKv(connection).bucket(AccountLedgerName.withdrawalRequests('t'));
+    const faulty = {
+      createIfAbsent: (key: string, value: unknown) =>
+        storageDown ? Promise.reject(new Error('injected: KV unavailable')) : bucket.createIfAbsent(key, value),
+      get: <T>(key: string) => bucket.get<T>(key),
+      put: (key: string, value: unknown) => bucket.put(key, value),
+      keys: () => bucket.keys(),
+    };
+    client = new VenueRestClient({
+      baseUrl: venue.restBaseUrl,
+      apiKey: venue.credentials.primary.apiKey,
+      apiSecret: venue.credentials.primary.apiSecret,
+      antiReplay: new TonceSource(),
+    });
+    const publisher = new BusPublisher(
+      connection,
+      new BusMetrics(new MetricsRegistry('p', { defaultMetrics: false })),
+      silent,
+    );
+    desk = new WithdrawalDesk(
+      client,
+      faulty,
+      {
+        publish: async (subject, event, msgId) => {
+          await publisher.publishDurable(subject, event, { msgId, kind: 'acct.withdrawal.changed' });
+        },
+      },
+      new WithdrawalSubjects('gw.v1', 't'),
+      new WithdrawalMetrics(registry),
+      systemClock,
+      silent,
+      { pollMs: 60_000, unknownSettleMs: 60_000, stuckAfterMs: 60_000, accountDetailsTtlMs: 0, listLimit: 100 },
+    );
+    await desk.start();
+  });
+  afterAll(async () => {
+    await desk?.stop();
+    await connection?.close();
+    await venue?.close();
+    await nats?.stop();
+  });
+
+  it('answers STORAGE_UNAVAILABLE and sends nothing; the same key goes through once storage is back', async () => {
+    const request = Object.assign(new WithdrawalSubmitRequest(), {
+      idempotencyKey: 'storage-1',
+      kind: 'fiat',
+      accountGroupUuid: venue.seed.defaultGroupUuid,
+      ccy: 'EUR',
+      amount: '42.00',
+      bankAccountUuid: venue.seed.bankEurOk,
+    });
+    const before = (await client.listFiatWithdrawals()).length;
+    expect(await desk.submit(request)).toMatchObject({ ok: false, error: { code: 'STORAGE_UNAVAILABLE' } });
+    expect(desk.health().up).toBe(false);
+    expect((await client.listFiatWithdrawals()).length).toBe(before);
+    storageDown = false;
+    expect(await desk.submit(request)).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL' } });
+    expect(desk.health().up).toBe(true);
+    expect((await client.listFiatWithdrawals()).length).toBe(before + 1);
+  });
+});

@@ -1,0 +1,174 @@
+/**
+ * Withdrawals over NATS against the sandbox venue: submit → approve → processed, cancel then 409, a 500 on
+ * submit found again by our id with no second request, typed refusals, and the list without names while the
+ * venue's participants service is down.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { WithdrawalListReply, WithdrawalReply, WithdrawalView } from '#contracts';
+import { waitFor } from '#testing';
+import {
+  admin,
+  request,
+  startAccountSyncStack,
+  withdrawalEvents,
+  withdrawalSubjects,
+  type AccountSyncStack,
+} from './webhooks-stack.js';
+
+type Reply = WithdrawalReply & { withdrawal?: WithdrawalView };
+
+describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
+  let stack: AccountSyncStack;
+  let seed: AccountSyncStack['venue']['seed'];
+
+  const submit = (body: Record<string, unknown>) => request<Reply>(stack, withdrawalSubjects.submit, body);
+  const fiat = (idempotencyKey: string, extra: Record<string, unknown> = {}) =>
+    submit({
+      idempotencyKey,
+      kind: 'fiat',
+      accountGroupUuid: seed.defaultGroupUuid,
+      ccy: 'USD',
+      amount: '100.50',
+      bankAccountUuid: seed.bankUsdOk,
+      clientComment: 'rent',
+      ...extra,
+    });
+  const get = (requestId: string) => request<Reply>(stack, withdrawalSubjects.get, { requestId });
+  const list = (kind?: 'fiat' | 'crypto') =>
+    request<WithdrawalListReply>(stack, withdrawalSubjects.list, kind === undefined ? {} : { kind });
+
+  async function venueRowsFor(requestId: string): Promise<number> {
+    const reply = await list();
+    if (!reply.ok) throw new Error(reply.error.message);
+    return reply.withdrawals.filter((row) => row.requestId === requestId).length;
+  }
+
+  beforeAll(async () => {
+    stack = await startAccountSyncStack();
+    seed = stack.venue.seed;
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('submit → approve → processed, every change published once; a repeat returns the same request', async () => {
+    const first = await fiat('wd-lifecycle-1');
+    expect(first).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL', amount: '100.50' } });
+    const view = first.withdrawal as WithdrawalView;
+    expect(view.venueUuid).toBeDefined();
+    const repeat = await fiat('wd-lifecycle-1');
+    expect(repeat.withdrawal).toMatchObject({ requestId: view.requestId, venueUuid: view.venueUuid });
+    expect(await venueRowsFor(view.requestId)).toBe(1);
+
+    await admin(stack.venue, `/withdrawals/${view.venueUuid}/approve`);
+    await waitFor(async () => (await get(view.requestId)).withdrawal?.state === 'PENDING', 'PENDING from the list');
+    await admin(stack.venue, `/withdrawals/${view.venueUuid}/process`);
+    await waitFor(async () => (await get(view.requestId)).withdrawal?.state === 'PROCESSED', 'PROCESSED');
+    const events = await withdrawalEvents(stack, view.requestId);
+    expect(events.map((e) => e.withdrawal.state)).toEqual(['SUBMITTING', 'PENDING_APPROVAL', 'PENDING', 'PROCESSED']);
+    // the caller's comment comes back without the gateway's reference
+    const rows = await list('fiat');
+    expect(rows.ok && rows.withdrawals.find((row) => row.requestId === view.requestId)?.clientComment).toBe('rent');
+  });
+
+  it('the same idempotency key with other parameters is refused, never a second request', async () => {
+    await fiat('wd-key-reuse');
+    const other = await fiat('wd-key-reuse', { amount: '200.00' });
+    expect(other).toMatchObject({ ok: false, error: { code: 'IDEMPOTENCY_CONFLICT' } });
+  });
+
+  it('cancel is allowed in PENDING_APPROVAL, then the venue answers 409: NOT_CANCELLABLE', async () => {
+    const submitted = await fiat('wd-cancel-1', { amount: '10.00' });
+    const requestId = submitted.withdrawal?.requestId as string;
+    const cancelled = await request<Reply>(stack, withdrawalSubjects.cancel, { requestId });
+    expect(cancelled).toMatchObject({ ok: true, withdrawal: { state: 'CANCELLED', cancelRequested: true } });
+    const again = await request<Reply>(stack, withdrawalSubjects.cancel, { requestId });
+    expect(again).toMatchObject({ ok: false, error: { code: 'NOT_CANCELLABLE' } });
+    const events = await withdrawalEvents(stack, requestId);
+    expect(events.map((e) => e.withdrawal.state)).toEqual([
+      'SUBMITTING',
+      'PENDING_APPROVAL',
+      'PENDING_APPROVAL',
+      'CANCELLED',
+    ]);
+  });
+
+  it('a 500 on submit (the venue created it): found in the list by our id, no second request', async () => {
+    await admin(stack.venue, '/faults/rest', {
+      status: 500,
+      count: 1,
+      path: '/api/3/withdrawal/fiat',
+      applyThenFail: true,
+    });
+    const reply = await fiat('wd-500-created', { amount: '20.00' });
+    expect(reply).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL' } });
+    const requestId = reply.withdrawal?.requestId as string;
+    expect(reply.withdrawal?.venueUuid).toBeDefined();
+    expect(await venueRowsFor(requestId)).toBe(1);
+    const events = await withdrawalEvents(stack, requestId);
+    expect(events.map((e) => e.withdrawal.state)).toEqual(['SUBMITTING', 'UNKNOWN', 'PENDING_APPROVAL']);
+    // a repeat is the same request, still one at the venue
+    await fiat('wd-500-created', { amount: '20.00' });
+    expect(await venueRowsFor(requestId)).toBe(1);
+  });
+
+  it('a 500 on submit (nothing created): UNKNOWN, never re-sent, NOT_FOUND once the lists settle it', async () => {
+    await admin(stack.venue, '/faults/rest', { status: 500, count: 1, path: '/api/3/withdrawal/fiat' });
+    const reply = await fiat('wd-500-lost', { amount: '30.00' });
+    expect(reply).toMatchObject({ ok: true, withdrawal: { state: 'UNKNOWN' } });
+    const requestId = reply.withdrawal?.requestId as string;
+    await waitFor(async () => (await get(requestId)).withdrawal?.state === 'NOT_FOUND', 'settled as NOT_FOUND');
+    expect(await venueRowsFor(requestId)).toBe(0);
+    const repeat = await fiat('wd-500-lost', { amount: '30.00' });
+    expect(repeat.withdrawal?.state).toBe('NOT_FOUND');
+    expect(await venueRowsFor(requestId)).toBe(0);
+  });
+
+  it('every refusal is a typed result: checked before sending, and §7.2 answers from the venue', async () => {
+    expect(await fiat('wd-bad-scale', { amount: '1.005' })).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_REQUEST' },
+    });
+    expect(await fiat('wd-disabled', { bankAccountUuid: seed.bankGbpDisabled, ccy: 'GBP' })).toMatchObject({
+      ok: false,
+      error: { code: 'BANK_ACCOUNT_UNUSABLE' },
+    });
+    expect(await fiat('wd-unverified', { bankAccountUuid: seed.bankUsdUnverified })).toMatchObject({
+      ok: false,
+      error: { code: 'BANK_ACCOUNT_UNUSABLE' },
+    });
+    const crypto = (key: string, walletUuid: string, ccy: string, amount = '0.5') =>
+      submit({ idempotencyKey: key, kind: 'crypto', accountGroupUuid: seed.defaultGroupUuid, ccy, amount, walletUuid });
+    expect(await crypto('wd-eth-open', seed.walletEthNotWhitelisted, 'ETH')).toMatchObject({
+      ok: false,
+      error: { code: 'WALLET_UNUSABLE' },
+    });
+    const insufficient = await fiat('wd-too-much', { amount: '99999999.00' });
+    expect(insufficient).toMatchObject({
+      ok: false,
+      error: { code: 'INSUFFICIENT_FUNDS' },
+      withdrawal: { state: 'REJECTED' },
+    });
+    const btc = await crypto('wd-btc-1', seed.walletBtcOk, 'BTC', '0.12345678');
+    expect(btc).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL', kind: 'crypto' } });
+    const invalid = await request<Reply>(stack, withdrawalSubjects.submit, { idempotencyKey: 'x', kind: 'wire' });
+    expect(invalid).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
+  });
+
+  it('participants service down: the list is still served, without names, uuids kept', async () => {
+    await fiat('wd-names', { amount: '1.00' });
+    await admin(stack.venue, '/faults/participants', { available: false });
+    try {
+      const reply = await list('fiat');
+      expect(reply.ok).toBe(true);
+      if (!reply.ok) return;
+      expect(reply.withdrawals.length).toBeGreaterThan(0);
+      for (const row of reply.withdrawals) {
+        expect(row.bankAccount?.uuid).toBeDefined();
+        expect(row.bankAccount?.name).toBeUndefined();
+      }
+    } finally {
+      await admin(stack.venue, '/faults/participants', { available: true });
+    }
+  });
+});
