@@ -136,13 +136,16 @@ describe('the whole gateway on a three-node JetStream cluster', () => {
           .catch(() => undefined);
         if (reply === undefined) return undefined;
         if (reply.ok) return reply.orderId;
-        // storage unavailable while a leader is elected: asked again; any other refusal fails the test
-        if (/UNAVAILABLE|TIMEOUT/.test(reply.error.code)) return undefined;
+        // storage unavailable while a leader is elected, or the instance re-checking its open orders with the
+        // venue after its connection moved to another node: asked again; any other refusal fails the test
+        if (/UNAVAILABLE|TIMEOUT|RECONCILING/.test(reply.error.code)) return undefined;
         throw new Error(`order ${key} refused: ${JSON.stringify(reply.error)}`);
       },
       { what: `order ${key} accepted`, timeoutMs: 40_000, intervalMs: 250 },
     );
   }
+
+  const streamNames = new Set<string>();
 
   /** True once every file stream has a leader and every replica is online and current. */
   async function replicasCurrent(): Promise<true | undefined> {
@@ -151,6 +154,7 @@ describe('the whole gateway on a three-node JetStream cluster', () => {
       const replicas = info.cluster?.replicas ?? [];
       if (info.cluster?.leader === undefined || replicas.length !== 2) return undefined;
       if (replicas.some((r) => r.offline === true || !r.current)) return undefined;
+      streamNames.add(info.config.name);
     }
     return true;
   }
@@ -162,8 +166,10 @@ describe('the whole gateway on a three-node JetStream cluster', () => {
       .then((m) => m.string())
       .catch((error: unknown) => String(error));
     const events = await orderEvents(js, STRATEGY, orderId).catch((error: unknown) => String(error));
+    const leaderless: string[] = [];
+    for (const name of streamNames) if ((await cluster.streamLeader(name)) === undefined) leaderless.push(name);
     const warnings = execution.process.lines.filter((l) => /"level":"(warn|error)"/.test(l)).slice(-15);
-    return `order: ${view}; events: ${JSON.stringify(events)}; execution warnings: ${warnings.join('\n')}`;
+    return `order: ${view}; events: ${JSON.stringify(events)}; streams without a leader: ${leaderless.join(', ')}; execution warnings: ${warnings.join('\n')}`;
   }
 
   async function deposit(amount: string): Promise<string> {
@@ -182,6 +188,7 @@ describe('the whole gateway on a three-node JetStream cluster', () => {
     const venueOrdersBefore = await metricSum(venue.restBaseUrl, 'sandbox_orders_total');
     const orderIds: string[] = [];
     const legs: string[] = [];
+    let killedLeader = -1;
     const submitted = await algo.request(
       withdrawalSubjects.submit,
       JSON.stringify({
@@ -211,12 +218,21 @@ describe('the whole gateway on a three-node JetStream cluster', () => {
       }
       if (i === (2 * ORDERS) / 3) {
         const leader = await eventually(() => cluster.streamLeader(eventStream), { what: 'the order-event leader' });
-        await cluster.kill(cluster.indexOf(leader));
+        killedLeader = cluster.indexOf(leader);
+        await cluster.kill(killedLeader);
+        const elected = await eventually(() => cluster.streamLeader(eventStream), {
+          what: 'a new order-event leader',
+          timeoutMs: 30_000,
+          intervalMs: 250,
+        });
+        expect(elected).not.toBe(leader);
       }
       legs.push(await deposit(`${i}.10`));
       orderIds.push(await placeOrder(`cluster-${i}`, quotes[i] ?? ''));
     }
     for (let i = legs.length; i < DEPOSITS; i += 1) legs.push(await deposit(`${i}.20`));
+    // the killed leader's node comes back (as an operator would start it again): nothing may be stored twice
+    await cluster.restart(killedLeader);
 
     for (const orderId of orderIds) {
       const events = await eventually(
