@@ -168,8 +168,9 @@ describe('the whole gateway on a three-node JetStream cluster', () => {
     const events = await orderEvents(js, STRATEGY, orderId).catch((error: unknown) => String(error));
     const leaderless: string[] = [];
     for (const name of streamNames) if ((await cluster.streamLeader(name)) === undefined) leaderless.push(name);
-    const warnings = execution.process.lines.filter((l) => /"level":"(warn|error)"/.test(l)).slice(-15);
-    return `order: ${view}; events: ${JSON.stringify(events)}; streams without a leader: ${leaderless.join(', ')}; execution warnings: ${warnings.join('\n')}`;
+    const warnings = execution.process.lines.filter((l) => /"level":"(warn|error)"/.test(l));
+    const firstAndLast = [...warnings.slice(0, 12), '…', ...warnings.slice(-4)];
+    return `order: ${view}; events: ${JSON.stringify(events)}; streams without a leader: ${leaderless.join(', ')}; execution warnings: ${firstAndLast.join('\n')}`;
   }
 
   async function deposit(amount: string): Promise<string> {

@@ -168,13 +168,15 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
   it('prices and orders flow, a subscription is refused, bad requests are counted: nothing fires', async () => {
     const [q1, q2, q3] = await liveQuotes(stack.strategy, stack.venue, 'prom-a', 3);
     await adminPost(stack.venue, 'faults/ws/reject-quotes', { count: 1, code: 'RFS100019' });
+    // one at a time: the connector paces orders at the venue's limit (1 per 250 ms), and a loaded machine's
+    // jitter can bring two paced orders closer than that at the venue (ORDER_RATE_LIMITED, a FAILED outcome)
     await sendOrderCommand(stack, { clientRequestId: 'prom-refused', quoteId: q1, side: 'BUY' }, 'prom-refused');
-    await sendOrderCommand(stack, { clientRequestId: 'prom-filled-1', quoteId: q2, side: 'BUY' }, 'prom-filled-1');
-    await sendOrderCommand(stack, { clientRequestId: 'prom-filled-2', quoteId: q3, side: 'SELL' }, 'prom-filled-2');
-    await sendOrderCommand(stack, { clientRequestId: 'prom-invalid', quoteId: 'q', side: 'SIDEWAYS' }, 'prom-invalid');
     expect(await finalOutcome('prom-refused', 'FAILED')).toBe('FAILED');
+    await sendOrderCommand(stack, { clientRequestId: 'prom-filled-1', quoteId: q2, side: 'BUY' }, 'prom-filled-1');
     expect(await finalOutcome('prom-filled-1', 'SUCCESS')).toBe('SUCCESS');
+    await sendOrderCommand(stack, { clientRequestId: 'prom-filled-2', quoteId: q3, side: 'SELL' }, 'prom-filled-2');
     expect(await finalOutcome('prom-filled-2', 'SUCCESS')).toBe('SUCCESS');
+    await sendOrderCommand(stack, { clientRequestId: 'prom-invalid', quoteId: 'q', side: 'SIDEWAYS' }, 'prom-invalid');
     expect(await finalOutcome('prom-invalid', 'FAILED')).toBe('FAILED');
 
     await adminPost(stack.venue, 'faults/ws/fail-subscribe', { count: 1 });
@@ -270,9 +272,20 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
     await expectFiring(['GatewayOrderOutcomeUnresolved'], 'reply lost');
   }, 30_000);
 
+  let heldOrder = '';
+
   it('the venue dropped and refusing the session: session down and prices stale (the order still unresolved)', async () => {
+    const [quote] = await liveQuotes(stack.strategy, stack.venue, 'prom-exec', 1);
     await adminPost(stack.venue, 'faults/token', { count: 100_000 });
     await adminPost(stack.venue, 'faults/ws/drop');
+    // an execution order while the session is down: its command waits in the connector's stream, the order open
+    const held = await placeThroughExecution('prom-alpha', quote ?? '');
+    if (!held.ok) throw new Error(`execution refused the order: ${JSON.stringify(held.error)}`);
+    heldOrder = held.orderId;
+    await eventually(
+      async () => ((await metricSum(stack.execution.httpUrl, 'execution_orders_open')) > 0 ? true : undefined),
+      { what: 'the held order open in execution' },
+    );
     await expectFiring(
       ['GatewayOrderOutcomeUnresolved', 'GatewayPricesStale', 'GatewayVenueSessionDown'],
       'venue refusing the session',
@@ -283,6 +296,9 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
     const cleared = await fetch(`${stack.venue.adminUrl}/faults/rest`, { method: 'DELETE' });
     expect(cleared.ok).toBe(true);
     expect(await finalOutcome('prom-lost', 'SUCCESS')).toBe('SUCCESS');
+    // the held order reaches the venue now (or its quote expired meanwhile): one final outcome either way
+    const held = await finalEvents(stack.js, 'prom-alpha', heldOrder);
+    expect(held.filter((e) => e.order.final)).toHaveLength(1);
     await expectFiring([], 'venue back');
   }, 30_000);
 
