@@ -1,6 +1,6 @@
 /**
  * The whole gateway on a local three-node JetStream cluster, every app with NATS_REPLICAS=3: the connector
- * and account-sync in-process, one execution instance as a child process, the sandbox venue posting real
+ * in-process, account-sync and one execution instance as child processes, the sandbox venue posting real
  * webhooks. While orders (through execution) and deposits (the venue's webhooks into account-sync) flow, one
  * node is killed and started again, then the node leading execution's order-event stream is killed. Every
  * order has exactly one final outcome, each of its states stored once; the venue executed each order once;
@@ -32,12 +32,11 @@ import { eventually, freePort, startNatsCluster, type NatsClusterHandle, type Na
 import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
 import { startConnector, type RunningConnector } from '../../apps/connector/src/bootstrap.js';
 import { ConnectorConfig } from '../../apps/connector/src/config.js';
-import { startAccountSync, type RunningAccountSync } from '../../apps/account-sync/src/bootstrap.js';
-import { AccountSyncConfig } from '../../apps/account-sync/src/config.js';
 import { startE2eVenue } from '../kit/e2e-venue.js';
 import { ACCOUNT, connectorEnv, liveQuotes, metricSum } from '../connector/connector-stack.js';
 import { ExecutionInstance, exec, orderEvents } from '../execution/execution-stack.js';
 import { streamMessages } from '../account-sync/webhooks-stack.js';
+import { startAccountSyncProcess, type AccountSyncProcess } from '../monitoring/gateway-stack.js';
 
 const ORDERS = 9;
 const DEPOSITS = 9;
@@ -50,7 +49,7 @@ describe('the whole gateway on a three-node JetStream cluster', () => {
   let cluster: NatsClusterHandle;
   let venue: RunningSandbox;
   let connector: RunningConnector;
-  let accountSync: RunningAccountSync;
+  let accountSync: AccountSyncProcess;
   let execution: ExecutionInstance;
   let algo: NatsConnection;
   let js: JetStreamClient;
@@ -81,18 +80,16 @@ describe('the whole gateway on a three-node JetStream cluster', () => {
       VENUE_API_SECRET: venue.credentials.primary.apiSecret,
       DEFAULT_METRICS: 'false',
     };
-    accountSync = await startAccountSync(
-      loadConfig(AccountSyncConfig, {
-        ...common,
-        VENUE_WEBHOOK_IPS_URL: venue.ipsUrl,
-        WEBHOOK_PORT: String(webhookPort),
-        WEBHOOK_HOST: '127.0.0.1',
-        WEBHOOK_IPS_REFRESH_MS: '1000',
-        // a webhook the venue gave up on while the cluster elected a leader is read from the list
-        SYNC_FAST_INTERVAL_MS: '2000',
-      }),
-      { logger: quiet },
-    );
+    accountSync = await startAccountSyncProcess({
+      ...common,
+      VENUE_WEBHOOK_IPS_URL: venue.ipsUrl,
+      WEBHOOK_PORT: String(webhookPort),
+      WEBHOOK_HOST: '127.0.0.1',
+      WEBHOOK_IPS_REFRESH_MS: '1000',
+      // a webhook the venue gave up on while the cluster elected a leader is read from the list
+      SYNC_FAST_INTERVAL_MS: '2000',
+      LOG_LEVEL: process.env['E2E_LOG_LEVEL'] ?? 'info',
+    });
     execution = await ExecutionInstance.start({
       ...common,
       INSTANCE_ID: 'exec-cluster',

@@ -18,7 +18,7 @@ export interface AccountSyncProcess {
   close(): Promise<void>;
 }
 
-async function startAccountSyncProcess(env: Record<string, string>): Promise<AccountSyncProcess> {
+export async function startAccountSyncProcess(env: Record<string, string>): Promise<AccountSyncProcess> {
   const child = AppProcess.start('account-sync', env);
   try {
     const line = await Promise.race([
