@@ -281,12 +281,19 @@ describe('the whole gateway on a three-node JetStream cluster', () => {
         },
         { what: `the transaction ${uuid} (deposit ${legs.indexOf(uuid)}) stored`, timeoutMs: 60_000, intervalMs: 250 },
       ).catch(async (error: unknown) => {
-        const metrics = (await (await fetch(`${accountSync.httpUrl}/metrics`)).text())
-          .split('\n')
-          .filter((l) =>
-            /^account_sync_(webhooks_total|transactions_ingested_total|runs_total\{resource="transactions")/.test(l),
-          )
-          .filter((l) => !l.endsWith(' 0'));
+        const page = await fetch(`${accountSync.httpUrl}/metrics`)
+          .then((r) => r.text())
+          .catch(() => `(account-sync not answering) ${accountSync.process.lines.slice(-8).join('\n')}`);
+        const metrics = page.startsWith('(account-sync not answering)')
+          ? [page]
+          : page
+              .split('\n')
+              .filter((l) =>
+                /^account_sync_(webhooks_total|transactions_ingested_total|runs_total\{resource="transactions")/.test(
+                  l,
+                ),
+              )
+              .filter((l) => !l.endsWith(' 0') && !l.startsWith('#'));
         throw new Error(`${String(error)}; account-sync: ${metrics.join('; ')}`);
       });
       const states = stored.map((e) => e.state);
