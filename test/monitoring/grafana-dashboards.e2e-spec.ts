@@ -17,6 +17,7 @@ const FIXED_UIDS: Record<string, string> = {
   'price-feed.json': 'gw-price-feed',
   'orders-and-risk.json': 'gw-orders-risk',
   'nats-jetstream.json': 'gw-nats-jetstream',
+  'account-and-webhooks.json': 'gw-account-webhooks',
 };
 
 function layoutProblems({ file, json }: DashboardFile): string[] {

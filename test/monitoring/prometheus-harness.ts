@@ -40,7 +40,7 @@ export interface RunningPrometheus {
   readonly scrapeSeconds: number;
   query(expr: string): Promise<Sample[]>;
   queryRange(expr: string, startSeconds: number, endSeconds: number): Promise<RangeSeries[]>;
-  /** Names of the alerts firing now, sorted. */
+  /** Names of the alerts firing now, sorted, each once (an alert may fire for several jobs or instances). */
   firing(): Promise<string[]>;
   /** Every alert name of the loaded rules. */
   alertNames(): Promise<string[]>;
@@ -122,7 +122,8 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
       return (await get<{ result: RangeSeries[] }>('query_range', params)).result;
     },
     async firing() {
-      return (await query('ALERTS{alertstate="firing"}')).map((s) => s.metric['alertname'] ?? '').sort();
+      const names = (await query('ALERTS{alertstate="firing"}')).map((s) => s.metric['alertname'] ?? '');
+      return [...new Set(names)].sort();
     },
     async alertNames() {
       const data = await get<{ groups: Array<{ rules: Array<{ type: string; name: string }> }> }>('rules', {});

@@ -1,8 +1,11 @@
 /**
- * Monitoring proven on a real Prometheus (Debian's package): it scrapes the running stack with the shipped
- * alert rules while a scripted scenario runs — prices, orders (filled, refused, invalid, one whose reply is
- * lost), a refused subscription, then faults: the venue dropped and refusing the session, the connector
- * stopped, NATS down while an outcome is on its way, a burst of commands faster than the venue's order pace,
+ * Monitoring proven on a real Prometheus (Debian's package): it scrapes the whole running gateway (connector,
+ * execution, account-sync, each under its job of deploy/prometheus/prometheus.yml) with the shipped alert
+ * rules while a scripted scenario runs — prices, orders through the connector and through execution (filled,
+ * refused, invalid, repeated, one whose reply is lost), a refused subscription, a deposit's real webhooks, a
+ * withdrawal, then faults: a forged webhook from a source outside ips.json, a change notice in ips.json, the
+ * kill switch halting trading, the venue dropped and refusing the session, the connector stopped, NATS down
+ * while an outcome and a webhook are on their way, a burst of commands faster than the venue's order pace,
  * the venue's REST API throttling a token fetch. At each step exactly the alerts that step should raise are
  * firing, and no other. At the end, every query of every panel of deploy/grafana/dashboards parses and
  * returned data over the scenario (the panels are read from the files: a new panel is covered without
@@ -11,29 +14,89 @@
  * seconds, and by checked edits (prometheus-harness.ts) the thresholds no scenario can wait for.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { eventually, freePort } from '#testing';
+import { eventually } from '#testing';
+import { riskSubjects, WithdrawalSubjects, type WithdrawalReply, type WithdrawalView } from '#contracts';
 import { RestPath } from '#venue-api';
 import {
+  ACCOUNT,
   adminPost,
   askForStream,
   liveQuotes,
   metricSum,
   metricValue,
   sendOrderCommand,
-  startConnectorStack,
   storedOutcomes,
   streamRequest,
   subjects,
-  type ConnectorStack,
 } from '../connector/connector-stack.js';
+import { finalEvents, place } from '../execution/execution-stack.js';
 import { expandGrafanaVariables, panelQueries, readDashboards } from './dashboards.js';
+import { startGatewayStack, type GatewayStack } from './gateway-stack.js';
 import { startPrometheus, type RunningPrometheus } from './prometheus-harness.js';
 
 /** Alerts this scenario cannot raise, each proven by its promtool test case instead (deploy/prometheus/tests). */
-const NOT_RAISED: Record<string, string> = {};
+const NOT_RAISED: Record<string, string> = {
+  GatewayStartupReconciliationStuck:
+    'needs an execution instance restarted with orders not final while the venue cannot be read for minutes',
+  GatewayReconciliationFailing:
+    "needs every evidence read of an unsettled execution order to fail for minutes (the sandbox's REST faults are counted per call)",
+  GatewayExecutionOrderUnresolved:
+    "needs an execution order UNKNOWN for long: only the connector's reply timeout (raised to 2 min here so the lost reply waits for the venue's redelivery) publishes UNKNOWN",
+  GatewayRiskPositionWriteFailing: 'needs a fill arriving while the positions bucket refuses writes but NATS is up',
+  GatewayWebhookSourcesUnloaded: 'needs account-sync started with no reachable ips.json (every webhook answered 503)',
+  GatewayAccountSyncStale: 'the threshold is three slow sync intervals (15 min)',
+  GatewayAccountSyncFailing: 'needs every sync of a resource to fail for 10 minutes',
+  GatewayBalanceDrift:
+    "needs a balance that differs from its transaction legs for 5 minutes: the sandbox's books agree",
+};
+
+const risk = riskSubjects(subjects);
+const withdrawals = new WithdrawalSubjects('gw.v1', ACCOUNT);
 
 describe('dashboards and alerts on a real Prometheus scraping the running stack', () => {
-  let stack: ConnectorStack;
+  let stack: GatewayStack;
+  let keys = 0;
+  const group = () => stack.venue.seed.defaultGroupUuid;
+  const accountUrl = () => stack.accountSync.httpUrl;
+
+  /** Waits until a series of an app's /metrics has grown past `before`. */
+  async function grown(url: string, name: string, labels: Record<string, string>, before: number): Promise<number> {
+    return eventually(
+      async () => {
+        const now = (await metricValue(url, name, labels)) ?? 0;
+        return now > before ? now : undefined;
+      },
+      { what: `${name} ${JSON.stringify(labels)} above ${before}`, timeoutMs: 15_000, intervalMs: 100 },
+    );
+  }
+
+  /** A deposit at the venue: its webhook reaches account-sync; resolves to the leg's uuid. */
+  async function deposit(amount: string): Promise<string> {
+    const leg = (await adminPost(stack.venue, 'deposits', { accountGroupUuid: group(), ccy: 'USD', amount })) as {
+      uuid: string;
+    };
+    return leg.uuid;
+  }
+
+  async function webhooks(result: string): Promise<number> {
+    return (await metricValue(accountUrl(), 'account_sync_webhooks_total', { result })) ?? 0;
+  }
+
+  async function control<T>(subject: string, body: unknown): Promise<T> {
+    return (await stack.strategy.request(subject, JSON.stringify(body), { timeout: 10_000 })).json<T>();
+  }
+
+  /** A place request to the execution app for a live quote; resolves to the reply. */
+  async function placeThroughExecution(strategyId: string, quoteId: string, extra: Record<string, unknown> = {}) {
+    return place(stack.strategy, {
+      idempotencyKey: `prom-exec-${(keys += 1)}`,
+      strategyId,
+      accountGroup: group(),
+      side: 'BUY',
+      quoteId,
+      ...extra,
+    });
+  }
   let prometheus: RunningPrometheus;
   let startedAt: number;
   const raised = new Set<string>();
@@ -53,35 +116,37 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
     for (const name of expected) raised.add(name);
   }
 
-  async function finalOutcome(clientRequestId: string): Promise<string> {
-    return eventually(
+  /** The first final outcome stored for an order: its status, or (when not `expected`) the whole outcome. */
+  async function finalOutcome(clientRequestId: string, expected?: string): Promise<string> {
+    const outcome = await eventually(
       async () => {
         // JetStream may not answer for a moment after NATS restarted: ask again
         const stored = await storedOutcomes(stack.jsm, clientRequestId).catch(() => []);
-        const finals = stored.filter((o) => o.status !== 'PENDING');
-        return finals[0]?.status;
+        return stored.find((o) => o.status !== 'PENDING');
       },
       { what: `final outcome of ${clientRequestId}`, timeoutMs: 15_000, intervalMs: 100 },
     );
+    return expected === undefined || outcome.status === expected ? outcome.status : JSON.stringify(outcome);
   }
 
   beforeAll(async () => {
     startedAt = Math.floor(Date.now() / 1000);
-    stack = await startConnectorStack({
-      // a fixed port: Prometheus scrapes the same target after the connector's restart
+    stack = await startGatewayStack({
       // the lost reply is recovered by the venue's redelivery after a reconnect, not by an order-state lookup
       // after the reply timeout: a slow run must not resolve it before the venue-down step is asserted
-      env: {
+      connectorEnv: {
         PRICE_STALE_AFTER_MS: '1000',
         SESSION_HEALTH_GRACE_MS: '1000',
         ORDER_REPLY_TIMEOUT_MS: '120000',
-        HTTP_PORT: String(await freePort()),
       },
       // every 10th tick off the contract: frames the connector rejects or accepts with oddities
       venue: { trading: { priceIntervalMs: 100, offContractEveryNTicks: 10 } },
+      // loopback is a trusted proxy: a request naming another client in X-Forwarded-For comes from that client
+      accountSyncEnv: { WITHDRAWAL_STUCK_AFTER_MS: '1500', WEBHOOK_TRUSTED_PROXIES: '127.0.0.1/32' },
     });
+    await grown(accountUrl(), 'account_sync_webhook_ips_version', {}, 0);
     prometheus = await startPrometheus({
-      targets: { connector: new URL(stack.connector.httpUrl).host },
+      targets: stack.targets(),
       ruleEdits: [
         {
           file: 'connector.yml',
@@ -89,9 +154,11 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
           to: '(connector_order_oldest_unresolved_seconds) > 3',
         },
         { file: 'jetstream.yml', from: 'jetstream_consumer_pending[2m]', to: 'jetstream_consumer_pending[4s]' },
+        // the refused source clears within the scenario, so later steps see exactly their own alerts
+        { file: 'account-sync.yml', from: 'result="refused_source"}[5m]', to: 'result="refused_source"}[6s]' },
       ],
     });
-  }, 40_000);
+  }, 60_000);
 
   afterAll(async () => {
     await prometheus?.stop();
@@ -101,25 +168,101 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
   it('prices and orders flow, a subscription is refused, bad requests are counted: nothing fires', async () => {
     const [q1, q2, q3] = await liveQuotes(stack.strategy, stack.venue, 'prom-a', 3);
     await adminPost(stack.venue, 'faults/ws/reject-quotes', { count: 1, code: 'RFS100019' });
+    // one at a time: the connector paces orders at the venue's limit (1 per 250 ms), and a loaded machine's
+    // jitter can bring two paced orders closer than that at the venue (ORDER_RATE_LIMITED, a FAILED outcome)
     await sendOrderCommand(stack, { clientRequestId: 'prom-refused', quoteId: q1, side: 'BUY' }, 'prom-refused');
+    expect(await finalOutcome('prom-refused', 'FAILED')).toBe('FAILED');
     await sendOrderCommand(stack, { clientRequestId: 'prom-filled-1', quoteId: q2, side: 'BUY' }, 'prom-filled-1');
+    expect(await finalOutcome('prom-filled-1', 'SUCCESS')).toBe('SUCCESS');
     await sendOrderCommand(stack, { clientRequestId: 'prom-filled-2', quoteId: q3, side: 'SELL' }, 'prom-filled-2');
+    expect(await finalOutcome('prom-filled-2', 'SUCCESS')).toBe('SUCCESS');
     await sendOrderCommand(stack, { clientRequestId: 'prom-invalid', quoteId: 'q', side: 'SIDEWAYS' }, 'prom-invalid');
-    expect(await finalOutcome('prom-refused')).toBe('FAILED');
-    expect(await finalOutcome('prom-filled-1')).toBe('SUCCESS');
-    expect(await finalOutcome('prom-filled-2')).toBe('SUCCESS');
-    expect(await finalOutcome('prom-invalid')).toBe('FAILED');
+    expect(await finalOutcome('prom-invalid', 'FAILED')).toBe('FAILED');
 
     await adminPost(stack.venue, 'faults/ws/fail-subscribe', { count: 1 });
     // a stream of its own (another size): a new venue subscription, which the venue refuses
     await askForStream(stack.strategy, streamRequest(stack.venue, 'prom-b', { quantity: '0.3', leaseSeconds: 600 }));
     await stack.strategy.request(subjects.streamSubscribe, 'not json', { timeout: 5_000 }).catch(() => undefined);
+
+    // through the execution app: a filled order, its repeat (the same order), an invalid request
+    const [q4] = await liveQuotes(stack.strategy, stack.venue, 'prom-exec', 1);
+    const order = await placeThroughExecution('prom-alpha', q4 ?? '');
+    if (!order.ok) throw new Error(`execution refused the order: ${JSON.stringify(order.error)}`);
+    const events = await finalEvents(stack.js, 'prom-alpha', order.orderId);
+    expect(events.filter((e) => e.order.final).map((e) => e.order.state)).toEqual(['SUCCESS']);
+    keys -= 1;
+    expect(await placeThroughExecution('prom-alpha', q4 ?? '')).toMatchObject({ ok: true, duplicate: true });
+    expect(await placeThroughExecution('prom-alpha', q4 ?? '', { side: 'SIDEWAYS' })).toMatchObject({ ok: false });
+
+    // a deposit: the venue's webhooks (PENDING, then PROCESSED) stored by account-sync
+    const stored = await webhooks('stored');
+    const leg = await deposit('25.50');
+    const pending = await grown(accountUrl(), 'account_sync_webhooks_total', { result: 'stored' }, stored);
+    await adminPost(stack.venue, `transactions/${leg}/process`);
+    await grown(accountUrl(), 'account_sync_webhooks_total', { result: 'stored' }, pending);
     await eventually(
       async () =>
         (await metricSum(stack.connector.httpUrl, 'connector_subscribe_failures_total')) > 0 ? true : undefined,
       { what: 'the refused subscription counted' },
     );
     await expectFiring([], 'all well');
+  }, 40_000);
+
+  it('a withdrawal waiting for the venue longer than WITHDRAWAL_STUCK_AFTER_MS: GatewayWithdrawalStuck, cleared once processed', async () => {
+    const seed = stack.venue.seed;
+    const reply = await control<WithdrawalReply & { withdrawal?: WithdrawalView }>(withdrawals.submit, {
+      idempotencyKey: 'prom-withdrawal-1',
+      kind: 'fiat',
+      accountGroupUuid: seed.defaultGroupUuid,
+      ccy: 'USD',
+      amount: '10.00',
+      bankAccountUuid: seed.bankUsdOk,
+    });
+    expect(reply).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL' } });
+    await expectFiring(['GatewayWithdrawalStuck'], 'withdrawal awaiting approval');
+    const venueUuid = reply.withdrawal?.venueUuid ?? '';
+    await adminPost(stack.venue, `withdrawals/${venueUuid}/approve`);
+    await adminPost(stack.venue, `withdrawals/${venueUuid}/process`);
+    await expectFiring([], 'withdrawal processed');
+  }, 40_000);
+
+  it('a forged webhook from a source outside ips.json: GatewayWebhookRefusedSource (refused 403, nothing stored)', async () => {
+    const refused = await webhooks('refused_source');
+    const forged = await fetch(stack.webhookUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.7' },
+      body: JSON.stringify({ uuid: '00000000-0000-4000-8000-000000000001', state: 'PROCESSED', amount: '1000000' }),
+    });
+    expect(forged.status).toBe(403);
+    await grown(accountUrl(), 'account_sync_webhooks_total', { result: 'refused_source' }, refused);
+    await expectFiring(['GatewayWebhookRefusedSource'], 'forged webhook');
+    await expectFiring([], 'forged webhook out of the window');
+  }, 40_000);
+
+  it('ips.json announces a change of source addresses: GatewayWebhookIpsChangeNotice until it is withdrawn', async () => {
+    const version = (await metricValue(accountUrl(), 'account_sync_webhook_ips_version')) ?? 0;
+    await adminPost(stack.venue, 'webhooks/ips', {
+      ipv4_cidrs: ['127.0.0.1/32', '203.0.113.0/24'],
+      change_notice: { message: 'adding 203.0.113.0/24', effective_date: '2027-01-01' },
+    });
+    await grown(accountUrl(), 'account_sync_webhook_ips_version', {}, version);
+    await expectFiring(['GatewayWebhookIpsChangeNotice'], 'change notice');
+    await adminPost(stack.venue, 'webhooks/ips', { ipv4_cidrs: ['127.0.0.1/32'], change_notice: null });
+    await expectFiring([], 'notice withdrawn');
+  }, 40_000);
+
+  it('the kill switch halts trading: GatewayTradingHalted, the next order refused; ACTIVE again clears it', async () => {
+    expect(await control(risk.kill, { by: 'prom-operator', reason: 'monitoring proof' })).toMatchObject({ ok: true });
+    await expectFiring(['GatewayTradingHalted'], 'kill switch');
+    const [quote] = await liveQuotes(stack.strategy, stack.venue, 'prom-exec', 1);
+    expect(await placeThroughExecution('prom-alpha', quote ?? '')).toMatchObject({
+      ok: false,
+      error: { code: 'TRADING_HALTED' },
+    });
+    expect(
+      await control(risk.stateSet, { scope: 'global', state: 'ACTIVE', by: 'prom-operator', reason: 'proof over' }),
+    ).toMatchObject({ ok: true });
+    await expectFiring([], 'trading active again');
   }, 40_000);
 
   it('an order whose reply is lost stays unresolved: GatewayOrderOutcomeUnresolved', async () => {
@@ -129,9 +272,20 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
     await expectFiring(['GatewayOrderOutcomeUnresolved'], 'reply lost');
   }, 30_000);
 
+  let heldOrder = '';
+
   it('the venue dropped and refusing the session: session down and prices stale (the order still unresolved)', async () => {
+    const [quote] = await liveQuotes(stack.strategy, stack.venue, 'prom-exec', 1);
     await adminPost(stack.venue, 'faults/token', { count: 100_000 });
     await adminPost(stack.venue, 'faults/ws/drop');
+    // an execution order while the session is down: its command waits in the connector's stream, the order open
+    const held = await placeThroughExecution('prom-alpha', quote ?? '');
+    if (!held.ok) throw new Error(`execution refused the order: ${JSON.stringify(held.error)}`);
+    heldOrder = held.orderId;
+    await eventually(
+      async () => ((await metricSum(stack.execution.httpUrl, 'execution_orders_open')) > 0 ? true : undefined),
+      { what: 'the held order open in execution' },
+    );
     await expectFiring(
       ['GatewayOrderOutcomeUnresolved', 'GatewayPricesStale', 'GatewayVenueSessionDown'],
       'venue refusing the session',
@@ -141,7 +295,10 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
   it('the venue back: the session reopens, the lost outcome is recovered, everything resolves', async () => {
     const cleared = await fetch(`${stack.venue.adminUrl}/faults/rest`, { method: 'DELETE' });
     expect(cleared.ok).toBe(true);
-    expect(await finalOutcome('prom-lost')).toBe('SUCCESS');
+    expect(await finalOutcome('prom-lost', 'SUCCESS')).toBe('SUCCESS');
+    // the held order reaches the venue now (or its quote expired meanwhile): one final outcome either way
+    const held = await finalEvents(stack.js, 'prom-alpha', heldOrder);
+    expect(held.filter((e) => e.order.final)).toHaveLength(1);
     await expectFiring([], 'venue back');
   }, 30_000);
 
@@ -150,7 +307,7 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
     await expectFiring([], 'connector back');
   }, 40_000);
 
-  it('NATS down while an order outcome arrives: NATS disconnected, JetStream unreadable, outcome store failing', async () => {
+  it('NATS down while an order outcome and a webhook arrive: NATS disconnected, JetStream and the risk store unreadable, outcome and webhook store failing', async () => {
     const [quote] = await liveQuotes(stack.strategy, stack.venue, 'prom-c', 1);
     await adminPost(stack.venue, 'faults/ws/order-delay', { ms: 1_500 });
     const submitted = await metricValue(stack.connector.httpUrl, 'connector_order_commands_total', {
@@ -165,16 +322,29 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
           : undefined,
       { what: 'the order sent to the venue' },
     );
-    await stack.restartNats(() =>
-      expectFiring(
-        ['GatewayJetStreamUnreadable', 'GatewayNatsDisconnected', 'GatewayOrderOutcomeStoreFailing'],
-        'NATS down, an outcome to store',
-      ),
-    );
+    const storeFailed = await webhooks('store_failed');
+    await stack.restartNats(async () => {
+      // a deposit's webhook cannot be stored: answered 503, the venue retries
+      await deposit('7.25');
+      await grown(accountUrl(), 'account_sync_webhooks_total', { result: 'store_failed' }, storeFailed);
+      await expectFiring(
+        [
+          'GatewayJetStreamUnreadable',
+          'GatewayNatsDisconnected',
+          'GatewayOrderOutcomeStoreFailing',
+          'GatewayRiskStateUnreadable',
+          'GatewayWebhookStoreFailing',
+        ],
+        'NATS down, an outcome and a webhook to store',
+      );
+    });
     await adminPost(stack.venue, 'faults/ws/order-delay', { ms: 0 });
-    expect(await finalOutcome('prom-in-flight')).toBe('SUCCESS');
-    // the failures stay in the alert's five-minute window
-    await expectFiring(['GatewayOrderOutcomeStoreFailing'], 'NATS back, the outcome stored');
+    expect(await finalOutcome('prom-in-flight', 'SUCCESS')).toBe('SUCCESS');
+    // the failures stay in the alerts' five-minute windows
+    await expectFiring(
+      ['GatewayOrderOutcomeStoreFailing', 'GatewayWebhookStoreFailing'],
+      'NATS back, the outcome and the webhook stored',
+    );
   }, 40_000);
 
   it('commands arriving faster than the venue order pace (4/s): the consumer lag grows (store failures still in their window)', async () => {
@@ -188,7 +358,10 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
       }
     })();
     try {
-      await expectFiring(['GatewayConsumerLagGrowing', 'GatewayOrderOutcomeStoreFailing'], 'a burst of commands');
+      await expectFiring(
+        ['GatewayConsumerLagGrowing', 'GatewayOrderOutcomeStoreFailing', 'GatewayWebhookStoreFailing'],
+        'a burst of commands',
+      );
     } finally {
       sending = false;
       await burst;
@@ -198,7 +371,10 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
   it('the venue throttles the token fetch of a reconnect: REST throttled (the session recovers in time)', async () => {
     await adminPost(stack.venue, 'faults/rest', { status: 429, count: 1, path: RestPath.Token });
     await adminPost(stack.venue, 'faults/ws/drop');
-    await expectFiring(['GatewayOrderOutcomeStoreFailing', 'GatewayVenueRestThrottled'], 'token fetch throttled');
+    await expectFiring(
+      ['GatewayOrderOutcomeStoreFailing', 'GatewayVenueRestThrottled', 'GatewayWebhookStoreFailing'],
+      'token fetch throttled',
+    );
   }, 30_000);
 
   it('every dashboard panel query parses and returned data during the scenario', async () => {
