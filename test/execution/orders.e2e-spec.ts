@@ -214,12 +214,12 @@ describe('execution: the order API, one final outcome per order', () => {
         quoteId: await quote(),
       }),
     );
-    const events = await finalEvents(stack.js, 'gamma', reply.orderId, 30_000);
+    const events = await finalEvents(stack.js, 'gamma', reply.orderId, 50_000);
     const states = events.map((e) => e.order.state);
     expect(states).toContain('INDETERMINATE');
     expect(finals(events)).toHaveLength(1);
     expect(finals(events)[0]?.order).toMatchObject({ state: 'SUCCESS', evidence: 'trade-list' });
-  });
+  }, 60_000);
 
   it('/health is ok and /metrics tells orders by state, hop latency and unresolved orders', async () => {
     const health = await fetch(`${instance.httpUrl}/health`);

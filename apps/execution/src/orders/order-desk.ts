@@ -42,6 +42,10 @@ import { riskRestoreOf } from './risk-restore.js';
 /** Test-only fault injection: the process kills itself (SIGKILL) right after this step of a new order. */
 export type CrashPoint = 'after-intent' | 'after-send';
 
+/** How long a new order's command is published again through a NATS outage before the order is left to evidence. */
+const COMMAND_PUBLISH_WINDOW_MS = 30_000;
+const COMMAND_PUBLISH_RETRY_MS = 500;
+
 export interface OrderDeskDeps {
   instanceId: string;
   subjects: Subjects;
@@ -247,17 +251,32 @@ export class OrderDesk {
       side: record.side,
       ...(record.instrument !== undefined ? { instrument: record.instrument } : {}),
     };
-    try {
-      await this.deps.publisher.publishDurableTo(this.deps.topics.orderCommand, command, {
-        msgId: record.clientRequestId,
-      });
-    } catch (error) {
-      this.logger.error('order command not stored; the order is reconciled, never sent again', {
-        orderId: record.orderId,
-        error: error instanceof Error ? error.message : String(error),
-      });
-      self.send({ type: 'command-failed' });
-      return;
+    // The same command under the same msgId, retried through a NATS outage or a JetStream leader election:
+    // the stream deduplicates it and the connector's mark sends a clientRequestId at most once, so a retry can
+    // never place the order twice — while giving up here would leave the order unsent until its quote expired.
+    const giveUpAt = this.deps.clock.now() + COMMAND_PUBLISH_WINDOW_MS;
+    for (;;) {
+      try {
+        await this.deps.publisher.publishDurableTo(this.deps.topics.orderCommand, command, {
+          msgId: record.clientRequestId,
+        });
+        break;
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        if (managed.done || this.deps.clock.now() >= giveUpAt) {
+          this.logger.error('order command not stored; the order is reconciled, never sent again', {
+            orderId: record.orderId,
+            error: reason,
+          });
+          self.send({ type: 'command-failed' });
+          return;
+        }
+        this.logger.warn('order command not stored yet; publishing it again', {
+          orderId: record.orderId,
+          error: reason,
+        });
+        await new Promise<void>((resolve) => this.deps.clock.setTimeout(resolve, COMMAND_PUBLISH_RETRY_MS));
+      }
     }
     if (managed.receivedAt !== undefined) {
       this.deps.metrics.hop.observe((performance.now() - managed.receivedAt) / 1_000);
