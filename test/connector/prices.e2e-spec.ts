@@ -162,11 +162,14 @@ describe('a stream the venue holds across a reconnect', () => {
     );
     expect(released.json()).toEqual({ ok: true });
     await waitFor(async () => (await venueSubscriptions()) === 0, 'the held subscription released at the venue');
+    // A price the venue sent before it took the unsubscribe may still arrive for the released stream (counted as
+    // an unknown tag); nothing may after the re-acquire.
+    const lateOfReleased = await unknownTags();
 
     const again = await askForStream(stack.strategy, streamRequest(stack.venue, 'held-b', { leaseSeconds: 600 }));
     expect(again).toMatchObject({ ok: true, subject: reply.subject });
     const since = Date.now();
     await nextPrice(stack.strategy, reply.subject, (p) => p.status === 'live' && (p.venueTimestamp ?? 0) > since);
-    expect(await unknownTags()).toBe(0);
+    expect(await unknownTags()).toBe(lateOfReleased);
   });
 });

@@ -155,9 +155,17 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
       expect(finals(events)).toHaveLength(1);
       const final = finals(events)[0]?.order;
       // SUCCESS, or — when the command reached the venue only after this stack's 4 s quote life, held up by the
-      // restart — the venue's own refusal; never a failure the gateway made up
-      if (final?.state !== 'SUCCESS')
-        expect(final).toMatchObject({ state: 'FAILED', code: 'RFS100019', evidence: 'reply' });
+      // restart — the venue's own refusal, or, when it had not reached the venue when the quote expired, "not
+      // executed" on the venue's own records (order-state and trade list both read, neither knows it); never a
+      // failure the gateway made up
+      if (final?.state !== 'SUCCESS') {
+        const refused = final?.code === 'RFS100019';
+        expect(final).toMatchObject(
+          refused
+            ? { state: 'FAILED', code: 'RFS100019', evidence: 'reply' }
+            : { state: 'FAILED', code: 'NOT_EXECUTED', evidence: 'quote-expired-unknown-to-venue' },
+        );
+      }
     }
     expect(await instance.close()).toEqual({ code: 0, signal: null });
   });
