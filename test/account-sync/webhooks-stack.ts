@@ -119,7 +119,12 @@ export async function streamMessages<T>(jsm: JetStreamManager, stream: string, s
   const found: T[] = [];
   if (info.state.messages === 0) return found;
   for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq += 1) {
-    const message = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
+    // A sequence removed from the stream is "no message found"; any other error (a cluster electing a leader,
+    // a timeout) is thrown, so a caller retrying with `eventually` never takes a message it could not read as absent.
+    const message = await jsm.streams.getMessage(stream, { seq }).catch((error: unknown) => {
+      if (error instanceof Error && /no message found/i.test(error.message)) return null;
+      throw error;
+    });
     if (message !== null && message.subject === subject) found.push(message.json<T>());
   }
   return found;

@@ -113,6 +113,33 @@ describe('TransactionLedger (real nats-server)', () => {
     expect(events[0]?.source).toBe('list');
   });
 
+  it('a duplicate answer for a state the stream does not hold is verified and stored again (a leader lost mid-append)', async () => {
+    // The real stream, except that its first append answers "duplicate" without storing (nats-server 2.9 on a
+    // cluster can keep a msgId whose message the lost leader never committed).
+    const lying = {
+      lied: false,
+      append(subject: string, json: string, msgId: string, expectedLastSeq: number) {
+        if (!this.lied) {
+          this.lied = true;
+          return Promise.resolve({ kind: 'duplicate' as const, seq: 0 });
+        }
+        return store.append(subject, json, msgId, expectedLastSeq);
+      },
+      last: <T>(subject: string) => store.last<T>(subject),
+    };
+    const verifying = new TransactionLedger(
+      lying,
+      subjects,
+      new TransactionMetrics(new MetricsRegistry('v', { defaultMetrics: false })),
+      silent,
+    );
+    expect(await verifying.ingest(leg('t-6', 'PENDING'), 'webhook')).toEqual({ kind: 'stored' });
+    expect((await history('t-6')).map((e) => e.state)).toEqual(['PENDING']);
+    // a genuine duplicate stays a duplicate, and nothing is stored twice
+    expect(await ledger.ingest(leg('t-6', 'PENDING'), 'list')).toEqual({ kind: 'duplicate' });
+    expect(await history('t-6')).toHaveLength(1);
+  });
+
   it('rejects (so the receiver answers 5xx) when the stream cannot store, and reports it in health', async () => {
     const missing = new SubjectLedger(connection, 'NO_SUCH_STREAM');
     const broken = new TransactionLedger(

@@ -127,6 +127,7 @@ export class TransactionLedger implements TransactionIntake {
     const subject = this.subjects.changed(record.uuid);
     const incoming = record.transactionState;
     let held = this.held.get(record.uuid);
+    let msgIdSuffix = '';
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
       const decision = decideTransaction(held?.state, incoming);
       if (decision.kind === 'duplicate') return { kind: 'duplicate' };
@@ -153,7 +154,7 @@ export class TransactionLedger implements TransactionIntake {
       const appended = await this.store.append(
         subject,
         JSON.stringify(event),
-        transactionEventMsgId(record.uuid, incoming),
+        transactionEventMsgId(record.uuid, incoming) + msgIdSuffix,
         held?.seq ?? 0,
       );
       this.storeFailing = false;
@@ -167,7 +168,22 @@ export class TransactionLedger implements TransactionIntake {
         for (const listener of this.listeners) listener(event);
         return { kind: 'stored' };
       }
-      if (appended.kind === 'duplicate') return { kind: 'duplicate' };
+      if (appended.kind === 'duplicate') {
+        // Trust, but verify: on a cluster, a leader lost in the middle of an append can leave its msgId in the
+        // duplicate window without the message (seen on nats-server 2.9, R3). Only the stream proves it is held.
+        const last = await this.store.last<TransactionStateChanged>(subject);
+        if (last !== undefined && decideTransaction(last.value.state, incoming).kind !== 'store') {
+          this.remember(record.uuid, { state: last.value.state, seq: last.seq });
+          return { kind: 'duplicate' };
+        }
+        this.logger.warn('a duplicate answer for a transaction state the stream does not hold; storing it again', {
+          uuid: record.uuid,
+          state: incoming,
+        });
+        held = last && { state: last.value.state, seq: last.seq };
+        msgIdSuffix = `:again${round + 1}`;
+        continue;
+      }
       // The subject moved on (another writer, or a state this process no longer holds): read it and decide again.
       const last = await this.store.last<TransactionStateChanged>(subject);
       held = last && { state: last.value.state, seq: last.seq };
