@@ -30,8 +30,9 @@ export default {
   // Per-project testTimeout is not honoured by jest 30; one global bound for suites on real sockets.
   testTimeout: 30_000,
   // Most suites wait on sockets, timers and child processes, not the CPU: on a 2-core machine jest's default
-  // (cores − 1 = one worker) runs them one after another. Three workers keep both cores busy.
-  maxWorkers: 3,
+  // (cores − 1 = one worker) runs them one after another. Two workers keep both cores busy without starving
+  // the three-node cluster suites, whose leader elections need CPU in time.
+  maxWorkers: 2,
   projects: [
     {
       ...shared,

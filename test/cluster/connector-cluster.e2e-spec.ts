@@ -87,7 +87,7 @@ describe('connector on a three-node JetStream cluster', () => {
           const final = stored.filter((o) => isFinalStatus(o.status));
           return final.length > 0 ? final : undefined;
         },
-        { what: `the final outcome of ${id}`, timeoutMs: 40_000, intervalMs: 250 },
+        { what: `the final outcome of ${id}`, timeoutMs: 80_000, intervalMs: 250 },
       );
       expect(finals).toHaveLength(1);
       const statuses = (await storedOutcomes(jsm, id)).map((o) => o.status);
@@ -95,5 +95,5 @@ describe('connector on a three-node JetStream cluster', () => {
     }
     // each order reached the venue once: PENDING plus one final per order (sandbox_orders_total counts both)
     expect((await metricSum(venue.restBaseUrl, 'sandbox_orders_total')) - filledBefore).toBe(2 * ORDERS);
-  }, 120_000);
+  }, 180_000);
 });
