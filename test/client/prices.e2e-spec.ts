@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { filter, firstValueFrom, take, toArray, type Observable } from 'rxjs';
 import { GatewayClient, GatewayError, type PriceUpdate } from '#client';
 import { eventually } from '#testing';
+import type { PriceMessage } from '#contracts';
 import {
   ACCOUNT,
   adminPost,
@@ -72,6 +73,7 @@ describe('strategy SDK: prices and status', () => {
     const started = Date.now();
     const seen: PriceUpdate[] = [];
     const sub = client.prices.watch(eth, { leaseSeconds: 5 }).subscribe((u) => seen.push(u));
+    let released: Promise<PriceMessage> | undefined;
     try {
       // 5 s lease, renewed every 2.5 s: still live well past 5 s, never stopped (released) meanwhile
       await eventually(() => seen.find((u) => u.receivedAt > started + 8_000 && u.price.status === 'live'), {
@@ -79,13 +81,14 @@ describe('strategy SDK: prices and status', () => {
         timeoutMs: 20_000,
       });
       expect(seen.filter((u) => u.stopped)).toEqual([]);
+      // listening for the stream's end before the release, so the `stopped` it causes cannot pass unseen
+      released = nextPrice(stack.strategy, seen[0]?.subject ?? '', (p) => p.status === 'stopped');
+      await stack.strategy.flush();
     } finally {
       sub.unsubscribe();
     }
     // unsubscribing released the only lease: the connector ends the stream
-    const subject = seen[0]?.subject ?? '';
-    const released = await nextPrice(stack.strategy, subject, (p) => p.status === 'stopped');
-    expect(released.code).toBe('RELEASED');
+    expect((await released)?.code).toBe('RELEASED');
   });
 
   it('marks a quote expired when its life ends without a newer one', async () => {
