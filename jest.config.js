@@ -43,6 +43,7 @@ export default {
       ...shared,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/kit/retry-once.ts'],
       // dist/ for the suites that run an app as a child process (test/kit/app-process.ts)
       globalSetup: '<rootDir>/test/kit/build-dist.ts',
     },
@@ -53,6 +54,7 @@ export default {
       displayName: 'e2e-alternate',
       testMatch: ['<rootDir>/test/connector/**/*.e2e-spec.ts', '<rootDir>/test/execution/orders.e2e-spec.ts'],
       setupFiles: [...shared.setupFiles, '<rootDir>/test/kit/alternate-dialect.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/kit/retry-once.ts'],
       globalSetup: '<rootDir>/test/kit/build-dist.ts',
     },
   ],
