@@ -3,6 +3,7 @@
  * (NATS_REPLICAS=3). While orders flow, the node leading the order-outcome stream is killed: every order
  * still gets exactly one final outcome, stored once, and the venue executes each order once.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
@@ -65,11 +66,15 @@ describe('connector on a three-node JetStream cluster', () => {
   }
 
   it('streams are R3; killing the outcome stream leader mid-flow loses no outcome and doubles no order', async () => {
+    // a retried test starts from a whole cluster: a node its first attempt killed is started again
+    await cluster.heal();
     const outcomesStream = StreamName.orderOutcomes(ACCOUNT);
     expect((await jsm.streams.info(outcomesStream)).config.num_replicas).toBe(3);
     expect((await jsm.streams.info(StreamName.orderCommands(ACCOUNT))).config.num_replicas).toBe(3);
 
-    const ids = Array.from({ length: ORDERS }, (_, i) => `cl-ord-${i}`);
+    // ids of this attempt only: a retried test must not meet its first attempt's commands
+    const attempt = randomUUID().slice(0, 8);
+    const ids = Array.from({ length: ORDERS }, (_, i) => `cl-ord-${attempt}-${i}`);
     const quoteIds = await liveQuotes(strategy, venue, 'cluster-test', ORDERS);
     const filledBefore = await metricSum(venue.restBaseUrl, 'sandbox_orders_total');
     for (const [i, id] of ids.entries()) {

@@ -48,4 +48,22 @@ describe('startNatsCluster', () => {
     await cluster.restart(victim);
     expect(cluster.nodes[victim]?.running).toBe(true);
   }, 60_000);
+
+  it('heals: a killed node is started again and its replica catches up with what was stored without it', async () => {
+    const js = jetstream(nc);
+    const jsm = await jetstreamManager(nc);
+    const node = cluster.nodes.findIndex((n) => n.running);
+    await cluster.kill(node);
+    for (let i = 0; i < 5; i += 1) {
+      await eventually(() => js.publish('r3.b', `m${i}`, { msgID: `b${i}`, timeout: 1_000 }).catch(() => undefined), {
+        what: `message ${i} stored without the killed node`,
+        timeoutMs: 20_000,
+      });
+    }
+    await cluster.heal();
+    expect(cluster.nodes.map((n) => n.running)).toEqual([true, true, true]);
+    const replicas = (await jsm.streams.info('R3')).cluster?.replicas ?? [];
+    expect(replicas).toHaveLength(2);
+    expect(replicas.every((r) => r.current && r.offline !== true)).toBe(true);
+  }, 60_000);
 });

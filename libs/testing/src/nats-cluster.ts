@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { freePort } from './free-port.js';
 import { eventually } from './eventually.js';
 
@@ -22,6 +22,11 @@ export interface NatsClusterHandle {
   kill(index: number): Promise<void>;
   /** Starts a killed node again on its port and store; resolves once JetStream answers through it. */
   restart(index: number): Promise<void>;
+  /**
+   * Starts every killed node again and resolves once each replicated file stream (buckets included) has a
+   * leader and every replica is online and current: the next kill of any one node leaves a quorum.
+   */
+  heal(timeoutMs?: number): Promise<void>;
   /** The node currently leading a stream's replicas (undefined while there is none). */
   streamLeader(stream: string): Promise<string | undefined>;
   /** A node's index by name (-1 if none). */
@@ -98,6 +103,12 @@ export async function startNatsCluster(options: { size?: number; binary?: string
     clearTimeout(timer);
   };
 
+  const restartNode = async (spec: NodeSpec): Promise<void> => {
+    if (spec.child !== undefined) throw new Error(`${spec.name} is running`);
+    await launch(spec);
+    await untilJetStream(() => jetStreamAnswers(`nats://127.0.0.1:${spec.port}`), spec.name);
+  };
+
   return {
     url,
     get nodes() {
@@ -111,11 +122,14 @@ export async function startNatsCluster(options: { size?: number; binary?: string
     async kill(index) {
       await stopNode(nodeAt(specs, index), 'SIGKILL');
     },
-    async restart(index) {
-      const spec = nodeAt(specs, index);
-      if (spec.child !== undefined) throw new Error(`${spec.name} is running`);
-      await launch(spec);
-      await untilJetStream(() => jetStreamAnswers(`nats://127.0.0.1:${spec.port}`), spec.name);
+    restart: (index) => restartNode(nodeAt(specs, index)),
+    async heal(timeoutMs = 30_000) {
+      for (const spec of specs) if (spec.child === undefined) await restartNode(spec);
+      await eventually(async () => ((await replicasCurrentVia(url, size)) ? true : undefined), {
+        what: 'every replica of every replicated stream current',
+        timeoutMs,
+        intervalMs: 250,
+      });
     },
     async streamLeader(stream) {
       for (const spec of specs.filter((s) => s.child !== undefined)) {
@@ -154,6 +168,28 @@ async function streamLeaderVia(port: number, stream: string): Promise<string | u
   try {
     const jsm = await jetstreamManager(nc, { timeout: 1_000 });
     return (await jsm.streams.info(stream)).cluster?.leader;
+  } finally {
+    await nc.close();
+  }
+}
+
+/** True when every replicated file stream has a leader and all its other replicas are online and current. */
+async function replicasCurrentVia(servers: string, size: number): Promise<boolean> {
+  const nc = await connect({ servers, timeout: 1_000, maxReconnectAttempts: 0 }).catch(() => undefined);
+  if (nc === undefined) return false;
+  try {
+    const jsm = await jetstreamManager(nc, { timeout: 2_000 });
+    for await (const info of jsm.streams.list()) {
+      if (info.config.storage === StorageType.Memory || info.config.num_replicas < 2) continue;
+      const replicas = info.cluster?.replicas ?? [];
+      if (info.cluster?.leader === undefined || replicas.length !== Math.min(info.config.num_replicas, size) - 1) {
+        return false;
+      }
+      if (replicas.some((r) => r.offline === true || !r.current)) return false;
+    }
+    return true;
+  } catch {
+    return false;
   } finally {
     await nc.close();
   }
