@@ -185,12 +185,13 @@ export async function metricValue(
 
 export { waitFor } from '#testing';
 
-/** Sum of every series of one metric (all label sets). */
-export async function metricSum(url: string, name: string): Promise<number> {
+/** Sum of every series of one metric (all label sets, or those with every label of `labels`). */
+export async function metricSum(url: string, name: string, labels: Record<string, string> = {}): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
+  const pairs = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
   return text
     .split('\n')
-    .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+    .filter((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && pairs.every((p) => l.includes(p)))
     .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }
 

@@ -48,8 +48,14 @@ export async function startAccountSyncProcess(env: Record<string, string>): Prom
 }
 
 export interface GatewayStack extends ConnectorStack {
+  /** The running account-sync (a new process after `restartAccountSync`, on the same ports). */
   accountSync: AccountSyncProcess;
+  /** The running execution instance (a new process after `restartExecution`, on the same port). */
   execution: ExecutionInstance;
+  /** Stops account-sync (SIGTERM) and starts it again with its environment and `overrides`. */
+  restartAccountSync(overrides?: Record<string, string>): Promise<void>;
+  /** Stops the execution instance (SIGTERM) and starts it again with its environment and `overrides`. */
+  restartExecution(overrides?: Record<string, string>): Promise<void>;
   /** The address of account-sync's webhook receiver the venue posts to. */
   webhookUrl: string;
   /** Prometheus job name (deploy/prometheus/prometheus.yml) → `host:port` of that app's /metrics. */
@@ -78,51 +84,61 @@ export async function startGatewayStack(options: {
     DEFAULT_METRICS: 'false',
   };
   let accountSync: AccountSyncProcess | undefined;
+  const accountSyncEnv = {
+    ...venueEnv,
+    HTTP_PORT: String(await freePort()),
+    VENUE_WEBHOOK_IPS_URL: stack.venue.ipsUrl,
+    WEBHOOK_PORT: String(webhookPort),
+    WEBHOOK_HOST: '127.0.0.1',
+    WEBHOOK_IPS_REFRESH_MS: '1000',
+    WITHDRAWAL_POLL_MS: '200',
+    WITHDRAWAL_UNKNOWN_SETTLE_MS: '1000',
+    // info at least: the start is seen in the "started" line
+    LOG_LEVEL: process.env['E2E_LOG_LEVEL'] ?? 'info',
+    ...options.accountSyncEnv,
+  };
+  const executionEnv = {
+    ...venueEnv,
+    HTTP_PORT: String(await freePort()),
+    INSTANCE_ID: 'exec-prom',
+    INSTANCE_LEASE_MS: '1500',
+    OWNERSHIP_SWEEP_MS: '300',
+    VENUE_CHECK_AFTER_MS: '1000',
+    RECONCILE_INITIAL_MS: '300',
+    RECONCILE_MAX_MS: '1000',
+    NOT_EXECUTED_GRACE_MS: '500',
+    // info at least: the start is seen in the "started" line
+    LOG_LEVEL: process.env['E2E_LOG_LEVEL'] ?? 'info',
+    ...options.executionEnv,
+  };
   try {
-    accountSync = await startAccountSyncProcess({
-      ...venueEnv,
-      HTTP_PORT: String(await freePort()),
-      VENUE_WEBHOOK_IPS_URL: stack.venue.ipsUrl,
-      WEBHOOK_PORT: String(webhookPort),
-      WEBHOOK_HOST: '127.0.0.1',
-      WEBHOOK_IPS_REFRESH_MS: '1000',
-      WITHDRAWAL_POLL_MS: '200',
-      WITHDRAWAL_UNKNOWN_SETTLE_MS: '1000',
-      // info at least: the start is seen in the "started" line
-      LOG_LEVEL: process.env['E2E_LOG_LEVEL'] ?? 'info',
-      ...options.accountSyncEnv,
-    });
-    const execution = await ExecutionInstance.start({
-      ...venueEnv,
-      HTTP_PORT: String(await freePort()),
-      INSTANCE_ID: 'exec-prom',
-      INSTANCE_LEASE_MS: '1500',
-      OWNERSHIP_SWEEP_MS: '300',
-      VENUE_CHECK_AFTER_MS: '1000',
-      RECONCILE_INITIAL_MS: '300',
-      RECONCILE_MAX_MS: '1000',
-      NOT_EXECUTED_GRACE_MS: '500',
-      // info at least: the start is seen in the "started" line
-      LOG_LEVEL: process.env['E2E_LOG_LEVEL'] ?? 'info',
-      ...options.executionEnv,
-    });
+    accountSync = await startAccountSyncProcess(accountSyncEnv);
+    const execution = await ExecutionInstance.start(executionEnv);
     const connectorStop = stack.stop.bind(stack);
-    const appAccountSync = accountSync;
-    return Object.assign(stack, {
-      accountSync: appAccountSync,
+    const gateway: GatewayStack = Object.assign(stack, {
+      accountSync,
       execution,
       webhookUrl,
       targets: () => ({
         connector: new URL(stack.connector.httpUrl).host,
-        execution: new URL(execution.httpUrl).host,
-        'account-sync': new URL(appAccountSync.httpUrl).host,
+        execution: new URL(gateway.execution.httpUrl).host,
+        'account-sync': new URL(gateway.accountSync.httpUrl).host,
       }),
+      async restartAccountSync(overrides: Record<string, string> = {}) {
+        await gateway.accountSync.close();
+        gateway.accountSync = await startAccountSyncProcess({ ...accountSyncEnv, ...overrides });
+      },
+      async restartExecution(overrides: Record<string, string> = {}) {
+        await gateway.execution.close();
+        gateway.execution = await ExecutionInstance.start({ ...executionEnv, ...overrides });
+      },
       async stop() {
-        await execution.close().catch(() => undefined);
-        await appAccountSync.close().catch(() => undefined);
+        await gateway.execution.close().catch(() => undefined);
+        await gateway.accountSync.close().catch(() => undefined);
         await connectorStop();
       },
     });
+    return gateway;
   } catch (error) {
     await accountSync?.close().catch(() => undefined);
     await stack.stop();

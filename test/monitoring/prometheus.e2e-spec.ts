@@ -9,8 +9,8 @@
  * the venue's REST API throttling a token fetch. At each step exactly the alerts that step should raise are
  * firing, and no other. At the end, every query of every panel of deploy/grafana/dashboards parses and
  * returned data over the scenario (the panels are read from the files: a new panel is covered without
- * touching this test), and every alert either fired in the scenario or is listed in NOT_RAISED with the
- * reason it cannot. The rules are deploy/prometheus/rules/*.yml as shipped, `for:` waits shortened to
+ * touching this test), and every alert fired either in this scenario or in the fault scenario
+ * (prometheus-faults.e2e-spec.ts, RAISED_BY_FAULT_SCENARIO). The rules are deploy/prometheus/rules/*.yml as shipped, `for:` waits shortened to
  * seconds, and by checked edits (prometheus-harness.ts) the thresholds no scenario can wait for.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -33,22 +33,7 @@ import { finalEvents, place } from '../execution/execution-stack.js';
 import { expandGrafanaVariables, panelQueries, readDashboards } from './dashboards.js';
 import { startGatewayStack, type GatewayStack } from './gateway-stack.js';
 import { startPrometheus, type RunningPrometheus } from './prometheus-harness.js';
-
-/** Alerts this scenario cannot raise, each proven by its promtool test case instead (deploy/prometheus/tests). */
-const NOT_RAISED: Record<string, string> = {
-  GatewayStartupReconciliationStuck:
-    'needs an execution instance restarted with orders not final while the venue cannot be read for minutes',
-  GatewayReconciliationFailing:
-    "needs every evidence read of an unsettled execution order to fail for minutes (the sandbox's REST faults are counted per call)",
-  GatewayExecutionOrderUnresolved:
-    "needs an execution order UNKNOWN for long: only the connector's reply timeout (raised to 2 min here so the lost reply waits for the venue's redelivery) publishes UNKNOWN",
-  GatewayRiskPositionWriteFailing: 'needs a fill arriving while the positions bucket refuses writes but NATS is up',
-  GatewayWebhookSourcesUnloaded: 'needs account-sync started with no reachable ips.json (every webhook answered 503)',
-  GatewayAccountSyncStale: 'the threshold is three slow sync intervals (15 min)',
-  GatewayAccountSyncFailing: 'needs every sync of a resource to fail for 10 minutes',
-  GatewayBalanceDrift:
-    "needs a balance that differs from its transaction legs for 5 minutes: the sandbox's books agree",
-};
+import { grown, RAISED_BY_FAULT_SCENARIO, watchAlerts } from './alert-watch.js';
 
 const risk = riskSubjects(subjects);
 const withdrawals = new WithdrawalSubjects('gw.v1', ACCOUNT);
@@ -58,17 +43,6 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
   let keys = 0;
   const group = () => stack.venue.seed.defaultGroupUuid;
   const accountUrl = () => stack.accountSync.httpUrl;
-
-  /** Waits until a series of an app's /metrics has grown past `before`. */
-  async function grown(url: string, name: string, labels: Record<string, string>, before: number): Promise<number> {
-    return eventually(
-      async () => {
-        const now = (await metricValue(url, name, labels)) ?? 0;
-        return now > before ? now : undefined;
-      },
-      { what: `${name} ${JSON.stringify(labels)} above ${before}`, timeoutMs: 15_000, intervalMs: 100 },
-    );
-  }
 
   /** A deposit at the venue: its webhook reaches account-sync; resolves to the leg's uuid. */
   async function deposit(amount: string): Promise<string> {
@@ -99,22 +73,8 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
   }
   let prometheus: RunningPrometheus;
   let startedAt: number;
-  const raised = new Set<string>();
-
-  /** Waits until exactly `expected` are firing (the others are not), and records them as raised. */
-  async function expectFiring(expected: string[], what: string): Promise<void> {
-    let last: string[] = [];
-    await eventually(
-      async () => {
-        last = await prometheus.firing();
-        return last.join() === [...expected].sort().join() ? true : undefined;
-      },
-      { what: `${what}: firing ${JSON.stringify(expected)}`, timeoutMs: 20_000, intervalMs: 250 },
-    ).catch((error: unknown) => {
-      throw new Error(`${String(error)}; firing at the end: ${JSON.stringify(last)}`);
-    });
-    for (const name of expected) raised.add(name);
-  }
+  const alerts = watchAlerts(() => prometheus);
+  const expectFiring = alerts.expectFiring;
 
   /** The first final outcome stored for an order: its status, or (when not `expected`) the whole outcome. */
   async function finalOutcome(clientRequestId: string, expected?: string): Promise<string> {
@@ -397,11 +357,11 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
     expect(problems).toEqual([]);
   }, 30_000);
 
-  it('every alert rule either fired in the scenario or is proven by promtool alone, for a stated reason', async () => {
+  it('every alert rule fired in this scenario or is one the fault scenario raises', async () => {
     const names = await prometheus.alertNames();
     expect(names.length).toBeGreaterThan(0);
-    const unaccounted = names.filter((n) => !raised.has(n) && NOT_RAISED[n] === undefined);
-    expect(unaccounted).toEqual([]);
-    expect(Object.keys(NOT_RAISED).filter((n) => !names.includes(n) || raised.has(n))).toEqual([]);
+    const faultScenario: readonly string[] = RAISED_BY_FAULT_SCENARIO;
+    expect(names.filter((n) => !alerts.raised.has(n) && !faultScenario.includes(n))).toEqual([]);
+    expect(faultScenario.filter((n) => !names.includes(n))).toEqual([]);
   });
 });

@@ -134,7 +134,10 @@ export class SyncEngine {
     await this.checkBalances();
   }
 
-  /** §4.5: every trade, newest first, pages in flight together; ends at a short page. */
+  /**
+   * §4.5: every trade, newest first, pages in flight together; ends at a short page. A failed page fails the
+   * run once: the pages still in flight and being applied are waited for (none left to reject unhandled).
+   */
   private async syncAllTrades(): Promise<void> {
     const { client, mirrors } = this.deps;
     const seen = new Set<string>();
@@ -143,31 +146,40 @@ export class SyncEngine {
     const applying: Array<Promise<unknown>> = [];
     const inFlight: Array<Promise<{ data: Trade[] }>> = [];
     const ask = () => {
-      inFlight.push(client.listTrades({ max: TRADE_PAGE, offset: nextOffset }));
+      const page = client.listTrades({ max: TRADE_PAGE, offset: nextOffset });
+      page.catch(() => undefined); // handled: awaited in order below, or settled when an earlier page failed
+      inFlight.push(page);
       nextOffset += TRADE_PAGE;
     };
-    for (let i = 0; i < TRADE_PAGES_IN_FLIGHT; i += 1) ask();
     let read = 0;
-    while (inFlight.length > 0) {
-      const page = await (inFlight.shift() as Promise<{ data: Trade[] }>);
-      if (page.data.length < TRADE_PAGE || this.stopping) ended = true;
-      if (!ended) ask();
-      const fresh = new Map<string, Trade>();
-      for (const trade of page.data) {
-        if (seen.has(trade.uuid)) continue;
-        seen.add(trade.uuid);
-        fresh.set(trade.uuid, trade);
+    try {
+      for (let i = 0; i < TRADE_PAGES_IN_FLIGHT; i += 1) ask();
+      while (inFlight.length > 0) {
+        const page = await (inFlight.shift() as Promise<{ data: Trade[] }>);
+        if (page.data.length < TRADE_PAGE || this.stopping) ended = true;
+        if (!ended) ask();
+        const fresh = new Map<string, Trade>();
+        for (const trade of page.data) {
+          if (seen.has(trade.uuid)) continue;
+          seen.add(trade.uuid);
+          fresh.set(trade.uuid, trade);
+        }
+        read += fresh.size;
+        // Pages are applied while the next ones are read; at most APPLYING_PAGES at once (bounded memory).
+        const applied = mirrors.trade.apply(fresh).then((result) => this.count('trades', fresh.size, result));
+        applied.catch(() => undefined); // handled: awaited below
+        applying.push(applied);
+        if (applying.length >= APPLYING_PAGES) await applying.shift();
+        if (ended) {
+          // Pages asked beyond the end come back empty or short; wait for them without asking more.
+          await Promise.allSettled(inFlight.splice(0));
+        }
       }
-      read += fresh.size;
-      // Pages are applied while the next ones are read; at most APPLYING_PAGES at once (bounded memory).
-      applying.push(mirrors.trade.apply(fresh).then((result) => this.count('trades', fresh.size, result)));
-      if (applying.length >= APPLYING_PAGES) await applying.shift();
-      if (ended) {
-        // Pages asked beyond the end come back empty or short; wait for them without asking more.
-        await Promise.allSettled(inFlight.splice(0));
-      }
+      await Promise.all(applying.splice(0));
+    } catch (error) {
+      await Promise.allSettled([...inFlight.splice(0), ...applying.splice(0)]);
+      throw error;
     }
-    await Promise.all(applying);
     this.checkRunning();
     this.log.info('trade history read', { trades: read, held: mirrors.trade.size });
   }

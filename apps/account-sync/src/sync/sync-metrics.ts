@@ -53,7 +53,7 @@ export class SyncMetrics {
     });
     new Gauge({
       name: 'account_sync_age_seconds',
-      help: 'Seconds since the last successful sync of each resource (absent before the first)',
+      help: 'Seconds since the last successful sync of each resource (before the first: since the sync started)',
       labelNames: ['resource'],
       registers: [registry],
       collect() {

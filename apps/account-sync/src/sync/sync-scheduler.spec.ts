@@ -31,7 +31,7 @@ class ScriptedEngine {
 const quiet = new JsonLogger('test', 'scheduler', 'error', { write: () => undefined });
 let scheduler: SyncScheduler | undefined;
 
-function start(engine: ScriptedEngine, intervalMs = 60_000): SyncScheduler {
+function start(engine: ScriptedEngine, intervalMs = 60_000, now: () => number = Date.now): SyncScheduler {
   const metrics = new SyncMetrics(
     new MetricsRegistry('test', { defaultMetrics: false }),
     () => undefined,
@@ -42,6 +42,7 @@ function start(engine: ScriptedEngine, intervalMs = 60_000): SyncScheduler {
     { fastIntervalMs: intervalMs, slowIntervalMs: intervalMs, triggerDelayMs: 0, staleIntervals: 3 },
     metrics,
     quiet,
+    now,
   );
   return scheduler;
 }
@@ -107,5 +108,22 @@ describe('SyncScheduler', () => {
       return s.staleResources().length === 1;
     }, 'only pairs stale');
     expect(s.staleResources()).toEqual([{ resource: 'pairs', detail: 'Error: venue down' }]);
+  });
+
+  it('ages a resource never read since the start, so a venue unreadable from the start shows as stale', async () => {
+    const engine = new ScriptedEngine();
+    engine.failing.add('balances');
+    let clock = 1_000_000;
+    const s = start(engine, 60_000, () => clock);
+    expect(s.ageOf('balances')).toBeUndefined();
+    s.start();
+    clock += 200_000;
+    expect(s.ageOf('balances')).toBe(200_000);
+    expect(s.staleResources().map((r) => r.resource)).toContain('balances');
+    engine.finish('trades');
+    await waitFor(() => s.ageOf('trades') === 0, 'trades read: its age from that read');
+    clock += 5_000;
+    expect(s.ageOf('trades')).toBe(5_000);
+    expect(s.ageOf('balances')).toBe(205_000);
   });
 });

@@ -37,6 +37,7 @@ interface Lane {
 export class SyncScheduler implements SyncTriggers {
   private readonly lanes = new Map<SyncResource, Lane>();
   private stopped = true;
+  private startedAt: number | undefined;
   private readonly log: JsonLogger;
 
   constructor(
@@ -65,6 +66,7 @@ export class SyncScheduler implements SyncTriggers {
   /** Starts the full read of every resource (not awaited: the app serves while it runs). */
   start(): void {
     this.stopped = false;
+    this.startedAt = this.now();
     const balances = this.request('balances', 'full');
     // The two long histories one after the other, trades first, so each gets the whole spare budget.
     const trades = this.request('trades', 'full');
@@ -92,9 +94,12 @@ export class SyncScheduler implements SyncTriggers {
     for (const resource of resourcesTouchedBy(cause)) this.soon(resource);
   }
 
-  /** Milliseconds since the resource's last successful read; undefined before the first. */
+  /**
+   * Milliseconds since the resource's last successful read — or, before the first, since the sync started (a
+   * venue unreadable from the start grows stale like one lost later); undefined before `start`.
+   */
   ageOf(resource: SyncResource): number | undefined {
-    const at = this.lanes.get(resource)?.lastOkAt;
+    const at = this.lanes.get(resource)?.lastOkAt ?? this.startedAt;
     return at === undefined ? undefined : this.now() - at;
   }
 
@@ -104,7 +109,8 @@ export class SyncScheduler implements SyncTriggers {
     for (const [resource, lane] of this.lanes) {
       const age = this.ageOf(resource);
       const limit = this.intervalOf(resource) * this.settings.staleIntervals;
-      if (age === undefined) stale.push({ resource, detail: lane.lastError ?? 'first read not finished' });
+      if (age === undefined || lane.lastOkAt === undefined)
+        stale.push({ resource, detail: lane.lastError ?? 'first read not finished' });
       else if (age > limit)
         stale.push({
           resource,

@@ -1,10 +1,25 @@
-/** Fault controls of the back office: REST failures, token rejection, clock skew, participants outage. */
-import { BadRequestException, Body, Controller, Delete, Get, HttpCode, Inject, Post } from '@nestjs/common';
+/**
+ * Fault controls of the back office: REST failures, token rejection, clock skew, participants outage, a balance
+ * moved without a transaction leg.
+ */
+import {
+  BadRequestException,
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  NotFoundException,
+  Post,
+} from '@nestjs/common';
+import { Decimal } from 'decimal.js';
 import { RestPath } from '#venue-api';
 import { SkewableClock } from '../domain/clock.js';
 import { VenueDirectory } from '../domain/directory.js';
+import { Ledger } from '../domain/ledger.js';
 import { RestFaults } from '../rest/rest-faults.js';
-import { asBody, booleanField, integerField, optionalText } from './admin-input.js';
+import { asBody, booleanField, decimalString, integerField, optionalText, requiredString } from './admin-input.js';
 
 @Controller('admin')
 export class FaultsAdminController {
@@ -12,6 +27,7 @@ export class FaultsAdminController {
     @Inject(RestFaults) private readonly faults: RestFaults,
     @Inject(SkewableClock) private readonly clock: SkewableClock,
     @Inject(VenueDirectory) private readonly directory: VenueDirectory,
+    @Inject(Ledger) private readonly ledger: Ledger,
   ) {}
 
   /** `{status: 500|502|503|429|401, count?, path?, applyThenFail?}`: the next `count` matching requests fail. */
@@ -58,6 +74,21 @@ export class FaultsAdminController {
     const available = booleanField(asBody(raw), 'available');
     this.directory.setParticipantsServiceUp(available);
     return { available };
+  }
+
+  /**
+   * `{accountGroupUuid, ccy, amount}`: the back office adds `amount` to a settled balance without
+   * booking a transaction leg — the balance no longer matches its newest leg's `balanceAfter` (a drift).
+   */
+  @Post('faults/balance-drift')
+  @HttpCode(200)
+  balanceDrift(@Body() raw: unknown): { accountGroupUuid: string; ccy: string; balance: string } {
+    const body = asBody(raw);
+    const groupUuid = requiredString(body, 'accountGroupUuid');
+    if (this.directory.group(groupUuid) === undefined) throw new NotFoundException('account group not found');
+    const ccy = requiredString(body, 'ccy');
+    this.ledger.creditSettled(groupUuid, ccy, new Decimal(decimalString(body, 'amount')));
+    return { accountGroupUuid: groupUuid, ccy, balance: this.ledger.total(groupUuid, ccy).toString() };
   }
 
   /** `{skewMs}`: the venue clock runs ahead (positive) or behind (negative) real time. */

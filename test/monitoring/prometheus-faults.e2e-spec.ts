@@ -1,0 +1,197 @@
+/**
+ * The fault scenario on a real Prometheus: the alerts the main scenario (prometheus.e2e-spec.ts) cannot raise,
+ * each by the fault an operator would meet — the venue unable to serve one resource to account-sync, a balance
+ * the venue moved without a transaction leg, an order's reply lost while the venue's order records cannot be
+ * read (and execution restarted into it), the risk positions bucket refusing writes while a fill arrives,
+ * account-sync started without its webhook sources. At each step exactly the alerts that step should raise
+ * are firing, and no other; each clears once its fault is gone. Rules as shipped, `for:` waits shortened to
+ * seconds and the long thresholds and windows cut by checked edits (prometheus-harness.ts).
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { RiskBucketName } from '#contracts';
+import { eventually, freePort } from '#testing';
+import { RestPath } from '#venue-api';
+import { ACCOUNT, adminPost, liveQuotes, metricSum, metricValue } from '../connector/connector-stack.js';
+import { finalEvents, place } from '../execution/execution-stack.js';
+import { startGatewayStack, type GatewayStack } from './gateway-stack.js';
+import { startPrometheus, type RunningPrometheus } from './prometheus-harness.js';
+import { grown, RAISED_BY_FAULT_SCENARIO, watchAlerts } from './alert-watch.js';
+
+const STRATEGY = 'prom-faults';
+
+describe('alerts raised by faults, on a real Prometheus scraping the running stack', () => {
+  let stack: GatewayStack;
+  let prometheus: RunningPrometheus;
+  let keys = 0;
+  const alerts = watchAlerts(() => prometheus);
+  const group = () => stack.venue.seed.defaultGroupUuid;
+  const accountUrl = () => stack.accountSync.httpUrl;
+
+  async function restFault(path: string): Promise<void> {
+    await adminPost(stack.venue, 'faults/rest', { status: 500, count: 1_000_000, path });
+  }
+  async function clearRestFaults(): Promise<void> {
+    expect((await fetch(`${stack.venue.adminUrl}/faults/rest`, { method: 'DELETE' })).ok).toBe(true);
+  }
+
+  const storedLegStates = () =>
+    metricSum(accountUrl(), 'account_sync_transactions_ingested_total', { result: 'stored' });
+
+  /** A processed deposit: a USD leg whose `balanceAfter` is the balance; both its states stored by account-sync. */
+  async function processedDeposit(amount: string): Promise<void> {
+    const before = await storedLegStates();
+    const leg = (await adminPost(stack.venue, 'deposits', { accountGroupUuid: group(), ccy: 'USD', amount })) as {
+      uuid: string;
+    };
+    await adminPost(stack.venue, `transactions/${leg.uuid}/process`);
+    await eventually(async () => ((await storedLegStates()) >= before + 2 ? true : undefined), {
+      what: `deposit ${amount} PENDING and PROCESSED stored`,
+      timeoutMs: 15_000,
+    });
+  }
+
+  /** An order placed through execution on a live quote; resolves to its order id. */
+  async function placeOrder(): Promise<string> {
+    const [quote] = await liveQuotes(stack.strategy, stack.venue, 'prom-faults', 1);
+    const reply = await place(stack.strategy, {
+      idempotencyKey: `prom-faults-${(keys += 1)}`,
+      strategyId: STRATEGY,
+      accountGroup: group(),
+      side: 'BUY',
+      quoteId: quote,
+    });
+    if (!reply.ok) throw new Error(`execution refused the order: ${JSON.stringify(reply.error)}`);
+    return reply.orderId;
+  }
+
+  beforeAll(async () => {
+    stack = await startGatewayStack({
+      // a lost reply is published UNKNOWN after 1.5 s: execution then reconciles it from the venue's records
+      connectorEnv: { ORDER_REPLY_TIMEOUT_MS: '1500' },
+      venue: { trading: { priceIntervalMs: 100, offContractEveryNTicks: 0 } },
+      // every resource read each second: one the venue cannot serve is stale within the edited 5 s threshold
+      accountSyncEnv: { SYNC_FAST_INTERVAL_MS: '1000', SYNC_SLOW_INTERVAL_MS: '1000' },
+    });
+    prometheus = await startPrometheus({
+      targets: stack.targets(),
+      ruleEdits: [
+        { file: 'account-sync.yml', from: '(account_sync_age_seconds) > 900', to: '(account_sync_age_seconds) > 5' },
+        { file: 'account-sync.yml', from: '[10m]', to: '[6s]' },
+        {
+          file: 'execution.yml',
+          from: '(execution_oldest_unresolved_age_seconds) > 300',
+          to: '(execution_oldest_unresolved_age_seconds) > 3',
+        },
+        { file: 'execution.yml', from: '[5m]', to: '[6s]' },
+      ],
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await prometheus?.stop();
+    await stack?.stop();
+  });
+
+  it('a quiet start with a deposit booked: nothing fires', async () => {
+    await processedDeposit('40.00');
+    await alerts.expectFiring([], 'all well');
+  }, 40_000);
+
+  it('the venue cannot serve balances: GatewayAccountSyncFailing and GatewayAccountSyncStale, cleared once it can', async () => {
+    await restFault(RestPath.Balances);
+    await alerts.expectFiring(['GatewayAccountSyncFailing', 'GatewayAccountSyncStale'], 'balances unreadable', 30_000);
+    await clearRestFaults();
+    await alerts.expectFiring([], 'balances readable again', 30_000);
+  }, 70_000);
+
+  it('a balance moved without a transaction leg: GatewayBalanceDrift until a leg explains the balance', async () => {
+    await adminPost(stack.venue, 'faults/balance-drift', { accountGroupUuid: group(), ccy: 'USD', amount: '3.00' });
+    await alerts.expectFiring(['GatewayBalanceDrift'], 'balance drift', 30_000);
+    await processedDeposit('1.00');
+    await alerts.expectFiring([], 'balance explained by its newest leg', 30_000);
+  }, 70_000);
+
+  let unresolved = '';
+
+  it("a lost reply while the venue's order records cannot be read: the order unresolved, its reconciliation failing", async () => {
+    await restFault(RestPath.OrderState);
+    await restFault(RestPath.Trades);
+    await adminPost(stack.venue, 'faults/ws/drop-order-outcomes', { count: 1 });
+    unresolved = await placeOrder();
+    // the trade list also feeds account-sync's trades: that resource fails and grows stale too
+    await alerts.expectFiring(
+      [
+        'GatewayAccountSyncFailing',
+        'GatewayAccountSyncStale',
+        'GatewayExecutionOrderUnresolved',
+        'GatewayReconciliationFailing',
+      ],
+      'order of unknown outcome, venue records unreadable',
+      30_000,
+    );
+  }, 40_000);
+
+  it('execution restarted with that order open: start-up reconciliation stuck, new orders refused', async () => {
+    await stack.restartExecution();
+    await alerts.expectFiring(
+      [
+        'GatewayAccountSyncFailing',
+        'GatewayAccountSyncStale',
+        'GatewayExecutionOrderUnresolved',
+        'GatewayReconciliationFailing',
+        'GatewayStartupReconciliationStuck',
+      ],
+      'restarted into unreadable venue records',
+      30_000,
+    );
+    // a new order is refused while the open ones are not checked (fail-closed start)
+    const [quote] = await liveQuotes(stack.strategy, stack.venue, 'prom-faults', 1);
+    const refused = await place(stack.strategy, {
+      idempotencyKey: `prom-faults-${(keys += 1)}`,
+      strategyId: STRATEGY,
+      accountGroup: group(),
+      side: 'BUY',
+      quoteId: quote,
+    });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'EXECUTION_RECONCILING_UNRESOLVED_ORDERS' } });
+  }, 60_000);
+
+  it('the venue readable again: the order resolved from its records, everything clears', async () => {
+    await clearRestFaults();
+    const events = await finalEvents(stack.js, STRATEGY, unresolved, 30_000);
+    expect(events.filter((e) => e.order.final).map((e) => e.order.state)).toEqual(['SUCCESS']);
+    await alerts.expectFiring([], 'venue records readable, the order resolved', 30_000);
+  }, 90_000);
+
+  it('the positions bucket refuses writes while a fill arrives: GatewayRiskPositionWriteFailing', async () => {
+    const bucket = `KV_${RiskBucketName.positions(ACCOUNT)}`;
+    const config = (await stack.jsm.streams.info(bucket)).config;
+    const failures = (await metricValue(stack.execution.httpUrl, 'execution_risk_position_write_failures_total')) ?? 0;
+    await stack.jsm.streams.update(bucket, { ...config, max_msg_size: 1 });
+    try {
+      const orderId = await placeOrder();
+      const events = await finalEvents(stack.js, STRATEGY, orderId);
+      expect(events.filter((e) => e.order.final).map((e) => e.order.state)).toEqual(['SUCCESS']);
+      await grown(stack.execution.httpUrl, 'execution_risk_position_write_failures_total', {}, failures);
+      await alerts.expectFiring(['GatewayRiskPositionWriteFailing'], 'a fill not added to the positions');
+    } finally {
+      await stack.jsm.streams.update(bucket, { ...config, max_msg_size: -1 });
+    }
+    await alerts.expectFiring([], 'positions writable, the failure out of its window', 30_000);
+  }, 70_000);
+
+  it('account-sync started without its webhook sources: GatewayWebhookSourcesUnloaded until ips.json loads', async () => {
+    const nowhere = `http://127.0.0.1:${await freePort()}${RestPath.WebhookIps}`;
+    await stack.restartAccountSync({ VENUE_WEBHOOK_IPS_URL: nowhere });
+    await alerts.expectFiring(['GatewayWebhookSourcesUnloaded'], 'no webhook sources', 30_000);
+    await stack.restartAccountSync();
+    await grown(accountUrl(), 'account_sync_webhook_ips_version', {}, 0);
+    await alerts.expectFiring([], 'webhook sources loaded', 30_000);
+  }, 90_000);
+
+  it('raised every alert it names', async () => {
+    const names = await prometheus.alertNames();
+    expect(RAISED_BY_FAULT_SCENARIO.filter((n) => !names.includes(n))).toEqual([]);
+    expect(RAISED_BY_FAULT_SCENARIO.filter((n) => !alerts.raised.has(n))).toEqual([]);
+  });
+});
