@@ -98,17 +98,9 @@ export class ConnectorRuntime {
       statusMaxAgeMs: Math.max(3 * settings.statusIntervalMs, 1_000),
       replicas: settings.replicas,
     };
+    // Declared again by the bus after a reconnect or a "no stream" answer (a restarted server may have lost them).
     const { priceStream } = await ensureConnectorStreams(bus.streams, subjects, streamSettings);
     this.watchJetStream();
-    // A restarted nats-server has lost the memory streams (prices, status): declare them again.
-    bus.connection.onReconnect(() => {
-      if (this.stopping !== undefined) return;
-      ensureConnectorStreams(bus.streams, subjects, streamSettings).catch((error: unknown) =>
-        logger.error('could not re-declare streams after a NATS reconnect', {
-          error: error instanceof Error ? error.message : String(error),
-        }),
-      );
-    });
     const bucket = await bus.kv.bucket(BucketName.orderMarks(subjects.account), {
       storage: 'file',
       maxAgeMs: settings.orderRetentionMs,
