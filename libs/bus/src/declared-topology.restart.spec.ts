@@ -13,6 +13,7 @@ import {
   BusMetrics,
   BusPublisher,
   BusStreams,
+  JetStreamMetrics,
   type DurableConsumerHandle,
   type KvBucket,
 } from './index.js';
@@ -48,6 +49,7 @@ describe('the declared topology across a NATS that lost it', () => {
       new HealthRegistry(500),
       silent,
     );
+    new JetStreamMetrics(registry, connection);
     publisher = new BusPublisher(connection, metrics, silent);
     const streams = new BusStreams(connection, silent);
     await streams.ensureStream({ name: 'T_LAST', subjects: ['t.last.>'], storage: 'memory', maxMsgsPerSubject: 1 });
@@ -72,6 +74,14 @@ describe('the declared topology across a NATS that lost it', () => {
     await worker?.stop();
     await connection?.close();
     await server?.stop();
+  });
+
+  it('exports jetstream_* for what it declared, with nothing to wire', async () => {
+    const text = await registry.metrics();
+    expect(text).toMatch(/^jetstream_stream_messages\{stream="T_LAST",app="topology-test"\} 0$/m);
+    expect(text).toMatch(/^jetstream_stream_messages\{stream="T_WORK",app="topology-test"\} \d+$/m);
+    expect(text).toMatch(/^jetstream_consumer_pending\{stream="T_WORK",consumer="worker",app="topology-test"\} 0$/m);
+    expect(text).toMatch(/^jetstream_info_errors\{app="topology-test"\} 0$/m);
   });
 
   it('after a restart with an empty store: streams, bucket and consumer are declared again, and work flows', async () => {
