@@ -5,7 +5,7 @@
  * sandbox and to the gateway's apps, in-process or as child processes.
  */
 import { rm } from 'node:fs/promises';
-import { startNatsServer, type NatsServerHandle } from './nats-server.js';
+import { restartNatsServer, startNatsServer, type NatsServerHandle } from './nats-server.js';
 
 /** Anything the stack starts: it can be stopped (idempotently). */
 export interface Stoppable {
@@ -67,16 +67,9 @@ export async function startStack<V extends Stoppable, A extends Record<string, S
       return apps[name];
     },
     async restartNats(whileDown, options = {}) {
-      const { port, storeDir } = nats;
-      await nats.kill();
-      await whileDown?.();
-      if (options.emptyStore) {
-        await rm(storeDir, { recursive: true, force: true });
-        nats = await startNatsServer({ port }); // its own temporary store, removed when it stops
-        return;
-      }
-      nats = await startNatsServer({ port, storeDir });
-      keptStore = storeDir;
+      const { storeDir } = nats;
+      nats = await restartNatsServer(nats, { ...options, ...(whileDown ? { whileDown } : {}) });
+      if (nats.storeDir === storeDir) keptStore = storeDir;
     },
     async stop() {
       for (const name of [...names].reverse()) await apps[name].close().catch(() => undefined);
