@@ -100,8 +100,13 @@ export class BusConsumers {
         if (state.stopped) return;
         if ((await this.ensureConsumer({ ...options, exclusive: false })) === 'updated') return;
         // created again: the running iterator waits on a consumer that no longer exists
+        const fresh = await this.open(options);
+        if (state.stopped) {
+          await fresh.close().catch(() => undefined);
+          return;
+        }
         const stale = messages;
-        messages = await this.open(options);
+        messages = fresh;
         await stale.close().catch(() => undefined);
       },
     });
