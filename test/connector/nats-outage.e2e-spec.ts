@@ -29,14 +29,8 @@ describe('connector across a nats-server restart', () => {
     await stack?.stop();
   });
 
-  it('reconnects, re-declares the last-value streams, and keeps taking orders', async () => {
-    await stack.restartNats();
-    await waitFor(
-      async () => ((await metricValue(stack.connector.httpUrl, 'bus_reconnects_total')) ?? 0) >= 1,
-      'the connector reconnected to NATS',
-      20_000,
-    );
-    // the memory price stream was lost with the server; the connector declares it again and fills it
+  /** The last price is readable again, and an order command is taken, sent once and its outcome stored. */
+  async function worksOn(clientRequestId: string): Promise<void> {
     await waitFor(
       async () => {
         const last = await stack.jsm.streams
@@ -48,13 +42,21 @@ describe('connector across a nats-server restart', () => {
       20_000,
     );
     const quote = await nextPrice(stack.strategy, subject, (p) => p.status === 'live');
-    await sendOrderCommand(stack, { clientRequestId: 'nats-out-1', quoteId: quote.quoteId, side: 'BUY' }, 'nats-out-1');
+    await sendOrderCommand(stack, { clientRequestId, quoteId: quote.quoteId, side: 'BUY' }, clientRequestId);
+    const filled = async () => (await storedOutcomes(stack.jsm, clientRequestId)).filter((o) => o.status === 'SUCCESS');
+    await waitFor(async () => (await filled()).length > 0, `the outcome of ${clientRequestId}`, 20_000);
+    expect(await filled()).toHaveLength(1);
+  }
+
+  it('reconnects, re-declares the last-value streams, and keeps taking orders', async () => {
+    await stack.restartNats();
     await waitFor(
-      async () => (await storedOutcomes(stack.jsm, 'nats-out-1')).some((o) => o.status === 'SUCCESS'),
-      'the order outcome',
+      async () => ((await metricValue(stack.connector.httpUrl, 'bus_reconnects_total')) ?? 0) >= 1,
+      'the connector reconnected to NATS',
       20_000,
     );
-    expect((await storedOutcomes(stack.jsm, 'nats-out-1')).filter((o) => o.status === 'SUCCESS')).toHaveLength(1);
+    // the memory price stream was lost with the server; the connector declares it again and fills it
+    await worksOn('nats-out-1');
   });
 
   it('after NATS comes back with an empty store, declares its streams, bucket and consumer again and works on', async () => {
@@ -75,30 +77,7 @@ describe('connector across a nats-server restart', () => {
         `KV_${BucketName.orderMarks(ACCOUNT)}`,
       ].sort(),
     );
-    // the last price and the status are readable again
-    await waitFor(
-      async () => {
-        const last = await stack.jsm.streams
-          .getMessage(StreamName.prices(ACCOUNT), { last_by_subj: subject })
-          .catch(() => null);
-        return last?.json<PriceMessage>().status === 'live';
-      },
-      'the last price is readable again',
-      20_000,
-    );
-    // an order command is taken from the work queue declared again, marked, sent once and its outcome stored
-    const quote = await nextPrice(stack.strategy, subject, (p) => p.status === 'live');
-    await sendOrderCommand(
-      stack,
-      { clientRequestId: 'nats-empty-1', quoteId: quote.quoteId, side: 'BUY' },
-      'nats-empty-1',
-    );
-    await waitFor(
-      async () => (await storedOutcomes(stack.jsm, 'nats-empty-1')).some((o) => o.status === 'SUCCESS'),
-      'the order outcome after the empty store',
-      20_000,
-    );
-    expect((await storedOutcomes(stack.jsm, 'nats-empty-1')).filter((o) => o.status === 'SUCCESS')).toHaveLength(1);
+    await worksOn('nats-empty-1');
     expect(await metricValue(stack.connector.httpUrl, 'jetstream_info_errors')).toBe(0);
   });
 });
