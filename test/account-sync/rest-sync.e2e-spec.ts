@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { jetstream } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
-import { AccountStateName } from '#bus';
+import { AccountLedgerName, AccountStateName } from '#bus';
 import {
   AccountSyncSubjects,
   StreamName,
@@ -125,6 +125,31 @@ describe('REST sync: every resource mirrored on NATS', () => {
       limit: -1,
     });
     expect(reply).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
+  });
+});
+
+describe('account-sync on /metrics: its JetStream streams and consumer', () => {
+  it('reports each stream it declares and the lag of its order-outcome consumer (jetstream_*)', async () => {
+    const text = await (await fetch(`${stack.app?.httpUrl}/metrics`)).text();
+    const streams = [
+      AccountLedgerName.transactions(ACCOUNT),
+      AccountLedgerName.withdrawalEvents(ACCOUNT),
+      AccountStateName.events(ACCOUNT),
+      AccountStateName.historyEvents(ACCOUNT),
+    ];
+    for (const stream of streams) {
+      expect(text).toMatch(
+        new RegExp(`^jetstream_stream_messages\\{stream="${stream}",app="account-sync"\\} \\d+$`, 'm'),
+      );
+    }
+    const outcomes = StreamName.orderOutcomes(ACCOUNT);
+    expect(text).toMatch(
+      new RegExp(
+        `^jetstream_consumer_pending\\{stream="${outcomes}",consumer="account-sync",app="account-sync"\\} 0$`,
+        'm',
+      ),
+    );
+    expect(text).toMatch(/^jetstream_info_errors\{app="account-sync"\} 0$/m);
   });
 });
 

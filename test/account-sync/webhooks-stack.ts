@@ -3,6 +3,7 @@
  * sandbox venue (posting real webhooks to the app's receiver), and the app in-process (or as a child process
  * for crash tests). The test talks to it with a plain NATS client and the sandbox's admin API.
  */
+import { rm } from 'node:fs/promises';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import {
@@ -13,7 +14,7 @@ import {
 } from '#contracts';
 import { AccountLedgerName } from '#bus';
 import { JsonLogger, loadConfig } from '#observability';
-import { freePort, startNatsServer, type NatsServerHandle } from '#testing';
+import { freePort, restartNatsServer, startNatsServer, type NatsServerHandle } from '#testing';
 import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
 import type { SandboxOptions } from '../../apps/sandbox-venue/src/config.js';
 import { startAccountSync, type RunningAccountSync } from '../../apps/account-sync/src/bootstrap.js';
@@ -37,13 +38,16 @@ export interface AccountSyncStack {
   webhookUrl: string;
   startApp(): Promise<RunningAccountSync>;
   stopApp(): Promise<void>;
+  /** Kills nats-server and starts it on the same port: the same store, or with `emptyStore` a new, empty one. */
+  restartNats(options?: { emptyStore?: boolean }): Promise<void>;
   stop(): Promise<void>;
 }
 
 export async function startAccountSyncStack(
   options: { venue?: SandboxOptions; env?: Record<string, string>; startApp?: boolean } = {},
 ): Promise<AccountSyncStack> {
-  const nats = await startNatsServer();
+  let nats = await startNatsServer();
+  let keptStore: string | undefined;
   const webhookPort = await freePort();
   const webhookUrl = `http://127.0.0.1:${webhookPort}/webhooks/venue`;
   const venue = await startE2eVenue({
@@ -75,7 +79,9 @@ export async function startAccountSyncStack(
   const client = await connect({ servers: nats.url, name: 'e2e-consumer' });
   const jsm = await jetstreamManager(client);
   const stack: AccountSyncStack = {
-    nats,
+    get nats() {
+      return nats;
+    },
     venue,
     app: undefined,
     client,
@@ -90,11 +96,17 @@ export async function startAccountSyncStack(
       await stack.app?.close();
       stack.app = undefined;
     },
+    async restartNats(options = {}) {
+      const { storeDir } = nats;
+      nats = await restartNatsServer(nats, options);
+      if (nats.storeDir === storeDir) keptStore = storeDir;
+    },
     async stop() {
       await stack.stopApp();
       await client.close();
       await venue.close();
       await nats.stop();
+      if (keptStore !== undefined) await rm(keptStore, { recursive: true, force: true });
     },
   };
   if (options.startApp ?? true) await stack.startApp();

@@ -6,7 +6,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { Subjects, StreamName, type OrderOutcome, type PriceMessage, type StreamReply } from '#contracts';
 import { JsonLogger, loadConfig } from '#observability';
-import { startStack, type NatsServerHandle } from '#testing';
+import { startStack, type NatsServerHandle, type RestartNatsOptions } from '#testing';
 import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
 import { startE2eVenue } from '../kit/e2e-venue.js';
 import type { SandboxOptions } from '../../apps/sandbox-venue/src/config.js';
@@ -30,8 +30,11 @@ export interface ConnectorStack {
   env: Record<string, string>;
   /** Stops the connector and starts it again (same environment); `whileDown` runs while it is stopped. */
   restartConnector(whileDown?: () => Promise<void>): Promise<void>;
-  /** Kills nats-server and starts it again on the same port and store (file streams survive, memory ones not). */
-  restartNats(whileDown?: () => Promise<void>): Promise<void>;
+  /**
+   * Kills nats-server and starts it again on the same port and store (file streams survive, memory ones not),
+   * or with `emptyStore` on a new, empty one (everything lost).
+   */
+  restartNats(whileDown?: () => Promise<void>, options?: RestartNatsOptions): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -99,7 +102,7 @@ export async function startConnectorStack(
     async restartConnector(whileDown) {
       connectorStack.connector = await stack.restart('connector', whileDown);
     },
-    restartNats: (whileDown) => stack.restartNats(whileDown),
+    restartNats: (whileDown, options) => stack.restartNats(whileDown, options),
     async stop() {
       await strategy.close();
       await stack.stop();

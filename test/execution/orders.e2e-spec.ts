@@ -230,4 +230,21 @@ describe('execution: the order API, one final outcome per order', () => {
     expect(text).toContain('execution_unresolved_orders');
     expect(text).toContain('execution_oldest_unresolved_age_seconds');
   });
+
+  it('/metrics tells the venue REST calls of its reconciliation in the venue_rest_* series every app shares', async () => {
+    // the INDETERMINATE order above was settled from the trade list: at least one listTrades call answered 200
+    const calls = await metricValue(instance.httpUrl, 'venue_rest_calls_total', {
+      operation: 'listTrades',
+      status: '200',
+    });
+    expect(calls).toBeGreaterThanOrEqual(1);
+    const waits = await metricValue(instance.httpUrl, 'venue_rest_budget_wait_seconds_count', {
+      operation: 'listTrades',
+    });
+    expect(waits).toBeGreaterThanOrEqual(1);
+    // the throttle series of its operations exist from the start, so GatewayVenueRestThrottled sees a first 429
+    for (const operation of ['listTrades', 'getOrderState']) {
+      expect(await metricValue(instance.httpUrl, 'venue_rest_throttled_total', { operation })).toBe(0);
+    }
+  });
 });

@@ -9,7 +9,7 @@ import {
 import { BusConnection, BusCore, BusKv, BusModule, BusPublisher, BusStreams } from '#bus';
 import { systemClock } from '#actors';
 import { HealthRegistry, JsonLogger, MetricsRegistry, ObservabilityModule } from '#observability';
-import { TonceSource, VenueRestClient } from '#venue-api';
+import { TonceSource, VenueRestClient, VenueRestMetrics } from '#venue-api';
 import { EXECUTION_CONFIG, type ExecutionConfig } from './config.js';
 import { ExecutionRuntime } from './execution-runtime.js';
 import { RISK_GATE, type RiskGate } from './risk/risk-gate.js';
@@ -30,6 +30,9 @@ class ExecutionLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
     await this.runtime.stop();
   }
 }
+
+/** The venue REST calls of the execution app: reconciliation reads (trade list by clientRef, order state). */
+const EXECUTION_REST_OPERATIONS = ['listTrades', 'getOrderState'] as const;
 
 @Module({})
 export class ExecutionAppModule {
@@ -103,6 +106,7 @@ export class ExecutionAppModule {
                 requestsPerSecond: config.VENUE_REST_REQUESTS_PER_SECOND,
                 timeoutMs: config.VENUE_REST_TIMEOUT_MS,
                 throttleRetries: 1,
+                events: new VenueRestMetrics(metrics, { operations: EXECUTION_REST_OPERATIONS }),
               }),
               systemClock,
               { metrics, health, logger },

@@ -19,7 +19,6 @@ import {
 } from '#contracts';
 import {
   ensureExecutionTopology,
-  JetStreamMetrics,
   type BusConnection,
   type BusCore,
   type BusKv,
@@ -252,9 +251,6 @@ export class ExecutionRuntime {
         up: false,
         detail: `${unchecked} order(s) resumed at start-up not yet checked against the venue${venue.lastReachable === false ? ' (venue unreachable)' : ''}; new orders refused`,
       };
-    });
-    new JetStreamMetrics(this.observability.metrics, bus.connection).watch({
-      stream: ExecutionStreamName.orderEvents(settings.account),
     });
     logger.info('execution started', {
       instance: settings.instanceId,

@@ -3,6 +3,7 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import type { HealthRegistry, JsonLogger } from '#observability';
 import type { BusOptions } from './bus-options.js';
 import type { BusMetrics } from './bus-metrics.js';
+import { DeclaredTopology, type DeclaredTopologyOptions } from './declared-topology.js';
 
 /**
  * The one NATS connection of a process. It reconnects forever (a gateway that gave up on its bus would be
@@ -16,6 +17,11 @@ export class BusConnection {
   private up = true;
   private closing: Promise<void> | undefined;
   private readonly reconnectListeners: (() => void)[] = [];
+  /**
+   * What this process declared on JetStream (streams, buckets, consumers), declared again after every
+   * reconnection and when a publish finds no stream: a restarted server may have lost it.
+   */
+  readonly topology: DeclaredTopology;
 
   private constructor(
     readonly client: NatsConnection,
@@ -23,7 +29,9 @@ export class BusConnection {
     readonly jsm: JetStreamManager,
     private readonly metrics: BusMetrics,
     private readonly logger: JsonLogger,
+    topologyOptions: DeclaredTopologyOptions = {},
   ) {
+    this.topology = new DeclaredTopology(metrics, logger, () => this.isUp, topologyOptions);
     metrics.connected.set(1);
     void this.watchStatus();
   }
@@ -50,7 +58,14 @@ export class BusConnection {
       ...(options.reconnectBufSize !== undefined ? { reconnectBufSize: options.reconnectBufSize } : {}),
     }).finally(() => clearInterval(waiting));
     const jsm = await jetstreamManager(client);
-    const connection = new BusConnection(client, jetstream(client), jsm, metrics, logger.child('bus'));
+    const connection = new BusConnection(
+      client,
+      jetstream(client),
+      jsm,
+      metrics,
+      logger.child('bus'),
+      options.topology ?? {},
+    );
     health.register('nats', () => connection.health());
     logger.info('connected to NATS', { server: client.getServer() });
     return connection;
@@ -66,8 +81,8 @@ export class BusConnection {
   }
 
   /**
-   * Called after every reconnection. A restarted server may have lost memory-stored streams: a
-   * listener re-declares what it needs (stream setup is idempotent).
+   * Called after every reconnection (what the process declared is declared again by `topology` meanwhile;
+   * a listener re-reads what it needs).
    */
   onReconnect(listener: () => void): void {
     this.reconnectListeners.push(listener);
@@ -82,6 +97,7 @@ export class BusConnection {
   /** Drains subscriptions, flushes pending publishes and closes; idempotent. */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      this.topology.stop();
       if (this.client.isClosed()) return;
       try {
         await this.client.drain();
@@ -114,6 +130,7 @@ export class BusConnection {
           this.metrics.connected.set(1);
           this.metrics.reconnects.inc();
           this.logger.info('NATS reconnected', { server: status.server });
+          this.topology.redeclare('reconnect');
           for (const listener of this.reconnectListeners) listener();
           break;
         case 'error':

@@ -55,6 +55,10 @@ export class BusConsumers {
     private readonly logger: JsonLogger,
   ) {}
 
+  /**
+   * Kept in the connection's topology: when the server lost the consumer (a store lost with its server), it is
+   * created again and consumed at once, rather than after the client's own slow check (up to its pull expiry).
+   */
   async consumeDurable(options: DurableConsumerOptions): Promise<DurableConsumerHandle> {
     await this.ensureConsumer(options);
     const state = { stopped: false };
@@ -63,19 +67,22 @@ export class BusConsumers {
     // closed under it), log, wait, and consume again; the durable consumer resumes where it left off.
     const run = async (): Promise<void> => {
       while (!state.stopped) {
+        const current = messages;
         try {
-          await this.loop(messages, options, state);
+          await this.loop(current, options, state);
           if (state.stopped) return;
+          if (messages !== current) continue; // replaced after the consumer was created again: consume the new one
           throw new Error('message iterator ended');
         } catch (error) {
           if (state.stopped) return;
+          if (messages !== current) continue;
           this.logger.error('durable consumer stopped; consuming again shortly', {
             stream: options.stream,
             durable: options.durable,
             error: error instanceof Error ? error.message : String(error),
           });
           await new Promise((resolve) => setTimeout(resolve, RESUME_DELAY_MS));
-          if (state.stopped) return;
+          if (state.stopped || messages !== current) continue;
           try {
             messages = await this.open(options);
           } catch {
@@ -85,9 +92,28 @@ export class BusConsumers {
       }
     };
     const done = run();
+    const declaration = { kind: 'consumer' as const, stream: options.stream, name: options.durable };
+    const { topology } = this.connection;
+    topology.keep({
+      ...declaration,
+      declare: async () => {
+        if (state.stopped) return;
+        if ((await this.ensureConsumer({ ...options, exclusive: false })) === 'updated') return;
+        // created again: the running iterator waits on a consumer that no longer exists
+        const fresh = await this.open(options);
+        if (state.stopped) {
+          await fresh.close().catch(() => undefined);
+          return;
+        }
+        const stale = messages;
+        messages = fresh;
+        await stale.close().catch(() => undefined);
+      },
+    });
     return {
       stop: async () => {
         state.stopped = true;
+        topology.forget(declaration);
         // close(): the iterator still yields what was already pulled, and the loop hands it back (nak).
         await messages.close().catch(() => undefined);
         await done;
@@ -125,7 +151,7 @@ export class BusConsumers {
     }
   }
 
-  private async ensureConsumer(options: DurableConsumerOptions): Promise<void> {
+  private async ensureConsumer(options: DurableConsumerOptions): Promise<'created' | 'updated'> {
     const config = {
       durable_name: options.durable,
       ack_policy: AckPolicy.Explicit,
@@ -140,7 +166,7 @@ export class BusConsumers {
         if (!(error instanceof JetStreamApiError) || error.status !== 404) throw error;
       });
       await jsm.consumers.add(options.stream, config);
-      return;
+      return 'created';
     }
     try {
       await jsm.consumers.info(options.stream, options.durable);
@@ -148,9 +174,11 @@ export class BusConsumers {
         ack_wait: config.ack_wait,
         max_deliver: config.max_deliver,
       });
+      return 'updated';
     } catch (error) {
       if (!(error instanceof JetStreamApiError) || error.status !== 404) throw error;
       await jsm.consumers.add(options.stream, config);
+      return 'created';
     }
   }
 }

@@ -1,6 +1,7 @@
 import { KvWatchInclude, Kvm, type KV } from '@nats-io/kv';
 import { JetStreamApiError, StorageType } from '@nats-io/jetstream';
 import type { BusConnection } from './bus-connection.js';
+import { isNoStreamAnswer } from './declared-topology.js';
 
 export interface KvBucketOptions {
   /** 'file' for state that must survive a server restart. */
@@ -35,7 +36,11 @@ export interface KvWatch {
 export class KvBucket {
   private readonly encoder = new TextEncoder();
 
-  constructor(private readonly kv: KV) {}
+  constructor(
+    private readonly kv: KV,
+    /** Told when a write finds no stream behind the bucket (the server lost it). */
+    private readonly noStream: () => void = () => undefined,
+  ) {}
 
   /**
    * Writes `value` only if `key` has no value yet. 'exists' means someone (maybe an earlier life of this
@@ -43,7 +48,7 @@ export class KvBucket {
    */
   async createIfAbsent(key: string, value: unknown): Promise<'created' | 'exists'> {
     try {
-      await this.kv.create(key, this.encoder.encode(JSON.stringify(value)));
+      await this.written(this.kv.create(key, this.encoder.encode(JSON.stringify(value))));
       return 'created';
     } catch (error) {
       if (isWrongLastSequence(error)) return 'exists';
@@ -58,12 +63,12 @@ export class KvBucket {
   }
 
   async put(key: string, value: unknown): Promise<number> {
-    return this.kv.put(key, this.encoder.encode(JSON.stringify(value)));
+    return this.written(this.kv.put(key, this.encoder.encode(JSON.stringify(value))));
   }
 
   /** Compare-and-set: fails unless the key is still at `revision`. */
   async update(key: string, value: unknown, revision: number): Promise<number> {
-    return this.kv.update(key, this.encoder.encode(JSON.stringify(value)), revision);
+    return this.written(this.kv.update(key, this.encoder.encode(JSON.stringify(value)), revision));
   }
 
   /**
@@ -73,7 +78,7 @@ export class KvBucket {
   async compareAndSet(key: string, value: unknown, revision: number): Promise<number | 'conflict'> {
     const data = this.encoder.encode(JSON.stringify(value));
     try {
-      return revision === 0 ? await this.kv.create(key, data) : await this.kv.update(key, data, revision);
+      return await this.written(revision === 0 ? this.kv.create(key, data) : this.kv.update(key, data, revision));
     } catch (error) {
       if (isWrongLastSequence(error)) return 'conflict';
       throw error;
@@ -126,7 +131,17 @@ export class KvBucket {
 
   /** Removes the key's value and history (idempotent). */
   async remove(key: string): Promise<void> {
-    await this.kv.purge(key);
+    await this.written(this.kv.purge(key));
+  }
+
+  /** A write answered "no stream" tells the topology before the caller sees the error. */
+  private async written<T>(write: Promise<T>): Promise<T> {
+    try {
+      return await write;
+    } catch (error) {
+      if (isNoStreamAnswer(error)) this.noStream();
+      throw error;
+    }
   }
 }
 
@@ -134,15 +149,20 @@ export class KvBucket {
 export class BusKv {
   constructor(private readonly connection: BusConnection) {}
 
+  /** Kept in the connection's topology: the bucket is declared again whenever the server may have lost it. */
   async bucket(name: string, options: KvBucketOptions = {}): Promise<KvBucket> {
     const kvm = new Kvm(this.connection.client);
-    const kv = await kvm.create(name, {
-      storage: options.storage === 'memory' ? StorageType.Memory : StorageType.File,
-      history: options.history ?? 1,
-      ...(options.maxAgeMs ? { ttl: options.maxAgeMs } : {}),
-      ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
-    });
-    return new KvBucket(kv);
+    const declare = () =>
+      kvm.create(name, {
+        storage: options.storage === 'memory' ? StorageType.Memory : StorageType.File,
+        history: options.history ?? 1,
+        ...(options.maxAgeMs ? { ttl: options.maxAgeMs } : {}),
+        ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
+      });
+    const kv = await declare();
+    const { topology } = this.connection;
+    topology.keep({ kind: 'bucket', name, declare });
+    return new KvBucket(kv, () => topology.redeclare('no_stream'));
   }
 }
 

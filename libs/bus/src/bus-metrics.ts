@@ -1,5 +1,6 @@
 import { Counter, Gauge } from 'prom-client';
 import type { MetricsRegistry } from '#observability';
+import { REDECLARE_TRIGGERS } from './declared-topology.js';
 
 /** The bus's own metrics; labels are bounded (a subject *kind*, never a subject). */
 export class BusMetrics {
@@ -11,6 +12,8 @@ export class BusMetrics {
   readonly publishDropped: Counter<'subject_kind'>;
   readonly durablePublishRetries: Counter<'subject_kind'>;
   readonly durablePublishFailures: Counter<'subject_kind'>;
+  readonly topologyRedeclarations: Counter<'trigger' | 'result'>;
+  readonly topologyMissing: Gauge;
 
   constructor(registry: MetricsRegistry) {
     const registers = [registry];
@@ -45,6 +48,20 @@ export class BusMetrics {
       name: 'bus_durable_publish_failures_total',
       help: 'JetStream publishes that failed after every attempt',
       labelNames: ['subject_kind'],
+      registers,
+    });
+    this.topologyRedeclarations = new Counter({
+      name: 'bus_topology_redeclarations_total',
+      help: "Attempts to declare this process's streams, buckets and consumers again, by trigger (reconnect, no_stream) and result",
+      labelNames: ['trigger', 'result'],
+      registers,
+    });
+    for (const trigger of REDECLARE_TRIGGERS) {
+      for (const result of ['ok', 'failed']) this.topologyRedeclarations.inc({ trigger, result }, 0);
+    }
+    this.topologyMissing = new Gauge({
+      name: 'bus_topology_missing',
+      help: 'Streams, buckets and consumers of this process not declared again since the server may have lost them (0 when whole)',
       registers,
     });
   }

@@ -1,3 +1,5 @@
+import type { DeclaredTopologyOptions } from './declared-topology.js';
+
 /** Injection token for the bus's connection options. */
 export const BUS_OPTIONS = Symbol('BUS_OPTIONS');
 
@@ -12,4 +14,6 @@ export interface BusOptions {
   reconnectBufSize?: number;
   /** While the first connection is not made, a warning is logged this often (default 2 s). */
   waitLogIntervalMs?: number;
+  /** Backoff and pacing of declaring the topology again after a reconnect or a "no stream" answer. */
+  topology?: DeclaredTopologyOptions;
 }

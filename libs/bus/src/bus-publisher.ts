@@ -3,6 +3,7 @@ import type { Topic } from '#contracts';
 import type { JsonLogger } from '#observability';
 import type { BusConnection } from './bus-connection.js';
 import type { BusMetrics } from './bus-metrics.js';
+import { isNoStreamAnswer } from './declared-topology.js';
 import type { SubjectKind } from './subject-kind.js';
 
 export interface DurablePublishOptions {
@@ -89,6 +90,8 @@ export class BusPublisher {
         });
       } catch (error) {
         lastError = error;
+        // no stream behind the subject: the server may have lost it; the retries below may find it declared again
+        if (isNoStreamAnswer(error)) this.connection.topology.redeclare('no_stream');
         if (attempt === attempts) break;
         this.metrics.durablePublishRetries.inc({ subject_kind: options.kind });
         this.logger.warn('JetStream publish not acknowledged; retrying with the same msgId', {

@@ -44,8 +44,19 @@ export class BusStreams {
   /**
    * Creates the stream, or brings an existing one to `definition` (idempotent; several processes may
    * call it at once). Settings JetStream cannot change in place (storage, retention) make it throw.
+   * Kept in the connection's topology: declared again whenever the server may have lost it.
    */
   async ensureStream(definition: StreamDefinition): Promise<StreamInfo> {
+    const info = await this.declare(definition);
+    this.connection.topology.keep({
+      kind: 'stream',
+      name: definition.name,
+      declare: () => this.declare(definition),
+    });
+    return info;
+  }
+
+  private async declare(definition: StreamDefinition): Promise<StreamInfo> {
     const { jsm } = this.connection;
     const config = toStreamConfig(definition);
     const existing = await this.info(definition.name);

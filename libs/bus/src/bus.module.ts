@@ -16,6 +16,7 @@ import { BusResponder } from './bus-responder.js';
 import { BusStreams } from './bus-streams.js';
 import { BusConsumers } from './bus-consumers.js';
 import { BusKv } from './bus-kv.js';
+import { JetStreamMetrics } from './jetstream-metrics.js';
 
 export interface BusModuleAsyncOptions {
   imports?: ModuleMetadata['imports'];
@@ -35,7 +36,9 @@ class BusShutdown implements OnApplicationShutdown {
 /**
  * One NATS connection and the small typed services built on it. Requires ObservabilityModule (metrics,
  * health, logger). The app injects BusPublisher, BusResponder, BusStreams, BusConsumers, BusKv and
- * BusConnection (for health, flush and close) — never the raw client.
+ * BusConnection (for health, flush and close) — never the raw client. What the app declares through them is
+ * declared again when NATS may have lost it (`BusConnection.topology`) and exported as `jetstream_*`
+ * (`JetStreamMetrics`), with nothing more to wire.
  */
 @Global()
 @Module({})
@@ -78,9 +81,23 @@ export class BusModule {
           inject: [BusConnection, JsonLogger],
         },
         { provide: BusKv, useFactory: (c: BusConnection) => new BusKv(c), inject: [BusConnection] },
+        {
+          provide: JetStreamMetrics,
+          useFactory: (registry: MetricsRegistry, c: BusConnection) => new JetStreamMetrics(registry, c),
+          inject: [MetricsRegistry, BusConnection],
+        },
         BusShutdown,
       ],
-      exports: [BusConnection, BusPublisher, BusResponder, BusStreams, BusConsumers, BusKv, BusMetrics],
+      exports: [
+        BusConnection,
+        BusPublisher,
+        BusResponder,
+        BusStreams,
+        BusConsumers,
+        BusKv,
+        BusMetrics,
+        JetStreamMetrics,
+      ],
     };
   }
 }

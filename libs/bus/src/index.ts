@@ -20,6 +20,13 @@ export { BusModule, type BusModuleAsyncOptions } from './bus.module.js';
 export type { SubjectKind } from './subject-kind.js';
 export { JetStreamMetrics, type WatchedStream } from './jetstream-metrics.js';
 export {
+  DeclaredTopology,
+  REDECLARE_TRIGGERS,
+  type Declaration,
+  type DeclaredTopologyOptions,
+  type RedeclareTrigger,
+} from './declared-topology.js';
+export {
   BucketName,
   connectorStreams,
   ensureConnectorStreams,

@@ -2,7 +2,7 @@ import { Gauge } from 'prom-client';
 import type { MetricsRegistry } from '#observability';
 import type { BusConnection } from './bus-connection.js';
 
-/** A stream this app owns or reads, and the durable consumers on it whose lag operators watch. */
+/** A stream this app reads without declaring it, and the durable consumers on it whose lag operators watch. */
 export interface WatchedStream {
   readonly stream: string;
   readonly consumers?: readonly string[];
@@ -13,9 +13,11 @@ const INFO_TIMEOUT_MS = 1_000;
 
 /**
  * The state of the app's own JetStream streams and consumers as Prometheus gauges, read from the server at
- * scrape time (no NATS exporter is available on these machines). Labels are stream and consumer names from
- * the app's topology, so they stay bounded. A stream or consumer that cannot be read is left out of that
- * scrape and counted in `jetstream_info_errors`, never reported with a stale value.
+ * scrape time (no NATS exporter is available on these machines): every stream and durable consumer the app
+ * declared (the connection's topology: `BusStreams.ensureStream`, `BusConsumers.consumeDurable`), and what
+ * `watch` adds. Labels are stream and consumer names from the app's topology, so they stay bounded. A stream
+ * or consumer that cannot be read is left out of that scrape and counted in `jetstream_info_errors`, never
+ * reported with a stale value. `BusModule` provides one per app.
  */
 export class JetStreamMetrics {
   private readonly watched: WatchedStream[] = [];
@@ -75,20 +77,32 @@ export class JetStreamMetrics {
     const gauges = { streamMessages, streamBytes, pending, ackPending, redelivered, errors };
   }
 
-  /** Adds streams (and their consumers) to what is reported. */
+  /** Adds streams (and their consumers) the app does not declare itself to what is reported. */
   watch(...streams: WatchedStream[]): void {
     this.watched.push(...streams);
   }
 
+  /** What a scrape reads: the declared topology, then what `watch` added (each once). */
+  private targets(): { streams: string[]; consumers: { stream: string; consumer: string }[] } {
+    const { topology } = this.bus;
+    const streams = new Set([...topology.streams, ...this.watched.map((w) => w.stream)]);
+    const consumers = new Map(topology.consumers.map((c) => [`${c.stream}\u0000${c.consumer}`, c]));
+    for (const { stream, consumers: names = [] } of this.watched) {
+      for (const consumer of names) consumers.set(`${stream}\u0000${consumer}`, { stream, consumer });
+    }
+    return { streams: [...streams], consumers: [...consumers.values()] };
+  }
+
   private async readAll(g: Gauges): Promise<void> {
     for (const gauge of [g.streamMessages, g.streamBytes, g.pending, g.ackPending, g.redelivered]) gauge.reset();
-    let failed = 0;
+    const { streams, consumers } = this.targets();
     if (!this.bus.isUp) {
-      g.errors.set(this.watched.length);
+      g.errors.set(streams.length + consumers.length);
       return;
     }
-    await Promise.all(
-      this.watched.map(async ({ stream, consumers = [] }) => {
+    let failed = 0;
+    await Promise.all([
+      ...streams.map(async (stream) => {
         try {
           const info = await withTimeout(this.bus.jsm.streams.info(stream));
           g.streamMessages.set({ stream }, info.state.messages);
@@ -96,18 +110,18 @@ export class JetStreamMetrics {
         } catch {
           failed += 1;
         }
-        for (const consumer of consumers) {
-          try {
-            const info = await withTimeout(this.bus.jsm.consumers.info(stream, consumer));
-            g.pending.set({ stream, consumer }, info.num_pending);
-            g.ackPending.set({ stream, consumer }, info.num_ack_pending);
-            g.redelivered.set({ stream, consumer }, info.num_redelivered);
-          } catch {
-            failed += 1;
-          }
+      }),
+      ...consumers.map(async ({ stream, consumer }) => {
+        try {
+          const info = await withTimeout(this.bus.jsm.consumers.info(stream, consumer));
+          g.pending.set({ stream, consumer }, info.num_pending);
+          g.ackPending.set({ stream, consumer }, info.num_ack_pending);
+          g.redelivered.set({ stream, consumer }, info.num_redelivered);
+        } catch {
+          failed += 1;
         }
       }),
-    );
+    ]);
     g.errors.set(failed);
   }
 }

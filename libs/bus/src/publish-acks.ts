@@ -71,6 +71,7 @@ export class PublishAcks {
     if (waiting === undefined) return; // answered after its wait expired
     this.waiting.delete(token);
     if (msg.headers?.code === 503) {
+      this.connection.topology.redeclare('no_stream'); // the server may have lost the stream
       waiting.reject(new Error('no stream captures the subject (no responders)'));
       return;
     }

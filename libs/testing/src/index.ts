@@ -1,6 +1,13 @@
 export { freePort } from './free-port.js';
-export { startNatsServer, type NatsServerHandle, type StartNatsOptions } from './nats-server.js';
+export { restartNatsServer, startNatsServer, type NatsServerHandle, type StartNatsOptions } from './nats-server.js';
 export { FakeClock } from './fake-clock.js';
 export { eventually, waitFor, type EventuallyOptions } from './eventually.js';
 export { startNatsCluster, type NatsClusterHandle, type ClusterNode } from './nats-cluster.js';
-export { startStack, type Stack, type StackContext, type StackDefinition, type Stoppable } from './stack.js';
+export {
+  startStack,
+  type RestartNatsOptions,
+  type Stack,
+  type StackContext,
+  type StackDefinition,
+  type Stoppable,
+} from './stack.js';

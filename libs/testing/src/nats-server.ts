@@ -70,6 +70,24 @@ export async function startNatsServer(options: StartNatsOptions = {}): Promise<N
   };
 }
 
+/**
+ * Kills `server` and starts a new one on its port (clients reconnect to it): on the same store (file streams
+ * survive, memory ones not; the store is then the caller's to remove) or, with `emptyStore`, on a new, empty
+ * store of its own (every stream, bucket and consumer lost; the old store is removed). `whileDown` runs while
+ * no server answers.
+ */
+export async function restartNatsServer(
+  server: NatsServerHandle,
+  options: { emptyStore?: boolean; whileDown?: () => Promise<void> } = {},
+): Promise<NatsServerHandle> {
+  const { port, storeDir } = server;
+  await server.kill();
+  await options.whileDown?.();
+  if (!options.emptyStore) return startNatsServer({ port, storeDir });
+  await rm(storeDir, { recursive: true, force: true });
+  return startNatsServer({ port });
+}
+
 function waitUntilReady(child: ChildProcess, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     let log = '';

@@ -1,4 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
+import { existsSync } from 'node:fs';
+import { jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { startStack } from './stack.js';
 
@@ -62,5 +64,28 @@ describe('startStack', () => {
     await stack.stop();
     expect(refusedWhileDown).toBe(true);
     expect(stack.nats.url).toBe(url);
+  });
+
+  it('restarts NATS on the same port with a new, empty store when asked (every stream lost)', async () => {
+    const stack = await startStack({ venue: async () => ({ close: async () => undefined }), apps: {} });
+    const { url, storeDir } = stack.nats;
+    const streamNames = async (): Promise<string[]> => {
+      const client = await connect({ servers: url });
+      const names: string[] = [];
+      for await (const name of (await jetstreamManager(client)).streams.names()) names.push(name);
+      await client.close();
+      return names;
+    };
+    const client = await connect({ servers: url });
+    await (await jetstreamManager(client)).streams.add({ name: 'KEPT', subjects: ['kept'], storage: StorageType.File });
+    await client.close();
+    await stack.restartNats();
+    expect(await streamNames()).toEqual(['KEPT']); // the same store: file streams survive
+    await stack.restartNats(undefined, { emptyStore: true });
+    expect(await streamNames()).toEqual([]);
+    expect(stack.nats.url).toBe(url);
+    expect(stack.nats.storeDir).not.toBe(storeDir);
+    expect(existsSync(storeDir)).toBe(false);
+    await stack.stop();
   });
 });

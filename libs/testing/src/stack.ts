@@ -5,7 +5,7 @@
  * sandbox and to the gateway's apps, in-process or as child processes.
  */
 import { rm } from 'node:fs/promises';
-import { startNatsServer, type NatsServerHandle } from './nats-server.js';
+import { restartNatsServer, startNatsServer, type NatsServerHandle } from './nats-server.js';
 
 /** Anything the stack starts: it can be stopped (idempotently). */
 export interface Stoppable {
@@ -23,6 +23,10 @@ export interface StackDefinition<V extends Stoppable, A extends Record<string, S
   apps: { [K in keyof A]: (context: StackContext<V>) => Promise<A[K]> };
 }
 
+export interface RestartNatsOptions {
+  emptyStore?: boolean;
+}
+
 export interface Stack<V extends Stoppable, A extends Record<string, Stoppable>> {
   readonly nats: NatsServerHandle;
   readonly venue: V;
@@ -32,9 +36,10 @@ export interface Stack<V extends Stoppable, A extends Record<string, Stoppable>>
   restart<K extends keyof A>(name: K, whileDown?: () => Promise<void>): Promise<A[K]>;
   /**
    * Kills nats-server and starts it again on the same port and store (file streams survive, memory ones not);
-   * `whileDown`, when given, runs while it is down (e.g. to watch an outage's alerts fire).
+   * `whileDown`, when given, runs while it is down (e.g. to watch an outage's alerts fire). `emptyStore`: the
+   * new server starts on a new, empty store (every stream, bucket and consumer lost), the old one is removed.
    */
-  restartNats(whileDown?: () => Promise<void>): Promise<void>;
+  restartNats(whileDown?: () => Promise<void>, options?: RestartNatsOptions): Promise<void>;
   /** Apps in reverse order, then the venue, then NATS and its store. */
   stop(): Promise<void>;
 }
@@ -61,12 +66,10 @@ export async function startStack<V extends Stoppable, A extends Record<string, S
       apps[name] = await definition.apps[name](context());
       return apps[name];
     },
-    async restartNats(whileDown) {
-      const { port, storeDir } = nats;
-      await nats.kill();
-      await whileDown?.();
-      nats = await startNatsServer({ port, storeDir });
-      keptStore = storeDir;
+    async restartNats(whileDown, options = {}) {
+      const { storeDir } = nats;
+      nats = await restartNatsServer(nats, { ...options, ...(whileDown ? { whileDown } : {}) });
+      if (nats.storeDir === storeDir) keptStore = storeDir;
     },
     async stop() {
       for (const name of [...names].reverse()) await apps[name].close().catch(() => undefined);

@@ -1,10 +1,9 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { Subjects } from '#contracts';
 import { HealthRegistry, MetricsRegistry } from '#observability';
-import { VenueRestClient } from '#venue-api';
+import { VenueRestClient, VenueRestMetrics } from '#venue-api';
 import { ACCOUNT_SYNC_CONFIG, type AccountSyncConfig } from '../config.js';
 import { createVenueRestClient } from './venue-rest.js';
-import { VenueRestMetrics } from './venue-rest-metrics.js';
 
 /**
  * What every part of the app shares (global): the validated config (`ACCOUNT_SYNC_CONFIG`), the one venue

@@ -1,6 +1,11 @@
-import { PersistentNonceSource, TonceSource, VenueRestClient, type AntiReplaySource } from '#venue-api';
+import {
+  PersistentNonceSource,
+  TonceSource,
+  VenueRestClient,
+  type AntiReplaySource,
+  type VenueRestMetrics,
+} from '#venue-api';
 import type { AccountSyncConfig } from '../config.js';
-import type { VenueRestMetrics } from './venue-rest-metrics.js';
 
 /**
  * The process's one venue REST client: every part of the app (sync, webhook address list, withdrawals) calls

@@ -1,9 +1,7 @@
-import { StreamName, Subjects } from '#contracts';
+import { Subjects } from '#contracts';
 import {
   BucketName,
   ensureConnectorStreams,
-  JetStreamMetrics,
-  ORDER_COMMANDS_DURABLE,
   type BusConnection,
   type BusConsumers,
   type BusKv,
@@ -75,7 +73,6 @@ export class ConnectorRuntime {
   private readonly logger: JsonLogger;
   private parts: RunningParts | undefined;
   private stopping: Promise<void> | undefined;
-  private jetStreamWatched = false;
 
   constructor(
     private readonly settings: ConnectorRuntimeSettings,
@@ -98,17 +95,8 @@ export class ConnectorRuntime {
       statusMaxAgeMs: Math.max(3 * settings.statusIntervalMs, 1_000),
       replicas: settings.replicas,
     };
+    // Declared again by the bus after a reconnect or a "no stream" answer (a restarted server may have lost them).
     const { priceStream } = await ensureConnectorStreams(bus.streams, subjects, streamSettings);
-    this.watchJetStream();
-    // A restarted nats-server has lost the memory streams (prices, status): declare them again.
-    bus.connection.onReconnect(() => {
-      if (this.stopping !== undefined) return;
-      ensureConnectorStreams(bus.streams, subjects, streamSettings).catch((error: unknown) =>
-        logger.error('could not re-declare streams after a NATS reconnect', {
-          error: error instanceof Error ? error.message : String(error),
-        }),
-      );
-    });
     const bucket = await bus.kv.bucket(BucketName.orderMarks(subjects.account), {
       storage: 'file',
       maxAgeMs: settings.orderRetentionMs,
@@ -179,18 +167,6 @@ export class ConnectorRuntime {
     parts.sessionHealth.stop();
     await this.bus.connection.flush().catch(() => undefined);
     this.logger.info('connector NATS side stopped');
-  }
-
-  /** The connector's streams and its command consumer on /metrics (lag, redeliveries), read at scrape time. */
-  private watchJetStream(): void {
-    if (this.jetStreamWatched) return;
-    this.jetStreamWatched = true;
-    const { account } = this.subjects;
-    new JetStreamMetrics(this.observability.metrics, this.bus.connection).watch(
-      { stream: StreamName.orderCommands(account), consumers: [ORDER_COMMANDS_DURABLE] },
-      { stream: StreamName.orderOutcomes(account) },
-      { stream: StreamName.prices(account) },
-    );
   }
 
   /** Orders an earlier life marked as sent without a final outcome: resolve them (never re-send). */

@@ -32,7 +32,7 @@ describe('VenueMetrics', () => {
     const metrics = new VenueMetrics(registry);
     const token = /venue_rest_throttled_total\{operation="createWebSocketToken",app="t"\} (\d+)/;
     expect(token.exec(await registry.metrics())?.[1]).toBe('0');
-    metrics.restEvents().onThrottled?.('createWebSocketToken', 1000);
+    metrics.rest.onThrottled('createWebSocketToken');
     expect(token.exec(await registry.metrics())?.[1]).toBe('1');
   });
 

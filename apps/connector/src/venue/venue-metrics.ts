@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { MetricsRegistry } from '#observability';
 import type { SessionState } from '#contracts';
-import { SandboxCode, VenueCode, type VenueRestEvents } from '#venue-api';
+import { SandboxCode, VenueCode, VenueRestMetrics } from '#venue-api';
 import { HopHistogram } from './hop-histogram.js';
 
 const SESSION_STATES: readonly SessionState[] = [
@@ -55,8 +55,8 @@ export class VenueMetrics {
   readonly orders: Counter<'status' | 'code'>;
   readonly orderReplySeconds: Histogram<'phase'>;
   readonly subscribeFailures: Counter<'code'>;
-  /** Named without the app's prefix: every app calling the venue's REST API exports the same series. */
-  readonly restThrottled: Counter<'operation'>;
+  /** The venue REST client's calls: the `venue_rest_*` series every app calling the venue's REST API shares. */
+  readonly rest: VenueRestMetrics;
 
   /** The order gateway tells how to read its open orders; read at scrape time. */
   watchUnresolvedOrders(read: () => UnresolvedOrders): void {
@@ -170,18 +170,7 @@ export class VenueMetrics {
       labelNames: ['code'],
       registers,
     });
-    this.restThrottled = new Counter({
-      name: 'venue_rest_throttled_total',
-      help: 'Venue REST calls answered "throttled" (429, or 401 where the venue uses it so), by client operation',
-      labelNames: ['operation'],
-      registers,
-    });
-    for (const operation of CONNECTOR_REST_OPERATIONS) this.restThrottled.inc({ operation }, 0);
-  }
-
-  /** The REST client's hook, counting into `venue_rest_throttled_total` (operations are the client's methods). */
-  restEvents(): VenueRestEvents {
-    return { onThrottled: (operation) => this.restThrottled.inc({ operation }) };
+    this.rest = new VenueRestMetrics(registry, { operations: CONNECTOR_REST_OPERATIONS });
   }
 
   setSessionState(state: SessionState): void {

@@ -35,7 +35,7 @@ export class VenueSide {
     let tokens = deps.tokens;
     let orderStates = deps.orderStates;
     if (tokens === undefined || orderStates === undefined) {
-      const rest = new RestVenueSources(createVenueRestClient(this.options, this.metrics.restEvents()));
+      const rest = new RestVenueSources(createVenueRestClient(this.options, this.metrics.rest));
       tokens ??= rest;
       orderStates ??= rest;
     }

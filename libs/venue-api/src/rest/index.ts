@@ -13,6 +13,7 @@ export * from './errors.js';
 export * from './client-config.js';
 export * from './rate-limiter.js';
 export * from './venue-rest-client.js';
+export * from './venue-rest-metrics.js';
 export * from './requests.js';
 export { walkPages, walkToTotal, type PageFetcher } from './pagination.js';
 export { retryAfterMs, type EndpointFamily } from './response-outcome.js';

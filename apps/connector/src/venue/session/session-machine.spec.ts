@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { reconnectDelay } from './backoff.js';
+import { reconnectDelay } from '#actors';
 import {
   initialSessionContext,
   type SessionContext,

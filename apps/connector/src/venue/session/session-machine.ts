@@ -1,6 +1,6 @@
 import { VenueCloseCode } from '#venue-api';
 import type { SessionState } from '#contracts';
-import { type BackoffPolicy, reconnectDelay } from './backoff.js';
+import { type BackoffPolicy, reconnectDelay } from '#actors';
 
 /**
  * The venue session as a pure transition function: (context, event, environment) → (context, effects).

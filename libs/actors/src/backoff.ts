@@ -4,9 +4,9 @@ export interface BackoffPolicy {
 }
 
 /**
- * Delay before reconnect attempt number `failures` (1-based count of consecutive failures, the loss of an
- * open connection counting as the first). The first retry is immediate; after that "full jitter": uniform
- * in [0, min(max, initial · 2^(failures-2))), so many clients that lost the venue at once spread out.
+ * Delay before retry number `failures` (1-based count of consecutive failures; for the venue session the loss
+ * of an open connection counts as the first). The first retry is immediate; after that "full jitter": uniform
+ * in [0, min(max, initial · 2^(failures-2))), so many clients that failed at once spread out.
  */
 export function reconnectDelay(failures: number, policy: BackoffPolicy, random: number): number {
   if (failures <= 1) return 0;

@@ -1,0 +1,115 @@
+/**
+ * The topology a process declared comes back by itself when NATS lost it: a nats-server restarted on the same
+ * port with a new, empty store (every stream, bucket and consumer gone), and a stream lost without a reconnect
+ * (a memory stream gone with its node), which the next publish finds missing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
+import { startNatsServer, waitFor, type NatsServerHandle } from '#testing';
+import {
+  BusConnection,
+  BusConsumers,
+  BusKv,
+  BusMetrics,
+  BusPublisher,
+  BusStreams,
+  JetStreamMetrics,
+  type DurableConsumerHandle,
+  type KvBucket,
+} from './index.js';
+
+const silent = new JsonLogger('topology-test', 'test', 'error', { write: () => undefined });
+
+describe('the declared topology across a NATS that lost it', () => {
+  let server: NatsServerHandle;
+  let registry: MetricsRegistry;
+  let connection: BusConnection;
+  let publisher: BusPublisher;
+  let bucket: KvBucket;
+  let worker: DurableConsumerHandle;
+  const received: number[] = [];
+
+  async function metric(series: string): Promise<number | undefined> {
+    const line = (await registry.metrics()).split('\n').find((l) => l.startsWith(series));
+    return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+    registry = new MetricsRegistry('topology-test', { defaultMetrics: false });
+    const metrics = new BusMetrics(registry);
+    connection = await BusConnection.open(
+      {
+        servers: server.url,
+        name: 'topology-test',
+        reconnectTimeWaitMs: 50,
+        topology: { backoff: { initialMs: 50, maxMs: 200 }, noStreamIntervalMs: 0 },
+      },
+      metrics,
+      new HealthRegistry(500),
+      silent,
+    );
+    new JetStreamMetrics(registry, connection);
+    publisher = new BusPublisher(connection, metrics, silent);
+    const streams = new BusStreams(connection, silent);
+    await streams.ensureStream({ name: 'T_LAST', subjects: ['t.last.>'], storage: 'memory', maxMsgsPerSubject: 1 });
+    await streams.ensureStream({ name: 'T_WORK', subjects: ['t.work'], storage: 'file', retention: 'workqueue' });
+    bucket = await new BusKv(connection).bucket('T_MARKS', { storage: 'file' });
+    worker = await new BusConsumers(connection, silent).consumeDurable({
+      stream: 'T_WORK',
+      durable: 'worker',
+      filterSubject: 't.work',
+      ackWaitMs: 5_000,
+      exclusive: true,
+      handle: async (message) => {
+        received.push((JSON.parse(new TextDecoder().decode(message.data)) as { n: number }).n);
+        await message.ack();
+      },
+    });
+    await publisher.publishDurable('t.work', { n: 1 }, { msgId: 'w1', kind: 'test' });
+    await waitFor(() => received.length === 1, 'the first work item');
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await connection?.close();
+    await server?.stop();
+  });
+
+  it('exports jetstream_* for what it declared, with nothing to wire', async () => {
+    const text = await registry.metrics();
+    expect(text).toMatch(/^jetstream_stream_messages\{stream="T_LAST",app="topology-test"\} 0$/m);
+    expect(text).toMatch(/^jetstream_stream_messages\{stream="T_WORK",app="topology-test"\} \d+$/m);
+    expect(text).toMatch(/^jetstream_consumer_pending\{stream="T_WORK",consumer="worker",app="topology-test"\} 0$/m);
+    expect(text).toMatch(/^jetstream_info_errors\{app="topology-test"\} 0$/m);
+  });
+
+  it('after a restart with an empty store: streams, bucket and consumer are declared again, and work flows', async () => {
+    const { port } = server;
+    await server.stop(); // its store is removed with it
+    server = await startNatsServer({ port }); // a new, empty store on the same port
+    await waitFor(async () => (await metric('bus_reconnects_total')) === 1, 'the reconnection', 15_000);
+    const declaredAgain = 'bus_topology_redeclarations_total{trigger="reconnect",result="ok"';
+    await waitFor(async () => (await metric(declaredAgain)) === 1, 'the topology declared again', 15_000);
+    expect(await metric('bus_topology_missing')).toBe(0);
+    const names: string[] = [];
+    for await (const name of connection.jsm.streams.names()) names.push(name);
+    expect(names.sort()).toEqual(['KV_T_MARKS', 'T_LAST', 'T_WORK']);
+    expect(await bucket.createIfAbsent('ord-1', { status: 'sending' })).toBe('created');
+    expect((await publisher.publishDurable('t.last.a', { n: 1 }, { msgId: 'l1', kind: 'test' })).stream).toBe('T_LAST');
+    await publisher.publishDurable('t.work', { n: 2 }, { msgId: 'w2', kind: 'test' });
+    await waitFor(() => received.length === 2, 'the work item taken by the consumer declared again');
+    expect(received).toEqual([1, 2]);
+  });
+
+  it('a stream lost without a reconnect is declared again when a publish finds no stream', async () => {
+    await connection.jsm.streams.delete('T_LAST'); // as a memory stream lost with its node
+    const ack = await publisher.publishDurable('t.last.b', { n: 2 }, { msgId: 'l2', kind: 'test', retryDelayMs: 100 });
+    expect(ack.stream).toBe('T_LAST');
+    expect(await metric('bus_topology_redeclarations_total{trigger="no_stream",result="ok"')).toBeGreaterThanOrEqual(1);
+    await connection.jsm.streams.delete('KV_T_MARKS');
+    await expect(bucket.put('ord-2', {})).rejects.toThrow(); // the write that finds it missing fails …
+    await connection.topology.settled();
+    expect(await bucket.put('ord-2', {})).toBeGreaterThan(0); // … and the bucket is back for the next one
+  });
+});

@@ -1,0 +1,170 @@
+import { reconnectDelay, systemClock, type BackoffPolicy, type Cancel, type Clock } from '#actors';
+import type { JsonLogger } from '#observability';
+import type { BusMetrics } from './bus-metrics.js';
+
+/** Why the process declares its topology again: NATS came back, or a JetStream publish found no stream. */
+export const REDECLARE_TRIGGERS = ['reconnect', 'no_stream'] as const;
+export type RedeclareTrigger = (typeof REDECLARE_TRIGGERS)[number];
+
+/** One thing this process declared on JetStream, and how to declare it again (idempotent: create or update). */
+export interface Declaration {
+  kind: 'stream' | 'bucket' | 'consumer';
+  name: string;
+  /** The consumer's stream. */
+  stream?: string;
+  declare: () => Promise<unknown>;
+}
+
+export interface DeclaredTopologyOptions {
+  /** Backoff between failed passes: the first retry at once, then full jitter up to the cap. */
+  backoff?: BackoffPolicy;
+  /** Least time between two passes started by a "no stream" answer (ms): publishes fail in bursts. */
+  noStreamIntervalMs?: number;
+  clock?: Clock;
+  random?: () => number;
+}
+
+/** How many missing names a log line lists. */
+const LOGGED_NAMES = 10;
+
+/**
+ * What this process declared on JetStream — its streams, KV buckets and durable consumers, in the order it
+ * declared them — kept so it can declare them again when the server may have lost them: after every
+ * reconnection (a nats-server restarted with an empty store, a memory stream lost with its node) and when a
+ * JetStream publish is answered "no stream" (503, no responders). A pass declares everything again in order
+ * (streams before the consumers on them); what fails is retried with backoff until it holds or the connection
+ * drops (the next reconnection starts a new pass). Counted in `bus_topology_redeclarations_total` and
+ * `bus_topology_missing`; logged once per episode (a warning at the first failure, a line when whole again).
+ *
+ * `BusStreams`, `BusKv` and `BusConsumers` record here what they declare; apps do nothing more.
+ */
+export class DeclaredTopology {
+  private readonly declarations = new Map<string, Declaration>();
+  private running: Promise<void> | undefined;
+  private again: RedeclareTrigger | undefined;
+  private lastNoStreamPass = Number.NEGATIVE_INFINITY;
+  private stopped = false;
+  private cancelWait: (() => void) | undefined;
+  private readonly clock: Clock;
+
+  constructor(
+    private readonly metrics: BusMetrics,
+    private readonly logger: JsonLogger,
+    private readonly isUp: () => boolean,
+    private readonly options: DeclaredTopologyOptions = {},
+  ) {
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /** Records a declaration that held (a later one of the same thing replaces it, keeping its place). */
+  keep(declaration: Declaration): void {
+    this.declarations.set(keyOf(declaration), declaration);
+  }
+
+  /** Stops declaring it again (a consumer this process stopped). */
+  forget(declaration: Pick<Declaration, 'kind' | 'name' | 'stream'>): void {
+    this.declarations.delete(keyOf(declaration));
+  }
+
+  /** The streams this process declared. */
+  get streams(): string[] {
+    return [...this.declarations.values()].filter((d) => d.kind === 'stream').map((d) => d.name);
+  }
+
+  /** The durable consumers this process declared, with their streams. */
+  get consumers(): { stream: string; consumer: string }[] {
+    return [...this.declarations.values()]
+      .filter((d) => d.kind === 'consumer')
+      .map((d) => ({ stream: d.stream ?? '', consumer: d.name }));
+  }
+
+  /** Declares everything again (a pass already running absorbs a "no stream"; a reconnect runs one more after). */
+  redeclare(trigger: RedeclareTrigger): void {
+    if (this.stopped || this.declarations.size === 0) return;
+    if (this.running !== undefined) {
+      if (trigger === 'reconnect') this.again = trigger;
+      return;
+    }
+    if (trigger === 'no_stream') {
+      const now = this.clock.now();
+      if (now - this.lastNoStreamPass < (this.options.noStreamIntervalMs ?? 5_000)) return;
+      this.lastNoStreamPass = now;
+    }
+    this.running = this.pass(trigger).finally(() => {
+      this.running = undefined;
+      const again = this.again;
+      this.again = undefined;
+      if (again !== undefined) this.redeclare(again);
+    });
+  }
+
+  /** Resolves once no pass is running (for tests and shutdown). */
+  async settled(): Promise<void> {
+    while (this.running !== undefined) await this.running;
+  }
+
+  /** No pass starts from now on; a waiting retry is dropped. */
+  stop(): void {
+    this.stopped = true;
+    this.cancelWait?.();
+  }
+
+  private async pass(trigger: RedeclareTrigger): Promise<void> {
+    let pending = [...this.declarations.values()];
+    for (let failures = 0; ;) {
+      if (this.stopped || !this.isUp()) return; // the next reconnection starts a new pass
+      const failed: Declaration[] = [];
+      let lastError: unknown;
+      for (const declaration of pending) {
+        try {
+          await declaration.declare();
+        } catch (error) {
+          failed.push(declaration);
+          lastError = error;
+        }
+      }
+      this.metrics.topologyMissing.set(failed.length);
+      this.metrics.topologyRedeclarations.inc({ trigger, result: failed.length === 0 ? 'ok' : 'failed' });
+      if (failed.length === 0) {
+        if (failures > 0 || trigger === 'reconnect') {
+          this.logger.info('NATS topology declared again', { trigger, declarations: this.declarations.size });
+        }
+        return;
+      }
+      failures += 1;
+      if (failures === 1) {
+        this.logger.warn('could not declare the NATS topology again; retrying with backoff', {
+          trigger,
+          missing: failed.slice(0, LOGGED_NAMES).map((d) => `${d.kind} ${d.name}`),
+          error: lastError instanceof Error ? lastError.message : String(lastError),
+        });
+      }
+      pending = failed;
+      const policy = this.options.backoff ?? { initialMs: 200, maxMs: 5_000 };
+      await this.wait(reconnectDelay(failures, policy, (this.options.random ?? Math.random)()));
+    }
+  }
+
+  private wait(delayMs: number): Promise<void> {
+    if (delayMs <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const cancel: Cancel = this.clock.setTimeout(resolve, delayMs);
+      this.cancelWait = () => {
+        cancel();
+        resolve();
+      };
+    });
+  }
+}
+
+/**
+ * A JetStream publish answered "no stream captures this subject" (503, no responders): the client calls it
+ * `JetStreamNotEnabled` (not exported by the package, so known by its name).
+ */
+export function isNoStreamAnswer(error: unknown): boolean {
+  return error instanceof Error && error.name === 'JetStreamNotEnabled';
+}
+
+function keyOf(declaration: Pick<Declaration, 'kind' | 'name' | 'stream'>): string {
+  return `${declaration.kind}\u0000${declaration.stream ?? ''}\u0000${declaration.name}`;
+}

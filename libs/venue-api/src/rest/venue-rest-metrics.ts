@@ -1,0 +1,78 @@
+import { Counter, Histogram, type Registry } from 'prom-client';
+import type { VenueRestEvents } from './client-config.js';
+import type { VenueRestClient } from './venue-rest-client.js';
+
+export interface VenueRestMetricsOptions {
+  /**
+   * The client operations this process calls: their throttle series start at 0, so the first throttle is an
+   * increase Prometheus sees (a series born at 1 has no increase).
+   */
+  operations?: readonly (keyof VenueRestClient & string)[];
+}
+
+/**
+ * The venue REST client's calls as metrics (its `events` hook): calls by operation and status, budget waits,
+ * throttles. Every app calling the venue's REST API exports these same series (named without an app prefix;
+ * the `app` label tells them apart), so one rule and one panel cover every app. Labels are bounded:
+ * `operation` is one of the client's method names, `status` an HTTP status or `timeout` / `connection`.
+ */
+export class VenueRestMetrics implements VenueRestEvents {
+  private readonly calls: Counter<'operation' | 'status'>;
+  private readonly waits: Histogram<'operation'>;
+  private readonly waited: Counter<'operation'>;
+  private readonly throttled: Counter<'operation'>;
+  /** The venue's last answer, for /health: unreachable, timed out or 5xx since the last good answer → down. */
+  private lastFailure: string | undefined;
+
+  constructor(registry: Registry, options: VenueRestMetricsOptions = {}) {
+    const registers = [registry];
+    this.calls = new Counter({
+      name: 'venue_rest_calls_total',
+      help: 'Venue REST calls (each attempt) by client operation and HTTP status',
+      labelNames: ['operation', 'status'],
+      registers,
+    });
+    this.waits = new Histogram({
+      name: 'venue_rest_budget_wait_seconds',
+      help: "Time a venue REST call waited for this process's request budget (VENUE_REST_REQUESTS_PER_SECOND)",
+      labelNames: ['operation'],
+      buckets: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    this.waited = new Counter({
+      name: 'venue_rest_budget_waits_total',
+      help: 'Venue REST calls that had to wait for the request budget',
+      labelNames: ['operation'],
+      registers,
+    });
+    this.throttled = new Counter({
+      name: 'venue_rest_throttled_total',
+      help: 'Venue REST calls answered "throttled" (429, or 401 where the venue uses it so), by client operation',
+      labelNames: ['operation'],
+      registers,
+    });
+    for (const operation of options.operations ?? []) this.throttled.inc({ operation }, 0);
+  }
+
+  onResponse(operation: string, status: number | 'timeout' | 'connection'): void {
+    this.calls.inc({ operation, status: String(status) });
+    if (typeof status === 'number' && status < 500) this.lastFailure = undefined;
+    else this.lastFailure = `${operation}: ${typeof status === 'number' ? `HTTP ${status}` : status}`;
+  }
+
+  onBudgetWait(operation: string, waitMs: number): void {
+    this.waits.observe({ operation }, waitMs / 1_000);
+    if (waitMs > 0) this.waited.inc({ operation });
+  }
+
+  onThrottled(operation: string): void {
+    this.throttled.inc({ operation });
+  }
+
+  /** Whether the venue answered the last call (a health check for an app whose work is REST). */
+  health(): { up: boolean; detail?: string } {
+    return this.lastFailure === undefined
+      ? { up: true }
+      : { up: false, detail: `last answer failed (${this.lastFailure})` };
+  }
+}
