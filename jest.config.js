@@ -1,7 +1,9 @@
 /**
- * One jest configuration, two projects:
- *   unit — `*.spec.ts` beside the code they test (fast; may still start a real nats-server)
- *   e2e  — `test/**\/*.e2e-spec.ts`, whole apps against the sandbox venue and a real nats-server
+ * One jest configuration, four projects:
+ *   unit          — `*.spec.ts` beside the code they test (fast; may still start a real nats-server)
+ *   e2e           — `test/**\/*.e2e-spec.ts`, whole apps against the sandbox venue and a real nats-server
+ *   e2e-alternate — the connector's and the order suites again against the sandbox's alternate dialect
+ *   cluster       — `test/cluster/`, on a three-node JetStream cluster (run after the others, alone)
  * ts-jest only transpiles (isolatedModules); `npm run typecheck` is the type check.
  */
 const moduleNameMapper = {
@@ -43,8 +45,19 @@ export default {
       ...shared,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/cluster/'],
       setupFilesAfterEnv: ['<rootDir>/test/kit/retry-once.ts'],
       // dist/ for the suites that run an app as a child process (test/kit/app-process.ts)
+      globalSetup: '<rootDir>/test/kit/build-dist.ts',
+    },
+    {
+      // The whole gateway and the connector on a three-node JetStream cluster, a node killed while orders flow.
+      // Run by `npm test` after the other projects, alone on the machine: leader elections starved of CPU by
+      // other suites stall past any sensible wait (seen in CI as streams without a leader for over a minute).
+      ...shared,
+      displayName: 'cluster',
+      testMatch: ['<rootDir>/test/cluster/**/*.e2e-spec.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/kit/retry-once.ts'],
       globalSetup: '<rootDir>/test/kit/build-dist.ts',
     },
     {

@@ -9,7 +9,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { isFinalStatus, StreamName } from '#contracts';
 import { loadConfig } from '#observability';
-import { eventually, startNatsCluster, type NatsClusterHandle, type NatsServerHandle } from '#testing';
+import { CLUSTER_WAIT_MS, eventually, startNatsCluster, type NatsClusterHandle, type NatsServerHandle } from '#testing';
 import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
 import { startConnector, type RunningConnector } from '../../apps/connector/src/bootstrap.js';
 import { ConnectorConfig } from '../../apps/connector/src/config.js';
@@ -41,7 +41,7 @@ describe('connector on a three-node JetStream cluster', () => {
     strategy = await connect({ servers: cluster.url.split(','), maxReconnectAttempts: -1, reconnectTimeWait: 100 });
     js = jetstream(strategy);
     jsm = await jetstreamManager(strategy);
-  }, 60_000);
+  }, 60_000 + CLUSTER_WAIT_MS); // the cluster may wait for another suite's to stop
 
   afterAll(async () => {
     await strategy?.close();
@@ -61,7 +61,7 @@ describe('connector on a three-node JetStream cluster', () => {
           })
           .then(() => true)
           .catch(() => undefined)) ?? undefined,
-      { what: `command ${clientRequestId} stored`, timeoutMs: 30_000, intervalMs: 200 },
+      { what: `command ${clientRequestId} stored`, timeoutMs: 60_000, intervalMs: 200 },
     );
   }
 

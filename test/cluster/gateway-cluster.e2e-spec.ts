@@ -29,7 +29,14 @@ import {
 } from '#contracts';
 import { AccountLedgerName } from '#bus';
 import { JsonLogger, loadConfig } from '#observability';
-import { eventually, freePort, startNatsCluster, type NatsClusterHandle, type NatsServerHandle } from '#testing';
+import {
+  CLUSTER_WAIT_MS,
+  eventually,
+  freePort,
+  startNatsCluster,
+  type NatsClusterHandle,
+  type NatsServerHandle,
+} from '#testing';
 import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
 import { startConnector, type RunningConnector } from '../../apps/connector/src/bootstrap.js';
 import { ConnectorConfig } from '../../apps/connector/src/config.js';
@@ -106,7 +113,7 @@ describe('the whole gateway on a three-node JetStream cluster', () => {
     algo = await connect({ servers: cluster.url.split(','), maxReconnectAttempts: -1, reconnectTimeWait: 100 });
     js = jetstream(algo);
     jsm = await jetstreamManager(algo);
-  }, 90_000);
+  }, 90_000 + CLUSTER_WAIT_MS); // the cluster may wait for another suite's to stop
 
   afterAll(async () => {
     await execution?.close();

@@ -2,7 +2,7 @@ export { freePort } from './free-port.js';
 export { restartNatsServer, startNatsServer, type NatsServerHandle, type StartNatsOptions } from './nats-server.js';
 export { FakeClock } from './fake-clock.js';
 export { eventually, waitFor, type EventuallyOptions } from './eventually.js';
-export { startNatsCluster, type NatsClusterHandle, type ClusterNode } from './nats-cluster.js';
+export { CLUSTER_WAIT_MS, startNatsCluster, type NatsClusterHandle, type ClusterNode } from './nats-cluster.js';
 export {
   startStack,
   type RestartNatsOptions,
@@ -11,3 +11,4 @@ export {
   type StackDefinition,
   type Stoppable,
 } from './stack.js';
+export { acquireMachineLock, type MachineLock } from './machine-lock.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
-import { startNatsCluster, type NatsClusterHandle } from './nats-cluster.js';
+import { CLUSTER_WAIT_MS, startNatsCluster, type NatsClusterHandle } from './nats-cluster.js';
 import { eventually } from './eventually.js';
 
 describe('startNatsCluster', () => {
@@ -11,7 +11,7 @@ describe('startNatsCluster', () => {
   beforeAll(async () => {
     cluster = await startNatsCluster();
     nc = await connect({ servers: cluster.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
-  }, 60_000);
+  }, 60_000 + CLUSTER_WAIT_MS); // the cluster may wait for another suite's to stop
 
   afterAll(async () => {
     await nc?.close();

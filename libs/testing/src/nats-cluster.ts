@@ -6,6 +6,7 @@ import { connect } from '@nats-io/transport-node';
 import { jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { freePort } from './free-port.js';
 import { eventually } from './eventually.js';
+import { acquireMachineLock } from './machine-lock.js';
 
 export interface ClusterNode {
   readonly name: string;
@@ -43,12 +44,29 @@ interface NodeSpec {
 }
 
 const READY_TIMEOUT_MS = 20_000;
+/** How long a suite waits for another suite's cluster to stop (a cluster suite runs ≈ 1–2 minutes). */
+export const CLUSTER_WAIT_MS = 240_000;
 
 /**
  * A local JetStream cluster of real nats-servers (default three) on free loopback ports, each with its own
- * temporary store, routed to each other: for tests of replicated (R3) streams and of a node's death.
+ * temporary store, routed to each other: for tests of replicated (R3) streams and of a node's death. One
+ * cluster runs on the machine at a time (a machine lock, waited for here and released by `stop`): two
+ * clusters' leader elections on two cores starve each other into timeouts.
  */
 export async function startNatsCluster(options: { size?: number; binary?: string } = {}): Promise<NatsClusterHandle> {
+  const lock = await acquireMachineLock('nats-cluster', { timeoutMs: CLUSTER_WAIT_MS });
+  try {
+    return await startLockedCluster(options, () => lock.release());
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+async function startLockedCluster(
+  options: { size?: number; binary?: string },
+  release: () => Promise<void>,
+): Promise<NatsClusterHandle> {
   const size = options.size ?? 3;
   const binary = options.binary ?? process.env['NATS_SERVER_BIN'] ?? 'nats-server';
   const specs: NodeSpec[] = [];
@@ -144,6 +162,7 @@ export async function startNatsCluster(options: { size?: number; binary?: string
     async stop() {
       await Promise.all(specs.map((s) => stopNode(s, 'SIGTERM')));
       await Promise.all(specs.map((s) => rm(s.storeDir, { recursive: true, force: true })));
+      await release();
     },
   };
 }
