@@ -92,7 +92,14 @@ describe('alerts raised by faults, on a real Prometheus scraping the running sta
     await stack?.stop();
   });
 
-  it('a quiet start with a deposit booked: nothing fires', async () => {
+  it('a quiet start with a deposit booked: every app scraped, nothing fires', async () => {
+    await eventually(
+      async () => {
+        const up = await prometheus.query('up');
+        return up.length === 3 && up.every((s) => s.value[1] === '1') ? true : undefined;
+      },
+      { what: 'the three apps scraped and up', timeoutMs: 15_000 },
+    );
     await processedDeposit('40.00');
     await alerts.expectFiring([], 'all well');
   }, 40_000);
