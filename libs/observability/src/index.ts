@@ -5,6 +5,7 @@ export { HealthRegistry, type HealthCheck, type HealthCheckResult, type HealthRe
 export { ObservabilityModule, type ObservabilityOptions } from './observability.module.js';
 export { loadConfig, ConfigError, exitOnConfigError, type CrossChecked } from './config.js';
 export { ServiceEnv, type EnvClass } from './service-env.js';
+export { lifecycleOf, type StartStop } from './lifecycle.js';
 export {
   EnvRequired,
   EnvBoolean,
