@@ -11,3 +11,4 @@ export {
   type StackDefinition,
   type Stoppable,
 } from './stack.js';
+export { configProblems } from './config-problems.js';
