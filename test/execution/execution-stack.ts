@@ -174,6 +174,16 @@ export async function place(
   return reply.json<PlaceOrderReply>();
 }
 
+/** Places an order that must be accepted and waits for its final event: the reply and every event of the order. */
+export async function placeToFinal(
+  stack: Pick<ExecutionStack, 'algo' | 'js'>,
+  request: Record<string, unknown> & { strategyId: string },
+  timeoutMs?: number,
+): Promise<{ reply: OrderAccepted; events: OrderEvent[] }> {
+  const reply = accepted(await place(stack.algo, request));
+  return { reply, events: await finalEvents(stack.js, request.strategyId, reply.orderId, timeoutMs) };
+}
+
 export async function getOrder(algo: NatsConnection, request: Record<string, unknown>): Promise<GetOrderReply> {
   return (await algo.request(exec.get, JSON.stringify(request), { timeout: 10_000 })).json<GetOrderReply>();
 }

@@ -5,10 +5,10 @@ import {
   accepted,
   adminPost,
   finals,
-  finalEvents,
   getOrder,
   listOrders,
   place,
+  placeToFinal,
   positionsOf,
   startExecutionStack,
   type ExecutionInstance,
@@ -25,6 +25,14 @@ describe('execution: the order API, one final outcome per order', () => {
   const venueOrders = async () => metricSum(stack.venue.restBaseUrl, 'sandbox_orders_total');
   const quote = async () => (await liveQuotes(stack.algo, stack.venue, 'algo-e2e', 1))[0] as string;
   const quoteRequest = { instrument: 'BTC.USD', quantity: '0.5', currency: 'BTC', tenor: 'T' };
+  /** A place request with a new idempotency key, by quoteId or by quote request (`source`). */
+  const order = (strategyId: string, side: 'BUY' | 'SELL', source: Record<string, unknown>) => ({
+    idempotencyKey: key(),
+    strategyId,
+    accountGroup: group,
+    side,
+    ...source,
+  });
 
   beforeAll(async () => {
     stack = await startExecutionStack({ connectorEnv: { ORDER_REPLY_TIMEOUT_MS: '1500' } });
@@ -37,18 +45,9 @@ describe('execution: the order API, one final outcome per order', () => {
 
   it('BUY by quoteId: accepted at once, then SENT → PENDING → SUCCESS with the fill; query, list and position agree', async () => {
     const quoteId = await quote();
-    const reply = accepted(
-      await place(stack.algo, {
-        idempotencyKey: key(),
-        strategyId: 'alpha',
-        accountGroup: group,
-        side: 'BUY',
-        quoteId,
-      }),
-    );
+    const { reply, events } = await placeToFinal(stack, order('alpha', 'BUY', { quoteId }));
     expect(reply.duplicate).toBe(false);
     expect(reply.order).toMatchObject({ state: 'INTENT_RECORDED', quoteId, side: 'BUY', final: false });
-    const events = await finalEvents(stack.js, 'alpha', reply.orderId);
     expect(events.map((e) => e.order.state)).toEqual(['INTENT_RECORDED', 'SENT', 'PENDING', 'SUCCESS']);
     expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
     const final = finals(events);
@@ -70,36 +69,17 @@ describe('execution: the order API, one final outcome per order', () => {
   });
 
   it('SELL by quote request: the app takes the freshest live quote of the stream itself', async () => {
-    const reply = accepted(
-      await place(stack.algo, {
-        idempotencyKey: key(),
-        strategyId: 'beta',
-        accountGroup: group,
-        side: 'SELL',
-        ...quoteRequest,
-      }),
-    );
-    const events = await finalEvents(stack.js, 'beta', reply.orderId);
+    const { reply, events } = await placeToFinal(stack, order('beta', 'SELL', quoteRequest));
     expect(finals(events)).toHaveLength(1);
     expect(finals(events)[0]?.order).toMatchObject({ state: 'SUCCESS', side: 'SELL', instrument: 'BTC.USD' });
-    const again = accepted(
-      await place(stack.algo, {
-        idempotencyKey: key(),
-        strategyId: 'beta',
-        accountGroup: group,
-        side: 'BUY',
-        ...quoteRequest,
-      }),
-    );
-    expect(again.order.quoteId).not.toBe(reply.order.quoteId); // a quote executes once: the next one is taken
-    expect(finals(await finalEvents(stack.js, 'beta', again.orderId))[0]?.order.state).toBe('SUCCESS');
+    const again = await placeToFinal(stack, order('beta', 'BUY', quoteRequest));
+    expect(again.reply.order.quoteId).not.toBe(reply.order.quoteId); // a quote executes once: the next one is taken
+    expect(finals(again.events)[0]?.order.state).toBe('SUCCESS');
   });
 
   it('the same key with the same payload is the same order; with another payload it is refused; nothing more is sent', async () => {
-    const quoteId = await quote();
-    const request = { idempotencyKey: key(), strategyId: 'alpha', accountGroup: group, side: 'BUY', quoteId };
-    const first = accepted(await place(stack.algo, request));
-    await finalEvents(stack.js, 'alpha', first.orderId);
+    const request = order('alpha', 'BUY', { quoteId: await quote() });
+    const first = (await placeToFinal(stack, request)).reply;
     const before = await venueOrders();
     const second = accepted(await place(stack.algo, request));
     expect(second).toMatchObject({ orderId: first.orderId, clientRequestId: first.clientRequestId, duplicate: true });
@@ -116,16 +96,7 @@ describe('execution: the order API, one final outcome per order', () => {
     'the venue refuses with %s: one FAILED outcome with that code',
     async (code) => {
       await adminPost(stack.venue, 'faults/ws/reject-quotes', { count: 1, code });
-      const reply = accepted(
-        await place(stack.algo, {
-          idempotencyKey: key(),
-          strategyId: 'alpha',
-          accountGroup: group,
-          side: 'BUY',
-          quoteId: await quote(),
-        }),
-      );
-      const events = await finalEvents(stack.js, 'alpha', reply.orderId);
+      const { events } = await placeToFinal(stack, order('alpha', 'BUY', { quoteId: await quote() }));
       expect(finals(events)).toHaveLength(1);
       expect(finals(events)[0]?.order).toMatchObject({ state: 'FAILED', code, evidence: 'reply' });
     },
@@ -133,14 +104,7 @@ describe('execution: the order API, one final outcome per order', () => {
 
   it('a price worse than the worst price is refused at once with the values; nothing is sent', async () => {
     const before = await venueOrders();
-    const reply = await place(stack.algo, {
-      idempotencyKey: key(),
-      strategyId: 'alpha',
-      accountGroup: group,
-      side: 'BUY',
-      quoteId: await quote(),
-      worstPrice: '1',
-    });
+    const reply = await place(stack.algo, order('alpha', 'BUY', { quoteId: await quote(), worstPrice: '1' }));
     expect(reply).toMatchObject({ ok: false, error: { code: 'PRICE_WORSE_THAN_LIMIT' } });
     expect(!reply.ok && reply.error.values?.['worstPrice']).toBe('1');
     expect(await venueOrders()).toBe(before);
@@ -185,16 +149,7 @@ describe('execution: the order API, one final outcome per order', () => {
 
   it('PENDING at the venue when first asked, filled later → resolved SUCCESS, never FAILED', async () => {
     await adminPost(stack.venue, 'faults/ws/order-delay', { ms: 3_000 });
-    const reply = accepted(
-      await place(stack.algo, {
-        idempotencyKey: key(),
-        strategyId: 'gamma',
-        accountGroup: group,
-        side: 'SELL',
-        quoteId: await quote(),
-      }),
-    );
-    const events = await finalEvents(stack.js, 'gamma', reply.orderId, 30_000);
+    const { events } = await placeToFinal(stack, order('gamma', 'SELL', { quoteId: await quote() }), 30_000);
     await adminPost(stack.venue, 'faults/ws/order-delay', { ms: 0 });
     const states = events.map((e) => e.order.state);
     expect(states).toContain('UNKNOWN'); // the connector lost sight of it (no reply in time), the venue said PENDING
@@ -205,16 +160,7 @@ describe('execution: the order API, one final outcome per order', () => {
 
   it('INDETERMINATE at the venue (it may have filled) → never FAILED; settled SUCCESS from the trade list', async () => {
     await adminPost(stack.venue, 'faults/ws/indeterminate', { count: 1 });
-    const reply = accepted(
-      await place(stack.algo, {
-        idempotencyKey: key(),
-        strategyId: 'gamma',
-        accountGroup: group,
-        side: 'BUY',
-        quoteId: await quote(),
-      }),
-    );
-    const events = await finalEvents(stack.js, 'gamma', reply.orderId, 50_000);
+    const { events } = await placeToFinal(stack, order('gamma', 'BUY', { quoteId: await quote() }), 50_000);
     const states = events.map((e) => e.order.state);
     expect(states).toContain('INDETERMINATE');
     expect(finals(events)).toHaveLength(1);

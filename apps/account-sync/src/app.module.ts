@@ -1,14 +1,6 @@
-import {
-  type DynamicModule,
-  Global,
-  Inject,
-  Injectable,
-  Module,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
-import { BusModule } from '#bus';
-import { JsonLogger, ObservabilityModule } from '#observability';
+import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { serviceModules } from '#bus';
+import { JsonLogger, lifecycleOf } from '#observability';
 import { AccountSyncCoreModule } from './core/account-sync-core.module.js';
 import type { AccountSyncConfig } from './config.js';
 import { AppLifecycle } from './lifecycle/app-lifecycle.js';
@@ -16,21 +8,6 @@ import { SyncModule } from './sync/sync.module.js';
 import { TransactionsModule } from './transactions/transactions.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { WithdrawalsModule } from './withdrawals/withdrawals.module.js';
-
-/**
- * Drives the registered parts (lifecycle/app-lifecycle.ts): starts them once every provider exists, and stops
- * them first at shutdown (this is the root module, so its destroy hook runs before the bus drains).
- */
-@Injectable()
-class AccountSyncLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
-  constructor(@Inject(AppLifecycle) private readonly lifecycle: AppLifecycle) {}
-  async onApplicationBootstrap(): Promise<void> {
-    await this.lifecycle.start();
-  }
-  async onModuleDestroy(): Promise<void> {
-    await this.lifecycle.stop();
-  }
-}
 
 /** `AppLifecycle` for every module of the app (global). */
 @Global()
@@ -58,15 +35,14 @@ export class AccountSyncAppModule {
     return {
       module: AccountSyncAppModule,
       imports: [
-        ObservabilityModule.forRoot({ app: 'account-sync', defaultMetrics: config.DEFAULT_METRICS }),
-        BusModule.forRootAsync({
-          useFactory: () => ({ servers: config.NATS_URL.split(','), name: `account-sync-${config.ACCOUNT}` }),
-        }),
+        ...serviceModules('account-sync', config),
         AccountSyncCoreModule.forRoot(config),
         AppLifecycleModule,
         ...partModules(config),
       ],
-      providers: [AccountSyncLifecycle],
+      // Drives the registered parts (lifecycle/app-lifecycle.ts): starts them once every provider exists, and
+      // stops them first at shutdown (this is the root module, so its destroy hook runs before the bus drains).
+      providers: [lifecycleOf(AppLifecycle)],
     };
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, loadConfig } from '#observability';
+import { loadConfig } from '#observability';
+import { configProblems } from '#testing';
 import { AccountSyncConfig } from './config.js';
 
 const required = {
@@ -8,15 +9,7 @@ const required = {
   VENUE_API_SECRET: 'c2VjcmV0LXZhbHVl',
 };
 
-function problemsOf(env: Record<string, string>): string {
-  try {
-    loadConfig(AccountSyncConfig, env);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as ConfigError).problems.join('\n');
-  }
-  return '';
-}
+const problemsOf = (env: Record<string, string>): string => configProblems(AccountSyncConfig, env).join('\n');
 
 describe('AccountSyncConfig', () => {
   it('applies the defaults, with a REST budget of 20 requests/s (the gateway sum stays under 30)', () => {

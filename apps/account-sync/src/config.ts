@@ -1,79 +1,34 @@
 /**
  * The account-sync app's environment, validated once at start-up by `loadConfig` (every bad variable is
  * listed by name, never with its value). Nothing else in the app reads `process.env`. Documented in
- * docs/account-sync.md#configuration. Shared names and rules are the connector's (apps/connector/src/config.ts).
+ * docs/account-sync.md#configuration. The variables every app shares are ServiceEnv (#observability) and the
+ * mixins of #bus (NATS) and #venue-api (credentials, anti-replay).
  *
  * Sections: HTTP, logs, NATS, venue REST (one budget per process, COMMON decision), REST sync schedule. The
  * webhook receiver and withdrawals add their own sections below theirs markers.
  */
-import { IsOptional, ValidateBy, ValidateIf } from 'class-validator';
-import { DEFAULT_SUBJECT_PREFIX } from '#contracts';
-import {
-  EnvBoolean,
-  EnvEnum,
-  EnvInt,
-  EnvMs,
-  EnvPort,
-  EnvRequired,
-  EnvText,
-  EnvUrl,
-  LOG_LEVELS,
-  type CrossChecked,
-  type LogLevel,
-} from '#observability';
-import { apiSecretProblem } from '#venue-api';
+import { IsOptional, ValidateBy } from 'class-validator';
+import { withNatsEnv } from '#bus';
+import { EnvInt, EnvMs, EnvPort, EnvText, EnvUrl, ServiceEnv, type CrossChecked } from '#observability';
+import { withVenueAntiReplayEnv, withVenueCredentialsEnv } from '#venue-api';
 import { cidrListProblems } from './webhooks/cidr-set.js';
 
 const DAY_MS = 24 * 3_600_000;
-const SUBJECT_TOKEN = /^[^\s.*>]+$/;
-const SUBJECT_PREFIX = /^[^\s.*>]+(\.[^\s.*>]+)*$/;
 
-export class AccountSyncConfig implements CrossChecked {
-  // ---- HTTP (/health, /metrics)
-  /** 0 = any free port (said explicitly; empty is refused). */
-  @EnvPort() HTTP_PORT: number = 3003;
-  @EnvText({ max: 255 }) HTTP_HOST: string = '0.0.0.0';
+export class AccountSyncConfig
+  extends withVenueAntiReplayEnv(withVenueCredentialsEnv(withNatsEnv(ServiceEnv)))
+  implements CrossChecked
+{
+  // Shared variables (HTTP, logs, NATS, venue credentials, anti-replay, DEFAULT_METRICS): ServiceEnv and its mixins.
+  override HTTP_PORT: number = 3003;
 
-  // ---- Logs
-  @EnvEnum(LOG_LEVELS) LOG_LEVEL: LogLevel = 'info';
-
-  // ---- NATS
-  @EnvUrl({ schemes: ['nats', 'tls', 'ws', 'wss'], list: true }) NATS_URL: string = 'nats://127.0.0.1:4222';
-  @EnvText({ max: 128, pattern: SUBJECT_PREFIX, describe: 'dot-separated subject tokens (at most 128 characters)' })
-  NATS_SUBJECT_PREFIX: string = DEFAULT_SUBJECT_PREFIX;
-  /** Names the venue account; one subject token (the same value as the connector's ACCOUNT). */
-  @EnvText({ max: 64, pattern: SUBJECT_TOKEN, describe: 'one subject token of at most 64 characters' })
-  ACCOUNT: string = 'default';
-  /** Replicas of the durable streams and buckets: 3 on a three-node JetStream cluster. */
-  @EnvInt(1, 5) NATS_REPLICAS: number = 1;
+  // ---- NATS (account event streams)
   /** JetStream duplicate window of the account event streams (the KV state deduplicates beyond it). */
   @EnvInt(1_000, 7 * DAY_MS) ACCOUNT_EVENT_DUPLICATE_WINDOW_MS: number = DAY_MS;
   /** How long account events are kept on their stream; at least the duplicate window (cross-checked). */
   @EnvInt(60_000, 365 * DAY_MS) ACCOUNT_EVENT_RETENTION_MS: number = 30 * DAY_MS;
 
   // ---- Venue REST
-  @EnvRequired() @EnvUrl({ schemes: ['http', 'https'] }) VENUE_REST_URL!: string;
-  @EnvRequired() @EnvText({ max: 256 }) VENUE_API_KEY!: string;
-  // Checked against the encoding here: otherwise every signed call fails.
-  @ValidateBy({
-    name: 'isUsableApiSecret',
-    validator: {
-      validate: (value: unknown, args) =>
-        typeof value === 'string' &&
-        apiSecretProblem(value, (args?.object as AccountSyncConfig).VENUE_SIGNATURE_ENCODING) === undefined,
-      defaultMessage: () => 'VENUE_API_SECRET must be non-empty, and Base64 with VENUE_SIGNATURE_ENCODING=base64',
-    },
-  })
-  VENUE_API_SECRET!: string;
-  @EnvEnum(['base64', 'hex']) VENUE_SIGNATURE_ENCODING: 'base64' | 'hex' = 'base64';
-  @EnvEnum(['tonce', 'nonce']) VENUE_ANTI_REPLAY: 'tonce' | 'nonce' = 'tonce';
-  /** Required in nonce mode: the persistent nonce lives there (shared by every process using the key). */
-  @ValidateIf(
-    (config: AccountSyncConfig) => config.VENUE_ANTI_REPLAY === 'nonce' || config.VENUE_NONCE_DIR !== undefined,
-  )
-  @EnvRequired()
-  @EnvText({ max: 4_096, describe: 'a directory path (required with VENUE_ANTI_REPLAY=nonce)' })
-  VENUE_NONCE_DIR?: string;
   /**
    * This process's share of the venue's 30 requests/s per IP (§8). Connector 4 + execution 4 + account-sync
    * 20 = 28: the sum over every process behind one egress address must stay at or below 30.
@@ -96,10 +51,6 @@ export class AccountSyncConfig implements CrossChecked {
   @EnvMs(0, 60_000) SYNC_TRIGGER_DELAY_MS: number = 250;
   /** How long an order outcome may stay unacknowledged before the server redelivers it to this app. */
   @EnvMs(1_000, 3_600_000) ORDER_OUTCOME_ACK_WAIT_MS: number = 30_000;
-
-  // ---- Process
-  /** Process-level metrics (CPU, heap, event loop); off when several apps share a process (tests). */
-  @EnvBoolean() DEFAULT_METRICS: boolean = true;
 
   // ---- Webhook receiver (apps/account-sync/src/webhooks): variables below this line
   /** The receiver's own port (the URL registered in the venue portal); /health and /metrics stay on HTTP_PORT. */

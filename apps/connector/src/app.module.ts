@@ -1,45 +1,16 @@
-import {
-  type DynamicModule,
-  Inject,
-  Injectable,
-  Module,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
-import { BusConnection, BusConsumers, BusKv, BusModule, BusPublisher, BusResponder, BusStreams } from '#bus';
-import { HealthRegistry, JsonLogger, MetricsRegistry, ObservabilityModule } from '#observability';
+import { type DynamicModule, Module } from '@nestjs/common';
+import { BusConnection, BusConsumers, BusKv, BusPublisher, BusResponder, BusStreams, serviceModules } from '#bus';
+import { HealthRegistry, JsonLogger, lifecycleOf, MetricsRegistry } from '#observability';
 import { CONNECTOR_CONFIG, type ConnectorConfig, venueOptionsFrom } from './config.js';
 import { ConnectorRuntime } from './nats/connector-runtime.js';
 import { AccountGroupLookup, OrderGateway, PriceStreamRegistry, VenueModule, VenueSession } from './venue/index.js';
-
-/**
- * Starts the NATS side once every provider exists, and stops it first at shutdown (this module is the
- * root, so its destroy hook runs before the venue and bus modules' shutdown hooks): stop taking commands
- * → stop the session → store outcomes in hand → flush NATS. Then the venue side closes and the bus drains.
- */
-@Injectable()
-class ConnectorLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
-  constructor(@Inject(ConnectorRuntime) private readonly runtime: ConnectorRuntime) {}
-  async onApplicationBootstrap(): Promise<void> {
-    await this.runtime.start();
-  }
-  async onModuleDestroy(): Promise<void> {
-    await this.runtime.stop();
-  }
-}
 
 @Module({})
 export class ConnectorAppModule {
   static forRoot(config: ConnectorConfig): DynamicModule {
     return {
       module: ConnectorAppModule,
-      imports: [
-        ObservabilityModule.forRoot({ app: 'connector', defaultMetrics: config.DEFAULT_METRICS }),
-        BusModule.forRootAsync({
-          useFactory: () => ({ servers: config.NATS_URL.split(','), name: `connector-${config.ACCOUNT}` }),
-        }),
-        VenueModule.forRoot(venueOptionsFrom(config)),
-      ],
+      imports: [...serviceModules('connector', config), VenueModule.forRoot(venueOptionsFrom(config))],
       providers: [
         { provide: CONNECTOR_CONFIG, useValue: config },
         {
@@ -92,7 +63,10 @@ export class ConnectorAppModule {
             JsonLogger,
           ],
         },
-        ConnectorLifecycle,
+        // Starts the NATS side once every provider exists, and stops it first at shutdown (this module is the
+        // root, so its destroy hook runs before the venue and bus modules' shutdown hooks): stop taking commands
+        // → stop the session → store outcomes in hand → flush NATS. Then the venue side closes and the bus drains.
+        lifecycleOf(ConnectorRuntime),
       ],
     };
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, loadConfig } from '#observability';
+import { loadConfig } from '#observability';
+import { configProblems } from '#testing';
 import { ConnectorConfig, venueOptionsFrom } from './config.js';
 
 const required = {
@@ -34,20 +35,13 @@ describe('ConnectorConfig', () => {
   });
 
   it('lists every bad or missing variable by name, never the secret', () => {
-    let caught: unknown;
-    try {
-      loadConfig(ConnectorConfig, {
-        VENUE_API_SECRET: 'do-not-print-me',
-        VENUE_WS_URL: 'http://not-ws',
-        ACCOUNT: 'a.b',
-        NATS_SUBJECT_PREFIX: 'gw..v1',
-        DEFAULT_METRICS: 'false',
-      });
-    } catch (error) {
-      caught = error;
-    }
-    expect(caught).toBeInstanceOf(ConfigError);
-    const problems = (caught as ConfigError).problems.join('\n');
+    const problems = configProblems(ConnectorConfig, {
+      VENUE_API_SECRET: 'do-not-print-me',
+      VENUE_WS_URL: 'http://not-ws',
+      ACCOUNT: 'a.b',
+      NATS_SUBJECT_PREFIX: 'gw..v1',
+      DEFAULT_METRICS: 'false',
+    }).join('\n');
     for (const name of [
       'VENUE_REST_URL',
       'VENUE_WS_URL',
@@ -76,14 +70,9 @@ describe('ConnectorConfig', () => {
   });
 
   it('refuses at start-up an API secret the chosen signature encoding cannot use, without printing it', () => {
-    let caught: unknown;
-    try {
-      loadConfig(ConnectorConfig, { ...required, VENUE_API_SECRET: 'plain text secret!' });
-    } catch (error) {
-      caught = error;
-    }
-    expect(caught).toBeInstanceOf(ConfigError);
-    const problems = (caught as ConfigError).problems.join('\n');
+    const problems = configProblems(ConnectorConfig, { ...required, VENUE_API_SECRET: 'plain text secret!' }).join(
+      '\n',
+    );
     expect(problems).toContain('VENUE_API_SECRET');
     expect(problems).not.toContain('plain text secret!');
     const hex = { ...required, VENUE_API_SECRET: 'plain text secret!', VENUE_SIGNATURE_ENCODING: 'hex' };
@@ -96,15 +85,8 @@ describe('ConnectorConfig', () => {
 });
 
 describe('ConnectorConfig refuses what outside testing got through (issue 7, symptom 9)', () => {
-  const problemsOf = (env: Record<string, string>): string[] => {
-    try {
-      loadConfig(ConnectorConfig, { ...required, ...env });
-    } catch (error) {
-      if (error instanceof ConfigError) return error.problems;
-      throw error;
-    }
-    return [];
-  };
+  const problemsOf = (env: Record<string, string>): string[] =>
+    configProblems(ConnectorConfig, { ...required, ...env });
 
   it.each([
     ['STATUS_INTERVAL_MS', '3000000000', /STATUS_INTERVAL_MS must be from 100 to 3600000/],

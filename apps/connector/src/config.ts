@@ -3,47 +3,23 @@
  * name, never with its value). Nothing else in the connector reads `process.env`. Documented in
  * docs/connector.md.
  */
-import { IsOptional, ValidateBy, ValidateIf } from 'class-validator';
-import { DEFAULT_SUBJECT_PREFIX } from '#contracts';
-import {
-  EnvBoolean,
-  EnvEnum,
-  EnvInt,
-  EnvMs,
-  EnvPort,
-  EnvRequired,
-  EnvText,
-  EnvUrl,
-  LOG_LEVELS,
-  type CrossChecked,
-  type LogLevel,
-} from '#observability';
-import { apiSecretProblem, isValidIdentifier } from '#venue-api';
+import { IsOptional, ValidateBy } from 'class-validator';
+import { withNatsEnv } from '#bus';
+import { EnvInt, EnvMs, EnvRequired, EnvText, EnvUrl, ServiceEnv, type CrossChecked } from '#observability';
+import { isValidIdentifier, withVenueAntiReplayEnv, withVenueCredentialsEnv } from '#venue-api';
 import type { VenueOptions } from './venue/venue-options.js';
 
 const DAY_MS = 24 * 3_600_000;
-const SUBJECT_TOKEN = /^[^\s.*>]+$/;
 const TOKEN_PATH = /^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/;
-const SUBJECT_PREFIX = /^[^\s.*>]+(\.[^\s.*>]+)*$/;
 
-export class ConnectorConfig implements CrossChecked {
-  // ---- HTTP (/health, /metrics)
-  /** 0 = any free port (said explicitly; empty is refused). */
-  @EnvPort() HTTP_PORT: number = 3001;
-  @EnvText({ max: 255 }) HTTP_HOST: string = '0.0.0.0';
+export class ConnectorConfig
+  extends withVenueAntiReplayEnv(withVenueCredentialsEnv(withNatsEnv(ServiceEnv)))
+  implements CrossChecked
+{
+  // Shared variables (HTTP, logs, NATS, venue credentials, anti-replay, DEFAULT_METRICS): ServiceEnv and its mixins.
+  override HTTP_PORT: number = 3001;
 
-  // ---- Logs
-  @EnvEnum(LOG_LEVELS) LOG_LEVEL: LogLevel = 'info';
-
-  // ---- NATS
-  @EnvUrl({ schemes: ['nats', 'tls', 'ws', 'wss'], list: true }) NATS_URL: string = 'nats://127.0.0.1:4222';
-  @EnvText({ max: 128, pattern: SUBJECT_PREFIX, describe: 'dot-separated subject tokens (at most 128 characters)' })
-  NATS_SUBJECT_PREFIX: string = DEFAULT_SUBJECT_PREFIX;
-  /** Names the venue account this connector serves; one subject token. */
-  @EnvText({ max: 64, pattern: SUBJECT_TOKEN, describe: 'one subject token of at most 64 characters' })
-  ACCOUNT: string = 'default';
-  /** Replicas of the durable streams and buckets: 3 on a three-node JetStream cluster (docs/operations.md). */
-  @EnvInt(1, 5) NATS_REPLICAS: number = 1;
+  // ---- NATS (status, order streams)
   @EnvMs(100, 3_600_000) STATUS_INTERVAL_MS: number = 5_000;
   /** The server redelivers an order command not acknowledged within this (the KV mark keeps it unsent). */
   @EnvMs(1_000, 3_600_000) ORDER_COMMAND_ACK_WAIT_MS: number = 30_000;
@@ -53,21 +29,7 @@ export class ConnectorConfig implements CrossChecked {
   @EnvInt(60_000, 365 * DAY_MS) ORDER_RETENTION_MS: number = 30 * DAY_MS;
 
   // ---- Venue
-  @EnvRequired() @EnvUrl({ schemes: ['http', 'https'] }) VENUE_REST_URL!: string;
   @EnvRequired() @EnvUrl({ schemes: ['ws', 'wss'] }) VENUE_WS_URL!: string;
-  @EnvRequired() @EnvText({ max: 256 }) VENUE_API_KEY!: string;
-  // Checked against the encoding here: otherwise every token fetch fails and the session backs off forever.
-  @ValidateBy({
-    name: 'isUsableApiSecret',
-    validator: {
-      validate: (value: unknown, args) =>
-        typeof value === 'string' &&
-        apiSecretProblem(value, (args?.object as ConnectorConfig).VENUE_SIGNATURE_ENCODING) === undefined,
-      defaultMessage: () => 'VENUE_API_SECRET must be non-empty, and Base64 with VENUE_SIGNATURE_ENCODING=base64',
-    },
-  })
-  VENUE_API_SECRET!: string;
-  @EnvEnum(['base64', 'hex']) VENUE_SIGNATURE_ENCODING: 'base64' | 'hex' = 'base64';
   /** Stable per account: outcomes are redelivered on it after a reconnect. */
   // The venue refuses a connection whose sessionId breaks §4.2's rules: caught here, not as an endless reconnect.
   @ValidateBy({
@@ -82,12 +44,6 @@ export class ConnectorConfig implements CrossChecked {
   @IsOptional()
   @EnvText({ max: 128, pattern: TOKEN_PATH, describe: 'a dot-separated field path such as data.token' })
   VENUE_TOKEN_PATH?: string;
-  @EnvEnum(['tonce', 'nonce']) VENUE_ANTI_REPLAY: 'tonce' | 'nonce' = 'tonce';
-  /** Required in nonce mode: the persistent nonce lives there. */
-  @ValidateIf((config: ConnectorConfig) => config.VENUE_ANTI_REPLAY === 'nonce' || config.VENUE_NONCE_DIR !== undefined)
-  @EnvRequired()
-  @EnvText({ max: 4_096, describe: 'a directory path (required with VENUE_ANTI_REPLAY=nonce)' })
-  VENUE_NONCE_DIR?: string;
   @EnvMs(100, 600_000) PRICE_STALE_AFTER_MS: number = 5_000;
   /** Last-value price entries age out after this; at most a quote's life (§2.2 rule 4: 10 minutes). */
   @EnvMs(1_000, 600_000) PRICE_MAX_AGE_MS: number = 600_000;
@@ -109,10 +65,6 @@ export class ConnectorConfig implements CrossChecked {
   @EnvInt(1, 100_000) VENUE_MESSAGES_PER_SECOND?: number;
   /** /health tolerates a venue session that is not open this long (from when it was last open) before reporting down. */
   @EnvMs(0, 3_600_000) SESSION_HEALTH_GRACE_MS: number = 30_000;
-
-  // ---- Process
-  /** Process-level metrics (CPU, heap, event loop); off when several apps share a process (tests). */
-  @EnvBoolean() DEFAULT_METRICS: boolean = true;
 
   crossCheck(): string[] {
     const problems: string[] = [];

@@ -1,35 +1,12 @@
-import {
-  type DynamicModule,
-  Inject,
-  Injectable,
-  Module,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
-import { BusConnection, BusCore, BusKv, BusModule, BusPublisher, BusStreams } from '#bus';
+import { type DynamicModule, Module } from '@nestjs/common';
+import { BusConnection, BusCore, BusKv, BusPublisher, BusStreams, serviceModules } from '#bus';
 import { systemClock } from '#actors';
-import { HealthRegistry, JsonLogger, MetricsRegistry, ObservabilityModule } from '#observability';
+import { HealthRegistry, JsonLogger, lifecycleOf, MetricsRegistry } from '#observability';
 import { TonceSource, VenueRestClient, VenueRestMetrics } from '#venue-api';
 import { EXECUTION_CONFIG, type ExecutionConfig } from './config.js';
 import { ExecutionRuntime } from './execution-runtime.js';
 import { RISK_GATE, type RiskGate } from './risk/risk-gate.js';
 import { RiskModule } from './risk/risk.module.js';
-
-/**
- * Starts the order side once every provider exists (risk included), and stops it first at shutdown (this module
- * is the root, so its destroy hook runs before the bus closes): stop answering → finish requests in hand →
- * drain the order actors → release ownership → flush NATS.
- */
-@Injectable()
-class ExecutionLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
-  constructor(@Inject(ExecutionRuntime) private readonly runtime: ExecutionRuntime) {}
-  async onApplicationBootstrap(): Promise<void> {
-    await this.runtime.start();
-  }
-  async onModuleDestroy(): Promise<void> {
-    await this.runtime.stop();
-  }
-}
 
 /** The venue REST calls of the execution app: reconciliation reads (trade list by clientRef, order state). */
 const EXECUTION_REST_OPERATIONS = ['listTrades', 'getOrderState'] as const;
@@ -41,13 +18,7 @@ export class ExecutionAppModule {
     return {
       module: ExecutionAppModule,
       imports: [
-        ObservabilityModule.forRoot({ app: 'execution', defaultMetrics: config.DEFAULT_METRICS }),
-        BusModule.forRootAsync({
-          useFactory: () => ({
-            servers: config.NATS_URL.split(','),
-            name: `execution-${config.ACCOUNT}-${instanceId}`,
-          }),
-        }),
+        ...serviceModules('execution', config, `execution-${config.ACCOUNT}-${instanceId}`),
         RiskModule.forRoot({
           subjectPrefix: config.NATS_SUBJECT_PREFIX,
           account: config.ACCOUNT,
@@ -122,7 +93,10 @@ export class ExecutionAppModule {
             JsonLogger,
           ],
         },
-        ExecutionLifecycle,
+        // Starts the order side once every provider exists (risk included), and stops it first at shutdown (this
+        // module is the root, so its destroy hook runs before the bus closes): stop answering → finish requests
+        // in hand → drain the order actors → release ownership → flush NATS.
+        lifecycleOf(ExecutionRuntime),
       ],
     };
   }

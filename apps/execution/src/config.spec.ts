@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, loadConfig } from '#observability';
+import { loadConfig } from '#observability';
+import { configProblems } from '#testing';
 import { ExecutionConfig } from './config.js';
 
 const required = {
@@ -8,15 +9,7 @@ const required = {
   VENUE_API_SECRET: 'c2VjcmV0LXZhbHVl',
 };
 
-function problemsOf(env: Record<string, string>): string {
-  try {
-    loadConfig(ExecutionConfig, env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems.join('\n');
-    throw error;
-  }
-  return '';
-}
+const problemsOf = (env: Record<string, string>): string => configProblems(ExecutionConfig, env).join('\n');
 
 describe('ExecutionConfig', () => {
   it('applies the defaults: REST share 4/s, tonce, a 3 s lease', () => {

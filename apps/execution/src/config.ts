@@ -1,47 +1,23 @@
 /**
  * The execution app's environment, validated once at start-up by `loadConfig` (every bad variable is listed
  * by name, never with its value). Nothing else in the app reads `process.env`. Documented in
- * docs/execution.md#configuration; shared names and rules as in the connector.
+ * docs/execution.md#configuration. The variables every app shares are ServiceEnv (#observability) and the
+ * mixins of #bus (NATS) and #venue-api (credentials).
  */
-import { IsOptional, ValidateBy } from 'class-validator';
-import { DEFAULT_SUBJECT_PREFIX } from '#contracts';
-import {
-  EnvBoolean,
-  EnvEnum,
-  EnvInt,
-  EnvMs,
-  EnvPort,
-  EnvRequired,
-  EnvText,
-  EnvUrl,
-  LOG_LEVELS,
-  type CrossChecked,
-  type LogLevel,
-} from '#observability';
-import { apiSecretProblem } from '#venue-api';
+import { IsOptional } from 'class-validator';
+import { withNatsEnv } from '#bus';
+import { EnvBoolean, EnvEnum, EnvInt, EnvMs, EnvText, ServiceEnv, type CrossChecked } from '#observability';
+import { withVenueCredentialsEnv } from '#venue-api';
 import { limitsFileProblemsAt } from './risk/limits-file.js';
 
 const DAY_MS = 24 * 3_600_000;
-const SUBJECT_TOKEN = /^[^\s.*>]+$/;
-const SUBJECT_PREFIX = /^[^\s.*>]+(\.[^\s.*>]+)*$/;
 const INSTANCE = /^[A-Za-z0-9_-]{1,64}$/;
 
-export class ExecutionConfig implements CrossChecked {
-  // ---- HTTP (/health, /metrics)
-  @EnvPort() HTTP_PORT: number = 3002;
-  @EnvText({ max: 255 }) HTTP_HOST: string = '0.0.0.0';
+export class ExecutionConfig extends withVenueCredentialsEnv(withNatsEnv(ServiceEnv)) implements CrossChecked {
+  // Shared variables (HTTP, logs, NATS, venue credentials, DEFAULT_METRICS): ServiceEnv and its mixins.
+  override HTTP_PORT: number = 3002;
 
-  // ---- Logs
-  @EnvEnum(LOG_LEVELS) LOG_LEVEL: LogLevel = 'info';
-
-  // ---- NATS
-  @EnvUrl({ schemes: ['nats', 'tls', 'ws', 'wss'], list: true }) NATS_URL: string = 'nats://127.0.0.1:4222';
-  @EnvText({ max: 128, pattern: SUBJECT_PREFIX, describe: 'dot-separated subject tokens (at most 128 characters)' })
-  NATS_SUBJECT_PREFIX: string = DEFAULT_SUBJECT_PREFIX;
-  /** The venue account (the connector's ACCOUNT); one subject token. */
-  @EnvText({ max: 64, pattern: SUBJECT_TOKEN, describe: 'one subject token of at most 64 characters' })
-  ACCOUNT: string = 'default';
-  @EnvInt(1, 5) NATS_REPLICAS: number = 1;
+  // ---- NATS (order streams)
   /** How long order events and journal records are kept. */
   @EnvInt(60_000, 365 * DAY_MS) ORDER_RETENTION_MS: number = 30 * DAY_MS;
   /** JetStream duplicate window of the order event stream (cross-checked against the retention). */
@@ -75,20 +51,7 @@ export class ExecutionConfig implements CrossChecked {
   /** Trade-list reads for the figures of a SUCCESS whose outcome has none, before the quote's are used. */
   @EnvInt(1, 100) FILL_LOOKUPS: number = 5;
 
-  // ---- Venue REST (trade list, order state)
-  @EnvRequired() @EnvUrl({ schemes: ['http', 'https'] }) VENUE_REST_URL!: string;
-  @EnvRequired() @EnvText({ max: 256 }) VENUE_API_KEY!: string;
-  @ValidateBy({
-    name: 'isUsableApiSecret',
-    validator: {
-      validate: (value: unknown, args) =>
-        typeof value === 'string' &&
-        apiSecretProblem(value, (args?.object as ExecutionConfig).VENUE_SIGNATURE_ENCODING) === undefined,
-      defaultMessage: () => 'VENUE_API_SECRET must be non-empty, and Base64 with VENUE_SIGNATURE_ENCODING=base64',
-    },
-  })
-  VENUE_API_SECRET!: string;
-  @EnvEnum(['base64', 'hex']) VENUE_SIGNATURE_ENCODING: 'base64' | 'hex' = 'base64';
+  // ---- Venue REST (trade list, order state); the credentials are shared
   /** The execution app uses tonce (a nonce is per API key and owned by the connector's process). */
   @EnvEnum(['tonce']) VENUE_ANTI_REPLAY = 'tonce' as const;
   /** This process's share of the venue's 30 requests/s per IP (connector 4, execution 4, account-sync 20). */
@@ -105,7 +68,6 @@ export class ExecutionConfig implements CrossChecked {
   @EnvMs(100, 600_000) SHUTDOWN_WAIT_MS: number = 5_000;
   /** Distinct strategy ids and reject codes kept as metric labels (then `other`). */
   @EnvInt(1, 10_000) METRIC_LABEL_VALUES_MAX: number = 100;
-  @EnvBoolean() DEFAULT_METRICS: boolean = true;
   /** Fault injection for tests only: SIGKILL itself right after this step of a new order. Never set in production. */
   @IsOptional() @EnvEnum(['after-intent', 'after-send']) FAULT_CRASH_AT?: 'after-intent' | 'after-send';
 

@@ -17,6 +17,8 @@ export {
 } from './bus-consumers.js';
 export { BusKv, KvBucket, type KvBucketOptions, type KvChange, type KvEntry, type KvWatch } from './bus-kv.js';
 export { BusModule, type BusModuleAsyncOptions } from './bus.module.js';
+export { withNatsEnv } from './nats-env.js';
+export { serviceModules, type ServiceModulesConfig } from './service-modules.js';
 export type { SubjectKind } from './subject-kind.js';
 export { JetStreamMetrics, type WatchedStream } from './jetstream-metrics.js';
 export {

@@ -2,6 +2,7 @@ import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } 
 import { Type } from 'class-transformer';
 import { IsPositiveDecimalString } from './decimal-string.js';
 import type { ErrorReply } from './reply.js';
+import { SUBJECT_TOKEN } from './subjects.js';
 
 /** Longest price subject a release may name (a NATS subject of ours is far shorter). */
 const MAX_SUBJECT_LENGTH = 255;
@@ -29,13 +30,13 @@ export class StreamRequest {
   @IsString()
   @MinLength(1)
   @MaxLength(16)
-  @Matches(/^[^\s.*>]+$/, { message: 'tenor must be one subject token' })
+  @Matches(SUBJECT_TOKEN, { message: 'tenor must be one subject token' })
   tenor!: string;
 
   @IsString()
   @MinLength(1)
   @MaxLength(64)
-  @Matches(/^[^\s.*>]+$/, { message: 'accountGroup must be one subject token' })
+  @Matches(SUBJECT_TOKEN, { message: 'accountGroup must be one subject token' })
   accountGroup!: string;
 
   /** Who holds the interest (a strategy instance id); leases are per requester. */

@@ -16,7 +16,10 @@
  */
 export const DEFAULT_SUBJECT_PREFIX = 'gw.v1';
 
-const TOKEN = /^[^\s.*>]+$/;
+/** One NATS subject token: no `.`, `*`, `>` or whitespace (an account, a tenor, an account group). */
+export const SUBJECT_TOKEN = /^[^\s.*>]+$/;
+/** A subject prefix: one or more subject tokens joined by `.` (`gw.v1`). */
+export const SUBJECT_PREFIX = /^[^\s.*>]+(\.[^\s.*>]+)*$/;
 
 export class Subjects {
   constructor(
@@ -117,7 +120,7 @@ function token(value: string, what: string): string {
 }
 
 function assertToken(value: string, what: string): void {
-  if (!TOKEN.test(value)) throw new SubjectTokenError(`${what} "${value}" cannot be a NATS subject token`);
+  if (!SUBJECT_TOKEN.test(value)) throw new SubjectTokenError(`${what} "${value}" cannot be a NATS subject token`);
 }
 
 function streamToken(account: string): string {

@@ -12,3 +12,4 @@ export {
   type Stoppable,
 } from './stack.js';
 export { acquireMachineLock, type MachineLock } from './machine-lock.js';
+export { configProblems } from './config-problems.js';

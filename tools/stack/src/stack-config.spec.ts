@@ -2,19 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '#observability';
+import { loadConfig } from '#observability';
+import { configProblems } from '#testing';
 import { StackConfig } from './stack-config.js';
 import { realVenueWiring } from './venue.js';
 
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(StackConfig, env);
-    return [];
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-}
+const problems = (env: Record<string, string>): string[] => configProblems(StackConfig, env);
 
 const REAL = {
   STACK_VENUE: 'real',

@@ -5,11 +5,9 @@
  * and the secret from the environment or from files.
  */
 import { EnvEnum, EnvMs, EnvPort, EnvText, EnvUrl, LOG_LEVELS, type CrossChecked, type LogLevel } from '#observability';
-import { DEFAULT_SUBJECT_PREFIX } from '#contracts';
+import { DEFAULT_SUBJECT_PREFIX, SUBJECT_PREFIX, SUBJECT_TOKEN } from '#contracts';
 import { STACK_APPS } from './apps.js';
 
-const SUBJECT_TOKEN = /^[^\s.*>]+$/;
-const SUBJECT_PREFIX = /^[^\s.*>]+(\.[^\s.*>]+)*$/;
 const SESSION_ID = /^[^/\s\p{Cc}]{1,64}$/u;
 
 export class StackConfig implements CrossChecked {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, loadConfig } from '#observability';
+import { loadConfig } from '#observability';
+import { configProblems } from '#testing';
 import { AccountSyncConfig } from '../config.js';
 
 const required = {
@@ -8,15 +9,8 @@ const required = {
   VENUE_API_SECRET: 'c2VjcmV0LXZhbHVl',
 };
 
-function problemsOf(env: Record<string, string>): string {
-  try {
-    loadConfig(AccountSyncConfig, { ...required, ...env });
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as ConfigError).problems.join('\n');
-  }
-  return '';
-}
+const problemsOf = (env: Record<string, string>): string =>
+  configProblems(AccountSyncConfig, { ...required, ...env }).join('\n');
 
 describe('webhook and withdrawal settings', () => {
   it('defaults: the receiver on its own port and path, withdrawals polled every 5 s', () => {

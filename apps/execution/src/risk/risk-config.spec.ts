@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '#observability';
+import { loadConfig } from '#observability';
+import { configProblems } from '#testing';
 import { ExecutionConfig } from '../config.js';
 
 const BASE = {
@@ -11,15 +12,7 @@ const BASE = {
   VENUE_API_SECRET: Buffer.from('secret').toString('base64'),
 };
 
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(ExecutionConfig, { ...BASE, ...env });
-    return [];
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-}
+const problemsOf = (env: Record<string, string>): string[] => configProblems(ExecutionConfig, { ...BASE, ...env });
 
 describe('the execution config: pre-trade risk settings', () => {
   let dir: string;

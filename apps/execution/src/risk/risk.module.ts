@@ -3,17 +3,10 @@
  * switch, control subjects) at bootstrap. Until the store has been read every order is refused (fail closed).
  * Requires ObservabilityModule and BusModule (both global).
  */
-import {
-  type DynamicModule,
-  Inject,
-  Injectable,
-  Module,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { BusConnection, BusCore, BusKv, BusPublisher, BusResponder, BusStreams } from '#bus';
 import { systemClock } from '#actors';
-import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
+import { HealthRegistry, JsonLogger, lifecycleOf, MetricsRegistry } from '#observability';
 import { loadLimitsFile } from './limits-file.js';
 import { RISK_GATE } from './risk-gate.js';
 import { RiskEngine } from './risk-engine.js';
@@ -21,17 +14,6 @@ import { RiskMetrics } from './risk-metrics.js';
 import { RiskRuntime, type RiskModuleOptions } from './risk-runtime.js';
 
 export type { RiskModuleOptions } from './risk-runtime.js';
-
-@Injectable()
-class RiskLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
-  constructor(@Inject(RiskRuntime) private readonly runtime: RiskRuntime) {}
-  async onApplicationBootstrap(): Promise<void> {
-    await this.runtime.start();
-  }
-  async onModuleDestroy(): Promise<void> {
-    await this.runtime.stop();
-  }
-}
 
 @Module({})
 export class RiskModule {
@@ -90,7 +72,7 @@ export class RiskModule {
             JsonLogger,
           ],
         },
-        RiskLifecycle,
+        lifecycleOf(RiskRuntime),
       ],
       exports: [RISK_GATE, RiskEngine],
     };

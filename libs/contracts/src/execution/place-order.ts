@@ -5,10 +5,10 @@
  * `tenor`: the app uses the freshest live quote of that stream, asking the connector for it if needed).
  */
 import { DECIMAL_STRING } from '../decimal-string.js';
+import { SUBJECT_TOKEN } from '../subjects.js';
 import type { OrderView } from './order-view.js';
 import { STRATEGY_ID } from './execution-subjects.js';
 
-const TOKEN = /^[^\s.*>]+$/;
 /** Printable, no control characters. */
 const KEY = /^[^\p{Cc}]+$/u;
 const INSTRUMENT = /^[A-Za-z0-9]{1,16}\.[A-Za-z0-9]{1,16}$/;
@@ -74,7 +74,7 @@ const RULES: Record<keyof PlaceOrderRequest, { required: boolean; rule: Rule }> 
   strategyId: { required: true, rule: text(1, 64, STRATEGY_ID, 'strategyId must be 1–64 letters, digits, _ or -') },
   accountGroup: {
     required: true,
-    rule: text(1, 64, TOKEN, 'accountGroup must be one subject token of 1–64 characters'),
+    rule: text(1, 64, SUBJECT_TOKEN, 'accountGroup must be one subject token of 1–64 characters'),
   },
   side: { required: true, rule: (v) => (v === 'BUY' || v === 'SELL' ? undefined : 'side must be BUY or SELL') },
   quoteId: { required: false, rule: text(1, 512, undefined, 'quoteId must be 1–512 characters') },
@@ -86,7 +86,7 @@ const RULES: Record<keyof PlaceOrderRequest, { required: boolean; rule: Rule }> 
       (QUANTITY.test(v as string) ? undefined : 'quantity must be a plain decimal with at most 8 decimals'),
   },
   currency: { required: false, rule: text(1, 16, CURRENCY, 'currency must be 1–16 letters or digits') },
-  tenor: { required: false, rule: text(1, 16, TOKEN, 'tenor must be one subject token of 1–16 characters') },
+  tenor: { required: false, rule: text(1, 16, SUBJECT_TOKEN, 'tenor must be one subject token of 1–16 characters') },
   worstPrice: { required: false, rule: positiveDecimal(64, 'worstPrice') },
 };
 const QUOTE_REQUEST_FIELDS = ['instrument', 'quantity', 'currency', 'tenor'] as const;

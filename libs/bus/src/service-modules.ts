@@ -1,0 +1,22 @@
+import type { DynamicModule } from '@nestjs/common';
+import { ObservabilityModule, type ServiceEnv } from '#observability';
+import { BusModule } from './bus.module.js';
+
+/** The variables `serviceModules` reads (ServiceEnv and `withNatsEnv` declare them). */
+export type ServiceModulesConfig = Pick<ServiceEnv, 'DEFAULT_METRICS'> & { NATS_URL: string; ACCOUNT: string };
+
+/**
+ * The modules every app of the gateway starts with: /health, /metrics and the logger named for `app`, then
+ * one NATS connection to `NATS_URL`, shown by the server as `{app}-{ACCOUNT}` unless `connectionName` says
+ * otherwise (an app with several instances per account names each).
+ */
+export function serviceModules(
+  app: string,
+  config: ServiceModulesConfig,
+  connectionName: string = `${app}-${config.ACCOUNT}`,
+): DynamicModule[] {
+  return [
+    ObservabilityModule.forRoot({ app, defaultMetrics: config.DEFAULT_METRICS }),
+    BusModule.forRootAsync({ useFactory: () => ({ servers: config.NATS_URL.split(','), name: connectionName }) }),
+  ];
+}
