@@ -151,4 +151,33 @@ describe('TransactionLedger (real nats-server)', () => {
     await expect(broken.ingest(leg('t-5', 'PENDING'), 'webhook')).rejects.toThrow();
     expect((await broken.health()).up).toBe(false);
   });
+
+  it('reads back a state it stored once the list sees it later, and stores it again if the stream lost it', async () => {
+    let now = 1_000_000;
+    const checking = new TransactionLedger(
+      store,
+      subjects,
+      new TransactionMetrics(new MetricsRegistry('v', { defaultMetrics: false })),
+      silent,
+      {
+        now: () => now,
+        verifyAfterMs: 30_000,
+      },
+    );
+    expect(await checking.ingest(leg('t-lost', 'PENDING'), 'webhook')).toEqual({ kind: 'stored' });
+    // the cluster acknowledged it, then lost it in a failover
+    const stream = AccountLedgerName.transactions(ACCOUNT);
+    const stored = await connection.jsm.streams.getMessage(stream, { last_by_subj: subjects.changed('t-lost') });
+    await connection.jsm.streams.deleteMessage(stream, stored?.seq ?? 0);
+    expect(await checking.ingest(leg('t-lost', 'PENDING'), 'list')).toEqual({ kind: 'duplicate' }); // too soon
+    now += 30_000;
+    expect(await checking.ingest(leg('t-lost', 'PENDING'), 'list')).toEqual({ kind: 'stored' });
+    expect((await history('t-lost')).map((e) => e.state)).toEqual(['PENDING']);
+    // read back once: from now on the stream has it and the cache is trusted
+    now += 60_000;
+    expect(await checking.ingest(leg('t-lost', 'PENDING'), 'list')).toEqual({ kind: 'duplicate' });
+    now += 60_000;
+    expect(await checking.ingest(leg('t-lost', 'PENDING'), 'list')).toEqual({ kind: 'duplicate' });
+    expect((await history('t-lost')).map((e) => e.state)).toEqual(['PENDING']);
+  });
 });

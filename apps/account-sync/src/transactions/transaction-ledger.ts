@@ -37,20 +37,30 @@ export interface TransactionStore {
 interface Held {
   state: TransactionLegState;
   seq: number;
+  /** When this process stored it (undefined once read back from the stream: nothing left to check). */
+  storedAt?: number;
 }
 
 export interface TransactionLedgerOptions {
   /** States held in memory (a cache: the stream is the truth). */
   cacheSize?: number;
+  /**
+   * How long after storing a state the transaction list's next sight of it reads it back from the stream
+   * (once). On a cluster a failover can lose a message it acknowledged (seen on nats-server 2.9, R3): the
+   * list then stores it again rather than calling it a duplicate from memory.
+   */
+  verifyAfterMs?: number;
   now?: () => number;
 }
 
 const MAX_ROUNDS = 4;
+const VERIFY_AFTER_MS = 30_000;
 
 export class TransactionLedger implements TransactionIntake {
   private readonly mailbox = new KeyedMailbox();
   private readonly held = new Map<string, Held>();
   private readonly cacheSize: number;
+  private readonly verifyAfterMs: number;
   private readonly now: () => number;
   private triggers: SyncTriggers | undefined;
   private readonly listeners: Array<(event: TransactionStateChanged) => void> = [];
@@ -65,6 +75,7 @@ export class TransactionLedger implements TransactionIntake {
     options: TransactionLedgerOptions = {},
   ) {
     this.cacheSize = options.cacheSize ?? 100_000;
+    this.verifyAfterMs = options.verifyAfterMs ?? VERIFY_AFTER_MS;
     this.now = options.now ?? Date.now;
   }
 
@@ -127,6 +138,9 @@ export class TransactionLedger implements TransactionIntake {
     const subject = this.subjects.changed(record.uuid);
     const incoming = record.transactionState;
     let held = this.held.get(record.uuid);
+    if (held?.storedAt !== undefined && source === 'list' && this.now() - held.storedAt >= this.verifyAfterMs) {
+      held = await this.readBack(record.uuid, subject, held);
+    }
     let msgIdSuffix = '';
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
       const decision = decideTransaction(held?.state, incoming);
@@ -159,7 +173,7 @@ export class TransactionLedger implements TransactionIntake {
       );
       this.storeFailing = false;
       if (appended.kind === 'stored') {
-        this.remember(record.uuid, { state: incoming, seq: appended.seq });
+        this.remember(record.uuid, { state: incoming, seq: appended.seq, storedAt: this.now() });
         this.metrics.states.inc({ state: incoming });
         if (event.failed) {
           this.logger.warn('transaction did not complete', { uuid: record.uuid, state: incoming, source });
@@ -190,6 +204,25 @@ export class TransactionLedger implements TransactionIntake {
       if (held) this.remember(record.uuid, held);
     }
     throw new Error(`transaction ${record.uuid.slice(0, 64)}: the stream kept moving; not stored`);
+  }
+
+  /** The stream's word on a state this process stored a while ago: kept if there, forgotten if lost. */
+  private async readBack(uuid: string, subject: string, held: Held): Promise<Held | undefined> {
+    const last = await this.store.last<TransactionStateChanged>(subject);
+    if (last === undefined || last.seq < held.seq) {
+      this.logger.warn('a transaction state stored earlier is not on the stream; storing it again', {
+        uuid: uuid.slice(0, 64),
+        state: held.state,
+      });
+      this.metrics.lost.inc();
+      const kept = last && { state: last.value.state, seq: last.seq };
+      if (kept) this.remember(uuid, kept);
+      else this.held.delete(uuid);
+      return kept;
+    }
+    const checked = { state: last.value.state, seq: last.seq };
+    this.remember(uuid, checked);
+    return checked;
   }
 
   private remember(uuid: string, held: Held): void {

@@ -10,6 +10,8 @@ export class TransactionMetrics {
   readonly states: Counter<'state'>;
   /** Time from a record's arrival at the ledger to its durable answer. */
   readonly storeSeconds: Histogram<'source'>;
+  /** States this process stored that were later not found on the stream (stored again). */
+  readonly lost: Counter;
 
   constructor(registry: MetricsRegistry) {
     this.ingested = new Counter({
@@ -22,6 +24,11 @@ export class TransactionMetrics {
       name: 'account_sync_transaction_states_total',
       help: 'Transaction states stored and published, by state',
       labelNames: ['state'],
+      registers: [registry],
+    });
+    this.lost = new Counter({
+      name: 'account_sync_transaction_states_lost_total',
+      help: 'Transaction states stored and acknowledged, later not found on the stream when read back (stored again)',
       registers: [registry],
     });
     this.storeSeconds = new Histogram({
