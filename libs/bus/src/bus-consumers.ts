@@ -98,7 +98,9 @@ export class BusConsumers {
       ...declaration,
       declare: async () => {
         if (state.stopped) return;
-        if ((await this.ensureConsumer({ ...options, exclusive: false })) === 'updated') return;
+        // created again only if it is gone (a read otherwise: see BusStreams.createIfMissing)
+        if (await this.consumerExists(options)) return;
+        await this.ensureConsumer({ ...options, exclusive: false });
         // created again: the running iterator waits on a consumer that no longer exists
         const fresh = await this.open(options);
         if (state.stopped) {
@@ -148,6 +150,16 @@ export class BusConsumers {
         });
         msg.nak(1_000);
       }
+    }
+  }
+
+  private async consumerExists(options: DurableConsumerOptions): Promise<boolean> {
+    try {
+      await this.connection.jsm.consumers.info(options.stream, options.durable);
+      return true;
+    } catch (error) {
+      if (error instanceof JetStreamApiError && error.status === 404) return false;
+      throw error;
     }
   }
 

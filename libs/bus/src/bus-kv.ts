@@ -161,7 +161,18 @@ export class BusKv {
       });
     const kv = await declare();
     const { topology } = this.connection;
-    topology.keep({ kind: 'bucket', name, declare });
+    // declared again only if its stream is gone (a read otherwise: see BusStreams.createIfMissing)
+    const createIfMissing = async () => {
+      const exists = await this.connection.jsm.streams.info(`KV_${name}`).then(
+        () => true,
+        (error: unknown) => {
+          if (error instanceof JetStreamApiError && error.status === 404) return false;
+          throw error;
+        },
+      );
+      if (!exists) await declare();
+    };
+    topology.keep({ kind: 'bucket', name, declare: createIfMissing });
     return new KvBucket(kv, () => topology.redeclare('no_stream'));
   }
 }

@@ -51,9 +51,19 @@ export class BusStreams {
     this.connection.topology.keep({
       kind: 'stream',
       name: definition.name,
-      declare: () => this.declare(definition),
+      declare: () => this.createIfMissing(definition),
     });
     return info;
+  }
+
+  /**
+   * Declared again (DeclaredTopology): created only if the server says it does not exist — never updated, and
+   * nothing sent but a read when it is there (on a cluster in failover, updates of every stream at each
+   * reconnection disturbed the elections). A read that fails for another reason throws (retried later).
+   */
+  private async createIfMissing(definition: StreamDefinition): Promise<void> {
+    if ((await this.info(definition.name)) !== undefined) return;
+    await this.declare(definition);
   }
 
   private async declare(definition: StreamDefinition): Promise<StreamInfo> {

@@ -112,4 +112,20 @@ describe('the declared topology across a NATS that lost it', () => {
     await connection.topology.settled();
     expect(await bucket.put('ord-2', {})).toBeGreaterThan(0); // … and the bucket is back for the next one
   });
+
+  it('declaring again only reads what is there: no update of an existing stream, bucket or consumer', async () => {
+    // updates of every stream at each reconnection disturbed a three-node cluster's elections
+    const writes: string[] = [];
+    const watch = connection.client.subscribe('$JS.API.>', {
+      callback: (_error, message) => {
+        if (!/\.(INFO|NAMES|LIST)\b/.test(message.subject)) writes.push(message.subject);
+      },
+    });
+    await connection.client.flush();
+    connection.topology.redeclare('reconnect');
+    await connection.topology.settled();
+    await connection.client.flush();
+    watch.unsubscribe();
+    expect(writes).toEqual([]);
+  });
 });
