@@ -90,6 +90,16 @@ export interface ExecutionStack {
   stop(): Promise<void>;
 }
 
+/** Execution's leases and reconciliation timings cut to what a test can wait for. */
+export const FAST_EXECUTION_ENV = {
+  INSTANCE_LEASE_MS: '1500',
+  OWNERSHIP_SWEEP_MS: '300',
+  VENUE_CHECK_AFTER_MS: '1000',
+  RECONCILE_INITIAL_MS: '300',
+  RECONCILE_MAX_MS: '1000',
+  NOT_EXECUTED_GRACE_MS: '500',
+} as const;
+
 export async function startExecutionStack(
   options: {
     venue?: SandboxOptions;
@@ -123,12 +133,7 @@ export async function startExecutionStack(
     VENUE_API_KEY: stack.venue.credentials.primary.apiKey,
     VENUE_API_SECRET: stack.venue.credentials.primary.apiSecret,
     INSTANCE_ID: instanceId,
-    INSTANCE_LEASE_MS: '1500',
-    OWNERSHIP_SWEEP_MS: '300',
-    VENUE_CHECK_AFTER_MS: '1000',
-    RECONCILE_INITIAL_MS: '300',
-    RECONCILE_MAX_MS: '1000',
-    NOT_EXECUTED_GRACE_MS: '500',
+    ...FAST_EXECUTION_ENV,
     DEFAULT_METRICS: 'false',
     // info at least: the test waits for runApp's "started" line (the output stays in the child's buffer)
     LOG_LEVEL: process.env['E2E_LOG_LEVEL'] ?? 'info',

@@ -8,7 +8,7 @@
 import { freePort } from '#testing';
 import type { SandboxOptions } from '../../apps/sandbox-venue/src/config.js';
 import { ACCOUNT, startConnectorStack, type ConnectorStack } from '../connector/connector-stack.js';
-import { ExecutionInstance } from '../execution/execution-stack.js';
+import { ExecutionInstance, FAST_EXECUTION_ENV } from '../execution/execution-stack.js';
 import { AppProcess } from '../kit/app-process.js';
 
 /** account-sync as a child process: its /health and /metrics address, and a clean stop (SIGTERM). */
@@ -101,12 +101,7 @@ export async function startGatewayStack(options: {
     ...venueEnv,
     HTTP_PORT: String(await freePort()),
     INSTANCE_ID: 'exec-prom',
-    INSTANCE_LEASE_MS: '1500',
-    OWNERSHIP_SWEEP_MS: '300',
-    VENUE_CHECK_AFTER_MS: '1000',
-    RECONCILE_INITIAL_MS: '300',
-    RECONCILE_MAX_MS: '1000',
-    NOT_EXECUTED_GRACE_MS: '500',
+    ...FAST_EXECUTION_ENV,
     // info at least: the start is seen in the "started" line
     LOG_LEVEL: process.env['E2E_LOG_LEVEL'] ?? 'info',
     ...options.executionEnv,

@@ -50,16 +50,21 @@ describe('alerts raised by faults, on a real Prometheus scraping the running sta
     });
   }
 
-  /** An order placed through execution on a live quote; resolves to its order id. */
-  async function placeOrder(): Promise<string> {
+  /** A place request to execution for a live quote (a new idempotency key each time); resolves to the reply. */
+  async function placeOnLiveQuote() {
     const [quote] = await liveQuotes(stack.strategy, stack.venue, 'prom-faults', 1);
-    const reply = await place(stack.strategy, {
+    return place(stack.strategy, {
       idempotencyKey: `prom-faults-${(keys += 1)}`,
       strategyId: STRATEGY,
       accountGroup: group(),
       side: 'BUY',
       quoteId: quote,
     });
+  }
+
+  /** An order placed through execution on a live quote; resolves to its order id. */
+  async function placeOrder(): Promise<string> {
+    const reply = await placeOnLiveQuote();
     if (!reply.ok) throw new Error(`execution refused the order: ${JSON.stringify(reply.error)}`);
     return reply.orderId;
   }
@@ -152,14 +157,7 @@ describe('alerts raised by faults, on a real Prometheus scraping the running sta
       30_000,
     );
     // a new order is refused while the open ones are not checked (fail-closed start)
-    const [quote] = await liveQuotes(stack.strategy, stack.venue, 'prom-faults', 1);
-    const refused = await place(stack.strategy, {
-      idempotencyKey: `prom-faults-${(keys += 1)}`,
-      strategyId: STRATEGY,
-      accountGroup: group(),
-      side: 'BUY',
-      quoteId: quote,
-    });
+    const refused = await placeOnLiveQuote();
     expect(refused).toMatchObject({ ok: false, error: { code: 'EXECUTION_RECONCILING_UNRESOLVED_ORDERS' } });
   }, 60_000);
 
