@@ -57,7 +57,7 @@ export default {
       ...shared,
       displayName: 'cluster',
       testMatch: ['<rootDir>/test/cluster/**/*.e2e-spec.ts'],
-      setupFilesAfterEnv: ['<rootDir>/test/kit/retry-once.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/kit/retry-cluster.ts'],
       globalSetup: '<rootDir>/test/kit/build-dist.ts',
     },
     {
