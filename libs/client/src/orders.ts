@@ -17,28 +17,17 @@ import {
   type OrderAccepted,
   type OrderEvent,
   type OrderView,
+  type PlaceOrderRequest,
   type StrategyPositions,
 } from '#contracts';
 import { gatewayRequest, type ClientContext } from './client-context.js';
 import { ClientErrorCode, GatewayError } from './gateway-error.js';
 
-export interface OrderRequest {
-  strategyId: string;
-  /** The account group (uuid) the order trades for. */
-  accountGroup: string;
-  side: 'BUY' | 'SELL';
-  /** A quote the strategy holds (from a price it received) … */
-  quoteId?: string;
-  /** … or a quote request: the execution app uses the freshest live quote of this stream. */
-  instrument?: string;
-  quantity?: string;
-  currency?: string;
-  tenor?: string;
-  /** Worst acceptable price (quote currency per base unit). */
-  worstPrice?: string;
-  /** Names this order for ever (per strategy): a repeat answers the same order. Default: a new uuid. */
-  idempotencyKey?: string;
-}
+/**
+ * An order as the execution app takes it (`PlaceOrderRequest`, libs/contracts), its idempotency key optional:
+ * it names the order for ever (per strategy), a repeat answers the same order; default, a new uuid.
+ */
+export type OrderRequest = Omit<PlaceOrderRequest, 'idempotencyKey'> & { idempotencyKey?: string };
 
 export interface PlaceOptions {
   /** How long to wait for a final state once the order is accepted; then the latest view (default 60 000). */
