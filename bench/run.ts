@@ -64,6 +64,8 @@ interface Result {
   threads: ThreadCpu;
   /** Read and write system calls per message over the measured rounds (socket reads and writes). */
   syscalls: { reads: number; writes: number };
+  /** Minor page faults per message over the measured rounds. */
+  minorFaults: number;
 }
 
 interface Pipeline {
@@ -84,6 +86,7 @@ interface Pipeline {
   /** CPU µs of the main thread and of the others over the measured rounds. */
   threadCpu: ThreadCpu;
   syscalls: { reads: number; writes: number };
+  minorFaults: number;
   /** `/metrics` of the pipeline's process, when it has one. */
   metricsUrl?: string;
   stop(): Promise<void>;
@@ -316,6 +319,7 @@ function pipeline(
     systemCpuMicros: 0,
     threadCpu: { main: 0, others: 0 },
     syscalls: { reads: 0, writes: 0 },
+    minorFaults: 0,
     stop,
   };
 }
@@ -342,6 +346,7 @@ async function measure(p: Pipeline, all: Pipeline[]): Promise<void> {
   p.threadCpu.main += threadsAfter.main - threadsBefore.main;
   p.threadCpu.others += threadsAfter.others - threadsBefore.others;
   p.systemCpuMicros += after.system - before.system;
+  p.minorFaults += after.minorFaults - before.minorFaults;
   const elapsedMs = performance.now() - started;
   others.forEach((o, i) => {
     o.idleCpuMicros += processCpuMicros(o.child.pid ?? 0) - (othersBefore[i] ?? 0);
@@ -375,6 +380,7 @@ async function result(p: Pipeline): Promise<Result> {
       reads: p.syscalls.reads / Math.max(1, p.received),
       writes: p.syscalls.writes / Math.max(1, p.received),
     },
+    minorFaults: p.minorFaults / Math.max(1, p.received),
   };
 }
 
@@ -443,7 +449,8 @@ function printTable(results: Result[]): void {
     lines.push(
       `${r.name}: CPU µs/msg by thread: main ${r.threads.main.toFixed(1)}, ` +
         `others (GC helpers, compilers, libuv) ${r.threads.others.toFixed(1)}; ` +
-        `system calls per msg: ${r.syscalls.reads.toFixed(2)} reads, ${r.syscalls.writes.toFixed(2)} writes`,
+        `system calls per msg: ${r.syscalls.reads.toFixed(2)} reads, ${r.syscalls.writes.toFixed(2)} writes; ` +
+        `minor page faults per msg: ${r.minorFaults.toFixed(3)}`,
     );
   }
   for (const r of results.slice(1)) {
