@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { systemClock } from '#actors';
 import { JsonLogger, MetricsRegistry } from '#observability';
 import { waitFor } from '#testing';
 import type { SyncEngine, SyncMode } from './sync-engine.js';
@@ -42,7 +43,7 @@ function start(engine: ScriptedEngine, intervalMs = 60_000, now: () => number = 
     { fastIntervalMs: intervalMs, slowIntervalMs: intervalMs, triggerDelayMs: 0, staleIntervals: 3 },
     metrics,
     quiet,
-    now,
+    { ...systemClock, now },
   );
   return scheduler;
 }

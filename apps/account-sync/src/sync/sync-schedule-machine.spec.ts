@@ -1,0 +1,180 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  ageOf,
+  initialSchedule,
+  scheduleTransition,
+  staleResources,
+  type ScheduleEffect,
+  type ScheduleEvent,
+  type ScheduleSettings,
+  type ScheduleState,
+} from './sync-schedule-machine.js';
+import { SYNC_RESOURCES, type SyncResource } from './sync-triggers.js';
+
+const settings: ScheduleSettings = {
+  fastIntervalMs: 10_000,
+  slowIntervalMs: 60_000,
+  triggerDelayMs: 200,
+  staleIntervals: 3,
+};
+
+/** Feeds events through the transition at `now`, collecting every effect. */
+function play(events: ScheduleEvent[], now = 1_000, from: ScheduleState = initialSchedule()) {
+  let state = from;
+  const effects: ScheduleEffect[] = [];
+  for (const event of events) {
+    const step = scheduleTransition(state, event, { now, settings });
+    state = step.state;
+    effects.push(...step.effects);
+  }
+  return { state, effects };
+}
+
+const runs = (effects: readonly ScheduleEffect[]) =>
+  effects.flatMap((e) => (e.type === 'run' ? [`${e.resource}:${e.mode}`] : []));
+const ok = (resource: SyncResource, mode: 'full' | 'incremental' = 'full'): ScheduleEvent => ({
+  type: 'finished',
+  resource,
+  mode,
+  result: { kind: 'ok' },
+});
+
+describe('sync schedule (pure)', () => {
+  it('starts a full read of what needs nothing first; the per-group resources and transactions wait', () => {
+    const { state, effects } = play([{ type: 'start' }]);
+    expect(runs(effects).sort()).toEqual(
+      ['balances', 'trades', 'transfers', 'creditLimits', 'pairs'].map((r) => `${r}:full`).sort(),
+    );
+    expect(state.lanes.transactions.phase).toBe('waiting');
+    expect(state.lanes.beneficiaries.phase).toBe('waiting');
+  });
+
+  it('the first balances read, good or failed, releases the per-group reads; the first trades read, transactions', () => {
+    const started = play([{ type: 'start' }]).state;
+    const afterBalances = play(
+      [{ type: 'finished', resource: 'balances', mode: 'full', result: { kind: 'failed', error: 'Error: 500' } }],
+      2_000,
+      started,
+    );
+    expect(runs(afterBalances.effects).sort()).toEqual(['accountDetails:full', 'beneficiaries:full', 'senders:full']);
+    expect(afterBalances.state.lanes.transactions.phase).toBe('waiting');
+    expect(runs(play([ok('trades')], 2_000, afterBalances.state).effects)).toEqual(['transactions:full']);
+  });
+
+  it('a trigger arms the coalescing delay; a due resource runs incrementally, once at a time', () => {
+    const idle = play([{ type: 'start' }, ...SYNC_RESOURCES.map((r) => ok(r))]).state;
+    const touched = play([{ type: 'touched', resources: ['balances', 'trades'] }], 2_000, idle);
+    expect(touched.effects).toEqual([
+      { type: 'arm', resource: 'balances', delayMs: 200 },
+      { type: 'arm', resource: 'trades', delayMs: 200 },
+    ]);
+    const due = play([{ type: 'due', resource: 'balances' }], 2_200, idle);
+    expect(due.effects).toEqual([
+      { type: 'disarm', resource: 'balances' },
+      { type: 'run', resource: 'balances', mode: 'incremental' },
+    ]);
+    // two more requests during the run: one queued run after it, no second run now
+    const during = play(
+      [
+        { type: 'due', resource: 'balances' },
+        { type: 'due', resource: 'balances' },
+      ],
+      2_300,
+      due.state,
+    );
+    expect(runs(during.effects)).toEqual([]);
+    expect(during.state.lanes.balances.queued).toBe('incremental');
+    const after = play([ok('balances', 'incremental')], 2_400, during.state);
+    expect(runs(after.effects)).toEqual(['balances:incremental']);
+  });
+
+  it('a full request queued behind an incremental run wins', () => {
+    const idle = play([{ type: 'start' }, ...SYNC_RESOURCES.map((r) => ok(r))]).state;
+    const running = play([{ type: 'due', resource: 'trades' }], 2_000, idle).state;
+    const queued = scheduleTransition(
+      { ...running, lanes: { ...running.lanes, trades: { ...running.lanes.trades, queued: 'full' } } },
+      { type: 'due', resource: 'trades' },
+      { now: 2_100, settings },
+    ).state;
+    expect(queued.lanes.trades.queued).toBe('full');
+    expect(runs(play([ok('trades', 'incremental')], 2_200, queued).effects)).toEqual(['trades:full']);
+  });
+
+  it('after a run with nothing queued, the next read is armed on the interval (slow resources on the slow one)', () => {
+    const started = play([{ type: 'start' }]).state;
+    expect(play([ok('balances')], 2_000, started).effects).toContainEqual({
+      type: 'arm',
+      resource: 'balances',
+      delayMs: 10_000,
+    });
+    expect(play([ok('pairs')], 2_000, started).effects).toContainEqual({
+      type: 'arm',
+      resource: 'pairs',
+      delayMs: 60_000,
+    });
+  });
+
+  it('a failed run is counted and reported with a bounded error, and the resource keeps its last good time', () => {
+    const read = play([{ type: 'start' }, ok('balances')], 5_000).state;
+    const failed = play(
+      [
+        { type: 'due', resource: 'balances' },
+        {
+          type: 'finished',
+          resource: 'balances',
+          mode: 'incremental',
+          result: { kind: 'failed', error: 'x'.repeat(1_000) },
+        },
+      ],
+      9_000,
+      read,
+    );
+    expect(failed.effects).toContainEqual({ type: 'counted', resource: 'balances', mode: 'incremental', ok: false });
+    expect(failed.state.lanes.balances.lastError).toHaveLength(200);
+    expect(failed.state.lanes.balances.lastOkAt).toBe(5_000);
+    expect(failed.effects).toContainEqual({ type: 'arm', resource: 'balances', delayMs: 10_000 });
+  });
+
+  it('stop aborts, disarms every timer, drops what was queued; a run ending after it still counts but starts nothing', () => {
+    const running = play([{ type: 'start' }]).state;
+    const stopped = play([{ type: 'stop' }], 2_000, running);
+    expect(stopped.effects[0]).toEqual({ type: 'abort' });
+    expect(stopped.effects.filter((e) => e.type === 'disarm')).toHaveLength(SYNC_RESOURCES.length);
+    const late = play(
+      [ok('balances'), { type: 'touched', resources: ['balances'] }, { type: 'due', resource: 'trades' }],
+      2_500,
+      stopped.state,
+    );
+    expect(late.effects).toEqual([{ type: 'counted', resource: 'balances', mode: 'full', ok: true }]);
+    expect(late.state.lanes.balances.lastOkAt).toBe(2_500);
+    expect(late.state.lanes.beneficiaries.phase).toBe('waiting');
+  });
+
+  it('a run ended by the stop is neither good nor failed', () => {
+    const running = play([{ type: 'start' }]).state;
+    const ended = play(
+      [{ type: 'stop' }, { type: 'finished', resource: 'balances', mode: 'full', result: { kind: 'stopped' } }],
+      2_000,
+      running,
+    );
+    expect(ended.effects.filter((e) => e.type === 'counted' || e.type === 'failed')).toEqual([]);
+  });
+
+  it('triggers before the start are ignored', () => {
+    expect(play([{ type: 'touched', resources: ['balances'] }]).effects).toEqual([]);
+  });
+
+  it('ages from the start until a first good read, then from that read; stale after staleIntervals intervals', () => {
+    expect(ageOf(initialSchedule(), 'balances', 5_000)).toBeUndefined();
+    const started = play([{ type: 'start' }], 1_000).state;
+    expect(ageOf(started, 'balances', 201_000)).toBe(200_000);
+    expect(staleResources(started, 1_000, settings).map((s) => s.detail)).toContain('first read not finished');
+    const read = play([ok('balances')], 3_000, started).state;
+    expect(ageOf(read, 'balances', 8_000)).toBe(5_000);
+    expect(staleResources(read, 3_000 + 30_000, settings).map((s) => s.resource)).not.toContain('balances');
+    expect(staleResources(read, 3_000 + 30_001, settings)).toContainEqual({
+      resource: 'balances',
+      detail: 'last read 30 s ago',
+    });
+  });
+});

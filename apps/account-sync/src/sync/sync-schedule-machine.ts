@@ -1,0 +1,215 @@
+/**
+ * When each resource is read, as a pure transition (sync-scheduler.ts is its shell). A full read of everything
+ * at start — the per-group resources after the first balances read (it lists the groups), transactions after
+ * the first trades read (the two long histories one after the other, each with the whole spare budget) — then
+ * each resource on its interval (fast or slow), and soon (after a short coalescing delay) when a trigger names
+ * it. One run per resource at a time: a request during a run, or while the resource waits for its
+ * prerequisite, is remembered and runs after it (full wins over incremental). A failed run is counted and
+ * logged, and the resource is tried again on its next turn.
+ *
+ * A lane: `waiting` (its first read waits for its prerequisite's) → `idle` ⇄ `running`. Timers are effects
+ * (`arm`, `disarm`); time comes in `env.now`.
+ */
+import type { SyncMode } from './sync-engine.js';
+import { SYNC_RESOURCES, type SyncResource } from './sync-triggers.js';
+
+export interface ScheduleSettings {
+  fastIntervalMs: number;
+  slowIntervalMs: number;
+  triggerDelayMs: number;
+  staleIntervals: number;
+}
+
+const SLOW: ReadonlySet<SyncResource> = new Set(['accountDetails', 'beneficiaries', 'senders', 'pairs']);
+
+/** A resource whose first full read waits for the first read of another (ended either way). */
+const PREREQUISITE: Readonly<Partial<Record<SyncResource, SyncResource>>> = {
+  accountDetails: 'balances',
+  beneficiaries: 'balances',
+  senders: 'balances',
+  transactions: 'trades',
+};
+
+export interface Lane {
+  readonly phase: 'waiting' | 'idle' | 'running';
+  /** What runs once the current run ends (or the prerequisite's first read). */
+  readonly queued: SyncMode | undefined;
+  readonly lastOkAt: number | undefined;
+  /** Of the newest failed run, cleared by a good one (bounded: 200 chars). */
+  readonly lastError: string | undefined;
+}
+
+export interface ScheduleState {
+  readonly started: boolean;
+  readonly stopped: boolean;
+  /** When the sync started: a resource never read ages from here. */
+  readonly startedAt: number | undefined;
+  readonly lanes: Readonly<Record<SyncResource, Lane>>;
+}
+
+export type RunResult = { kind: 'ok' } | { kind: 'failed'; error: string } | { kind: 'stopped' };
+
+export type ScheduleEvent =
+  | { readonly type: 'start' }
+  /** A trigger named these resources: each is read soon. */
+  | { readonly type: 'touched'; readonly resources: readonly SyncResource[] }
+  /** A resource's timer (interval or trigger delay) fired. */
+  | { readonly type: 'due'; readonly resource: SyncResource }
+  | { readonly type: 'finished'; readonly resource: SyncResource; readonly mode: SyncMode; readonly result: RunResult }
+  | { readonly type: 'stop' };
+
+export type ScheduleEffect =
+  | { readonly type: 'run'; readonly resource: SyncResource; readonly mode: SyncMode }
+  /** (Re)sets the resource's one timer; `due` follows after `delayMs`. */
+  | { readonly type: 'arm'; readonly resource: SyncResource; readonly delayMs: number }
+  | { readonly type: 'disarm'; readonly resource: SyncResource }
+  | { readonly type: 'counted'; readonly resource: SyncResource; readonly mode: SyncMode; readonly ok: boolean }
+  | { readonly type: 'failed'; readonly resource: SyncResource; readonly mode: SyncMode; readonly error: string }
+  /** Runs in progress should end now (the engine aborts its reads). */
+  | { readonly type: 'abort' };
+
+type Step = { readonly state: ScheduleState; readonly effects: readonly ScheduleEffect[] };
+
+const IDLE: Lane = { phase: 'idle', queued: undefined, lastOkAt: undefined, lastError: undefined };
+
+export function initialSchedule(): ScheduleState {
+  const lanes = {} as Record<SyncResource, Lane>;
+  for (const resource of SYNC_RESOURCES) lanes[resource] = IDLE;
+  return { started: false, stopped: false, startedAt: undefined, lanes };
+}
+
+export function intervalOf(resource: SyncResource, settings: ScheduleSettings): number {
+  return SLOW.has(resource) ? settings.slowIntervalMs : settings.fastIntervalMs;
+}
+
+export function scheduleTransition(
+  state: ScheduleState,
+  event: ScheduleEvent,
+  env: { now: number; settings: ScheduleSettings },
+): Step {
+  // After the stop only the runs still in progress report (their results still count).
+  if (state.stopped && event.type !== 'finished') return { state, effects: [] };
+  switch (event.type) {
+    case 'start': {
+      if (state.started) return { state, effects: [] };
+      const effects: ScheduleEffect[] = [];
+      let next: ScheduleState = { ...state, started: true, startedAt: env.now };
+      for (const resource of SYNC_RESOURCES) {
+        next =
+          PREREQUISITE[resource] === undefined
+            ? request(next, resource, 'full', effects)
+            : withLane(next, resource, { ...next.lanes[resource], phase: 'waiting', queued: 'full' });
+      }
+      return { state: next, effects };
+    }
+    case 'touched': {
+      if (!state.started) return { state, effects: [] };
+      return {
+        state,
+        effects: event.resources.map((resource) => ({
+          type: 'arm' as const,
+          resource,
+          delayMs: env.settings.triggerDelayMs,
+        })),
+      };
+    }
+    case 'due': {
+      const effects: ScheduleEffect[] = [];
+      return { state: request(state, event.resource, 'incremental', effects), effects };
+    }
+    case 'finished':
+      return onFinished(state, event, env);
+    case 'stop': {
+      const effects: ScheduleEffect[] = [{ type: 'abort' }];
+      const lanes = {} as Record<SyncResource, Lane>;
+      for (const resource of SYNC_RESOURCES) {
+        effects.push({ type: 'disarm', resource });
+        lanes[resource] = { ...state.lanes[resource], queued: undefined };
+      }
+      return { state: { ...state, stopped: true, lanes }, effects };
+    }
+  }
+}
+
+function onFinished(
+  state: ScheduleState,
+  event: Extract<ScheduleEvent, { type: 'finished' }>,
+  env: { now: number; settings: ScheduleSettings },
+): Step {
+  const { resource, mode, result } = event;
+  const lane = state.lanes[resource];
+  if (lane.phase !== 'running') return { state, effects: [] };
+  const effects: ScheduleEffect[] = [];
+  let after: Lane = { ...lane, phase: 'idle', queued: undefined };
+  if (result.kind === 'ok') {
+    after = { ...after, lastOkAt: env.now, lastError: undefined };
+    effects.push({ type: 'counted', resource, mode, ok: true });
+  } else if (result.kind === 'failed') {
+    const error = result.error.slice(0, 200);
+    after = { ...after, lastError: error };
+    effects.push({ type: 'counted', resource, mode, ok: false }, { type: 'failed', resource, mode, error });
+  }
+  let next = withLane(state, resource, after);
+  if (state.stopped) return { state: next, effects };
+  next =
+    lane.queued !== undefined
+      ? request(next, resource, lane.queued, effects)
+      : (effects.push({ type: 'arm', resource, delayMs: intervalOf(resource, env.settings) }), next);
+  // Its first read ended (well or not): whatever waited for it reads now.
+  for (const dependent of SYNC_RESOURCES) {
+    const waiting = next.lanes[dependent];
+    if (PREREQUISITE[dependent] !== resource || waiting.phase !== 'waiting') continue;
+    next = withLane(next, dependent, { ...waiting, phase: 'idle', queued: undefined });
+    next = request(next, dependent, 'full', effects);
+  }
+  return { state: next, effects };
+}
+
+/** A read of `resource` now, or after the run in progress / the prerequisite's read (full wins). */
+function request(
+  state: ScheduleState,
+  resource: SyncResource,
+  mode: SyncMode,
+  effects: ScheduleEffect[],
+): ScheduleState {
+  const lane = state.lanes[resource];
+  if (lane.phase !== 'idle') {
+    const queued: SyncMode = lane.queued === 'full' || mode === 'full' ? 'full' : 'incremental';
+    return queued === lane.queued ? state : withLane(state, resource, { ...lane, queued });
+  }
+  effects.push({ type: 'disarm', resource }, { type: 'run', resource, mode });
+  return withLane(state, resource, { ...lane, phase: 'running', queued: undefined });
+}
+
+function withLane(state: ScheduleState, resource: SyncResource, lane: Lane): ScheduleState {
+  return { ...state, lanes: { ...state.lanes, [resource]: lane } };
+}
+
+/**
+ * Milliseconds since the resource's last good read — or, before the first, since the sync started (a venue
+ * unreadable from the start grows stale like one lost later); undefined before the start.
+ */
+export function ageOf(state: ScheduleState, resource: SyncResource, now: number): number | undefined {
+  const at = state.lanes[resource].lastOkAt ?? state.startedAt;
+  return at === undefined ? undefined : now - at;
+}
+
+/** Resources never read yet, or read longer ago than `staleIntervals` of their interval. */
+export function staleResources(
+  state: ScheduleState,
+  now: number,
+  settings: ScheduleSettings,
+): Array<{ resource: SyncResource; detail: string }> {
+  const stale: Array<{ resource: SyncResource; detail: string }> = [];
+  for (const resource of SYNC_RESOURCES) {
+    const lane = state.lanes[resource];
+    const age = ageOf(state, resource, now);
+    if (age === undefined || lane.lastOkAt === undefined) {
+      stale.push({ resource, detail: lane.lastError ?? 'first read not finished' });
+    } else if (age > intervalOf(resource, settings) * settings.staleIntervals) {
+      const error = lane.lastError ? `: ${lane.lastError}` : '';
+      stale.push({ resource, detail: `last read ${Math.round(age / 1000)} s ago${error}` });
+    }
+  }
+  return stale;
+}
