@@ -234,14 +234,23 @@ export async function finalEvents(
   orderId: string,
   timeoutMs = 20_000,
 ): Promise<OrderEvent[]> {
+  // What was seen last, for the message of a timeout: the states so far, or why the events could not be read.
+  let seen = 'no read yet';
   return eventually(
     async () => {
       // JetStream may not answer for a moment (a restarted nats-server): read again
-      const events = await orderEvents(js, strategyId, orderId).catch(() => []);
+      const events = await orderEvents(js, strategyId, orderId).catch((error: unknown) => {
+        seen = `events unreadable: ${String(error)}`;
+        return undefined;
+      });
+      if (events === undefined) return undefined;
+      seen = `states so far: ${events.map((e) => e.order.state).join(' → ') || 'none'}`;
       return events.some((e) => e.order.final) ? events : undefined;
     },
     { what: `final event of ${orderId}`, timeoutMs, intervalMs: 100 },
-  );
+  ).catch((error: unknown) => {
+    throw new Error(`${String(error)} (${seen})`);
+  });
 }
 
 export async function adminPost(
