@@ -5,6 +5,7 @@
  * order names an unknown quote, so the venue's immediate FAILED RFS100019 proves the order got there.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { CONNECTOR_NODE_FLAGS } from '../tools/stack/src/apps.js';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
@@ -38,7 +39,7 @@ export async function restartFigure(root: string, restarts = 6): Promise<string>
   };
   const start = (): Promise<ChildProcess> =>
     new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [join(root, 'dist/apps/connector/src/main.js')], {
+      const child = spawn(process.execPath, [...CONNECTOR_NODE_FLAGS, join(root, 'dist/apps/connector/src/main.js')], {
         env,
         stdio: ['ignore', 'pipe', 'ignore'],
       });

@@ -24,6 +24,7 @@ import { restartFigure } from './restart.js';
 import { executionOrderFigures } from './execution.js';
 import { webhookIngestFigure } from './webhook-ingest.js';
 import { tradeSyncFigure } from './trade-sync.js';
+import { CONNECTOR_NODE_FLAGS } from '../tools/stack/src/apps.js';
 
 const RATE = Number(process.env['BENCH_RATE'] ?? 2_000);
 const STREAMS = Number(process.env['BENCH_STREAMS'] ?? 500);
@@ -224,7 +225,8 @@ async function startConnectorPipeline(
   const nodeArgs = (process.env['BENCH_CONNECTOR_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
   const stdout = process.env['BENCH_CONNECTOR_STDOUT'] === 'inherit' ? 'inherit' : 'ignore';
   const known = frames.connections.length;
-  const child = spawn(process.execPath, [...nodeArgs, main], {
+  // started as the launcher starts it (its node flags), then the bench's own
+  const child = spawn(process.execPath, [...CONNECTOR_NODE_FLAGS, ...nodeArgs, main], {
     stdio: ['ignore', stdout, 'inherit'],
     env: {
       ...process.env,

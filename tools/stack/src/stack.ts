@@ -147,14 +147,19 @@ export class Stack {
 
   private async startApp(app: StackApp, wiring: StackWiring): Promise<void> {
     const port = this.config[app.portVariable];
-    const child = this.spawnNode(app.name, app.main, app.env(wiring, port));
+    const child = this.spawnNode(app.name, app.main, app.env(wiring, port), app.nodeFlags);
     const url = `http://${wiring.host === '0.0.0.0' ? '127.0.0.1' : wiring.host}:${port}`;
     this.components.push({ name: app.name, url: `${url}/health`, detail: app.describe(wiring), process: child });
     await this.waitFor(child, () => healthy(`${url}/health`), '/health 200');
   }
 
-  private spawnNode(name: string, main: string, env: Record<string, string>): ManagedProcess {
-    return this.spawn(name, process.execPath, [resolve(this.root, main)], env);
+  private spawnNode(
+    name: string,
+    main: string,
+    env: Record<string, string>,
+    nodeFlags: readonly string[] = [],
+  ): ManagedProcess {
+    return this.spawn(name, process.execPath, [...nodeFlags, resolve(this.root, main)], env);
   }
 
   private spawn(
