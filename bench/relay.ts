@@ -1,13 +1,13 @@
 /**
  * The bare relay the connector is measured against, in its own process: WebSocket → JSON.parse → NATS
  * publish of the frame, routed by tag. No validation, ordering, staleness, decimals or re-encoding.
- * Usage (by bench/run.ts): node dist/bench/relay.js <wsUrl> <natsUrl> <streams>
+ * Usage (by bench/run.ts): node dist/bench/relay.js <wsUrl> <natsUrl> <streams> [subject prefix, default bench.relay]
  */
 import WebSocket from 'ws';
 import { connect } from '@nats-io/transport-node';
 
 async function main(): Promise<void> {
-  const [wsUrl, natsUrl, count] = process.argv.slice(2);
+  const [wsUrl, natsUrl, count, prefix = 'bench.relay'] = process.argv.slice(2);
   if (wsUrl === undefined || natsUrl === undefined || count === undefined)
     throw new Error('usage: relay <ws> <nats> <n>');
   const nc = await connect({ servers: natsUrl, name: 'bench-relay' });
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
     const text = String(data);
     const frame = JSON.parse(text) as { messageType: string; tag?: string };
     if (frame.messageType === 'pricestream') {
-      nc.publish(`bench.relay.${frame.tag ?? 'none'}`, encoder.encode(text));
+      nc.publish(`${prefix}.${frame.tag ?? 'none'}`, encoder.encode(text));
     } else if (frame.messageType === 'subscribe' && ++acks === Number(count)) {
       process.send?.('ready');
     }

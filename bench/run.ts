@@ -6,8 +6,11 @@
  * machine's cores; the frame source and the receiving strategy share the bench process and its clock.
  * Then the restart → first order figure (restart.ts). Bounded: stops itself after BENCH_DEADLINE_MS
  * (default 220 s) whatever happens.
+ * A second relay ("stored relay") publishes on subjects captured by a memory stream with one message per
+ * subject, as the connector's price subjects are (its last-value store for late joiners): the issue's bare
+ * relay has none, and the difference between the two relays is the nats-server storing each price.
  * BENCH_BASELINE_MAIN=<path to another build's dist/apps/connector/src/main.js> adds that connector as a
- * third pipeline ("baseline"), so a change can be compared with the code before it in the same run.
+ * further pipeline ("baseline"), so a change can be compared with the code before it in the same run.
  */
 import 'reflect-metadata';
 import { fork, spawn, type ChildProcess } from 'node:child_process';
@@ -34,12 +37,9 @@ const MEASURE_MS = Number(process.env['BENCH_MEASURE_MS'] ?? 2_000);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 6);
 const DEADLINE_MS = Number(process.env['BENCH_DEADLINE_MS'] ?? 220_000); // + the trade-history sync figure (issue 9)
 const BASELINE_MAIN = process.env['BENCH_BASELINE_MAIN'];
-/**
- * BENCH_RELAY_LAST_VALUE=1: the relay's subjects are captured by a memory stream with one message per
- * subject, as the connector's price subjects are (its last-value store for late joiners). The issue's
- * relay has none; this shows how much of the connector's hop is the nats-server storing each price.
- */
-const RELAY_LAST_VALUE = process.env['BENCH_RELAY_LAST_VALUE'] === '1';
+/** The relay whose subjects are stored in a last-value stream, and its subject prefix. */
+const STORED_RELAY = 'stored relay';
+const STORED_RELAY_PREFIX = 'bench.storedrelay';
 /** BENCH_RESTART=0 skips the restart → first order figure (e.g. while repeating the price rounds). */
 const RESTART_FIGURE = process.env['BENCH_RESTART'] !== '0';
 
@@ -117,24 +117,24 @@ async function main(): Promise<void> {
   }
 
   nats = await startNatsServer();
-  const pipelineCount = BASELINE_MAIN === undefined ? 2 : 3;
+  const pipelineCount = BASELINE_MAIN === undefined ? 3 : 4;
   source = new FrameSource(Math.ceil(((WARMUP_MS + MEASURE_MS * ROUNDS) * RATE * pipelineCount * 1.1) / 1000) + 10_000);
   const urls = await source.listen();
   const strategy = await connect({ servers: nats.url, name: 'bench-strategy' });
   log(`frame source ${urls.wsUrl}; nats ${nats.url}; ${RATE} updates/s over ${STREAMS} streams`);
 
-  if (RELAY_LAST_VALUE) {
-    const jsm = await jetstreamManager(strategy);
-    await jsm.streams.add({
-      name: 'bench-relay-last-value',
-      subjects: ['bench.relay.>'],
-      storage: StorageType.Memory,
-      max_msgs_per_subject: 1,
-      allow_direct: true,
-    });
-  }
-  const relay = await startRelay(strategy, source, urls.wsUrl, nats.url);
-  const pipelines = [relay];
+  const jsm = await jetstreamManager(strategy);
+  await jsm.streams.add({
+    name: 'bench-stored-relay',
+    subjects: [`${STORED_RELAY_PREFIX}.>`],
+    storage: StorageType.Memory,
+    max_msgs_per_subject: 1,
+    allow_direct: true,
+  });
+  const pipelines = [
+    await startRelay('bare relay', 'bench.relay', strategy, source, urls.wsUrl, nats.url),
+    await startRelay(STORED_RELAY, STORED_RELAY_PREFIX, strategy, source, urls.wsUrl, nats.url),
+  ];
   pipelines.push(
     await startConnectorPipeline(
       'connector',
@@ -178,27 +178,32 @@ async function main(): Promise<void> {
 }
 
 async function startRelay(
+  name: string,
+  subjectPrefix: string,
   strategy: NatsConnection,
   frames: FrameSource,
   wsUrl: string,
   natsUrl: string,
 ): Promise<Pipeline> {
   const recorder = new HopRecorder(frames.sentAt);
-  const sub = strategy.subscribe('bench.relay.>', { callback: (_e, msg) => recorder.onMessage(msg.data) });
+  const sub = strategy.subscribe(`${subjectPrefix}.>`, { callback: (_e, msg) => recorder.onMessage(msg.data) });
   await strategy.flush();
-  // BENCH_RELAY_NODE_ARGS, e.g. "--cpu-prof", for the relay process
+  // BENCH_RELAY_NODE_ARGS, e.g. "--cpu-prof", for the relay processes
   const execArgv = (process.env['BENCH_RELAY_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
-  const child = fork(join(here, 'relay.js'), [wsUrl, natsUrl, String(STREAMS)], { stdio: 'inherit', execArgv });
+  const child = fork(join(here, 'relay.js'), [wsUrl, natsUrl, String(STREAMS), subjectPrefix], {
+    stdio: 'inherit',
+    execArgv,
+  });
   children.push(child);
   await new Promise<void>((resolve, reject) => {
     child.once('message', () => resolve());
-    child.once('exit', (code) => reject(new Error(`relay exited early (${code})`)));
+    child.once('exit', (code) => reject(new Error(`${name} exited early (${code})`)));
   });
   const connection = lastConnection(frames);
   child.removeAllListeners('exit');
-  failOnExit(child, 'bare relay');
-  log('bare relay: subscribed');
-  return pipeline('bare relay', child, connection, recorder, async () => {
+  failOnExit(child, name);
+  log(`${name}: subscribed`);
+  return pipeline(name, child, connection, recorder, async () => {
     child.removeAllListeners('exit');
     child.send('stop');
     await exited(child);
@@ -414,8 +419,8 @@ function printTable(results: Result[]): void {
     '',
     'price hop, venue frame → strategy NATS message (µs); CPU of the pipeline process per message',
     `${RATE} updates/s over ${STREAMS} streams; ${ROUNDS} alternating rounds of ${MEASURE_MS / 1000} s per pipeline ` +
-      `after ${WARMUP_MS / 1000} s warm-up` +
-      (RELAY_LAST_VALUE ? '; relay subjects stored in a last-value stream like the connector prices' : ''),
+      `after ${WARMUP_MS / 1000} s warm-up; the ${STORED_RELAY}'s subjects are stored in a last-value stream ` +
+      'as the connector prices are',
     '',
     header.join(' '),
   ];
@@ -457,23 +462,30 @@ function printTable(results: Result[]): void {
   }
   for (const r of results.slice(1)) {
     const ratios = r.roundCpu.map((cpu, i) => cpu / (relay.roundCpu[i] ?? Number.NaN));
-    const median = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)] ?? Number.NaN;
     lines.push(
-      `${r.name}: CPU / relay by round ${ratios.map((x) => x.toFixed(2)).join(', ')} (median ${median.toFixed(2)})`,
-      `${r.name}: in-process hop (frame arrival → NATS client) ${r.inProcess}`,
+      `${r.name}: CPU / relay by round ${ratios.map((x) => x.toFixed(2)).join(', ')} ` +
+        `(median ${medianCpuRatio(r, relay).toFixed(2)})`,
     );
+    if (r.inProcess !== '') lines.push(`${r.name}: in-process hop (frame arrival → NATS client) ${r.inProcess}`);
   }
-  const [, connector] = results as [Result, Result];
-  const ratios = connector.roundCpu.map((cpu, i) => cpu / (relay.roundCpu[i] ?? Number.NaN)).sort((a, b) => a - b);
-  const medianRatio = ratios[Math.floor(ratios.length / 2)] ?? Number.NaN;
+  const [, stored, connector] = results as [Result, Result, Result];
+  const p99Ratio = (of: Result) => (percentile(connector.hops, 99) / percentile(of.hops, 99)).toFixed(2);
   lines.push(
     `RSS with ${STREAMS} streams: ${results.map((r) => `${r.name} ${r.rssMb.toFixed(0)} MB`).join(', ')}`,
-    `targets (issue 7): connector CPU per price ≤ 1.25× relay (median of rounds) → ${medianRatio.toFixed(2)}×; ` +
-      `p99 hop ≤ 1.2× relay's → ${(percentile(connector.hops, 99) / percentile(relay.hops, 99)).toFixed(2)}×; ` +
+    `targets (issue 7): connector CPU per price ≤ 1.25× relay (median of rounds) → ` +
+      `${medianCpuRatio(connector, relay).toFixed(2)}×; p99 hop ≤ 1.2× relay's → ${p99Ratio(relay)}×; ` +
       `RSS at ${STREAMS} streams ≤ 150 MB → ${connector.rssMb.toFixed(0)} MB`,
+    `against the ${STORED_RELAY} (the same last-value storage as the connector's prices): CPU → ` +
+      `${medianCpuRatio(connector, stored).toFixed(2)}×, p99 hop → ${p99Ratio(stored)}×`,
     '',
   );
   process.stdout.write(lines.join('\n'));
+}
+
+/** Median over the rounds of `r`'s CPU per message divided by `of`'s in the same round. */
+function medianCpuRatio(r: Result, of: Result): number {
+  const ratios = r.roundCpu.map((cpu, i) => cpu / (of.roundCpu[i] ?? Number.NaN)).sort((a, b) => a - b);
+  return ratios[Math.floor(ratios.length / 2)] ?? Number.NaN;
 }
 
 function lastConnection(frames: FrameSource): SourceConnection {
