@@ -151,10 +151,8 @@ function onFinished(
   }
   let next = withLane(state, resource, after);
   if (state.stopped) return { state: next, effects };
-  next =
-    lane.queued !== undefined
-      ? request(next, resource, lane.queued, effects)
-      : (effects.push({ type: 'arm', resource, delayMs: intervalOf(resource, env.settings) }), next);
+  if (lane.queued !== undefined) next = request(next, resource, lane.queued, effects);
+  else effects.push({ type: 'arm', resource, delayMs: intervalOf(resource, env.settings) });
   // Its first read ended (well or not): whatever waited for it reads now.
   for (const dependent of SYNC_RESOURCES) {
     const waiting = next.lanes[dependent];
