@@ -72,7 +72,10 @@ export class SyncEngine {
   private balancesReadAt: number | undefined;
   private readonly reportedDrifts = new Set<string>();
   private pendingFilterWorks = true;
+  /** Received time of the newest leg held; the incremental read starts there (minus the overlap). */
   private newestTransactionAt: number | undefined;
+  /** Set once a full read of the transaction list ended well: until then every read is a full one. */
+  private transactionsFullyRead = false;
   private readonly log: JsonLogger;
   private stopping = false;
 
@@ -213,7 +216,9 @@ export class SyncEngine {
   private async syncTransactions(mode: SyncMode): Promise<void> {
     const { client, overlapMs } = this.deps;
     let legs: TransactionRecord[];
-    if (mode === 'full' || this.newestTransactionAt === undefined) {
+    const since = this.newestTransactionAt;
+    const full = mode === 'full' || !this.transactionsFullyRead || since === undefined;
+    if (full) {
       // Page by page into the ledger, so a long history is handed over as it is read and can stop between pages.
       let batch: TransactionRecord[] = [];
       let read = 0;
@@ -229,9 +234,10 @@ export class SyncEngine {
       legs = batch;
       this.deps.metrics.records.inc({ resource: 'transactions' }, read);
     } else {
-      legs = [...(await this.legsSince(this.newestTransactionAt - overlapMs)), ...(await this.pendingLegs())];
+      legs = [...(await this.legsSince(since - overlapMs)), ...(await this.pendingLegs())];
     }
     await this.ingest(legs);
+    if (full) this.transactionsFullyRead = true;
     this.deps.metrics.records.inc({ resource: 'transactions' }, legs.length);
     await this.checkBalances();
   }
@@ -272,29 +278,54 @@ export class SyncEngine {
     return this.deps.client.listAllTransactions({ transactionState: 'PENDING' });
   }
 
+  /**
+   * Hands every new or changed leg to the ledger. A leg counts as held only once the ledger stored it: one the
+   * ledger could not store (NATS unavailable) stays new, the read fails, and the next read starts no later
+   * than that leg, so it is offered again — the list is how a lost webhook is filled, it must not lose one too.
+   */
   private async ingest(legs: TransactionRecord[]): Promise<void> {
-    const changed = legs.filter((leg) => {
-      const held = this.transactions.get(leg.uuid);
-      return held === undefined || held.transactionState !== leg.transactionState;
-    });
+    const changed: TransactionRecord[] = [];
     for (const leg of legs) {
-      this.transactions.set(leg.uuid, leg);
-      const at = leg.received ?? leg.timestampMillis;
-      if (at !== undefined && (this.newestTransactionAt === undefined || at > this.newestTransactionAt)) {
-        this.newestTransactionAt = at;
-      }
+      const held = this.transactions.get(leg.uuid);
+      if (held === undefined || held.transactionState !== leg.transactionState) changed.push(leg);
+      else this.hold(leg);
     }
     const intake = this.deps.intake;
-    if (intake === undefined) return;
+    if (intake === undefined) {
+      for (const leg of changed) this.hold(leg);
+      return;
+    }
     let next = 0;
+    const failures: unknown[] = [];
     const worker = async () => {
-      while (next < changed.length) {
+      while (next < changed.length && failures.length === 0) {
         const leg = changed[next] as TransactionRecord;
         next += 1;
-        await intake.ingest(leg, 'list');
+        try {
+          await intake.ingest(leg, 'list');
+          this.hold(leg);
+        } catch (error) {
+          failures.push(error);
+        }
       }
     };
     await Promise.all(Array.from({ length: Math.min(INGEST_CONCURRENCY, changed.length) }, worker));
+    if (failures.length === 0) return;
+    // The next read starts no later than the oldest leg not held (failed, or not offered after the failure).
+    for (const leg of changed) {
+      const at = leg.received ?? leg.timestampMillis;
+      if (this.transactions.get(leg.uuid) === leg || at === undefined) continue;
+      if (this.newestTransactionAt !== undefined && at < this.newestTransactionAt) this.newestTransactionAt = at;
+    }
+    throw failures[0];
+  }
+
+  private hold(leg: TransactionRecord): void {
+    this.transactions.set(leg.uuid, leg);
+    const at = leg.received ?? leg.timestampMillis;
+    if (at !== undefined && (this.newestTransactionAt === undefined || at > this.newestTransactionAt)) {
+      this.newestTransactionAt = at;
+    }
   }
 
   private async syncTransfers(): Promise<void> {
