@@ -16,12 +16,13 @@ class ScriptedTrades {
   }
 }
 
-function engineFor(client: ScriptedTrades): SyncEngine {
+/** An engine on a scripted venue (and ledger); trades go to a mirror that accepts everything. */
+function engineFor(client: object, intake?: TransactionIntake): SyncEngine {
   const trade = { apply: () => Promise.resolve({ created: 0, changed: 0, stateChanged: 0, removed: 0 }), size: 0 };
   return new SyncEngine({
     client: client as unknown as VenueRestClient,
     mirrors: { trade } as unknown as Mirrors,
-    intake: undefined,
+    intake,
     publishDrift: () => Promise.resolve(),
     metrics: new SyncMetrics(new MetricsRegistry('t', { defaultMetrics: false }), () => undefined, SYNC_RESOURCES),
     logger: quiet,
@@ -98,26 +99,13 @@ function leg(uuid: string, received: number): TransactionRecord {
   };
 }
 
-function ledgerEngine(venue: TransactionVenue, ledger: RefusingLedger): SyncEngine {
-  return new SyncEngine({
-    client: venue as unknown as VenueRestClient,
-    mirrors: {} as Mirrors,
-    intake: ledger,
-    publishDrift: () => Promise.resolve(),
-    metrics: new SyncMetrics(new MetricsRegistry('t', { defaultMetrics: false }), () => undefined, SYNC_RESOURCES),
-    logger: quiet,
-    now: () => 0,
-    overlapMs: 0,
-  });
-}
-
 describe('SyncEngine transaction list → ledger', () => {
   it('a leg the ledger could not store is offered again by the next read (the first full read is read again)', async () => {
     const venue = new TransactionVenue();
     venue.legs = [leg('a', 1_000), leg('b', 2_000)];
     const ledger = new RefusingLedger();
     ledger.failing.add('a');
-    const engine = ledgerEngine(venue, ledger);
+    const engine = engineFor(venue, ledger);
     await expect(engine.run('transactions', 'full')).rejects.toThrow('ledger unavailable');
     expect(engine.transactions.has('a')).toBe(false);
     await engine.run('transactions', 'incremental');
@@ -132,7 +120,7 @@ describe('SyncEngine transaction list → ledger', () => {
     const venue = new TransactionVenue();
     venue.legs = [leg('a', 1_000)];
     const ledger = new RefusingLedger();
-    const engine = ledgerEngine(venue, ledger);
+    const engine = engineFor(venue, ledger);
     await engine.run('transactions', 'full');
     venue.legs = [leg('a', 1_000), leg('c', 3_000), leg('d', 4_000)];
     ledger.failing.add('c');
