@@ -314,13 +314,17 @@ describe('the whole gateway on a three-node JetStream cluster', () => {
       const states = stored.map((e) => e.state);
       expect(new Set(states).size).toBe(states.length); // each transaction state stored once
     }
-    const withdrawalStates = (
-      await streamMessages<WithdrawalStateChanged>(
-        jsm,
-        AccountLedgerName.withdrawalEvents(ACCOUNT),
-        withdrawalSubjects.changed(withdrawal?.requestId ?? ''),
-      )
-    ).map((e) => e.withdrawal.state);
+    // read as the transactions above: the restarted node may still be catching up (a read may time out)
+    const withdrawalEvents = await eventually(
+      () =>
+        streamMessages<WithdrawalStateChanged>(
+          jsm,
+          AccountLedgerName.withdrawalEvents(ACCOUNT),
+          withdrawalSubjects.changed(withdrawal?.requestId ?? ''),
+        ).catch(() => undefined),
+      { what: 'the withdrawal events read', timeoutMs: 30_000, intervalMs: 250 },
+    );
+    const withdrawalStates = withdrawalEvents.map((e) => e.withdrawal.state);
     expect(withdrawalStates).toEqual(['SUBMITTING', 'PENDING_APPROVAL']);
   }, 180_000);
 
