@@ -3,7 +3,8 @@
  *   unit          — `*.spec.ts` beside the code they test (fast; may still start a real nats-server)
  *   e2e           — `test/**\/*.e2e-spec.ts`, whole apps against the sandbox venue and a real nats-server
  *   e2e-alternate — the connector's and the order suites again against the sandbox's alternate dialect
- *   cluster       — `test/cluster/`, on a three-node JetStream cluster (run after the others, alone)
+ *   cluster       — `test/cluster/` and the test kit's cluster spec, on a three-node JetStream cluster (run
+ *                   after the others, alone)
  * ts-jest only transpiles (isolatedModules); `npm run typecheck` is the type check.
  */
 const moduleNameMapper = {
@@ -16,6 +17,9 @@ const moduleNameMapper = {
   '^#client$': '<rootDir>/libs/client/src/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
+
+/** The test kit's three-node cluster spec: a cluster too, so it runs in the cluster project, not with the units. */
+const CLUSTER_SPEC = 'libs/testing/src/nats-cluster.spec.ts';
 
 const shared = {
   rootDir: '.',
@@ -40,6 +44,8 @@ export default {
       ...shared,
       displayName: 'unit',
       testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/tools/**/*.spec.ts'],
+      // the three-node cluster's own spec runs with the cluster suites (alone, after the others)
+      testPathIgnorePatterns: ['/node_modules/', CLUSTER_SPEC],
     },
     {
       ...shared,
@@ -56,7 +62,7 @@ export default {
       // other suites stall past any sensible wait (seen in CI as streams without a leader for over a minute).
       ...shared,
       displayName: 'cluster',
-      testMatch: ['<rootDir>/test/cluster/**/*.e2e-spec.ts'],
+      testMatch: ['<rootDir>/test/cluster/**/*.e2e-spec.ts', `<rootDir>/${CLUSTER_SPEC}`],
       setupFilesAfterEnv: ['<rootDir>/test/kit/retry-cluster.ts'],
       globalSetup: '<rootDir>/test/kit/build-dist.ts',
     },

@@ -43,7 +43,8 @@ interface NodeSpec {
   child: ChildProcess | undefined;
 }
 
-const READY_TIMEOUT_MS = 20_000;
+/** How long a node (or the whole cluster) may take to answer JetStream: its meta leader election needs CPU in time. */
+const READY_TIMEOUT_MS = 60_000;
 /** How long a suite waits for another suite's cluster to stop (a cluster suite runs ≈ 1–2 minutes). */
 export const CLUSTER_WAIT_MS = 240_000;
 
