@@ -75,7 +75,7 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
     ).toBeGreaterThanOrEqual(1);
     // SIGTERM: stop taking work, hand back, exit 0
     expect(await instance.close()).toEqual({ code: 0, signal: null });
-  });
+  }, 60_000); // an instance to start, up to 30 s for the final event, a clean stop: more than the default 30 s
 
   it('kill -9 between intent and send: resumed, never sent, concluded not executed only once its quote expired', async () => {
     const before = await venueAccepted();
