@@ -7,18 +7,10 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processExists } from '#venue-api';
 
 export interface MachineLock {
   release(): Promise<void>;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Waits (polling every `intervalMs`) until this process holds the lock `name`; throws after `timeoutMs`. */
@@ -38,7 +30,8 @@ export async function acquireMachineLock(
     }
     const holder = Number(await readFile(join(dir, 'pid'), 'utf8').catch(() => ''));
     // a holder that died keeps no lock (a lock just made may not have its pid written yet: left alone)
-    if (Number.isInteger(holder) && holder > 0 && !alive(holder)) await rm(dir, { recursive: true, force: true });
+    if (Number.isInteger(holder) && holder > 0 && !processExists(holder))
+      await rm(dir, { recursive: true, force: true });
     if (Date.now() > deadline) throw new Error(`machine lock ${name} still held by pid ${holder || '?'}`);
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 250));
   }

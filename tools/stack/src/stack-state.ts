@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { processExists } from '#venue-api';
 
 export interface StackState {
   v: 1;
@@ -53,19 +54,10 @@ export async function lockDataDir(dataDir: string): Promise<{ release(): Promise
   const path = join(dataDir, 'stack.lock');
   try {
     const pid = Number((await readFile(path, 'utf8')).trim());
-    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) return { heldBy: pid };
+    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && processExists(pid)) return { heldBy: pid };
   } catch {
     // no lock
   }
   await writeFile(path, `${process.pid}\n`);
   return { release: () => rm(path, { force: true }) };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

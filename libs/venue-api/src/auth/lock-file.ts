@@ -58,7 +58,8 @@ function parseOwner(content: string): LockOwner | undefined {
   }
 }
 
-function processExists(pid: number): boolean {
+/** Whether a process with this pid exists on this machine (also one of another user). */
+export function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
