@@ -10,7 +10,6 @@ import type { SyncMetrics } from './sync-metrics.js';
 import {
   ageOf,
   initialSchedule,
-  intervalOf,
   scheduleTransition,
   staleResources,
   type RunResult,
@@ -47,10 +46,6 @@ export class SyncScheduler implements SyncTriggers {
       onError: (error) =>
         this.log.error('sync schedule failed', { error: error instanceof Error ? error.message : String(error) }),
     });
-  }
-
-  intervalOf(resource: SyncResource): number {
-    return intervalOf(resource, this.settings);
   }
 
   /** Starts the full read of every resource (not awaited: the app serves while it runs). */
