@@ -3,7 +3,8 @@
  * its output kept line by line, its exit awaited, signals delivered to it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { appendFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { eventually } from '#testing';
 
 export type AppName = 'connector' | 'sandbox-venue' | 'execution' | 'account-sync';
@@ -25,7 +26,12 @@ export class AppProcess {
       detached: true, // its own process group: `stop` also ends what it started (npm → sh → node)
     });
     let pending = '';
+    // E2E_LOG_DIR: every child's output is also kept in a file of its own there (diagnosing a CI run)
+    const logDir = process.env['E2E_LOG_DIR'];
+    const name = /(?:apps|tools)\/([^/]+)\//.exec(args[0] ?? '')?.[1] ?? basename(command);
+    const logFile = logDir === undefined ? undefined : join(logDir, `${name}-${String(this.child.pid)}.log`);
     const collect = (chunk: Buffer): void => {
+      if (logFile !== undefined) appendFileSync(logFile, chunk);
       pending += chunk.toString('utf8');
       const parts = pending.split('\n');
       pending = parts.pop() ?? '';

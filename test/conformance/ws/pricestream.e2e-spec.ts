@@ -9,6 +9,16 @@ import { isType, stringField, type Received, type WsTestClient } from './ws-test
 
 const PLAIN = /^\d+(\.\d+)?$/;
 const DECIMAL = /^\d+(\.\d+)?(e-?\d+)?$/;
+const DAY_MS = 86_400_000;
+
+/** Midnight UTC of the first Wednesday on or after `from` (epoch ms). */
+function nextWednesdayAfter(from: number): number {
+  const midnight = from - (from % DAY_MS);
+  const day = new Date(midnight).getUTCDay(); // 0 Sunday … 3 Wednesday
+  return midnight + ((3 - day + 7) % 7) * DAY_MS;
+}
+
+const yyyymmdd = (at: number): string => new Date(at).toISOString().slice(0, 10).replaceAll('-', '');
 
 let v: WsVenue;
 let c: WsTestClient;
@@ -65,16 +75,18 @@ describe('§2.2 price update fields', () => {
   it('settleDate is a property of the update: T moves to the next business day at the 22:00 UTC cut-off (W29)', async () => {
     const client = await v.connect();
     const tag = await subscribe({ quantity: '0.23', tenor: 'T' }, client);
-    // A Wednesday, so no weekend sits between the two days.
-    const before = Date.UTC(2026, 10, 25, 21, 59, 0);
-    const after = Date.UTC(2026, 10, 25, 22, 1, 0);
+    // A Wednesday (no weekend sits between the two days) at least a week ahead: restoring the clock then
+    // moves it back, whatever day the suite runs on.
+    const wednesday = nextWednesdayAfter(Date.now() + 7 * DAY_MS);
+    const before = wednesday + (21 * 60 + 59) * 60_000;
+    const after = wednesday + (22 * 60 + 1) * 60_000;
     const priceAt = (from: number): Promise<Received> =>
       client.take((f) => f['messageType'] === 'pricestream' && f['tag'] === tag && Number(f['timestamp']) >= from);
     try {
       await v.admin('/clock', { skewMs: before - Date.now() });
-      expect((await priceAt(before)).json['settleDate']).toBe('20261125');
+      expect((await priceAt(before)).json['settleDate']).toBe(yyyymmdd(wednesday));
       await v.admin('/clock', { skewMs: after - Date.now() });
-      expect((await priceAt(after)).json['settleDate']).toBe('20261126');
+      expect((await priceAt(after)).json['settleDate']).toBe(yyyymmdd(wednesday + DAY_MS));
     } finally {
       await v.admin('/clock', { skewMs: 0 });
     }
