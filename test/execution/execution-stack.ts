@@ -135,8 +135,9 @@ export async function startExecutionStack(
     INSTANCE_ID: instanceId,
     ...FAST_EXECUTION_ENV,
     DEFAULT_METRICS: 'false',
-    // info at least: the test waits for runApp's "started" line (the output stays in the child's buffer)
-    LOG_LEVEL: process.env['E2E_LOG_LEVEL'] ?? 'info',
+    // info at least: the test waits for runApp's "started" line (the output stays in the child's buffer);
+    // E2E_EXEC_LOG_LEVEL=debug: the instances' reconciliation steps, without the in-process apps' debug lines
+    LOG_LEVEL: process.env['E2E_EXEC_LOG_LEVEL'] ?? process.env['E2E_LOG_LEVEL'] ?? 'info',
     ...options.executionEnv,
     ...overrides,
   });

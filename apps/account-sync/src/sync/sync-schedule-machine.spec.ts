@@ -88,6 +88,24 @@ describe('sync schedule (pure)', () => {
     expect(runs(after.effects)).toEqual(['balances:incremental']);
   });
 
+  it('a trigger during a run is not lost when the run ends before the trigger delay: a read follows the run', () => {
+    // The run in progress may have read the venue before the change the trigger announces (an order's trade).
+    const idle = play([{ type: 'start' }, ...SYNC_RESOURCES.map((r) => ok(r))]).state;
+    const running = play([{ type: 'due', resource: 'trades' }], 2_000, idle).state;
+    const touched = play([{ type: 'touched', resources: ['trades'] }], 2_010, running);
+    expect(touched.state.lanes.trades.queued).toBe('incremental');
+    const ended = play([ok('trades', 'incremental')], 2_020, touched.state);
+    expect(runs(ended.effects)).toEqual(['trades:incremental']);
+    expect(ended.effects).not.toContainEqual(expect.objectContaining({ type: 'arm', resource: 'trades' }));
+  });
+
+  it('a trigger for a resource waiting for its prerequisite is kept for its first read', () => {
+    const started = play([{ type: 'start' }]).state;
+    const touched = play([{ type: 'touched', resources: ['transactions'] }], 1_100, started);
+    expect(touched.effects).toEqual([]);
+    expect(touched.state.lanes.transactions).toMatchObject({ phase: 'waiting', queued: 'full' });
+  });
+
   it('a full request queued behind an incremental run wins', () => {
     const idle = play([{ type: 'start' }, ...SYNC_RESOURCES.map((r) => ok(r))]).state;
     const running = play([{ type: 'due', resource: 'trades' }], 2_000, idle).state;

@@ -104,14 +104,17 @@ export function scheduleTransition(
     }
     case 'touched': {
       if (!state.started) return { state, effects: [] };
-      return {
-        state,
-        effects: event.resources.map((resource) => ({
-          type: 'arm' as const,
-          resource,
-          delayMs: env.settings.triggerDelayMs,
-        })),
-      };
+      // An idle resource reads after the coalescing delay. A running one reads again after its run (which may
+      // have read the venue before the change the trigger announces) — not on a timer, which the run's end
+      // re-arms on the interval; a waiting one reads in full after its prerequisite anyway.
+      const effects: ScheduleEffect[] = [];
+      let next = state;
+      for (const resource of event.resources) {
+        if (next.lanes[resource].phase === 'idle') {
+          effects.push({ type: 'arm', resource, delayMs: env.settings.triggerDelayMs });
+        } else next = request(next, resource, 'incremental', effects);
+      }
+      return { state: next, effects };
     }
     case 'due': {
       const effects: ScheduleEffect[] = [];

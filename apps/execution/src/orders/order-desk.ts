@@ -34,6 +34,7 @@ import {
   type OrderMachineEvent,
   type OrderMachineState,
   type OrderTimings,
+  type VenueEvidence,
 } from './order-machine.js';
 import { isFinalState, type OrderRecord } from './order-record.js';
 import type { Positions } from './positions.js';
@@ -120,13 +121,20 @@ export class OrderDesk {
     // taken over from a dead instance after start-up: risk learns it here (the start-up restore held every open order)
     if (how === 'takeover' && !isFinalState(record.state)) this.deps.risk.restore([riskRestoreOf(record)]);
     this.deps.metrics.resumed.inc({ how });
+    this.logger.debug('order resumed', { orderId: record.orderId, how, state: record.state });
     const managed = this.spawn(record, revision, undefined);
     managed.actor.send({ type: 'resume' });
   }
 
   /** An outcome the connector published (live subscription): to the order's actor, if this instance has it. */
   onOutcome(outcome: OrderOutcome): void {
-    this.byClientRequestId.get(outcome.clientRequestId)?.actor.send({ type: 'outcome', outcome });
+    const managed = this.byClientRequestId.get(outcome.clientRequestId);
+    this.logger.debug('connector outcome', {
+      orderId: managed?.orderId,
+      status: outcome.status,
+      mine: managed !== undefined,
+    });
+    managed?.actor.send({ type: 'outcome', outcome });
   }
 
   records(): OrderRecord[] {
@@ -228,13 +236,21 @@ export class OrderDesk {
         void this.readOutcome(record, self);
         return;
       case 'query-venue':
-        void this.deps.venue
-          .evidence(record.clientRequestId, effect)
-          .then((evidence) => self.send({ type: 'venue-evidence', evidence }));
+        void this.deps.venue.evidence(record.clientRequestId, effect).then((evidence) => {
+          this.logger.debug('venue evidence', {
+            orderId: record.orderId,
+            state: record.state,
+            ...evidenceSummary(evidence),
+          });
+          self.send({ type: 'venue-evidence', evidence });
+        });
         return;
       case 'schedule':
         managed.timer?.();
-        managed.timer = this.deps.clock.setTimeout(() => self.send({ type: 'reconcile-due' }), effect.delayMs);
+        managed.timer = this.deps.clock.setTimeout(() => {
+          this.logger.debug('reconciliation due', { orderId: managed.orderId, ticks: managed.actor.state.ticks });
+          self.send({ type: 'reconcile-due' });
+        }, effect.delayMs);
         return;
     }
   }
@@ -372,6 +388,13 @@ export class OrderDesk {
     if (this.byClientRequestId.get(record.clientRequestId) === managed)
       this.byClientRequestId.delete(record.clientRequestId);
   }
+}
+
+/** How many records each source held (or `unreachable`), for the debug log. */
+function evidenceSummary(evidence: VenueEvidence): Record<string, number | string> {
+  const size = (records: unknown[] | 'unreachable' | undefined) =>
+    records === undefined ? 'not asked' : records === 'unreachable' ? records : records.length;
+  return { trades: size(evidence.trades), orderState: size(evidence.orderState) };
 }
 
 function crash(): never {
