@@ -71,6 +71,16 @@ export class ExecutionInstance {
     return exit;
   }
 
+  /** For a test's failure message: reconciliation counters and the last log lines naming the order. */
+  async diagnosis(orderId: string): Promise<string> {
+    const metrics = await fetch(`${this.httpUrl}/metrics`)
+      .then((response) => response.text())
+      .then((text) => text.split('\n').filter((line) => line.startsWith('execution_reconciliation_attempts_total')))
+      .catch((error: unknown) => [`metrics unreadable: ${String(error)}`]);
+    const lines = this.process.lines.filter((line) => line.includes(orderId) || line.includes('"level":"error"'));
+    return [`instance ${this.instanceId}:`, ...metrics, ...lines.slice(-30)].join('\n  ');
+  }
+
   /** kill -9. */
   async kill(): Promise<void> {
     await this.process.stop();
@@ -136,8 +146,8 @@ export async function startExecutionStack(
     ...FAST_EXECUTION_ENV,
     DEFAULT_METRICS: 'false',
     // info at least: the test waits for runApp's "started" line (the output stays in the child's buffer);
-    // E2E_EXEC_LOG_LEVEL=debug: the instances' reconciliation steps, without the in-process apps' debug lines
-    LOG_LEVEL: process.env['E2E_EXEC_LOG_LEVEL'] ?? process.env['E2E_LOG_LEVEL'] ?? 'info',
+    // debug: each order's reconciliation steps, which a final-event timeout prints (finalEvents)
+    LOG_LEVEL: process.env['E2E_EXEC_LOG_LEVEL'] ?? 'debug',
     ...options.executionEnv,
     ...overrides,
   });
@@ -182,12 +192,15 @@ export async function place(
 
 /** Places an order that must be accepted and waits for its final event: the reply and every event of the order. */
 export async function placeToFinal(
-  stack: Pick<ExecutionStack, 'algo' | 'js'>,
+  stack: Pick<ExecutionStack, 'algo' | 'js'> & Partial<Pick<ExecutionStack, 'instances'>>,
   request: Record<string, unknown> & { strategyId: string },
   timeoutMs?: number,
 ): Promise<{ reply: OrderAccepted; events: OrderEvent[] }> {
   const reply = accepted(await place(stack.algo, request));
-  return { reply, events: await finalEvents(stack.js, request.strategyId, reply.orderId, timeoutMs) };
+  return {
+    reply,
+    events: await finalEvents(stack.js, request.strategyId, reply.orderId, timeoutMs, stack.instances ?? []),
+  };
 }
 
 export async function getOrder(algo: NatsConnection, request: Record<string, unknown>): Promise<GetOrderReply> {
@@ -228,12 +241,16 @@ export async function orderEvents(js: JetStreamClient, strategyId: string, order
   return events;
 }
 
-/** Waits for the order's final event; returns every event of the order. */
+/**
+ * Waits for the order's final event; returns every event of the order. On a timeout the error also tells, of
+ * each instance in `witnesses`, its reconciliation counters and its log lines about the order.
+ */
 export async function finalEvents(
   js: JetStreamClient,
   strategyId: string,
   orderId: string,
   timeoutMs = 20_000,
+  witnesses: readonly ExecutionInstance[] = [],
 ): Promise<OrderEvent[]> {
   // What was seen last, for the message of a timeout: the states so far, or why the events could not be read.
   let seen = 'no read yet';
@@ -249,8 +266,9 @@ export async function finalEvents(
       return events.some((e) => e.order.final) ? events : undefined;
     },
     { what: `final event of ${orderId}`, timeoutMs, intervalMs: 100 },
-  ).catch((error: unknown) => {
-    throw new Error(`${String(error)} (${seen})`);
+  ).catch(async (error: unknown) => {
+    const told = await Promise.all(witnesses.map((instance) => instance.diagnosis(orderId)));
+    throw new Error([`${String(error)} (${seen})`, ...told].join('\n'));
   });
 }
 

@@ -56,7 +56,7 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
     const instance = await stack.startInstance('solo');
     await adminPost(stack.venue, 'faults/ws/drop-order-outcomes', { count: 1 });
     const reply = accepted(await place(stack.algo, await order('gamma')));
-    const events = await finalEvents(stack.js, 'gamma', reply.orderId, 30_000);
+    const events = await finalEvents(stack.js, 'gamma', reply.orderId, 30_000, [instance]);
     const states = events.map((e) => e.order.state);
     expect(states).toContain('UNKNOWN');
     expect(states).not.toContain('FAILED');
@@ -86,7 +86,7 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
     const restarted = await stack.startInstance('crash-1');
     const found = await getOrder(stack.algo, { strategyId: 'delta', idempotencyKey: request.idempotencyKey });
     if (!found.ok) throw new Error(JSON.stringify(found));
-    const events = await finalEvents(stack.js, 'delta', found.order.orderId, 30_000);
+    const events = await finalEvents(stack.js, 'delta', found.order.orderId, 30_000, stack.instances);
     expect(finals(events)).toHaveLength(1);
     expect(finals(events)[0]?.order).toMatchObject({
       state: 'FAILED',
@@ -109,7 +109,7 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
     const restarted = await stack.startInstance('crash-2');
     const found = await getOrder(stack.algo, { strategyId: 'delta', idempotencyKey: request.idempotencyKey });
     if (!found.ok) throw new Error(JSON.stringify(found));
-    const events = await finalEvents(stack.js, 'delta', found.order.orderId, 30_000);
+    const events = await finalEvents(stack.js, 'delta', found.order.orderId, 30_000, stack.instances);
     expect(finals(events)).toHaveLength(1);
     expect(finals(events)[0]?.order.state).toBe('SUCCESS');
     expect(await venueAccepted()).toBe(before + 1);
@@ -131,7 +131,7 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
       placed.push(accepted(await place(stack.algo, await order('eps', { quoteId }))));
     await a.kill(); // mid-stream: orders in flight at the venue (delayed outcomes)
     for (const reply of placed) {
-      const events = await finalEvents(stack.js, 'eps', reply.orderId, 30_000);
+      const events = await finalEvents(stack.js, 'eps', reply.orderId, 30_000, stack.instances);
       expect(finals(events)).toHaveLength(1);
       expect(finals(events)[0]?.order.state).toBe('SUCCESS');
     }
@@ -151,7 +151,7 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
       placed.push(accepted(await place(stack.algo, await order('eta', { quoteId }))));
     await stack.stack.restartNats();
     for (const reply of placed) {
-      const events = await finalEvents(stack.js, 'eta', reply.orderId, 30_000);
+      const events = await finalEvents(stack.js, 'eta', reply.orderId, 30_000, stack.instances);
       expect(finals(events)).toHaveLength(1);
       const final = finals(events)[0]?.order;
       // SUCCESS, or — when the command reached the venue only after this stack's 4 s quote life, held up by the
