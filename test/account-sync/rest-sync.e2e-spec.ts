@@ -219,7 +219,17 @@ describe('REST sync: kept current', () => {
   });
 
   it('a restart publishes nothing twice (state from KV, Nats-Msg-Id per version)', async () => {
-    const before = await storedEvents();
+    // Counted once the mirror is quiet: reads the earlier tests triggered may still be publishing.
+    let last = -1;
+    const before = await eventually(
+      async () => {
+        const now = await storedEvents();
+        const settled = now === last;
+        last = now;
+        return settled ? now : undefined;
+      },
+      { what: 'no new events for a second', timeoutMs: 20_000, intervalMs: 1_000 },
+    );
     await stack.stopApp();
     await stack.startApp();
     await waitFor(healthy, 'health ok after restart', 20_000);

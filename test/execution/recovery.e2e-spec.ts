@@ -53,7 +53,9 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
   });
 
   it('reply lost, unknown to the order-state endpoint → UNKNOWN → resolved from the trade list, evidence named', async () => {
-    const instance = await stack.startInstance('solo');
+    // The trade list is read only once the order is UNKNOWN: with the stack's 1 s first look the trade could be
+    // found while the connector still waits for the lost reply, and the order would never be UNKNOWN.
+    const instance = await stack.startInstance('solo', { VENUE_CHECK_AFTER_MS: '60000' });
     await adminPost(stack.venue, 'faults/ws/drop-order-outcomes', { count: 1 });
     const reply = accepted(await place(stack.algo, await order('gamma')));
     const events = await finalEvents(stack.js, 'gamma', reply.orderId, 30_000, [instance]);
