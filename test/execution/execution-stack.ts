@@ -77,7 +77,9 @@ export class ExecutionInstance {
       .then((response) => response.text())
       .then((text) => text.split('\n').filter((line) => line.startsWith('execution_reconciliation_attempts_total')))
       .catch((error: unknown) => [`metrics unreadable: ${String(error)}`]);
-    const lines = this.process.lines.filter((line) => line.includes(orderId) || line.includes('"level":"error"'));
+    const lines = this.process.lines.filter(
+      (line) => line.includes(orderId) || line.includes('"level":"error"') || line.includes('venue record read failed'),
+    );
     return [`instance ${this.instanceId}:`, ...metrics, ...lines.slice(-30)].join('\n  ');
   }
 

@@ -152,7 +152,10 @@ export class ExecutionRuntime {
       settings.maxLabelValues,
     );
     const venue = new VenueRecords(this.rest, {
-      attempt: (source, result) => metrics.reconciliationAttempts.inc({ source, result }),
+      attempt: (source, result, reason) => {
+        metrics.reconciliationAttempts.inc({ source, result });
+        if (reason !== undefined) logger.debug('venue record read failed', { source, reason });
+      },
     });
     const desk = new OrderDesk({
       instanceId: settings.instanceId,

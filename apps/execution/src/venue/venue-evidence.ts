@@ -8,7 +8,8 @@ import type { VenueRestClient } from '#venue-api';
 import type { VenueEvidence } from '../orders/order-machine.js';
 
 export interface EvidenceListener {
-  attempt(source: 'trade-list' | 'order-state', result: 'found' | 'none' | 'unreachable'): void;
+  /** `reason`: why the call failed (`unreachable` only): the error's name and message, never a response body. */
+  attempt(source: 'trade-list' | 'order-state', result: 'found' | 'none' | 'unreachable', reason?: string): void;
 }
 
 export class VenueRecords {
@@ -28,9 +29,9 @@ export class VenueRecords {
         evidence.trades = page.data;
         this.listener.attempt('trade-list', page.data.some((t) => t.clientRef === clientRequestId) ? 'found' : 'none');
         this.lastReachable = true;
-      } catch {
+      } catch (error) {
         evidence.trades = 'unreachable';
-        this.listener.attempt('trade-list', 'unreachable');
+        this.listener.attempt('trade-list', 'unreachable', reasonOf(error));
         this.lastReachable = false;
       }
     }
@@ -39,12 +40,16 @@ export class VenueRecords {
         evidence.orderState = await this.client.getOrderState(clientRequestId);
         this.listener.attempt('order-state', evidence.orderState.length > 0 ? 'found' : 'none');
         this.lastReachable = this.lastReachable !== false;
-      } catch {
+      } catch (error) {
         evidence.orderState = 'unreachable';
-        this.listener.attempt('order-state', 'unreachable');
+        this.listener.attempt('order-state', 'unreachable', reasonOf(error));
         this.lastReachable = false;
       }
     }
     return evidence;
   }
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 200) : 'unknown error';
 }
