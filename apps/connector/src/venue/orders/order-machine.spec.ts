@@ -138,6 +138,23 @@ describe('order transition', () => {
     expect(byState.state.phase).toBe('unsubscribing');
   });
 
+  it('an order-state lookup failing after the final reply leaves the unsubscribe timer alone: the order still finishes', () => {
+    const unknown = run([
+      [0, { type: 'reconcile' }],
+      [300, { type: 'checkDue' }],
+      [310, { type: 'stateRecords', records: [] }],
+      [1_310, { type: 'checkDue' }], // a lookup in flight…
+    ]);
+    const final = run([[1_400, { ...reply('SUCCESS'), connection: undefined }]], unknown.state); // …the final arrives
+    expect(final.state.phase).toBe('unsubscribing');
+    const failed = run([[1_500, { type: 'stateFailed' }]], final.state); // …then the lookup fails
+    expect(armed(failed.effects)).toEqual([]);
+    expect(failed.state).toMatchObject({ phase: 'unsubscribing', checking: false });
+    const finished = run([[3_400, { type: 'unsubscribeTimeout' }]], failed.state);
+    expect(finished.state.phase).toBe('done');
+    expect(finished.effects).toContainEqual({ type: 'finished' });
+  });
+
   it('statuses only climb the lattice: no regress, no second final, a conflicting final is reported', () => {
     const { effects } = run([
       [0, { type: 'sent', connection: 1 }],

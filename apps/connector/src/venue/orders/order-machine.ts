@@ -149,6 +149,9 @@ export function orderTransition(state: OrderState, event: OrderEvent, env: Order
     case 'stateRecords':
       return onStateRecords(state, event.records, env);
     case 'stateFailed':
+      // A lookup that ended after a reply moved the order on (unsubscribing, done) arms nothing: its one timer
+      // is the unsubscribe timeout now.
+      if (state.phase !== 'reconciling') return stay({ ...state, checking: false });
       return unresolved({ ...state, checking: false, checks: state.checks + 1 }, env, []);
     case 'unsubscribed':
     case 'unsubscribeTimeout':
