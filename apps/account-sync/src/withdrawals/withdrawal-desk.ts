@@ -45,6 +45,7 @@ import type {
 import type { SyncTriggers } from '../sync/sync-triggers.js';
 import { KeyedMailbox } from '../transactions/keyed-mailbox.js';
 import { checkDestination, checkRequestShape } from './withdrawal-checks.js';
+import { ChangeOutbox } from './change-outbox.js';
 import { withdrawalTransition, type WithdrawalEvent, type WithdrawalRecord } from './withdrawal-machine.js';
 import type { WithdrawalMetrics } from './withdrawal-metrics.js';
 import { classifyCancelFailure, classifySubmitFailure } from './withdrawal-outcomes.js';
@@ -97,17 +98,29 @@ export class WithdrawalDesk {
   private pollAgain = false;
   private storageFailure: string | undefined;
   private triggers: SyncTriggers | undefined;
+  /** Change events not published yet (JetStream unavailable): tried again before the request's next one and at every poll. */
+  private readonly outbox: ChangeOutbox;
 
   constructor(
     private readonly venue: WithdrawalVenue,
     private readonly records: WithdrawalRecords,
-    private readonly events: WithdrawalEvents,
+    events: WithdrawalEvents,
     private readonly subjects: WithdrawalSubjects,
     private readonly metrics: WithdrawalMetrics,
     private readonly clock: Clock,
     private readonly logger: JsonLogger,
     private readonly options: WithdrawalDeskOptions,
-  ) {}
+  ) {
+    this.outbox = new ChangeOutbox(
+      (change) => events.publish(change.subject, change.event, change.msgId),
+      (requestId, change, error) =>
+        this.logger.error('withdrawal change not published; published again with the next poll', {
+          requestId,
+          state: change.event.withdrawal.state,
+          error: messageOf(error),
+        }),
+    );
+  }
 
   useSyncTriggers(triggers: SyncTriggers): void {
     this.triggers = triggers;
@@ -370,6 +383,10 @@ export class WithdrawalDesk {
   }
 
   private async pollOnce(): Promise<void> {
+    // Changes a JetStream outage held back first (in each request's mailbox: in order with its new ones).
+    for (const requestId of this.outbox.requestIds()) {
+      await this.mailbox.run(requestId, () => this.outbox.flush(requestId));
+    }
     this.refreshGauges();
     if (this.open.size === 0) return;
     const kinds = new Set([...this.open.values()].map((record) => record.view.kind));
@@ -481,12 +498,8 @@ export class WithdrawalDesk {
   ): Promise<void> {
     const event: WithdrawalStateChanged = { v: 1, previousState, withdrawal: record.view };
     const msgId = withdrawalEventMsgId(requestId, record.view.state, suffix);
-    try {
-      await this.events.publish(this.subjects.changed(requestId), event, msgId);
-    } catch (error) {
-      // The record is stored; the next start republishes the open ones (same msgId: no duplicate).
-      this.logger.error('withdrawal change not published', { requestId, error: messageOf(error) });
-    }
+    // The record is stored; a change not published now stays in the outbox (same msgId: never twice).
+    await this.outbox.send(requestId, { subject: this.subjects.changed(requestId), event, msgId });
   }
 
   /** After a restart: publish the current state of every open request again (deduplicated by msgId). */
@@ -504,6 +517,7 @@ export class WithdrawalDesk {
     }
     for (const state of WITHDRAWAL_STATES) this.metrics.open.set({ state }, counts.get(state) ?? 0);
     this.metrics.stuck.set(stuck);
+    this.metrics.unpublished.set(this.outbox.size);
   }
 
   private async find(request: WithdrawalGetRequest): Promise<WithdrawalRecord | undefined> {

@@ -74,6 +74,18 @@ describe('withdrawalTransition', () => {
     expect(late.record.view.state).toBe('PENDING');
   });
 
+  it('a request still SUBMITTING when a list is applied (its submit result was not stored) is UNKNOWN, then settles', () => {
+    // Polls reach a request through its mailbox only after its submit ended: SUBMITTING then means the result
+    // (an acknowledgement, a refusal, an unknown outcome) could not be stored, as after a restart mid-submit.
+    const unknown = withdrawalTransition(record('SUBMITTING'), { kind: 'absent-from-list' }, env);
+    expect(unknown.record).toMatchObject({ view: { state: 'UNKNOWN' }, unknownSince: 1_000, absentLists: 0 });
+    expect(unknown.effects).toContainEqual({ kind: 'persist' });
+    expect(unknown.effects).toContainEqual(expect.objectContaining({ kind: 'log-unknown' }));
+    const once = withdrawalTransition(unknown.record, { kind: 'absent-from-list' }, { ...env, now: 30_000 });
+    const twice = withdrawalTransition(once.record, { kind: 'absent-from-list' }, { ...env, now: 70_000 });
+    expect(twice.record.view.state).toBe('NOT_FOUND');
+  });
+
   it('moves only forward with the lists: PENDING → PROCESSED, never back to PENDING_APPROVAL', () => {
     const pending = record('PENDING', { venueUuid: 'v1' });
     expect(

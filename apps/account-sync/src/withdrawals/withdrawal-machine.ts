@@ -62,11 +62,9 @@ export function withdrawalTransition(
     case 'submit-refused':
       if (current !== 'SUBMITTING') return { record, effects: NOTHING };
       return moveTo(record, 'REJECTED', env, { rejection: { code: event.code, message: event.message } });
-    case 'submit-unknown': {
+    case 'submit-unknown':
       if (current !== 'SUBMITTING') return { record, effects: NOTHING };
-      const moved = moveTo({ ...record, unknownSince: env.now, absentLists: 0 }, 'UNKNOWN', env, {});
-      return { record: moved.record, effects: [...moved.effects, { kind: 'log-unknown', reason: event.reason }] };
-    }
+      return becomeUnknown(record, event.reason, env);
     case 'listed': {
       const next = event.state;
       const learnt: Partial<WithdrawalView> = {
@@ -87,6 +85,9 @@ export function withdrawalTransition(
       return { record, effects: NOTHING };
     }
     case 'absent-from-list': {
+      // Lists reach a request only after its submit ended (one mailbox per request): still SUBMITTING, the
+      // submit's result could not be stored — unknown, as after a restart mid-submit, and settled the same way.
+      if (current === 'SUBMITTING') return becomeUnknown(record, 'the submit result was not stored', env);
       if (current !== 'UNKNOWN') return { record, effects: NOTHING };
       const absentLists = (record.absentLists ?? 0) + 1;
       const since = record.unknownSince ?? env.now;
@@ -105,6 +106,11 @@ export function withdrawalTransition(
     case 'cancel-acknowledged':
       return moveTo(record, 'CANCELLED', env, { cancelRequested: true });
   }
+}
+
+function becomeUnknown(record: WithdrawalRecord, reason: string, env: WithdrawalEnv): WithdrawalTransition {
+  const moved = moveTo({ ...record, unknownSince: env.now, absentLists: 0 }, 'UNKNOWN', env, {});
+  return { record: moved.record, effects: [...moved.effects, { kind: 'log-unknown', reason }] };
 }
 
 function moveTo(

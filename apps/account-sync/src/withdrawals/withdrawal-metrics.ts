@@ -12,6 +12,8 @@ export class WithdrawalMetrics {
   /** Requests not final and unchanged for longer than WITHDRAWAL_STUCK_AFTER_MS. */
   readonly stuck: Gauge;
   readonly polls: Counter<'result'>;
+  /** Change events JetStream did not take yet (published again with the next poll). */
+  readonly unpublished: Gauge;
 
   constructor(registry: MetricsRegistry) {
     this.requests = new Counter({
@@ -42,6 +44,11 @@ export class WithdrawalMetrics {
       name: 'account_sync_withdrawal_polls_total',
       help: "Polls of the venue's withdrawal lists, by result (ok, failed)",
       labelNames: ['result'],
+      registers: [registry],
+    });
+    this.unpublished = new Gauge({
+      name: 'account_sync_withdrawal_changes_unpublished',
+      help: 'Withdrawal change events not yet taken by JetStream; published again, in order, with the next poll',
       registers: [registry],
     });
   }
