@@ -37,6 +37,21 @@ describe('sourceListTransition (ips.json)', () => {
     expect(twice.effects).toEqual([{ kind: 'kept-last-good', reason: 'timeout', consecutiveFailures: 2 }]);
   });
 
+  it('a first list with no usable block loads nothing: the same version is read again once it holds one', () => {
+    const empty = sourceListTransition(initialSourceList, list(7, []), { now: 1 });
+    expect(empty.state.version).toBeUndefined();
+    expect(empty.state.lastGoodFetchAt).toBeUndefined();
+    expect(empty.effects).toEqual([
+      { kind: 'kept-last-good', reason: 'version 7 holds no usable address block', consecutiveFailures: 1 },
+    ]);
+    const garbage = sourceListTransition(empty.state, list(7, ['garbage']), { now: 2 });
+    expect(garbage.state.version).toBeUndefined();
+    const fixed = sourceListTransition(garbage.state, list(7, ['10.0.0.0/8']), { now: 3 });
+    expect(fixed.state.version).toBe(7);
+    expect(fixed.state.addresses.contains('10.0.0.1')).toBe(true);
+    expect(fixed.state.consecutiveFailures).toBe(0);
+  });
+
   it('keeps the last good list when a new version has no usable block', () => {
     const loaded = sourceListTransition(initialSourceList, list(1, ['10.0.0.0/8']), { now: 1 }).state;
     const bad = sourceListTransition(loaded, list(2, ['garbage']), { now: 2 });

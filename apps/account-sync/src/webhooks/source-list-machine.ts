@@ -51,8 +51,9 @@ export function sourceListTransition(
   let next: SourceListState = { ...state, lastGoodFetchAt: env.now, consecutiveFailures: 0 };
   if (list.version !== state.version) {
     const { set, invalid } = CidrSet.parse(list.ipv4_cidrs);
-    if (set.size === 0 && state.version !== undefined) {
-      // An empty or unreadable list would refuse every webhook: keep the last good one, say why.
+    if (set.size === 0) {
+      // An empty or unreadable list would refuse every webhook (403, which the venue does not retry): keep the
+      // last good one — or, with none loaded yet, stay unloaded (webhooks answered 503, the list read again).
       return {
         state: { ...state, consecutiveFailures: state.consecutiveFailures + 1 },
         effects: [
