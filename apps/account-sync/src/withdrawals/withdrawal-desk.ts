@@ -215,15 +215,20 @@ export class WithdrawalDesk {
       this.pollAgain = true;
       return this.polling;
     }
-    this.polling = (async () => {
+    this.polling = this.pollWhileAsked();
+    return this.polling;
+  }
+
+  /** Cleared in the same turn as the last check of `pollAgain`: a call after it starts a new run, never a lost one. */
+  private async pollWhileAsked(): Promise<void> {
+    try {
       do {
         this.pollAgain = false;
         await this.pollOnce();
       } while (this.pollAgain && this.cancelPoll !== undefined);
-    })().finally(() => {
+    } finally {
       this.polling = undefined;
-    });
-    return this.polling;
+    }
   }
 
   // ---- submit
