@@ -76,6 +76,21 @@ describe('StateMirror', () => {
     expect(second.get('t1')).toEqual({ state: 'SETTLED' });
   });
 
+  it('a crash between publish and KV write, then another value at the venue: that value is still published', async () => {
+    const store = new MemoryStore();
+    const stream = new DedupStream();
+    const first = mirrorOn(store, stream);
+    await first.load();
+    await first.apply(new Map([['t1', { state: 'PENDING_SETTLEMENT' }]]));
+    stream.failNext = true;
+    await expect(first.apply(new Map([['t1', { state: 'SETTLED' }]]))).rejects.toThrow('crash');
+    const second = mirrorOn(store, stream);
+    await second.load();
+    await second.apply(new Map([['t1', { state: 'CANCELLED' }]])); // the same version number, another value
+    expect(stream.messages.map((m) => m.event.value?.state)).toEqual(['PENDING_SETTLEMENT', 'SETTLED', 'CANCELLED']);
+    expect(second.get('t1')).toEqual({ state: 'CANCELLED' });
+  });
+
   it('removes what a complete read no longer returns, and a re-created key gets a new version', async () => {
     const store = new MemoryStore();
     const stream = new DedupStream();

@@ -1,10 +1,12 @@
 /**
  * One mirrored resource: its current records (in memory, loaded from its KV bucket at start) and the
  * comparison that turns a fresh read from the venue into changes. Each change is published on the state
- * stream first (Nats-Msg-Id `{resource}:{key}:{version}`), then written to the KV bucket: a crash between
- * the two makes the next sync find the same change with the same version, which the stream drops as a
- * duplicate — so a restart publishes nothing twice and loses nothing.
+ * stream first (Nats-Msg-Id `{resource}:{key}:{version}:{digest}`), then written to the KV bucket: a crash
+ * between the two makes the next sync find the same change with the same version, which the stream drops as a
+ * duplicate — so a restart publishes nothing twice and loses nothing; had the value changed meanwhile, its
+ * digest differs and it is published (under the same version number).
  */
+import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import {
   stateEventMsgId,
@@ -140,7 +142,7 @@ export class StateMirror<T> {
     await this.publish(
       this.subjects.stateChanged(this.resource, change, key),
       event,
-      stateEventMsgId(this.resource, key, version),
+      stateEventMsgId(this.resource, key, version, digestOf(value)),
     );
     if (value === undefined) {
       const tombstone: Tombstone = { version, seenAt, removed: true };
@@ -153,6 +155,12 @@ export class StateMirror<T> {
       this.records.set(key, entry);
     }
   }
+}
+
+/** 16 hex digits of the value's SHA-256 (its JSON as read), `removed` for a removal. */
+function digestOf(value: unknown): string {
+  if (value === undefined) return 'removed';
+  return createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 16);
 }
 
 async function runAll(jobs: Array<() => Promise<void>>, concurrency: number): Promise<void> {

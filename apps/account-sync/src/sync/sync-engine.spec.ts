@@ -66,7 +66,8 @@ class TransactionVenue {
     yield* this.legs;
   }
   listTransactions(filter: { from?: string; transactionState?: string }): Promise<{ data: TransactionRecord[] }> {
-    if (filter.transactionState !== undefined) return Promise.resolve({ data: [] });
+    const state = filter.transactionState;
+    if (state !== undefined) return Promise.resolve({ data: this.legs.filter((l) => l.transactionState === state) });
     this.fromFilters.push(filter.from);
     const from = filter.from === undefined ? 0 : Date.parse(filter.from);
     return Promise.resolve({ data: this.legs.filter((leg) => (leg.received ?? 0) >= from) });
@@ -83,13 +84,17 @@ class RefusingLedger implements TransactionIntake {
   }
 }
 
-function leg(uuid: string, received: number): TransactionRecord {
+function leg(
+  uuid: string,
+  received: number,
+  state: TransactionRecord['transactionState'] = 'PROCESSED',
+): TransactionRecord {
   return {
     uuid,
     transactionClass: 'CASH',
     amount: '1.00',
     ccy: 'USD',
-    transactionState: 'PROCESSED',
+    transactionState: state,
     transactionType: 'DEPOSIT',
     received,
     displayTitle: null,
@@ -130,5 +135,90 @@ describe('SyncEngine transaction list → ledger', () => {
     expect(ledger.offered.filter((uuid) => uuid === 'c')).toHaveLength(2);
     expect(ledger.offered.filter((uuid) => uuid === 'd')).toHaveLength(1);
     expect(engine.transactions.has('c')).toBe(true);
+  });
+});
+
+describe('SyncEngine incremental reads never skip what a full read would find', () => {
+  function trade(i: number): Trade {
+    return {
+      uuid: `t-${i}`,
+      tradeRef: `R-${i}`,
+      createdAt: new Date(1_000_000 - i * 1_000).toISOString(),
+      tradeSide: 'BUY',
+      state: 'SETTLED',
+    };
+  }
+
+  /** The venue's trade list (newest first, pages by offset); the page at `failOffset` fails once. */
+  class TradeVenue {
+    failOffset: number | undefined;
+    constructor(readonly trades: Trade[]) {}
+    listTrades(request: { max?: number; offset?: number }): Promise<{ data: Trade[] }> {
+      const offset = request.offset ?? 0;
+      if (offset === this.failOffset) {
+        this.failOffset = undefined;
+        return Promise.reject(new Error('HTTP 500'));
+      }
+      return Promise.resolve({ data: this.trades.slice(offset, offset + (request.max ?? 50)) });
+    }
+    listAllTrades(filter: { from?: string; tradeState?: string }): Promise<Trade[]> {
+      const from = filter.from === undefined ? 0 : Date.parse(filter.from);
+      return Promise.resolve(
+        this.trades.filter(
+          (t) =>
+            Date.parse(t.createdAt ?? '') >= from && (filter.tradeState === undefined || t.state === filter.tradeState),
+        ),
+      );
+    }
+  }
+
+  /** A mirror holding what it was given. */
+  class HeldTrades {
+    readonly held = new Map<string, Trade>();
+    apply(fresh: Map<string, Trade>) {
+      for (const [key, value] of fresh) this.held.set(key, value);
+      return Promise.resolve({ created: fresh.size, changed: 0, removed: 0 });
+    }
+    values(): Trade[] {
+      return [...this.held.values()];
+    }
+    get size(): number {
+      return this.held.size;
+    }
+  }
+
+  it('after a failed full trade read the next read is a full one, not one from the newest trade held', async () => {
+    const venue = new TradeVenue(Array.from({ length: 450 }, (_, i) => trade(i)));
+    venue.failOffset = 200;
+    const mirror = new HeldTrades();
+    const engine = engineFor(venue);
+    (engine as unknown as { deps: { mirrors: { trade: HeldTrades } } }).deps.mirrors.trade = mirror;
+    await expect(engine.run('trades', 'full')).rejects.toThrow('HTTP 500');
+    expect(mirror.size).toBeLessThan(450);
+    await engine.run('trades', 'incremental');
+    expect(mirror.size).toBe(450);
+  });
+
+  it('a held PENDING leg older than the read window that left PENDING is read again with its new state', async () => {
+    const venue = new TransactionVenue();
+    venue.legs = [leg('old', 1_000, 'PENDING'), leg('new', 5_000)];
+    const ledger = new RefusingLedger();
+    const engine = engineFor(venue, ledger);
+    await engine.run('transactions', 'full');
+    venue.legs = [leg('old', 1_000, 'PROCESSED'), leg('new', 5_000)]; // its webhook was lost
+    await engine.run('transactions', 'incremental');
+    expect(engine.transactions.get('old')?.transactionState).toBe('PROCESSED');
+    expect(ledger.offered.filter((uuid) => uuid === 'old')).toHaveLength(2);
+    await engine.run('transactions', 'incremental'); // nothing pending any more: from the newest again
+    expect(venue.fromFilters.at(-1)).toBe(new Date(5_000).toISOString());
+  });
+
+  it('beneficiaries are not read while no account group is known: nothing is removed', async () => {
+    const applied: unknown[] = [];
+    const beneficiary = { apply: (...args: unknown[]) => applied.push(args) };
+    const engine = engineFor({});
+    (engine as unknown as { deps: { mirrors: { beneficiary: unknown } } }).deps.mirrors.beneficiary = beneficiary;
+    await expect(engine.run('beneficiaries', 'incremental')).rejects.toThrow('no account groups known yet');
+    expect(applied).toEqual([]);
   });
 });

@@ -76,6 +76,8 @@ export class SyncEngine {
   private newestTransactionAt: number | undefined;
   /** Set once a full read of the transaction list ended well: until then every read is a full one. */
   private transactionsFullyRead = false;
+  /** The same for the trade list: an incremental read after a failed full one would never read its older pages. */
+  private tradesFullyRead = false;
   private readonly log: JsonLogger;
   private stopping = false;
 
@@ -162,10 +164,10 @@ export class SyncEngine {
         if (page.data.length < TRADE_PAGE || this.stopping) ended = true;
         if (!ended) ask();
         const fresh = new Map<string, Trade>();
-        for (const trade of page.data) {
-          if (seen.has(trade.uuid)) continue;
-          seen.add(trade.uuid);
-          fresh.set(trade.uuid, trade);
+        for (const [key, trade] of keyedByUuid(page.data)) {
+          if (seen.has(key)) continue;
+          seen.add(key);
+          fresh.set(key, trade);
         }
         read += fresh.size;
         // Pages are applied while the next ones are read; at most APPLYING_PAGES at once (bounded memory).
@@ -184,6 +186,7 @@ export class SyncEngine {
       throw error;
     }
     this.checkRunning();
+    this.tradesFullyRead = true;
     this.log.info('trade history read', { trades: read, held: mirrors.trade.size });
   }
 
@@ -191,19 +194,20 @@ export class SyncEngine {
   private async syncRecentTrades(): Promise<void> {
     const { client, mirrors, overlapMs } = this.deps;
     const newest = newestCreatedAt(mirrors.trade.values());
-    if (newest === undefined) return this.syncAllTrades();
+    if (newest === undefined || !this.tradesFullyRead) return this.syncAllTrades();
     const fresh = keyedByUuid(await client.listAllTrades({ from: new Date(newest - overlapMs).toISOString() }));
-    const pending = await client.listAllTrades({ tradeState: 'PENDING_SETTLEMENT' });
-    for (const trade of pending) fresh.set(trade.uuid, trade);
-    const pendingNow = new Set(pending.map((trade) => trade.uuid));
-    const moved = mirrors.trade
-      .values()
-      .filter((trade) => trade.state === 'PENDING_SETTLEMENT' && !pendingNow.has(trade.uuid) && !fresh.has(trade.uuid));
-    for (const trade of moved.slice(0, MAX_TRADE_LOOKUPS)) {
-      if (trade.tradeRef === undefined) continue;
-      for (const found of (await client.listTrades({ tradeRef: trade.tradeRef, max: TRADE_PAGE })).data) {
-        fresh.set(found.uuid, found);
-      }
+    const pending = keyedByUuid(await client.listAllTrades({ tradeState: 'PENDING_SETTLEMENT' }));
+    for (const [key, trade] of pending) fresh.set(key, trade);
+    // Held pending trades the pending list no longer shows moved on: looked up by tradeRef (those without one
+    // are left to the next full read, and take no lookup slot).
+    const moved: string[] = [];
+    for (const [key, trade] of keyedByUuid(mirrors.trade.values())) {
+      if (trade.state !== 'PENDING_SETTLEMENT' || trade.tradeRef === undefined) continue;
+      if (!pending.has(key) && !fresh.has(key)) moved.push(trade.tradeRef);
+    }
+    for (const tradeRef of moved.slice(0, MAX_TRADE_LOOKUPS)) {
+      const found = await client.listTrades({ tradeRef, max: TRADE_PAGE });
+      for (const [key, trade] of keyedByUuid(found.data)) fresh.set(key, trade);
     }
     this.count('trades', fresh.size, await mirrors.trade.apply(fresh));
   }
@@ -234,7 +238,17 @@ export class SyncEngine {
       legs = batch;
       this.deps.metrics.records.inc({ resource: 'transactions' }, read);
     } else {
-      legs = [...(await this.legsSince(since - overlapMs)), ...(await this.pendingLegs())];
+      // A held PENDING leg the pending list no longer shows changed state: the read starts no later than it,
+      // or its new state (whose webhook may have been lost) would be older than the window and never read.
+      const pending = await this.pendingLegs();
+      const pendingNow = new Set(pending.map((leg) => leg.uuid));
+      let from = since;
+      for (const held of this.transactions.values()) {
+        if (held.transactionState !== 'PENDING' || pendingNow.has(held.uuid)) continue;
+        const at = held.received ?? held.timestampMillis;
+        if (at !== undefined && at < from) from = at;
+      }
+      legs = [...(await this.legsSince(from - overlapMs)), ...pending];
     }
     await this.ingest(legs);
     if (full) this.transactionsFullyRead = true;
@@ -353,6 +367,8 @@ export class SyncEngine {
   /** §4.7/§4.8 per account group, each read to its total (AS6). */
   private async syncParticipants(kind: 'beneficiary' | 'sender'): Promise<void> {
     const { client, mirrors } = this.deps;
+    // The read covers every group it knows: with none known (no balances read yet) it would remove them all.
+    if (this.groups.length === 0) throw new Error('no account groups known yet (balances not read)');
     const fresh = new Map<string, Participant>();
     for (const group of this.groups) {
       const query = { accountGroupUuid: group.uuid };
@@ -386,10 +402,10 @@ export class SyncEngine {
     for (const drift of drifts) {
       const id = driftMsgId(drift);
       if (this.reportedDrifts.has(id)) continue;
+      this.log.warn('balance does not match its newest transaction leg', { ...drift });
+      await this.deps.publishDrift(drift); // not published: reported again by the next check
       this.reportedDrifts.add(id);
       this.deps.metrics.drifts.inc({ ccy: drift.ccy });
-      this.log.warn('balance does not match its newest transaction leg', { ...drift });
-      await this.deps.publishDrift(drift);
     }
   }
 }

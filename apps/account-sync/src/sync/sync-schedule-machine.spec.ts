@@ -99,6 +99,22 @@ describe('sync schedule (pure)', () => {
     expect(ended.effects).not.toContainEqual(expect.objectContaining({ type: 'arm', resource: 'trades' }));
   });
 
+  it('a steady stream of triggers does not push the read out: the first one armed it, the others leave it', () => {
+    const idle = play([{ type: 'start' }, ...SYNC_RESOURCES.map((r) => ok(r))]).state;
+    const touches = play(
+      Array.from({ length: 5 }, () => ({ type: 'touched' as const, resources: ['balances' as const] })),
+      2_000,
+      idle,
+    );
+    expect(touches.effects).toEqual([{ type: 'arm', resource: 'balances', delayMs: 200 }]);
+    const due = play([{ type: 'due', resource: 'balances' }], 2_200, touches.state);
+    expect(runs(due.effects)).toEqual(['balances:incremental']);
+    expect(due.state.lanes.balances.triggerArmed).toBe(false);
+    // after the run, a new trigger arms again
+    const next = play([ok('balances', 'incremental'), { type: 'touched', resources: ['balances'] }], 2_300, due.state);
+    expect(next.effects).toContainEqual({ type: 'arm', resource: 'balances', delayMs: 200 });
+  });
+
   it('a trigger for a resource waiting for its prerequisite is kept for its first read', () => {
     const started = play([{ type: 'start' }]).state;
     const touched = play([{ type: 'touched', resources: ['transactions'] }], 1_100, started);

@@ -37,6 +37,8 @@ export interface Lane {
   readonly lastOkAt: number | undefined;
   /** Of the newest failed run, cleared by a good one (bounded: 200 chars). */
   readonly lastError: string | undefined;
+  /** Its timer is a trigger's (due within the coalescing delay): later triggers leave it be, never push it out. */
+  readonly triggerArmed: boolean;
 }
 
 export interface ScheduleState {
@@ -70,7 +72,7 @@ export type ScheduleEffect =
 
 type Step = { readonly state: ScheduleState; readonly effects: readonly ScheduleEffect[] };
 
-const IDLE: Lane = { phase: 'idle', queued: undefined, lastOkAt: undefined, lastError: undefined };
+const IDLE: Lane = { phase: 'idle', queued: undefined, lastOkAt: undefined, lastError: undefined, triggerArmed: false };
 
 export function initialSchedule(): ScheduleState {
   const lanes = {} as Record<SyncResource, Lane>;
@@ -109,16 +111,21 @@ export function scheduleTransition(
       // re-arms on the interval; a waiting one reads in full after its prerequisite anyway.
       const effects: ScheduleEffect[] = [];
       let next = state;
+      // A trigger already armed stays: re-arming at each of a steady stream of triggers would never fire.
       for (const resource of event.resources) {
-        if (next.lanes[resource].phase === 'idle') {
+        const lane = next.lanes[resource];
+        if (lane.phase !== 'idle') next = request(next, resource, 'incremental', effects);
+        else if (!lane.triggerArmed) {
           effects.push({ type: 'arm', resource, delayMs: env.settings.triggerDelayMs });
-        } else next = request(next, resource, 'incremental', effects);
+          next = withLane(next, resource, { ...lane, triggerArmed: true });
+        }
       }
       return { state: next, effects };
     }
     case 'due': {
       const effects: ScheduleEffect[] = [];
-      return { state: request(state, event.resource, 'incremental', effects), effects };
+      const fired = withLane(state, event.resource, { ...state.lanes[event.resource], triggerArmed: false });
+      return { state: request(fired, event.resource, 'incremental', effects), effects };
     }
     case 'finished':
       return onFinished(state, event, env);

@@ -89,8 +89,13 @@ export interface BalanceDrift {
   detectedAt: number;
 }
 
-export function stateEventMsgId(resource: MirroredResource, key: string, version: number): string {
-  return `${resource}:${key}:${version}`;
+/**
+ * `{resource}:{key}:{version}:{digest}` — the digest (of the value, or `removed`) makes a version number reused
+ * after a crash between the publish and the KV write a new message when the value differs, and a duplicate
+ * (dropped by the stream) when it is the same.
+ */
+export function stateEventMsgId(resource: MirroredResource, key: string, version: number, digest: string): string {
+  return `${resource}:${key}:${version}:${digest}`;
 }
 
 export function driftMsgId(drift: BalanceDrift): string {
