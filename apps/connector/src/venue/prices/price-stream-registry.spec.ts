@@ -207,6 +207,28 @@ describe('PriceStreamRegistry', () => {
     expect(prices.at(-1)?.status).toBe('live');
   });
 
+  it('a lease renewed while the venue connection is down is kept: the renewal is answered at once, the stream lives on', async () => {
+    const { clock, channel, registry, settle, ack } = setup();
+    channel.up();
+    const granted = registry.acquire(request('s1', { leaseSeconds: 30 }));
+    await settle();
+    const tag = channel.sentOfType('subscribe')[0]?.tag ?? '';
+    channel.deliver(ack(tag));
+    await granted;
+    channel.down();
+    clock.advance(15_000);
+    const renewal = await registry.acquire(request('s1', { leaseSeconds: 30 })); // no wait for the venue
+    expect(renewal).toMatchObject({ ok: true, leaseExpiresAt: clock.now() + 30_000 });
+    clock.advance(10_000); // beyond the subscribe timeout: nothing was waiting, nothing is dropped
+    await settle();
+    expect(registry.counts().pending).toBe(1);
+    channel.up();
+    await settle();
+    channel.deliver(ack(tag, { success: false, code: 'RFS100017' }));
+    expect(registry.counts()).toEqual({ live: 1, stale: 0, pending: 0 });
+    expect(channel.sentOfType('unsubscribe')).toHaveLength(0);
+  });
+
   it('asks again when a re-subscribe is never acknowledged (the venue may drop a frame)', async () => {
     const { clock, channel, registry, settle, ack } = setup();
     channel.up();

@@ -117,7 +117,10 @@ export class PriceStreamRegistry {
     const leaseExpiresAt = this.clock.now() + (req.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000;
     const cell = this.byKey.get(key) ?? this.create(key, req);
     const { requester } = req;
-    if (cell.state.venue === 'held') {
+    // Held, or a renewal of a lease still valid (the stream is being re-subscribed after a reconnect): the
+    // lease is extended at once. A renewal that waited for the venue and timed out would drop a valid lease.
+    const held = cell.state.leases.get(requester);
+    if (cell.state.venue === 'held' || (held !== undefined && held > this.clock.now())) {
       cell.send({ type: 'acquire', requester, leaseExpiresAt, waits: false });
       return Promise.resolve({ ok: true, leaseExpiresAt });
     }
