@@ -268,6 +268,46 @@ describe('PriceStreamRegistry', () => {
     expect(registry.counts()).toEqual({ live: 0, stale: 0, pending: 0 });
   });
 
+  it('an unsubscribe that could not be sent (connection down) is sent on the next connection', async () => {
+    const { clock, channel, registry, settle, ack } = setup();
+    channel.up();
+    const granted = registry.acquire(request('s1', { leaseSeconds: 5 }));
+    await settle();
+    const tag = channel.sentOfType('subscribe')[0]?.tag ?? '';
+    channel.deliver(ack(tag));
+    await granted;
+    channel.down();
+    registry.release(request('s1'));
+    await settle();
+    expect(channel.sentOfType('unsubscribe')).toEqual([]); // nothing could leave
+    channel.up();
+    await settle();
+    expect(channel.sentOfType('unsubscribe')).toEqual([{ messageType: 'unsubscribe', subscriptionId: `sub-${tag}` }]);
+    clock.advance(1_000);
+  });
+
+  it('a streamStop under an older tag reaches the stream that adopted that subscription ("already held", no id)', async () => {
+    const { channel, registry, settle, ack, prices } = setup();
+    channel.up();
+    const first = registry.acquire(request('s1'));
+    await settle();
+    const oldTag = channel.sentOfType('subscribe')[0]?.tag ?? '';
+    channel.deliver(ack(oldTag));
+    await first;
+    channel.down();
+    registry.release(request('s1')); // its unsubscribe cannot leave: the venue keeps the subscription
+    await settle();
+    channel.up();
+    const second = registry.acquire(request('s2'));
+    await settle();
+    const newTag = channel.sentOfType('subscribe').at(-1)?.tag ?? '';
+    expect(newTag).not.toBe(oldTag);
+    channel.deliver(ack(newTag, { success: false, code: 'RFS100017', message: 'already held' }));
+    expect((await second).ok).toBe(true);
+    channel.deliver({ messageType: 'streamStop', chanId: 'c', tag: oldTag, code: 'RFS100020', message: 'halted' });
+    expect(prices.at(-1)).toEqual(expect.objectContaining({ status: 'stopped', code: 'RFS100020' }));
+  });
+
   it('publishes a streamStop as a stopped price and releases the stream', async () => {
     const { channel, registry, settle, ack, prices } = setup();
     channel.up();

@@ -67,6 +67,8 @@ export class PriceStreamRegistry {
   private readonly log: JsonLogger;
   private readonly cancelSweep: Cancel;
   private generation = 0;
+  /** Subscription ids whose unsubscribe could not be sent (no connection): sent on the next connection. */
+  private readonly unsentUnsubscribes = new Set<string>();
   private lastPriceWallAt: number | undefined;
   private staleCount = 0;
   /** Arrival time of the price being handled (the actor runs synchronously inside `onFrame`). */
@@ -101,7 +103,10 @@ export class PriceStreamRegistry {
     this.prices$ = this.feed;
     this.priceUpdates = new LazyCount(metrics.priceUpdates);
     channel.addFrameListener((message, arrivedAt) => this.onFrame(message, arrivedAt));
-    channel.connection$.subscribe((event) => this.toAll({ type: event.up ? 'connectionUp' : 'connectionDown' }));
+    channel.connection$.subscribe((event) => {
+      if (event.up) this.sendUnsentUnsubscribes();
+      this.toAll({ type: event.up ? 'connectionUp' : 'connectionDown' });
+    });
     const period = Math.max(10, Math.min(1_000, Math.floor(options.staleAfterMs / 4)));
     this.cancelSweep = clock.setInterval(() => this.toAll({ type: 'sweep' }), period);
   }
@@ -231,7 +236,7 @@ export class PriceStreamRegistry {
         return;
       }
       case 'streamStop': {
-        const cell = message.tag === undefined ? undefined : this.byTag.get(message.tag);
+        const cell = message.tag === undefined ? undefined : (this.byTag.get(message.tag) ?? this.adopter(message.tag));
         if (cell === undefined) return; // an older generation's stop (e.g. answering our unsubscribe)
         this.log.warn('venue stopped a stream', {
           instrument: cell.id.instrument,
@@ -244,6 +249,12 @@ export class PriceStreamRegistry {
       default:
         return;
     }
+  }
+
+  /** The current stream of an older tag's key when it streams that older subscription ("already held", no id of its own). */
+  private adopter(tag: string): StreamCell | undefined {
+    const cell = this.ofOlderTag(tag);
+    return cell !== undefined && cell.state.subscriptionId === undefined ? cell : undefined;
   }
 
   private ofOlderTag(tag: string): StreamCell | undefined {
@@ -353,10 +364,21 @@ export class PriceStreamRegistry {
     });
   }
 
+  /**
+   * An unsubscribe that cannot leave (no connection) is sent on the next one: a venue that keeps subscriptions
+   * across a reconnect would otherwise stream it, unreleasable, for ever; one that dropped them ignores it.
+   */
   private unsubscribeAtVenue(subscriptionId: string): void {
     void this.limiter.acquire('unsubscribe').then(() => {
-      this.channel.send({ messageType: 'unsubscribe', subscriptionId });
+      if (!this.channel.send({ messageType: 'unsubscribe', subscriptionId }))
+        this.unsentUnsubscribes.add(subscriptionId);
     });
+  }
+
+  private sendUnsentUnsubscribes(): void {
+    const ids = [...this.unsentUnsubscribes];
+    this.unsentUnsubscribes.clear();
+    for (const subscriptionId of ids) this.unsubscribeAtVenue(subscriptionId);
   }
 
   private forget(cell: StreamCell): void {
