@@ -29,8 +29,10 @@ export interface DurableConsumerOptions {
    * This process is the consumer's only client (one connector per account): at start, the consumer is
    * deleted and created again, which drops the pull requests an earlier, dead or stopped, instance left at
    * the server. nats-server 2.9 keeps those until they expire and, while anything subscribes to `>`, still
-   * hands them messages that then wait out the ack wait. Deleting a consumer of a work-queue stream loses
-   * no message: every unacknowledged one is delivered again by the new consumer at once.
+   * hands them messages that then wait out the ack wait. The new consumer starts after the old one's
+   * acknowledged floor, so no unacknowledged message is lost (each is delivered again at once) and, on a
+   * limits stream, the acknowledged history is not replayed (one beyond the floor acknowledged out of order
+   * may come again: handlers are idempotent).
    */
   exclusive?: boolean;
   /** Called one message at a time, in order; a throw naks the message for redelivery. */
@@ -66,28 +68,29 @@ export class BusConsumers {
     // The pull loop must never end the process: if the message iterator fails (e.g. the connection
     // closed under it), log, wait, and consume again; the durable consumer resumes where it left off.
     const run = async (): Promise<void> => {
-      while (!state.stopped) {
+      for (;;) {
         const current = messages;
+        let failure: unknown = new Error('message iterator ended');
         try {
           await this.loop(current, options, state);
-          if (state.stopped) return;
-          if (messages !== current) continue; // replaced after the consumer was created again: consume the new one
-          throw new Error('message iterator ended');
         } catch (error) {
-          if (state.stopped) return;
-          if (messages !== current) continue;
-          this.logger.error('durable consumer stopped; consuming again shortly', {
-            stream: options.stream,
-            durable: options.durable,
-            error: error instanceof Error ? error.message : String(error),
-          });
-          await new Promise((resolve) => setTimeout(resolve, RESUME_DELAY_MS));
-          if (state.stopped || messages !== current) continue;
-          try {
-            messages = await this.open(options);
-          } catch {
-            // the next turn of the loop logs and retries
-          }
+          failure = error;
+        }
+        // Replaced after the consumer was created again: consume the new one — stopping too, so that what it
+        // pulled is handed back and its close() (which settles only once its iterator is read) completes.
+        if (messages !== current) continue;
+        if (state.stopped) return;
+        this.logger.error('durable consumer stopped; consuming again shortly', {
+          stream: options.stream,
+          durable: options.durable,
+          error: failure instanceof Error ? failure.message : String(failure),
+        });
+        await new Promise((resolve) => setTimeout(resolve, RESUME_DELAY_MS));
+        if (state.stopped || messages !== current) continue;
+        try {
+          messages = await this.open(options);
+        } catch {
+          // the next turn of the loop logs and retries
         }
       }
     };
@@ -103,21 +106,20 @@ export class BusConsumers {
         await this.ensureConsumer({ ...options, exclusive: false });
         // created again: the running iterator waits on a consumer that no longer exists
         const fresh = await this.open(options);
-        if (state.stopped) {
-          await fresh.close().catch(() => undefined);
-          return;
-        }
         const stale = messages;
         messages = fresh;
-        await stale.close().catch(() => undefined);
+        // Not awaited: an iterator's close() settles only once the run loop reads it to its end.
+        if (state.stopped) void fresh.close().catch(() => undefined);
+        void stale.close().catch(() => undefined);
       },
     });
     return {
       stop: async () => {
         state.stopped = true;
         topology.forget(declaration);
-        // close(): the iterator still yields what was already pulled, and the loop hands it back (nak).
-        await messages.close().catch(() => undefined);
+        // close(): the iterator still yields what was already pulled, and the loop hands it back (nak). Its
+        // promise is not awaited (it settles only when read); the run loop's end is.
+        void messages.close().catch(() => undefined);
         await done;
       },
     };
@@ -174,10 +176,18 @@ export class BusConsumers {
     };
     const { jsm } = this.connection;
     if (options.exclusive === true) {
-      await jsm.consumers.delete(options.stream, options.durable).catch((error: unknown) => {
-        if (!(error instanceof JetStreamApiError) || error.status !== 404) throw error;
+      // Created again where the earlier one had got to: after its acknowledged floor. On a limits stream the
+      // acknowledged messages are still there and "all" would replay them; on a work queue they are gone.
+      const earlier = await jsm.consumers.info(options.stream, options.durable).catch((error: unknown) => {
+        if (error instanceof JetStreamApiError && error.status === 404) return undefined;
+        throw error;
       });
-      await jsm.consumers.add(options.stream, config);
+      if (earlier !== undefined) await jsm.consumers.delete(options.stream, options.durable);
+      const resume =
+        earlier === undefined || earlier.ack_floor.stream_seq === 0
+          ? {}
+          : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: earlier.ack_floor.stream_seq + 1 };
+      await jsm.consumers.add(options.stream, { ...config, ...resume });
       return 'created';
     }
     try {

@@ -165,6 +165,67 @@ describe('libs/bus against a real nats-server', () => {
     expect(seen).toEqual([1, 2, 3, 4]);
   });
 
+  it('an exclusive consumer of a limits stream resumes after what it acknowledged: no replay of the history', async () => {
+    await streams.ensureStream({ name: 'T_LIMITS', subjects: ['t.limits'], storage: 'file' });
+    const consumers = new BusConsumers(connection, silent);
+    for (const n of [1, 2, 3]) await publisher.publishDurable('t.limits', { n }, { msgId: `l-${n}`, kind: 'test' });
+    const seen: number[] = [];
+    const options = {
+      stream: 'T_LIMITS',
+      durable: 'follower',
+      filterSubject: 't.limits',
+      ackWaitMs: 5_000,
+      exclusive: true,
+      handle: async (msg: DurableMessage) => {
+        seen.push((JSON.parse(new TextDecoder().decode(msg.data)) as { n: number }).n);
+        await msg.ack();
+      },
+    };
+    const first = await consumers.consumeDurable(options);
+    await waitFor(() => seen.length === 3);
+    await first.stop();
+    await publisher.publishDurable('t.limits', { n: 4 }, { msgId: 'l-4', kind: 'test' });
+    const second = await consumers.consumeDurable(options); // deleted and created again (the 2.9 pull-request trap)
+    await waitFor(() => seen.length >= 4);
+    await second.stop();
+    expect(seen).toEqual([1, 2, 3, 4]);
+  });
+
+  it('stop() ends even when the consumer was created again while a message was being handled', async () => {
+    await streams.ensureStream({ name: 'T_SWAP', subjects: ['t.swap'], storage: 'file' });
+    const consumers = new BusConsumers(connection, silent);
+    let release: () => void = () => undefined;
+    const handled: number[] = [];
+    const running = await consumers.consumeDurable({
+      stream: 'T_SWAP',
+      durable: 'swap',
+      filterSubject: 't.swap',
+      ackWaitMs: 5_000,
+      handle: async (msg) => {
+        handled.push(msg.deliveryCount);
+        await new Promise<void>((resolve) => (release = resolve));
+        await msg.ack();
+      },
+    });
+    await publisher.publishDurable('t.swap', {}, { msgId: 's1', kind: 'test' });
+    await waitFor(() => handled.length === 1);
+    // the server loses the consumer while its message is being handled; the topology creates it again
+    await connection.jsm.consumers.delete('T_SWAP', 'swap');
+    connection.topology.redeclare('reconnect');
+    await waitFor(async () => {
+      try {
+        await connection.jsm.consumers.info('T_SWAP', 'swap');
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    const stopped = running.stop().then(() => 'stopped');
+    release();
+    const outcome = await Promise.race([stopped, new Promise((resolve) => setTimeout(() => resolve('hung'), 10_000))]);
+    expect(outcome).toBe('stopped');
+  });
+
   it('redelivers a message whose handler threw', async () => {
     await streams.ensureStream({ name: 'T_RETRY', subjects: ['t.retry'], storage: 'memory' });
     const consumers = new BusConsumers(connection, silent);

@@ -53,6 +53,9 @@ export class OrderOutcomeListener {
         durable: ORDER_OUTCOMES_DURABLE,
         filterSubject: this.subjects.allOrderOutcomes,
         ackWaitMs: this.ackWaitMs,
+        // one account-sync per account: drop the pull requests a dead predecessor left at the server (with a
+        // `>` subscriber on nats-server 2.9 they took the first outcomes after a restart for the ack wait)
+        exclusive: true,
         handle: (message) => this.onOutcome(message),
       });
       this.lastError = undefined;
