@@ -1,4 +1,11 @@
-import { AckPolicy, DeliverPolicy, JetStreamApiError, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiError,
+  RetentionPolicy,
+  type ConsumerMessages,
+  type JsMsg,
+} from '@nats-io/jetstream';
 import type { JsonLogger } from '#observability';
 import type { BusConnection } from './bus-connection.js';
 
@@ -183,8 +190,10 @@ export class BusConsumers {
         throw error;
       });
       if (earlier !== undefined) await jsm.consumers.delete(options.stream, options.durable);
+      // (a work queue takes only "all", and holds nothing acknowledged anyway)
+      const workQueue = (await jsm.streams.info(options.stream)).config.retention === RetentionPolicy.Workqueue;
       const resume =
-        earlier === undefined || earlier.ack_floor.stream_seq === 0
+        workQueue || earlier === undefined || earlier.ack_floor.stream_seq === 0
           ? {}
           : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: earlier.ack_floor.stream_seq + 1 };
       await jsm.consumers.add(options.stream, { ...config, ...resume });
