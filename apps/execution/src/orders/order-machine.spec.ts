@@ -147,7 +147,7 @@ describe('order machine', () => {
     expect(unknown.effects).toEqual([]);
   });
 
-  it('an outcome that overtakes the publish ack passes through SENT; the late ack changes nothing', () => {
+  it('an outcome that overtakes the publish ack passes through SENT; the late ack only starts the timer', () => {
     const { state, effects } = run(initialOrderState(record()), [
       { type: 'start' },
       { type: 'outcome', outcome: outcome('PENDING') },
@@ -155,6 +155,33 @@ describe('order machine', () => {
     ]);
     expect(emitted(effects)).toEqual(['INTENT_RECORDED#1', 'SENT#2', 'PENDING#3']);
     expect(state.record.state).toBe('PENDING');
+    // the late ack still starts the reconciliation timer: no later event would (seen under load: UNKNOWN for ever)
+    expect(effects.at(-1)).toEqual({ type: 'schedule', delayMs: timings.reconcileInitialMs });
+  });
+
+  it('one venue query at a time: ticks while one is in flight ask nothing more, an answer or 30 s frees the next', () => {
+    const queries = (effects: OrderEffect[]) => effects.filter((e) => e.type === 'query-venue').length;
+    const unknown = initialOrderState(record({ state: 'UNKNOWN', status: 'UNKNOWN', sentAt: T0 }));
+    const first = run(unknown, [{ type: 'reconcile-due' }], T0 + 1_000);
+    expect(queries(first.effects)).toBe(1);
+    const waiting = run(first.state, [{ type: 'reconcile-due' }, { type: 'reconcile-due' }], T0 + 3_000);
+    expect(queries(waiting.effects)).toBe(0);
+    expect(types(waiting.effects)).toContain('schedule');
+    const answered = run(
+      waiting.state,
+      [{ type: 'venue-evidence', evidence: { trades: [] } }, { type: 'reconcile-due' }],
+      T0 + 4_000,
+    );
+    expect(queries(answered.effects)).toBe(1);
+    const lost = run(answered.state, [{ type: 'reconcile-due' }], T0 + 4_000 + 30_000);
+    expect(queries(lost.effects)).toBe(1);
+  });
+
+  it('a trade found in the trade list settles the order even when the order-state read failed', () => {
+    const { state } = run(initialOrderState(record({ state: 'UNKNOWN', status: 'UNKNOWN', sentAt: T0 })), [
+      { type: 'venue-evidence', evidence: { trades: [trade()], orderState: 'unreachable' } },
+    ]);
+    expect(state.record).toMatchObject({ state: 'SUCCESS', evidence: 'trade-list' });
   });
 
   it('a resumed order is never sent again: it is announced, read from the connector and checked at the venue', () => {

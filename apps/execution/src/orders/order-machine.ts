@@ -60,7 +60,12 @@ export interface OrderMachineState {
   awaitingFill?: { evidence: EvidenceSource; lookups: number; code: string; message: string };
   /** Ownership lost (a compare-and-set failed): the actor does nothing more. */
   fenced: boolean;
+  /** When the venue query in flight was asked (one at a time: the REST budget is shared by every order). */
+  queryingSince?: number;
 }
+
+/** A venue query not answered this long is taken as lost: the next tick asks again. */
+const QUERY_LOST_AFTER_MS = 30_000;
 
 export type OrderMachineEvent =
   | { type: 'start' }
@@ -146,14 +151,15 @@ function resume(state: OrderMachineState, env: OrderEnv): Result {
   if (record.state === 'UNKNOWN' || record.state === 'INDETERMINATE')
     effects.push({ type: 'risk', event: { kind: 'unknown', orderId: record.orderId } });
   effects.push(venueQuery(record, env), schedule(state, env));
-  return { state, effects };
+  return { state: { ...state, queryingSince: env.now }, effects };
 }
 
 function commandPublished(state: OrderMachineState, env: OrderEnv): Result {
   const { record } = state;
   if (record.state !== 'INTENT_RECORDED') {
-    // An outcome overtook the publish ack: it already moved the order on (and passed through SENT).
-    return { state, effects: [] };
+    // An outcome overtook the publish ack: it already moved the order on (and passed through SENT). The
+    // reconciliation timer starts here all the same — no outcome starts it, and nothing else would.
+    return { state, effects: isFinalState(record.state) ? [] : [schedule(state, env)] };
   }
   const entered = enter(record, { state: 'SENT', sentAt: env.now }, env.now);
   return { state: { ...state, record: entered.record }, effects: [...entered.effects, schedule(state, env)] };
@@ -186,7 +192,7 @@ function applyOutcome(state: OrderMachineState, outcome: OrderOutcome, env: Orde
       // The reply carried no figures (a minimal reply): read them from the trade list before the final state.
       const awaiting = { evidence, lookups: 0, code: outcome.code, message: outcome.message };
       return {
-        state: { ...state, record, awaitingFill: awaiting },
+        state: { ...state, record, awaitingFill: awaiting, queryingSince: env.now },
         effects: [...effects, { type: 'query-venue', orderState: false, trades: true }],
       };
     }
@@ -279,14 +285,19 @@ function finalEffects(record: OrderRecord): OrderEffect[] {
 function reconcileDue(state: OrderMachineState, env: OrderEnv): Result {
   const { record } = state;
   if (isFinalState(record.state)) return { state, effects: [] };
-  const next = { ...state, ticks: state.ticks + 1 };
+  let next: OrderMachineState = { ...state, ticks: state.ticks + 1 };
+  // One venue query at a time: ticks that come while one is in flight do not queue more behind the budget.
+  const asking = state.queryingSince === undefined || env.now - state.queryingSince >= QUERY_LOST_AFTER_MS;
   if (state.awaitingFill !== undefined) {
+    if (!asking) return { state: next, effects: [schedule(next, env)] };
+    next = { ...next, queryingSince: env.now };
     return { state: next, effects: [{ type: 'query-venue', orderState: false, trades: true }, schedule(next, env)] };
   }
   const effects: OrderEffect[] = [{ type: 'read-outcome' }];
   const sinceSent = env.now - (record.sentAt ?? record.acceptedAt);
-  if (needsReconciliation(record.status ?? 'PENDING') || sinceSent >= env.timings.venueCheckAfterMs) {
+  if (asking && (needsReconciliation(record.status ?? 'PENDING') || sinceSent >= env.timings.venueCheckAfterMs)) {
     effects.push(venueQuery(record, env));
+    next = { ...next, queryingSince: env.now };
   }
   effects.push(schedule(next, env));
   return { state: next, effects };
@@ -310,14 +321,16 @@ function schedule(state: OrderMachineState, env: OrderEnv): OrderEffect {
 function applyEvidence(state: OrderMachineState, evidence: VenueEvidence, env: OrderEnv): Result {
   const { record } = state;
   if (isFinalState(record.state)) return { state, effects: [] };
+  const trades = Array.isArray(evidence.trades) ? evidence.trades : [];
+  const trade = trades.find((t) => t.clientRef === record.clientRequestId);
   const reachable = evidence.orderState !== 'unreachable' && evidence.trades !== 'unreachable';
-  const checked = { ...state, venueChecked: state.venueChecked || reachable };
-  if (!reachable) {
+  // A trade found settles the order whatever the order-state read did; only "not executed" needs both sources.
+  const { queryingSince: _answered, ...rest } = state;
+  const checked = { ...rest, venueChecked: state.venueChecked || reachable || trade !== undefined };
+  if (!reachable && trade === undefined) {
     // The venue could not be read: ask again soon (not after the backoff), the order is still unsettled.
     return { state: checked, effects: [{ type: 'schedule', delayMs: env.timings.reconcileInitialMs }] };
   }
-  const trades = Array.isArray(evidence.trades) ? evidence.trades : [];
-  const trade = trades.find((t) => t.clientRef === record.clientRequestId);
 
   if (state.awaitingFill !== undefined) {
     const awaiting = state.awaitingFill;
@@ -370,7 +383,11 @@ function applyEvidence(state: OrderMachineState, evidence: VenueEvidence, env: O
   if (best === 'SUCCESS') {
     // Filled, by the venue's word; the figures come from the trade list (or the quote) once it lists the trade.
     return {
-      state: { ...checked, awaitingFill: { evidence: 'order-state', lookups: 0, code: '', message: '' } },
+      state: {
+        ...checked,
+        awaitingFill: { evidence: 'order-state', lookups: 0, code: '', message: '' },
+        queryingSince: env.now,
+      },
       effects: [{ type: 'query-venue', orderState: false, trades: true }],
     };
   }
