@@ -65,6 +65,23 @@ describe('connector /health tells the truth', () => {
     expect(healthy.body.checks?.['nats']?.up).toBe(true);
   });
 
+  it('SIGTERM while still waiting for NATS at start-up: stops at once, exit 0 (it held nothing)', async () => {
+    const unreachable = { url: `nats://127.0.0.1:${await freePort()}` } as NatsServerHandle;
+    const app = AppProcess.start(
+      'connector',
+      connectorEnv(unreachable, venue, {
+        HTTP_PORT: String(await freePort()),
+        LOG_LEVEL: 'info',
+        VENUE_SESSION_ID: 'health-3',
+      }),
+    );
+    apps.push(app);
+    await app.waitForLine('connecting to NATS');
+    app.signal('SIGTERM');
+    expect(await app.exited).toEqual({ code: 0, signal: null });
+    expect(app.lines.join('\n')).toContain('stopped during start-up');
+  });
+
   it('with a wrong secret, degrades after the grace and stays down while the session keeps retrying', async () => {
     const nats = await startNatsServer();
     servers.push(nats);

@@ -1,6 +1,6 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import type { HealthRegistry, JsonLogger } from '#observability';
+import { unlessShutdown, type HealthRegistry, type JsonLogger } from '#observability';
 import type { BusOptions } from './bus-options.js';
 import type { BusMetrics } from './bus-metrics.js';
 import { DeclaredTopology, type DeclaredTopologyOptions } from './declared-topology.js';
@@ -49,14 +49,18 @@ export class BusConnection {
       () => logger.warn('waiting for NATS: not reachable yet, retrying', { servers }),
       options.waitLogIntervalMs ?? 2_000,
     );
-    const client = await connect({
+    const connecting = connect({
       servers: options.servers,
       name: options.name,
       maxReconnectAttempts: -1,
       waitOnFirstConnect: true,
       reconnectTimeWait: options.reconnectTimeWaitMs ?? 500,
       ...(options.reconnectBufSize !== undefined ? { reconnectBufSize: options.reconnectBufSize } : {}),
-    }).finally(() => clearInterval(waiting));
+    });
+    // A SIGTERM while NATS is unreachable stops the wait (it has no bound): the app exits 0, holding nothing.
+    const client = await unlessShutdown(connecting, 'NATS', (late) => void late.close()).finally(() =>
+      clearInterval(waiting),
+    );
     const jsm = await jetstreamManager(client);
     const connection = new BusConnection(
       client,

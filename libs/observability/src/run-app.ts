@@ -11,6 +11,7 @@ import type { DynamicModule, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ConfigError, exitOnConfigError, loadConfig } from './config.js';
 import { JsonLogger } from './json-logger.js';
+import { shutdownRequested } from './shutdown-request.js';
 import { stopOnSignals } from './signals.js';
 import { serveStartingHealth } from './starting-health.js';
 
@@ -45,6 +46,13 @@ export async function runApp<C extends object, R extends RunningApp>(app: AppDef
     log.info(`${app.name} started`, { http: running.httpUrl, ...app.describe?.(config, running) });
   } catch (error) {
     if (error instanceof ConfigError) exitOnConfigError(error, app.name, app.docs);
+    if (shutdownRequested.aborted) {
+      // Stopped before it started (e.g. while waiting for NATS): the signal's shutdown exits, 0.
+      log.info(`${app.name} stopped during start-up`, {
+        reason: error instanceof Error ? error.message : String(error),
+      });
+      return;
+    }
     log.error(`${app.name} failed to start`, { error: error instanceof Error ? error.stack : String(error) });
     process.exit(1);
   }

@@ -1,4 +1,5 @@
 import type { JsonLogger } from './json-logger.js';
+import { requestShutdown } from './shutdown-request.js';
 
 export interface StopOnSignalsOptions {
   /** A shutdown longer than this is abandoned with exit code 1 (default 30 s). */
@@ -23,6 +24,7 @@ export function stopOnSignals(stop: () => Promise<void>, log: JsonLogger, option
     }
     stopping = true;
     log.info('signal received: stopping', { signal });
+    requestShutdown(); // a start-up still waiting (for NATS) gives up
     const timer = setTimeout(() => {
       log.error('shutdown took too long: exiting', { timeoutMs });
       exit(1);
