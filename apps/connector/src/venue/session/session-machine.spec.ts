@@ -159,6 +159,34 @@ describe('session transitions', () => {
     expect(due.effects[1]).toEqual([{ type: 'scheduleRefresh', generation: 1, delayMs: 100 }]);
   });
 
+  it('a refresh failing again and again backs off (capped), not 4 tries a second eating the REST budget', () => {
+    const fail = (ctx: SessionContext) =>
+      run(
+        [
+          { type: 'refreshDue', generation: 1 },
+          { type: 'tokenFailed', generation: 1, reason: 'HTTP 401' },
+        ],
+        ctx,
+      );
+    const delays: unknown[] = [];
+    let ctx = open;
+    for (let i = 0; i < 6; i += 1) {
+      const step = fail(ctx);
+      delays.push(step.effects[1]?.[0]);
+      ctx = step.context;
+    }
+    expect(delays.map((e) => (e as { delayMs: number }).delayMs)).toEqual([100, 200, 400, 800, 1_000, 1_000]);
+    // a refresh that works starts the count again
+    const swapped = run(
+      [
+        { type: 'refreshDue', generation: 1 },
+        { type: 'tokenFetched', generation: 1, token: 't' },
+      ],
+      ctx,
+    );
+    expect(swapped.context.refreshFailures).toBe(0);
+  });
+
   it('backs off instead of snatching the session back when replaced (close 4001)', () => {
     const { context } = run([{ type: 'socketClosed', generation: 1, code: 4001, reason: '' }], open);
     expect(context.state).toBe('backoff');

@@ -19,6 +19,8 @@ export interface SessionContext {
   reconnects: number;
   /** While open: a fresh token is being fetched to replace this connection. */
   refreshing: boolean;
+  /** Refresh token fetches failed in a row (drives their backoff; each is a REST call of the shared budget). */
+  refreshFailures: number;
 }
 
 export type LossReason = 'closed' | 'stalled' | 'refresh' | 'replaced';
@@ -70,7 +72,15 @@ export interface Transition {
 }
 
 export function initialSessionContext(now: number): SessionContext {
-  return { state: 'idle', since: now, generation: 0, failures: 0, reconnects: 0, refreshing: false };
+  return {
+    state: 'idle',
+    since: now,
+    generation: 0,
+    failures: 0,
+    reconnects: 0,
+    refreshing: false,
+    refreshFailures: 0,
+  };
 }
 
 export function transition(ctx: SessionContext, event: SessionEvent, env: SessionEnvironment): Transition {
@@ -96,7 +106,8 @@ export function transition(ctx: SessionContext, event: SessionEvent, env: Sessio
       if (ctx.state === 'open' && ctx.refreshing) {
         // Close the old connection first, then connect: never two sockets on one sessionId.
         const generation = ctx.generation + 1;
-        return enter(ctx, env, 'connecting', { generation, refreshing: false, reconnects: ctx.reconnects + 1 }, [
+        const changes = { generation, refreshing: false, refreshFailures: 0, reconnects: ctx.reconnects + 1 };
+        return enter(ctx, env, 'connecting', changes, [
           { type: 'stopWatchdogs' },
           { type: 'countReconnect', reason: 'refresh' },
           { type: 'closeSocket', reason: 'refresh' },
@@ -108,16 +119,18 @@ export function transition(ctx: SessionContext, event: SessionEvent, env: Sessio
     case 'tokenFailed':
       if (ctx.state === 'fetchingToken') return fail(ctx, env, []);
       if (ctx.state === 'open' && ctx.refreshing) {
-        // Keep the working connection; try the refresh again a little later.
+        // Keep the working connection; try the refresh again later, backing off while it keeps failing.
+        const refreshFailures = ctx.refreshFailures + 1;
+        const delayMs = Math.min(env.backoff.maxMs, env.backoff.initialMs * 2 ** Math.min(refreshFailures - 1, 30));
         return {
-          context: { ...ctx, refreshing: false },
-          effects: [{ type: 'scheduleRefresh', generation: ctx.generation, delayMs: env.backoff.initialMs }],
+          context: { ...ctx, refreshing: false, refreshFailures },
+          effects: [{ type: 'scheduleRefresh', generation: ctx.generation, delayMs }],
         };
       }
       return unchanged(ctx);
     case 'socketOpened':
       if (ctx.state !== 'connecting') return unchanged(ctx);
-      return enter(ctx, env, 'open', { refreshing: false }, [
+      return enter(ctx, env, 'open', { refreshing: false, refreshFailures: 0 }, [
         { type: 'startWatchdogs', generation: ctx.generation },
         { type: 'connectionUp', generation: ctx.generation },
       ]);
