@@ -168,9 +168,19 @@ export class PlaceOrderService {
         }),
       ]);
     } catch (error) {
-      this.deps.desk.release(orderId);
+      // Either write may have been stored: the open mark goes first (then the sweep cannot resume it), and the
+      // key is given back, so that a retry with it places the order rather than finding one never sent.
       this.deps.risk.record({ kind: 'not-executed', orderId });
       await this.deps.journal.close(orderId).catch(() => undefined);
+      this.deps.desk.release(orderId);
+      await this.deps.journal
+        .releaseKey(request.strategyId, request.idempotencyKey, orderId)
+        .catch((release: unknown) =>
+          this.logger.warn('idempotency key of a refused order not released', {
+            orderId,
+            error: release instanceof Error ? release.message : String(release),
+          }),
+        );
       this.logger.error('intent not recorded; order refused', {
         error: error instanceof Error ? error.message : String(error),
       });
@@ -183,8 +193,8 @@ export class PlaceOrderService {
     if (claim === 'exists') {
       // The same key won a race in another request a moment ago: this order is never sent.
       this.deps.risk.record({ kind: 'not-executed', orderId });
-      this.deps.desk.release(orderId);
       await this.deps.journal.close(orderId);
+      this.deps.desk.release(orderId);
       return (
         (await this.existing(request, payloadHash)) ??
         this.reject(ExecutionErrorCode.Internal, 'idempotency key race', request.strategyId)

@@ -38,6 +38,15 @@ export class OrderJournal {
     return this.bucket.createIfAbsent(keyKey(strategyId, idempotencyKey), entry);
   }
 
+  /**
+   * Gives the key back after an intent that could not be recorded (the reply said so: nothing was sent), if it
+   * names that order: a retry with the same key places the order anew instead of finding one never sent.
+   */
+  async releaseKey(strategyId: string, idempotencyKey: string, orderId: string): Promise<void> {
+    const entry = await this.keyEntry(strategyId, idempotencyKey);
+    if (entry?.orderId === orderId) await this.bucket.remove(keyKey(strategyId, idempotencyKey));
+  }
+
   async keyEntry(strategyId: string, idempotencyKey: string): Promise<KeyEntry | undefined> {
     return (await this.bucket.get<KeyEntry>(keyKey(strategyId, idempotencyKey)))?.value;
   }

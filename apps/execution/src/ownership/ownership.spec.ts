@@ -73,6 +73,17 @@ describe('order ownership on a real JetStream KV', () => {
     expect(await journal.openOrderIds()).not.toContain('o1');
   });
 
+  it('a key claim is given back only by the order it names (an intent that could not be recorded)', async () => {
+    const journal = new OrderJournal(journalBucket);
+    const entry = { orderId: 'o-refused', clientRequestId: 'c', payloadHash: 'h' };
+    expect(await journal.claimKey('s', 'k-1', entry)).toBe('created');
+    await journal.releaseKey('s', 'k-1', 'another-order');
+    expect(await journal.keyEntry('s', 'k-1')).toEqual(entry);
+    await journal.releaseKey('s', 'k-1', 'o-refused');
+    expect(await journal.keyEntry('s', 'k-1')).toBeUndefined();
+    expect(await journal.claimKey('s', 'k-1', { ...entry, orderId: 'o-retry' })).toBe('created');
+  });
+
   it('an instance is alive while its heartbeat moves, dead once it stops moving for the lease or is removed', async () => {
     const clock = new FakeClock(Date.now());
     const a = new InstanceRegistry(instances, 'a', 3_000, clock);
