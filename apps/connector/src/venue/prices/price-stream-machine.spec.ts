@@ -163,6 +163,21 @@ describe('price stream transition', () => {
     expect(answer).toMatchObject({ ok: false, code: 'RFS100011' });
   });
 
+  it('a re-subscribe after a reconnect refused by a service-side failure (RFS100013) is asked again, not stopped', () => {
+    const { state, effects } = run([
+      [0, acquire('a')],
+      [5, ack(true, '', 'sub-held')],
+      [10, { type: 'connectionDown' }],
+      [20, { type: 'connectionUp' }],
+      [21, { type: 'subscribeSent', attempt: 3, sent: true }],
+      [25, ack(false, 'RFS100013')],
+      [600, { type: 'sweep' }],
+      [610, ack(true, '', 'sub-again')],
+    ]);
+    expect(kinds(effects)).toEqual(['subscribe', 'answer:true', 'subscribe', 'subscribe']);
+    expect(state).toMatchObject({ venue: 'held', subscriptionId: 'sub-again' });
+  });
+
   it('asks again when a subscribe is never acknowledged', () => {
     const { state, effects } = run([
       [0, acquire('a')],

@@ -14,12 +14,14 @@
  * (price-stream-registry.ts derives it from the stream's key), so prices under it always find the stream.
  */
 import type { PriceMessage } from '#contracts';
-import type { PriceUpdate } from '#venue-api';
+import { VenueCode, type PriceUpdate } from '#venue-api';
 
 /** §2.2 rule 4: a quote expires ten minutes after issue. */
 export const QUOTE_LIFETIME_MS = 10 * 60 * 1000;
 /** §7.1: the venue already holds this subscription; it counts as held. */
-export const ALREADY_HELD = 'RFS100017';
+export const ALREADY_HELD = VenueCode.SubscriptionAlreadyHeld;
+/** §7.1: an unexpected failure on the venue's side. */
+const SERVICE_FAILURE = VenueCode.ServiceFailure;
 
 export interface StreamIdentity {
   readonly key: string;
@@ -251,6 +253,15 @@ function onAck(state: PriceStreamState, ack: Extract<PriceStreamEvent, { type: '
     return { state: next, effects: state.waiting > 0 ? [{ type: 'answer', ok: true }] : NONE };
   }
   const code = ack.code || 'SUBSCRIBE_FAILED';
+  if (
+    code === SERVICE_FAILURE &&
+    state.venue === 'subscribing' &&
+    (state.subscriptionId !== undefined || state.status !== 'none')
+  ) {
+    // A stream held before the reconnect, refused by a failure on the venue's side (§7.1): its holders still
+    // want it — asked again by the sweep after the subscribe timeout, rather than stopped.
+    return stay(evolve(state, { subscribeSentAt: env.now }));
+  }
   return stop(state, code, ack.message || 'subscription refused', false, [{ type: 'subscribeRefused', code }]);
 }
 
