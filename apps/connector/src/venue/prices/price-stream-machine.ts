@@ -77,6 +77,8 @@ export type PriceStreamEvent =
       readonly subscriptionId: string | undefined;
       readonly message: string;
     }
+  /** The venue granted this key's subscription under an older tag of ours: the id is this stream's if it has none. */
+  | { readonly type: 'adopt'; readonly subscriptionId: string }
   | { readonly type: 'price'; readonly update: PriceUpdate }
   | { readonly type: 'streamStop'; readonly code: string; readonly message: string }
   | { readonly type: 'connectionDown' }
@@ -137,6 +139,10 @@ export function priceStreamTransition(state: PriceStreamState, event: PriceStrea
         : stay(evolve(state, { venue: 'pending', subscribeSentAt: undefined }));
     case 'ack':
       return onAck(state, event, env);
+    case 'adopt':
+      return state.subscriptionId === undefined
+        ? stay(evolve(state, { subscriptionId: event.subscriptionId }))
+        : stay(state);
     case 'streamStop':
       return stop(state, event.code || 'STREAM_STOPPED', event.message || 'the venue stopped the stream', false);
     case 'connectionDown':

@@ -308,6 +308,30 @@ describe('PriceStreamRegistry', () => {
     expect(prices.at(-1)).toEqual(expect.objectContaining({ status: 'stopped', code: 'RFS100020' }));
   });
 
+  it("released and asked for again while its re-subscribe was in flight: the late grant is the new stream's, not unsubscribed", async () => {
+    const { channel, registry, settle, ack } = setup();
+    channel.up();
+    const first = registry.acquire(request('s1'));
+    await settle();
+    const oldTag = channel.sentOfType('subscribe')[0]?.tag ?? '';
+    channel.deliver(ack(oldTag, { subscriptionId: 'S1' }));
+    await first;
+    channel.down();
+    channel.up(); // re-subscribe of the old tag in flight
+    await settle();
+    registry.release(request('s1'));
+    const second = registry.acquire(request('s2'));
+    await settle();
+    const newTag = channel.sentOfType('subscribe').at(-1)?.tag ?? '';
+    channel.deliver(ack(oldTag, { subscriptionId: 'S2' })); // the venue grants the old tag's re-subscribe…
+    channel.deliver(ack(newTag, { success: false, code: 'RFS100017', message: 'already held' })); // …so the new one is held
+    expect((await second).ok).toBe(true);
+    expect(channel.sentOfType('unsubscribe').map((u) => u.subscriptionId)).toEqual(['S1']);
+    registry.release(request('s2'));
+    await settle();
+    expect(channel.sentOfType('unsubscribe').map((u) => u.subscriptionId)).toEqual(['S1', 'S2']);
+  });
+
   it('publishes a streamStop as a stopped price and releases the stream', async () => {
     const { channel, registry, settle, ack, prices } = setup();
     channel.up();

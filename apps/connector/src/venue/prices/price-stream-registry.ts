@@ -222,8 +222,13 @@ export class PriceStreamRegistry {
       case 'subscribe': {
         const cell = message.tag === undefined ? undefined : this.byTag.get(message.tag);
         if (cell === undefined) {
-          // Interest vanished while the subscribe was in flight: do not leave an orphan at the venue.
-          if (message.success && message.subscriptionId) this.unsubscribeAtVenue(message.subscriptionId);
+          if (!message.success || !message.subscriptionId) return;
+          // Granted under an older tag while the key's current stream holds no id of its own (released and
+          // asked for again meanwhile): the subscription is that stream's, whose own subscribe the venue will
+          // answer "already held". Otherwise interest vanished in flight: leave no orphan at the venue.
+          const adopter = message.tag === undefined ? undefined : this.adopter(message.tag);
+          if (adopter !== undefined) adopter.send({ type: 'adopt', subscriptionId: message.subscriptionId });
+          else this.unsubscribeAtVenue(message.subscriptionId);
           return;
         }
         cell.send({
