@@ -110,7 +110,17 @@ describe('execution: the order API, one final outcome per order', () => {
     expect(await venueOrders()).toBe(before);
   });
 
+  it("an instrument other than the quote's is refused (risk checks the quote's); nothing is sent", async () => {
+    const before = await venueOrders();
+    const reply = await place(stack.algo, order('alpha', 'BUY', { quoteId: await quote(), instrument: 'ETH.EUR' }));
+    expect(reply).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
+    expect(!reply.ok && reply.error.message).toContain('BTC.USD');
+    expect(await venueOrders()).toBe(before);
+  });
+
   it('bad input: a typed rejection naming each bad field; nothing is sent; counted', async () => {
+    const invalid = () => metricSum(instance.httpUrl, 'execution_order_rejections_total', { code: 'INVALID_REQUEST' });
+    const invalidBefore = await invalid();
     const before = await venueOrders();
     const reply = await place(stack.algo, {
       idempotencyKey: '',
@@ -142,9 +152,7 @@ describe('execution: the order API, one final outcome per order', () => {
     const notJson = await stack.algo.request('gw.v1.acct1.exec.order.place', 'not json', { timeout: 10_000 });
     expect(notJson.json()).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
     expect(await venueOrders()).toBe(before);
-    expect(await metricValue(instance.httpUrl, 'execution_order_rejections_total', { code: 'INVALID_REQUEST' })).toBe(
-      2,
-    );
+    expect(await invalid()).toBe(invalidBefore + 2);
   });
 
   it('PENDING at the venue when first asked, filled later → resolved SUCCESS, never FAILED', async () => {

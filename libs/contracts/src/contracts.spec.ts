@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
+import { isParsableDecimal } from '#venue-api';
 import {
   boundedText,
+  isDecimalString,
   errorReply,
   MAX_ERROR_MESSAGE,
   OrderCommand,
@@ -143,5 +145,21 @@ describe('topics: the typed map subject → payload', () => {
     check(topics.orderOutcome('x'));
     // @ts-expect-error a connector status is not an order outcome
     check(topics.connectorStatus);
+  });
+});
+
+describe('isDecimalString: what the contracts accept, the gateway parses', () => {
+  it('agrees with parseDecimal (libs/venue-api) on edge cases and random strings of the alphabet', () => {
+    const cases = ['5.', '.5', '1e2000', '1e1000', '1e1001', '0.0001e-996', '0.0001e-997', '12.5', '-3', '1e+5'];
+    cases.push('00012', '0e99999', '0e9999999', '100000.', '1.e5', '', '-', 'e5', '1e', '9'.repeat(201));
+    const alphabet = '0123456789.eE+-';
+    let seed = 7;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    for (let i = 0; i < 20_000; i += 1) {
+      const length = 1 + Math.floor(random() * 8);
+      cases.push(Array.from({ length }, () => alphabet[Math.floor(random() * alphabet.length)]).join(''));
+    }
+    const disagree = cases.filter((text) => isDecimalString(text) !== isParsableDecimal(text));
+    expect(disagree).toEqual([]);
   });
 });

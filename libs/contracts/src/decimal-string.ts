@@ -1,7 +1,28 @@
 import { registerDecorator, type ValidationOptions } from 'class-validator';
 
-/** A decimal number written as a string (scientific notation allowed), e.g. "1000", "0.5", "2.45e-5". */
-export const DECIMAL_STRING = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+/**
+ * A decimal number written as a string (scientific notation allowed), e.g. "1000", "0.5", "2.45e-5" — the grammar
+ * the gateway parses (libs/venue-api `parseDecimal`): no "5." or ".5".
+ */
+export const DECIMAL_STRING = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/** Largest |exponent| of a value `parseDecimal` takes (decimal.js's `e`: 1e1000 is the largest power). */
+const MAX_EXPONENT = 1000;
+
+/**
+ * The grammar and the exponent bound of `parseDecimal`, without building a number: what passes here parses
+ * there (a limit or price accepted at the door must never fail later, where it would stop every order).
+ */
+export function isDecimalString(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length > 200 || !DECIMAL_STRING.test(value)) return false;
+  const [mantissa = '', exponentText = '0'] = value.replace(/^-/, '').split(/[eE]/);
+  const [whole = '', fraction = ''] = mantissa.split('.');
+  const firstNonZero = (whole + fraction).search(/[1-9]/);
+  if (firstNonZero < 0) return true; // zero, whatever its exponent
+  if (exponentText.replace(/^[+-]/, '').length > 6) return false;
+  const exponent = whole.length - 1 - firstNonZero + Number(exponentText);
+  return Math.abs(exponent) <= MAX_EXPONENT;
+}
 
 /** Positive decimal string; the value is never converted to a JavaScript number. */
 export function IsPositiveDecimalString(options?: ValidationOptions): PropertyDecorator {
@@ -13,10 +34,7 @@ export function IsPositiveDecimalString(options?: ValidationOptions): PropertyDe
       options: { message: `${String(propertyName)} must be a positive decimal string`, ...options },
       validator: {
         validate: (value: unknown) =>
-          typeof value === 'string' &&
-          DECIMAL_STRING.test(value) &&
-          !value.startsWith('-') &&
-          /[1-9]/.test(value.split(/[eE]/)[0] ?? ''),
+          isDecimalString(value) && !value.startsWith('-') && /[1-9]/.test(value.split(/[eE]/)[0] ?? ''),
       },
     });
   };

@@ -111,7 +111,17 @@ export class PlaceOrderService {
       known = fresh.quote;
     }
     const quoteId = request.quoteId ?? (known?.price.quoteId as string);
-    const instrument = request.instrument ?? known?.price.instrument;
+    // The venue executes the quote, whatever the request says: risk checks (and positions book) the quote's
+    // instrument. A request naming another one is refused — it would pass per-currency limits it breaks.
+    const quoted = known?.price.instrument;
+    if (quoted !== undefined && request.instrument !== undefined && request.instrument !== quoted) {
+      return this.reject(
+        ExecutionErrorCode.InvalidRequest,
+        `instrument does not match the quote's (${quoted})`,
+        request.strategyId,
+      );
+    }
+    const instrument = quoted ?? request.instrument;
     const quote = riskQuote(quoteId, known, request.side, this.deps.book);
     const recorded: RecordedQuote = {
       ...(quote.venueTimestamp !== undefined ? { venueTimestamp: quote.venueTimestamp } : {}),

@@ -4,7 +4,7 @@
  * Either `quoteId` (a quote the algo holds) or a quote request (`instrument`, `quantity`, `currency`,
  * `tenor`: the app uses the freshest live quote of that stream, asking the connector for it if needed).
  */
-import { DECIMAL_STRING } from '../decimal-string.js';
+import { isDecimalString } from '../decimal-string.js';
 import { SUBJECT_TOKEN } from '../subjects.js';
 import type { OrderView } from './order-view.js';
 import { STRATEGY_ID } from './execution-subjects.js';
@@ -54,9 +54,8 @@ const text =
 const positiveDecimal =
   (max: number, name: string): Rule =>
   (value) =>
-    typeof value === 'string' &&
+    isDecimalString(value) &&
     value.length <= max &&
-    DECIMAL_STRING.test(value) &&
     !value.startsWith('-') &&
     /[1-9]/.test(value.split(/[eE]/)[0] ?? '')
       ? undefined

@@ -4,7 +4,7 @@
  * strings keyed by currency (never numbers); counts and durations are integers. Documented with an example in
  * docs/execution-risk.md.
  */
-import { DECIMAL_STRING } from '../decimal-string.js';
+import { isDecimalString } from '../decimal-string.js';
 
 /** Amounts per currency, e.g. `{ "USD": "100000", "EUR": "90000" }`. */
 export type CurrencyAmounts = Record<string, string>;
@@ -145,7 +145,7 @@ function currencyAmountProblems(value: unknown, path: string): string[] {
   const problems: string[] = [];
   for (const [currency, amount] of entries) {
     if (!CURRENCY.test(currency)) problems.push(`${path}.${shortKey(currency)}: a currency is 1-16 letters or digits`);
-    if (typeof amount !== 'string' || amount.length > 64 || !DECIMAL_STRING.test(amount) || amount.startsWith('-')) {
+    if (!isDecimalString(amount) || amount.length > 64 || amount.startsWith('-')) {
       problems.push(`${path}.${shortKey(currency)} must be a non-negative decimal string`);
     }
   }
