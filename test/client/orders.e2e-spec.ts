@@ -126,4 +126,25 @@ describe('placeOrder (SDK) with an outcome the venue leaves open', () => {
     expect((error as GatewayError).nextStep).toContain('gw resume');
     await expect(order.outcome).rejects.toBeInstanceOf(GatewayError);
   });
+
+  it('a refusal handled on `accepted` alone leaves no unhandled rejection behind (the algo process lives on)', async () => {
+    refuse = true;
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const order = client.placeOrder({ ...request, idempotencyKey: 'three' });
+      await expect(order.accepted).rejects.toMatchObject({ code: 'TRADING_HALTED' });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it('an explicit idempotencyKey: undefined still gets a generated key', async () => {
+    refuse = false;
+    const order = client.placeOrder({ ...request, idempotencyKey: undefined });
+    await expect(order.accepted).resolves.toMatchObject({ ok: true });
+  });
 });

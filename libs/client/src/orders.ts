@@ -62,7 +62,7 @@ export class OrdersApi {
 
   /** Places one order and follows it. */
   place(request: OrderRequest, options: PlaceOptions = {}): PlacedOrder {
-    const body = { idempotencyKey: request.idempotencyKey ?? randomUUID(), ...request };
+    const body = { ...request, idempotencyKey: request.idempotencyKey ?? randomUUID() };
     const accepted = gatewayRequest<OrderAccepted>(this.context, this.subjects.place, withoutUndefined(body));
     const events = new ReplaySubject<OrderEvent>();
     let latest: OrderView | undefined;
@@ -94,6 +94,8 @@ export class OrdersApi {
         }),
     );
     accepted.catch((error: unknown) => events.error(error));
+    // A refusal rejects `outcome` too: a caller that handled it on `accepted` must not die of it unhandled.
+    outcome.catch(() => undefined);
     return new PlacedOrder(accepted, events.asObservable(), outcome);
   }
 
