@@ -48,4 +48,11 @@ describe('record readers', () => {
     expect(record).toMatchObject({ uuid: 'tx-1', amount: '12345678901234567890.123456789', balanceAfter: '100.10' });
     expect(() => parseTransactionNotification('{"uuid":"x"}')).toThrow(ShapeError);
   });
+
+  it('refuses a notification whose uuid is empty or longer than 128 characters (it becomes a NATS subject)', () => {
+    const withUuid = (uuid: string) => transactionJson.replace('"uuid":"tx-1"', `"uuid":${JSON.stringify(uuid)}`);
+    expect(parseTransactionNotification(withUuid('u'.repeat(128))).uuid).toHaveLength(128);
+    expect(() => parseTransactionNotification(withUuid('u'.repeat(4_000)))).toThrow('notification.uuid');
+    expect(() => parseTransactionNotification(withUuid(''))).toThrow(ShapeError);
+  });
 });

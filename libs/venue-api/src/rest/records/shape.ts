@@ -64,6 +64,18 @@ export const text: Reader<string> = reader((value, path) => {
   return value;
 });
 
+/** Largest identifier the gateway takes: it becomes part of NATS subjects and keys (a 4 KB one broke the connection). */
+export const MAX_IDENTIFIER_LENGTH = 128;
+
+/** A record's identifier: a non-empty string of at most {@link MAX_IDENTIFIER_LENGTH} characters. */
+export const identifier: Reader<string> = reader((value, path) => {
+  if (typeof value !== 'string') throw new ShapeError(path, `expected a string, got ${kindOf(value)}`);
+  if (value.length === 0 || value.length > MAX_IDENTIFIER_LENGTH) {
+    throw new ShapeError(path, `expected 1-${MAX_IDENTIFIER_LENGTH} characters, got ${value.length}`);
+  }
+  return value;
+});
+
 export const flag: Reader<boolean> = reader((value, path) => {
   if (typeof value !== 'boolean') throw new ShapeError(path, `expected a boolean, got ${kindOf(value)}`);
   return value;

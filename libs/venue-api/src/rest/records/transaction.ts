@@ -3,7 +3,7 @@
  * numbers on the wire and are read from their exact text (R15).
  */
 import { parseJsonLossless } from '../../money/lossless-json.js';
-import { decimalText, integer, nullable, oneOf, optional, record, text, type Reader } from './shape.js';
+import { decimalText, identifier, integer, nullable, oneOf, optional, record, text, type Reader } from './shape.js';
 
 export type TransactionClass = 'OTCTRADE' | 'RFSTRADE' | 'COIN' | 'CASH';
 export type TransactionState = 'PENDING' | 'PROCESSED' | 'REVERSED' | 'CANCELLED';
@@ -41,7 +41,7 @@ export interface TransactionRecord {
 }
 
 export const transactionReader: Reader<TransactionRecord> = record<TransactionRecord>({
-  uuid: text,
+  uuid: identifier,
   transactionClass: oneOf('OTCTRADE', 'RFSTRADE', 'COIN', 'CASH'),
   userUuid: optional(text),
   amount: decimalText,
