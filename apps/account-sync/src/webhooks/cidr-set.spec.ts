@@ -34,6 +34,15 @@ describe('CidrSet', () => {
     expect(set.contains('garbage')).toBe(false);
   });
 
+  it('takes IPv4 only in four-part decimal: an octal-looking or short entry is invalid, never another block', () => {
+    const { set, invalid } = CidrSet.parse(['010.0.0.0/8', '1', '0x7f.1', '10.0.0.0/8', '192.0.2.1']);
+    expect(invalid).toEqual(['010.0.0.0/8', '1', '0x7f.1']);
+    expect(set.size).toBe(2);
+    expect(set.contains('8.1.1.1')).toBe(false);
+    expect(set.contains('10.1.1.1')).toBe(true);
+    expect(set.contains('192.0.2.1')).toBe(true);
+  });
+
   it('an empty set contains nothing', () => {
     expect(CidrSet.empty().contains('127.0.0.1')).toBe(false);
   });

@@ -26,7 +26,9 @@ export class CidrSet {
     for (const entry of entries) {
       const text = entry.trim();
       try {
-        if (ipaddr.isValidCIDR(text)) {
+        if (!isStrictAddressText(text)) {
+          invalid.push(text.slice(0, 64));
+        } else if (ipaddr.isValidCIDR(text)) {
           blocks.push(normalise(ipaddr.parseCIDR(text)));
         } else if (ipaddr.isValid(text)) {
           const address = ipaddr.process(text);
@@ -83,4 +85,14 @@ export function cidrListProblems(list: string): number {
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
   return CidrSet.parse(entries).invalid.length;
+}
+
+/**
+ * IPv4 only as four decimal parts without leading zeros (ipaddr.js would also read `010.0.0.0` as octal 8.0.0.0,
+ * `1` as 0.0.0.1); IPv6 as ipaddr.js reads it. A block's prefix length: decimal digits.
+ */
+function isStrictAddressText(text: string): boolean {
+  const [address = '', bits, extra] = text.split('/');
+  if (extra !== undefined || (bits !== undefined && !/^\d{1,3}$/.test(bits))) return false;
+  return address.includes(':') ? ipaddr.IPv6.isValid(address) : ipaddr.IPv4.isValidFourPartDecimal(address);
 }
