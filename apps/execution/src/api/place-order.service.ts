@@ -141,7 +141,9 @@ export class PlaceOrderService {
       quote,
       ...(request.worstPrice !== undefined ? { worstPrice: request.worstPrice } : {}),
     };
-    const decision = await this.deps.risk.admit(riskOrder, now);
+    // Admitted at the time of the decision, not of the request: waiting for a quote may have taken seconds,
+    // and an old time would let the rate windows count this order in a second long gone.
+    const decision = await this.deps.risk.admit(riskOrder, this.deps.clock.now());
     if (!decision.ok) {
       this.deps.metrics.rejected(decision.code, request.strategyId);
       return { ok: false, error: { code: decision.code, message: decision.message, values: decision.values } };

@@ -208,6 +208,19 @@ describe('limits', () => {
     expect(await admit(order({ side: 'SELL' }))).toEqual({ ok: true });
   });
 
+  it('an order that opens the other side is checked on that side: a SELL beside an unknown BUY above a lowered limit', async () => {
+    const { admit, engine } = engineWith({});
+    const a = order(); // BUY 1 BTC, outcome unknown: filled or not, both count
+    await admit(a);
+    engine.record({ kind: 'unknown', orderId: a.orderId });
+    engine.limitsChanged('strategy:alpha', parseLimitSet({ maxOpenExposure: { BTC: '0.5' } }));
+    // if the BUY did not execute, this SELL leaves -1 BTC against a limit of 0.5
+    expect(await admit(order({ side: 'SELL' }))).toMatchObject({
+      code: 'RISK_EXPOSURE_EXCEEDS_MAX_OPEN',
+      values: { currency: 'BTC', exposure: '0', exposureAfter: '1', limit: '0.5' },
+    });
+  });
+
   it('defaults apply to an unlisted strategy; refuseUnlisted refuses it', () => {
     const defaults = { defaults: { strategy: { maxNotionalPerOrder: { USD: '10' } } } };
     expect(single(order({ strategyId: 'new' }), defaults)).toMatchObject({

@@ -5,7 +5,7 @@
  * The order is documented in docs/execution-risk.md.
  */
 import { RiskCode, type RiskScopeKind } from '#contracts';
-import { toPlain, type Decimal } from '#venue-api';
+import { toPlain } from '#venue-api';
 import type { RiskDecision, RiskRefusal } from './risk-gate.js';
 import { resolveLimits, scopeKey, type Limits, type LimitsConfig, type ScopeKey } from './limits.js';
 import { deltasOf, MINUTE_MS, SECOND_MS, type RiskBook } from './risk-book.js';
@@ -221,8 +221,8 @@ export const notionalPerMinute: Check = ({ facts, limits, book }) => {
 
 /**
  * Open exposure per currency, orders in flight and of unknown outcome counted as filled: refused when the
- * worst case after this order exceeds the limit and this order makes it worse (an order that reduces an
- * exposure already above a lowered limit passes).
+ * worst case of the side this order moves (long for a buy of the currency, short for a sale) exceeds the limit
+ * and this order makes that side worse (an order that reduces an exposure already above a lowered limit passes).
  */
 export const openExposure: Check = ({ facts, limits, book }) => {
   const deltas = deltasOf(
@@ -237,10 +237,10 @@ export const openExposure: Check = ({ facts, limits, book }) => {
       const max = maxima.get(currency);
       if (max === undefined) continue;
       const { long, short } = book.worstExposure(scoped.key, currency);
-      const before = larger(long.abs(), short.abs());
-      const after = delta.isPositive()
-        ? larger(long.plus(delta).abs(), short.abs())
-        : larger(long.abs(), short.plus(delta).abs());
+      // The side this order moves, on its own: growing the other side must not pass on this side's size.
+      const side = delta.isPositive() ? long : short;
+      const before = side.abs();
+      const after = side.plus(delta).abs();
       if (after.lte(max) || after.lte(before)) continue;
       return refusal(RiskCode.ExposureExceedsMax, 'the open exposure would exceed the limit', {
         currency,
@@ -324,8 +324,4 @@ export function decide(
 
 function scopeValues(scope: RiskScopeKind, id?: string): Record<string, string> {
   return scope === 'global' ? { scope } : { scope, scopeId: id ?? '' };
-}
-
-function larger(a: Decimal, b: Decimal): Decimal {
-  return a.gt(b) ? a : b;
 }
