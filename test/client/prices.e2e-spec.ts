@@ -130,6 +130,34 @@ describe('strategy SDK: prices and status', () => {
     }
   });
 
+  it('a connector that stops answering the renewals (killed: no `stopped`) turns the last live price stale', async () => {
+    // a stand-in connector for another account: grants a subject, a live price arrives on it, then it vanishes
+    const account = 'vanishing';
+    const subject = 'gw.v1.price.vanishing.BTC.USD.T.BTC.0_5';
+    const responder = stack.strategy.subscribe(`gw.v1.${account}.stream.subscribe`, {
+      callback: (_error, message) => {
+        message.respond(JSON.stringify({ ok: true, subject, leaseExpiresAt: Date.now() + 5_000 }));
+      },
+    });
+    const other = await GatewayClient.connect({ servers: stack.nats.url, account, requester: 'sdk-vanish' });
+    try {
+      const live = (await firstValueFrom(client.prices.watch(btc()).pipe(filter((u) => u.tradable)))).price;
+      const seen: PriceUpdate[] = [];
+      const watching = other.prices.watch(btc(), { leaseSeconds: 5 }).subscribe((u) => seen.push(u));
+      await eventually(() => {
+        stack.strategy.publish(subject, JSON.stringify(live));
+        return seen.some((u) => u.tradable) ? true : undefined;
+      });
+      responder.unsubscribe(); // the next renewal (every 2.5 s) finds no connector
+      const stale = await eventually(() => seen.find((u) => u.stale), { what: 'a stale repeat', timeoutMs: 10_000 });
+      expect(stale).toMatchObject({ stale: true, tradable: false, price: { quoteId: live.quoteId } });
+      watching.unsubscribe();
+    } finally {
+      responder.unsubscribe();
+      await other.close();
+    }
+  });
+
   it('unreachable NATS: NATS_UNREACHABLE', async () => {
     const error = (await GatewayClient.connect({ servers: 'nats://127.0.0.1:1', account: ACCOUNT }).catch(
       (e: unknown) => e,

@@ -100,6 +100,8 @@ class PriceFeed {
   private expiry: ReturnType<typeof setTimeout> | undefined;
   private sawUpdate = false;
   private stopped = false;
+  /** The last price emitted, repeated as `stale` when the connector no longer answers a renewal. */
+  private last: PriceMessage | undefined;
 
   constructor(
     private readonly context: ClientContext,
@@ -123,7 +125,9 @@ class PriceFeed {
         },
       });
       const renewEveryMs = ((request.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000) / 2;
-      this.renewal = setInterval(() => void this.ask(request).catch(() => undefined), renewEveryMs);
+      // A renewal the connector does not answer (killed: it published no `stopped`) means nobody keeps this
+      // price fresh: the last one is repeated as stale, never left looking live until its quote expires.
+      this.renewal = setInterval(() => void this.ask(request).catch(() => this.connectorLost()), renewEveryMs);
       const last = await this.shared.lastPrice(grant.subject);
       // An update that arrived meanwhile is newer than the stored one: keep the order. A stored `stopped`
       // describes the stream's earlier life (released, connector stopped): the grant just given supersedes it.
@@ -161,8 +165,15 @@ class PriceFeed {
     }).catch(() => undefined); // the lease runs out by itself anyway
   }
 
+  private connectorLost(): void {
+    const last = this.last;
+    if (last === undefined || last.status !== 'live') return;
+    this.emit({ ...last, status: 'stale' }, false);
+  }
+
   private emit(price: PriceMessage, fromLastValue: boolean): void {
     if (this.stopped || this.subject === undefined) return;
+    this.last = price;
     const update = priceUpdate(this.subject, price, this.context.now(), fromLastValue);
     clearTimeout(this.expiry);
     const wait = msUntilExpiry(update);
