@@ -18,6 +18,12 @@ describe('clientAddress', () => {
     expect(clientAddress('10.0.0.2', ['1.1.1.1', '203.0.113.5'], proxies)).toBe('203.0.113.5');
   });
 
+  it('reads a forwarded hop written with its port (IPv4 and bracketed IPv6) as its address', () => {
+    expect(clientAddress('10.0.0.2', '203.0.113.5:1234, 10.0.0.9:80', proxies)).toBe('203.0.113.5');
+    expect(clientAddress('10.0.0.2', '[2001:db8::1]:443', proxies)).toBe('2001:db8::1');
+    expect(clientAddress('10.0.0.2', '2001:db8::1', proxies)).toBe('2001:db8::1');
+  });
+
   it('behind a trusted proxy with no forwarded header, is the proxy itself', () => {
     expect(clientAddress('10.0.0.2', undefined, proxies)).toBe('10.0.0.2');
   });

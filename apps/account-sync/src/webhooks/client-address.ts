@@ -13,11 +13,19 @@ export function clientAddress(peer: string, forwardedFor: string | string[] | un
   const hops = header
     .split(',')
     .slice(-MAX_FORWARDED_HOPS)
-    .map((hop) => hop.trim())
+    .map((hop) => withoutPort(hop.trim()))
     .filter((hop) => hop !== '');
   for (let index = hops.length - 1; index >= 0; index -= 1) {
     const hop = hops[index] as string;
     if (!trusted.contains(hop)) return hop;
   }
   return hops[0] ?? peer;
+}
+
+/** Some proxies write a hop with its port: `203.0.113.5:1234`, `[2001:db8::1]:443` — the address is matched. */
+function withoutPort(hop: string): string {
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(hop);
+  if (bracketed !== null) return bracketed[1] as string;
+  const v4WithPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(hop);
+  return v4WithPort !== null ? (v4WithPort[1] as string) : hop;
 }
