@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { limitsFileProblemsAt, loadLimitsFile } from './limits-file.js';
-import { LimitsFileError, resolveLimits } from './limits.js';
+import { LimitsFileError, parseLimitSet, resolveLimits } from './limits.js';
 
 const EXAMPLE = {
   global: { maxOpenExposure: { BTC: '25', USD: '2000000' } },
@@ -86,5 +86,17 @@ describe('the limits file (RISK_LIMITS_FILE)', () => {
     const path = await write('broken.json', '{ "global": ');
     expect(limitsFileProblemsAt(path)[0]).toMatch(/^RISK_LIMITS_FILE: the file is not JSON/);
     expect(() => loadLimitsFile(path)).toThrow(LimitsFileError);
+  });
+
+  it('a limits file with an amount the gateway cannot parse ("100000.") is refused at start-up by name', async () => {
+    const path = await write('dot.json', JSON.stringify({ global: { maxNotionalPerOrder: { USD: '100000.' } } }));
+    expect(() => loadLimitsFile(path)).toThrow(LimitsFileError);
+    expect(limitsFileProblemsAt(path).join('\n')).toContain('maxNotionalPerOrder.USD');
+  });
+
+  it('a stored limit set the gateway cannot parse is invalid (its scope refused), never a throw', () => {
+    expect(parseLimitSet({ maxNotionalPerOrder: { USD: '100000.' } })).toBe('invalid');
+    expect(parseLimitSet({ maxNotionalPerOrder: { USD: '1e2000' } })).toBe('invalid');
+    expect(parseLimitSet({ maxNotionalPerOrder: { USD: '100000' } })).not.toBe('invalid');
   });
 });

@@ -83,7 +83,11 @@ export function withOverride(config: LimitsConfig, key: ScopeKey, limits: Limits
 /** Parses a run-time limit set (already validated by the contract) or says why it is invalid. */
 export function parseLimitSet(value: unknown): Limits | 'invalid' {
   if (limitSetProblems(value, 'limits').length > 0) return 'invalid';
-  return parseLimits(value as RiskLimitSet);
+  try {
+    return parseLimits(value as RiskLimitSet);
+  } catch {
+    return 'invalid'; // never a throw where a stored set is read: its scope's orders are refused instead
+  }
 }
 
 export function resolveLimits(config: LimitsConfig, scope: RiskScopeKind, id?: string): ResolvedLimits {
