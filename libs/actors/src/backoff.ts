@@ -10,7 +10,10 @@ export interface BackoffPolicy {
  */
 export function reconnectDelay(failures: number, policy: BackoffPolicy, random: number): number {
   if (failures <= 1) return 0;
-  const exponent = Math.min(failures - 2, 30);
-  const ceiling = Math.min(policy.maxMs, policy.initialMs * 2 ** exponent);
-  return Math.floor(random * ceiling);
+  return Math.floor(random * doublingDelay(failures - 2, policy));
+}
+
+/** `initial · 2^step` (step 0: `initial`), capped at `max`: a retry's delay without jitter. */
+export function doublingDelay(step: number, policy: BackoffPolicy): number {
+  return Math.min(policy.maxMs, policy.initialMs * 2 ** Math.min(Math.max(step, 0), 30));
 }

@@ -1,3 +1,3 @@
 export { Actor, type ActorOptions, type ActorRef, type Transition, type TransitionFn } from './actor.js';
 export { systemClock, type Cancel, type Clock } from './clock.js';
-export { reconnectDelay, type BackoffPolicy } from './backoff.js';
+export { doublingDelay, reconnectDelay, type BackoffPolicy } from './backoff.js';

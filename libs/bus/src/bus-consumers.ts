@@ -93,7 +93,8 @@ export class BusConsumers {
           error: failure instanceof Error ? failure.message : String(failure),
         });
         await new Promise((resolve) => setTimeout(resolve, RESUME_DELAY_MS));
-        if (state.stopped || messages !== current) continue;
+        if (messages !== current) continue;
+        if (state.stopped) return;
         try {
           messages = await this.open(options);
         } catch {

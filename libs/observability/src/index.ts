@@ -19,6 +19,6 @@ export {
   type UrlRule,
 } from './env-rules.js';
 export { stopOnSignals, type StopOnSignalsOptions } from './signals.js';
-export { shutdownRequested, requestShutdown, StartAbortedError, unlessShutdown } from './shutdown-request.js';
+export { shutdownRequested, StartAbortedError, unlessShutdown } from './shutdown-request.js';
 export { serveStartingHealth, type StartingHealth } from './starting-health.js';
 export { runApp, startNestApp, type AppDefinition, type NestAppOptions, type RunningApp } from './run-app.js';

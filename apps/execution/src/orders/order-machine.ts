@@ -22,6 +22,7 @@ import {
   type OrderOutcomeStatus,
   type OrderState,
 } from '#contracts';
+import { doublingDelay } from '#actors';
 import type { OrderStateRecord, Trade } from '#venue-api';
 import type { RiskOrderEvent } from '../risk/risk-gate.js';
 import { fillFromOutcome, fillFromQuote, fillFromTrade } from './fill.js';
@@ -313,9 +314,8 @@ function quoteGone(record: OrderRecord, env: OrderEnv): boolean {
 }
 
 function schedule(state: OrderMachineState, env: OrderEnv): OrderEffect {
-  const { reconcileInitialMs, reconcileMaxMs } = env.timings;
-  const delayMs = Math.min(reconcileMaxMs, reconcileInitialMs * 2 ** Math.min(state.ticks, 20));
-  return { type: 'schedule', delayMs };
+  const { reconcileInitialMs: initialMs, reconcileMaxMs: maxMs } = env.timings;
+  return { type: 'schedule', delayMs: doublingDelay(state.ticks, { initialMs, maxMs }) };
 }
 
 function applyEvidence(state: OrderMachineState, evidence: VenueEvidence, env: OrderEnv): Result {

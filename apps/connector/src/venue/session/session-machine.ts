@@ -1,6 +1,6 @@
 import { VenueCloseCode } from '#venue-api';
 import type { SessionState } from '#contracts';
-import { type BackoffPolicy, reconnectDelay } from '#actors';
+import { type BackoffPolicy, doublingDelay, reconnectDelay } from '#actors';
 
 /**
  * The venue session as a pure transition function: (context, event, environment) → (context, effects).
@@ -121,7 +121,7 @@ export function transition(ctx: SessionContext, event: SessionEvent, env: Sessio
       if (ctx.state === 'open' && ctx.refreshing) {
         // Keep the working connection; try the refresh again later, backing off while it keeps failing.
         const refreshFailures = ctx.refreshFailures + 1;
-        const delayMs = Math.min(env.backoff.maxMs, env.backoff.initialMs * 2 ** Math.min(refreshFailures - 1, 30));
+        const delayMs = doublingDelay(refreshFailures - 1, env.backoff);
         return {
           context: { ...ctx, refreshing: false, refreshFailures },
           effects: [{ type: 'scheduleRefresh', generation: ctx.generation, delayMs }],
