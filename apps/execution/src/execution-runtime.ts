@@ -35,7 +35,6 @@ import { ExecutionMetrics } from './metrics/execution-metrics.js';
 import { OrderDesk, type CrashPoint } from './orders/order-desk.js';
 import { OrderJournal } from './orders/order-journal.js';
 import type { OrderTimings } from './orders/order-machine.js';
-import { isFinalState } from './orders/order-record.js';
 import { riskRestoreOf } from './orders/risk-restore.js';
 import { Positions } from './orders/positions.js';
 import { InstanceRegistry } from './ownership/instance-registry.js';
@@ -214,7 +213,7 @@ export class ExecutionRuntime {
       }),
     );
     await registry.start();
-    this.risk.restore((await ownership.openRecords()).filter((r) => !isFinalState(r.state)).map(riskRestoreOf));
+    this.risk.restore((await ownership.openRecords()).map(riskRestoreOf));
     await ownership.sweep(true);
     const startupPhaseEnds = this.startedAt + settings.leaseMs + settings.sweepMs;
     running.timers.push(

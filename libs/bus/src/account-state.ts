@@ -4,7 +4,6 @@
  * twice within the window; beyond it the KV's versions keep a change from being seen again).
  */
 import { AccountSyncSubjects, MIRRORED_RESOURCES, type MirroredResource } from '#contracts';
-import type { BusConnection } from './bus-connection.js';
 import type { StreamDefinition } from './bus-streams.js';
 
 function accountToken(account: string): string {
@@ -54,27 +53,4 @@ export function accountStateStreams(
       replicas: settings.replicas ?? 1,
     },
   ];
-}
-
-/**
- * Every message a stream holds on `filterSubject`, in order, read once with an ordered consumer (fast: no
- * acks) — how the sync folds its trade and transfer events back into their current state at start.
- */
-export async function readStreamJson<T>(
-  connection: BusConnection,
-  stream: string,
-  filterSubject: string,
-  each: (subject: string, value: T) => void,
-): Promise<void> {
-  // One subject as a string: nats-server 2.9 takes a single filter.
-  const consumer = await connection.js.consumers.get(stream, { filter_subjects: filterSubject });
-  let pending = (await consumer.info()).num_pending;
-  if (pending === 0) return;
-  const messages = await consumer.consume({ max_messages: 1_000 });
-  for await (const message of messages) {
-    each(message.subject, message.json<T>());
-    pending = message.info.pending;
-    if (pending === 0) break;
-  }
-  await messages.close();
 }

@@ -8,7 +8,7 @@ export {
   type ContractResponderOptions,
   type RawResponderOptions,
 } from './bus-responder.js';
-export { BusStreams, type StoredJson, type StreamDefinition } from './bus-streams.js';
+export { BusStreams, readStreamJson, type StoredJson, type StreamDefinition } from './bus-streams.js';
 export {
   BusConsumers,
   type DurableConsumerHandle,
@@ -55,6 +55,5 @@ export {
   AccountStateName,
   accountStateStreams,
   HISTORY_RESOURCES,
-  readStreamJson,
   type AccountStateSettings,
 } from './account-state.js';

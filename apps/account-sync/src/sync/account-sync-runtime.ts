@@ -159,7 +159,7 @@ export class AccountSyncRuntime implements SyncTriggers {
           stream,
           this.syncSubjects.allStateChanges(resource),
           (_subject, event) => {
-            if ((folded.get(event.key)?.version ?? 0) > event.version) return;
+            if (event === undefined || (folded.get(event.key)?.version ?? 0) > event.version) return;
             folded.set(
               event.key,
               event.change === 'removed'

@@ -10,6 +10,7 @@ import {
   type OrderMachineState,
 } from './order-machine.js';
 import type { OrderRecord } from './order-record.js';
+import { riskRestoreOf } from './risk-restore.js';
 
 const timings = {
   venueCheckAfterMs: 30_000,
@@ -293,6 +294,16 @@ describe('order machine', () => {
     });
     const { effects } = run(initialOrderState(final), [{ type: 'resume' }]);
     expect(types(effects)).toEqual(['emit', 'risk', 'apply-position', 'close']);
+    // risk restored at start-up gets the same fill as the resumed order tells it (so it settles it once)
+    const told = effects.flatMap((e) => (e.type === 'risk' ? [e.event] : []));
+    expect(told).toEqual([{ kind: 'filled', orderId: 'o1', baseAmount: '1', quoteAmount: '1', price: '1' }]);
+    expect(riskRestoreOf(final)).toMatchObject({ admittedAt: T0, event: told[0] });
+    expect(riskRestoreOf(record({ state: 'FAILED', status: 'FAILED' })).event).toEqual({
+      kind: 'not-executed',
+      orderId: 'o1',
+    });
+    expect(riskRestoreOf(record({ state: 'UNKNOWN' })).event).toEqual({ kind: 'unknown', orderId: 'o1' });
+    expect(riskRestoreOf(record({ state: 'SENT' })).event).toBeUndefined();
     const fenced = run(initialOrderState(record()), [{ type: 'fenced' }, { type: 'start' }]);
     expect(fenced.effects).toEqual([]);
   });

@@ -27,6 +27,7 @@ import type { OrderStateRecord, Trade } from '#venue-api';
 import type { RiskOrderEvent } from '../risk/risk-gate.js';
 import { fillFromOutcome, fillFromQuote, fillFromTrade } from './fill.js';
 import { isFinalState, viewOf, type OrderRecord } from './order-record.js';
+import { finalRiskEvent } from './risk-restore.js';
 
 export interface OrderTimings {
   /** First look at the venue's own records (trade list) this long after the order was sent (ms). */
@@ -262,23 +263,9 @@ function finish(state: OrderMachineState, before: OrderEffect[], conclusion: Con
 
 /** After the final state is stored and announced: tell risk, apply the fill to the strategy's position, close. */
 function finalEffects(record: OrderRecord): OrderEffect[] {
-  const effects: OrderEffect[] = [];
-  if (record.state === 'SUCCESS') {
-    const fill = record.fill;
-    effects.push({
-      type: 'risk',
-      event: {
-        kind: 'filled',
-        orderId: record.orderId,
-        baseAmount: fill?.baseAmount ?? record.quote.quantity ?? '0',
-        quoteAmount: fill?.quoteAmount ?? record.quote.quoteAmount ?? '0',
-        price: fill?.price ?? record.quote.price ?? '0',
-      },
-    });
-    if (fill !== undefined) effects.push({ type: 'apply-position', fill });
-  } else {
-    effects.push({ type: 'risk', event: { kind: 'not-executed', orderId: record.orderId } });
-  }
+  const effects: OrderEffect[] = [{ type: 'risk', event: finalRiskEvent(record) }];
+  if (record.state === 'SUCCESS' && record.fill !== undefined)
+    effects.push({ type: 'apply-position', fill: record.fill });
   effects.push({ type: 'close' });
   return effects;
 }

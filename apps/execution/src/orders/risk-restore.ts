@@ -1,14 +1,28 @@
 /**
- * A journal record as pre-trade risk's `restore` takes it: after a restart (every open order) and when this
- * instance takes over a dead instance's order, so exposure and windows count it where it is now handled.
+ * A journal record as pre-trade risk's `restore` takes it: after a restart (every order still open in the
+ * journal, final ones included: the crash may have come before risk stored their fill) and when this instance
+ * takes over a dead instance's order, so exposure and windows count it where it is now handled.
  */
-import type { RiskOrder } from '../risk/risk-gate.js';
-import type { OrderRecord } from './order-record.js';
+import type { RiskOrder, RiskOrderEvent } from '../risk/risk-gate.js';
+import { isFinalState, type OrderRecord } from './order-record.js';
+
+/** What a final order tells risk: its fill (the quote's amounts when the venue's are not known), or not executed. */
+export function finalRiskEvent(record: OrderRecord): RiskOrderEvent {
+  if (record.state !== 'SUCCESS') return { kind: 'not-executed', orderId: record.orderId };
+  const fill = record.fill;
+  return {
+    kind: 'filled',
+    orderId: record.orderId,
+    baseAmount: fill?.baseAmount ?? record.quote.quantity ?? '0',
+    quoteAmount: fill?.quoteAmount ?? record.quote.quoteAmount ?? '0',
+    price: fill?.price ?? record.quote.price ?? '0',
+  };
+}
 
 export function riskRestoreOf(record: OrderRecord): {
   order: RiskOrder;
   admittedAt: number;
-  event?: { kind: 'unknown'; orderId: string };
+  event?: RiskOrderEvent;
 } {
   const order: RiskOrder = {
     orderId: record.orderId,
@@ -28,9 +42,10 @@ export function riskRestoreOf(record: OrderRecord): {
     ...(record.worstPrice !== undefined ? { worstPrice: record.worstPrice } : {}),
   };
   const unknown = record.state === 'UNKNOWN' || record.state === 'INDETERMINATE';
-  return {
-    order,
-    admittedAt: record.acceptedAt,
-    ...(unknown ? { event: { kind: 'unknown', orderId: record.orderId } } : {}),
-  };
+  const event: RiskOrderEvent | undefined = isFinalState(record.state)
+    ? finalRiskEvent(record)
+    : unknown
+      ? { kind: 'unknown', orderId: record.orderId }
+      : undefined;
+  return { order, admittedAt: record.acceptedAt, ...(event !== undefined ? { event } : {}) };
 }

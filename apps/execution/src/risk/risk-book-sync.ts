@@ -6,9 +6,13 @@
  * Best effort (core NATS): two instances deciding within the same few milliseconds may still both use the
  * same headroom, and a message lost while NATS is down is not replayed (a restart rebuilds the book from the
  * journal). Within one instance admits stay strictly serial (the risk actor).
+ *
+ * A stream keeps the subject's messages a few minutes (`RiskStreamName.book`): a starting instance reads the
+ * last minute's admissions back, every instance's and its own earlier life's, so a restart does not empty the
+ * per-second and per-minute windows (the journal holds only the orders still open).
  */
 import { riskSubjects, type Subjects } from '#contracts';
-import type { BusCore, BusPublisher, BusSubscription } from '#bus';
+import type { BusCore, BusPublisher, BusStreams, BusSubscription } from '#bus';
 import type { JsonLogger } from '#observability';
 import type { RiskOrder, RiskOrderEvent } from './risk-gate.js';
 import type { RiskEngine, RiskPeers } from './risk-engine.js';
@@ -59,6 +63,30 @@ export class RiskBookSync implements RiskPeers {
     this.deps.engine.attachPeers(undefined);
     this.subscription?.unsubscribe();
     this.subscription = undefined;
+  }
+
+  /**
+   * The admissions the stream holds (and what became of them), into the rolling windows: called once at start,
+   * after `start` so nothing published meanwhile is missed (an order read twice is counted once).
+   */
+  async readBack(streams: Pick<BusStreams, 'readAll'>, stream: string): Promise<void> {
+    const admitted = new Map<string, { order: RiskOrder; admittedAt: number; traded: boolean }>();
+    let unreadable = 0;
+    await streams.readAll<unknown>(stream, this.subject, (_subject, value) => {
+      const message = peerMessageOf(value);
+      if (message === undefined) unreadable += 1;
+      else if (message.kind === 'admitted') {
+        admitted.set(message.order.orderId, { order: message.order, admittedAt: message.admittedAt, traded: true });
+      } else if (message.event.kind === 'not-executed') {
+        const known = admitted.get(message.event.orderId);
+        if (known !== undefined) known.traded = false;
+      }
+    });
+    if (unreadable > 0) {
+      this.deps.metrics?.eventsIgnored.inc(unreadable);
+      this.deps.logger.warn('risk book messages read back without the expected shape; ignored', { unreadable });
+    }
+    this.deps.engine.restoreWindow([...admitted.values()]);
   }
 
   admitted(order: RiskOrder, admittedAt: number): void {

@@ -41,6 +41,8 @@ export interface BookOrder {
 export interface OpenOrder extends BookOrder {
   /** `unknown`: may have filled; still counted as filled for exposure until evidence settles it. */
   readonly status: 'in-flight' | 'unknown';
+  /** Whether its quantity is counted on its quote's used quantity (given back if it does not execute). */
+  readonly holdsQuote: boolean;
 }
 
 export type BookEvent =
@@ -52,6 +54,17 @@ export interface RestoredOrder {
   order: BookOrder;
   /** Absent: still in flight. */
   event?: BookEvent;
+  /**
+   * A restored fill: the scopes whose durable positions do not hold it yet (the crash came before it was
+   * stored), where it is added now. Absent: none (the durable positions already hold it).
+   */
+  fillScopes?: readonly ScopeKey[];
+}
+
+/** An order of the last minute as the stream of admissions gives it back: known not executed, or not. */
+export interface WindowOrder {
+  order: BookOrder;
+  traded: boolean;
 }
 
 interface RecentOrder {
@@ -130,21 +143,21 @@ export class RiskBook {
   admit(order: BookOrder, now: number): void {
     if (this.openOrders.has(order.orderId)) return;
     this.prune(now);
-    this.openOrders.set(order.orderId, { ...order, status: 'in-flight' });
+    // already in the windows (restored from the admissions of the last minute): counted there and on its quote once
+    const windowed = this.recentById.get(order.orderId);
+    const holdsQuote = windowed === undefined || windowed.traded;
+    this.openOrders.set(order.orderId, { ...order, status: 'in-flight', holdsQuote });
     this.addInFlight(order, 1);
-    this.addRecent(order);
-    const use = this.quotes.get(order.quoteId);
-    this.quotes.set(order.quoteId, {
-      used: (use?.used ?? ZERO).plus(order.quantity),
-      expiresAt: Math.max(use?.expiresAt ?? 0, order.quoteExpiresAt),
-    });
+    if (windowed !== undefined) return;
+    this.addRecent(order, true);
+    this.useQuote(order);
   }
 
   /**
    * A later change of an admitted order. Only orders still open are affected, so a repeated event (or one
    * arriving after the order settled) changes nothing: idempotent per (orderId, kind). Returns whether it did.
    */
-  record(event: BookEvent, options: { countFill: boolean } = { countFill: true }): boolean {
+  record(event: BookEvent, options: { fillScopes?: readonly ScopeKey[] } = {}): boolean {
     const order = this.openOrders.get(event.orderId);
     if (order === undefined) return false;
     switch (event.kind) {
@@ -156,7 +169,7 @@ export class RiskBook {
       case 'filled':
         this.close(order);
         this.addInFlight(order, -1);
-        if (options.countFill) this.addFill(order, event.baseAmount, event.quoteAmount);
+        this.addFill(order, event.baseAmount, event.quoteAmount, options.fillScopes ?? scopesOf(order));
         return true;
       case 'not-executed': {
         this.close(order);
@@ -167,7 +180,7 @@ export class RiskBook {
           this.addNotional(recent, -1);
         }
         const use = this.quotes.get(order.quoteId);
-        if (use !== undefined)
+        if (use !== undefined && order.holdsQuote)
           this.quotes.set(order.quoteId, { ...use, used: Decimal.max(0, use.used.minus(order.quantity)) });
         return true;
       }
@@ -177,15 +190,30 @@ export class RiskBook {
   /**
    * The journal's orders added to the book (after a restart, or when this instance takes over another's
    * orders), as if each had been admitted and recorded. Orders the book already holds open are left as they are.
-   * A restored fill settles its order but is not added to the positions again: the durable positions
-   * (`replacePositions`) already hold every fill that was learnt.
+   * A restored fill settles its order and is added to the positions only in its `fillScopes`: the durable
+   * positions (`replacePositions`) already hold every fill that was stored.
    */
   restore(orders: readonly RestoredOrder[], now: number): void {
     const byAdmission = [...orders].sort((a, b) => a.order.admittedAt - b.order.admittedAt);
-    for (const { order, event } of byAdmission) {
+    for (const { order, event, fillScopes } of byAdmission) {
       if (this.openOrders.has(order.orderId)) continue;
       this.admit(order, order.admittedAt);
-      if (event) this.record(event, { countFill: false });
+      if (event) this.record(event, { fillScopes: fillScopes ?? [] });
+    }
+    this.prune(now);
+  }
+
+  /**
+   * The orders of the last minute the book does not hold yet (after a restart, from the stream of admissions):
+   * counted in the rolling windows and, unless known not executed, on their quote's used quantity — never as
+   * open orders: the journal says which orders are still open. An order known not executed counts for the
+   * order rate only.
+   */
+  restoreWindow(orders: readonly WindowOrder[], now: number): void {
+    for (const { order, traded } of orders) {
+      if (this.recentById.has(order.orderId) || order.admittedAt <= now - MINUTE_MS) continue;
+      this.addRecent(order, traded);
+      if (traded) this.useQuote(order);
     }
     this.prune(now);
   }
@@ -286,23 +314,31 @@ export class RiskBook {
     }
   }
 
-  private addFill(order: BookOrder, baseAmount: Decimal, quoteAmount: Decimal): void {
+  private addFill(order: BookOrder, baseAmount: Decimal, quoteAmount: Decimal, scopes: readonly ScopeKey[]): void {
     const deltas = deltasOf(order, baseAmount, quoteAmount);
-    for (const scope of scopesOf(order)) {
+    for (const scope of scopes) {
       let byCurrency = this.filled.get(scope);
       if (byCurrency === undefined) this.filled.set(scope, (byCurrency = new Map()));
       for (const [currency, delta] of deltas) byCurrency.set(currency, (byCurrency.get(currency) ?? ZERO).plus(delta));
     }
   }
 
-  private addRecent(order: BookOrder): void {
+  private useQuote(order: BookOrder): void {
+    const use = this.quotes.get(order.quoteId);
+    this.quotes.set(order.quoteId, {
+      used: (use?.used ?? ZERO).plus(order.quantity),
+      expiresAt: Math.max(use?.expiresAt ?? 0, order.quoteExpiresAt),
+    });
+  }
+
+  private addRecent(order: BookOrder, traded: boolean): void {
     const entry: RecentOrder = {
       orderId: order.orderId,
       at: order.admittedAt,
       scopes: scopesOf(order),
       quoteCurrency: order.quote,
       notional: order.quoteAmount,
-      traded: true,
+      traded,
     };
     // kept in admission order (an order restored or heard from a peer may be older than the newest)
     let at = this.recent.length;
@@ -310,7 +346,7 @@ export class RiskBook {
     this.recent.splice(at, 0, entry);
     this.recentById.set(entry.orderId, entry);
     for (const scope of entry.scopes) this.windowCount.set(scope, (this.windowCount.get(scope) ?? 0) + 1);
-    this.addNotional(entry, 1);
+    if (traded) this.addNotional(entry, 1);
   }
 
   private addNotional(entry: RecentOrder, sign: 1 | -1): void {

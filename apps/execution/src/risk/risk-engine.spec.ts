@@ -61,8 +61,11 @@ describe('RiskEngine (the RiskGate of the order side)', () => {
     const file = { strategies: { alpha: { maxOpenExposure: { BTC: '2' }, maxOrdersPerMinute: 4 } } };
     const engine = new RiskEngine(limits(file), { clock: new FakeClock(T0 + 1_000) }, states());
     // the durable positions already hold the fill of the order restored below as filled
-    engine.positionsLoaded(new Map([['strategy:alpha', new Map([['BTC', new Decimal('1')]])]]));
     const filled = order();
+    engine.positionsLoaded({
+      positions: new Map([['strategy:alpha', new Map([['BTC', new Decimal('1')]])]]),
+      applied: new Map(['global', 'strategy:alpha', 'accountGroup:g1'].map((s) => [s, new Set([filled.orderId])])),
+    });
     const unknown = order();
     const failed = order();
     engine.restore([
@@ -87,6 +90,92 @@ describe('RiskEngine (the RiskGate of the order side)', () => {
       values: { orders: '4', limit: '4' },
     });
     expect(engine.state.book.open.size).toBe(2);
+  });
+
+  it('a restored fill the durable positions lack (crash before it was stored) is counted and stored, in those scopes only', async () => {
+    const engine = new RiskEngine(limits(), { clock: new FakeClock(T0 + 1_000) }, states());
+    const stored: Array<{ orderId: string; scopes: string[]; deltas: Record<string, string> }> = [];
+    const store = {
+      applyFill: (scopes: readonly string[], orderId: string, deltas: ReadonlyMap<string, Decimal>) => {
+        stored.push({
+          orderId,
+          scopes: [...scopes],
+          deltas: Object.fromEntries([...deltas].map(([c, d]) => [c, d.toFixed()])),
+        });
+        return Promise.resolve();
+      },
+    };
+    const filled = order();
+    // stored for the global scope before the crash, not for the strategy and account group
+    engine.positionsLoaded(
+      {
+        positions: new Map([
+          [
+            'global',
+            new Map([
+              ['BTC', new Decimal('0.5')],
+              ['USD', new Decimal('-25000')],
+            ]),
+          ],
+        ]),
+        applied: new Map([['global', new Set([filled.orderId])]]),
+      },
+      store as never,
+    );
+    engine.restore([
+      {
+        order: filled,
+        admittedAt: T0,
+        event: { kind: 'filled', orderId: filled.orderId, baseAmount: '0.5', quoteAmount: '25000', price: '50000' },
+      },
+    ]);
+    // the resumed order tells risk its fill again: nothing more is counted
+    engine.record({ kind: 'filled', orderId: filled.orderId, baseAmount: '0.5', quoteAmount: '25000', price: '50000' });
+    await engine.admit(order({ strategyId: 'beta' }), T0 + 1_000); // through the mailbox: everything above applied
+    const { positions } = engine.state.book;
+    expect(positions.get('global')?.get('BTC')?.toFixed()).toBe('0.5');
+    expect(positions.get('strategy:alpha')?.get('BTC')?.toFixed()).toBe('0.5');
+    expect(positions.get('accountGroup:g1')?.get('USD')?.toFixed()).toBe('-25000');
+    expect(stored).toEqual([
+      { orderId: filled.orderId, scopes: ['strategy:alpha', 'accountGroup:g1'], deltas: { BTC: '0.5', USD: '-25000' } },
+    ]);
+    expect(engine.state.book.open.has(filled.orderId)).toBe(false);
+  });
+
+  it('the admissions of the last minute read back count in the windows, not as open orders', async () => {
+    const file = { strategies: { alpha: { maxOrdersPerMinute: 3, maxNotionalPerMinute: { USD: '120000' } } } };
+    const engine = new RiskEngine(limits(file), { clock: new FakeClock(T0 + 30_000) }, states());
+    const old = order();
+    const traded = order();
+    const failed = order();
+    engine.restoreWindow([
+      { order: old, admittedAt: T0 - 40_000, traded: true }, // more than a minute before now: not counted
+      { order: traded, admittedAt: T0, traded: true },
+      { order: failed, admittedAt: T0 + 1_000, traded: false },
+      { order: traded, admittedAt: T0, traded: true }, // read twice: counted once
+    ]);
+    const now = T0 + 30_000;
+    expect(engine.state.book.open.size).toBe(0);
+    expect(engine.state.book.recentOrderIds).toEqual([traded.orderId, failed.orderId]);
+    // 50000 of the traded one + 50000 = 100000 ≤ 120000; the failed one counts for the rate only
+    expect(await engine.admit(order(), now)).toEqual({ ok: true });
+    expect(await engine.admit(order(), now)).toMatchObject({ code: 'RISK_ORDER_RATE_EXCEEDS_MAX_PER_MINUTE' });
+    // the traded order's quote is taken, the failed one's is free
+    expect(engine.state.book.quoteUsed(traded.quote.quoteId).toFixed()).toBe('1');
+    expect(engine.state.book.quoteUsed(failed.quote.quoteId).toFixed()).toBe('0');
+  });
+
+  it('an order both read back from the admissions and restored from the journal is counted once', async () => {
+    const file = { strategies: { alpha: { maxOrdersPerMinute: 2 } } };
+    const engine = new RiskEngine(limits(file), { clock: new FakeClock(T0 + 1_000) }, states());
+    const open = order();
+    engine.restoreWindow([{ order: open, admittedAt: T0, traded: true }]);
+    engine.restore([{ order: open, admittedAt: T0 }]);
+    await engine.admit(order({ strategyId: 'beta' }), T0 + 1_000); // through the mailbox: both restores applied
+    expect(engine.state.book.quoteUsed(open.quote.quoteId).toFixed()).toBe('1');
+    expect(engine.state.book.open.has(open.orderId)).toBe(true);
+    expect(await engine.admit(order(), T0 + 1_000)).toEqual({ ok: true });
+    expect(await engine.admit(order(), T0 + 1_000)).toMatchObject({ code: 'RISK_ORDER_RATE_EXCEEDS_MAX_PER_MINUTE' });
   });
 
   it('ignores a fill without decimal amounts and keeps the order counted', async () => {

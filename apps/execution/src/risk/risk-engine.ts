@@ -10,7 +10,7 @@ import type { RiskDecision, RiskGate, RiskOrder, RiskOrderEvent } from './risk-g
 import { limitsFor } from './checks.js';
 import { RiskBook } from './risk-book.js';
 import { utilisationOf, type UtilisedLimit } from './utilisation.js';
-import type { Positions, RiskPositionsStore } from './risk-positions.js';
+import type { RiskPositionsStore, StoredRiskPositions } from './risk-positions.js';
 import type { Limits, LimitsConfig, ScopeKey } from './limits.js';
 import { riskTransition, type RiskEffect, type RiskEnv, type RiskEvent, type RiskState } from './risk-machine.js';
 import type { RiskMetrics } from './risk-metrics.js';
@@ -69,8 +69,8 @@ export class RiskEngine implements RiskGate {
   }
 
   /** The durable positions read at start (they replace the book's), and where later fills are added. */
-  positionsLoaded(positions: Positions, store?: RiskPositionsStore): void {
-    this.actor.send({ kind: 'positions-loaded', positions });
+  positionsLoaded(stored: StoredRiskPositions, store?: RiskPositionsStore): void {
+    this.actor.send({ kind: 'positions-loaded', positions: stored.positions, applied: stored.applied });
     this.positions = store;
   }
 
@@ -89,6 +89,11 @@ export class RiskEngine implements RiskGate {
   restore(orders: ReadonlyArray<{ order: RiskOrder; admittedAt: number; event?: RiskOrderEvent }>): void {
     this.actor.send({ kind: 'restore', orders });
     this.reportOpenOrders();
+  }
+
+  /** The admissions of the last minute (all instances'), read back at start: the rolling windows count them. */
+  restoreWindow(orders: ReadonlyArray<{ order: RiskOrder; admittedAt: number; traded: boolean }>): void {
+    this.actor.send({ kind: 'restore-window', orders });
   }
 
   /** What risk holds now (for the control queries and tests). */
@@ -164,7 +169,13 @@ export class RiskEngine implements RiskGate {
         logger?.warn('order event ignored by pre-trade risk', { orderId: effect.orderId, reason: effect.reason });
         return;
       case 'restored':
-        logger?.info('risk book restored from the journal', { orders: effect.orders, skipped: effect.skipped });
+        logger?.info(
+          `risk book restored from the ${effect.from === 'journal' ? 'journal' : 'admissions of the last minute'}`,
+          {
+            orders: effect.orders,
+            skipped: effect.skipped,
+          },
+        );
         return;
     }
   }

@@ -10,13 +10,23 @@ import type { RiskDecision, RiskOrder, RiskOrderEvent } from './risk-gate.js';
 import { decide } from './checks.js';
 import { scopeKey, withOverride, type Limits, type LimitsConfig, type ScopeKey } from './limits.js';
 import { bookOrderOf, factsOf } from './order-facts.js';
-import { deltasOf, scopesOf, type BookEvent, type RestoredOrder, type RiskBook } from './risk-book.js';
+import {
+  deltasOf,
+  scopesOf,
+  type BookEvent,
+  type BookOrder,
+  type RestoredOrder,
+  type RiskBook,
+  type WindowOrder,
+} from './risk-book.js';
 import { withEntry, withoutEntry, withReadable, type TradingStates } from './trading-states.js';
 
 export interface RiskState {
   readonly book: RiskBook;
   readonly limits: LimitsConfig;
   readonly states: TradingStates;
+  /** Per scope, the orders whose fills the durable positions held when read (absent: not read). */
+  readonly appliedFills?: ReadonlyMap<ScopeKey, ReadonlySet<string>>;
 }
 
 export type RiskEvent =
@@ -25,12 +35,18 @@ export type RiskEvent =
   /** An order another execution instance admitted: counted here too (no checks: that instance decided). */
   | { kind: 'peer-admitted'; order: RiskOrder; admittedAt: number }
   | { kind: 'restore'; orders: ReadonlyArray<{ order: RiskOrder; admittedAt: number; event?: RiskOrderEvent }> }
+  /** The admissions of the last minute read back (`traded`: not known not executed): for the rolling windows. */
+  | { kind: 'restore-window'; orders: ReadonlyArray<{ order: RiskOrder; admittedAt: number; traded: boolean }> }
   | { kind: 'limits-changed'; key: ScopeKey; limits: Limits | 'invalid' | null }
   | { kind: 'state-stored'; entry: TradingStateEntry }
   | { kind: 'state-removed'; scope: RiskScopeKind; id?: string }
   | { kind: 'store-readable'; readable: boolean }
   /** The durable positions, read at start: they replace what the book holds. */
-  | { kind: 'positions-loaded'; positions: ReadonlyMap<ScopeKey, ReadonlyMap<string, Decimal>> }
+  | {
+      kind: 'positions-loaded';
+      positions: ReadonlyMap<ScopeKey, ReadonlyMap<string, Decimal>>;
+      applied: ReadonlyMap<ScopeKey, ReadonlySet<string>>;
+    }
   /** Everything the store holds, read afresh (start, reconnect): replaces states and overrides; readable again. */
   | {
       kind: 'store-snapshot';
@@ -46,7 +62,7 @@ export type RiskEffect =
   /** A fill this instance learnt: add it to the durable positions of the order's scopes. */
   | { kind: 'persist-fill'; orderId: string; scopes: ScopeKey[]; deltas: Map<string, Decimal> }
   | { kind: 'event-ignored'; orderId: string; reason: string }
-  | { kind: 'restored'; orders: number; skipped: number };
+  | { kind: 'restored'; from: 'journal' | 'admissions'; orders: number; skipped: number };
 
 export interface RiskEnv {
   now: number;
@@ -86,18 +102,38 @@ export function riskTransition(state: RiskState, event: RiskEvent, env: RiskEnv)
     }
     case 'restore': {
       const restored: RestoredOrder[] = [];
+      const effects: RiskEffect[] = [];
       for (const { order, admittedAt, event: later } of event.orders) {
         const facts = factsOf(order);
         if ('ok' in facts) continue;
         const parsed = later === undefined ? undefined : bookEventOf(later);
         if (typeof parsed === 'string') continue;
-        restored.push({ order: bookOrderOf(facts, admittedAt), ...(parsed ? { event: parsed } : {}) });
+        const bookOrder = bookOrderOf(facts, admittedAt);
+        if (parsed?.kind !== 'filled' || state.book.open.has(bookOrder.orderId)) {
+          restored.push({ order: bookOrder, ...(parsed ? { event: parsed } : {}) });
+          continue;
+        }
+        // a final fill whose order was still open at the crash: stored now where the durable positions lack it
+        const fillScopes = unstoredScopes(state, bookOrder);
+        restored.push({ order: bookOrder, event: parsed, fillScopes });
+        if (fillScopes.length > 0) {
+          const deltas = deltasOf(bookOrder, parsed.baseAmount, parsed.quoteAmount);
+          effects.push({ kind: 'persist-fill', orderId: bookOrder.orderId, scopes: fillScopes, deltas });
+        }
       }
       state.book.restore(restored, env.now);
-      return {
-        state,
-        effects: [{ kind: 'restored', orders: restored.length, skipped: event.orders.length - restored.length }],
-      };
+      const skipped = event.orders.length - restored.length;
+      return { state, effects: [{ kind: 'restored', from: 'journal', orders: restored.length, skipped }, ...effects] };
+    }
+    case 'restore-window': {
+      const restored: WindowOrder[] = [];
+      for (const { order, admittedAt, traded } of event.orders) {
+        const facts = factsOf(order);
+        if (!('ok' in facts)) restored.push({ order: bookOrderOf(facts, admittedAt), traded });
+      }
+      state.book.restoreWindow(restored, env.now);
+      const skipped = event.orders.length - restored.length;
+      return { state, effects: [{ kind: 'restored', from: 'admissions', orders: restored.length, skipped }] };
     }
     case 'limits-changed':
       return { state: { ...state, limits: withOverride(state.limits, event.key, event.limits) }, effects: [] };
@@ -109,13 +145,20 @@ export function riskTransition(state: RiskState, event: RiskEvent, env: RiskEnv)
       return { state: { ...state, states: withReadable(state.states, event.readable) }, effects: [] };
     case 'positions-loaded':
       state.book.replacePositions(event.positions);
-      return { state, effects: [] };
+      return { state: { ...state, appliedFills: event.applied }, effects: [] };
     case 'store-snapshot': {
       const entries = new Map(event.states.map((entry) => [scopeKey(entry.scope, entry.id), entry] as const));
       const limits = { ...state.limits, overrides: new Map(event.overrides) };
       return { state: { ...state, limits, states: { readable: true, entries } }, effects: [] };
     }
   }
+}
+
+/** The scopes whose durable positions, as read at start, do not hold the order's fill (none if never read). */
+function unstoredScopes(state: RiskState, order: BookOrder): ScopeKey[] {
+  const applied = state.appliedFills;
+  if (applied === undefined) return [];
+  return scopesOf(order).filter((scope) => !applied.get(scope)?.has(order.orderId));
 }
 
 /** The order side's event with its amounts parsed, or why it cannot be used. */

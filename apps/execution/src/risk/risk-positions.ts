@@ -21,6 +21,12 @@ const ATTEMPTS = 20;
 
 export type Positions = Map<ScopeKey, Map<string, Decimal>>;
 
+/** What the store holds: the positions, and per scope the orders whose fills they hold (the last ones). */
+export interface StoredRiskPositions {
+  positions: Positions;
+  applied: Map<ScopeKey, Set<string>>;
+}
+
 export class RiskPositionsStore {
   constructor(
     private readonly openBucket: () => Promise<KvBucket>,
@@ -28,9 +34,10 @@ export class RiskPositionsStore {
   ) {}
 
   /** Every scope's stored positions (a value that does not parse is skipped and said). */
-  async load(): Promise<Positions> {
+  async load(): Promise<StoredRiskPositions> {
     const bucket = await this.openBucket();
     const result: Positions = new Map();
+    const applied = new Map<ScopeKey, Set<string>>();
     for (const key of await bucket.keys('p.>')) {
       const entry = await bucket.get<StoredPositions>(key);
       const stored = entry?.value;
@@ -41,8 +48,9 @@ export class RiskPositionsStore {
         else this.logger.warn('a stored risk position does not parse; skipped', { key, currency });
       }
       result.set(stored.scope, byCurrency);
+      if (Array.isArray(stored.applied)) applied.set(stored.scope, new Set(stored.applied.map(String)));
     }
-    return result;
+    return { positions: result, applied };
   }
 
   /** Adds one order's fill to each of its scopes, once. */

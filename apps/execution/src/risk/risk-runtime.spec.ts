@@ -23,7 +23,11 @@ interface Instance {
   close(): Promise<void>;
 }
 
-async function startInstance(url: string, options: Partial<RiskModuleOptions> = {}): Promise<Instance> {
+async function startInstance(
+  url: string,
+  options: Partial<RiskModuleOptions> = {},
+  limitsFile: unknown = {},
+): Promise<Instance> {
   const metrics = new MetricsRegistry('t', { defaultMetrics: false });
   const busMetrics = new BusMetrics(metrics);
   const connection = await BusConnection.open(
@@ -33,7 +37,7 @@ async function startInstance(url: string, options: Partial<RiskModuleOptions> = 
     silent,
   );
   const riskMetrics = new RiskMetrics(metrics);
-  const engine = new RiskEngine(limitsConfigFrom({}), { clock: systemClock, metrics: riskMetrics });
+  const engine = new RiskEngine(limitsConfigFrom(limitsFile), { clock: systemClock, metrics: riskMetrics });
   const runtime = new RiskRuntime(
     { subjectPrefix: 'gw.v1', account: ACCOUNT, killSwitch: false, ...options },
     {
@@ -299,6 +303,29 @@ describe('pre-trade risk control over NATS (two instances, a plain NATS client)'
       { what: 'a new instance reads the stored fill once' },
     );
     expect(loaded.get('USD')?.toFixed()).toBe('-37500.5');
+  });
+
+  it('a restarted instance counts the last minute’s orders (its own and the others’) in its rolling windows', async () => {
+    const file = { strategies: { windowed: { maxOrdersPerMinute: 3, maxNotionalPerMinute: { USD: '100000' } } } };
+    const first = await startInstance(server.url, { instance: 'first' }, file);
+    const traded = liveOrder({ strategyId: 'windowed' });
+    const failed = liveOrder({ strategyId: 'windowed' });
+    expect(await first.engine.admit(traded, Date.now())).toEqual({ ok: true });
+    expect(await first.engine.admit(failed, Date.now())).toEqual({ ok: true });
+    first.engine.record({ kind: 'not-executed', orderId: failed.orderId });
+    expect(await a.engine.admit(liveOrder({ strategyId: 'windowed' }), Date.now())).toEqual({ ok: true });
+    await first.close();
+    // the restarted instance: three orders in the last minute, 100000 USD traded (the failed one's 50000 freed)
+    const restarted = await startInstance(server.url, { instance: 'first' }, file);
+    try {
+      expect(restarted.engine.state.book.open.size).toBe(0); // the journal, not this stream, says what is open
+      expect(await code(restarted, { strategyId: 'windowed' })).toBe('RISK_ORDER_RATE_EXCEEDS_MAX_PER_MINUTE');
+      expect(restarted.engine.state.book.notionalWithinMinute('strategy:windowed', 'USD').toFixed()).toBe('100000');
+      expect(restarted.engine.state.book.quoteUsed(traded.quote.quoteId).toFixed()).toBe('1');
+      expect(restarted.engine.state.book.quoteUsed(failed.quote.quoteId).toFixed()).toBe('0');
+    } finally {
+      await restarted.close();
+    }
   });
 
   it('the kill switch in configuration halts trading at start, audited as configuration', async () => {

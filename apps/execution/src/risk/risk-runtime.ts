@@ -4,7 +4,7 @@
  * switch, then answer the control subjects.
  */
 import { hostname } from 'node:os';
-import { RiskBucketName, riskSubjects, Subjects } from '#contracts';
+import { RiskBucketName, RiskStreamName, riskSubjects, Subjects } from '#contracts';
 import type { BusConnection, BusCore, BusKv, BusPublisher, BusResponder, BusStreams } from '#bus';
 import { systemClock, type Clock } from '#actors';
 import type { HealthRegistry, JsonLogger } from '#observability';
@@ -15,6 +15,9 @@ import type { RiskEngine } from './risk-engine.js';
 import type { RiskMetrics } from './risk-metrics.js';
 import { RiskPositionsStore } from './risk-positions.js';
 import { RiskStore } from './risk-store.js';
+
+/** How long the stream keeps the risk book's messages: the longest window (a minute) and a margin. */
+const BOOK_KEPT_MS = 3 * 60_000;
 
 export interface RiskModuleOptions {
   subjectPrefix: string;
@@ -72,6 +75,14 @@ export class RiskRuntime {
       instance,
     });
     await audit.ensureStream();
+    const bookStream = RiskStreamName.book(options.account);
+    await deps.streams.ensureStream({
+      name: bookStream,
+      subjects: [riskSubjects(subjects).book],
+      storage: 'file',
+      maxAgeMs: BOOK_KEPT_MS,
+      replicas: options.replicas ?? 1,
+    });
     const replicas = options.replicas !== undefined ? { replicas: options.replicas } : {};
     const openBucket = () =>
       deps.kv.bucket(RiskBucketName.control(options.account), { storage: 'file', history: 10, ...replicas });
@@ -93,6 +104,7 @@ export class RiskRuntime {
       subjects,
     );
     this.sync.start();
+    await this.sync.readBack(deps.streams, bookStream);
     const store = new RiskStore(openBucket, engine, { connection: deps.connection, clock, logger });
     this.store = store;
     const control = new RiskControl({

@@ -9,6 +9,8 @@
  *   {prefix}.{account}.exec.risk.limits.set    replace (or with `limits: null` remove) one scope's override (audited)
  *   {prefix}.{account}.exec.risk.audit.{kind}  audit records (JetStream, durable; kind = state | limits)
  *   {prefix}.{account}.exec.risk.book          between execution instances: admitted orders and their events
+ *                                              (kept a few minutes on a stream: a starting instance reads its
+ *                                              rolling windows back)
  */
 import {
   Equals,
@@ -51,6 +53,8 @@ export function riskSubjects(subjects: Subjects) {
 
 export const RiskStreamName = {
   audit: (account: string) => `GW_EXEC_RISK_AUDIT_${account.replace(/[^A-Za-z0-9_-]/g, '_')}`,
+  /** The `…exec.risk.book` messages of the last minutes: a starting instance reads its rolling windows back. */
+  book: (account: string) => `GW_EXEC_RISK_BOOK_${account.replace(/[^A-Za-z0-9_-]/g, '_')}`,
 } as const;
 export const RiskBucketName = {
   /** Trading states and run-time limit overrides (one bucket: one watch keeps an instance current). */
