@@ -8,6 +8,7 @@ import {
 } from '@nats-io/jetstream';
 import type { JsonLogger } from '#observability';
 import type { BusConnection } from './bus-connection.js';
+import { ackSubjectOf, confirmedAck } from './confirmed-ack.js';
 
 /** One message of a durable consumer, as a handler sees it. */
 export interface DurableMessage {
@@ -15,7 +16,7 @@ export interface DurableMessage {
   readonly data: Uint8Array;
   /** 1 on first delivery, 2+ on redelivery. */
   readonly deliveryCount: number;
-  /** Acknowledges and waits for the server to confirm the ack. */
+  /** Acknowledges and waits for the server to confirm the ack (sent again while unconfirmed; see confirmedAck). */
   ack(): Promise<void>;
   /** Never redeliver (a poison message). */
   term(reason: string): void;
@@ -151,7 +152,7 @@ export class BusConsumers {
         continue;
       }
       try {
-        await options.handle(wrap(msg));
+        await options.handle(wrap(msg, this.connection));
       } catch (error) {
         this.logger.error('durable message handler failed; message will be redelivered', {
           stream: options.stream,
@@ -215,14 +216,12 @@ export class BusConsumers {
   }
 }
 
-function wrap(msg: JsMsg): DurableMessage {
+function wrap(msg: JsMsg, connection: BusConnection): DurableMessage {
   return {
     subject: msg.subject,
     data: msg.data,
     deliveryCount: msg.info.deliveryCount,
-    ack: async () => {
-      await msg.ackAck();
-    },
+    ack: () => confirmedAck({ ackAck: () => msg.ackAck(), reply: ackSubjectOf(msg) }, connection.client),
     term: (reason) => msg.term(reason),
     nak: (delayMs) => msg.nak(delayMs),
     working: () => msg.working(),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { AckPolicy } from '@nats-io/jetstream';
 import { IsString, MinLength } from 'class-validator';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { startNatsServer, type NatsServerHandle } from '#testing';
@@ -13,6 +14,7 @@ import {
   BusStreams,
   type DurableMessage,
 } from './index.js';
+import { ackSubjectOf, confirmedAck } from './confirmed-ack.js';
 
 class Greeting {
   @IsString() @MinLength(1) name!: string;
@@ -245,6 +247,33 @@ describe('libs/bus against a real nats-server', () => {
     await waitFor(() => deliveries.length === 2);
     await running.stop();
     expect(deliveries).toEqual([1, 2]);
+  });
+
+  it('an ack whose confirmation timed out is sent again until confirmed: the message is not delivered again', async () => {
+    await streams.ensureStream({ name: 'T_ACK', subjects: ['t.ack'], storage: 'memory' });
+    await connection.jsm.consumers.add('T_ACK', {
+      durable_name: 'ack',
+      ack_policy: AckPolicy.Explicit,
+      ack_wait: 1_000_000_000,
+    });
+    await publisher.publishDurable('t.ack', {}, { msgId: 'a1', kind: 'test' });
+    const msg = await (await connection.js.consumers.get('T_ACK', 'ack')).next({ expires: 5_000 });
+    if (msg === null) throw new Error('no message');
+    // the fault: the first ack is lost on the way (it never reaches the server) and its confirmation times out
+    expect(ackSubjectOf(msg)).toMatch(/^\$JS\.ACK\./);
+    const lost = { reply: ackSubjectOf(msg), ackAck: () => Promise.reject(new Error('TIMEOUT')) };
+    await confirmedAck(lost, connection.client);
+    const info = await connection.jsm.consumers.info('T_ACK', 'ack');
+    expect(info.num_ack_pending).toBe(0);
+    expect(info.ack_floor.stream_seq).toBe(1);
+    // an ack the server already holds is confirmed again, not counted twice
+    await confirmedAck(
+      { reply: ackSubjectOf(msg), ackAck: () => Promise.reject(new Error('TIMEOUT')) },
+      connection.client,
+    );
+    // no confirmation at all (no responder): the last failure is raised after the attempts
+    const nobody = { reply: '_INBOX.nobody.listens', ackAck: () => Promise.reject(new Error('TIMEOUT')) };
+    await expect(confirmedAck(nobody, connection.client, { timeoutMs: 200 })).rejects.toThrow();
   });
 
   it('creates a KV key once: created, then exists', async () => {
