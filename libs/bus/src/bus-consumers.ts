@@ -71,7 +71,9 @@ export class BusConsumers {
    */
   async consumeDurable(options: DurableConsumerOptions): Promise<DurableConsumerHandle> {
     await this.ensureConsumer(options);
-    const state = { stopped: false };
+    // which stream this consumer reads (a stream created again has new sequences), and how far it acknowledged
+    const streamCreated = (await this.connection.jsm.streams.info(options.stream)).created;
+    const state: ConsumerProgress & { stopped: boolean } = { stopped: false, lastAcked: 0, naked: new Set() };
     let messages = await this.open(options);
     // The pull loop must never end the process: if the message iterator fails (e.g. the connection
     // closed under it), log, wait, and consume again; the durable consumer resumes where it left off.
@@ -112,7 +114,18 @@ export class BusConsumers {
         if (state.stopped) return;
         // created again only if it is gone (a read otherwise: see BusStreams.createIfMissing)
         if (await this.consumerExists(options)) return;
-        await this.ensureConsumer({ ...options, exclusive: false });
+        // on the same stream, after what this process acknowledged (no replay of a limits stream's history);
+        // on a stream created again (a store lost), from its start
+        const stream = await this.connection.jsm.streams.info(options.stream);
+        const sameStream = stream.created === streamCreated && stream.config.retention !== RetentionPolicy.Workqueue;
+        const after = state.naked.size > 0 ? Math.min(...state.naked) - 1 : state.lastAcked;
+        const resumeAfter = sameStream && after > 0 ? after : undefined;
+        await this.ensureConsumer({ ...options, exclusive: false }, resumeAfter);
+        this.logger.warn('durable consumer was gone; created again', {
+          stream: options.stream,
+          durable: options.durable,
+          ...(resumeAfter !== undefined ? { resumeAfter } : {}),
+        });
         // created again: the running iterator waits on a consumer that no longer exists
         const fresh = await this.open(options);
         const stale = messages;
@@ -144,7 +157,7 @@ export class BusConsumers {
   private async loop(
     messages: ConsumerMessages,
     options: DurableConsumerOptions,
-    state: { readonly stopped: boolean },
+    state: ConsumerProgress & { readonly stopped: boolean },
   ): Promise<void> {
     for await (const msg of messages) {
       if (state.stopped) {
@@ -152,7 +165,7 @@ export class BusConsumers {
         continue;
       }
       try {
-        await options.handle(wrap(msg, this.connection));
+        await options.handle(wrap(msg, this.connection, state));
       } catch (error) {
         this.logger.error('durable message handler failed; message will be redelivered', {
           stream: options.stream,
@@ -160,6 +173,7 @@ export class BusConsumers {
           error: error instanceof Error ? error.message : String(error),
         });
         msg.nak(1_000);
+        state.naked.add(msg.info.streamSequence);
       }
     }
   }
@@ -174,7 +188,8 @@ export class BusConsumers {
     }
   }
 
-  private async ensureConsumer(options: DurableConsumerOptions): Promise<'created' | 'updated'> {
+  /** `resumeAfter`: a consumer created here starts after this stream sequence (else from the stream's start). */
+  private async ensureConsumer(options: DurableConsumerOptions, resumeAfter?: number): Promise<'created' | 'updated'> {
     const config = {
       durable_name: options.durable,
       ack_policy: AckPolicy.Explicit,
@@ -210,20 +225,43 @@ export class BusConsumers {
       return 'updated';
     } catch (error) {
       if (!(error instanceof JetStreamApiError) || error.status !== 404) throw error;
-      await jsm.consumers.add(options.stream, config);
+      const resume =
+        resumeAfter === undefined
+          ? {}
+          : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: resumeAfter + 1 };
+      await jsm.consumers.add(options.stream, { ...config, ...resume });
       return 'created';
     }
   }
 }
 
-function wrap(msg: JsMsg, connection: BusConnection): DurableMessage {
+/**
+ * How far a consumer got, as this process saw it: the highest stream sequence acknowledged, and the ones handed
+ * back after a failed handler (redelivered later, so a consumer created again must start at the lowest of them).
+ */
+interface ConsumerProgress {
+  lastAcked: number;
+  readonly naked: Set<number>;
+}
+
+function wrap(msg: JsMsg, connection: BusConnection, state: ConsumerProgress): DurableMessage {
   return {
     subject: msg.subject,
     data: msg.data,
     deliveryCount: msg.info.deliveryCount,
-    ack: () => confirmedAck({ ackAck: () => msg.ackAck(), reply: ackSubjectOf(msg) }, connection.client),
-    term: (reason) => msg.term(reason),
-    nak: (delayMs) => msg.nak(delayMs),
+    ack: async () => {
+      await confirmedAck({ ackAck: () => msg.ackAck(), reply: ackSubjectOf(msg) }, connection.client);
+      state.lastAcked = Math.max(state.lastAcked, msg.info.streamSequence);
+      state.naked.delete(msg.info.streamSequence);
+    },
+    term: (reason) => {
+      msg.term(reason);
+      state.naked.delete(msg.info.streamSequence);
+    },
+    nak: (delayMs) => {
+      msg.nak(delayMs);
+      state.naked.add(msg.info.streamSequence);
+    },
     working: () => msg.working(),
   };
 }

@@ -276,6 +276,39 @@ describe('libs/bus against a real nats-server', () => {
     await expect(confirmedAck(nobody, connection.client, { timeoutMs: 200 })).rejects.toThrow();
   });
 
+  it('a consumer deleted under a running process is created again by the periodic check, after what it acknowledged', async () => {
+    const checked = await BusConnection.open(
+      { servers: server.url, name: 'bus-check', topology: { checkIntervalMs: 200 } },
+      new BusMetrics(new MetricsRegistry('bus-check', { defaultMetrics: false })),
+      new HealthRegistry(),
+      silent,
+    );
+    try {
+      await streams.ensureStream({ name: 'T_GONE', subjects: ['t.gone'], storage: 'file' });
+      const seen: string[] = [];
+      const running = await new BusConsumers(checked, silent).consumeDurable({
+        stream: 'T_GONE',
+        durable: 'gone',
+        filterSubject: 't.gone',
+        ackWaitMs: 5_000,
+        handle: async (msg) => {
+          await msg.ack(); // counted once confirmed: a message deleted before its ack is confirmed comes again
+          seen.push(JSON.parse(new TextDecoder().decode(msg.data)).n as string);
+        },
+      });
+      for (const n of ['1', '2', '3'])
+        await publisher.publishDurable('t.gone', { n }, { msgId: `g${n}`, kind: 'test' });
+      await waitFor(() => seen.length === 3);
+      await connection.jsm.consumers.delete('T_GONE', 'gone'); // an operator, while the process stays connected
+      for (const n of ['4', '5']) await publisher.publishDurable('t.gone', { n }, { msgId: `g${n}`, kind: 'test' });
+      await waitFor(() => seen.length >= 5, 10_000);
+      await running.stop();
+      expect(seen).toEqual(['1', '2', '3', '4', '5']); // the acknowledged history is not replayed
+    } finally {
+      await checked.close();
+    }
+  });
+
   it('creates a KV key once: created, then exists', async () => {
     const bucket = await new BusKv(connection).bucket('T_MARKS', { storage: 'file' });
     expect(await bucket.createIfAbsent('ord-1', { status: 'sending' })).toBe('created');

@@ -2,8 +2,11 @@ import { reconnectDelay, systemClock, type BackoffPolicy, type Cancel, type Cloc
 import type { JsonLogger } from '#observability';
 import type { BusMetrics } from './bus-metrics.js';
 
-/** Why the process declares its topology again: NATS came back, or a JetStream publish found no stream. */
-export const REDECLARE_TRIGGERS = ['reconnect', 'no_stream'] as const;
+/**
+ * Why the process declares its topology again: NATS came back, a JetStream publish found no stream, or the
+ * periodic check (something deleted while this process stayed connected: an operator, a lost replica).
+ */
+export const REDECLARE_TRIGGERS = ['reconnect', 'no_stream', 'check'] as const;
 export type RedeclareTrigger = (typeof REDECLARE_TRIGGERS)[number];
 
 /** One thing this process declared on JetStream, and how to declare it again (idempotent: create or update). */
@@ -20,9 +23,16 @@ export interface DeclaredTopologyOptions {
   backoff?: BackoffPolicy;
   /** Least time between two passes started by a "no stream" answer (ms): publishes fail in bursts. */
   noStreamIntervalMs?: number;
+  /**
+   * How often everything is checked while connected (ms; 0: never). A check reads each declaration (a stream,
+   * bucket or consumer info) and creates only what is gone. Default 15 s.
+   */
+  checkIntervalMs?: number;
   clock?: Clock;
   random?: () => number;
 }
+
+const DEFAULT_CHECK_INTERVAL_MS = 15_000;
 
 /** How many missing names a log line lists. */
 const LOGGED_NAMES = 10;
@@ -30,8 +40,9 @@ const LOGGED_NAMES = 10;
 /**
  * What this process declared on JetStream — its streams, KV buckets and durable consumers, in the order it
  * declared them — kept so it can declare them again when the server may have lost them: after every
- * reconnection (a nats-server restarted with an empty store, a memory stream lost with its node) and when a
- * JetStream publish is answered "no stream" (503, no responders). A pass declares everything again in order
+ * reconnection (a nats-server restarted with an empty store, a memory stream lost with its node), when a
+ * JetStream publish is answered "no stream" (503, no responders), and every `checkIntervalMs` while connected
+ * (a consumer deleted under a running process is not noticed by the client otherwise). A pass declares everything again in order
  * (streams before the consumers on them); what fails is retried with backoff until it holds or the connection
  * drops (the next reconnection starts a new pass). Counted in `bus_topology_redeclarations_total` and
  * `bus_topology_missing`; logged once per episode (a warning at the first failure, a line when whole again).
@@ -45,6 +56,7 @@ export class DeclaredTopology {
   private lastNoStreamPass = Number.NEGATIVE_INFINITY;
   private stopped = false;
   private cancelWait: (() => void) | undefined;
+  private readonly cancelCheck: Cancel | undefined;
   private readonly clock: Clock;
 
   constructor(
@@ -54,6 +66,8 @@ export class DeclaredTopology {
     private readonly options: DeclaredTopologyOptions = {},
   ) {
     this.clock = options.clock ?? systemClock;
+    const checkMs = options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS;
+    if (checkMs > 0) this.cancelCheck = this.clock.setInterval(() => this.isUp() && this.redeclare('check'), checkMs);
   }
 
   /** Records a declaration that held (a later one of the same thing replaces it, keeping its place). */
@@ -82,7 +96,7 @@ export class DeclaredTopology {
   redeclare(trigger: RedeclareTrigger): void {
     if (this.stopped || this.declarations.size === 0) return;
     if (this.running !== undefined) {
-      if (trigger === 'reconnect') this.again = trigger;
+      if (trigger === 'reconnect') this.again = trigger; // a check or "no stream" is absorbed by the running pass
       return;
     }
     if (trigger === 'no_stream') {
@@ -107,6 +121,7 @@ export class DeclaredTopology {
   stop(): void {
     this.stopped = true;
     this.cancelWait?.();
+    this.cancelCheck?.();
   }
 
   private async pass(trigger: RedeclareTrigger): Promise<void> {
