@@ -57,6 +57,28 @@ export class BusStreams {
   }
 
   /**
+   * A stream that captures `subject`: the one already there (another process's, e.g. another account's
+   * connector: JetStream refuses two streams over one subject), else `definition`, created. Either way kept in
+   * the topology as "something captures `subject`": when the server lost it, `definition` is created then.
+   * Returns the name of the stream that captures it now.
+   */
+  async ensureCapturing(subject: string, definition: StreamDefinition): Promise<string> {
+    const owner = await this.streamFor(subject);
+    if (owner !== undefined && owner !== definition.name) {
+      this.connection.topology.keep({
+        kind: 'stream',
+        name: definition.name,
+        declare: async () => {
+          if ((await this.streamFor(subject)) === undefined) await this.createIfMissing(definition);
+        },
+      });
+      return owner;
+    }
+    await this.ensureStream(definition);
+    return definition.name;
+  }
+
+  /**
    * Declared again (DeclaredTopology): created only if the server says it does not exist — never updated, and
    * nothing sent but a read when it is there (on a cluster in failover, updates of every stream at each
    * reconnection disturbed the elections). A read that fails for another reason throws (retried later).

@@ -128,4 +128,19 @@ describe('the declared topology across a NATS that lost it', () => {
     watch.unsubscribe();
     expect(writes).toEqual([]);
   });
+
+  it('a stream found capturing the subject is used, and this process’s own is created once the server lost it', async () => {
+    // another process's stream over the subject (another account's connector's prices)
+    await connection.jsm.streams.add({ name: 'T_OTHERS', subjects: ['t.shared.>'] });
+    const streams = new BusStreams(connection, silent);
+    const definition = { name: 'T_MINE', subjects: ['t.shared.>'], storage: 'memory' as const };
+    expect(await streams.ensureCapturing('t.shared.>', definition)).toBe('T_OTHERS');
+    connection.topology.redeclare('reconnect');
+    await connection.topology.settled();
+    await expect(connection.jsm.streams.info('T_MINE')).rejects.toThrow(); // not while the other one is there
+    await connection.jsm.streams.delete('T_OTHERS'); // lost with its server's store
+    connection.topology.redeclare('reconnect');
+    await connection.topology.settled();
+    expect(await connection.jsm.streams.find('t.shared.x')).toBe('T_MINE');
+  });
 });

@@ -68,7 +68,8 @@ export function connectorStreams(subjects: Subjects, settings: ConnectorStreamSe
 /**
  * Creates or updates the streams. Price subjects are not account-scoped (account groups are), so with
  * several accounts on one NATS the first connector's price stream captures every account's prices: a
- * second connector finds it and does not define an overlapping one. Returns the price stream's name.
+ * second connector finds it and does not define an overlapping one — and creates its own should the server
+ * lose that one (`BusStreams.ensureCapturing`). Returns the price stream's name.
  */
 export async function ensureConnectorStreams(
   streams: BusStreams,
@@ -77,14 +78,8 @@ export async function ensureConnectorStreams(
 ): Promise<{ priceStream: string }> {
   let priceStream = StreamName.prices(subjects.account);
   for (const definition of connectorStreams(subjects, settings)) {
-    if (definition.name === priceStream) {
-      const owner = await streams.streamFor(subjects.allPrices);
-      if (owner !== undefined && owner !== priceStream) {
-        priceStream = owner;
-        continue;
-      }
-    }
-    await streams.ensureStream(definition);
+    if (definition.name === priceStream) priceStream = await streams.ensureCapturing(subjects.allPrices, definition);
+    else await streams.ensureStream(definition);
   }
   return { priceStream };
 }
