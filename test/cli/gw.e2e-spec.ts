@@ -23,6 +23,11 @@ describe('gw CLI', () => {
   let stack: RunningLauncher;
   const socket = `gw-e2e-${process.pid}`;
   const tmux = (...args: string[]) => run('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+  /** A new tmux session (one a failed attempt left is replaced, so a retry shows its own failure). */
+  const session = async (name: string, ...args: string[]) => {
+    await tmux('kill-session', '-t', name).catch(() => undefined);
+    return tmux('new-session', '-d', '-s', name, ...args);
+  };
 
   beforeAll(async () => {
     stack = await startLauncher();
@@ -38,7 +43,7 @@ describe('gw CLI', () => {
 
   it('in a terminal: a live table with colour, redrawn in place; Ctrl-C ends it with exit 0', async () => {
     const command = `${process.execPath} ${GW} prices BTC.USD 1 BTC T ETH.USD 10 ETH T --group ${GROUP} --nats ${stack.natsUrl}; echo "exit=$?"; sleep 600`;
-    await tmux('new-session', '-d', '-s', 'prices', '-x', '150', '-y', '20', command);
+    await session('prices', '-x', '150', '-y', '20', command);
     const screen = async (escapes = false) =>
       (await tmux('capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', 'prices')).stdout;
     const first = await eventually(
@@ -65,15 +70,12 @@ describe('gw CLI', () => {
   });
 
   it('gw status in a terminal: the session in colour, streams and consumers with their lag', async () => {
-    await tmux(
-      'new-session',
-      '-d',
-      '-s',
+    await session(
       'status',
       '-x',
       '150',
       '-y',
-      '20',
+      '50', // every stream and consumer of the stack, below the session line
       `${process.execPath} ${GW} status --nats ${stack.natsUrl}; echo "exit=$?"; sleep 600`,
     );
     const text = await eventually(
@@ -125,10 +127,7 @@ describe('gw CLI', () => {
   });
 
   it('gw buy in a terminal: the order on the latest quote, each state, then its outcome in colour', async () => {
-    await tmux(
-      'new-session',
-      '-d',
-      '-s',
+    await session(
       'buy',
       '-x',
       '200',
