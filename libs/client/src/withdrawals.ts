@@ -29,10 +29,20 @@ export class WithdrawalsApi {
     this.subjects = new WithdrawalSubjects(context.subjects.prefix, context.subjects.account);
   }
 
+  /**
+   * Submits one request. No answer in time rejects with an `OutcomeUnknownError` carrying the idempotency key
+   * sent (a generated one too): submit again with that key, never a new one, or `get({ idempotencyKey })`.
+   */
   async submit(request: WithdrawalRequest): Promise<WithdrawalView> {
-    const body = { ...request, idempotencyKey: request.idempotencyKey ?? randomUUID() };
-    return (await gatewayRequest<{ ok: true; withdrawal: WithdrawalView }>(this.context, this.subjects.submit, body))
-      .withdrawal;
+    const idempotencyKey = request.idempotencyKey ?? randomUUID();
+    return (
+      await gatewayRequest<{ ok: true; withdrawal: WithdrawalView }>(
+        this.context,
+        this.subjects.submit,
+        { ...request, idempotencyKey },
+        { what: 'withdrawal', idempotencyKey },
+      )
+    ).withdrawal;
   }
 
   async cancel(ref: WithdrawalRef): Promise<WithdrawalView> {
