@@ -13,7 +13,7 @@ import {
   type WithdrawalStateChanged,
   type WithdrawalView,
 } from '#contracts';
-import { subjectJson } from './account.js';
+import { changeFeed } from './change-feed.js';
 import { gatewayRequest, type ClientContext } from './client-context.js';
 
 /** A submit (`WithdrawalSubmitRequest`) whose idempotency key defaults to a new uuid (a retry must pass the same). */
@@ -68,8 +68,8 @@ export class WithdrawalsApi {
     return { withdrawals: reply.withdrawals, truncated: reply.truncated };
   }
 
-  /** Live state changes of every withdrawal from now on. */
+  /** Live state changes of every withdrawal from now on, in order, none lost to a reconnect (change-feed.ts). */
   changes$(): Observable<WithdrawalStateChanged> {
-    return subjectJson<WithdrawalStateChanged>(this.context, this.subjects.allChanged);
+    return changeFeed<WithdrawalStateChanged>(this.context, this.subjects.allChanged, 'account-sync app');
   }
 }
