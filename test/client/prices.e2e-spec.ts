@@ -91,6 +91,35 @@ describe('strategy SDK: prices and status', () => {
     expect((await released)?.code).toBe('RELEASED');
   });
 
+  it('two watches of one stream: the first leaving while the second is being granted leaves the stream leased', async () => {
+    const eth = { instrument: 'ETH.USD', quantity: '3', currency: 'ETH', tenor: 'T', accountGroup: group };
+    const first: PriceUpdate[] = [];
+    const leaving = client.prices.watch(eth).subscribe((u) => first.push(u));
+    const subject = (await eventually(() => first.find((u) => u.price.status === 'live'), { what: 'a live price' }))
+      .subject;
+    const published: PriceMessage[] = [];
+    const spy = stack.strategy.subscribe(subject, {
+      callback: (_error, message) => void published.push(message.json<PriceMessage>()),
+    });
+    await stack.strategy.flush();
+    const second: PriceUpdate[] = [];
+    const staying = client.prices.watch(eth).subscribe((u) => second.push(u));
+    leaving.unsubscribe(); // the second's subscribe is on its way: its lease is the one the first would release
+    let released: Promise<PriceMessage> | undefined;
+    try {
+      await eventually(() => (second.filter((u) => u.price.status === 'live').length >= 3 ? true : undefined), {
+        what: 'live prices at the second watch',
+      });
+      expect(published.filter((p) => p.status === 'stopped')).toEqual([]);
+      released = nextPrice(stack.strategy, subject, (p) => p.status === 'stopped');
+      await stack.strategy.flush();
+    } finally {
+      staying.unsubscribe();
+      spy.unsubscribe();
+    }
+    expect((await released)?.code).toBe('RELEASED'); // released once the last watch left
+  });
+
   it('marks a quote expired when its life ends without a newer one', async () => {
     // a clock 2 s before the quotes' ten-minute life ends; the venue goes silent so no newer quote comes
     const skewed = await GatewayClient.connect({

@@ -1,9 +1,9 @@
 /**
  * The account as the account-sync app mirrors it (docs/account-sync.md): balances, trades and transaction
  * legs (request/reply queries answered from the mirror, no venue budget spent), one transaction's state, and
- * the live changes of the account's state streams.
+ * the live changes of the account's state streams (JetStream: none lost while the client reconnects).
  */
-import { Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
 import {
   AccountSyncSubjects,
   TransactionSubjects,
@@ -17,6 +17,7 @@ import {
   type AccountStateChanged,
   type MirroredResource,
 } from '#contracts';
+import { changeFeed } from './change-feed.js';
 import { gatewayRequest, type ClientContext } from './client-context.js';
 
 /** A venue trade (§2.4) as mirrored; the venue's own fields, decimals as strings. */
@@ -41,6 +42,9 @@ export interface Page<T> {
   total: number;
   records: T[];
 }
+
+/** Who publishes the account's changes (for the message when their stream is missing). */
+const APP = 'account-sync app';
 
 /** Rows per request when a whole history is read page by page. */
 const PAGE = 1_000;
@@ -94,14 +98,17 @@ export class AccountApi {
     ).transaction;
   }
 
-  /** Live changes of one mirrored resource (balance, trade, …) from now on (core NATS). */
+  /**
+   * Live changes of one mirrored resource (balance, trade, …) from now on, in order, none lost to a reconnect
+   * (read from the account's event stream: change-feed.ts).
+   */
   changes$<T = unknown>(resource: MirroredResource): Observable<AccountStateChanged<T>> {
-    return subjectJson<AccountStateChanged<T>>(this.context, this.subjects.allStateChanges(resource));
+    return changeFeed<AccountStateChanged<T>>(this.context, this.subjects.allStateChanges(resource), APP);
   }
 
-  /** Live transaction state changes from now on. */
+  /** Live transaction state changes from now on, in order, none lost to a reconnect (the transaction ledger). */
   transactionChanges$(): Observable<TransactionStateChanged> {
-    return subjectJson<TransactionStateChanged>(this.context, this.transactionSubjects.allChanged);
+    return changeFeed<TransactionStateChanged>(this.context, this.transactionSubjects.allChanged, APP);
   }
 
   private async query<T>(resource: MirroredResource | 'transaction-list', query: object): Promise<Page<T>> {
@@ -112,20 +119,4 @@ export class AccountApi {
     );
     return { total: reply.total, records: reply.records };
   }
-}
-
-export function subjectJson<T>(context: ClientContext, subject: string): Observable<T> {
-  return new Observable<T>((subscriber) => {
-    const sub = context.nc.subscribe(subject, {
-      callback: (error, message) => {
-        if (error !== null) return;
-        try {
-          subscriber.next(message.json<T>());
-        } catch {
-          // not JSON: not of this contract
-        }
-      },
-    });
-    return () => sub.unsubscribe();
-  });
 }

@@ -7,7 +7,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { ErrorReply, Subjects } from '#contracts';
-import { ClientErrorCode, GatewayError } from './gateway-error.js';
+import { ClientErrorCode, GatewayError, OutcomeUnknownError } from './gateway-error.js';
 
 export interface ClientContext {
   readonly nc: NatsConnection;
@@ -21,11 +21,22 @@ export interface ClientContext {
   readonly requestTimeoutMs: number;
 }
 
-/** A gateway request/reply: `{ok:true,…}` is returned, `{ok:false,error}` and no answer throw a `GatewayError`. */
+/** A write named by an idempotency key: what it is (`order`, `withdrawal`) and the key it carries. */
+export interface IdempotentWrite {
+  what: string;
+  idempotencyKey: string;
+}
+
+/**
+ * A gateway request/reply: `{ok:true,…}` is returned, `{ok:false,error}` and no answer throw a `GatewayError`.
+ * A `write` sent but not answered throws an `OutcomeUnknownError` carrying its idempotency key (nobody
+ * listening stays NO_RESPONDER: nothing was received).
+ */
 export async function gatewayRequest<T extends { ok: true }>(
   context: ClientContext,
   subject: string,
   body: unknown,
+  write?: IdempotentWrite,
 ): Promise<T> {
   let reply: T | ErrorReply;
   try {
@@ -34,7 +45,9 @@ export async function gatewayRequest<T extends { ok: true }>(
     });
     reply = message.json<T | ErrorReply>();
   } catch (error) {
-    throw transportError(error, subject, context.subjects.account);
+    const failure = transportError(error, subject, context.subjects.account);
+    if (write === undefined || failure.code === ClientErrorCode.NoResponder) throw failure;
+    throw new OutcomeUnknownError(write.what, write.idempotencyKey, failure);
   }
   if (reply.ok) return reply;
   throw new GatewayError(reply.error.code, reply.error.message, nextStepFor(reply.error.code));
@@ -52,7 +65,7 @@ export function transportError(error: unknown, subject: string, account: string)
   }
   if (/timeout/i.test(text)) {
     return new GatewayError(
-      'TIMEOUT',
+      ClientErrorCode.Timeout,
       `no answer on ${subject} in time`,
       'the connector may be busy or restarting; try again, then look at `gw status`',
     );

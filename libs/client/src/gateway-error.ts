@@ -12,6 +12,10 @@ export const ClientErrorCode = {
   StreamMissing: 'STREAM_MISSING',
   /** An argument the SDK refuses before sending anything. */
   BadArgument: 'BAD_ARGUMENT',
+  /** No answer in time: the gateway may be busy or restarting. */
+  Timeout: 'TIMEOUT',
+  /** A write (order, withdrawal) sent but not answered: it may or may not have been carried out. */
+  OutcomeUnknown: 'OUTCOME_UNKNOWN',
 } as const;
 
 export class GatewayError extends Error {
@@ -23,5 +27,29 @@ export class GatewayError extends Error {
   ) {
     super(message);
     this.name = 'GatewayError';
+  }
+}
+
+/**
+ * A write — an order placed, a withdrawal submitted — sent but never answered (timed out, connection lost):
+ * the gateway may have carried it out or not. Ask again with the same `idempotencyKey` (the same key answers
+ * the same order or withdrawal, never a second one) or look it up by that key; a new key may do it twice.
+ * `cause` is the transport failure (`TIMEOUT`, …).
+ */
+export class OutcomeUnknownError extends GatewayError {
+  constructor(
+    /** What was asked, for a person: `order`, `withdrawal`. */
+    readonly what: string,
+    /** The key the request carried (the caller's, or the one the SDK generated). */
+    readonly idempotencyKey: string,
+    cause: GatewayError,
+  ) {
+    super(
+      ClientErrorCode.OutcomeUnknown,
+      `${cause.message}: the ${what} may or may not have been taken (idempotency key "${idempotencyKey}")`,
+      `ask again with the same idempotency key "${idempotencyKey}" — never a new one: the same key answers the same ${what} — or look the ${what} up by that key`,
+    );
+    this.name = 'OutcomeUnknownError';
+    this.cause = cause;
   }
 }

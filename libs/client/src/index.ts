@@ -4,7 +4,7 @@
  */
 import 'reflect-metadata'; // the contract classes' decorators (class-transformer) need it loaded first
 export { GatewayClient, type ConnectOptions } from './gateway-client.js';
-export { GatewayError, ClientErrorCode } from './gateway-error.js';
+export { GatewayError, ClientErrorCode, OutcomeUnknownError } from './gateway-error.js';
 export type { ClientContext } from './client-context.js';
 export { PricesApi, type PriceRequest, type PriceOptions } from './prices.js';
 export { priceUpdate, type PriceUpdate } from './price-update.js';

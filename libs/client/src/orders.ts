@@ -37,7 +37,13 @@ export interface PlaceOptions {
 /** An order in flight: awaitable for its outcome; its events as an Observable. */
 export class PlacedOrder implements PromiseLike<OrderView> {
   constructor(
-    /** The execution app's answer: the order id and its first view (rejects with a GatewayError on refusal). */
+    /** The key the order was sent with (the caller's, or a generated one): a retry must pass the same. */
+    readonly idempotencyKey: string,
+    /**
+     * The execution app's answer: the order id and its first view. Rejects with a GatewayError on refusal, and
+     * with an `OutcomeUnknownError` (carrying `idempotencyKey`) when no answer came: place it again with the same
+     * key, never a new one.
+     */
     readonly accepted: Promise<OrderAccepted>,
     /** Every state the order enters, in order, from the first (completes after the final one). */
     readonly events: Observable<OrderEvent>,
@@ -62,8 +68,13 @@ export class OrdersApi {
 
   /** Places one order and follows it. */
   place(request: OrderRequest, options: PlaceOptions = {}): PlacedOrder {
-    const body = { ...request, idempotencyKey: request.idempotencyKey ?? randomUUID() };
-    const accepted = gatewayRequest<OrderAccepted>(this.context, this.subjects.place, withoutUndefined(body));
+    const idempotencyKey = request.idempotencyKey ?? randomUUID();
+    const accepted = gatewayRequest<OrderAccepted>(
+      this.context,
+      this.subjects.place,
+      withoutUndefined({ ...request, idempotencyKey }),
+      { what: 'order', idempotencyKey },
+    );
     const events = new ReplaySubject<OrderEvent>();
     let latest: OrderView | undefined;
     const outcome = accepted.then(
@@ -96,7 +107,7 @@ export class OrdersApi {
     accepted.catch((error: unknown) => events.error(error));
     // A refusal rejects `outcome` too: a caller that handled it on `accepted` must not die of it unhandled.
     outcome.catch(() => undefined);
-    return new PlacedOrder(accepted, events.asObservable(), outcome);
+    return new PlacedOrder(idempotencyKey, accepted, events.asObservable(), outcome);
   }
 
   /** The events of one order from its first, live after; completes after the final one. */

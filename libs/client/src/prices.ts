@@ -2,9 +2,10 @@
  * Prices as an RxJS Observable (docs/nats-contract.md "Prices"). Subscribing asks the connector for the stream
  * (`stream.subscribe`), listens on the granted subject, reads the subject's last value at once (so a late
  * joiner starts with the last price, not the next one; a stored `stopped` is skipped, as the grant just given
- * supersedes it), renews the lease by itself every half lease, and
- * marks a quote expired when its `quoteExpiresAt` passes without a newer one. Unsubscribing stops renewing
- * and releases the interest. A refusal (a venue code, `NOT_CONNECTED`, no connector) is the Observable's
+ * supersedes it), renews the lease by itself every half lease, and marks a quote expired when its
+ * `quoteExpiresAt` passes without a newer one. Unsubscribing stops renewing and releases the interest: the
+ * client's lease on the stream, once no other watch of it remains (the connector keeps one lease per requester
+ * and stream: stream-leases.ts). A refusal (a venue code, `NOT_CONNECTED`, no connector) is the Observable's
  * error, as a `GatewayError`.
  */
 import { Observable, type Subscriber } from 'rxjs';
@@ -13,6 +14,7 @@ import { DEFAULT_LEASE_SECONDS, type PriceMessage, type StreamGranted, type Stre
 import { gatewayRequest, type ClientContext } from './client-context.js';
 import { ClientErrorCode, GatewayError } from './gateway-error.js';
 import { asPriceMessage, msUntilExpiry, priceUpdate, type PriceUpdate } from './price-update.js';
+import { StreamLeases } from './stream-leases.js';
 
 /** Which stream: everything of a `StreamRequest` but who holds it (the client) and the lease. */
 export type PriceRequest = Omit<StreamRequest, 'requester' | 'leaseSeconds'>;
@@ -25,10 +27,18 @@ export interface PriceOptions {
 export class PricesApi {
   private readonly streamOf = new Map<string, Promise<string | undefined>>();
   private readonly feeds = new Set<PriceFeed>();
-  /** Feeds of this client per price subject: the lease (one per requester) is released with the last one. */
-  private readonly holders = new Map<string, number>();
+  /** This client's leases, one per stream whatever the number of watches (stream-leases.ts). */
+  private readonly leases: StreamLeases;
 
-  constructor(private readonly context: ClientContext) {}
+  constructor(private readonly context: ClientContext) {
+    this.leases = new StreamLeases({
+      subscribe: (request) => gatewayRequest<StreamGranted>(context, context.subjects.streamSubscribe, request),
+      release: async (subject) => {
+        if (context.nc.isClosed()) return;
+        await gatewayRequest(context, context.subjects.streamRelease, { subject, requester: context.requester });
+      },
+    });
+  }
 
   /** Live prices of one stream, starting with its last value when there is one. */
   watch(request: PriceRequest, options: PriceOptions = {}): Observable<PriceUpdate> {
@@ -37,16 +47,7 @@ export class PricesApi {
       throw new GatewayError(ClientErrorCode.BadArgument, 'leaseSeconds must be an integer from 5 to 3600');
     }
     return new Observable<PriceUpdate>((subscriber) => {
-      const feed = new PriceFeed(this.context, subscriber, {
-        lastPrice: (subject) => this.lastPrice(subject),
-        hold: (subject) => this.holders.set(subject, (this.holders.get(subject) ?? 0) + 1),
-        letGo: (subject) => {
-          const left = (this.holders.get(subject) ?? 1) - 1;
-          if (left > 0) this.holders.set(subject, left);
-          else this.holders.delete(subject);
-          return left === 0;
-        },
-      });
+      const feed = new PriceFeed(this.context, subscriber, this.leases, (subject) => this.lastPrice(subject));
       this.feeds.add(feed);
       void feed.start({ ...request, requester: this.context.requester, leaseSeconds });
       return () => {
@@ -84,14 +85,6 @@ export class PricesApi {
   }
 }
 
-/** What the feeds of one client share: the last-value lookup and the count of holders per subject. */
-interface FeedSharing {
-  lastPrice(subject: string): Promise<PriceMessage | undefined>;
-  hold(subject: string): void;
-  /** True when this was the last holder. */
-  letGo(subject: string): boolean;
-}
-
 /** One subscriber's stream: grant, subscription, last value, lease renewal, expiry watch, release. */
 class PriceFeed {
   private subject: string | undefined;
@@ -106,14 +99,14 @@ class PriceFeed {
   constructor(
     private readonly context: ClientContext,
     private readonly out: Subscriber<PriceUpdate>,
-    private readonly shared: FeedSharing,
+    private readonly leases: StreamLeases,
+    private readonly lastPrice: (subject: string) => Promise<PriceMessage | undefined>,
   ) {}
 
   async start(request: StreamRequest): Promise<void> {
     try {
-      const grant = await this.ask(request);
-      this.shared.hold(grant.subject);
-      if (this.stopped) return this.release(grant.subject);
+      const grant = await this.leases.hold(request);
+      if (this.stopped) return this.leases.letGo(grant.subject);
       this.subject = grant.subject;
       this.sub = this.context.nc.subscribe(grant.subject, {
         callback: (error, msg) => {
@@ -127,8 +120,8 @@ class PriceFeed {
       const renewEveryMs = ((request.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000) / 2;
       // A renewal the connector does not answer (killed: it published no `stopped`) means nobody keeps this
       // price fresh: the last one is repeated as stale, never left looking live until its quote expires.
-      this.renewal = setInterval(() => void this.ask(request).catch(() => this.connectorLost()), renewEveryMs);
-      const last = await this.shared.lastPrice(grant.subject);
+      this.renewal = setInterval(() => void this.leases.renew(request).catch(() => this.connectorLost()), renewEveryMs);
+      const last = await this.lastPrice(grant.subject);
       // An update that arrived meanwhile is newer than the stored one: keep the order. A stored `stopped`
       // describes the stream's earlier life (released, connector stopped): the grant just given supersedes it.
       if (last !== undefined && last.status !== 'stopped' && !this.sawUpdate && !this.stopped) this.emit(last, true);
@@ -149,20 +142,8 @@ class PriceFeed {
     clearInterval(this.renewal);
     clearTimeout(this.expiry);
     this.sub?.unsubscribe();
-    if (this.subject !== undefined) this.release(this.subject);
-  }
-
-  private ask(request: StreamRequest): Promise<StreamGranted> {
-    return gatewayRequest<StreamGranted>(this.context, this.context.subjects.streamSubscribe, request);
-  }
-
-  /** Drops this feed's hold; the lease is released when no other feed of this client holds the subject. */
-  private release(subject: string): void {
-    if (!this.shared.letGo(subject) || this.context.nc.isClosed()) return;
-    void gatewayRequest(this.context, this.context.subjects.streamRelease, {
-      subject,
-      requester: this.context.requester,
-    }).catch(() => undefined); // the lease runs out by itself anyway
+    // the lease is released when no other feed of this client holds the stream
+    if (this.subject !== undefined) this.leases.letGo(this.subject);
   }
 
   private connectorLost(): void {

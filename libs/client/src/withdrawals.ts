@@ -13,7 +13,7 @@ import {
   type WithdrawalStateChanged,
   type WithdrawalView,
 } from '#contracts';
-import { subjectJson } from './account.js';
+import { changeFeed } from './change-feed.js';
 import { gatewayRequest, type ClientContext } from './client-context.js';
 
 /** A submit (`WithdrawalSubmitRequest`) whose idempotency key defaults to a new uuid (a retry must pass the same). */
@@ -29,10 +29,20 @@ export class WithdrawalsApi {
     this.subjects = new WithdrawalSubjects(context.subjects.prefix, context.subjects.account);
   }
 
+  /**
+   * Submits one request. No answer in time rejects with an `OutcomeUnknownError` carrying the idempotency key
+   * sent (a generated one too): submit again with that key, never a new one, or `get({ idempotencyKey })`.
+   */
   async submit(request: WithdrawalRequest): Promise<WithdrawalView> {
-    const body = { ...request, idempotencyKey: request.idempotencyKey ?? randomUUID() };
-    return (await gatewayRequest<{ ok: true; withdrawal: WithdrawalView }>(this.context, this.subjects.submit, body))
-      .withdrawal;
+    const idempotencyKey = request.idempotencyKey ?? randomUUID();
+    return (
+      await gatewayRequest<{ ok: true; withdrawal: WithdrawalView }>(
+        this.context,
+        this.subjects.submit,
+        { ...request, idempotencyKey },
+        { what: 'withdrawal', idempotencyKey },
+      )
+    ).withdrawal;
   }
 
   async cancel(ref: WithdrawalRef): Promise<WithdrawalView> {
@@ -58,8 +68,8 @@ export class WithdrawalsApi {
     return { withdrawals: reply.withdrawals, truncated: reply.truncated };
   }
 
-  /** Live state changes of every withdrawal from now on. */
+  /** Live state changes of every withdrawal from now on, in order, none lost to a reconnect (change-feed.ts). */
   changes$(): Observable<WithdrawalStateChanged> {
-    return subjectJson<WithdrawalStateChanged>(this.context, this.subjects.allChanged);
+    return changeFeed<WithdrawalStateChanged>(this.context, this.subjects.allChanged, 'account-sync app');
   }
 }

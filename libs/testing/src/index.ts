@@ -13,3 +13,4 @@ export {
 } from './stack.js';
 export { acquireMachineLock, type MachineLock } from './machine-lock.js';
 export { configProblems } from './config-problems.js';
+export { startTcpRelay, type TcpRelay } from './tcp-relay.js';

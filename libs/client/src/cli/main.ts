@@ -2,12 +2,13 @@
 /**
  * `gw`: the gateway from a terminal (docs/strategy-guide.md "CLI"). Commands: prices, status, streams, buy,
  * sell, orders, balances, trades, transactions, withdrawals, halt, resume, trading.
- * Errors say what went wrong and the next step; exit codes: 0 done, 1 failed, 2 bad usage.
+ * Errors say what went wrong and the next step; exit codes: 0 done, 1 failed, 2 bad usage, 3 outcome unknown
+ * (`gw buy|sell`, `gw withdrawals submit`: not final yet, or no answer — re-run with the same --key).
  */
 import 'reflect-metadata'; // the contract classes' decorators (class-transformer) need it loaded first
 import { GatewayClient } from '../gateway-client.js';
 import { ClientErrorCode, GatewayError } from '../gateway-error.js';
-import { commonOptions, parseCommand, COMMON_FLAGS } from './options.js';
+import { commonOptions, parseCommand, COMMON_FLAGS, type CommonOptions } from './options.js';
 import { pricesArgs, runPrices, PRICES_HELP } from './prices-command.js';
 import {
   BALANCES_FLAGS,
@@ -39,7 +40,10 @@ const HELP = `gw — the brokerage gateway from a terminal
   gw halt|resume --reason <why>, gw trading                               the kill switch, trading states
 
 Every command takes --nats <url> (NATS_URL, default nats://127.0.0.1:4222), --account <name> (ACCOUNT, default
-"default"), --prefix <subjects> (NATS_SUBJECT_PREFIX, default gw.v1) and --json. \`gw <command> --help\` for more.`;
+"default"), --prefix <subjects> (NATS_SUBJECT_PREFIX, default gw.v1), --timeout <seconds> (each request, default
+15) and --json. \`gw <command> --help\` for more.
+Exit codes: 0 done, 1 failed, 2 bad usage, 3 outcome unknown (gw buy|sell, gw withdrawals submit: not final yet,
+or no answer — re-run with the idempotency key printed, --key <key>, never without it).`;
 
 async function main(argv: string[]): Promise<number> {
   // `gw prices … | head -3`: the reader went away; that ends the command, it is not a failure
@@ -113,7 +117,7 @@ async function main(argv: string[]): Promise<number> {
         else if (command === 'balances') await runBalances(client, values, output);
         else if (command === 'trades') await runTrades(client, values, output);
         else if (command === 'transactions') await runTransactions(client, values, output);
-        else if (command === 'withdrawals') await runWithdrawals(client, values, positionals, output);
+        else if (command === 'withdrawals') return await runWithdrawals(client, values, positionals, output);
         else await runTrading(client, command, values, output);
         return 0;
       }
@@ -153,12 +157,13 @@ const SIMPLE = {
   trading: { flags: TRADING_FLAGS, help: TRADING_HELP },
 } as const;
 
-function connect(options: { nats: string; account: string; prefix: string }): Promise<GatewayClient> {
+function connect(options: CommonOptions): Promise<GatewayClient> {
   return GatewayClient.connect({
     servers: options.nats,
     account: options.account,
     prefix: options.prefix,
     name: 'gw-cli',
+    ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
   });
 }
 

@@ -10,6 +10,8 @@ export interface CommonOptions {
   account: string;
   prefix: string;
   json: boolean;
+  /** Bound on each gateway request (`--timeout <seconds>`); the SDK's default when absent. */
+  requestTimeoutMs?: number;
 }
 
 export const COMMON_FLAGS = {
@@ -17,6 +19,7 @@ export const COMMON_FLAGS = {
   account: { type: 'string' },
   prefix: { type: 'string' },
   json: { type: 'boolean' },
+  timeout: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -26,6 +29,9 @@ export function commonOptions(values: Record<string, unknown>, env: NodeJS.Proce
     account: text(values['account']) ?? env['ACCOUNT'] ?? 'default',
     prefix: text(values['prefix']) ?? env['NATS_SUBJECT_PREFIX'] ?? 'gw.v1',
     json: values['json'] === true,
+    ...(values['timeout'] !== undefined
+      ? { requestTimeoutMs: (positiveInt('gw', 'timeout', values['timeout']) ?? 0) * 1000 }
+      : {}),
   };
 }
 
@@ -44,7 +50,8 @@ export function parseCommand<O extends ParseArgsConfig['options']>(
 }
 
 export function usage(command: string, message: string): GatewayError {
-  return new GatewayError(ClientErrorCode.BadArgument, message, `see \`gw ${command} --help\``);
+  const help = command === 'gw' ? 'gw --help' : `gw ${command} --help`;
+  return new GatewayError(ClientErrorCode.BadArgument, message, `see \`${help}\``);
 }
 
 /** A positive integer flag (`--count 5`). */

@@ -4,22 +4,29 @@
  * each state as it is entered, then the outcome. UNKNOWN and INDETERMINATE are said as such (never as a
  * failure); exit code 0 SUCCESS, 1 FAILED or refused, 3 outcome not known yet. `gw orders`: open orders.
  */
-import type { OrderEvent, OrderView } from '#contracts';
+import type { GetOrderRequest, OrderAccepted, OrderEvent, OrderView } from '#contracts';
 import type { GatewayClient } from '../gateway-client.js';
+import { OutcomeUnknownError } from '../gateway-error.js';
 import { parseCommand, positiveInt, usage, COMMON_FLAGS } from './options.js';
 import { paint, table, type Terminal } from './terminal.js';
+import { announceKey, EXIT_OUTCOME_UNKNOWN, unansweredJson, unansweredLines } from './unanswered-write.js';
 
 export const ORDER_HELP = `gw buy|sell <instrument> <quantity> <currency> <tenor> --group <uuid> --strategy <id>
   Places one order on the latest quote of that price stream and follows it to its outcome.
   e.g. gw buy BTC.USD 0.01 BTC T --group <account group uuid> --strategy manual
   --worst-price <p>   refuse a price worse than p (quote currency per base unit)
-  --key <key>         idempotency key (a repeat answers the same order; default: a new one)
+  --key <key>         idempotency key (a repeat answers the same order; default: a new one, printed on stderr
+                      before the order is sent)
   --wait <seconds>    how long to wait for a final state (default 60); then the state it is in
+  --timeout <seconds> how long to wait for the execution app's answer (default 15)
   --json              one JSON line per event, then the outcome
-  Exit code: 0 SUCCESS, 1 FAILED or refused, 3 not final yet (UNKNOWN/INDETERMINATE/PENDING: not a failure).`;
+  Exit code: 0 SUCCESS, 1 FAILED or refused, 3 not final yet (UNKNOWN/INDETERMINATE/PENDING: not a failure) or
+  no answer at all (UNKNOWN: the order may have been placed — re-run with the same --key, never without it;
+  \`gw orders --strategy <id> --key <key>\` looks it up).`;
 
-export const ORDERS_HELP = `gw orders [--unresolved] [--strategy <id>] [--id <orderId>]
-  Open orders (not final), or with --unresolved those of unknown outcome; --id shows one order.
+export const ORDERS_HELP = `gw orders [--unresolved] [--strategy <id>] [--id <orderId> | --strategy <id> --key <key>]
+  Open orders (not final), or with --unresolved those of unknown outcome; --id, or --strategy with the
+  idempotency key, shows one order.
   --json           one JSON document`;
 
 const ORDER_FLAGS = {
@@ -85,6 +92,7 @@ export async function runOrder(
   args: OrderArgs,
   output: { json: boolean; terminal: Terminal },
 ): Promise<number> {
+  const idempotencyKey = announceKey(args.key, output.terminal);
   const placed = client.orders.place(
     {
       strategyId: args.strategy,
@@ -95,11 +103,28 @@ export async function runOrder(
       currency: args.currency,
       tenor: args.tenor,
       ...(args.worstPrice !== undefined ? { worstPrice: args.worstPrice } : {}),
-      ...(args.key !== undefined ? { idempotencyKey: args.key } : {}),
+      idempotencyKey,
     },
     { settleWaitMs: args.waitMs },
   );
-  const accepted = await placed.accepted;
+  let accepted: OrderAccepted;
+  try {
+    accepted = await placed.accepted;
+  } catch (error) {
+    if (!(error instanceof OutcomeUnknownError)) throw error;
+    const write = {
+      what: 'order',
+      idempotencyKey,
+      lookUp: `gw orders --strategy ${args.strategy} --key ${idempotencyKey}`,
+    };
+    if (output.json) {
+      const outcome = { ...unansweredJson(write, error), final: false, strategyId: args.strategy };
+      output.terminal.line(JSON.stringify({ outcome }));
+    } else {
+      for (const line of unansweredLines('outcome: ', write, error, output.terminal)) output.terminal.line(line);
+    }
+    return EXIT_OUTCOME_UNKNOWN;
+  }
   if (!output.json) {
     output.terminal.line(
       `order ${accepted.orderId} accepted${accepted.duplicate ? ' (same key: the existing order)' : ''}: ${describeRequest(accepted.order)}`,
@@ -113,7 +138,7 @@ export async function runOrder(
   subscription.unsubscribe();
   if (output.json) output.terminal.line(JSON.stringify({ outcome }));
   else for (const line of outcomeLines(outcome, output.terminal)) output.terminal.line(line);
-  return outcome.state === 'SUCCESS' ? 0 : outcome.state === 'FAILED' ? 1 : 3;
+  return outcome.state === 'SUCCESS' ? 0 : outcome.state === 'FAILED' ? 1 : EXIT_OUTCOME_UNKNOWN;
 }
 
 export function describeRequest(order: OrderView): string {
@@ -172,15 +197,28 @@ export const ORDERS_FLAGS = {
   unresolved: { type: 'boolean' },
   strategy: { type: 'string' },
   id: { type: 'string' },
+  key: { type: 'string' },
 } as const;
+
+/** `--id <orderId>`, or `--strategy <id> --key <key>`: which one order to show (undefined: a list). */
+function oneOrder(values: Record<string, unknown>): GetOrderRequest | undefined {
+  const { id, strategy, key } = values;
+  if (typeof id === 'string') return { orderId: id };
+  if (typeof key !== 'string') return undefined;
+  if (typeof strategy !== 'string') {
+    throw usage('orders', '--key <key> needs --strategy <id> (a key names an order per strategy)');
+  }
+  return { strategyId: strategy, idempotencyKey: key };
+}
 
 export async function runOrders(
   client: GatewayClient,
   values: Record<string, unknown>,
   output: { json: boolean; terminal: Terminal },
 ): Promise<void> {
-  if (typeof values['id'] === 'string') {
-    const order = await client.orders.get({ orderId: values['id'] });
+  const one = oneOrder(values);
+  if (one !== undefined) {
+    const order = await client.orders.get(one);
     if (output.json) output.terminal.line(JSON.stringify(order));
     else {
       for (const line of [...ordersTable([order], output.terminal), ...outcomeLines(order, output.terminal)]) {

@@ -1,19 +1,26 @@
 /**
  * `gw withdrawals`: list (the venue's lists), `submit`, `cancel`. A submit names its request with an
- * idempotency key (default: a new one, printed): repeating the command with the same `--key` never creates a
- * second withdrawal. A submit of unknown outcome is said as UNKNOWN (the gateway settles it from the venue's
- * lists; never re-sent).
+ * idempotency key (default: a new one, printed on stderr before it is sent): repeating the command with the
+ * same `--key` never creates a second withdrawal. A submit of unknown outcome is said as UNKNOWN, exit 3: the
+ * gateway's answer UNKNOWN (it settles it from the venue's lists; never re-sent), or no answer at all (re-run
+ * with the same `--key`, or `gw withdrawals get --key`).
  */
 import type { WithdrawalListItem, WithdrawalView } from '#contracts';
 import type { GatewayClient } from '../gateway-client.js';
+import { OutcomeUnknownError } from '../gateway-error.js';
 import { COMMON_FLAGS, positiveInt, usage } from './options.js';
 import { paint, table, type Terminal } from './terminal.js';
+import { announceKey, EXIT_OUTCOME_UNKNOWN, unansweredJson, unansweredLines } from './unanswered-write.js';
 
 export const WITHDRAWALS_HELP = `gw withdrawals [list] [--kind fiat|crypto] [--limit <n>]
 gw withdrawals submit <fiat|crypto> <amount> <ccy> --group <uuid> (--bank-account <uuid> | --wallet <uuid>) [--key <k>] [--comment <text>]
 gw withdrawals cancel <requestId> | --key <k>
 gw withdrawals get <requestId> | --key <k>
-  --json           one JSON document`;
+  --key <k>        submit: the idempotency key (default: a new one, printed on stderr before the request is sent)
+  --timeout <s>    how long to wait for account-sync's answer (default 15)
+  --json           one JSON document
+  Exit code of submit: 0 answered, 1 refused, 3 outcome UNKNOWN — the gateway's answer (it settles it from the
+  venue's lists) or none at all: re-run with the same --key (never without it), or \`gw withdrawals get --key <k>\`.`;
 
 export const WITHDRAWALS_FLAGS = {
   ...COMMON_FLAGS,
@@ -33,7 +40,7 @@ export async function runWithdrawals(
   values: Record<string, unknown>,
   positionals: string[],
   output: Output,
-): Promise<void> {
+): Promise<number> {
   const [action = 'list', ...rest] = positionals;
   const key = typeof values['key'] === 'string' ? values['key'] : undefined;
   switch (action) {
@@ -48,7 +55,7 @@ export async function runWithdrawals(
       });
       if (output.json) output.terminal.line(JSON.stringify(list));
       else for (const line of withdrawalListTable(list.withdrawals, list.truncated)) output.terminal.line(line);
-      return;
+      return 0;
     }
     case 'submit': {
       const [kind, amount, ccy] = rest;
@@ -59,18 +66,31 @@ export async function runWithdrawals(
       if (typeof group !== 'string') throw usage('withdrawals', '--group <account group uuid> is required');
       const bank = values['bank-account'];
       const wallet = values['wallet'];
-      const view = await client.withdrawals.submit({
-        kind,
-        amount,
-        ccy,
-        accountGroupUuid: group,
-        ...(typeof bank === 'string' ? { bankAccountUuid: bank } : {}),
-        ...(typeof wallet === 'string' ? { walletUuid: wallet } : {}),
-        ...(typeof values['comment'] === 'string' ? { clientComment: values['comment'] } : {}),
-        ...(key !== undefined ? { idempotencyKey: key } : {}),
-      });
+      const idempotencyKey = announceKey(key, output.terminal);
+      let view: WithdrawalView;
+      try {
+        view = await client.withdrawals.submit({
+          kind,
+          amount,
+          ccy,
+          accountGroupUuid: group,
+          ...(typeof bank === 'string' ? { bankAccountUuid: bank } : {}),
+          ...(typeof wallet === 'string' ? { walletUuid: wallet } : {}),
+          ...(typeof values['comment'] === 'string' ? { clientComment: values['comment'] } : {}),
+          idempotencyKey,
+        });
+      } catch (error) {
+        if (!(error instanceof OutcomeUnknownError)) throw error;
+        const write = { what: 'withdrawal', idempotencyKey, lookUp: `gw withdrawals get --key ${idempotencyKey}` };
+        if (output.json) output.terminal.line(JSON.stringify(unansweredJson(write, error)));
+        else {
+          const heading = `withdrawal (key ${idempotencyKey}): `;
+          for (const line of unansweredLines(heading, write, error, output.terminal)) output.terminal.line(line);
+        }
+        return EXIT_OUTCOME_UNKNOWN;
+      }
       print(view, output);
-      return;
+      return view.state === 'UNKNOWN' ? EXIT_OUTCOME_UNKNOWN : 0;
     }
     case 'cancel':
     case 'get': {
@@ -79,7 +99,7 @@ export async function runWithdrawals(
         throw usage('withdrawals', `gw withdrawals ${action} needs <requestId> or --key`);
       const ref = requestId !== undefined ? { requestId } : { idempotencyKey: key ?? '' };
       print(action === 'cancel' ? await client.withdrawals.cancel(ref) : await client.withdrawals.get(ref), output);
-      return;
+      return 0;
     }
     default:
       throw usage('withdrawals', `unknown action "${action.slice(0, 40)}" (list, submit, cancel, get)`);

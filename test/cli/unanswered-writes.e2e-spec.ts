@@ -1,0 +1,181 @@
+/**
+ * `gw buy` and `gw withdrawals submit` when the gateway takes the request and never answers it: on a real
+ * nats-server, stand-ins for the execution and account-sync apps keep the first request of each key without
+ * answering (as an app that stored the order, then hung), and answer a repeat of the key with what they kept,
+ * as the real apps do. The CLI prints the key it generated before sending, reports the outcome UNKNOWN (exit 3,
+ * not a failure) with the way on: re-run with `--key <that key>` — which answers the same order or withdrawal,
+ * never a second one.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import {
+  ExecutionSubjects,
+  Subjects,
+  WithdrawalSubjects,
+  type OrderView,
+  type PlaceOrderRequest,
+  type WithdrawalSubmitRequest,
+  type WithdrawalView,
+} from '#contracts';
+import { startNatsServer, type NatsServerHandle } from '#testing';
+
+const run = promisify(execFile);
+const GW = join(process.cwd(), 'bin/gw.js');
+const ACCOUNT = 'hung';
+const GROUP = '9a000000-0000-4000-8000-000000000001';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe('gw: an order or withdrawal the gateway took without answering', () => {
+  let nats: NatsServerHandle;
+  let apps: NatsConnection;
+  /** Every key the stand-ins received, in order, and what each kept per key. */
+  const keysReceived: string[] = [];
+  const orders = new Map<string, OrderView>();
+  const withdrawals = new Map<string, WithdrawalView>();
+
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    apps = await connect({ servers: nats.url });
+    apps.subscribe(new ExecutionSubjects(new Subjects('gw.v1', ACCOUNT)).place, {
+      callback: (_error, message) => {
+        const request = message.json<PlaceOrderRequest>();
+        keysReceived.push(request.idempotencyKey);
+        const kept = orders.get(request.idempotencyKey);
+        if (kept === undefined) {
+          orders.set(request.idempotencyKey, filled(request, `o-${orders.size + 1}`));
+          return; // taken, never answered
+        }
+        message.respond(JSON.stringify({ ok: true, orderId: kept.orderId, duplicate: true, order: kept }));
+      },
+    });
+    apps.subscribe(new WithdrawalSubjects('gw.v1', ACCOUNT).submit, {
+      callback: (_error, message) => {
+        const request = message.json<WithdrawalSubmitRequest>();
+        keysReceived.push(request.idempotencyKey);
+        const kept = withdrawals.get(request.idempotencyKey);
+        if (kept === undefined) {
+          withdrawals.set(request.idempotencyKey, pendingApproval(request, `w${withdrawals.size + 1}`));
+          return;
+        }
+        message.respond(JSON.stringify({ ok: true, withdrawal: kept }));
+      },
+    });
+    await apps.flush();
+  });
+  afterAll(async () => {
+    await apps?.drain();
+    await nats?.stop();
+  });
+
+  const gw = async (args: string[]): Promise<Run> => {
+    const command = [GW, ...args, '--nats', nats.url, '--account', ACCOUNT, '--timeout', '1'];
+    try {
+      const { stdout, stderr } = await run(process.execPath, command, { encoding: 'utf8', timeout: 30_000 });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string; stderr: string };
+      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+    }
+  };
+  const buy = ['buy', 'BTC.USD', '0.01', 'BTC', 'T', '--group', GROUP, '--strategy', 'cli-hung'];
+
+  it('gw buy: the generated key printed first, UNKNOWN with exit 3; the re-run with --key answers that order', async () => {
+    const first = await gw(buy);
+    expect(first.code).toBe(3);
+    const key = keysReceived.at(-1) ?? '';
+    expect(key).toMatch(/^[0-9a-f-]{36}$/);
+    expect(first.stderr.split('\n')[0]).toBe(`idempotency key ${key} (generated: a retry must pass --key ${key})`);
+    expect(first.stdout).toContain('outcome: UNKNOWN');
+    expect(first.stdout).toContain(`re-run this command with --key ${key}`);
+    expect(first.stdout).toContain(`gw orders --strategy cli-hung --key ${key}`);
+    expect(first.stdout).not.toMatch(/FAILED|try again/);
+
+    const again = await gw([...buy, '--key', key]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('order o-1 accepted (same key: the existing order)');
+    expect(again.stdout).toContain('outcome: SUCCESS');
+    expect(keysReceived.slice(-2)).toEqual([key, key]);
+    expect(orders.size).toBe(1); // one order, however often it was asked for
+  });
+
+  it('gw buy --json: the outcome line says UNKNOWN with the key and the next step', async () => {
+    const first = await gw([...buy, '--json']);
+    expect(first.code).toBe(3);
+    const key = keysReceived.at(-1) ?? '';
+    expect(first.stderr).toContain(`idempotency key ${key}`);
+    const lines = first.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const { outcome } = JSON.parse(lines[0] ?? '') as { outcome: Record<string, unknown> };
+    expect(outcome).toMatchObject({
+      state: 'UNKNOWN',
+      final: false,
+      strategyId: 'cli-hung',
+      idempotencyKey: key,
+      code: 'OUTCOME_UNKNOWN',
+    });
+    expect(outcome['next']).toContain(`--key ${key}`);
+  });
+
+  it('gw withdrawals submit: the key printed, UNKNOWN with exit 3; the re-run with --key answers that request', async () => {
+    const submit = ['withdrawals', 'submit', 'fiat', '100.50', 'USD', '--group', GROUP, '--bank-account', 'b-1'];
+    const first = await gw([...submit, '--json']);
+    expect(first.code).toBe(3);
+    const key = keysReceived.at(-1) ?? '';
+    expect(first.stderr).toContain(`idempotency key ${key} (generated: a retry must pass --key ${key})`);
+    const unknown = JSON.parse(first.stdout) as Record<string, unknown>;
+    expect(unknown).toMatchObject({ state: 'UNKNOWN', idempotencyKey: key, code: 'OUTCOME_UNKNOWN' });
+    expect(unknown['next']).toContain(`gw withdrawals get --key ${key}`);
+
+    const human = await gw([...submit, '--key', 'payout-9']);
+    expect(human.code).toBe(3);
+    expect(human.stderr.split('\n')[0]).toBe('idempotency key payout-9');
+    expect(human.stdout).toContain('withdrawal (key payout-9): UNKNOWN');
+    expect(human.stdout).toContain('re-run this command with --key payout-9');
+
+    const again = await gw([...submit, '--key', key, '--json']);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ requestId: 'w1', idempotencyKey: key, state: 'PENDING_APPROVAL' });
+    expect(withdrawals.size).toBe(2); // the generated key's request and payout-9's: none twice
+  });
+});
+
+function filled(request: PlaceOrderRequest, orderId: string): OrderView {
+  return {
+    v: 1,
+    orderId,
+    clientRequestId: `c-${orderId}`,
+    idempotencyKey: request.idempotencyKey,
+    strategyId: request.strategyId,
+    accountGroup: request.accountGroup,
+    side: request.side,
+    instrument: request.instrument,
+    quoteId: 'q-1',
+    state: 'SUCCESS',
+    final: true,
+    acceptedAt: 0,
+    updatedAt: 0,
+    quoteExpiresAt: 600_000,
+  };
+}
+
+function pendingApproval(request: WithdrawalSubmitRequest, requestId: string): WithdrawalView {
+  return {
+    requestId,
+    idempotencyKey: request.idempotencyKey,
+    kind: request.kind,
+    state: 'PENDING_APPROVAL',
+    accountGroupUuid: request.accountGroupUuid,
+    ccy: request.ccy,
+    amount: request.amount,
+    createdAt: 0,
+    updatedAt: 0,
+  };
+}
