@@ -88,6 +88,7 @@ export class PricesApi {
 /** One subscriber's stream: grant, subscription, last value, lease renewal, expiry watch, release. */
 class PriceFeed {
   private subject: string | undefined;
+  private leaseSeconds: number | undefined;
   private sub: NatsSubscription | undefined;
   private renewal: ReturnType<typeof setInterval> | undefined;
   private expiry: ReturnType<typeof setTimeout> | undefined;
@@ -106,8 +107,9 @@ class PriceFeed {
   async start(request: StreamRequest): Promise<void> {
     try {
       const grant = await this.leases.hold(request);
-      if (this.stopped) return this.leases.letGo(grant.subject);
+      if (this.stopped) return this.leases.letGo(grant.subject, request.leaseSeconds);
       this.subject = grant.subject;
+      this.leaseSeconds = request.leaseSeconds;
       this.sub = this.context.nc.subscribe(grant.subject, {
         callback: (error, msg) => {
           if (error !== null) return;
@@ -120,7 +122,8 @@ class PriceFeed {
       const renewEveryMs = ((request.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000) / 2;
       // A renewal the connector does not answer (killed: it published no `stopped`) means nobody keeps this
       // price fresh: the last one is repeated as stale, never left looking live until its quote expires.
-      this.renewal = setInterval(() => void this.leases.renew(request).catch(() => this.connectorLost()), renewEveryMs);
+      const renew = () => void this.leases.renew(request, grant.subject).catch(() => this.connectorLost());
+      this.renewal = setInterval(renew, renewEveryMs);
       const last = await this.lastPrice(grant.subject);
       // An update that arrived meanwhile is newer than the stored one: keep the order. A stored `stopped`
       // describes the stream's earlier life (released, connector stopped): the grant just given supersedes it.
@@ -143,7 +146,7 @@ class PriceFeed {
     clearTimeout(this.expiry);
     this.sub?.unsubscribe();
     // the lease is released when no other feed of this client holds the stream
-    if (this.subject !== undefined) this.leases.letGo(this.subject);
+    if (this.subject !== undefined) this.leases.letGo(this.subject, this.leaseSeconds);
   }
 
   private connectorLost(): void {

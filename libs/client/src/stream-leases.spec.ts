@@ -23,6 +23,8 @@ const SUBJECT = subjects.price(btc);
 class StandInConnector {
   readonly leased = new Set<string>();
   readonly subscribes: string[] = [];
+  /** The lease each subscribe (grant or renewal) asked for, in order. */
+  readonly leaseSeconds: number[] = [];
   readonly releases: string[] = [];
   holdGrants = false;
   holdReleases = false;
@@ -35,8 +37,10 @@ class StandInConnector {
   }
 
   private subscribe(message: Msg): void {
-    const subject = subjects.price(message.json<StreamRequest>());
+    const request = message.json<StreamRequest>();
+    const subject = subjects.price(request);
     this.subscribes.push(subject);
+    this.leaseSeconds.push(request.leaseSeconds ?? 0);
     this.leased.add(subject); // taken (or extended) on arrival, as the connector does for a held stream
     const answer = () =>
       void message.respond(JSON.stringify({ ok: true, subject, leaseExpiresAt: Date.now() + 30_000 }));
@@ -77,6 +81,7 @@ class StandInConnector {
     this.applyReleases();
     this.leased.clear();
     this.subscribes.length = 0;
+    this.leaseSeconds.length = 0;
     this.releases.length = 0;
   }
 }
@@ -105,10 +110,10 @@ describe('price leases shared by the watches of one client', () => {
     await nats?.stop();
   });
 
-  /** A watch whose updates are collected (long lease: no renewal during a test). */
-  const watch = (request = btc): PriceUpdate[] => {
+  /** A watch whose updates are collected (long lease by default: no renewal during a test). */
+  const watch = (request = btc, leaseSeconds = 3600): PriceUpdate[] => {
     const seen: PriceUpdate[] = [];
-    watching.push(client.prices.watch(request, { leaseSeconds: 3600 }).subscribe((u) => seen.push(u)));
+    watching.push(client.prices.watch(request, { leaseSeconds }).subscribe((u) => seen.push(u)));
     return seen;
   };
   const price = (quoteId: string): PriceMessage => ({
@@ -199,6 +204,27 @@ describe('price leases shared by the watches of one client', () => {
     await receives(second, 'q2');
     expect(connector.subscribes).toEqual([SUBJECT, SUBJECT, SUBJECT]);
     connector.releases.length = 0;
+    await lastLeaves();
+  });
+
+  it('a short watch renews for the longest lease of the stream: its renewal never cuts the long watch’s lease', async () => {
+    const long = watch(btc, 3600);
+    await receives(long, 'q1');
+    const short = watch(btc, 5); // renews every 2.5 s
+    await receives(short, 'q2');
+    await eventually(() => (connector.leaseSeconds.length >= 3 ? true : undefined), {
+      what: 'the short watch renewing',
+      timeoutMs: 10_000,
+    });
+    // the grants asked for what each watch wants; every renewal for the longest held (the connector keeps the last)
+    expect(connector.leaseSeconds.slice(0, 2)).toEqual([3600, 5]);
+    expect(connector.leaseSeconds.slice(2).every((seconds) => seconds === 3600)).toBe(true);
+    // the short one leaves: the lease is renewed for the long one at once (its own renewal is half an hour away)
+    const before = connector.leaseSeconds.length;
+    watching.pop()?.unsubscribe();
+    await eventually(() => (connector.leaseSeconds.length > before ? true : undefined), { what: 'a renewal' });
+    expect(connector.leaseSeconds.at(-1)).toBe(3600);
+    expect(connector.releases).toEqual([]);
     await lastLeaves();
   });
 });

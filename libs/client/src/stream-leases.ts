@@ -9,7 +9,9 @@
  *    it already, would drop the lease it just gave. The waiting release is sent once no grant is on its way,
  *    if nobody holds the subject by then;
  *  - a grant asked while a release of its subject was on its way may have been handled by the connector before
- *    that release: once the release is answered, the grant is asked again.
+ *    that release: once the release is answered, the grant is asked again;
+ *  - the connector keeps the length of the latest renewal, so every renewal asks for the longest lease any
+ *    holder of the subject wants: a short watch's renewal never cuts a long watch's lease, which renews rarely.
  */
 import type { StreamGranted, StreamRequest } from '#contracts';
 
@@ -20,7 +22,10 @@ export interface LeaseDesk {
 }
 
 export class StreamLeases {
-  private readonly holders = new Map<string, number>();
+  /** Per subject, the lease (s) each holder asked for: one entry per holder. */
+  private readonly holders = new Map<string, number[]>();
+  /** Per held subject, a request that names it (for a renewal no holder asked for). */
+  private readonly requests = new Map<string, StreamRequest>();
   /** Releases sent and not answered yet, per subject. */
   private readonly releasing = new Map<string, Promise<void>>();
   /** When (on `clock`) a subject's last release was answered; kept while a grant asked before it may be out. */
@@ -37,35 +42,53 @@ export class StreamLeases {
   async hold(request: StreamRequest): Promise<StreamGranted> {
     let crossed: Promise<void> | undefined;
     const granted = await this.ask(request, (subject, askedAt) => {
-      this.holders.set(subject, (this.holders.get(subject) ?? 0) + 1);
+      this.holders.set(subject, [...(this.holders.get(subject) ?? []), request.leaseSeconds ?? 0]);
+      this.requests.set(subject, request);
       crossed = this.releaseCrossing(subject, askedAt);
     });
     if (crossed === undefined) return granted;
     try {
       await crossed;
       // the connector may have handled that release after this grant: ask again (held now, no release can follow)
-      return await this.ask(request);
+      return await this.ask(this.longest(request, granted.subject));
     } catch (error) {
-      this.letGo(granted.subject);
+      this.letGo(granted.subject, request.leaseSeconds);
       throw error;
     }
   }
 
-  /** Renews a held stream's lease (a release of it waits for the answer). */
-  renew(request: StreamRequest): Promise<StreamGranted> {
-    return this.ask(request);
+  /** Renews a held stream's lease, for the longest any holder of `subject` wants (a release of it waits). */
+  renew(request: StreamRequest, subject: string): Promise<StreamGranted> {
+    return this.ask(this.longest(request, subject));
   }
 
-  /** One holder leaves; the last one releases the lease (at once, or when the grants on their way are answered). */
-  letGo(subject: string): void {
-    const left = (this.holders.get(subject) ?? 1) - 1;
-    if (left > 0) {
-      this.holders.set(subject, left);
+  /**
+   * One holder (the one that asked for `leaseSeconds`) leaves; the last one releases the lease (at once, or when
+   * the grants on their way are answered). If it leaves others that want a longer lease than its own grant or
+   * renewal may have left at the connector, the lease is renewed for them at once.
+   */
+  letGo(subject: string, leaseSeconds: number | undefined): void {
+    const held = [...(this.holders.get(subject) ?? [])];
+    const mine = held.indexOf(leaseSeconds ?? 0);
+    held.splice(mine >= 0 ? mine : 0, 1);
+    const request = this.requests.get(subject);
+    if (held.length > 0) {
+      this.holders.set(subject, held);
+      const longest = Math.max(...held);
+      if (request !== undefined && longest > (leaseSeconds ?? 0)) {
+        this.ask({ ...request, leaseSeconds: longest }).catch(() => undefined); // its holders' renewals say a loss
+      }
       return;
     }
     this.holders.delete(subject);
+    this.requests.delete(subject);
     if (this.asksInFlight > 0) this.releaseWaiting.add(subject);
     else this.release(subject);
+  }
+
+  private longest(request: StreamRequest, subject: string): StreamRequest {
+    const wanted = Math.max(request.leaseSeconds ?? 0, ...(this.holders.get(subject) ?? []));
+    return wanted > 0 ? { ...request, leaseSeconds: wanted } : request;
   }
 
   private async ask(
