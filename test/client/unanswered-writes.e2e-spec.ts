@@ -32,7 +32,12 @@ describe('SDK writes without an answer', () => {
       });
     }
     await silent.flush();
-    client = await GatewayClient.connect({ servers: nats.url, account: ACCOUNT, requestTimeoutMs: 500 });
+    client = await GatewayClient.connect({
+      servers: nats.url,
+      account: ACCOUNT,
+      requestTimeoutMs: 500,
+      venueWriteTimeoutMs: 500,
+    });
   });
   afterAll(async () => {
     await client?.close();

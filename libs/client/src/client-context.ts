@@ -19,6 +19,8 @@ export interface ClientContext {
   /** Clock of lease renewal and quote expiry (tests may pass their own). */
   readonly now: () => number;
   readonly requestTimeoutMs: number;
+  /** Bound on a request that waits for the venue (withdrawal submit and cancel). */
+  readonly venueWriteTimeoutMs: number;
 }
 
 /** A write named by an idempotency key: what it is (`order`, `withdrawal`) and the key it carries. */
@@ -37,11 +39,12 @@ export async function gatewayRequest<T extends { ok: true }>(
   subject: string,
   body: unknown,
   write?: IdempotentWrite,
+  timeoutMs = context.requestTimeoutMs,
 ): Promise<T> {
   let reply: T | ErrorReply;
   try {
     const message = await context.nc.request(subject, body === undefined ? '' : JSON.stringify(body), {
-      timeout: context.requestTimeoutMs,
+      timeout: timeoutMs,
     });
     reply = message.json<T | ErrorReply>();
   } catch (error) {

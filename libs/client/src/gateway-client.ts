@@ -35,6 +35,11 @@ export interface ConnectOptions {
   name?: string;
   /** Bound on one gateway request (ms), default 15 000 (above the connector's own 10 s venue timeouts). */
   requestTimeoutMs?: number;
+  /**
+   * Bound on a request that waits for the venue — withdrawal submit and cancel (ms); default 35 000 (account-sync
+   * answers after the venue, `VENUE_REST_TIMEOUT_MS` 10 s, a retry included), or `requestTimeoutMs` if longer.
+   */
+  venueWriteTimeoutMs?: number;
   /** Clock (tests). */
   now?: () => number;
 }
@@ -96,6 +101,7 @@ export class GatewayClient {
       requester: options.requester ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
       now: options.now ?? Date.now,
       requestTimeoutMs: options.requestTimeoutMs ?? 15_000,
+      venueWriteTimeoutMs: options.venueWriteTimeoutMs ?? Math.max(35_000, options.requestTimeoutMs ?? 0),
     };
     return new GatewayClient(context);
   }

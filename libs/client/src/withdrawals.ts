@@ -41,13 +41,22 @@ export class WithdrawalsApi {
         this.subjects.submit,
         { ...request, idempotencyKey },
         { what: 'withdrawal', idempotencyKey },
+        this.context.venueWriteTimeoutMs,
       )
     ).withdrawal;
   }
 
+  /** Waits for the venue like `submit` (`venueWriteTimeoutMs`). */
   async cancel(ref: WithdrawalRef): Promise<WithdrawalView> {
-    return (await gatewayRequest<{ ok: true; withdrawal: WithdrawalView }>(this.context, this.subjects.cancel, ref))
-      .withdrawal;
+    return (
+      await gatewayRequest<{ ok: true; withdrawal: WithdrawalView }>(
+        this.context,
+        this.subjects.cancel,
+        ref,
+        undefined,
+        this.context.venueWriteTimeoutMs,
+      )
+    ).withdrawal;
   }
 
   async get(ref: WithdrawalRef): Promise<WithdrawalView> {

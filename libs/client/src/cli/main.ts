@@ -163,7 +163,9 @@ function connect(options: CommonOptions): Promise<GatewayClient> {
     account: options.account,
     prefix: options.prefix,
     name: 'gw-cli',
-    ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    ...(options.requestTimeoutMs !== undefined
+      ? { requestTimeoutMs: options.requestTimeoutMs, venueWriteTimeoutMs: options.requestTimeoutMs }
+      : {}),
   });
 }
 

@@ -17,7 +17,7 @@ gw withdrawals submit <fiat|crypto> <amount> <ccy> --group <uuid> (--bank-accoun
 gw withdrawals cancel <requestId> | --key <k>
 gw withdrawals get <requestId> | --key <k>
   --key <k>        submit: the idempotency key (default: a new one, printed on stderr before the request is sent)
-  --timeout <s>    how long to wait for account-sync's answer (default 15)
+  --timeout <s>    how long to wait for account-sync's answer (default 15; submit and cancel 35: they wait for the venue)
   --json           one JSON document
   Exit code of submit: 0 answered, 1 refused, 3 outcome UNKNOWN — the gateway's answer (it settles it from the
   venue's lists) or none at all: re-run with the same --key (never without it), or \`gw withdrawals get --key <k>\`.`;
