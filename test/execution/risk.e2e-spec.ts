@@ -29,6 +29,7 @@ const LIMITS = {
     notional: { maxNotionalPerOrder: { USD: '1' } },
     allow: { allowedInstruments: ['ETH.USD'] },
     rate: { maxOrdersPerMinute: 1 },
+    restarted: { maxOrdersPerMinute: 1 },
     perminute: { maxNotionalPerMinute: { USD: '0.01' } },
     exposure: { maxOpenExposure: { BTC: '0.7' } },
     shared: { maxOpenExposure: { BTC: '0.7' } },
@@ -110,6 +111,24 @@ describe('execution: pre-trade risk through the app', () => {
     expect(await refused(order('rate', second as string))).toMatchObject({
       code: 'RISK_ORDER_RATE_EXCEEDS_MAX_PER_MINUTE',
       values: { orders: '1', limit: '1' },
+    });
+  });
+
+  it('the order rate holds across a restart: the restarted app counts the last minute’s orders (SIGTERM, then kill -9)', async () => {
+    const [first] = await quotes(1);
+    await settled('restarted', accepted(await order('restarted', first as string)).orderId);
+    expect(await instance.close()).toMatchObject({ code: 0 }); // SIGTERM
+    instance = await stack.startInstance('exec-risk');
+    const [second] = await quotes(1); // issued after the restart: a quote the new process has seen
+    expect(await refused(order('restarted', second as string))).toMatchObject({
+      code: 'RISK_ORDER_RATE_EXCEEDS_MAX_PER_MINUTE',
+      values: { orders: '1', limit: '1' },
+    });
+    await instance.kill(); // no orderly stop at all
+    instance = await stack.startInstance('exec-risk');
+    const [third] = await quotes(1);
+    expect(await refused(order('restarted', third as string))).toMatchObject({
+      code: 'RISK_ORDER_RATE_EXCEEDS_MAX_PER_MINUTE',
     });
   });
 
