@@ -69,6 +69,7 @@ export interface WindowOrder {
 
 interface RecentOrder {
   readonly orderId: string;
+  readonly order: BookOrder;
   readonly at: number;
   readonly scopes: readonly ScopeKey[];
   readonly quoteCurrency: string;
@@ -130,6 +131,11 @@ export class RiskBook {
   /** Filled positions per scope and currency. */
   get positions(): ReadonlyMap<ScopeKey, ReadonlyMap<string, Decimal>> {
     return this.filled;
+  }
+
+  /** An order admitted within the last minute, open or not. */
+  recentOrder(orderId: string): BookOrder | undefined {
+    return this.recentById.get(orderId)?.order;
   }
 
   /** Ids of the orders in the rolling minute, oldest first. */
@@ -334,6 +340,7 @@ export class RiskBook {
   private addRecent(order: BookOrder, traded: boolean): void {
     const entry: RecentOrder = {
       orderId: order.orderId,
+      order,
       at: order.admittedAt,
       scopes: scopesOf(order),
       quoteCurrency: order.quote,

@@ -136,10 +136,40 @@ describe('RiskEngine (the RiskGate of the order side)', () => {
     expect(positions.get('global')?.get('BTC')?.toFixed()).toBe('0.5');
     expect(positions.get('strategy:alpha')?.get('BTC')?.toFixed()).toBe('0.5');
     expect(positions.get('accountGroup:g1')?.get('USD')?.toFixed()).toBe('-25000');
-    expect(stored).toEqual([
-      { orderId: filled.orderId, scopes: ['strategy:alpha', 'accountGroup:g1'], deltas: { BTC: '0.5', USD: '-25000' } },
-    ]);
+    expect(stored[0]).toEqual({
+      orderId: filled.orderId,
+      scopes: ['strategy:alpha', 'accountGroup:g1'],
+      deltas: { BTC: '0.5', USD: '-25000' },
+    });
+    // the resumed order's fill goes to the store again (which counts each order once per scope), not to memory
+    expect(stored.slice(1).map((s) => s.orderId)).toEqual([filled.orderId]);
     expect(engine.state.book.open.has(filled.orderId)).toBe(false);
+  });
+
+  it('a fill learnt here of an order a peer’s event closed already is stored (the peer may have died before), counted once', async () => {
+    const engine = new RiskEngine(limits(), { clock: new FakeClock(T0) }, states());
+    const stored: Array<{ orderId: string; scopes: string[] }> = [];
+    const store = {
+      applyFill: (scopes: readonly string[], orderId: string) => {
+        stored.push({ orderId, scopes: [...scopes] });
+        return Promise.resolve();
+      },
+    };
+    engine.positionsLoaded({ positions: new Map(), applied: new Map() }, store as never);
+    const taken = order();
+    const fill = {
+      kind: 'filled',
+      orderId: taken.orderId,
+      baseAmount: '1',
+      quoteAmount: '50000',
+      price: '50000',
+    } as const;
+    engine.peerAdmitted(taken, T0);
+    engine.peerRecorded(fill); // its owner told the fill, then died before storing it
+    engine.record(fill); // this instance took the order over and learnt the fill again
+    await engine.admit(order({ strategyId: 'beta' }), T0); // through the mailbox
+    expect(stored).toEqual([{ orderId: taken.orderId, scopes: ['global', 'strategy:alpha', 'accountGroup:g1'] }]);
+    expect(engine.state.book.positions.get('strategy:alpha')?.get('BTC')?.toFixed()).toBe('1'); // not 2
   });
 
   it('the admissions of the last minute read back count in the windows, not as open orders', async () => {

@@ -90,11 +90,13 @@ export function riskTransition(state: RiskState, event: RiskEvent, env: RiskEnv)
       if (typeof parsed === 'string') {
         return { state, effects: [{ kind: 'event-ignored', orderId: event.event.orderId, reason: parsed }] };
       }
-      const order = state.book.open.get(parsed.orderId);
-      const changed = state.book.record(parsed);
+      // an order a peer's event closed already is still known for a minute: its fill is stored all the same
+      // (the peer that told it may have died before storing it; the store counts each order once)
+      const order = state.book.open.get(parsed.orderId) ?? state.book.recentOrder(parsed.orderId);
+      state.book.record(parsed);
       if (event.from === 'peer') return { state, effects: [] };
       const effects: RiskEffect[] = [{ kind: 'share-event', event: event.event }];
-      if (parsed.kind === 'filled' && order !== undefined && changed) {
+      if (parsed.kind === 'filled' && order !== undefined) {
         const deltas = deltasOf(order, parsed.baseAmount, parsed.quoteAmount);
         effects.push({ kind: 'persist-fill', orderId: order.orderId, scopes: scopesOf(order), deltas });
       }
