@@ -162,15 +162,23 @@ export async function readStreamJson<T>(
   // One subject as a string: nats-server 2.9 takes a single filter.
   const consumer = await connection.js.consumers.get(stream, { filter_subjects: filterSubject });
   let pending = (await consumer.info()).num_pending;
-  if (pending === 0) return;
-  const messages = await consumer.consume({ max_messages: 1_000 });
-  for await (const message of messages) {
-    each(message.subject, jsonOrUndefined<T>(message));
-    pending = message.info.pending;
-    if (pending === 0) break;
+  // In bounded batches: a batch that brings nothing ends the read (what `pending` counted may have aged out of
+  // the stream meanwhile; a read waiting for it would never end).
+  while (pending > 0) {
+    const batch = await consumer.fetch({ max_messages: Math.min(pending, READ_BATCH), expires: READ_BATCH_WAIT_MS });
+    let read = 0;
+    for await (const message of batch) {
+      read += 1;
+      each(message.subject, jsonOrUndefined<T>(message));
+      pending = message.info.pending;
+    }
+    if (read === 0) break;
   }
-  await messages.close();
+  await consumer.delete().catch(() => undefined); // else it lingers until its inactivity threshold
 }
+
+const READ_BATCH = 1_000;
+const READ_BATCH_WAIT_MS = 2_000;
 
 function jsonOrUndefined<T>(message: { json<V>(): V }): T | undefined {
   try {

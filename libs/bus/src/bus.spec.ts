@@ -12,6 +12,7 @@ import {
   BusPublisher,
   BusResponder,
   BusStreams,
+  readStreamJson,
   type DurableMessage,
 } from './index.js';
 import { ackSubjectOf, confirmedAck } from './confirmed-ack.js';
@@ -307,6 +308,23 @@ describe('libs/bus against a real nats-server', () => {
     } finally {
       await checked.close();
     }
+  });
+
+  it('reads back every message a stream holds on a subject, in order, over several batches; a body not JSON as undefined', async () => {
+    await streams.ensureStream({ name: 'T_READ', subjects: ['t.read.>'], storage: 'memory' });
+    for (let n = 1; n <= 2_500; n += 1) peer.publish(n % 2 === 0 ? 't.read.even' : 't.read.odd', JSON.stringify({ n }));
+    peer.publish('t.read.even', 'not json');
+    await peer.flush();
+    await waitFor(async () => (await connection.jsm.streams.info('T_READ')).state.messages === 2_501);
+    const read: Array<number | undefined> = [];
+    await readStreamJson<{ n: number }>(connection, 'T_READ', 't.read.even', (_subject, value) => read.push(value?.n));
+    expect(read).toHaveLength(1_251);
+    expect(read.slice(0, 3)).toEqual([2, 4, 6]);
+    expect(read.at(-2)).toBe(2_500);
+    expect(read.at(-1)).toBeUndefined();
+    const left: string[] = [];
+    for await (const consumer of connection.jsm.consumers.list('T_READ')) left.push(consumer.name);
+    expect(left).toEqual([]); // the reader's consumer is gone with the read
   });
 
   it('creates a KV key once: created, then exists', async () => {
