@@ -71,9 +71,13 @@ export class BusConsumers {
    */
   async consumeDurable(options: DurableConsumerOptions): Promise<DurableConsumerHandle> {
     await this.ensureConsumer(options);
-    // which stream this consumer reads (a stream created again has new sequences), and how far it acknowledged
-    const streamCreated = (await this.connection.jsm.streams.info(options.stream)).created;
-    const state: ConsumerProgress & { stopped: boolean } = { stopped: false, lastAcked: 0, naked: new Set() };
+    // Which stream this consumer reads (a stream created again has new sequences) and its acknowledged floor as
+    // the server last said (at start, then at every check of the topology): where a consumer created again starts.
+    const state = {
+      stopped: false,
+      streamCreated: (await this.connection.jsm.streams.info(options.stream)).created,
+      ackFloor: await this.ackFloor(options),
+    };
     let messages = await this.open(options);
     // The pull loop must never end the process: if the message iterator fails (e.g. the connection
     // closed under it), log, wait, and consume again; the durable consumer resumes where it left off.
@@ -113,14 +117,21 @@ export class BusConsumers {
       declare: async () => {
         if (state.stopped) return;
         // created again only if it is gone (a read otherwise: see BusStreams.createIfMissing)
-        if (await this.consumerExists(options)) return;
-        // on the same stream, after what this process acknowledged (no replay of a limits stream's history);
-        // on a stream created again (a store lost), from its start
+        const floor = await this.ackFloor(options);
+        if (floor !== undefined) {
+          state.ackFloor = floor;
+          return;
+        }
+        // On the same stream: after its acknowledged floor as last read (what was acknowledged since comes again —
+        // handlers are idempotent — but nothing unacknowledged is skipped, and a limits stream's history is not
+        // replayed). On a stream created again (a store lost): from its start.
         const stream = await this.connection.jsm.streams.info(options.stream);
-        const sameStream = stream.created === streamCreated && stream.config.retention !== RetentionPolicy.Workqueue;
-        const after = state.naked.size > 0 ? Math.min(...state.naked) - 1 : state.lastAcked;
-        const resumeAfter = sameStream && after > 0 ? after : undefined;
+        const sameStream = stream.created === state.streamCreated;
+        const workQueue = stream.config.retention === RetentionPolicy.Workqueue;
+        const resumeAfter = sameStream && !workQueue && (state.ackFloor ?? 0) > 0 ? state.ackFloor : undefined;
         await this.ensureConsumer({ ...options, exclusive: false }, resumeAfter);
+        state.streamCreated = stream.created;
+        state.ackFloor = resumeAfter ?? 0;
         this.logger.warn('durable consumer was gone; created again', {
           stream: options.stream,
           durable: options.durable,
@@ -157,7 +168,7 @@ export class BusConsumers {
   private async loop(
     messages: ConsumerMessages,
     options: DurableConsumerOptions,
-    state: ConsumerProgress & { readonly stopped: boolean },
+    state: { readonly stopped: boolean },
   ): Promise<void> {
     for await (const msg of messages) {
       if (state.stopped) {
@@ -165,7 +176,7 @@ export class BusConsumers {
         continue;
       }
       try {
-        await options.handle(wrap(msg, this.connection, state));
+        await options.handle(wrap(msg, this.connection));
       } catch (error) {
         this.logger.error('durable message handler failed; message will be redelivered', {
           stream: options.stream,
@@ -173,17 +184,16 @@ export class BusConsumers {
           error: error instanceof Error ? error.message : String(error),
         });
         msg.nak(1_000);
-        state.naked.add(msg.info.streamSequence);
       }
     }
   }
 
-  private async consumerExists(options: DurableConsumerOptions): Promise<boolean> {
+  /** The consumer's acknowledged floor (stream sequence), or undefined when the consumer does not exist. */
+  private async ackFloor(options: DurableConsumerOptions): Promise<number | undefined> {
     try {
-      await this.connection.jsm.consumers.info(options.stream, options.durable);
-      return true;
+      return (await this.connection.jsm.consumers.info(options.stream, options.durable)).ack_floor.stream_seq;
     } catch (error) {
-      if (error instanceof JetStreamApiError && error.status === 404) return false;
+      if (error instanceof JetStreamApiError && error.status === 404) return undefined;
       throw error;
     }
   }
@@ -235,33 +245,14 @@ export class BusConsumers {
   }
 }
 
-/**
- * How far a consumer got, as this process saw it: the highest stream sequence acknowledged, and the ones handed
- * back after a failed handler (redelivered later, so a consumer created again must start at the lowest of them).
- */
-interface ConsumerProgress {
-  lastAcked: number;
-  readonly naked: Set<number>;
-}
-
-function wrap(msg: JsMsg, connection: BusConnection, state: ConsumerProgress): DurableMessage {
+function wrap(msg: JsMsg, connection: BusConnection): DurableMessage {
   return {
     subject: msg.subject,
     data: msg.data,
     deliveryCount: msg.info.deliveryCount,
-    ack: async () => {
-      await confirmedAck({ ackAck: () => msg.ackAck(), reply: ackSubjectOf(msg) }, connection.client);
-      state.lastAcked = Math.max(state.lastAcked, msg.info.streamSequence);
-      state.naked.delete(msg.info.streamSequence);
-    },
-    term: (reason) => {
-      msg.term(reason);
-      state.naked.delete(msg.info.streamSequence);
-    },
-    nak: (delayMs) => {
-      msg.nak(delayMs);
-      state.naked.add(msg.info.streamSequence);
-    },
+    ack: () => confirmedAck({ ackAck: () => msg.ackAck(), reply: ackSubjectOf(msg) }, connection.client),
+    term: (reason) => msg.term(reason),
+    nak: (delayMs) => msg.nak(delayMs),
     working: () => msg.working(),
   };
 }

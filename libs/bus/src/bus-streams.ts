@@ -59,23 +59,28 @@ export class BusStreams {
   /**
    * A stream that captures `subject`: the one already there (another process's, e.g. another account's
    * connector: JetStream refuses two streams over one subject), else `definition`, created. Either way kept in
-   * the topology as "something captures `subject`": when the server lost it, `definition` is created then.
-   * Returns the name of the stream that captures it now.
+   * the topology as "something captures `subject`" — by the process that created it too: after the server lost
+   * them, whichever process declares first creates its own and the others use it (each insisting on its own
+   * would fail for ever on the overlap). Returns the name of the stream that captures it now.
    */
   async ensureCapturing(subject: string, definition: StreamDefinition): Promise<string> {
-    const owner = await this.streamFor(subject);
-    if (owner !== undefined && owner !== definition.name) {
-      this.connection.topology.keep({
-        kind: 'stream',
-        name: definition.name,
-        declare: async () => {
-          if ((await this.streamFor(subject)) === undefined) await this.createIfMissing(definition);
-        },
-      });
-      return owner;
+    let owner = await this.streamFor(subject);
+    if (owner === undefined || owner === definition.name) {
+      await this.declare(definition);
+      owner = definition.name;
     }
-    await this.ensureStream(definition);
-    return definition.name;
+    this.connection.topology.keep({
+      kind: 'stream',
+      name: definition.name,
+      current: () => owner ?? definition.name,
+      declare: async () => {
+        owner = await this.streamFor(subject);
+        if (owner !== undefined) return;
+        await this.createIfMissing(definition);
+        owner = definition.name;
+      },
+    });
+    return owner;
   }
 
   /**

@@ -143,4 +143,36 @@ describe('the declared topology across a NATS that lost it', () => {
     await connection.topology.settled();
     expect(await connection.jsm.streams.find('t.shared.x')).toBe('T_MINE');
   });
+
+  it('two processes over one subject: whichever declares first after the loss creates its stream, the other uses it', async () => {
+    const registry = new MetricsRegistry('capture-b', { defaultMetrics: false });
+    const other = await BusConnection.open(
+      {
+        servers: server.url,
+        name: 'capture-b',
+        topology: { checkIntervalMs: 0, backoff: { initialMs: 50, maxMs: 200 } },
+      },
+      new BusMetrics(registry),
+      new HealthRegistry(),
+      silent,
+    );
+    try {
+      const mine = new BusStreams(connection, silent);
+      const theirs = new BusStreams(other, silent);
+      const definition = (name: string) => ({ name, subjects: ['t.px.>'], storage: 'memory' as const });
+      expect(await mine.ensureCapturing('t.px.>', definition('T_PX_A'))).toBe('T_PX_A');
+      expect(await theirs.ensureCapturing('t.px.>', definition('T_PX_B'))).toBe('T_PX_A');
+      await connection.jsm.streams.delete('T_PX_A'); // lost with the server's store
+      other.topology.redeclare('reconnect'); // the other process happens to declare first
+      await other.topology.settled();
+      expect(await connection.jsm.streams.find('t.px.x')).toBe('T_PX_B');
+      connection.topology.redeclare('reconnect'); // this one uses it: its pass ends, nothing missing
+      await connection.topology.settled();
+      expect(await metric('bus_topology_missing')).toBe(0);
+      expect(connection.topology.streams).toContain('T_PX_B'); // its metrics read the stream that captures
+      expect(connection.topology.streams).not.toContain('T_PX_A');
+    } finally {
+      await other.close();
+    }
+  });
 });

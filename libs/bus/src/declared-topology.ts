@@ -13,6 +13,8 @@ export type RedeclareTrigger = (typeof REDECLARE_TRIGGERS)[number];
 export interface Declaration {
   kind: 'stream' | 'bucket' | 'consumer';
   name: string;
+  /** A stream declared as "whichever captures its subjects": the name of the one that does now (for metrics). */
+  current?: () => string;
   /** The consumer's stream. */
   stream?: string;
   declare: () => Promise<unknown>;
@@ -82,7 +84,7 @@ export class DeclaredTopology {
 
   /** The streams this process declared. */
   get streams(): string[] {
-    return [...this.declarations.values()].filter((d) => d.kind === 'stream').map((d) => d.name);
+    return [...this.declarations.values()].filter((d) => d.kind === 'stream').map((d) => d.current?.() ?? d.name);
   }
 
   /** The durable consumers this process declared, with their streams. */
