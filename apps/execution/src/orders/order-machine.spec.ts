@@ -124,7 +124,14 @@ describe('order machine', () => {
     });
     expect(effects).toContainEqual({
       type: 'risk',
-      event: { kind: 'filled', orderId: 'o1', baseAmount: '0.5', quoteAmount: '21000.25', price: '42000.5' },
+      event: {
+        kind: 'filled',
+        orderId: 'o1',
+        baseAmount: '0.5',
+        quoteAmount: '21000.25',
+        price: '42000.5',
+        order: { strategyId: 's1', accountGroup: 'g1', side: 'BUY', instrument: 'BTC.USD' },
+      },
     });
     expect(types(effects).slice(-3)).toEqual(['risk', 'apply-position', 'close']);
     const finalEmit = effects.find((e) => e.type === 'emit' && e.event.order.final);
@@ -296,7 +303,8 @@ describe('order machine', () => {
     expect(types(effects)).toEqual(['emit', 'risk', 'apply-position', 'close']);
     // risk restored at start-up gets the same fill as the resumed order tells it (so it settles it once)
     const told = effects.flatMap((e) => (e.type === 'risk' ? [e.event] : []));
-    expect(told).toEqual([{ kind: 'filled', orderId: 'o1', baseAmount: '1', quoteAmount: '1', price: '1' }]);
+    const order = { strategyId: 's1', accountGroup: 'g1', side: 'BUY', instrument: 'BTC.USD' };
+    expect(told).toEqual([{ kind: 'filled', orderId: 'o1', baseAmount: '1', quoteAmount: '1', price: '1', order }]);
     expect(riskRestoreOf(final)).toMatchObject({ admittedAt: T0, event: told[0] });
     expect(riskRestoreOf(record({ state: 'FAILED', status: 'FAILED' })).event).toEqual({
       kind: 'not-executed',

@@ -16,6 +16,16 @@ export function finalRiskEvent(record: OrderRecord): RiskOrderEvent {
     baseAmount: fill?.baseAmount ?? record.quote.quantity ?? '0',
     quoteAmount: fill?.quoteAmount ?? record.quote.quoteAmount ?? '0',
     price: fill?.price ?? record.quote.price ?? '0',
+    ...(record.instrument !== undefined
+      ? {
+          order: {
+            strategyId: record.strategyId,
+            accountGroup: record.accountGroup,
+            side: record.side,
+            instrument: record.instrument,
+          },
+        }
+      : {}),
   };
 }
 

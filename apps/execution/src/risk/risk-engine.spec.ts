@@ -172,6 +172,46 @@ describe('RiskEngine (the RiskGate of the order side)', () => {
     expect(engine.state.book.positions.get('strategy:alpha')?.get('BTC')?.toFixed()).toBe('1'); // not 2
   });
 
+  it('a fill learnt here long after its admission, of an order no longer in the book, is stored from the order the event names', async () => {
+    const clock = new FakeClock(T0);
+    const engine = new RiskEngine(limits(), { clock }, states());
+    const stored: Array<{ orderId: string; scopes: string[]; deltas: Record<string, string> }> = [];
+    const store = {
+      applyFill: (scopes: readonly string[], orderId: string, deltas: ReadonlyMap<string, Decimal>) => {
+        stored.push({
+          orderId,
+          scopes: [...scopes],
+          deltas: Object.fromEntries([...deltas].map(([c, d]) => [c, d.toFixed()])),
+        });
+        return Promise.resolve();
+      },
+    };
+    engine.positionsLoaded({ positions: new Map(), applied: new Map() }, store as never);
+    const taken = order({ side: 'SELL' });
+    engine.peerAdmitted(taken, T0);
+    clock.advance(90_000); // settled 90 s after its admission (UNKNOWN first, reconciled later)
+    await engine.admit(order({ strategyId: 'beta' }), T0 + 90_000); // the windows move on
+    const fill = {
+      kind: 'filled',
+      orderId: taken.orderId,
+      baseAmount: '1',
+      quoteAmount: '50000',
+      price: '50000',
+    } as const;
+    engine.peerRecorded(fill); // the owner told it, then died before storing it
+    const { strategyId, accountGroup, side, instrument } = taken;
+    engine.record({ ...fill, order: { strategyId, accountGroup, side, instrument } }); // taken over, learnt again
+    await engine.admit(order({ strategyId: 'beta' }), T0 + 90_000);
+    expect(stored).toEqual([
+      {
+        orderId: taken.orderId,
+        scopes: ['global', 'strategy:alpha', 'accountGroup:g1'],
+        deltas: { BTC: '-1', USD: '50000' },
+      },
+    ]);
+    expect(engine.state.book.positions.get('strategy:alpha')?.get('BTC')?.toFixed()).toBe('-1'); // counted once
+  });
+
   it('the admissions of the last minute read back count in the windows, not as open orders', async () => {
     const file = { strategies: { alpha: { maxOrdersPerMinute: 3, maxNotionalPerMinute: { USD: '120000' } } } };
     const engine = new RiskEngine(limits(file), { clock: new FakeClock(T0 + 30_000) }, states());

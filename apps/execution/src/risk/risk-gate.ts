@@ -51,9 +51,20 @@ export type RiskDecision = { ok: true } | RiskRefusal;
  * `not-executed`; `unknown` keeps it counted as filled for exposure (it may have filled) until evidence settles it.
  */
 export type RiskOrderEvent =
-  | { kind: 'filled'; orderId: string; baseAmount: string; quoteAmount: string; price: string }
+  | {
+      kind: 'filled';
+      orderId: string;
+      baseAmount: string;
+      quoteAmount: string;
+      price: string;
+      /** Whose fill, from the order's record: stored even when the book no longer holds the order. */
+      order?: FilledOrder;
+    }
   | { kind: 'not-executed'; orderId: string }
   | { kind: 'unknown'; orderId: string };
+
+/** What a fill's durable position write needs of its order when the book no longer holds it. */
+export type FilledOrder = Pick<RiskOrder, 'strategyId' | 'accountGroup' | 'side' | 'instrument'>;
 
 export interface RiskGate {
   /**

@@ -6,7 +6,7 @@
 import type { TradingStateEntry, RiskScopeKind } from '#contracts';
 import { isParsableDecimal, parseDecimal, type Decimal } from '#venue-api';
 import type { Transition } from '#actors';
-import type { RiskDecision, RiskOrder, RiskOrderEvent } from './risk-gate.js';
+import type { FilledOrder, RiskDecision, RiskOrder, RiskOrderEvent } from './risk-gate.js';
 import { decide } from './checks.js';
 import { scopeKey, withOverride, type Limits, type LimitsConfig, type ScopeKey } from './limits.js';
 import { bookOrderOf, factsOf } from './order-facts.js';
@@ -90,15 +90,19 @@ export function riskTransition(state: RiskState, event: RiskEvent, env: RiskEnv)
       if (typeof parsed === 'string') {
         return { state, effects: [{ kind: 'event-ignored', orderId: event.event.orderId, reason: parsed }] };
       }
-      // an order a peer's event closed already is still known for a minute: its fill is stored all the same
-      // (the peer that told it may have died before storing it; the store counts each order once)
-      const order = state.book.open.get(parsed.orderId) ?? state.book.recentOrder(parsed.orderId);
+      // A fill learnt here is stored even when a peer's event settled the order in the book already (the peer
+      // that told it may have died before storing it; the store counts each order once): the book's order, or
+      // the one the event names.
+      const order =
+        state.book.open.get(parsed.orderId) ??
+        state.book.recentOrder(parsed.orderId) ??
+        (event.event.kind === 'filled' ? filledOrderOf(event.event.order) : undefined);
       state.book.record(parsed);
       if (event.from === 'peer') return { state, effects: [] };
       const effects: RiskEffect[] = [{ kind: 'share-event', event: event.event }];
       if (parsed.kind === 'filled' && order !== undefined) {
         const deltas = deltasOf(order, parsed.baseAmount, parsed.quoteAmount);
-        effects.push({ kind: 'persist-fill', orderId: order.orderId, scopes: scopesOf(order), deltas });
+        effects.push({ kind: 'persist-fill', orderId: parsed.orderId, scopes: scopesOf(order), deltas });
       }
       return { state, effects };
     }
@@ -154,6 +158,15 @@ export function riskTransition(state: RiskState, event: RiskEvent, env: RiskEnv)
       return { state: { ...state, limits, states: { readable: true, entries } }, effects: [] };
     }
   }
+}
+
+/** The order a fill event names, as its position write needs it (undefined if absent or its instrument is not BASE.QUOTE). */
+function filledOrderOf(
+  order: FilledOrder | undefined,
+): Pick<BookOrder, 'strategyId' | 'accountGroup' | 'side' | 'base' | 'quote'> | undefined {
+  const [base, quote, ...rest] = order?.instrument.split('.') ?? [];
+  if (order === undefined || !base || !quote || rest.length > 0 || base === quote) return undefined;
+  return { strategyId: order.strategyId, accountGroup: order.accountGroup, side: order.side, base, quote };
 }
 
 /** The scopes whose durable positions, as read at start, do not hold the order's fill (none if never read). */
