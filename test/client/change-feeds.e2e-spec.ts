@@ -101,13 +101,8 @@ describe('SDK change feeds across a lost connection and a nats-server restart', 
     relay.mend();
     await reconnected;
   };
-  const events = (feed: Feed) => (seen.get(feed.name) ?? []).filter((id) => !id.startsWith('probe'));
-
-  beforeAll(async () => {
-    nats = await startNatsServer();
-    storeDir = nats.storeDir;
-    relay = await startTcpRelay(nats.port);
-    app = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+  /** The account-sync app's streams, as it declares them. */
+  const declareStreams = async () => {
     const jsm = await jetstreamManager(app);
     const settings = { duplicateWindowMs: 120_000, retentionMs: 0 };
     for (const definition of [
@@ -121,6 +116,15 @@ describe('SDK change feeds across a lost connection and a nats-server restart', 
         ...(definition.maxMsgsPerSubject !== undefined ? { max_msgs_per_subject: definition.maxMsgsPerSubject } : {}),
       });
     }
+  };
+  const events = (feed: Feed) => (seen.get(feed.name) ?? []).filter((id) => !id.startsWith('probe'));
+
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    storeDir = nats.storeDir;
+    relay = await startTcpRelay(nats.port);
+    app = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+    await declareStreams();
     client = await GatewayClient.connect({ servers: relay.url, account: ACCOUNT });
   });
   afterAll(async () => {
@@ -171,6 +175,21 @@ describe('SDK change feeds across a lost connection and a nats-server restart', 
     // anything delivered twice would have come before 6 (in order): the lists are whole and single
     for (const feed of FEEDS) {
       expect({ feed: feed.name, ids: events(feed) }).toEqual({ feed: feed.name, ids: ['1', '2', '3', '4', '5', '6'] });
+    }
+
+    // the server comes back with an empty store (streams created anew, sequences from 1): nothing is skipped
+    const { port } = nats;
+    await nats.stop();
+    nats = await startNatsServer({ port });
+    await declareStreams();
+    await publishAll('7');
+    await publishAll('8');
+    await eventually(() => (FEEDS.every((f) => events(f).includes('8')) ? true : undefined), {
+      what: 'event 8 at every feed',
+      timeoutMs: 60_000,
+    });
+    for (const feed of FEEDS) {
+      expect({ feed: feed.name, ids: events(feed).slice(6) }).toEqual({ feed: feed.name, ids: ['7', '8'] });
     }
   }, 120_000);
 

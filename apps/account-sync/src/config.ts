@@ -80,6 +80,8 @@ export class AccountSyncConfig
   @EnvMs(100, 3_600_000) WITHDRAWAL_POLL_MS: number = 5_000;
   /** A request of unknown outcome absent from the lists this long is NOT_FOUND (never re-sent either way). */
   @EnvMs(1_000, DAY_MS) WITHDRAWAL_UNKNOWN_SETTLE_MS: number = 120_000;
+  /** A NOT_FOUND request is still looked for in the lists this long: a later sighting moves it on. */
+  @EnvMs(0, 90 * DAY_MS) WITHDRAWAL_NOT_FOUND_WATCH_MS: number = 7 * DAY_MS;
   /** A request not final and unchanged this long counts in account_sync_withdrawals_stuck. */
   @EnvMs(1_000, 30 * DAY_MS) WITHDRAWAL_STUCK_AFTER_MS: number = DAY_MS;
   /** Account details (bank accounts, wallets) used to check a withdrawal are reused this long. */

@@ -71,17 +71,25 @@ export interface WithdrawalRecords {
 
 export interface WithdrawalEvents {
   publish(subject: string, event: WithdrawalStateChanged, msgId: string): Promise<void>;
+  /** The state of the last change the stream holds on `subject` (undefined: none, or it cannot be read). */
+  lastPublished?(subject: string): Promise<WithdrawalRequestState | undefined>;
 }
 
 export interface WithdrawalDeskOptions {
   pollMs: number;
   unknownSettleMs: number;
+  /**
+   * How long a NOT_FOUND request is still looked for in the lists (default 7 days): it was taken as never created
+   * after a settle time, and the venue may show it later (a lagging list) — then it moves to the state shown.
+   */
+  notFoundWatchMs?: number;
   stuckAfterMs: number;
   accountDetailsTtlMs: number;
   listLimit: number;
 }
 
 const DEFAULT_LIST_LIMIT = 500;
+const DEFAULT_NOT_FOUND_WATCH_MS = 7 * 24 * 3_600_000;
 
 /** The gateway's requestId of an idempotency key: 24 hex characters, the same in every process, for ever. */
 export function requestIdOf(idempotencyKey: string): string {
@@ -101,10 +109,13 @@ export class WithdrawalDesk {
   /** Change events not published yet (JetStream unavailable): tried again before the request's next one and at every poll. */
   private readonly outbox: ChangeOutbox;
 
+  /** Read at start: the requests whose current state is published again if the stream's last change differs. */
+  private readonly recent: Array<[string, WithdrawalRecord]> = [];
+
   constructor(
     private readonly venue: WithdrawalVenue,
     private readonly records: WithdrawalRecords,
-    events: WithdrawalEvents,
+    private readonly events: WithdrawalEvents,
     private readonly subjects: WithdrawalSubjects,
     private readonly metrics: WithdrawalMetrics,
     private readonly clock: Clock,
@@ -126,11 +137,17 @@ export class WithdrawalDesk {
     this.triggers = triggers;
   }
 
-  /** Loads the requests not final; one caught mid-submit by a crash is UNKNOWN (looked up, never re-sent). */
+  /**
+   * Loads the requests not final, and the NOT_FOUND ones still watched; one caught mid-submit by a crash is
+   * UNKNOWN (looked up, never re-sent).
+   */
   async start(): Promise<void> {
+    const now = this.clock.now();
     for (const key of await this.records.keys()) {
       const stored = await this.records.get<WithdrawalRecord>(key);
-      if (stored === undefined || isFinalWithdrawalState(stored.value.view.state)) continue;
+      if (stored === undefined) continue;
+      if (now - stored.value.view.updatedAt < this.notFoundWatchMs) this.recent.push([key, stored.value]);
+      if (!this.watched(stored.value)) continue;
       this.open.set(key, stored.value);
       if (stored.value.view.state === 'SUBMITTING') {
         await this.mailbox.run(key, () =>
@@ -392,6 +409,7 @@ export class WithdrawalDesk {
     for (const requestId of this.outbox.requestIds()) {
       await this.mailbox.run(requestId, () => this.outbox.flush(requestId));
     }
+    for (const [requestId, record] of this.open) if (!this.watched(record)) this.open.delete(requestId);
     this.refreshGauges();
     if (this.open.size === 0) return;
     const kinds = new Set([...this.open.values()].map((record) => record.view.kind));
@@ -491,8 +509,18 @@ export class WithdrawalDesk {
   }
 
   private remember(requestId: string, record: WithdrawalRecord): void {
-    if (isFinalWithdrawalState(record.view.state)) this.open.delete(requestId);
-    else this.open.set(requestId, record);
+    if (this.watched(record)) this.open.set(requestId, record);
+    else this.open.delete(requestId);
+  }
+
+  /** Not final, or NOT_FOUND within the watch: looked for in the lists. */
+  private watched(record: WithdrawalRecord): boolean {
+    if (record.view.state === 'NOT_FOUND') return this.clock.now() - record.view.updatedAt < this.notFoundWatchMs;
+    return !isFinalWithdrawalState(record.view.state);
+  }
+
+  private get notFoundWatchMs(): number {
+    return this.options.notFoundWatchMs ?? DEFAULT_NOT_FOUND_WATCH_MS;
   }
 
   private async publish(
@@ -507,9 +535,22 @@ export class WithdrawalDesk {
     await this.outbox.send(requestId, { subject: this.subjects.changed(requestId), event, msgId });
   }
 
-  /** After a restart: publish the current state of every open request again (deduplicated by msgId). */
+  /**
+   * After a restart: the current state of every request open or changed lately (within the NOT_FOUND watch) whose
+   * last published change is another state — stored, then the process ended before it was published (a final
+   * one included) — is published now. One already published is not published again (its msgId may be older
+   * than the duplicate window). Without a way to read the stream, every open request is published again
+   * (deduplicated by msgId).
+   */
   async republishOpen(): Promise<void> {
-    for (const [requestId, record] of this.open) await this.publish(requestId, record, null, '');
+    const lastPublished = this.events.lastPublished?.bind(this.events);
+    const candidates = lastPublished === undefined ? [...this.open] : this.recent.splice(0);
+    for (const [requestId, stored] of candidates) {
+      const record = this.open.get(requestId) ?? stored;
+      if (lastPublished !== undefined && (await lastPublished(this.subjects.changed(requestId))) === record.view.state)
+        continue;
+      await this.mailbox.run(requestId, () => this.publish(requestId, record, null, ''));
+    }
   }
 
   private refreshGauges(): void {
@@ -518,7 +559,7 @@ export class WithdrawalDesk {
     let stuck = 0;
     for (const record of this.open.values()) {
       counts.set(record.view.state, (counts.get(record.view.state) ?? 0) + 1);
-      if (now - record.view.updatedAt > this.options.stuckAfterMs) stuck += 1;
+      if (record.view.state !== 'NOT_FOUND' && now - record.view.updatedAt > this.options.stuckAfterMs) stuck += 1;
     }
     for (const state of WITHDRAWAL_STATES) this.metrics.open.set({ state }, counts.get(state) ?? 0);
     this.metrics.stuck.set(stuck);

@@ -15,7 +15,7 @@ import {
   BusStreams,
   type BusSubscription,
 } from '#bus';
-import { WithdrawalSubjects } from '#contracts';
+import { WithdrawalSubjects, type WithdrawalStateChanged } from '#contracts';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { VenueRestClient } from '#venue-api';
 import { ACCOUNT_SYNC_CONFIG, type AccountSyncConfig } from '../config.js';
@@ -68,6 +68,13 @@ class WithdrawalsPart implements OnModuleInit {
             publish: async (subject, event, msgId) => {
               await this.publisher.publishDurable(subject, event, { msgId, kind: 'acct.withdrawal.changed' });
             },
+            lastPublished: async (subject) => {
+              const stream = AccountLedgerName.withdrawalEvents(config.ACCOUNT);
+              const last = await this.streams
+                .lastMessage<WithdrawalStateChanged>(stream, subject)
+                .catch(() => undefined);
+              return last?.value?.withdrawal?.state;
+            },
           },
           subjects,
           metrics,
@@ -76,6 +83,7 @@ class WithdrawalsPart implements OnModuleInit {
           {
             pollMs: config.WITHDRAWAL_POLL_MS,
             unknownSettleMs: config.WITHDRAWAL_UNKNOWN_SETTLE_MS,
+            notFoundWatchMs: config.WITHDRAWAL_NOT_FOUND_WATCH_MS,
             stuckAfterMs: config.WITHDRAWAL_STUCK_AFTER_MS,
             accountDetailsTtlMs: config.WITHDRAWAL_ACCOUNT_DETAILS_TTL_MS,
             listLimit: config.WITHDRAWAL_LIST_LIMIT,

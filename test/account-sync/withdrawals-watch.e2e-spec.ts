@@ -1,0 +1,183 @@
+/**
+ * What the withdrawal desk owes treasury after the fact, against the sandbox venue over HTTP and a real
+ * nats-server; the faults are injected between the desk and them:
+ *  - a request taken as NOT_FOUND (unknown submit, absent from the lists for the settle time) is still looked
+ *    for: when the venue's list shows it later, it moves to the state shown (it was created after all);
+ *  - a state stored but not published when the process ended (a final one too) is published at the next start,
+ *    and one already published is not published again.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { systemClock } from '#actors';
+import { AccountLedgerName, BusConnection, BusKv, BusMetrics, BusPublisher, BusStreams, type KvBucket } from '#bus';
+import {
+  WithdrawalSubjects,
+  WithdrawalSubmitRequest,
+  type WithdrawalRequestState,
+  type WithdrawalStateChanged,
+} from '#contracts';
+import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
+import { eventually, startNatsServer, type NatsServerHandle } from '#testing';
+import { TonceSource, VenueRestClient, type WithdrawalRequest } from '#venue-api';
+import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
+import { WithdrawalDesk, type WithdrawalEvents } from '../../apps/account-sync/src/withdrawals/withdrawal-desk.js';
+import { WithdrawalMetrics } from '../../apps/account-sync/src/withdrawals/withdrawal-metrics.js';
+import { startE2eVenue } from '../kit/e2e-venue.js';
+
+const silent = new JsonLogger('desk-test', 'test', 'error', { write: () => undefined });
+const ACCOUNT = 'watch';
+const subjects = new WithdrawalSubjects('gw.v1', ACCOUNT);
+const STREAM = AccountLedgerName.withdrawalEvents(ACCOUNT);
+
+describe('withdrawal desk: NOT_FOUND is watched, and a state stored but not published is published at start', () => {
+  let nats: NatsServerHandle;
+  let venue: RunningSandbox;
+  let connection: BusConnection;
+  let bucket: KvBucket;
+  let client: VenueRestClient;
+  let publisher: BusPublisher;
+  let streams: BusStreams;
+  const desks: WithdrawalDesk[] = [];
+  /** Faults: the submit's answer lost (the request is created), lists that do not show it yet, no publishing. */
+  const faults = { loseSubmitAnswer: false, hideFromLists: false, publishDown: false };
+
+  const venueWithFaults = () => ({
+    submitFiatWithdrawal: async (request: Parameters<VenueRestClient['submitFiatWithdrawal']>[0]) => {
+      const answer = await client.submitFiatWithdrawal(request);
+      if (faults.loseSubmitAnswer) throw new Error('injected: socket hang up after the request was sent');
+      return answer;
+    },
+    submitCryptoWithdrawal: (request: Parameters<VenueRestClient['submitCryptoWithdrawal']>[0]) =>
+      client.submitCryptoWithdrawal(request),
+    listFiatWithdrawals: async (): Promise<WithdrawalRequest[]> =>
+      faults.hideFromLists ? [] : client.listFiatWithdrawals(),
+    listCryptoWithdrawals: async (): Promise<WithdrawalRequest[]> =>
+      faults.hideFromLists ? [] : client.listCryptoWithdrawals(),
+    cancelFiatWithdrawal: (uuid: string, group: string) => client.cancelFiatWithdrawal(uuid, group),
+    cancelCryptoWithdrawal: (uuid: string, group: string) => client.cancelCryptoWithdrawal(uuid, group),
+    getAccountDetails: (query?: Parameters<VenueRestClient['getAccountDetails']>[0]) => client.getAccountDetails(query),
+  });
+  const events = (withLastPublished: boolean): WithdrawalEvents => ({
+    publish: async (subject, event, msgId) => {
+      if (faults.publishDown) throw new Error('injected: JetStream unavailable');
+      await publisher.publishDurable(subject, event, { msgId, kind: 'acct.withdrawal.changed', attempts: 1 });
+    },
+    ...(withLastPublished
+      ? {
+          lastPublished: async (subject: string) =>
+            (await streams.lastMessage<WithdrawalStateChanged>(STREAM, subject))?.value.withdrawal.state,
+        }
+      : {}),
+  });
+  const startDesk = async (withLastPublished = true) => {
+    const desk = new WithdrawalDesk(
+      venueWithFaults(),
+      bucket,
+      events(withLastPublished),
+      subjects,
+      new WithdrawalMetrics(new MetricsRegistry('t', { defaultMetrics: false })),
+      systemClock,
+      silent,
+      { pollMs: 200, unknownSettleMs: 500, stuckAfterMs: 60_000, accountDetailsTtlMs: 0, listLimit: 100 },
+    );
+    desks.push(desk);
+    await desk.start();
+    await desk.republishOpen();
+    return desk;
+  };
+  /** Every state published for a request, in order. */
+  const published = async (requestId: string): Promise<WithdrawalRequestState[]> => {
+    const states: WithdrawalRequestState[] = [];
+    await streams.readAll<WithdrawalStateChanged>(STREAM, subjects.changed(requestId), (_subject, event) => {
+      if (event !== undefined) states.push(event.withdrawal.state);
+    });
+    return states;
+  };
+  const request = (idempotencyKey: string) =>
+    Object.assign(new WithdrawalSubmitRequest(), {
+      idempotencyKey,
+      kind: 'fiat',
+      accountGroupUuid: venue.seed.defaultGroupUuid,
+      ccy: 'EUR',
+      amount: '42.00',
+      bankAccountUuid: venue.seed.bankEurOk,
+    });
+
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    venue = await startE2eVenue();
+    const registry = new MetricsRegistry('bus', { defaultMetrics: false });
+    connection = await BusConnection.open(
+      { servers: nats.url, name: 't' },
+      new BusMetrics(registry),
+      new HealthRegistry(),
+      silent,
+    );
+    streams = new BusStreams(connection, silent);
+    await streams.ensureStream({ name: STREAM, subjects: [subjects.allChanged], storage: 'file' });
+    bucket = await new BusKv(connection).bucket(AccountLedgerName.withdrawalRequests(ACCOUNT));
+    publisher = new BusPublisher(
+      connection,
+      new BusMetrics(new MetricsRegistry('p', { defaultMetrics: false })),
+      silent,
+    );
+    client = new VenueRestClient({
+      baseUrl: venue.restBaseUrl,
+      apiKey: venue.credentials.primary.apiKey,
+      apiSecret: venue.credentials.primary.apiSecret,
+      antiReplay: new TonceSource(),
+    });
+  });
+  afterAll(async () => {
+    for (const desk of desks) await desk.stop();
+    await connection?.close();
+    await venue?.close();
+    await nats?.stop();
+  });
+
+  it('a NOT_FOUND request the venue shows later moves to the state it shows; it was never sent twice', async () => {
+    const desk = await startDesk();
+    const sentBefore = (await client.listFiatWithdrawals()).length;
+    faults.loseSubmitAnswer = true;
+    faults.hideFromLists = true; // the venue's list lags behind the request it created
+    const answer = await desk.submit(request('watch-1'));
+    faults.loseSubmitAnswer = false;
+    expect(answer).toMatchObject({ ok: true, withdrawal: { state: 'UNKNOWN' } });
+    const requestId = answer.ok ? answer.withdrawal.requestId : '';
+    await eventually(async () => ((await stateOf(desk, requestId)) === 'NOT_FOUND' ? true : undefined), {
+      what: 'NOT_FOUND after the settle time',
+    });
+    faults.hideFromLists = false; // the list shows it now
+    await eventually(async () => ((await stateOf(desk, requestId)) === 'PENDING_APPROVAL' ? true : undefined), {
+      what: 'the state the venue shows',
+    });
+    expect(await published(requestId)).toEqual(['SUBMITTING', 'UNKNOWN', 'NOT_FOUND', 'PENDING_APPROVAL']);
+    expect((await client.listFiatWithdrawals()).length).toBe(sentBefore + 1); // sent once
+  });
+
+  it('a state stored but never published (the process ended) is published at the next start, once', async () => {
+    const desk = await startDesk();
+    const answer = await desk.submit(request('watch-2'));
+    expect(answer).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL' } });
+    const requestId = answer.ok ? answer.withdrawal.requestId : '';
+    const uuid = answer.ok ? (answer.withdrawal.venueUuid ?? '') : '';
+    faults.publishDown = true; // JetStream down: the cancel is stored, its change held in memory …
+    expect(await desk.cancel({ requestId })).toMatchObject({ ok: true });
+    await eventually(async () => ((await stateOf(desk, requestId)) === 'CANCELLED' ? true : undefined), {
+      what: 'CANCELLED stored',
+    });
+    await desk.stop(); // … and the process ends before JetStream is back
+    desks.splice(desks.indexOf(desk), 1);
+    faults.publishDown = false;
+    expect(await published(requestId)).toEqual(['SUBMITTING', 'PENDING_APPROVAL']);
+    await startDesk();
+    expect(await published(requestId)).toEqual(['SUBMITTING', 'PENDING_APPROVAL', 'CANCELLED']);
+    await startDesk(); // started again: nothing published twice
+    expect(await published(requestId)).toEqual(['SUBMITTING', 'PENDING_APPROVAL', 'CANCELLED']);
+    expect(uuid).not.toBe('');
+  });
+});
+
+async function stateOf(desk: WithdrawalDesk, requestId: string): Promise<WithdrawalRequestState | undefined> {
+  const answer = await desk.get({ requestId });
+  return answer.ok ? answer.withdrawal.state : undefined;
+}
