@@ -13,6 +13,8 @@ export interface VenueRestEvents {
   onBudgetWait?(operation: string, waitMs: number): void;
   /** An attempt of `operation` ended: its HTTP status, or `timeout` / `connection` when none came back. */
   onResponse?(operation: string, status: number | 'timeout' | 'connection'): void;
+  /** A row of `operation`'s list could not be read (it lacks what identifies it) and was left out. */
+  onRowSkipped?(operation: string, problem: string): void;
 }
 
 export interface VenueRestClientConfig {

@@ -12,7 +12,7 @@ import { pageOf, type Page } from './records/common.js';
 import { orderStateReader, type OrderStateRecord } from './records/order-state.js';
 import { tradablePairsReader, type TradablePair } from './records/pair.js';
 import { participantReader, type Participant } from './records/participant.js';
-import { ShapeError, listOf, type Reader } from './records/shape.js';
+import { ShapeError, listOf, rowsOf, type Reader } from './records/shape.js';
 import { tokenReader, type WebSocketToken } from './records/token.js';
 import { tradeReader, type Trade } from './records/trade.js';
 import { transactionReader, type TransactionRecord } from './records/transaction.js';
@@ -106,9 +106,11 @@ export class VenueRestClient {
   private readonly sender: SignedRequestSender;
   private readonly tokenPath: string | undefined;
   private readonly webhookIpsUrl: string;
+  private readonly events: VenueRestClientConfig['events'];
 
   constructor(config: VenueRestClientConfig) {
     this.sender = new SignedRequestSender(config);
+    this.events = config.events;
     this.tokenPath = config.tokenPath;
     this.webhookIpsUrl = config.webhookIpsUrl ?? `${this.sender.origin}${RestPath.WebhookIps}`;
   }
@@ -430,7 +432,8 @@ export class VenueRestClient {
       family: 'withdrawal',
       stateChanging: false,
     });
-    return this.read(operation, listOf(withdrawalRequestReader), reply);
+    const skipped = (error: ShapeError) => this.events?.onRowSkipped?.(operation, error.message);
+    return this.read(operation, rowsOf(withdrawalRequestReader, skipped), reply);
   }
 
   private async cancelWithdrawal(

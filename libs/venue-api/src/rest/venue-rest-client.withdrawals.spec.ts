@@ -172,6 +172,20 @@ describe('withdrawal outcomes (§7.2)', () => {
     ]);
   });
 
+  it('a row without uuid is left out and told, the rest of the list read; an unexpected field value reads as not known', async () => {
+    const odd = JSON.stringify({ uuid: 'wd-3', state: 'ON_HOLD', amount: 'lots', ccy: 7, clientComment: 'gw:r3' });
+    fixture.venue.reset(() => json(200, `[${fiatWithdrawalRowJson},{"state":"PENDING","amount":"1"},${odd}]`));
+    const skipped: string[] = [];
+    const client = fixture.client({
+      events: { onRowSkipped: (operation, problem) => skipped.push(`${operation} ${problem}`) },
+    });
+    await expect(client.listFiatWithdrawals()).resolves.toEqual([
+      expect.objectContaining({ uuid: 'wd-1', amount: '100.50' }),
+      { uuid: 'wd-3', clientComment: 'gw:r3' },
+    ]);
+    expect(skipped).toEqual([expect.stringMatching(/^listFiatWithdrawals body\[1\]\.uuid: /)]);
+  });
+
   it('cancel puts accountGroupUuid in the signed body, never in the query; 409 on a second cancel', async () => {
     fixture.venue.reset((_request, index) =>
       index === 0

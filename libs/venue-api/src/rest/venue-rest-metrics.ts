@@ -21,6 +21,7 @@ export class VenueRestMetrics implements VenueRestEvents {
   private readonly waits: Histogram<'operation'>;
   private readonly waited: Counter<'operation'>;
   private readonly throttled: Counter<'operation'>;
+  private readonly rowsSkipped: Counter<'operation'>;
   /** The venue's last answer, for /health: unreachable, timed out or 5xx since the last good answer → down. */
   private lastFailure: string | undefined;
 
@@ -51,7 +52,17 @@ export class VenueRestMetrics implements VenueRestEvents {
       labelNames: ['operation'],
       registers,
     });
+    this.rowsSkipped = new Counter({
+      name: 'venue_rest_rows_skipped_total',
+      help: 'Rows of a venue list left out because they lack what identifies them (the rest of the list is read)',
+      labelNames: ['operation'],
+      registers,
+    });
     for (const operation of options.operations ?? []) this.throttled.inc({ operation }, 0);
+  }
+
+  onRowSkipped(operation: string): void {
+    this.rowsSkipped.inc({ operation });
   }
 
   onResponse(operation: string, status: number | 'timeout' | 'connection'): void {

@@ -54,6 +54,25 @@ export function optional<T>(inner: Reader<T>): OptionalReader<T> {
   };
 }
 
+/**
+ * A field the spec does not pin down, read liberally: absent, null or of an unexpected kind or value (a state
+ * added later, say) all read as undefined — the record is kept, only that field is not known.
+ */
+export function lenient<T>(inner: Reader<T>): OptionalReader<T> {
+  return {
+    optional: true,
+    read: (value, path) => {
+      if (value === undefined || value === null) return undefined;
+      try {
+        return inner.read(value, path);
+      } catch (error) {
+        if (error instanceof ShapeError) return undefined;
+        throw error;
+      }
+    },
+  };
+}
+
 /** Null is a value (e.g. §2.8 `sessionId` "present with value null"); absent reads as null too. */
 export function nullable<T>(inner: Reader<T>): Reader<T | null> {
   return reader((value, path) => (value === null || value === undefined ? null : inner.read(value, path)));
@@ -127,6 +146,26 @@ export function listOf<T>(item: Reader<T>): Reader<T[]> {
   return reader((value, path) => {
     if (!Array.isArray(value)) throw new ShapeError(path, `expected an array, got ${kindOf(value)}`);
     return value.map((element, index) => item.read(element, `${path}[${index}]`));
+  });
+}
+
+/**
+ * A list of rows, each read on its own: a row that cannot be read (it lacks what identifies it) is left out and
+ * told to `skipped`, never the whole list lost with it (the lists carry other members' rows too).
+ */
+export function rowsOf<T>(item: Reader<T>, skipped: (error: ShapeError) => void): Reader<T[]> {
+  return reader((value, path) => {
+    if (!Array.isArray(value)) throw new ShapeError(path, `expected an array, got ${kindOf(value)}`);
+    const rows: T[] = [];
+    value.forEach((element, index) => {
+      try {
+        rows.push(item.read(element, `${path}[${index}]`));
+      } catch (error) {
+        if (!(error instanceof ShapeError)) throw error;
+        skipped(error);
+      }
+    });
+    return rows;
   });
 }
 

@@ -1,6 +1,6 @@
 /** §2.7 withdrawal requests (fiat and crypto rows), R8 extra fiat fields, and submit/cancel results. */
 import { namedRefReader, type NamedRef } from './common.js';
-import { decimalText, oneOf, optional, record, text, type Reader } from './shape.js';
+import { decimalText, lenient, oneOf, record, text, type Reader } from './shape.js';
 
 export type WithdrawalState = 'PENDING_APPROVAL' | 'PENDING' | 'PROCESSED' | 'FAILED' | 'CANCELLED';
 
@@ -49,25 +49,30 @@ export interface WithdrawalAcknowledgement {
   uuid: string;
 }
 
+/**
+ * A row as the lists give it: the spec shows crypto rows with any field possibly absent and the lists carry every
+ * group's and member's rows, so only `uuid` (what identifies a row) is required; every other field is read
+ * liberally (`lenient`: a value of another kind, or a state added later, reads as not known).
+ */
 export const withdrawalRequestReader: Reader<WithdrawalRequest> = record<WithdrawalRequest>({
   uuid: text,
-  amount: optional(decimalText),
-  ccy: optional(text),
-  state: optional(oneOf('PENDING_APPROVAL', 'PENDING', 'PROCESSED', 'FAILED', 'CANCELLED')),
-  accountGroupUuid: optional(text),
-  accountGroupName: optional(text),
-  accountGroupOwner: optional(text),
-  accountGroupOwnerUuid: optional(text),
-  clientName: optional(text),
-  requestor: optional(text),
-  beneficiary: optional(namedRefReader),
-  clientComment: optional(text),
-  dateCreated: optional(text),
-  lastUpdated: optional(text),
-  coinAddress: optional(text),
-  wallet: optional(record<WithdrawalWalletRef>({ uuid: text, address: optional(text), alias: optional(text) })),
-  withdrawalMethod: optional(oneOf('BANK_WIRE')),
-  bankAccount: optional(record<WithdrawalBankAccountRef>({ uuid: text, name: optional(text), alias: optional(text) })),
+  amount: lenient(decimalText),
+  ccy: lenient(text),
+  state: lenient(oneOf('PENDING_APPROVAL', 'PENDING', 'PROCESSED', 'FAILED', 'CANCELLED')),
+  accountGroupUuid: lenient(text),
+  accountGroupName: lenient(text),
+  accountGroupOwner: lenient(text),
+  accountGroupOwnerUuid: lenient(text),
+  clientName: lenient(text),
+  requestor: lenient(text),
+  beneficiary: lenient(namedRefReader),
+  clientComment: lenient(text),
+  dateCreated: lenient(text),
+  lastUpdated: lenient(text),
+  coinAddress: lenient(text),
+  wallet: lenient(record<WithdrawalWalletRef>({ uuid: text, address: lenient(text), alias: lenient(text) })),
+  withdrawalMethod: lenient(oneOf('BANK_WIRE')),
+  bankAccount: lenient(record<WithdrawalBankAccountRef>({ uuid: text, name: lenient(text), alias: lenient(text) })),
 });
 
 export const withdrawalAcknowledgementReader: Reader<WithdrawalAcknowledgement> = record<WithdrawalAcknowledgement>({
