@@ -24,6 +24,7 @@ describe('withdrawal desk: the intent is stored before anything is sent', () => 
   let desk: WithdrawalDesk;
   let client: VenueRestClient;
   let storageDown = true;
+  let ackLost = false;
 
   beforeAll(async () => {
     nats = await startNatsServer();
@@ -37,8 +38,13 @@ describe('withdrawal desk: the intent is stored before anything is sent', () => 
     );
     const bucket: KvBucket = await new BusKv(connection).bucket(AccountLedgerName.withdrawalRequests('t'));
     const faulty = {
-      createIfAbsent: (key: string, value: unknown) =>
-        storageDown ? Promise.reject(new Error('injected: KV unavailable')) : bucket.createIfAbsent(key, value),
+      createIfAbsent: async (key: string, value: unknown) => {
+        if (storageDown) throw new Error('injected: KV unavailable');
+        const created = await bucket.createIfAbsent(key, value);
+        if (ackLost) throw new Error('injected: the write was stored, its answer lost');
+        return created;
+      },
+      remove: (key: string) => bucket.remove(key),
       get: <T>(key: string) =>
         storageDown ? Promise.reject(new Error('injected: KV unavailable')) : bucket.get<T>(key),
       put: (key: string, value: unknown) => bucket.put(key, value),
@@ -94,6 +100,26 @@ describe('withdrawal desk: the intent is stored before anything is sent', () => 
     storageDown = false;
     expect(await desk.submit(request)).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL' } });
     expect((await desk.health()).up).toBe(true);
+    expect((await client.listFiatWithdrawals()).length).toBe(before + 1);
+  });
+
+  it('an intent stored whose answer was lost: STORAGE_UNAVAILABLE, nothing sent, and the same key goes through once', async () => {
+    const request = Object.assign(new WithdrawalSubmitRequest(), {
+      idempotencyKey: 'storage-2',
+      kind: 'fiat',
+      accountGroupUuid: venue.seed.defaultGroupUuid,
+      ccy: 'EUR',
+      amount: '43.00',
+      bankAccountUuid: venue.seed.bankEurOk,
+    });
+    const before = (await client.listFiatWithdrawals()).length;
+    ackLost = true;
+    expect(await desk.submit(request)).toMatchObject({ ok: false, error: { code: 'STORAGE_UNAVAILABLE' } });
+    ackLost = false;
+    expect((await client.listFiatWithdrawals()).length).toBe(before);
+    // the retry is sent (it found no request stuck SUBMITTING that nothing would ever settle)
+    expect(await desk.submit(request)).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL' } });
+    expect(await desk.submit(request)).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL' } });
     expect((await client.listFiatWithdrawals()).length).toBe(before + 1);
   });
 });

@@ -38,7 +38,7 @@ describe('withdrawal desk: NOT_FOUND is watched, and a state stored but not publ
   let streams: BusStreams;
   const desks: WithdrawalDesk[] = [];
   /** Faults: the submit's answer lost (the request is created), lists that do not show it yet, no publishing. */
-  const faults = { loseSubmitAnswer: false, hideFromLists: false, publishDown: false };
+  const faults = { loseSubmitAnswer: false, hideFromLists: false, publishDown: false, writesDown: false };
 
   const venueWithFaults = () => ({
     submitFiatWithdrawal: async (request: Parameters<VenueRestClient['submitFiatWithdrawal']>[0]) => {
@@ -69,9 +69,17 @@ describe('withdrawal desk: NOT_FOUND is watched, and a state stored but not publ
       : {}),
   });
   const startDesk = async (withLastPublished = true) => {
+    const records = {
+      createIfAbsent: (key: string, value: unknown) => bucket.createIfAbsent(key, value),
+      get: <T>(key: string) => bucket.get<T>(key),
+      put: (key: string, value: unknown) =>
+        faults.writesDown ? Promise.reject(new Error('injected: KV write failed')) : bucket.put(key, value),
+      keys: () => bucket.keys(),
+      remove: (key: string) => bucket.remove(key),
+    };
     const desk = new WithdrawalDesk(
       venueWithFaults(),
-      bucket,
+      records,
       events(withLastPublished),
       subjects,
       new WithdrawalMetrics(new MetricsRegistry('t', { defaultMetrics: false })),
@@ -151,6 +159,20 @@ describe('withdrawal desk: NOT_FOUND is watched, and a state stored but not publ
       what: 'the state the venue shows',
     });
     expect(await published(requestId)).toEqual(['SUBMITTING', 'UNKNOWN', 'NOT_FOUND', 'PENDING_APPROVAL']);
+    expect((await client.listFiatWithdrawals()).length).toBe(sentBefore + 1); // sent once
+  });
+
+  it('sent, and its result cannot be stored: the caller is told UNKNOWN (never a failure), the lists settle it', async () => {
+    const desk = await startDesk();
+    const sentBefore = (await client.listFiatWithdrawals()).length;
+    faults.writesDown = true; // the intent is stored; the venue's answer cannot be
+    const answer = await desk.submit(request('watch-3'));
+    faults.writesDown = false;
+    expect(answer).toMatchObject({ ok: true, withdrawal: { state: 'UNKNOWN' } });
+    const requestId = answer.ok ? answer.withdrawal.requestId : '';
+    await eventually(async () => ((await stateOf(desk, requestId)) === 'PENDING_APPROVAL' ? true : undefined), {
+      what: 'settled from the list',
+    });
     expect((await client.listFiatWithdrawals()).length).toBe(sentBefore + 1); // sent once
   });
 

@@ -67,6 +67,7 @@ export interface WithdrawalRecords {
   get<T>(key: string): Promise<{ value: T } | undefined>;
   put(key: string, value: unknown): Promise<number>;
   keys(): Promise<string[]>;
+  remove(key: string): Promise<void>;
 }
 
 export interface WithdrawalEvents {
@@ -284,6 +285,7 @@ export class WithdrawalDesk {
       this.storageFailure = undefined;
     } catch (error) {
       this.storageFailure = messageOf(error);
+      await this.withdrawIntent(requestId, record);
       return errorReply(WithdrawalErrorCode.StorageUnavailable, 'could not store the request; nothing was sent');
     }
     if (created === 'exists') {
@@ -306,13 +308,44 @@ export class WithdrawalDesk {
           ? { kind: 'submit-refused', code: failure.code, message: failure.message }
           : { kind: 'submit-unknown', reason: failure.reason };
     }
-    await this.apply(requestId, event);
-    if (event.kind === 'submit-unknown') {
-      // Outcome undefined: the list first (found by our id), never a second submit.
-      await this.settleFromLists(requestId, request.kind);
+    try {
+      await this.apply(requestId, event);
+      if (event.kind === 'submit-unknown') {
+        // Outcome undefined: the list first (found by our id), never a second submit.
+        await this.settleFromLists(requestId, request.kind);
+      }
+      const settled = this.open.get(requestId) ?? (await this.records.get<WithdrawalRecord>(requestId))?.value;
+      return settled === undefined ? notFound() : replyOf(settled);
+    } catch (error) {
+      // Sent, and what came back could not be stored: never an error that reads "failed" (the caller would ask
+      // again under a new key). UNKNOWN to the caller; still open here, the lists settle it (found by our id).
+      this.logger.error('withdrawal sent; its result could not be stored — UNKNOWN until the lists settle it', {
+        requestId,
+        error: messageOf(error),
+      });
+      const held = this.open.get(requestId) ?? record;
+      return replyOf({ view: { ...held.view, state: 'UNKNOWN', updatedAt: this.clock.now() } });
     }
-    const settled = this.open.get(requestId) ?? (await this.records.get<WithdrawalRecord>(requestId))?.value;
-    return settled === undefined ? notFound() : replyOf(settled);
+  }
+
+  /**
+   * An intent whose write failed may have been stored all the same (its answer lost): then nothing was sent
+   * and, left there, every retry with the key would find a request SUBMITTING that no poll looks at. Ours (the
+   * same creation time) is removed, so a retry sends it once; if it cannot even be read, the next start makes
+   * a stored one UNKNOWN and the lists settle it (never sent).
+   */
+  private async withdrawIntent(requestId: string, record: WithdrawalRecord): Promise<void> {
+    try {
+      const stored = await this.records.get<WithdrawalRecord>(requestId);
+      if (stored?.value.view.state === 'SUBMITTING' && stored.value.view.createdAt === record.view.createdAt) {
+        await this.records.remove(requestId);
+      }
+    } catch (error) {
+      this.logger.warn('an intent that may be stored could not be checked; the next start settles it', {
+        requestId,
+        error: messageOf(error),
+      });
+    }
   }
 
   private send(request: WithdrawalSubmitRequest, requestId: string): Promise<WithdrawalAcknowledgement> {
