@@ -197,6 +197,24 @@ describe('withdrawal desk: NOT_FOUND is watched, and a state stored but not publ
     expect(await published(requestId)).toEqual(['SUBMITTING', 'PENDING_APPROVAL', 'CANCELLED']);
     expect(uuid).not.toBe('');
   });
+
+  it('a request whose record the store lost, submitted again with its key: found in the venue list, not sent again', async () => {
+    for (const running of desks.splice(0)) await running.stop();
+    const desk = await startDesk();
+    const first = await desk.submit(request('watch-4'));
+    expect(first).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL' } });
+    const requestId = first.ok ? first.withdrawal.requestId : '';
+    const sent = (await client.listFiatWithdrawals()).length;
+    await desk.stop();
+    desks.splice(desks.indexOf(desk), 1);
+    await bucket.remove(requestId); // the store lost it (a server's store, a write a failover dropped)
+    const again = await (await startDesk()).submit(request('watch-4'));
+    expect(again).toMatchObject({
+      ok: true,
+      withdrawal: { requestId, state: 'PENDING_APPROVAL', venueUuid: first.ok ? first.withdrawal.venueUuid : '' },
+    });
+    expect((await client.listFiatWithdrawals()).length).toBe(sent); // not sent a second time
+  });
 });
 
 async function stateOf(desk: WithdrawalDesk, requestId: string): Promise<WithdrawalRequestState | undefined> {

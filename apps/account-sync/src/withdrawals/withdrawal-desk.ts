@@ -296,17 +296,33 @@ export class WithdrawalDesk {
     await this.publish(requestId, record, null, '');
     this.metrics.transitions.inc({ state: 'SUBMITTING' });
 
-    // The one send of this request.
     let event: WithdrawalEvent;
-    try {
-      const ack = await this.send(request, requestId);
-      event = { kind: 'submit-acknowledged', venueUuid: ack.uuid };
-    } catch (error) {
-      const failure = classifySubmitFailure(error);
-      event =
-        failure.kind === 'refused'
-          ? { kind: 'submit-refused', code: failure.code, message: failure.message }
-          : { kind: 'submit-unknown', reason: failure.reason };
+    const listed = await this.listedAlready(requestId, request.kind);
+    if (listed !== undefined) {
+      this.logger.warn(
+        'withdrawal already in the venue list before its send (its record was lost): adopted, not sent',
+        {
+          requestId,
+        },
+      );
+      event = {
+        kind: 'listed',
+        venueUuid: listed.uuid,
+        state: listed.state,
+        ...(listed.lastUpdated !== undefined ? { lastUpdated: listed.lastUpdated } : {}),
+      };
+    } else {
+      // The one send of this request.
+      try {
+        const ack = await this.send(request, requestId);
+        event = { kind: 'submit-acknowledged', venueUuid: ack.uuid };
+      } catch (error) {
+        const failure = classifySubmitFailure(error);
+        event =
+          failure.kind === 'refused'
+            ? { kind: 'submit-refused', code: failure.code, message: failure.message }
+            : { kind: 'submit-unknown', reason: failure.reason };
+      }
     }
     try {
       await this.apply(requestId, event);
@@ -419,6 +435,24 @@ export class WithdrawalDesk {
   }
 
   // ---- lists
+
+  /**
+   * The venue's row of this request if it holds one already. Only the stored intent says it was never sent, and
+   * a store lost with its server (or a write a failover dropped) forgets it: the list is asked once before the
+   * send, and a row carrying this request's reference is adopted. A list that cannot be read does not stop the
+   * send (said in the log): the intent was just created, the usual case by far.
+   */
+  private async listedAlready(requestId: string, kind: WithdrawalKind): Promise<WithdrawalRequest | undefined> {
+    try {
+      return (await this.venueList(kind)).find((row) => requestIdOfComment(row.clientComment) === requestId);
+    } catch (error) {
+      this.logger.warn('withdrawal list unavailable before the send; sending on the stored intent alone', {
+        requestId,
+        error: messageOf(error),
+      });
+      return undefined;
+    }
+  }
 
   private venueList(kind: WithdrawalKind): Promise<WithdrawalRequest[]> {
     return kind === 'fiat' ? this.venue.listFiatWithdrawals() : this.venue.listCryptoWithdrawals();
