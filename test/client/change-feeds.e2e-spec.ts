@@ -181,7 +181,17 @@ describe('SDK change feeds across a lost connection and a nats-server restart', 
     const { port } = nats;
     await nats.stop();
     nats = await startNatsServer({ port });
-    await declareStreams();
+    await eventually(
+      () =>
+        declareStreams().then(
+          () => true,
+          () => undefined,
+        ),
+      {
+        what: 'the streams declared again on the new server (the app reconnected)',
+        timeoutMs: 20_000,
+      },
+    );
     await publishAll('7');
     await publishAll('8');
     await eventually(() => (FEEDS.every((f) => events(f).includes('8')) ? true : undefined), {
