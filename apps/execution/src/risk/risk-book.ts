@@ -76,6 +76,8 @@ interface RecentOrder {
   readonly notional: Decimal;
   /** false once the order is known not executed: it still counts for the order rate, no longer for notional. */
   traded: boolean;
+  /** Read back from the admissions (`restoreWindow`) and never open here: its later events reach only the windows. */
+  windowOnly: boolean;
 }
 
 interface InFlight {
@@ -154,7 +156,10 @@ export class RiskBook {
     const holdsQuote = windowed === undefined || windowed.traded;
     this.openOrders.set(order.orderId, { ...order, status: 'in-flight', holdsQuote });
     this.addInFlight(order, 1);
-    if (windowed !== undefined) return;
+    if (windowed !== undefined) {
+      windowed.windowOnly = false;
+      return;
+    }
     this.addRecent(order, true);
     this.useQuote(order);
   }
@@ -165,7 +170,7 @@ export class RiskBook {
    */
   record(event: BookEvent, options: { fillScopes?: readonly ScopeKey[] } = {}): boolean {
     const order = this.openOrders.get(event.orderId);
-    if (order === undefined) return false;
+    if (order === undefined) return event.kind === 'not-executed' && this.notExecutedInWindow(event.orderId);
     switch (event.kind) {
       case 'unknown':
         if (order.status === 'unknown') return false;
@@ -218,7 +223,7 @@ export class RiskBook {
   restoreWindow(orders: readonly WindowOrder[], now: number): void {
     for (const { order, traded } of orders) {
       if (this.recentById.has(order.orderId) || order.admittedAt <= now - MINUTE_MS) continue;
-      this.addRecent(order, traded);
+      this.addRecent(order, traded, true);
       if (traded) this.useQuote(order);
     }
     this.prune(now);
@@ -228,6 +233,19 @@ export class RiskBook {
   replacePositions(positions: ReadonlyMap<ScopeKey, ReadonlyMap<string, Decimal>>): void {
     this.filled.clear();
     for (const [scope, byCurrency] of positions) this.filled.set(scope, new Map(byCurrency));
+  }
+
+  /** An order only read back into the windows, known not executed now: its notional and quote use freed. */
+  private notExecutedInWindow(orderId: string): boolean {
+    const recent = this.recentById.get(orderId);
+    if (recent === undefined || !recent.windowOnly || !recent.traded) return false;
+    recent.traded = false;
+    this.addNotional(recent, -1);
+    const use = this.quotes.get(recent.order.quoteId);
+    if (use !== undefined) {
+      this.quotes.set(recent.order.quoteId, { ...use, used: Decimal.max(0, use.used.minus(recent.order.quantity)) });
+    }
+    return true;
   }
 
   /** Drops window entries older than a minute, and (now and then) quotes past their expiry. */
@@ -337,7 +355,7 @@ export class RiskBook {
     });
   }
 
-  private addRecent(order: BookOrder, traded: boolean): void {
+  private addRecent(order: BookOrder, traded: boolean, windowOnly = false): void {
     const entry: RecentOrder = {
       orderId: order.orderId,
       order,
@@ -346,6 +364,7 @@ export class RiskBook {
       quoteCurrency: order.quote,
       notional: order.quoteAmount,
       traded,
+      windowOnly,
     };
     // kept in admission order (an order restored or heard from a peer may be older than the newest)
     let at = this.recent.length;

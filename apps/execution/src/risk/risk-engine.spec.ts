@@ -235,6 +235,17 @@ describe('RiskEngine (the RiskGate of the order side)', () => {
     expect(engine.state.book.quoteUsed(failed.quote.quoteId).toFixed()).toBe('0');
   });
 
+  it('an order only read back into the windows, then known not executed: its notional and quote are freed', async () => {
+    const engine = new RiskEngine(limits(), { clock: new FakeClock(T0 + 1_000) }, states());
+    const read = order();
+    engine.restoreWindow([{ order: read, admittedAt: T0, traded: true }]);
+    engine.peerRecorded({ kind: 'not-executed', orderId: read.orderId }); // between the read-back and the journal
+    await engine.admit(order({ strategyId: 'beta' }), T0 + 1_000); // through the mailbox
+    expect(engine.state.book.notionalWithinMinute('strategy:alpha', 'USD').toFixed()).toBe('0');
+    expect(engine.state.book.quoteUsed(read.quote.quoteId).toFixed()).toBe('0');
+    expect(engine.state.book.recentOrderIds).toContain(read.orderId); // still counts for the order rate
+  });
+
   it('an order both read back from the admissions and restored from the journal is counted once', async () => {
     const file = { strategies: { alpha: { maxOrdersPerMinute: 2 } } };
     const engine = new RiskEngine(limits(file), { clock: new FakeClock(T0 + 1_000) }, states());
