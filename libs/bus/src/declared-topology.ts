@@ -149,6 +149,9 @@ export class DeclaredTopology {
         return;
       }
       failures += 1;
+      // A check is only a look: what it could not read or declare is left to the next check (15 s on), not
+      // retried at once — on a cluster electing leaders, retries would add to the requests it is slow to answer.
+      if (trigger === 'check') return;
       if (failures === 1) {
         this.logger.warn('could not declare the NATS topology again; retrying with backoff', {
           trigger,

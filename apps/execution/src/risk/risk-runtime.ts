@@ -76,12 +76,13 @@ export class RiskRuntime {
     });
     await audit.ensureStream();
     const bookStream = RiskStreamName.book(options.account);
+    // Memory, one copy: minutes of best-effort window data, read back when a process restarts (the common case);
+    // lost with its server or node, it is declared again and fills up again within the minute.
     await deps.streams.ensureStream({
       name: bookStream,
       subjects: [riskSubjects(subjects).book],
-      storage: 'file',
+      storage: 'memory',
       maxAgeMs: BOOK_KEPT_MS,
-      replicas: options.replicas ?? 1,
     });
     const replicas = options.replicas !== undefined ? { replicas: options.replicas } : {};
     const openBucket = () =>
