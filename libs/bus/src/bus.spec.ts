@@ -274,7 +274,7 @@ describe('libs/bus against a real nats-server', () => {
     );
     // no confirmation at all (no responder): the last failure is raised after the attempts
     const nobody = { reply: '_INBOX.nobody.listens', ackAck: () => Promise.reject(new Error('TIMEOUT')) };
-    await expect(confirmedAck(nobody, connection.client, { timeoutMs: 200 })).rejects.toThrow();
+    await expect(confirmedAck(nobody, connection.client, { timeoutMs: 200, attempts: 2 })).rejects.toThrow();
   });
 
   it('a consumer deleted under a running process is created again by the periodic check, after its acknowledged floor', async () => {

@@ -8,8 +8,9 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 
-export const ACK_ATTEMPTS = 3;
+export const ACK_ATTEMPTS = 5;
 const ACK_RETRY_TIMEOUT_MS = 2_000;
+const ACK_RETRY_PAUSE_MS = 500;
 const ACK = new TextEncoder().encode('+ACK');
 
 /** The subject an ack goes to: not in `JsMsg`'s type, held by its implementation (@nats-io/jetstream 3.4, pinned). */
@@ -34,6 +35,8 @@ export async function confirmedAck(
   }
   const subject = msg.reply;
   for (let attempt = 2; subject !== undefined && attempt <= (options.attempts ?? ACK_ATTEMPTS); attempt += 1) {
+    // "no responders" comes back at once while the consumer's leader is being elected: give the election time
+    await new Promise((resolve) => setTimeout(resolve, ACK_RETRY_PAUSE_MS * (attempt - 1)));
     try {
       await client.request(subject, ACK, { timeout: options.timeoutMs ?? ACK_RETRY_TIMEOUT_MS });
       return;
