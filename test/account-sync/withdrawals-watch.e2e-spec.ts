@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { systemClock } from '#actors';
 import { AccountLedgerName, BusConnection, BusKv, BusMetrics, BusPublisher, BusStreams, type KvBucket } from '#bus';
 import {
+  WithdrawalListRequest,
   WithdrawalSubjects,
   WithdrawalSubmitRequest,
   type WithdrawalRequestState,
@@ -38,7 +39,14 @@ describe('withdrawal desk: NOT_FOUND is watched, and a state stored but not publ
   let streams: BusStreams;
   const desks: WithdrawalDesk[] = [];
   /** Faults: the submit's answer lost (the request is created), lists that do not show it yet, no publishing. */
-  const faults = { loseSubmitAnswer: false, hideFromLists: false, publishDown: false, writesDown: false };
+  const faults = {
+    loseSubmitAnswer: false,
+    hideFromLists: false,
+    publishDown: false,
+    writesDown: false,
+    /** The venue's fiat list as 2,000 rows with 1,000-character comments (other members' requests). */
+    hugeList: false,
+  };
 
   const venueWithFaults = () => ({
     submitFiatWithdrawal: async (request: Parameters<VenueRestClient['submitFiatWithdrawal']>[0]) => {
@@ -49,7 +57,15 @@ describe('withdrawal desk: NOT_FOUND is watched, and a state stored but not publ
     submitCryptoWithdrawal: (request: Parameters<VenueRestClient['submitCryptoWithdrawal']>[0]) =>
       client.submitCryptoWithdrawal(request),
     listFiatWithdrawals: async (): Promise<WithdrawalRequest[]> =>
-      faults.hideFromLists ? [] : client.listFiatWithdrawals(),
+      faults.hugeList
+        ? Array.from({ length: 2_000 }, (_, i) => ({
+            uuid: `row-${i}`,
+            state: 'PENDING' as const,
+            clientComment: 'c'.repeat(1_000),
+          }))
+        : faults.hideFromLists
+          ? []
+          : client.listFiatWithdrawals(),
     listCryptoWithdrawals: async (): Promise<WithdrawalRequest[]> =>
       faults.hideFromLists ? [] : client.listCryptoWithdrawals(),
     cancelFiatWithdrawal: (uuid: string, group: string) => client.cancelFiatWithdrawal(uuid, group),
@@ -214,6 +230,19 @@ describe('withdrawal desk: NOT_FOUND is watched, and a state stored but not publ
       withdrawal: { requestId, state: 'PENDING_APPROVAL', venueUuid: first.ok ? first.withdrawal.venueUuid : '' },
     });
     expect((await client.listFiatWithdrawals()).length).toBe(sent); // not sent a second time
+  });
+
+  it('a list whose rows would not fit in one NATS reply stops short and says it is truncated', async () => {
+    const desk = await startDesk();
+    faults.hugeList = true;
+    try {
+      const reply = await desk.list(Object.assign(new WithdrawalListRequest(), { kind: 'fiat', limit: 2_000 }));
+      expect(reply).toMatchObject({ ok: true, truncated: true });
+      expect(Buffer.byteLength(JSON.stringify(reply))).toBeLessThan(1024 * 1024);
+      expect(reply.ok ? reply.withdrawals.length : 0).toBeGreaterThan(500);
+    } finally {
+      faults.hugeList = false;
+    }
   });
 });
 

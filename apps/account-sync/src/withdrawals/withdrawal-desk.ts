@@ -90,6 +90,8 @@ export interface WithdrawalDeskOptions {
 }
 
 const DEFAULT_LIST_LIMIT = 500;
+/** What the rows of a list reply may take, under NATS's default 1 MB payload with room for the rest. */
+const LIST_REPLY_BUDGET_BYTES = 768 * 1024;
 const DEFAULT_NOT_FOUND_WATCH_MS = 7 * 24 * 3_600_000;
 
 /** The gateway's requestId of an idempotency key: 24 hex characters, the same in every process, for ever. */
@@ -211,10 +213,20 @@ export class WithdrawalDesk {
     try {
       const items: WithdrawalListItem[] = [];
       let truncated = false;
+      let bytes = 0;
       for (const kind of kinds) {
         const rows = await this.venueList(kind);
         truncated ||= rows.length > limit;
-        items.push(...rows.slice(0, limit).map((row) => listItemOf(kind, row)));
+        for (const row of rows.slice(0, limit)) {
+          // a NATS reply is bounded (1 MB by default): rows with long comments stop the list short, said so
+          const item = listItemOf(kind, row);
+          bytes += Buffer.byteLength(JSON.stringify(item)) + 1;
+          if (bytes > LIST_REPLY_BUDGET_BYTES) {
+            truncated = true;
+            break;
+          }
+          items.push(item);
+        }
       }
       reply = { ok: true, withdrawals: items, truncated };
     } catch (error) {
