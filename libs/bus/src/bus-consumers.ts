@@ -128,14 +128,14 @@ export class BusConsumers {
         const stream = await this.connection.jsm.streams.info(options.stream);
         const sameStream = stream.created === state.streamCreated;
         const workQueue = stream.config.retention === RetentionPolicy.Workqueue;
-        const resumeAfter = sameStream && !workQueue && (state.ackFloor ?? 0) > 0 ? state.ackFloor : undefined;
+        const resumeAfter = sameStream && !workQueue ? state.ackFloor : undefined;
         await this.ensureConsumer({ ...options, exclusive: false }, resumeAfter);
         state.streamCreated = stream.created;
         state.ackFloor = resumeAfter ?? 0;
         this.logger.warn('durable consumer was gone; created again', {
           stream: options.stream,
           durable: options.durable,
-          ...(resumeAfter !== undefined ? { resumeAfter } : {}),
+          resumeAfter: resumeAfter ?? 0,
         });
         // created again: the running iterator waits on a consumer that no longer exists
         const fresh = await this.open(options);
@@ -212,17 +212,11 @@ export class BusConsumers {
     if (options.exclusive === true) {
       // Created again where the earlier one had got to: after its acknowledged floor. On a limits stream the
       // acknowledged messages are still there and "all" would replay them; on a work queue they are gone.
-      const earlier = await jsm.consumers.info(options.stream, options.durable).catch((error: unknown) => {
-        if (error instanceof JetStreamApiError && error.status === 404) return undefined;
-        throw error;
-      });
-      if (earlier !== undefined) await jsm.consumers.delete(options.stream, options.durable);
+      const floor = await this.ackFloor(options);
+      if (floor !== undefined) await jsm.consumers.delete(options.stream, options.durable);
       // (a work queue takes only "all", and holds nothing acknowledged anyway)
       const workQueue = (await jsm.streams.info(options.stream)).config.retention === RetentionPolicy.Workqueue;
-      const resume =
-        workQueue || earlier === undefined || earlier.ack_floor.stream_seq === 0
-          ? {}
-          : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: earlier.ack_floor.stream_seq + 1 };
+      const resume = startingAfter(workQueue ? undefined : floor);
       await jsm.consumers.add(options.stream, { ...config, ...resume });
       return 'created';
     }
@@ -235,14 +229,15 @@ export class BusConsumers {
       return 'updated';
     } catch (error) {
       if (!(error instanceof JetStreamApiError) || error.status !== 404) throw error;
-      const resume =
-        resumeAfter === undefined
-          ? {}
-          : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: resumeAfter + 1 };
-      await jsm.consumers.add(options.stream, { ...config, ...resume });
+      await jsm.consumers.add(options.stream, { ...config, ...startingAfter(resumeAfter) });
       return 'created';
     }
   }
+}
+
+/** A new consumer's start: after stream sequence `seq` (its acknowledged floor), or the stream's start. */
+function startingAfter(seq: number | undefined): { deliver_policy?: DeliverPolicy; opt_start_seq?: number } {
+  return seq === undefined || seq === 0 ? {} : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: seq + 1 };
 }
 
 function wrap(msg: JsMsg, connection: BusConnection): DurableMessage {
