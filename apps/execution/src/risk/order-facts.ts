@@ -22,10 +22,16 @@ export interface OrderFacts {
   readonly quoteExpiresAt: number;
 }
 
-export function factsOf(order: RiskOrder): OrderFacts | RiskRefusal {
-  const parts = order.instrument.split('.');
+/** `BASE.QUOTE` of two different currencies, split; undefined otherwise. */
+export function currenciesOf(instrument: string): { base: string; quote: string } | undefined {
+  const parts = instrument.split('.');
   const [base, quote] = parts;
-  if (parts.length !== 2 || !base || !quote || base === quote) {
+  return parts.length === 2 && base && quote && base !== quote ? { base, quote } : undefined;
+}
+
+export function factsOf(order: RiskOrder): OrderFacts | RiskRefusal {
+  const currencies = currenciesOf(order.instrument);
+  if (currencies === undefined) {
     return refusal(RiskCode.InstrumentInvalid, 'the instrument must be BASE.QUOTE of two currencies', {
       instrument: order.instrument,
     });
@@ -44,8 +50,7 @@ export function factsOf(order: RiskOrder): OrderFacts | RiskRefusal {
   }
   return {
     order,
-    base,
-    quote,
+    ...currencies,
     price: parseDecimal(q.price as string, 'quote.price'),
     quantity: parseDecimal(q.quantity as string, 'quote.quantity').abs(),
     quoteAmount: parseDecimal(q.quoteAmount as string, 'quote.quoteAmount').abs(),

@@ -9,7 +9,7 @@ import type { Transition } from '#actors';
 import type { FilledOrder, RiskDecision, RiskOrder, RiskOrderEvent } from './risk-gate.js';
 import { decide } from './checks.js';
 import { scopeKey, withOverride, type Limits, type LimitsConfig, type ScopeKey } from './limits.js';
-import { bookOrderOf, factsOf } from './order-facts.js';
+import { bookOrderOf, currenciesOf, factsOf } from './order-facts.js';
 import {
   deltasOf,
   scopesOf,
@@ -164,9 +164,9 @@ export function riskTransition(state: RiskState, event: RiskEvent, env: RiskEnv)
 function filledOrderOf(
   order: FilledOrder | undefined,
 ): Pick<BookOrder, 'strategyId' | 'accountGroup' | 'side' | 'base' | 'quote'> | undefined {
-  const [base, quote, ...rest] = order?.instrument.split('.') ?? [];
-  if (order === undefined || !base || !quote || rest.length > 0 || base === quote) return undefined;
-  return { strategyId: order.strategyId, accountGroup: order.accountGroup, side: order.side, base, quote };
+  const currencies = order === undefined ? undefined : currenciesOf(order.instrument);
+  if (order === undefined || currencies === undefined) return undefined;
+  return { strategyId: order.strategyId, accountGroup: order.accountGroup, side: order.side, ...currencies };
 }
 
 /** The scopes whose durable positions, as read at start, do not hold the order's fill (none if never read). */
