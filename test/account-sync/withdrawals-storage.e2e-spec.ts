@@ -68,6 +68,7 @@ describe('withdrawal desk: the intent is stored before anything is sent', () => 
         publish: async (subject, event, msgId) => {
           await publisher.publishDurable(subject, event, { msgId, kind: 'acct.withdrawal.changed' });
         },
+        lastPublished: async () => undefined, // every request of before is published again at start
       },
       new WithdrawalSubjects('gw.v1', 't'),
       new WithdrawalMetrics(registry),

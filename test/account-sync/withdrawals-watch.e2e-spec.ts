@@ -72,19 +72,15 @@ describe('withdrawal desk: NOT_FOUND is watched, and a state stored but not publ
     cancelCryptoWithdrawal: (uuid: string, group: string) => client.cancelCryptoWithdrawal(uuid, group),
     getAccountDetails: (query?: Parameters<VenueRestClient['getAccountDetails']>[0]) => client.getAccountDetails(query),
   });
-  const events = (withLastPublished: boolean): WithdrawalEvents => ({
+  const events: WithdrawalEvents = {
     publish: async (subject, event, msgId) => {
       if (faults.publishDown) throw new Error('injected: JetStream unavailable');
       await publisher.publishDurable(subject, event, { msgId, kind: 'acct.withdrawal.changed', attempts: 1 });
     },
-    ...(withLastPublished
-      ? {
-          lastPublished: async (subject: string) =>
-            (await streams.lastMessage<WithdrawalStateChanged>(STREAM, subject))?.value.withdrawal.state,
-        }
-      : {}),
-  });
-  const startDesk = async (withLastPublished = true) => {
+    lastPublished: async (subject) =>
+      (await streams.lastMessage<WithdrawalStateChanged>(STREAM, subject))?.value.withdrawal.state,
+  };
+  const startDesk = async () => {
     const records = {
       createIfAbsent: (key: string, value: unknown) => bucket.createIfAbsent(key, value),
       get: <T>(key: string) => bucket.get<T>(key),
@@ -96,7 +92,7 @@ describe('withdrawal desk: NOT_FOUND is watched, and a state stored but not publ
     const desk = new WithdrawalDesk(
       venueWithFaults(),
       records,
-      events(withLastPublished),
+      events,
       subjects,
       new WithdrawalMetrics(new MetricsRegistry('t', { defaultMetrics: false })),
       systemClock,
@@ -105,7 +101,7 @@ describe('withdrawal desk: NOT_FOUND is watched, and a state stored but not publ
     );
     desks.push(desk);
     await desk.start();
-    await desk.republishOpen();
+    await desk.republishUnpublished();
     return desk;
   };
   /** Every state published for a request, in order. */

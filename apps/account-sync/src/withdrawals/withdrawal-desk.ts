@@ -73,7 +73,7 @@ export interface WithdrawalRecords {
 export interface WithdrawalEvents {
   publish(subject: string, event: WithdrawalStateChanged, msgId: string): Promise<void>;
   /** The state of the last change the stream holds on `subject` (undefined: none, or it cannot be read). */
-  lastPublished?(subject: string): Promise<WithdrawalRequestState | undefined>;
+  lastPublished(subject: string): Promise<WithdrawalRequestState | undefined>;
 }
 
 export interface WithdrawalDeskOptions {
@@ -618,16 +618,12 @@ export class WithdrawalDesk {
    * After a restart: the current state of every request open or changed lately (within the NOT_FOUND watch) whose
    * last published change is another state — stored, then the process ended before it was published (a final
    * one included) — is published now. One already published is not published again (its msgId may be older
-   * than the duplicate window). Without a way to read the stream, every open request is published again
-   * (deduplicated by msgId).
+   * than the duplicate window).
    */
-  async republishOpen(): Promise<void> {
-    const lastPublished = this.events.lastPublished?.bind(this.events);
-    const candidates = lastPublished === undefined ? [...this.open] : this.recent.splice(0);
-    for (const [requestId, stored] of candidates) {
+  async republishUnpublished(): Promise<void> {
+    for (const [requestId, stored] of this.recent.splice(0)) {
       const record = this.open.get(requestId) ?? stored;
-      if (lastPublished !== undefined && (await lastPublished(this.subjects.changed(requestId))) === record.view.state)
-        continue;
+      if ((await this.events.lastPublished(this.subjects.changed(requestId))) === record.view.state) continue;
       await this.mailbox.run(requestId, () => this.publish(requestId, record, null, ''));
     }
   }

@@ -96,7 +96,7 @@ class WithdrawalsPart implements OnModuleInit {
           if (event.leg.transactionType === 'WITHDRAWAL') void desk.poll();
         });
         await desk.start();
-        await desk.republishOpen();
+        await desk.republishUnpublished();
         this.desk = desk;
       },
       stop: async () => this.desk?.stop(),
