@@ -68,12 +68,10 @@ export interface WindowOrder {
 }
 
 interface RecentOrder {
-  readonly orderId: string;
   readonly order: BookOrder;
+  /** `order.admittedAt` and `scopesOf(order)`, read on every decision. */
   readonly at: number;
   readonly scopes: readonly ScopeKey[];
-  readonly quoteCurrency: string;
-  readonly notional: Decimal;
   /** false once the order is known not executed: it still counts for the order rate, no longer for notional. */
   traded: boolean;
   /** Read back from the admissions (`restoreWindow`) and never open here: its later events reach only the windows. */
@@ -142,7 +140,7 @@ export class RiskBook {
 
   /** Ids of the orders in the rolling minute, oldest first. */
   get recentOrderIds(): string[] {
-    return this.recent.slice(this.head).map((r) => r.orderId);
+    return this.recent.slice(this.head).map((r) => r.order.orderId);
   }
 
   // ---- updates (the risk actor's transition only)
@@ -255,7 +253,7 @@ export class RiskBook {
       const entry = this.recent[this.head];
       if (entry === undefined || entry.at > oldest) break;
       this.head += 1;
-      this.recentById.delete(entry.orderId);
+      this.recentById.delete(entry.order.orderId);
       for (const scope of entry.scopes) this.windowCount.set(scope, (this.windowCount.get(scope) ?? 1) - 1);
       if (entry.traded) this.addNotional(entry, -1);
     }
@@ -357,12 +355,9 @@ export class RiskBook {
 
   private addRecent(order: BookOrder, traded: boolean, windowOnly = false): void {
     const entry: RecentOrder = {
-      orderId: order.orderId,
       order,
       at: order.admittedAt,
       scopes: scopesOf(order),
-      quoteCurrency: order.quote,
-      notional: order.quoteAmount,
       traded,
       windowOnly,
     };
@@ -370,7 +365,7 @@ export class RiskBook {
     let at = this.recent.length;
     while (at > this.head && (this.recent[at - 1]?.at ?? 0) > entry.at) at -= 1;
     this.recent.splice(at, 0, entry);
-    this.recentById.set(entry.orderId, entry);
+    this.recentById.set(entry.order.orderId, entry);
     for (const scope of entry.scopes) this.windowCount.set(scope, (this.windowCount.get(scope) ?? 0) + 1);
     if (traded) this.addNotional(entry, 1);
   }
@@ -379,8 +374,8 @@ export class RiskBook {
     for (const scope of entry.scopes) {
       let byCurrency = this.windowNotional.get(scope);
       if (byCurrency === undefined) this.windowNotional.set(scope, (byCurrency = new Map()));
-      const held = byCurrency.get(entry.quoteCurrency) ?? ZERO;
-      byCurrency.set(entry.quoteCurrency, held.plus(entry.notional.times(sign)));
+      const held = byCurrency.get(entry.order.quote) ?? ZERO;
+      byCurrency.set(entry.order.quote, held.plus(entry.order.quoteAmount.times(sign)));
     }
   }
 }
