@@ -225,7 +225,10 @@ describe('libs/bus against a real nats-server', () => {
     });
     const stopped = running.stop().then(() => 'stopped');
     release();
-    const outcome = await Promise.race([stopped, new Promise((resolve) => setTimeout(() => resolve('hung'), 10_000))]);
+    let timer: NodeJS.Timeout | undefined;
+    const hung = new Promise((resolve) => (timer = setTimeout(() => resolve('hung'), 10_000)));
+    const outcome = await Promise.race([stopped, hung]);
+    clearTimeout(timer);
     expect(outcome).toBe('stopped');
   });
 
