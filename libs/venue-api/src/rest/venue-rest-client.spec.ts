@@ -72,6 +72,9 @@ describe('VenueRestClient: signing and body text', () => {
     ['"tok-5"', { token: 'tok-5' }],
     ['{"data":"tok-5"}', { token: 'tok-5' }],
     ['{"data":{"token":"tok-5","expiresAt":"17"}}', { token: 'tok-5', expiresAt: '17' }],
+    // expiresAt is informational: an odd value is left out, the token still read
+    ['{"token":"tok-5","expiresAt":{"seconds":30}}', { token: 'tok-5' }],
+    ['{"token":"tok-5","expiresAt":true}', { token: 'tok-5' }],
   ])('reads every plausible token response shape without configuration: %s', async (body, expected) => {
     fixture.venue.reset(() => json(200, body));
     await expect(fixture.client().createWebSocketToken()).resolves.toEqual(expected);

@@ -152,10 +152,11 @@ export class ErrorFrameDto extends GuessedFrameDto implements ErrorFrame {
   @IsOptional() @IsString() declare message?: string;
 }
 
+/** W12: an entry needs only its uuid (the reply's fields are not shown, §2.3); the rest is kept when well typed. */
 export class AccountGroupEntryDto implements AccountGroupEntry {
   @IsString() declare uuid: string;
-  @IsString() declare name: string;
-  @IsBoolean() declare natural: boolean;
+  @IsOptional() @IsString() declare name?: string;
+  @IsOptional() @IsBoolean() declare natural?: boolean;
   @IsOptional() @IsString() declare ownerShortcode?: string;
 }
 

@@ -357,15 +357,23 @@ describe('decodeServiceFrame: other frames (W8–W12)', () => {
     ]);
     const odd = decode({
       ...reply,
-      accountGroups: [{ uuid: 'g1', name: 'D', natural: 'yes' }, 'g2', reply.accountGroups[1]],
+      accountGroups: [{ uuid: 'g1', name: 'D', natural: 'yes' }, 'g2', { name: 'no id' }, reply.accountGroups[1]],
     });
     expect((expectMessage(odd) as unknown as AccountGroupsReply).accountGroups).toEqual([
+      { uuid: 'g1', name: 'D' },
       { uuid: 'g2', name: 'Sub', natural: false },
     ]);
     expect(odd.kind === 'message' && odd.oddities).toEqual([
       'accountGroups.0.natural must be a boolean value',
       'accountGroups.1 must be an object',
+      'accountGroups.2.uuid must be a string',
     ]);
+    // the reply's fields are not shown (W12): no `success`, entries with only a uuid
+    const minimal = expectMessage(
+      decode({ messageType: 'accountGroups', accountGroups: [{ uuid: 'g9' }] }),
+    ) as unknown as AccountGroupsReply;
+    expect(minimal.success).toBeUndefined();
+    expect(minimal.accountGroups).toEqual([{ uuid: 'g9' }]);
     expectInvalid(decode({ ...reply, accountGroups: undefined }), 'accountGroups must be an array');
     expectInvalid(decode({ ...reply, accountGroups: 'g1' }), 'accountGroups must be an array');
   });

@@ -49,7 +49,7 @@ interface DtoShape {
   required?: ReadonlyArray<readonly string[]>;
 }
 
-const accountGroupEntry: DtoShape = { dto: AccountGroupEntryDto };
+const accountGroupEntry: DtoShape = { dto: AccountGroupEntryDto, required: [['uuid']] };
 
 const SHAPES: Readonly<Record<string, DtoShape>> = {
   subscribe: { dto: SubscribeAckDto, nullable: ['networkId'] },
@@ -174,9 +174,9 @@ function readLiberally(
 ): DecodeResult {
   const oddities: string[] = [];
   const dropped = new Map<string, string>();
-  for (const key of Object.keys(shape.nested ?? {})) {
+  for (const [key, itemShape] of Object.entries(shape.nested ?? {})) {
     const items = instance[key];
-    if (Array.isArray(items)) instance[key] = keepValidItems(key, items, oddities);
+    if (Array.isArray(items)) instance[key] = keepValidItems(key, itemShape, items, oddities);
   }
   for (const error of validateSync(instance, { forbidUnknownValues: true })) {
     const problem = problemOf(error);
@@ -196,13 +196,27 @@ function readLiberally(
     : { kind: 'message', message, oddities: oddities.slice(0, MAX_ODDITIES) };
 }
 
-/** Elements of a liberally read array that fail their shape are dropped one by one, as oddities. */
-function keepValidItems(key: string, items: unknown[], oddities: string[]): unknown[] {
+/**
+ * Elements of a liberally read array, one by one: an element that is not an object, or lacks what its shape
+ * requires, is dropped; a property of a kept element that breaks its type is dropped. Each is an oddity.
+ */
+function keepValidItems(key: string, shape: DtoShape, items: unknown[], oddities: string[]): unknown[] {
   return items.filter((item, index) => {
-    const problem = isPlainObject(item)
-      ? validateSync(item, { forbidUnknownValues: true }).map((e) => problemOf(e, `${key}.${index}.`))[0]
-      : `${key}.${index} must be an object`;
-    if (problem !== undefined) oddities.push(problem);
-    return problem === undefined;
+    if (!isPlainObject(item)) {
+      oddities.push(`${key}.${index} must be an object`);
+      return false;
+    }
+    const problems = validateSync(item, { forbidUnknownValues: true }).map((error) => {
+      delete item[error.property];
+      return { property: error.property, problem: problemOf(error, `${key}.${index}.`) };
+    });
+    const missing = (shape.required ?? []).find((group) => group.every((name) => item[name] === undefined));
+    if (missing !== undefined) {
+      const problem = problems.find((p) => missing.includes(p.property))?.problem;
+      oddities.push(problem ?? `${key}.${index}.${missing.join(' or ')} missing`);
+      return false;
+    }
+    for (const { problem } of problems) oddities.push(problem);
+    return true;
   });
 }

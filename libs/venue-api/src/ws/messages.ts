@@ -193,11 +193,11 @@ export interface ErrorFrame extends GuessedFrame {
   message?: string;
 }
 
-/** W12 */
+/** W12: only `uuid` is required of an entry (the reply's fields are not shown, §2.3). */
 export interface AccountGroupEntry {
   uuid: string;
-  name: string;
-  natural: boolean;
+  name?: string;
+  natural?: boolean;
   ownerShortcode?: string;
 }
 

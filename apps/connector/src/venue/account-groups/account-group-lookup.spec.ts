@@ -41,6 +41,16 @@ describe('AccountGroupLookup', () => {
     ]);
   });
 
+  it('reads a reply without success whose entries carry only a uuid (its fields are not shown, W12)', async () => {
+    const { channel, lookup, settle } = setup();
+    channel.up();
+    const answer = lookup.lookup();
+    await settle();
+    const requestId = channel.sentOfType('accountGroups').at(-1)?.requestId ?? '';
+    channel.deliver({ messageType: 'accountGroups', chanId: 'c', timestamp: 1, requestId, accountGroups: [{ uuid: 'g-9' }] });
+    expect(await answer).toEqual([{ uuid: 'g-9', name: '', natural: false }]);
+  });
+
   it('fails with NOT_CONNECTED without a session, TIMEOUT without a reply, VENUE_REFUSED on success:false', async () => {
     const { clock, channel, lookup, settle } = setup();
     await expect(lookup.lookup()).rejects.toEqual(expect.objectContaining({ code: 'NOT_CONNECTED' }));

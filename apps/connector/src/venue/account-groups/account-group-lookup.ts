@@ -79,15 +79,16 @@ export class AccountGroupLookup {
     const waiter = this.pending.get(requestId);
     if (waiter === undefined) return;
     this.pending.delete(requestId);
-    if (!reply.success) {
+    // Only an explicit refusal is one: a reply without `success` (its fields are not shown, W12) is read.
+    if (reply.success === false) {
       waiter.reject(new AccountGroupLookupError('VENUE_REFUSED', 'the venue refused the account-group lookup'));
       return;
     }
     const groups = Array.isArray(reply.accountGroups) ? reply.accountGroups : [];
     waiter.resolve(
       groups
-        .filter((g) => typeof g.uuid === 'string' && typeof g.name === 'string')
-        .map((g) => ({ uuid: g.uuid, name: g.name, natural: g.natural === true })),
+        .filter((g) => typeof g.uuid === 'string')
+        .map((g) => ({ uuid: g.uuid, name: g.name ?? '', natural: g.natural === true })),
     );
   }
 }

@@ -1,3 +1,4 @@
+import { JsonNumber } from '../../money/json-number.js';
 import { ShapeError, digitsOrText, isJsonObject, type Reader } from './shape.js';
 
 /** W1 single-use WebSocket token (§4.3, §5). The token itself is a secret: never log it. */
@@ -25,9 +26,11 @@ export function tokenReader(tokenPath?: string): Reader<WebSocketToken> {
         if (found === '') throw new ShapeError(join(path, candidate), 'empty token');
         const holder = candidate.includes('.') ? at(value, candidate.slice(0, candidate.lastIndexOf('.'))) : value;
         const expiresAt = isJsonObject(holder) ? holder['expiresAt'] : undefined;
-        return expiresAt === undefined || expiresAt === null
-          ? { token: found }
-          : { token: found, expiresAt: digitsOrText.read(expiresAt, join(path, 'expiresAt')) };
+        // Informational only (nothing waits on it): a value neither text nor a number is left out, never a
+        // reason to refuse the token and with it every connection.
+        return typeof expiresAt === 'string' || expiresAt instanceof JsonNumber
+          ? { token: found, expiresAt: digitsOrText.read(expiresAt, join(path, 'expiresAt')) }
+          : { token: found };
       }
       const where = paths.map((p) => (p === '' ? 'the body' : p)).join(', ');
       throw new ShapeError(path, `no token string at ${where}`);
