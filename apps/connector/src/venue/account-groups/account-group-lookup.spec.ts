@@ -47,7 +47,13 @@ describe('AccountGroupLookup', () => {
     const answer = lookup.lookup();
     await settle();
     const requestId = channel.sentOfType('accountGroups').at(-1)?.requestId ?? '';
-    channel.deliver({ messageType: 'accountGroups', chanId: 'c', timestamp: 1, requestId, accountGroups: [{ uuid: 'g-9' }] });
+    channel.deliver({
+      messageType: 'accountGroups',
+      chanId: 'c',
+      timestamp: 1,
+      requestId,
+      accountGroups: [{ uuid: 'g-9' }],
+    });
     expect(await answer).toEqual([{ uuid: 'g-9', name: '', natural: false }]);
   });
 
