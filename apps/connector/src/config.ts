@@ -45,6 +45,11 @@ export class ConnectorConfig
   @EnvText({ max: 128, pattern: TOKEN_PATH, describe: 'a dot-separated field path such as data.token' })
   VENUE_TOKEN_PATH?: string;
   @EnvMs(100, 600_000) PRICE_STALE_AFTER_MS: number = 5_000;
+  /**
+   * W13: set (e.g. 4) when the venue's "at most 4 updates per second per connection" is shared by the connection's
+   * streams: a stream is then stale only after twice its turn (streams ÷ rate seconds). Unset: a cadence per stream.
+   */
+  @EnvInt(1, 1_000) VENUE_PRICE_UPDATES_PER_CONNECTION?: number;
   /** Last-value price entries age out after this; at most a quote's life (§2.2 rule 4: 10 minutes). */
   @EnvMs(1_000, 600_000) PRICE_MAX_AGE_MS: number = 600_000;
   @EnvMs(100, 600_000) VENUE_STALL_TIMEOUT_MS: number = 15_000;
@@ -96,6 +101,7 @@ export function venueOptionsFrom(config: ConnectorConfig): VenueOptions {
     antiReplay: config.VENUE_ANTI_REPLAY,
     ...(config.VENUE_NONCE_DIR !== undefined ? { nonceDir: config.VENUE_NONCE_DIR } : {}),
     staleAfterMs: config.PRICE_STALE_AFTER_MS,
+    ...optional('connectionPriceRate', config.VENUE_PRICE_UPDATES_PER_CONNECTION),
     stallTimeoutMs: config.VENUE_STALL_TIMEOUT_MS,
     reconnect: { initialMs: config.VENUE_RECONNECT_INITIAL_MS, maxMs: config.VENUE_RECONNECT_MAX_MS },
     connectionMaxAgeMs: config.VENUE_CONNECTION_MAX_AGE_MS,

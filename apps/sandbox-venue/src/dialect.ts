@@ -17,6 +17,19 @@ export type SubscriptionsOnReconnect = 'dropped' | 'held';
  * `baseCurrency`/`quoteCurrency`/`minSize`/`maxSize`, transfers with `direction` and `reference` besides).
  */
 export type AccountExtrasShape = 'named' | 'renamed';
+/**
+ * A subscribe over the 30 messages/s budget (W14): `ack` — refused by its one acknowledgement (§2.1 rules 1–2:
+ * every subscribe gets exactly one, a refusal never a separate error frame) with code `MESSAGE_RATE_LIMITED`;
+ * `error` — dropped with an `error` frame like any other message over the budget (a venue whose limiter sits
+ * before its subscribe handling).
+ */
+export type RateLimitedSubscribe = 'ack' | 'error';
+/**
+ * "At most 4 updates per second per connection" (§6.2, §8; W13): `per-stream` — every subscription gets an
+ * update on each 250 ms tick; `per-connection` — the connection gets one update per tick, its subscriptions in
+ * turn (each of N streams then hears from the venue every N/4 s).
+ */
+export type PriceCadence = 'per-stream' | 'per-connection';
 
 export interface Dialect {
   tokenResponse: TokenResponseShape;
@@ -26,6 +39,9 @@ export interface Dialect {
   /** With `held`: how long the subscriptions wait for the session's next connection. */
   subscriptionHoldMs: number;
   accountExtras: AccountExtrasShape;
+  rateLimitedSubscribe: RateLimitedSubscribe;
+  /** Not part of the presets' "other reading on every axis": set on its own (the connector needs to be told). */
+  priceCadence: PriceCadence;
 }
 
 export type DialectName = 'reference' | 'alternate';
@@ -38,6 +54,8 @@ export const SANDBOX_DIALECTS: Readonly<Record<DialectName, Dialect>> = {
     subscriptionsOnReconnect: 'dropped',
     subscriptionHoldMs: 60_000,
     accountExtras: 'named',
+    rateLimitedSubscribe: 'ack',
+    priceCadence: 'per-stream',
   },
   alternate: {
     tokenResponse: 'data.token',
@@ -46,6 +64,8 @@ export const SANDBOX_DIALECTS: Readonly<Record<DialectName, Dialect>> = {
     subscriptionsOnReconnect: 'held',
     subscriptionHoldMs: 60_000,
     accountExtras: 'renamed',
+    rateLimitedSubscribe: 'error',
+    priceCadence: 'per-stream',
   },
 };
 
@@ -61,6 +81,8 @@ export const DIALECT_AXES = {
   ],
   subscriptionsOnReconnect: ['dropped', 'held'],
   accountExtras: ['named', 'renamed'],
+  rateLimitedSubscribe: ['ack', 'error'],
+  priceCadence: ['per-stream', 'per-connection'],
 } as const;
 
 /** A preset by name, with any axis overridden. */

@@ -12,6 +12,8 @@ import {
   type DialectName,
   type AccountExtrasShape,
   type OrderReplyShape,
+  type PriceCadence,
+  type RateLimitedSubscribe,
   type SubscriptionsOnReconnect,
   type TokenResponseShape,
   type UnsubscribeReplies,
@@ -72,6 +74,8 @@ export class SandboxEnv {
   /** Where to write the URLs and primary credentials as JSON once listening (`credentials-file.ts`); unset: nowhere. */
   @IsOptional() @IsString() SANDBOX_CREDENTIALS_FILE?: string;
   @EnvEnum(DIALECT_AXES.accountExtras) SANDBOX_ACCOUNT_EXTRAS?: AccountExtrasShape;
+  @EnvEnum(DIALECT_AXES.rateLimitedSubscribe) SANDBOX_RATE_LIMITED_SUBSCRIBE?: RateLimitedSubscribe;
+  @EnvEnum(DIALECT_AXES.priceCadence) SANDBOX_PRICE_CADENCE?: PriceCadence;
 }
 
 export function sandboxOptionsFromEnv(env: SandboxEnv): SandboxOptions {
@@ -92,6 +96,8 @@ export function sandboxOptionsFromEnv(env: SandboxEnv): SandboxOptions {
       subscriptionsOnReconnect: env.SANDBOX_SUBSCRIPTIONS_ON_RECONNECT,
       subscriptionHoldMs: env.SANDBOX_SUBSCRIPTION_HOLD_MS,
       accountExtras: env.SANDBOX_ACCOUNT_EXTRAS,
+      rateLimitedSubscribe: env.SANDBOX_RATE_LIMITED_SUBSCRIBE,
+      priceCadence: env.SANDBOX_PRICE_CADENCE,
     }),
   };
 }

@@ -45,6 +45,65 @@ describe('§6.2 / W13 cadence at the default', () => {
   });
 });
 
+describe('§6.2 / W13 dialect priceCadence=per-connection: at most 4 updates per second on the connection', () => {
+  it('the connection carries one update per tick, its streams in turn', async () => {
+    const shared = await startWsVenue({ offContractEveryNTicks: 0 }, { priceCadence: 'per-connection' });
+    try {
+      const c = await shared.connect();
+      const tags = ['p1', 'p2', 'p3'];
+      for (const [i, tag] of tags.entries()) {
+        c.send(subscribeRequest(shared.venue, { quantity: `0.0${i + 1}`, tag }));
+        expect((await c.take(isType('subscribe', { tag }))).json['success']).toBe(true);
+      }
+      const frames = await c.takeMany(isType('pricestream'), 9);
+      const t = stamps(frames);
+      for (let i = 1; i < t.length; i += 1) expect((t[i] ?? 0) - (t[i - 1] ?? 0)).toBeGreaterThanOrEqual(250);
+      // in turn: every stream is heard from within each run of three updates once all three are subscribed
+      const lastSix = frames.slice(-6).map((f) => f.json['tag']);
+      expect(new Set(lastSix.slice(0, 3))).toEqual(new Set(tags));
+      expect(new Set(lastSix.slice(3))).toEqual(new Set(tags));
+    } finally {
+      await shared.close();
+    }
+  });
+});
+
+describe('W14 a subscribe over the budget', () => {
+  async function burstOfSubscribes(venue: WsVenue): Promise<Received[]> {
+    const c = await venue.connect();
+    for (let i = 0; i < 40; i += 1) c.send(subscribeRequest(venue.venue, { quantity: `0.${100 + i}`, tag: `b${i}` }));
+    return c.takeMany((f) => f['messageType'] === 'subscribe' || f['messageType'] === 'error', 40);
+  }
+
+  it('gets its one acknowledgement, failed with MESSAGE_RATE_LIMITED, and no error frame (§2.1 rules 1–2)', async () => {
+    const fresh = await startWsVenue({ offContractEveryNTicks: 0 });
+    try {
+      const answers = await burstOfSubscribes(fresh);
+      expect(answers.every((f) => f.json['messageType'] === 'subscribe')).toBe(true);
+      const limited = answers.filter((f) => f.json['code'] === 'MESSAGE_RATE_LIMITED');
+      expect(limited.length).toBeGreaterThanOrEqual(10);
+      for (const ack of limited) {
+        expect(ack.json).toMatchObject({ success: false, instrument: 'BTC.USD', subscriptionId: expect.any(String) });
+        expect(String(ack.json['tag'])).toMatch(/^b\d+$/);
+      }
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('dialect rateLimitedSubscribe=error: dropped with an error frame like any other message', async () => {
+    const fresh = await startWsVenue({ offContractEveryNTicks: 0 }, { rateLimitedSubscribe: 'error' });
+    try {
+      const answers = await burstOfSubscribes(fresh);
+      const errors = answers.filter((f) => f.json['messageType'] === 'error');
+      expect(errors.length).toBeGreaterThanOrEqual(10);
+      expect(errors.every((f) => f.json['code'] === 'MESSAGE_RATE_LIMITED')).toBe(true);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
 describe('W15 one order per 250 ms per account', () => {
   it('an order right after another fails at once with ORDER_RATE_LIMITED; after 250 ms orders pass again', async () => {
     const c = await v.connect();

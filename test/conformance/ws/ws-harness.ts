@@ -5,6 +5,7 @@
  */
 import { afterEach } from '@jest/globals';
 import { startSandboxVenue, type RunningSandbox } from '../../../apps/sandbox-venue/src/bootstrap.js';
+import type { SandboxOptions } from '../../../apps/sandbox-venue/src/config.js';
 import type { TradingConfig } from '../../../apps/sandbox-venue/src/trading/trading-config.js';
 import { admin, type SpecResponse } from '../spec-client.js';
 import type { SpecCredentials } from '../spec-client.js';
@@ -28,9 +29,12 @@ export interface WsVenue {
   close(): Promise<void>;
 }
 
-export async function startWsVenue(trading: Partial<TradingConfig> = FAST_TRADING): Promise<WsVenue> {
+export async function startWsVenue(
+  trading: Partial<TradingConfig> = FAST_TRADING,
+  dialect: SandboxOptions['dialect'] = 'reference',
+): Promise<WsVenue> {
   // REST here only fetches tokens and polls order state; the §8 REST limit has its own REST suite.
-  const venue = await startSandboxVenue({ port: 0, trading, restRateLimitPerSecond: 1000 });
+  const venue = await startSandboxVenue({ port: 0, trading, restRateLimitPerSecond: 1000, dialect });
   const clients: WsTestClient[] = [];
   return {
     venue,

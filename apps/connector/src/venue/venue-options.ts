@@ -18,6 +18,8 @@ export interface VenueOptions {
   nonceDir?: string;
   /** A stream with no update for this long is published as `stale`. */
   staleAfterMs: number;
+  /** W13: the venue's price updates per second shared by the connection's streams; unset: a cadence per stream. */
+  connectionPriceRate?: number;
   /** No frame (nor pong) for this long: the socket is dead even if TCP says otherwise; reconnect. */
   stallTimeoutMs: number;
   reconnect: { initialMs: number; maxMs: number };
@@ -62,8 +64,8 @@ export interface VenueOptions {
 
 export const VENUE_OPTIONS = 'VENUE_OPTIONS';
 
-export type ResolvedVenueOptions = Required<Omit<VenueOptions, 'nonceDir' | 'tokenPath'>> &
-  Pick<VenueOptions, 'nonceDir' | 'tokenPath'>;
+export type ResolvedVenueOptions = Required<Omit<VenueOptions, 'nonceDir' | 'tokenPath' | 'connectionPriceRate'>> &
+  Pick<VenueOptions, 'nonceDir' | 'tokenPath' | 'connectionPriceRate'>;
 
 export function withDefaults(options: VenueOptions): ResolvedVenueOptions {
   return {

@@ -52,6 +52,9 @@ export class VenueSide {
     this.prices = new PriceStreamRegistry(this.session, this.limiter, this.metrics, logger, clock, {
       staleAfterMs: this.options.staleAfterMs,
       subscribeTimeoutMs: this.options.subscribeTimeoutMs,
+      ...(this.options.connectionPriceRate !== undefined
+        ? { connectionPriceRate: this.options.connectionPriceRate }
+        : {}),
     });
     this.orders = new OrderGateway(this.session, this.limiter, orderStates, this.metrics, logger, clock, {
       sessionId: this.options.sessionId,

@@ -27,6 +27,22 @@ export const VenueCode = {
 export type VenueCode = (typeof VenueCode)[keyof typeof VenueCode];
 
 /**
+ * §7.1 subscribe refusals that judge the request itself (instrument, currency, quantity, tenor, account group,
+ * pair disabled, no price at that size, pair or tenor): the same request gets the same answer. Any other
+ * refusal — the service's own failure, a rate limit, a code the spec does not name — may pass if asked again.
+ */
+export const DEFINITIVE_SUBSCRIBE_REFUSALS: ReadonlySet<string> = new Set<string>([
+  VenueCode.InstrumentBlank,
+  VenueCode.InstrumentMalformed,
+  VenueCode.CurrencyNotInPair,
+  VenueCode.QuantityInvalid,
+  VenueCode.NoPrice,
+  VenueCode.TenorBlank,
+  VenueCode.AccountGroupBlank,
+  VenueCode.PairDisabled,
+]);
+
+/**
  * Codes the sandbox invents where the spec says "not shown" (W8, W9, W14–W16): UPPER_SNAKE words, so they
  * never collide with the venue's `RFS…`/`PRE…` numbers.
  */

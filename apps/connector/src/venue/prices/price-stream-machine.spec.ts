@@ -72,6 +72,15 @@ const price = (timestamp: number): PriceStreamEvent => ({
   } as PriceUpdate,
 });
 
+/** A stream held, then re-subscribed after a reconnect (its subscribe frame sent, no answer yet). */
+const resubscribing: Array<[number, PriceStreamEvent]> = [
+  [0, acquire('a')],
+  [5, ack(true, '', 'sub-held')],
+  [10, { type: 'connectionDown' }],
+  [20, { type: 'connectionUp' }],
+  [21, { type: 'subscribeSent', attempt: 3, sent: true }],
+];
+
 describe('price stream transition', () => {
   it('requested → subscribing → held on the ack (waiters answered) → live on prices, in venue-time order', () => {
     const { state, effects } = run([
@@ -165,17 +174,27 @@ describe('price stream transition', () => {
 
   it('a re-subscribe after a reconnect refused by a service-side failure (RFS100013) is asked again, not stopped', () => {
     const { state, effects } = run([
-      [0, acquire('a')],
-      [5, ack(true, '', 'sub-held')],
-      [10, { type: 'connectionDown' }],
-      [20, { type: 'connectionUp' }],
-      [21, { type: 'subscribeSent', attempt: 3, sent: true }],
+      ...resubscribing,
       [25, ack(false, 'RFS100013')],
       [600, { type: 'sweep' }],
       [610, ack(true, '', 'sub-again')],
     ]);
-    expect(kinds(effects)).toEqual(['subscribe', 'answer:true', 'subscribe', 'subscribe']);
+    expect(kinds(effects)).toEqual(['subscribe', 'answer:true', 'subscribe', 'subscribeRefused', 'subscribe']);
     expect(state).toMatchObject({ venue: 'held', subscriptionId: 'sub-again' });
+  });
+
+  it.each(['MESSAGE_RATE_LIMITED', 'SOME_CODE_THE_SPEC_DOES_NOT_NAME'])(
+    'a re-subscribe of a held stream refused with %s (not a refusal of the request itself) is asked again',
+    (code) => {
+      const { state, effects } = run([...resubscribing, [25, ack(false, code)], [600, { type: 'sweep' }]]);
+      expect(kinds(effects)).toEqual(['subscribe', 'answer:true', 'subscribe', 'subscribeRefused', 'subscribe']);
+      expect(state.venue).toBe('subscribing');
+    },
+  );
+
+  it('a re-subscribe of a held stream refused for the request itself (RFS100011) stops it', () => {
+    const { effects } = run([...resubscribing, [25, ack(false, 'RFS100011')]]);
+    expect(kinds(effects)).toContain('publish:stopped');
   });
 
   it('asks again when a subscribe is never acknowledged', () => {

@@ -14,14 +14,12 @@
  * (price-stream-registry.ts derives it from the stream's key), so prices under it always find the stream.
  */
 import type { PriceMessage } from '#contracts';
-import { VenueCode, type PriceUpdate } from '#venue-api';
+import { DEFINITIVE_SUBSCRIBE_REFUSALS, VenueCode, type PriceUpdate } from '#venue-api';
 
 /** §2.2 rule 4: a quote expires ten minutes after issue. */
 export const QUOTE_LIFETIME_MS = 10 * 60 * 1000;
 /** §7.1: the venue already holds this subscription; it counts as held. */
 export const ALREADY_HELD = VenueCode.SubscriptionAlreadyHeld;
-/** §7.1: an unexpected failure on the venue's side. */
-const SERVICE_FAILURE = VenueCode.ServiceFailure;
 
 export interface StreamIdentity {
   readonly key: string;
@@ -260,13 +258,14 @@ function onAck(state: PriceStreamState, ack: Extract<PriceStreamEvent, { type: '
   }
   const code = ack.code || 'SUBSCRIBE_FAILED';
   if (
-    code === SERVICE_FAILURE &&
+    !DEFINITIVE_SUBSCRIBE_REFUSALS.has(code) &&
     state.venue === 'subscribing' &&
     (state.subscriptionId !== undefined || state.status !== 'none')
   ) {
-    // A stream held before the reconnect, refused by a failure on the venue's side (§7.1): its holders still
-    // want it — asked again by the sweep after the subscribe timeout, rather than stopped.
-    return stay(evolve(state, { subscribeSentAt: env.now }));
+    // A stream held before the reconnect, refused for a reason that may pass (the service's own failure
+    // RFS100013, a rate limit, a code §7.1 does not name): its holders still want it — counted, and asked again
+    // by the sweep after the subscribe timeout, rather than stopped. Refusals of the request itself stop it.
+    return { state: evolve(state, { subscribeSentAt: env.now }), effects: [{ type: 'subscribeRefused', code }] };
   }
   return stop(state, code, ack.message || 'subscription refused', false, [{ type: 'subscribeRefused', code }]);
 }

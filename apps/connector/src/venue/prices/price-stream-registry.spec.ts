@@ -28,7 +28,7 @@ afterEach(() => {
   registries = [];
 });
 
-function setup(staleAfterMs = 1_000) {
+function setup(staleAfterMs = 1_000, connectionPriceRate?: number) {
   const clock = new FakeClock(1_700_000_000_000);
   const channel = new FakeChannel();
   const metricsRegistry = new MetricsRegistry('t', { defaultMetrics: false });
@@ -41,6 +41,7 @@ function setup(staleAfterMs = 1_000) {
   const registry = new PriceStreamRegistry(channel, limiter, metrics, captureLogger().logger, clock, {
     staleAfterMs,
     subscribeTimeoutMs: 5_000,
+    ...(connectionPriceRate !== undefined ? { connectionPriceRate } : {}),
   });
   registries.push(registry);
   const prices: PriceMessage[] = [];
@@ -74,6 +75,18 @@ function setup(staleAfterMs = 1_000) {
     tag,
   });
   return { clock, channel, metrics, registry, prices, settle, ack, price };
+}
+
+/** Streams of these sizes held at the venue, each with one price (venue time 10). */
+async function priceStreams(context: ReturnType<typeof setup>, quantities: string[]): Promise<void> {
+  const { channel, registry, settle, ack, price } = context;
+  channel.up();
+  const granted = quantities.map((quantity, i) => registry.acquire(request(`s${i}`, { quantity, leaseSeconds: 3600 })));
+  await settle();
+  const tags = channel.sentOfType('subscribe').map((frame) => frame.tag ?? '');
+  for (const tag of tags) channel.deliver(ack(tag));
+  await Promise.all(granted);
+  for (const tag of tags) channel.deliver(price(tag, 10));
 }
 
 describe('PriceStreamRegistry', () => {
@@ -184,6 +197,26 @@ describe('PriceStreamRegistry', () => {
     channel.deliver(price(tag, 20));
     expect(prices.map((p) => p.status)).toEqual(['live', 'stale', 'live']);
     expect(registry.counts()).toEqual({ live: 1, stale: 0, pending: 0 });
+  });
+
+  it('W13 per connection: streams sharing the venue rate are stale only after twice their turn', async () => {
+    // 8 streams at 4 updates/s on the connection: each hears from the venue every 2 s; stale after 4 s of silence
+    const context = setup(1_000, 4);
+    const { clock, registry, prices } = context;
+    await priceStreams(context, ['0.1', '0.2', '0.3', '0.4', '0.5', '0.6', '0.7', '0.8']);
+    clock.advance(3_500);
+    expect(prices.filter((p) => p.status === 'stale')).toHaveLength(0);
+    expect(registry.counts()).toEqual({ live: 8, stale: 0, pending: 0 });
+    clock.advance(1_000);
+    expect(prices.filter((p) => p.status === 'stale')).toHaveLength(8);
+  });
+
+  it('without a shared rate, the same silence turns streams stale after staleAfterMs', async () => {
+    const context = setup(1_000);
+    await priceStreams(context, ['0.1', '0.2']);
+    context.clock.advance(1_300);
+    const { prices } = context;
+    expect(prices.filter((p) => p.status === 'stale')).toHaveLength(2);
   });
 
   it('re-subscribes every stream after a reconnect and counts "already held" as held', async () => {

@@ -13,6 +13,7 @@ import type { AcquireResult, StreamKeyFields, StreamWaiter } from './price-strea
 import {
   newPriceStream,
   priceStreamTransition,
+  QUOTE_LIFETIME_MS,
   type PriceStreamEffect,
   type PriceStreamEnv,
   type PriceStreamEvent,
@@ -25,7 +26,17 @@ export { ALREADY_HELD, QUOTE_LIFETIME_MS } from './price-stream-machine.js';
 export interface PriceStreamOptions {
   staleAfterMs: number;
   subscribeTimeoutMs: number;
+  /**
+   * W13, the per-connection reading of "at most 4 updates per second per connection" (§6.2, §8): the venue's
+   * update rate shared by every stream of the connection. A stream is then judged stale only after
+   * `2 × held streams ÷ rate` seconds of silence (its turn comes every `streams ÷ rate` s), never sooner than
+   * `staleAfterMs`. Unset: each stream has its own cadence and `staleAfterMs` is the threshold.
+   */
+  connectionPriceRate?: number;
 }
+
+/** A stream's turn never comes later than a quote's life: beyond that, silence is stale whatever the rate. */
+const MAX_SHARED_STALE_AFTER_MS = QUOTE_LIFETIME_MS;
 
 export type ReleaseRequest = StreamKeyFields & { requester: string };
 
@@ -108,7 +119,10 @@ export class PriceStreamRegistry {
       this.toAll({ type: event.up ? 'connectionUp' : 'connectionDown' });
     });
     const period = Math.max(10, Math.min(1_000, Math.floor(options.staleAfterMs / 4)));
-    this.cancelSweep = clock.setInterval(() => this.toAll({ type: 'sweep' }), period);
+    this.cancelSweep = clock.setInterval(() => {
+      this.env.staleAfterMs = this.staleAfterMs();
+      this.toAll({ type: 'sweep' });
+    }, period);
   }
 
   /** Resolves once the venue acked (or the shared stream is already held): ok → the requester holds a lease. */
@@ -399,6 +413,16 @@ export class PriceStreamRegistry {
     env.now = this.clock.now();
     env.isOpen = this.channel.isOpen;
     return env;
+  }
+
+  /** The silence after which a stream is stale: fixed, or stretched by the streams sharing the venue's rate. */
+  private staleAfterMs(): number {
+    const { staleAfterMs, connectionPriceRate } = this.options;
+    if (connectionPriceRate === undefined) return staleAfterMs;
+    let held = 0;
+    for (const cell of this.byKey.values()) if (cell.state.venue === 'held') held += 1;
+    const turnMs = Math.ceil((held * 1_000) / connectionPriceRate);
+    return Math.max(staleAfterMs, Math.min(2 * turnMs, MAX_SHARED_STALE_AFTER_MS));
   }
 
   private toAll(event: PriceStreamEvent): void {

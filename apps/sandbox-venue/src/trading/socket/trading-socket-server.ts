@@ -168,6 +168,15 @@ export class TradingSocketServer implements OnModuleInit, OnModuleDestroy {
     this.metrics.frameIn(frame.ok ? frame.messageType : undefined);
     if (!this.limits.admitMessage(connection.userUuid)) {
       this.metrics.rateLimit('messages');
+      if (
+        frame.ok &&
+        frame.messageType === ClientMessageType.Subscribe &&
+        this.config.dialect.rateLimitedSubscribe === 'ack'
+      ) {
+        // §2.1 rules 1–2: every subscribe gets exactly one acknowledgement, a refusal never an error frame.
+        this.subscriptions.refuseRateLimited(connection, frame.body, frame.text);
+        return;
+      }
       connection.send({
         messageType: 'error',
         code: SandboxCode.MessageRateLimited,

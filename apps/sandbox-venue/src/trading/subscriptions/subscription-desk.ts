@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { SubscribeAck, UnsubscribeReply, PriceUpdate, StreamStop } from '#venue-api';
+import { SandboxCode, type SubscribeAck, type UnsubscribeReply, type PriceUpdate, type StreamStop } from '#venue-api';
 import { isJsonObject, JsonNumber, parseJson } from '../../http/json.js';
 import type { UserDirectory, VenueClock } from '../../ports.js';
 import type { WsFaults } from '../faults/ws-faults.js';
@@ -50,24 +50,8 @@ export class SubscriptionDesk {
       isHeld: (key) => [...connection.subscriptions.values()].some((s) => s.spec.streamKey === key),
       takeInjectedFailure: () => this.faults.takeFailSubscribe(),
     });
-    const tag = typeof request['tag'] === 'string' ? request['tag'] : '';
-    const tenor = typeof request['tenor'] === 'string' ? request['tenor'] : '';
-    const instrument = typeof request['instrument'] === 'string' ? request['instrument'] : '';
     if (!verdict.ok) {
-      const ack: Frame<SubscribeAck> = {
-        messageType: 'subscribe',
-        success: false,
-        message: verdict.message,
-        subscriptionId,
-        instrument,
-        quantity: rawEcho(request['quantity'], frameText),
-        code: verdict.code,
-        tenor,
-        settleDate: '',
-        tag,
-        networkId: verdict.networkId,
-      };
-      connection.send(ack);
+      this.sendRefusal(connection, request, frameText, subscriptionId, verdict);
       return;
     }
     const { spec } = verdict;
@@ -85,6 +69,39 @@ export class SubscriptionDesk {
       settleDate: '',
       tag: spec.tag,
       networkId: spec.networkId,
+    };
+    connection.send(ack);
+  }
+
+  /** A subscribe over the account's message budget (W14, dialect `rateLimitedSubscribe: ack`): its one, failed ack. */
+  refuseRateLimited(connection: VenueConnection, request: Record<string, unknown>, frameText?: string): void {
+    this.sendRefusal(connection, request, frameText, randomUUID(), {
+      code: SandboxCode.MessageRateLimited,
+      message: 'Too many messages: 30 per second per account',
+      networkId: null,
+    });
+  }
+
+  /** §2.1: a failed acknowledgement echoes the request (the raw quantity) and names a subscription that is not. */
+  private sendRefusal(
+    connection: VenueConnection,
+    request: Record<string, unknown>,
+    frameText: string | undefined,
+    subscriptionId: string,
+    refusal: { code: string; message: string; networkId: string | null | undefined },
+  ): void {
+    const ack: Frame<SubscribeAck> = {
+      messageType: 'subscribe',
+      success: false,
+      message: refusal.message,
+      subscriptionId,
+      instrument: textOf(request['instrument']),
+      quantity: rawEcho(request['quantity'], frameText),
+      code: refusal.code,
+      tenor: textOf(request['tenor']),
+      settleDate: '',
+      tag: textOf(request['tag']),
+      networkId: refusal.networkId,
     };
     connection.send(ack);
   }
@@ -122,45 +139,67 @@ export class SubscriptionDesk {
     for (const frame of frames) connection.send(frame);
   }
 
-  /** One cadence tick: one update for every live subscription of the connection (§2.2 rule 3, W13). */
+  /**
+   * One cadence tick (§2.2 rule 3, W13): an update for every live subscription of the connection, or — dialect
+   * `priceCadence: per-connection` — one update for the connection, its subscriptions in turn.
+   */
   tick(connection: VenueConnection, tick: number, now: number): void {
     const every = this.config.offContractEveryNTicks;
     const offContract = every > 0 && tick % every === 0 ? tick / every : undefined;
     // Every third off-contract turn, this tick's price updates carry a property the contract lacks (§9).
-    const extraProperty = offContract !== undefined && offContract % 3 === 0 ? { venueSeq: offContract } : {};
+    const extraProperty: { venueSeq?: number } =
+      offContract !== undefined && offContract % 3 === 0 ? { venueSeq: offContract } : {};
     if (offContract !== undefined && offContract % 3 !== 0) this.sendOffContract(connection, offContract);
-    for (const { spec } of connection.subscriptions.values()) {
-      const info = this.market.instrument(spec.instrument);
-      const mid = this.market.mid(spec.instrument);
-      if (info === undefined || mid === undefined || this.market.isHalted(spec.instrument)) continue;
-      const settleDate = settleDateFor(spec.tenor, info, now, this.config.cutoffHourUtc);
-      if (settleDate === undefined) continue;
-      const price = twoWayPrice(info, mid, spec.currency, spec.quantity);
-      const quote = this.quotes.issue(now, {
-        userUuid: connection.userUuid,
-        accountGroupUuid: spec.accountGroupUuid,
-        instrument: spec.instrument,
-        currency: spec.currency,
-        tenor: spec.tenor,
-        settleDate,
-        price,
-        beneficiaryUuid: spec.beneficiaryUuid,
-        senderUuid: spec.senderUuid,
-        networkId: spec.networkId ?? undefined,
-      });
-      const update: Frame<PriceUpdate> = {
-        messageType: 'pricestream',
-        instrument: spec.instrument,
-        quoteId: quote.quoteId,
-        offer: price.offer,
-        bid: price.bid,
-        tenor: spec.tenor,
-        settleDate,
-        tag: spec.tag,
-        ...extraProperty,
-      };
-      connection.send(update, { droppable: true, timestamp: now });
+    const live = [...connection.subscriptions.values()];
+    if (this.config.dialect.priceCadence === 'per-stream') {
+      for (const { spec } of live) this.sendPrice(connection, spec, now, extraProperty);
+      return;
     }
+    // The turn moves on by one each tick; a subscription with no price now passes its turn to the next.
+    for (let offset = 0; offset < live.length; offset += 1) {
+      const next = live[(tick + offset) % live.length];
+      if (next !== undefined && this.sendPrice(connection, next.spec, now, extraProperty)) return;
+    }
+  }
+
+  /** One price update of one subscription, when it has a price now. */
+  private sendPrice(
+    connection: VenueConnection,
+    spec: LiveSubscription['spec'],
+    now: number,
+    extraProperty: { venueSeq?: number },
+  ): boolean {
+    const info = this.market.instrument(spec.instrument);
+    const mid = this.market.mid(spec.instrument);
+    if (info === undefined || mid === undefined || this.market.isHalted(spec.instrument)) return false;
+    const settleDate = settleDateFor(spec.tenor, info, now, this.config.cutoffHourUtc);
+    if (settleDate === undefined) return false;
+    const price = twoWayPrice(info, mid, spec.currency, spec.quantity);
+    const quote = this.quotes.issue(now, {
+      userUuid: connection.userUuid,
+      accountGroupUuid: spec.accountGroupUuid,
+      instrument: spec.instrument,
+      currency: spec.currency,
+      tenor: spec.tenor,
+      settleDate,
+      price,
+      beneficiaryUuid: spec.beneficiaryUuid,
+      senderUuid: spec.senderUuid,
+      networkId: spec.networkId ?? undefined,
+    });
+    const update: Frame<PriceUpdate> = {
+      messageType: 'pricestream',
+      instrument: spec.instrument,
+      quoteId: quote.quoteId,
+      offer: price.offer,
+      bid: price.bid,
+      tenor: spec.tenor,
+      settleDate,
+      tag: spec.tag,
+      ...extraProperty,
+    };
+    connection.send(update, { droppable: true, timestamp: now });
+    return true;
   }
 
   /** The venue stops every stream of `instrument` on the connection (W11); the subscriptions are gone. */
@@ -263,4 +302,8 @@ function numberTextOf(frameText: string, field: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : '';
 }
