@@ -4,6 +4,7 @@ import { e2eDialect } from '../kit/e2e-venue.js';
 import {
   accepted,
   adminPost,
+  finalEvents,
   finals,
   getOrder,
   listOrders,
@@ -75,6 +76,26 @@ describe('execution: the order API, one final outcome per order', () => {
     const again = await placeToFinal(stack, order('beta', 'BUY', quoteRequest));
     expect(again.reply.order.quoteId).not.toBe(reply.order.quoteId); // a quote executes once: the next one is taken
     expect(finals(again.events)[0]?.order.state).toBe('SUCCESS');
+  });
+
+  it('after the connector restarts, an order by quote request takes a quote of the stream at once (asked for again)', async () => {
+    await placeToFinal(stack, order('beta', 'SELL', quoteRequest)); // the stream is held, its lease valid for 30 s
+    await stack.stack.restart('connector'); // its streams are gone with it; execution's lease is not
+    const { reply, events } = await placeToFinal(stack, order('beta', 'BUY', quoteRequest));
+    expect(reply.ok).toBe(true);
+    expect(finals(events)[0]?.order.state).toBe('SUCCESS');
+  });
+
+  it('identical requests sent at once: one order, every reply names it, none refused; one order at the venue', async () => {
+    const request = order('alpha', 'BUY', quoteRequest);
+    const received = async () => metricSum(stack.venue.restBaseUrl, 'sandbox_orders_total', { outcome: 'PENDING' });
+    const before = await received();
+    const replies = await Promise.all(Array.from({ length: 12 }, () => place(stack.algo, request)));
+    const orderIds = new Set(replies.map((r) => accepted(r).orderId));
+    expect(orderIds.size).toBe(1);
+    expect(replies.filter((r) => r.ok && !r.duplicate)).toHaveLength(1);
+    await finalEvents(stack.js, 'alpha', [...orderIds][0] as string);
+    expect(await received()).toBe(before + 1); // each order the venue takes counts PENDING once
   });
 
   it('the same key with the same payload is the same order; with another payload it is refused; nothing more is sent', async () => {

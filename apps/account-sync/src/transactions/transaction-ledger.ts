@@ -26,7 +26,7 @@ import { decideTransaction } from './transaction-decision.js';
 import type { IngestResult, TransactionIntake, TransactionSource } from './transaction-intake.js';
 import { legOf } from './transaction-leg.js';
 import type { TransactionMetrics } from './transaction-metrics.js';
-import { KeyedMailbox } from './keyed-mailbox.js';
+import { KeyedMailbox } from '#actors';
 
 /** The ledger's store: appends with compare-and-set on a subject, and reads a subject's last entry. */
 export interface TransactionStore {

@@ -32,7 +32,7 @@ import {
   type WithdrawalSubmitRequest,
   type WithdrawalView,
 } from '#contracts';
-import type { Cancel, Clock } from '#actors';
+import { KeyedMailbox, type Cancel, type Clock } from '#actors';
 import type { JsonLogger } from '#observability';
 import type {
   CryptoWithdrawalRequest,
@@ -43,7 +43,6 @@ import type {
   WithdrawalRequest,
 } from '#venue-api';
 import type { SyncTriggers } from '../sync/sync-triggers.js';
-import { KeyedMailbox } from '../transactions/keyed-mailbox.js';
 import { checkDestination, checkRequestShape } from './withdrawal-checks.js';
 import { ChangeOutbox } from './change-outbox.js';
 import { withdrawalTransition, type WithdrawalEvent, type WithdrawalRecord } from './withdrawal-machine.js';

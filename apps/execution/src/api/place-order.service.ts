@@ -13,7 +13,7 @@ import {
   type PlaceOrderReply,
   type PlaceOrderRequest,
 } from '#contracts';
-import type { Clock } from '#actors';
+import { KeyedMailbox, type Clock } from '#actors';
 import type { JsonLogger } from '#observability';
 import type { ExecutionMetrics } from '../metrics/execution-metrics.js';
 import type { OrderDesk } from '../orders/order-desk.js';
@@ -44,6 +44,7 @@ export interface PlaceOrderDeps {
 
 export class PlaceOrderService {
   private inFlight = 0;
+  private readonly sameKey = new KeyedMailbox();
   private idleWaiters: Array<() => void> = [];
   private readonly logger: JsonLogger;
 
@@ -91,6 +92,14 @@ export class PlaceOrderService {
       this.deps.metrics.rejected(closed.error.code, request.strategyId);
       return closed;
     }
+    // Requests with one key are decided one after another here: a repeat sent while the first is deciding
+    // answers the first's order (it takes no quote and no risk budget of its own).
+    return this.sameKey.run(`${request.strategyId}\u0000${request.idempotencyKey}`, () =>
+      this.decideKey(request, receivedAt),
+    );
+  }
+
+  private async decideKey(request: PlaceOrderRequest, receivedAt: number): Promise<PlaceOrderReply> {
     const payloadHash = hashOf(request);
     const existing = await this.existing(request, payloadHash);
     if (existing !== undefined) return existing;
@@ -107,7 +116,11 @@ export class PlaceOrderService {
         tenor: request.tenor as string,
         accountGroup: request.accountGroup,
       });
-      if (!fresh.ok) return this.reject(fresh.code, fresh.message, request.strategyId);
+      // Another instance may have placed this key's order meanwhile (the quote it took is why none is left).
+      if (!fresh.ok)
+        return (
+          (await this.existing(request, payloadHash)) ?? this.reject(fresh.code, fresh.message, request.strategyId)
+        );
       known = fresh.quote;
     }
     const quoteId = request.quoteId ?? (known?.price.quoteId as string);

@@ -29,10 +29,17 @@ interface Held {
   subject: string;
   leaseExpiresAt: number;
   lastUsed: number;
+  /** When the connector was last asked for it (granted). */
+  askedAt: number;
 }
 
 /** A stream unused this long is no longer renewed (its lease then lapses at the connector). */
 const IDLE_MS = 10 * 60_000;
+/**
+ * A held stream with no usable quote is asked for again at most this often: a connector that restarted (its
+ * streams gone with it) or stopped the stream has it again within about a second, not at the next renewal.
+ */
+const REASK_MS = 1_000;
 
 export class PriceStreams {
   private readonly held = new Map<string, Held>();
@@ -81,7 +88,8 @@ export class PriceStreams {
     if (held !== undefined) held.lastUsed = now;
     const known = this.book.latestOf(subject);
     if (held !== undefined && this.usable(known)) return this.take(known);
-    if (held === undefined || held.leaseExpiresAt <= now) {
+    // No usable quote: the lease may be gone with a restarted connector, or the stream stopped — ask again.
+    if (held === undefined || held.leaseExpiresAt <= now || now - held.askedAt >= REASK_MS) {
       const granted = await this.acquire(ask, subject);
       if (!granted.ok) return granted;
     }
@@ -97,9 +105,16 @@ export class PriceStreams {
     }
     const deadline = now + this.options.quoteWaitMs;
     for (let left = deadline - this.clock.now(); left > 0; left = deadline - this.clock.now()) {
-      const next = await this.book.nextLive(subject, left);
-      if (next === undefined) break;
-      if (this.usable(next)) return this.take(next);
+      const askedAt = this.held.get(subject)?.askedAt ?? 0;
+      const reaskIn = askedAt + REASK_MS - this.clock.now();
+      if (reaskIn <= 0) {
+        // Still nothing: the connector may have restarted since it granted the stream (its streams gone).
+        const granted = await this.acquire(ask, subject);
+        if (!granted.ok) return granted;
+        continue;
+      }
+      const next = await this.book.nextLive(subject, Math.min(left, reaskIn));
+      if (next !== undefined && this.usable(next)) return this.take(next);
     }
     const last = this.book.latestOf(subject);
     return {
@@ -149,14 +164,9 @@ export class PriceStreams {
         message: `connector refused the stream: ${reply.error.code} ${reply.error.message}`,
       };
     const now = this.clock.now();
-    this.held.set(reply.subject, {
-      request: ask,
-      subject: reply.subject,
-      leaseExpiresAt: reply.leaseExpiresAt,
-      lastUsed: now,
-    });
-    if (reply.subject !== subject)
-      this.held.set(subject, { request: ask, subject, leaseExpiresAt: reply.leaseExpiresAt, lastUsed: now });
+    const lease = { request: ask, leaseExpiresAt: reply.leaseExpiresAt, lastUsed: now, askedAt: now };
+    this.held.set(reply.subject, { ...lease, subject: reply.subject });
+    if (reply.subject !== subject) this.held.set(subject, { ...lease, subject });
     return { ok: true };
   }
 
