@@ -7,22 +7,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TonceSource, VenueRestClient } from '#venue-api';
 import { startSandboxVenue, type RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
-
-async function admin(venue: RunningSandbox, path: string, body?: unknown, method = 'POST'): Promise<unknown> {
-  const response = await fetch(`${venue.adminUrl}${path}`, {
-    method,
-    headers: { 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`admin ${path}: HTTP ${response.status} ${await response.text()}`);
-  return response.json();
-}
+import { admin, deskTrade } from './sandbox-admin.js';
 
 describe('VenueRestClient lists with odd rows from the sandbox', () => {
   let venue: RunningSandbox;
   const skipped: string[] = [];
   let api: VenueRestClient;
-  const booked: string[] = [];
 
   beforeAll(async () => {
     venue = await startSandboxVenue({ port: 0, restRateLimitPerSecond: 10_000 });
@@ -33,34 +23,25 @@ describe('VenueRestClient lists with odd rows from the sandbox', () => {
       antiReplay: new TonceSource(),
       events: { onRowSkipped: (operation, problem) => skipped.push(`${operation} ${problem}`) },
     });
-    for (let i = 0; i < 5; i++) {
-      const trade = (await admin(venue, '/trades/otc', {
-        accountGroupUuid: venue.seed.defaultGroupUuid,
-        instrument: 'BTC.USD',
-        side: 'BUY',
-        baseAmount: '0.00000001',
-        quoteAmount: '0.01',
-        price: '1000000',
-        clientRef: `odd-${i}`,
-      })) as { tradeUuid: string };
-      booked.push(trade.tradeUuid);
-    }
+    await admin(venue, '/trades/otc-bulk', { ...deskTrade(venue, 'odd'), count: 5 });
   });
   afterAll(async () => {
     await venue.close();
   });
 
   it('reads every trade but the one without uuid, paging 2 at a time past it, and keeps the unusual one', async () => {
-    // newest first: booked[4], booked[3] | booked[2], booked[1] | booked[0]
-    await admin(venue, '/faults/odd-rows', { uuid: booked[3], shape: 'unreadable' });
-    await admin(venue, '/faults/odd-rows', { uuid: booked[1], shape: 'unusual' });
+    const booked = (await api.listAllTrades({ tradeClass: 'OTC' }, 2)).map((trade) => trade.uuid);
+    expect(booked).toHaveLength(5);
+    // pages of 2: booked[0], booked[1] | booked[2], booked[3] | booked[4]
+    await admin(venue, '/faults/odd-rows', { uuid: booked[1], shape: 'unreadable' });
+    await admin(venue, '/faults/odd-rows', { uuid: booked[2], shape: 'unusual' });
     try {
       skipped.length = 0;
       const trades = await api.listAllTrades({ tradeClass: 'OTC' }, 2);
-      expect(trades.map((trade) => trade.uuid)).toEqual([booked[4], booked[2], booked[1], booked[0]]);
+      expect(trades.map((trade) => trade.uuid)).toEqual(booked.filter((uuid) => uuid !== booked[1]));
       expect(skipped).toEqual(['listTrades body.data[1].uuid: expected a string, got undefined']);
-      const unusual = trades[2];
-      expect(unusual).toMatchObject({ clientRef: 'odd-1', state: 'ON_HOLD', tradeClass: 'BLOCK' });
+      const unusual = trades[1];
+      expect(unusual).toMatchObject({ uuid: booked[2], clientRef: 'odd', state: 'ON_HOLD', tradeClass: 'BLOCK' });
       expect(unusual).not.toHaveProperty('tradeSide');
       expect(unusual).not.toHaveProperty('createdAt');
       expect([unusual?.settlementAmount?.amount, unusual?.tradedAmount?.amount].sort()).toEqual(['0.00000001', '0.01']);

@@ -21,6 +21,14 @@ afterAll(async () => {
 const offsetsAsked = () =>
   fixture.venue.requests.map((request) => (JSON.parse(request.bodyText) as { offset: number }).offset);
 
+/** The venue answers `{data, total}` pages of `rows` (raw JSON texts) by the `max` and `offset` asked. */
+function servePages(rows: string[]): void {
+  fixture.venue.reset((request) => {
+    const body = JSON.parse(request.bodyText) as { max: number; offset: number };
+    return json(200, `{"data":[${rows.slice(body.offset, body.offset + body.max).join(',')}],"total":${rows.length}}`);
+  });
+}
+
 /** A client whose left-out rows are collected as `operation problem`. */
 function clientTelling(skipped: string[]) {
   return fixture.client({
@@ -56,13 +64,7 @@ describe('trade list rows', () => {
   ];
 
   it('leaves out a row without uuid (told, bounded) and pages on by the rows sent, so no later trade is lost', async () => {
-    fixture.venue.reset((request) => {
-      const body = JSON.parse(request.bodyText) as { max: number; offset: number };
-      return json(
-        200,
-        `{"data":[${rows.slice(body.offset, body.offset + body.max).join(',')}],"total":${rows.length}}`,
-      );
-    });
+    servePages(rows);
     const skipped: string[] = [];
     const trades = await clientTelling(skipped).listAllTrades({}, 3);
     expect(trades.map((trade) => trade.uuid)).toEqual(['t-0', 't-2', longUuid, 't-4', 't-5', 't-6', 't-7']);
@@ -117,13 +119,7 @@ describe('transaction list rows', () => {
       beneficiaryUuid: '{"uuid":"b-1"}',
     });
     const rows = [leg('tx-a'), leg('tx-b', { transactionState: '"ON_HOLD"' }), odd, leg('tx-d'), leg('tx-e')];
-    fixture.venue.reset((request) => {
-      const body = JSON.parse(request.bodyText) as { max: number; offset: number };
-      return json(
-        200,
-        `{"data":[${rows.slice(body.offset, body.offset + body.max).join(',')}],"total":${rows.length}}`,
-      );
-    });
+    servePages(rows);
     const skipped: string[] = [];
     const legs = await clientTelling(skipped).listAllTransactions({}, 2);
     expect(legs.map((l) => l.uuid)).toEqual(['tx-a', longUuid, 'tx-d', 'tx-e']);
