@@ -128,10 +128,21 @@ describe('account-sync webhook receiver (sandbox venue, real nats-server)', () =
     const response = await fetch(stack.webhookUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: '{"uuid":"x","transactionState":"SOMETHING"}',
+      body: '{"transactionState":"PENDING","amount":1}',
     });
     expect(response.status).toBe(400);
     expect(await metricValue(stack, 'account_sync_webhooks_total', { result: 'invalid' })).toBe(before + 1);
+  });
+
+  it('answers 503 (the venue retries; a 4xx would lose it) to a transaction the ledger cannot hold, counted', async () => {
+    const before = await metricValue(stack, 'account_sync_webhooks_total', { result: 'unusable' });
+    const response = await fetch(stack.webhookUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"uuid":"x-unusable","transactionState":"SOMETHING"}',
+    });
+    expect(response.status).toBe(503);
+    expect(await metricValue(stack, 'account_sync_webhooks_total', { result: 'unusable' })).toBe(before + 1);
   });
 
   it('reports the ips list and the ledger in /health', async () => {
