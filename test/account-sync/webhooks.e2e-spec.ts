@@ -123,15 +123,23 @@ describe('account-sync webhook receiver (sandbox venue, real nats-server)', () =
     expect((await transactionEvents(stack, refused)).filter((e) => e.source === 'webhook')).toEqual([]);
   });
 
-  it('answers a malformed body 400, counted, without storing anything', async () => {
-    const before = await metricValue(stack, 'account_sync_webhooks_total', { result: 'invalid' });
+  it.each([
+    ['a body without uuid: 400 (it names no transaction)', '{"transactionState":"PENDING","amount":1}', 400, 'invalid'],
+    [
+      'a uuid the ledger cannot hold (a state outside §3.3): 503, the venue retries (a 4xx would lose it)',
+      '{"uuid":"x-unusable","transactionState":"SOMETHING"}',
+      503,
+      'unusable',
+    ],
+  ])('answers %s, counted, without storing anything', async (_case, body, status, result) => {
+    const before = await metricValue(stack, 'account_sync_webhooks_total', { result });
     const response = await fetch(stack.webhookUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: '{"uuid":"x","transactionState":"SOMETHING"}',
+      body,
     });
-    expect(response.status).toBe(400);
-    expect(await metricValue(stack, 'account_sync_webhooks_total', { result: 'invalid' })).toBe(before + 1);
+    expect(response.status).toBe(status);
+    expect(await metricValue(stack, 'account_sync_webhooks_total', { result })).toBe(before + 1);
   });
 
   it('reports the ips list and the ledger in /health', async () => {

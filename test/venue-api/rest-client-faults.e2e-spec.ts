@@ -17,16 +17,7 @@ import {
   type VenueRestClientConfig,
 } from '#venue-api';
 import { startSandboxVenue, type RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
-
-async function admin(venue: RunningSandbox, path: string, body: unknown, method = 'POST'): Promise<unknown> {
-  const response = await fetch(`${venue.adminUrl}${path}`, {
-    method,
-    headers: { 'Content-Type': 'application/json' },
-    body: method === 'POST' ? JSON.stringify(body) : undefined,
-  });
-  if (!response.ok) throw new Error(`admin ${path}: HTTP ${response.status} ${await response.text()}`);
-  return response.json();
-}
+import { admin, deskTrade } from './sandbox-admin.js';
 
 /** An injected fault: the first value handed out is a replay of an old nonce (e.g. a restored nonce file). */
 class ReplayOnceSource implements AntiReplaySource {
@@ -79,15 +70,7 @@ describe('VenueRestClient against the sandbox with operator actions and faults',
   it('§4.5: pages through desk-booked trades until a short page, amounts read exactly', async () => {
     const booked: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const trade = (await admin(venue, '/trades/otc', {
-        accountGroupUuid: venue.seed.defaultGroupUuid,
-        instrument: 'BTC.USD',
-        side: 'BUY',
-        baseAmount: '0.00000001',
-        quoteAmount: '0.01',
-        price: '1000000',
-        clientRef: `desk-${i}`,
-      })) as { tradeUuid: string };
+      const trade = (await admin(venue, '/trades/otc', deskTrade(venue, `desk-${i}`))) as { tradeUuid: string };
       booked.push(trade.tradeUuid);
     }
     const api = client();

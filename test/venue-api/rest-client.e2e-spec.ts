@@ -64,7 +64,7 @@ describe('VenueRestClient against the sandbox venue', () => {
   });
 
   it('§4.5: lists trades after nothing traded: an empty page, and pagination stops at once', async () => {
-    await expect(client.listTrades({ max: 200 })).resolves.toEqual({ data: [], total: 0 });
+    await expect(client.listTrades({ max: 200 })).resolves.toEqual({ data: [], total: 0, rows: 0 });
     await expect(client.listAllTrades()).resolves.toEqual([]);
   });
 

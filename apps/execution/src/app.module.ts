@@ -77,7 +77,10 @@ export class ExecutionAppModule {
                 requestsPerSecond: config.VENUE_REST_REQUESTS_PER_SECOND,
                 timeoutMs: config.VENUE_REST_TIMEOUT_MS,
                 throttleRetries: 1,
-                events: new VenueRestMetrics(metrics, { operations: EXECUTION_REST_OPERATIONS }),
+                events: new VenueRestMetrics(metrics, {
+                  operations: EXECUTION_REST_OPERATIONS,
+                  logger: logger.child('venue-rest'),
+                }),
               }),
               systemClock,
               { metrics, health, logger },

@@ -1,6 +1,6 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { Subjects } from '#contracts';
-import { HealthRegistry, MetricsRegistry } from '#observability';
+import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { VenueRestClient, VenueRestMetrics } from '#venue-api';
 import { ACCOUNT_SYNC_CONFIG, type AccountSyncConfig } from '../config.js';
 import { createVenueRestClient } from './venue-rest.js';
@@ -20,12 +20,12 @@ export class AccountSyncCoreModule {
         { provide: Subjects, useValue: new Subjects(config.NATS_SUBJECT_PREFIX, config.ACCOUNT) },
         {
           provide: VenueRestMetrics,
-          useFactory: (registry: MetricsRegistry, health: HealthRegistry) => {
-            const metrics = new VenueRestMetrics(registry);
+          useFactory: (registry: MetricsRegistry, health: HealthRegistry, logger: JsonLogger) => {
+            const metrics = new VenueRestMetrics(registry, { logger: logger.child('venue-rest') });
             health.register('venue-rest', () => metrics.health());
             return metrics;
           },
-          inject: [MetricsRegistry, HealthRegistry],
+          inject: [MetricsRegistry, HealthRegistry, JsonLogger],
         },
         {
           provide: VenueRestClient,

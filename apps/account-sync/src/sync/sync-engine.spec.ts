@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { JsonLogger, MetricsRegistry } from '#observability';
-import type { Trade, TransactionRecord, VenueRestClient } from '#venue-api';
+import type { Page, Trade, TransactionRecord, VenueRestClient } from '#venue-api';
 import type { IngestResult, TransactionIntake } from '../transactions/transaction-intake.js';
 import { SyncEngine, type Mirrors } from './sync-engine.js';
 import { SyncMetrics } from './sync-metrics.js';
@@ -8,10 +8,15 @@ import { SYNC_RESOURCES } from './sync-triggers.js';
 
 const quiet = new JsonLogger('test', 'sync-engine', 'error', { write: () => undefined });
 
+/** A page of `data` as the client reads it; `unreadable` rows were sent but left out. */
+function pageOf<T>(data: T[], unreadable = 0): Page<T> {
+  return { data, total: data.length + unreadable, rows: data.length + unreadable };
+}
+
 /** A venue whose trade pages answer in the order the test settles them. */
 class ScriptedTrades {
-  readonly pages: Array<{ resolve(page: { data: Trade[] }): void; reject(error: Error): void }> = [];
-  listTrades(): Promise<{ data: Trade[] }> {
+  readonly pages: Array<{ resolve(page: Page<Trade>): void; reject(error: Error): void }> = [];
+  listTrades(): Promise<Page<Trade>> {
     return new Promise((resolve, reject) => this.pages.push({ resolve, reject }));
   }
 }
@@ -65,12 +70,12 @@ class TransactionVenue {
   async *iterateTransactions(): AsyncIterable<TransactionRecord> {
     yield* this.legs;
   }
-  listTransactions(filter: { from?: string; transactionState?: string }): Promise<{ data: TransactionRecord[] }> {
+  listTransactions(filter: { from?: string; transactionState?: string }): Promise<Page<TransactionRecord>> {
     const state = filter.transactionState;
-    if (state !== undefined) return Promise.resolve({ data: this.legs.filter((l) => l.transactionState === state) });
+    if (state !== undefined) return Promise.resolve(pageOf(this.legs.filter((l) => l.transactionState === state)));
     this.fromFilters.push(filter.from);
     const from = filter.from === undefined ? 0 : Date.parse(filter.from);
-    return Promise.resolve({ data: this.legs.filter((leg) => (leg.received ?? 0) >= from) });
+    return Promise.resolve(pageOf(this.legs.filter((leg) => (leg.received ?? 0) >= from)));
   }
 }
 
@@ -149,17 +154,23 @@ describe('SyncEngine incremental reads never skip what a full read would find', 
     };
   }
 
-  /** The venue's trade list (newest first, pages by offset); the page at `failOffset` fails once. */
+  /**
+   * The venue's trade list (newest first, pages by offset); the page at `failOffset` fails once; the trades at
+   * the `unreadable` positions are sent but cannot be read (the client leaves them out of `data`).
+   */
   class TradeVenue {
     failOffset: number | undefined;
+    readonly unreadable = new Set<number>();
     constructor(readonly trades: Trade[]) {}
-    listTrades(request: { max?: number; offset?: number }): Promise<{ data: Trade[] }> {
+    listTrades(request: { max?: number; offset?: number }): Promise<Page<Trade>> {
       const offset = request.offset ?? 0;
       if (offset === this.failOffset) {
         this.failOffset = undefined;
         return Promise.reject(new Error('HTTP 500'));
       }
-      return Promise.resolve({ data: this.trades.slice(offset, offset + (request.max ?? 50)) });
+      const sent = this.trades.slice(offset, offset + (request.max ?? 50));
+      const read = sent.filter((_, i) => !this.unreadable.has(offset + i));
+      return Promise.resolve(pageOf(read, sent.length - read.length));
     }
     listAllTrades(filter: { from?: string; tradeState?: string }): Promise<Trade[]> {
       const from = filter.from === undefined ? 0 : Date.parse(filter.from);
@@ -197,6 +208,17 @@ describe('SyncEngine incremental reads never skip what a full read would find', 
     expect(mirror.size).toBeLessThan(450);
     await engine.run('trades', 'incremental');
     expect(mirror.size).toBe(450);
+  });
+
+  it('a full trade read pages by the rows the venue sent: an unreadable row does not end it early', async () => {
+    const venue = new TradeVenue(Array.from({ length: 450 }, (_, i) => trade(i)));
+    venue.unreadable.add(10); // on the first page: read, 199 of 200 rows
+    const mirror = new HeldTrades();
+    const engine = engineFor(venue);
+    (engine as unknown as { deps: { mirrors: { trade: HeldTrades } } }).deps.mirrors.trade = mirror;
+    await engine.run('trades', 'full');
+    expect(mirror.size).toBe(449);
+    expect(mirror.held.has('t-449')).toBe(true);
   });
 
   it('a held PENDING leg older than the read window that left PENDING is read again with its new state', async () => {

@@ -4,7 +4,7 @@
  */
 import { driftMsgId, type BalanceDrift, type BalanceState } from '#contracts';
 import type { JsonLogger } from '#observability';
-import type { Participant, Trade, TransactionRecord, TransferRecord, VenueRestClient } from '#venue-api';
+import type { Page, Participant, Trade, TransactionRecord, TransferRecord, VenueRestClient } from '#venue-api';
 import type { CreditLimit, TradablePair } from '#venue-api';
 import type { TransactionIntake } from '../transactions/transaction-intake.js';
 import { findDrifts } from './balance-check.js';
@@ -149,7 +149,7 @@ export class SyncEngine {
     let nextOffset = 0;
     let ended = false;
     const applying: Array<Promise<unknown>> = [];
-    const inFlight: Array<Promise<{ data: Trade[] }>> = [];
+    const inFlight: Array<Promise<Page<Trade>>> = [];
     const ask = () => {
       const page = client.listTrades({ max: TRADE_PAGE, offset: nextOffset });
       page.catch(() => undefined); // handled: awaited in order below, or settled when an earlier page failed
@@ -160,8 +160,9 @@ export class SyncEngine {
     try {
       for (let i = 0; i < TRADE_PAGES_IN_FLIGHT; i += 1) ask();
       while (inFlight.length > 0) {
-        const page = await (inFlight.shift() as Promise<{ data: Trade[] }>);
-        if (page.data.length < TRADE_PAGE || this.stopping) ended = true;
+        const page = await (inFlight.shift() as Promise<Page<Trade>>);
+        // The rows the venue sent, read or not: a row left out as unreadable must not end the walk early.
+        if (page.rows < TRADE_PAGE || this.stopping) ended = true;
         if (!ended) ask();
         const fresh = new Map<string, Trade>();
         for (const [key, trade] of keyedByUuid(page.data)) {
@@ -270,7 +271,8 @@ export class SyncEngine {
       });
       const recent = page.data.filter((leg) => (leg.received ?? leg.timestampMillis ?? since) >= since);
       legs.push(...recent);
-      if (page.data.length < TRANSACTION_PAGE || recent.length === 0) return legs;
+      // A page ends the walk when short (rows sent, read or not) or entirely older than `since`.
+      if (page.rows < TRANSACTION_PAGE || (page.data.length > 0 && recent.length === 0)) return legs;
     }
   }
 
@@ -288,7 +290,7 @@ export class SyncEngine {
       );
       return [];
     }
-    if (first.data.length < TRANSACTION_PAGE) return first.data;
+    if (first.rows < TRANSACTION_PAGE) return first.data;
     return this.deps.client.listAllTransactions({ transactionState: 'PENDING' });
   }
 

@@ -5,7 +5,9 @@ import type { MetricsRegistry } from '#observability';
  * Results of a webhook request:
  *   stored, duplicate, stale   accepted (2xx); the ledger's answer
  *   refused_source             403: the sender is not in ips.json
- *   invalid                    400/413: malformed or oversized body
+ *   invalid                    400/413: malformed (not JSON, no usable uuid) or oversized body
+ *   unusable                   503: names a transaction (uuid) the ledger cannot hold (unknown state, no
+ *                              amount…); the venue retries, nothing is lost by a 4xx
  *   store_failed               503: could not be stored (the venue retries)
  *   unready                    503: no address list loaded yet (the venue retries)
  *   not_found, wrong_method    404/405
@@ -16,6 +18,7 @@ export const WEBHOOK_RESULTS = [
   'stale',
   'refused_source',
   'invalid',
+  'unusable',
   'store_failed',
   'unready',
   'not_found',
@@ -35,7 +38,7 @@ export class WebhookMetrics {
   constructor(registry: MetricsRegistry) {
     this.requests = new Counter({
       name: 'account_sync_webhooks_total',
-      help: 'Webhook requests by result (stored, duplicate, stale, refused_source, invalid, store_failed, unready, not_found, wrong_method)',
+      help: 'Webhook requests by result (stored, duplicate, stale, refused_source, invalid, unusable, store_failed, unready, not_found, wrong_method)',
       labelNames: ['result'],
       registers: [registry],
     });

@@ -96,9 +96,45 @@ describe('WebhookReceiver (real HTTP, real nats-server)', () => {
     const text = await notJson.text();
     expect(text.length).toBeLessThan(400);
     expect(text).not.toContain('AAAA');
-    const wrongShape = await post(notification('w-2', 'DONE'));
-    expect(wrongShape.status).toBe(400);
-    expect(await count('invalid')).toBe(before + 2);
+    const noUuid = await post(notification('w-2', 'PENDING').replace('"uuid":"w-2",', ''));
+    expect(noUuid.status).toBe(400);
+    expect(await noUuid.text()).toContain('notification.uuid');
+    const uncarriable = await post(notification('u'.repeat(1_500), 'PENDING'));
+    expect(uncarriable.status).toBe(400);
+    expect(await uncarriable.text()).not.toContain('uuuu');
+    expect(await count('invalid')).toBe(before + 3);
+  });
+
+  it('answers 503 (retried, never a 4xx) to a transaction the ledger cannot hold yet: a state outside §3.3', async () => {
+    const before = await count('unusable');
+    const response = await post(notification('w-3', 'ON_HOLD'));
+    expect(response.status).toBe(503);
+    expect(await response.json()).toEqual({
+      error: 'notification not usable yet: notification.transactionState: unexpected value "ON_HOLD"',
+    });
+    expect(await count('unusable')).toBe(before + 1);
+    expect(await ledger.current('w-3')).toBeUndefined();
+  });
+
+  it('stores a notification with unusual optional fields, a new class and a long uuid (§2.9 says only "string")', async () => {
+    const uuid = `w-4.${'9'.repeat(500)}`;
+    const odd = notification(uuid, 'PENDING')
+      .replace('"transactionClass":"CASH"', '"transactionClass":"FEE"')
+      .replace('"displayTitle":null', '"displayTitle":{"en":"Fee"}')
+      .replace('"received":1700000000000', '"received":"yesterday"')
+      .replace('"fee":0', '"fee":"n/a"');
+    const response = await post(odd);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ result: 'stored' });
+    const stored = await ledger.current(uuid);
+    expect(stored?.leg).toMatchObject({
+      uuid,
+      transactionClass: 'FEE',
+      displayTitle: null,
+      amount: '12345678901234567.123456789',
+    });
+    expect(stored?.leg).not.toHaveProperty('received');
+    expect(stored?.leg).not.toHaveProperty('fee');
   });
 
   it('answers 413 to a body over the bound', async () => {

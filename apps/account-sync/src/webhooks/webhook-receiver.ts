@@ -4,7 +4,10 @@
  *
  *   sender not in ips.json                 → 403 (counted; never stored)
  *   no ips.json list loaded yet            → 503 (the venue retries; a transient fault is never a 4xx)
- *   body over the size bound               → 413;  malformed body → 400 (counted, a bounded reason)
+ *   body over the size bound               → 413
+ *   not JSON, or no usable `uuid`          → 400 (counted, a bounded reason): nothing a retry could mend
+ *   a uuid, but not a leg the ledger can   → 503 (counted `unusable`, logged): the venue keeps it and retries
+ *     store (state outside §3.3, no amount…)   (§6.1 rule 5) — a 4xx would lose a transaction that exists
  *   stored / duplicate / stale             → 200, only once the ledger has it durably
  *   the ledger cannot store it             → 503 (the venue retries with backoff)
  *
@@ -13,7 +16,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { JsonLogger } from '#observability';
-import { InvalidJsonError, parseTransactionNotification, ShapeError, type TransactionRecord } from '#venue-api';
+import { readTransactionNotification } from '#venue-api';
 import type { TransactionIntake } from '../transactions/transaction-intake.js';
 import type { CidrSet } from './cidr-set.js';
 import { clientAddress } from './client-address.js';
@@ -140,18 +143,20 @@ export class WebhookReceiver {
   }
 
   private accept(request: IncomingMessage, response: ServerResponse, body: string, started: number): void {
-    let record: TransactionRecord;
-    try {
-      record = parseTransactionNotification(body);
-    } catch (error) {
-      const reason =
-        error instanceof ShapeError || error instanceof InvalidJsonError ? error.message : 'unreadable notification';
-      this.logRefusal('invalid', 'webhook refused: malformed notification', {
-        reason: reason.slice(0, MAX_REASON),
-        bytes: body.length,
+    const reading = readTransactionNotification(body);
+    if (!reading.ok) {
+      const reason = reading.problem.slice(0, MAX_REASON);
+      if (reading.uuid === undefined) {
+        this.logRefusal('invalid', 'webhook refused: malformed notification', { reason, bytes: body.length });
+        return this.answer(request, response, 400, 'invalid', `malformed notification: ${reason}`);
+      }
+      this.logRefusal('unusable', 'webhook not stored: a transaction the ledger cannot hold; answered 503', {
+        uuid: reading.uuid.slice(0, 64),
+        reason,
       });
-      return this.answer(request, response, 400, 'invalid', `malformed notification: ${reason.slice(0, MAX_REASON)}`);
+      return this.answer(request, response, 503, 'unusable', `notification not usable yet: ${reason}`);
     }
+    const record = reading.record;
     this.intake.ingest(record, 'webhook').then(
       (result) => {
         this.metrics.storeSeconds.observe((this.now() - started) / 1_000);

@@ -26,8 +26,15 @@ export class VenueRecords {
     if (ask.trades) {
       try {
         const page = await this.client.listTrades({ clientRef: clientRequestId, max: 50 });
-        evidence.trades = page.data;
-        this.listener.attempt('trade-list', page.data.some((t) => t.clientRef === clientRequestId) ? 'found' : 'none');
+        const found = page.data.some((t) => t.clientRef === clientRequestId);
+        if (!found && page.rows > page.data.length) {
+          // A row the client could not read may be this order's trade: "none" would be no proof (E1).
+          evidence.trades = 'unreachable';
+          this.listener.attempt('trade-list', 'unreachable', 'the trade list held a row that could not be read');
+        } else {
+          evidence.trades = page.data;
+          this.listener.attempt('trade-list', found ? 'found' : 'none');
+        }
         this.lastReachable = true;
       } catch (error) {
         evidence.trades = 'unreachable';

@@ -1,6 +1,6 @@
 /**
  * Fault controls of the back office: REST failures, token rejection, clock skew, participants outage, a balance
- * moved without a transaction leg.
+ * moved without a transaction leg, list rows written oddly.
  */
 import {
   BadRequestException,
@@ -18,6 +18,7 @@ import { RestPath } from '#venue-api';
 import { SkewableClock } from '../domain/clock.js';
 import { VenueDirectory } from '../domain/directory.js';
 import { Ledger } from '../domain/ledger.js';
+import { ODD_ROW_SHAPES, OddRows, type OddRowShape } from '../rest/odd-rows.js';
 import { RestFaults } from '../rest/rest-faults.js';
 import { asBody, booleanField, decimalString, integerField, optionalText, requiredString } from './admin-input.js';
 
@@ -28,6 +29,7 @@ export class FaultsAdminController {
     @Inject(SkewableClock) private readonly clock: SkewableClock,
     @Inject(VenueDirectory) private readonly directory: VenueDirectory,
     @Inject(Ledger) private readonly ledger: Ledger,
+    @Inject(OddRows) private readonly oddRows: OddRows,
   ) {}
 
   /** `{status: 500|502|503|429|401, count?, path?, applyThenFail?}`: the next `count` matching requests fail. */
@@ -89,6 +91,29 @@ export class FaultsAdminController {
     const ccy = requiredString(body, 'ccy');
     this.ledger.creditSettled(groupUuid, ccy, new Decimal(decimalString(body, 'amount')));
     return { accountGroupUuid: groupUuid, ccy, balance: this.ledger.total(groupUuid, ccy).toString() };
+  }
+
+  /**
+   * `{uuid, shape: "unreadable"|"unusual"}`: the trade or transaction leg `uuid` is written so in the trade and
+   * transaction lists from now on (rest/odd-rows.ts), until `DELETE /admin/faults/odd-rows`.
+   */
+  @Post('faults/odd-rows')
+  @HttpCode(200)
+  oddRow(@Body() raw: unknown): { rows: number } {
+    const body = asBody(raw);
+    const uuid = requiredString(body, 'uuid');
+    const shape = requiredString(body, 'shape');
+    if (!(ODD_ROW_SHAPES as readonly string[]).includes(shape)) {
+      throw new BadRequestException(`shape must be one of ${ODD_ROW_SHAPES.join(', ')}`);
+    }
+    this.oddRows.set(uuid, shape as OddRowShape);
+    return { rows: this.oddRows.size };
+  }
+
+  @Delete('faults/odd-rows')
+  clearOddRows(): { rows: number } {
+    this.oddRows.clear();
+    return { rows: 0 };
   }
 
   /** `{skewMs}`: the venue clock runs ahead (positive) or behind (negative) real time. */

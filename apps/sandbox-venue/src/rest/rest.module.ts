@@ -9,6 +9,7 @@ import { TokenEndpoint } from './endpoints/token.endpoint.js';
 import { TradesEndpoint } from './endpoints/trades.endpoint.js';
 import { TransactionsEndpoint } from './endpoints/transactions.endpoint.js';
 import { WithdrawalsEndpoint } from './endpoints/withdrawals.endpoint.js';
+import { OddRows } from './odd-rows.js';
 import { RequestThrottle } from './request-throttle.js';
 import { RestFaults } from './rest-faults.js';
 import type { VenueEndpoints } from './venue-route.js';
@@ -31,6 +32,7 @@ const endpoints = [
     ...endpoints,
     RequestThrottle,
     RestFaults,
+    OddRows,
     VenueFront,
     {
       provide: VENUE_ROUTES,
@@ -38,6 +40,6 @@ const endpoints = [
       inject: endpoints,
     },
   ],
-  exports: [VenueFront, RestFaults],
+  exports: [VenueFront, RestFaults, OddRows],
 })
 export class RestModule {}

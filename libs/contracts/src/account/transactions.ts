@@ -99,7 +99,8 @@ export function transactionEventMsgId(uuid: string, state: TransactionLegState):
 export class TransactionGetRequest {
   @IsString()
   @MinLength(1)
-  @MaxLength(128)
+  // the venue-api identifier bound (MAX_IDENTIFIER_BYTES): §2.9 says only "string"
+  @MaxLength(1024)
   uuid!: string;
 }
 

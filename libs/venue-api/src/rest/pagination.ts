@@ -2,6 +2,9 @@
  * Offset pagination of `{data, total}` lists (trades §4.5, transactions R9): "paginate until a response
  * holds fewer than `max` records". The lists are newest first, so a record booked during the walk shifts
  * later pages by one and a record can be seen twice; records already yielded (by uuid) are skipped.
+ *
+ * Both walks count the rows the venue sent (`page.rows`), never the rows that could be read: a row left out as
+ * unreadable must neither end a walk early nor shift the next offset (either would lose the trades after it).
  */
 import type { Page } from './records/common.js';
 
@@ -21,8 +24,8 @@ export async function* walkPages<T extends { uuid: string }>(
       seen.add(record.uuid);
       yield record;
     }
-    if (page.data.length < pageSize) return;
-    offset += page.data.length;
+    if (page.rows < pageSize) return;
+    offset += page.rows;
   }
 }
 
@@ -39,7 +42,7 @@ export async function walkToTotal<T extends { uuid: string }>(
   for (;;) {
     const page = await fetchPage(pageSize, offset);
     for (const record of page.data) if (!records.has(record.uuid)) records.set(record.uuid, record);
-    offset += page.data.length;
-    if (page.data.length === 0 || offset >= page.total) return [...records.values()];
+    offset += page.rows;
+    if (page.rows === 0 || offset >= page.total) return [...records.values()];
   }
 }

@@ -140,7 +140,10 @@ export class VenueRestClient {
     return this.read(operation, accountBalancesReader, reply);
   }
 
-  /** §4.5 one page of trades: `{data, total}`; `total` counts every match. */
+  /**
+   * §4.5 one page of trades: `{data, total, rows}`; `total` counts every match. A row without a usable `uuid` is
+   * left out and told (`onRowSkipped`); `rows` still counts it (page by `rows`, never `data.length`).
+   */
   async listTrades(request: TradePageRequest = {}): Promise<Page<Trade>> {
     const operation = 'listTrades';
     checkIntegerRange(operation, 'max', request.max, 1, TRADE_PAGE_MAX);
@@ -152,7 +155,7 @@ export class VenueRestClient {
       stateChanging: false,
       body: bodyOf(request, TRADE_PAGE_FIELDS),
     });
-    return this.read(operation, pageOf(tradeReader), reply);
+    return this.read(operation, pageOf(tradeReader, this.skipped(operation)), reply);
   }
 
   /** Every trade matching `filter`, page by page (pages of `pageSize`, default 200), newest first. */
@@ -327,7 +330,10 @@ export class VenueRestClient {
     return this.read(operation, listOf(orderStateReader), reply);
   }
 
-  /** R9 transaction history (one record per leg), newest first. */
+  /**
+   * R9 transaction history (one record per leg), newest first. A leg that cannot be stored (no usable uuid,
+   * state, amount or currency) is left out and told (`onRowSkipped`); `rows` still counts it.
+   */
   async listTransactions(filter: TransactionFilter = {}): Promise<Page<TransactionRecord>> {
     const operation = 'listTransactions';
     checkIntegerRange(operation, 'max', filter.max, 1, 200);
@@ -339,7 +345,7 @@ export class VenueRestClient {
       stateChanging: false,
       body: bodyOf(filter, TRANSACTION_FILTER_FIELDS),
     });
-    return this.read(operation, pageOf(transactionReader), reply);
+    return this.read(operation, pageOf(transactionReader, this.skipped(operation)), reply);
   }
 
   async listAllTransactions(
@@ -432,8 +438,7 @@ export class VenueRestClient {
       family: 'withdrawal',
       stateChanging: false,
     });
-    const skipped = (error: ShapeError) => this.events?.onRowSkipped?.(operation, error.message);
-    return this.read(operation, rowsOf(withdrawalRequestReader, skipped), reply);
+    return this.read(operation, rowsOf(withdrawalRequestReader, this.skipped(operation)), reply);
   }
 
   private async cancelWithdrawal(
@@ -452,6 +457,11 @@ export class VenueRestClient {
       body: { accountGroupUuid },
     });
     return this.read(operation, withdrawalAcknowledgementReader, reply);
+  }
+
+  /** A list row of `operation` left out: told to the events hook (metric, log) by its path and problem only. */
+  private skipped(operation: string): (error: ShapeError) => void {
+    return (error) => this.events?.onRowSkipped?.(operation, error.message);
   }
 
   private call(call: VenueCall): Promise<VenueReply> {

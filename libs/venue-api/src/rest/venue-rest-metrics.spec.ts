@@ -45,4 +45,28 @@ describe('VenueRestMetrics', () => {
     metrics.onResponse('listBalances', 404);
     expect(metrics.health()).toEqual({ up: true });
   });
+
+  it('counts a left-out row and logs its path and problem (bounded), at most once per interval per operation', async () => {
+    const registry = new Registry();
+    const logged: Array<Record<string, unknown> | undefined> = [];
+    let now = 0;
+    const metrics = new VenueRestMetrics(registry, {
+      logger: { warn: (_message, fields) => logged.push(fields) },
+      now: () => now,
+    });
+    metrics.onRowSkipped('listTrades', `body.data[3].uuid: expected a string, got undefined${'x'.repeat(1_000)}`);
+    metrics.onRowSkipped('listTrades', 'body.data[4].uuid: expected a string, got number');
+    metrics.onRowSkipped('listTransactions', 'body.data[0].transactionState: unexpected value "ON_HOLD"');
+    now = 10_000;
+    metrics.onRowSkipped('listTrades', 'body.data[5].uuid: expected a non-empty string');
+    const text = await registry.metrics();
+    expect(value(text, 'venue_rest_rows_skipped_total{operation="listTrades"}')).toBe(3);
+    expect(value(text, 'venue_rest_rows_skipped_total{operation="listTransactions"}')).toBe(1);
+    expect(logged).toEqual([
+      { operation: 'listTrades', problem: expect.stringMatching(/^body\.data\[3\]\.uuid: expected a string/) },
+      { operation: 'listTransactions', problem: 'body.data[0].transactionState: unexpected value "ON_HOLD"' },
+      { operation: 'listTrades', problem: 'body.data[5].uuid: expected a non-empty string', notLogged: 1 },
+    ]);
+    expect(String(logged[0]?.['problem'])).toHaveLength(200);
+  });
 });

@@ -8,7 +8,17 @@ export interface VenueRestMetricsOptions {
    * increase Prometheus sees (a series born at 1 has no increase).
    */
   operations?: readonly (keyof VenueRestClient & string)[];
+  /**
+   * Where a left-out list row is logged (its path and problem, never the row), at most once per
+   * {@link SKIPPED_LOG_INTERVAL_MS} per operation (then with how many were not logged).
+   */
+  logger?: { warn(message: string, fields?: Record<string, unknown>): void };
+  /** Clock of the log limit (tests). */
+  now?: () => number;
 }
+
+export const SKIPPED_LOG_INTERVAL_MS = 10_000;
+const MAX_PROBLEM_LENGTH = 200;
 
 /**
  * The venue REST client's calls as metrics (its `events` hook): calls by operation and status, budget waits,
@@ -22,10 +32,15 @@ export class VenueRestMetrics implements VenueRestEvents {
   private readonly waited: Counter<'operation'>;
   private readonly throttled: Counter<'operation'>;
   private readonly rowsSkipped: Counter<'operation'>;
+  private readonly skippedLogs = new Map<string, { at: number; suppressed: number }>();
+  private readonly logger: VenueRestMetricsOptions['logger'];
+  private readonly now: () => number;
   /** The venue's last answer, for /health: unreachable, timed out or 5xx since the last good answer → down. */
   private lastFailure: string | undefined;
 
   constructor(registry: Registry, options: VenueRestMetricsOptions = {}) {
+    this.logger = options.logger;
+    this.now = options.now ?? Date.now;
     const registers = [registry];
     this.calls = new Counter({
       name: 'venue_rest_calls_total',
@@ -61,8 +76,21 @@ export class VenueRestMetrics implements VenueRestEvents {
     for (const operation of options.operations ?? []) this.throttled.inc({ operation }, 0);
   }
 
-  onRowSkipped(operation: string): void {
+  onRowSkipped(operation: string, problem: string): void {
     this.rowsSkipped.inc({ operation });
+    if (this.logger === undefined) return;
+    const now = this.now();
+    const last = this.skippedLogs.get(operation);
+    if (last !== undefined && now - last.at < SKIPPED_LOG_INTERVAL_MS) {
+      last.suppressed += 1;
+      return;
+    }
+    this.skippedLogs.set(operation, { at: now, suppressed: 0 });
+    this.logger.warn('a venue list row could not be read and was left out (the rest of the list was read)', {
+      operation,
+      problem: problem.slice(0, MAX_PROBLEM_LENGTH),
+      ...(last !== undefined && last.suppressed > 0 ? { notLogged: last.suppressed } : {}),
+    });
   }
 
   onResponse(operation: string, status: number | 'timeout' | 'connection'): void {

@@ -4,6 +4,7 @@ import { RestPath } from '#venue-api';
 import { VenueDirectory } from '../../domain/directory.js';
 import { TradeBook, tradeWire, type TradeRecord } from '../../domain/trades.js';
 import { isoDateTime, optionalInteger, optionalString } from '../body-fields.js';
+import { OddRows } from '../odd-rows.js';
 import { invalidAccountGroupReply, invalidParameterReply } from '../replies.js';
 import { exactPath, type SignedCall, type VenueEndpoints, type VenueReply, type VenueRoute } from '../venue-route.js';
 
@@ -16,6 +17,7 @@ export class TradesEndpoint implements VenueEndpoints {
   constructor(
     @Inject(VenueDirectory) private readonly directory: VenueDirectory,
     @Inject(TradeBook) private readonly trades: TradeBook,
+    @Inject(OddRows) private readonly oddRows: OddRows,
   ) {}
 
   routes(): VenueRoute[] {
@@ -78,6 +80,7 @@ export class TradesEndpoint implements VenueEndpoints {
       .filter(filtered ? matches : (t: TradeRecord) => visible.has(t.accountGroupUuid));
     const start = offset.value ?? 0;
     const page = all.slice(start, start + (max.value ?? 50));
-    return { status: 200, body: { data: page.map((t) => tradeWire(t, this.directory)), total: all.length } };
+    const data = page.map((t) => this.oddRows.write('trade', tradeWire(t, this.directory)));
+    return { status: 200, body: { data, total: all.length } };
   }
 }

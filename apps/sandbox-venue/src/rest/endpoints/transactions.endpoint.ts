@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { RestPath } from '#venue-api';
 import { TransactionBook, transactionWire } from '../../domain/transactions.js';
 import { isoDateTime, optionalInteger, optionalString } from '../body-fields.js';
+import { OddRows } from '../odd-rows.js';
 import { invalidParameterReply } from '../replies.js';
 import { exactPath, type SignedCall, type VenueEndpoints, type VenueReply, type VenueRoute } from '../venue-route.js';
 
@@ -10,7 +11,10 @@ const CLASSES = ['OTCTRADE', 'RFSTRADE', 'COIN', 'CASH'];
 
 @Injectable()
 export class TransactionsEndpoint implements VenueEndpoints {
-  constructor(@Inject(TransactionBook) private readonly transactions: TransactionBook) {}
+  constructor(
+    @Inject(TransactionBook) private readonly transactions: TransactionBook,
+    @Inject(OddRows) private readonly oddRows: OddRows,
+  ) {}
 
   routes(): VenueRoute[] {
     return [
@@ -62,7 +66,12 @@ export class TransactionsEndpoint implements VenueEndpoints {
     const start = offset.value ?? 0;
     return {
       status: 200,
-      body: { data: all.slice(start, start + (max.value ?? 50)).map(transactionWire), total: all.length },
+      body: {
+        data: all
+          .slice(start, start + (max.value ?? 50))
+          .map((r) => this.oddRows.write('transaction', transactionWire(r))),
+        total: all.length,
+      },
     };
   }
 }

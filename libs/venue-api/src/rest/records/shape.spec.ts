@@ -1,7 +1,21 @@
 import { describe, expect, it } from '@jest/globals';
 import { parseJsonLossless } from '../../money/lossless-json.js';
-import { decimalText, integer, listOf, nullable, oneOf, optional, record, ShapeError, text } from './shape.js';
-import { parseTransactionNotification } from './transaction.js';
+import {
+  decimalText,
+  integer,
+  lenient,
+  listOf,
+  nullable,
+  nullableLenient,
+  oneOf,
+  openText,
+  optional,
+  record,
+  ShapeError,
+  text,
+  type Open,
+} from './shape.js';
+import { parseTransactionNotification, readTransactionNotification } from './transaction.js';
 import { transactionJson } from '../test-support/venue-bodies.js';
 
 const read = <T>(reader: { read(value: unknown, path: string): T }, json: string): T =>
@@ -49,10 +63,65 @@ describe('record readers', () => {
     expect(() => parseTransactionNotification('{"uuid":"x"}')).toThrow(ShapeError);
   });
 
-  it('refuses a notification whose uuid is empty or longer than 128 characters (it becomes a NATS subject)', () => {
+  it('refuses a notification whose uuid is empty or over 1024 bytes (it becomes a NATS subject)', () => {
     const withUuid = (uuid: string) => transactionJson.replace('"uuid":"tx-1"', `"uuid":${JSON.stringify(uuid)}`);
-    expect(parseTransactionNotification(withUuid('u'.repeat(128))).uuid).toHaveLength(128);
-    expect(() => parseTransactionNotification(withUuid('u'.repeat(4_000)))).toThrow('notification.uuid');
+    expect(parseTransactionNotification(withUuid('u'.repeat(1_024))).uuid).toHaveLength(1_024);
+    expect(() => parseTransactionNotification(withUuid('u'.repeat(1_025)))).toThrow(
+      'notification.uuid: expected at most 1024 bytes, got 1025',
+    );
+    // bytes, not characters: 342 three-byte characters are 1026 bytes
+    expect(() => parseTransactionNotification(withUuid('€'.repeat(342)))).toThrow('got 1026');
     expect(() => parseTransactionNotification(withUuid(''))).toThrow(ShapeError);
+  });
+});
+
+describe('liberal field readers', () => {
+  it('openText keeps any string (a value outside the spec list as sent); lenient reads a wrong kind as not known', () => {
+    const reader = record<{ state?: Open<'A' | 'B'> }>({ state: lenient(openText<'A' | 'B'>()) });
+    expect(read(reader, '{"state":"A"}')).toEqual({ state: 'A' });
+    expect(read(reader, '{"state":"LATER"}')).toEqual({ state: 'LATER' });
+    expect(read(reader, '{"state":7}')).toEqual({});
+  });
+
+  it('nullableLenient reads absent, null and a wrong kind as null', () => {
+    const reader = record<{ title: string | null }>({ title: nullableLenient(text) });
+    expect(read(reader, '{"title":"t"}')).toEqual({ title: 't' });
+    expect(read(reader, '{}')).toEqual({ title: null });
+    expect(read(reader, '{"title":{"en":"t"}}')).toEqual({ title: null });
+  });
+});
+
+describe('readTransactionNotification', () => {
+  const withField = (field: string, value: string) =>
+    transactionJson.replace(new RegExp(`"${field}":("[^"]*"|[^,}]*)`), `"${field}":${value}`);
+
+  it('reads a record, keeping it when an optional field is unusual', () => {
+    const reading = readTransactionNotification(withField('received', '"soon"'));
+    expect(reading).toMatchObject({ ok: true, record: { uuid: 'tx-1', amount: '12345678901234567890.123456789' } });
+    expect(reading.ok && reading.record.received).toBeUndefined();
+  });
+
+  it('names the uuid of a record the ledger cannot hold (a state outside §3.3, no amount)', () => {
+    expect(readTransactionNotification(withField('transactionState', '"ON_HOLD"'))).toEqual({
+      ok: false,
+      uuid: 'tx-1',
+      problem: 'notification.transactionState: unexpected value "ON_HOLD"',
+    });
+    expect(readTransactionNotification(withField('amount', 'null'))).toMatchObject({ ok: false, uuid: 'tx-1' });
+  });
+
+  it('gives no uuid for a body that is not JSON, not an object, or has no usable uuid', () => {
+    expect(readTransactionNotification('{"uuid": ')).toEqual({
+      ok: false,
+      problem: expect.stringMatching(/^Invalid JSON/),
+    });
+    expect(readTransactionNotification('[1]')).toEqual({ ok: false, problem: expect.any(String) });
+    expect(readTransactionNotification(withField('uuid', '42'))).toEqual({
+      ok: false,
+      problem: 'notification.uuid: expected a string, got number',
+    });
+    expect(readTransactionNotification(withField('uuid', JSON.stringify('u'.repeat(2_000))))).not.toHaveProperty(
+      'uuid',
+    );
   });
 });

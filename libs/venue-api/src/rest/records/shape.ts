@@ -73,6 +73,15 @@ export function lenient<T>(inner: Reader<T>): OptionalReader<T> {
   };
 }
 
+/**
+ * A `string or null` field (§2.9 displayTitle…) read liberally: absent, null or of another kind all read as
+ * null — the record is kept, only that field is not known.
+ */
+export function nullableLenient<T>(inner: Reader<T>): Reader<T | null> {
+  const read = lenient(inner);
+  return reader((value, path) => read.read(value, path) ?? null);
+}
+
 /** Null is a value (e.g. §2.8 `sessionId` "present with value null"); absent reads as null too. */
 export function nullable<T>(inner: Reader<T>): Reader<T | null> {
   return reader((value, path) => (value === null || value === undefined ? null : inner.read(value, path)));
@@ -83,14 +92,21 @@ export const text: Reader<string> = reader((value, path) => {
   return value;
 });
 
-/** Largest identifier the gateway takes: it becomes part of NATS subjects and keys (a 4 KB one broke the connection). */
-export const MAX_IDENTIFIER_LENGTH = 128;
+/**
+ * Largest identifier the gateway takes, in UTF-8 bytes: it becomes part of NATS subjects and keys (a 4 KB one
+ * broke the connection; a transaction uuid that is not a plain token is carried base64url-encoded, ≤ 1 367
+ * characters at this bound, well inside the server's 4 KB control line). The spec says only "string"
+ * (§2.4, §2.9), so the bound is generous: a venue identifier is refused only when it could not be carried.
+ */
+export const MAX_IDENTIFIER_BYTES = 1024;
 
-/** A record's identifier: a non-empty string of at most {@link MAX_IDENTIFIER_LENGTH} characters. */
+/** A record's identifier: a non-empty string of at most {@link MAX_IDENTIFIER_BYTES} UTF-8 bytes. */
 export const identifier: Reader<string> = reader((value, path) => {
   if (typeof value !== 'string') throw new ShapeError(path, `expected a string, got ${kindOf(value)}`);
-  if (value.length === 0 || value.length > MAX_IDENTIFIER_LENGTH) {
-    throw new ShapeError(path, `expected 1-${MAX_IDENTIFIER_LENGTH} characters, got ${value.length}`);
+  if (value.length === 0) throw new ShapeError(path, 'expected a non-empty string');
+  const bytes = Buffer.byteLength(value, 'utf8');
+  if (bytes > MAX_IDENTIFIER_BYTES) {
+    throw new ShapeError(path, `expected at most ${MAX_IDENTIFIER_BYTES} bytes, got ${bytes}`);
   }
   return value;
 });
@@ -140,6 +156,17 @@ export function oneOf<const T extends string>(...allowed: T[]): Reader<T> {
     }
     return candidate as T;
   });
+}
+
+/**
+ * A value of a list the spec gives (§2.4 states, §2.9 classes) that the venue may extend (§9: changes are
+ * additive): one of `known`, or any other string kept as the venue sent it.
+ */
+export type Open<T extends string> = T | (string & Record<never, never>);
+
+/** Any string, typed {@link Open}: one of the values `T` lists, or another kept as the venue sent it. */
+export function openText<T extends string>(): Reader<Open<T>> {
+  return text;
 }
 
 export function listOf<T>(item: Reader<T>): Reader<T[]> {

@@ -1,6 +1,11 @@
-/** §2.4 trade list element; amounts are JSON numbers on the wire, read losslessly (R15). */
+/**
+ * §2.4 trade list element; amounts are JSON numbers on the wire, read losslessly (R15). Only `uuid` (what
+ * identifies a trade, pages and deduplicates it) is required; every other field is read liberally (C8): a value
+ * of another kind reads as not known, a state, side or class outside §2.4's lists is kept as the venue sent it —
+ * a trade is never lost because one of its fields is unusual.
+ */
 import { namedRefReader as namedRef, type NamedRef } from './common.js';
-import { decimalText, oneOf, optional, record, text, type Reader } from './shape.js';
+import { decimalText, identifier, lenient, openText, record, text, type Open, type Reader } from './shape.js';
 
 export type TradeSide = 'BUY' | 'SELL';
 export type TradeClass = 'OTC' | 'RFS';
@@ -19,15 +24,17 @@ export interface Trade {
   tradeRef?: string;
   /** The `clientRequestId` of an RFS execution, when one was sent. */
   clientRef?: string;
-  tradeSide: TradeSide;
+  /** §2.4 `BUY`/`SELL`; another value kept as sent. */
+  tradeSide?: Open<TradeSide>;
   /** What the client pays or receives. */
   settlementAmount?: TradeAmount;
   /** What is bought or sold. */
   tradedAmount?: TradeAmount;
   user?: string;
   accountGroup?: NamedRef;
-  tradeClass?: TradeClass;
-  state: TradeState;
+  tradeClass?: Open<TradeClass>;
+  /** §3.2 states; another value (a state added later) kept as sent. */
+  state?: Open<TradeState>;
   /** YYYY-MM-DD. */
   settlementDate?: string;
   /** RFS trades only. */
@@ -44,24 +51,24 @@ export interface Trade {
 const tradeAmount = record<TradeAmount>({ amount: decimalText, currency: text });
 
 export const tradeReader: Reader<Trade> = record<Trade>({
-  uuid: text,
-  createdAt: optional(text),
-  updatedAt: optional(text),
-  tradeRef: optional(text),
-  clientRef: optional(text),
-  tradeSide: oneOf('BUY', 'SELL'),
-  settlementAmount: optional(tradeAmount),
-  tradedAmount: optional(tradeAmount),
-  user: optional(text),
-  accountGroup: optional(namedRef),
-  tradeClass: optional(oneOf('OTC', 'RFS')),
-  state: oneOf('PENDING_SETTLEMENT', 'SETTLED', 'CANCELLED', 'FAILED'),
-  settlementDate: optional(text),
-  quoteId: optional(text),
-  beneficiary: optional(namedRef),
-  sender: optional(namedRef),
-  networkId: optional(text),
-  executedPrice: optional(text),
-  executorLogin: optional(text),
-  paymentReason: optional(text),
+  uuid: identifier,
+  createdAt: lenient(text),
+  updatedAt: lenient(text),
+  tradeRef: lenient(text),
+  clientRef: lenient(text),
+  tradeSide: lenient(openText<TradeSide>()),
+  settlementAmount: lenient(tradeAmount),
+  tradedAmount: lenient(tradeAmount),
+  user: lenient(text),
+  accountGroup: lenient(namedRef),
+  tradeClass: lenient(openText<TradeClass>()),
+  state: lenient(openText<TradeState>()),
+  settlementDate: lenient(text),
+  quoteId: lenient(text),
+  beneficiary: lenient(namedRef),
+  sender: lenient(namedRef),
+  networkId: lenient(text),
+  executedPrice: lenient(text),
+  executorLogin: lenient(text),
+  paymentReason: lenient(text),
 });

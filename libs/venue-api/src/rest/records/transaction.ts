@@ -1,9 +1,29 @@
 /**
  * §2.9 transaction record: an element of the transaction list (R9) and the webhook body. Amounts are JSON
  * numbers on the wire and are read from their exact text (R15).
+ *
+ * What a leg needs to be stored and published (the ledger orders a uuid's states, C8): `uuid`,
+ * `transactionState` (one of §3.3's four: the ledger cannot rank another), `amount`, `ccy`, and a
+ * `transactionClass`/`transactionType` string (a value outside §2.9's lists is kept as sent). Every other field
+ * is read liberally: a value of another kind reads as not known, the leg is kept.
  */
+import { InvalidJsonError } from '../../money/invalid-json-error.js';
 import { parseJsonLossless } from '../../money/lossless-json.js';
-import { decimalText, identifier, integer, nullable, oneOf, optional, record, text, type Reader } from './shape.js';
+import {
+  decimalText,
+  identifier,
+  integer,
+  isJsonObject,
+  lenient,
+  nullableLenient,
+  oneOf,
+  openText,
+  record,
+  ShapeError,
+  text,
+  type Open,
+  type Reader,
+} from './shape.js';
 
 export type TransactionClass = 'OTCTRADE' | 'RFSTRADE' | 'COIN' | 'CASH';
 export type TransactionState = 'PENDING' | 'PROCESSED' | 'REVERSED' | 'CANCELLED';
@@ -12,7 +32,7 @@ export type TransactionType = 'TRADE_CREDIT' | 'TRADE_DEBIT' | 'DEPOSIT' | 'WITH
 export interface TransactionRecord {
   /** Identifier; the idempotency key of webhook processing. */
   uuid: string;
-  transactionClass: TransactionClass;
+  transactionClass: Open<TransactionClass>;
   userUuid?: string;
   amount: string;
   fee?: string;
@@ -20,7 +40,7 @@ export interface TransactionRecord {
   balanceAfter?: string;
   ccy: string;
   transactionState: TransactionState;
-  transactionType: TransactionType;
+  transactionType: Open<TransactionType>;
   /** Epoch milliseconds. */
   received?: number;
   processed?: number;
@@ -42,29 +62,29 @@ export interface TransactionRecord {
 
 export const transactionReader: Reader<TransactionRecord> = record<TransactionRecord>({
   uuid: identifier,
-  transactionClass: oneOf('OTCTRADE', 'RFSTRADE', 'COIN', 'CASH'),
-  userUuid: optional(text),
+  transactionClass: openText<TransactionClass>(),
+  userUuid: lenient(text),
   amount: decimalText,
-  fee: optional(decimalText),
-  balanceBefore: optional(decimalText),
-  balanceAfter: optional(decimalText),
+  fee: lenient(decimalText),
+  balanceBefore: lenient(decimalText),
+  balanceAfter: lenient(decimalText),
   ccy: text,
   transactionState: oneOf('PENDING', 'PROCESSED', 'REVERSED', 'CANCELLED'),
-  transactionType: oneOf('TRADE_CREDIT', 'TRADE_DEBIT', 'DEPOSIT', 'WITHDRAWAL'),
-  received: optional(integer),
-  processed: optional(integer),
-  timestampMillis: optional(integer),
-  displayTitle: nullable(text),
-  displayDescription: nullable(text),
-  paymentTransferType: nullable(text),
-  customRef: optional(text),
-  quoteId: optional(text),
-  tradeId: optional(text),
-  tradeRef: optional(text),
-  executedPrice: optional(text),
-  settleDate: optional(text),
-  beneficiaryUuid: nullable(text),
-  accountGroupUuid: optional(text),
+  transactionType: openText<TransactionType>(),
+  received: lenient(integer),
+  processed: lenient(integer),
+  timestampMillis: lenient(integer),
+  displayTitle: nullableLenient(text),
+  displayDescription: nullableLenient(text),
+  paymentTransferType: nullableLenient(text),
+  customRef: lenient(text),
+  quoteId: lenient(text),
+  tradeId: lenient(text),
+  tradeRef: lenient(text),
+  executedPrice: lenient(text),
+  settleDate: lenient(text),
+  beneficiaryUuid: nullableLenient(text),
+  accountGroupUuid: lenient(text),
 });
 
 /**
@@ -73,4 +93,29 @@ export const transactionReader: Reader<TransactionRecord> = record<TransactionRe
  */
 export function parseTransactionNotification(bodyText: string): TransactionRecord {
   return transactionReader.read(parseJsonLossless(bodyText), 'notification');
+}
+
+/**
+ * A webhook notification, read: the record; or why not, with the `uuid` when that much was readable (the
+ * notification names a transaction that exists, and must not be lost: the receiver asks for it again, §6.1 rule 5)
+ * — none when the body is not JSON or carries no usable uuid (nothing a retry could make usable).
+ */
+export type NotificationReading =
+  { ok: true; record: TransactionRecord } | { ok: false; problem: string; uuid?: string };
+
+export function readTransactionNotification(bodyText: string): NotificationReading {
+  let value: unknown;
+  try {
+    value = parseJsonLossless(bodyText);
+  } catch (error) {
+    if (error instanceof InvalidJsonError) return { ok: false, problem: error.message };
+    throw error;
+  }
+  try {
+    return { ok: true, record: transactionReader.read(value, 'notification') };
+  } catch (error) {
+    if (!(error instanceof ShapeError)) throw error;
+    const uuid = isJsonObject(value) ? lenient(identifier).read(value['uuid'], 'notification.uuid') : undefined;
+    return uuid === undefined ? { ok: false, problem: error.message } : { ok: false, problem: error.message, uuid };
+  }
 }

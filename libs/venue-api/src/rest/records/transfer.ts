@@ -57,6 +57,6 @@ export const transferPageReader: Reader<Page<TransferRecord>> = {
     const data = list.map((element, index) => transferReader.read(element, `${path}.data[${index}]`));
     const rawTotal = isJsonObject(value) ? value['total'] : undefined;
     const total = rawTotal === undefined || rawTotal === null ? data.length : integer.read(rawTotal, `${path}.total`);
-    return { data, total };
+    return { data, total, rows: list.length };
   },
 };
