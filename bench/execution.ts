@@ -1,7 +1,7 @@
 /**
  * The order table of `npm run bench` (issue 8): place request → order frame at the venue, through the
  * execution app (intent written durably, risk, journal) and the connector, beside a bare two-hop NATS relay
- * in the same run; orders spaced beyond the venue's pacing (1 per 250 ms, the connector waits 275 ms) so no
+ * in the same run; orders spaced beyond the venue's pacing (1 per 250 ms, the connector waits 300 ms) so no
  * pacing wait is in the figure. Then BENCH_EXEC_QUEUED orders (default 1,000) placed at once drain at the
  * venue's pace: none lost, none reordered, none twice. RSS of the execution process at the end.
  * Everything runs from builds as child processes; the venue stand-in and the algo share this process's clock.
@@ -21,8 +21,8 @@ import { OrderVenue } from './order-venue.js';
 const ACCOUNT = 'bench-exec';
 const SAMPLES = Number(process.env['BENCH_EXEC_SAMPLES'] ?? 40);
 const QUEUED = Number(process.env['BENCH_EXEC_QUEUED'] ?? 1_000);
-const SPACING_MS = 300;
-const DRAIN_PACE_MS = 275;
+const SPACING_MS = 350;
+const DRAIN_PACE_MS = 300;
 const DEADLINE_MS = Number(process.env['BENCH_EXEC_DEADLINE_MS'] ?? QUEUED * DRAIN_PACE_MS + 180_000);
 
 export async function executionOrderFigures(root: string): Promise<string> {

@@ -61,6 +61,8 @@ export class ConnectorConfig
   @EnvMs(10, 600_000) VENUE_SUBSCRIBE_TIMEOUT_MS?: number;
   @EnvMs(10, 600_000) VENUE_ACCOUNT_GROUPS_TIMEOUT_MS?: number;
   @EnvMs(10, 600_000) VENUE_ORDER_SEND_TIMEOUT_MS?: number;
+  /** Least gap between two order frames (§8: 1 per 250 ms per account); unset: 300 (50 ms for jitter). */
+  @EnvMs(250, 10_000) VENUE_ORDER_INTERVAL_MS?: number;
   @EnvMs(0, 600_000) VENUE_REDELIVERY_GRACE_MS?: number;
   @EnvMs(10, 600_000) VENUE_DRAIN_TIMEOUT_MS?: number;
   @EnvMs(10, 600_000) VENUE_REST_TIMEOUT_MS?: number;
@@ -110,6 +112,7 @@ export function venueOptionsFrom(config: ConnectorConfig): VenueOptions {
     ...optional('subscribeTimeoutMs', config.VENUE_SUBSCRIBE_TIMEOUT_MS),
     ...optional('accountGroupsTimeoutMs', config.VENUE_ACCOUNT_GROUPS_TIMEOUT_MS),
     ...optional('orderSendTimeoutMs', config.VENUE_ORDER_SEND_TIMEOUT_MS),
+    ...optional('orderIntervalMs', config.VENUE_ORDER_INTERVAL_MS),
     ...optional('redeliveryGraceMs', config.VENUE_REDELIVERY_GRACE_MS),
     ...optional('drainTimeoutMs', config.VENUE_DRAIN_TIMEOUT_MS),
     ...optional('restTimeoutMs', config.VENUE_REST_TIMEOUT_MS),

@@ -35,7 +35,7 @@ export interface VenueOptions {
   messagesPerSecond?: number;
   /** Sliding window for `messagesPerSecond`; a little over 1 s absorbs network jitter (default 1100). */
   messageWindowMs?: number;
-  /** Minimum gap between order frames (§8: 1 per 250 ms; default 275 to absorb jitter). */
+  /** Minimum gap between order frames (§8: 1 per 250 ms; default 300: 50 ms for jitter between us and the venue's count). */
   orderIntervalMs?: number;
   /** How long `acquire` waits for the venue's subscribe acknowledgement (default 10 s). */
   subscribeTimeoutMs?: number;
@@ -72,7 +72,7 @@ export function withDefaults(options: VenueOptions): ResolvedVenueOptions {
     restRequestsPerSecond: 4,
     messagesPerSecond: 30,
     messageWindowMs: 1100,
-    orderIntervalMs: 275,
+    orderIntervalMs: 300,
     subscribeTimeoutMs: 10_000,
     accountGroupsTimeoutMs: 5_000,
     orderSendTimeoutMs: 5_000,
