@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { loadConfig } from '#observability';
 import { configProblems } from '#testing';
 import { ConnectorConfig, venueOptionsFrom } from './config.js';
+import { withDefaults } from './venue/venue-options.js';
 
 const required = {
   VENUE_REST_URL: 'http://127.0.0.1:8080',
@@ -32,6 +33,14 @@ describe('ConnectorConfig', () => {
     expect(options.restRequestsPerSecond).toBe(4); // the connector's share of the venue's 30 REST requests/s
     expect('orderSendTimeoutMs' in options).toBe(false);
     expect('nonceDir' in options).toBe(false);
+    expect(withDefaults(options).orderIntervalMs).toBe(300); // §8 1 per 250 ms, and 50 ms for jitter
+    expect(
+      venueOptionsFrom(loadConfig(ConnectorConfig, { ...required, VENUE_ORDER_INTERVAL_MS: '400' })),
+    ).toMatchObject({
+      orderIntervalMs: 400,
+    });
+    const tooFast = configProblems(ConnectorConfig, { ...required, VENUE_ORDER_INTERVAL_MS: '200' }).join('\n');
+    expect(tooFast).toContain('VENUE_ORDER_INTERVAL_MS');
   });
 
   it('lists every bad or missing variable by name, never the secret', () => {
