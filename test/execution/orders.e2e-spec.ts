@@ -174,6 +174,12 @@ describe('execution: the order API, one final outcome per order', () => {
     expect(notJson.json()).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
     expect(await venueOrders()).toBe(before);
     expect(await invalid()).toBe(invalidBefore + 2);
+    // the order list: a body that is not a JSON object is refused, an empty one lists with the defaults
+    const list = async (body: string) =>
+      (await stack.algo.request('gw.v1.acct1.exec.order.list', body, { timeout: 10_000 })).json();
+    expect(await list('garbage')).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
+    expect(await list('[1]')).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
+    expect(await list('')).toMatchObject({ ok: true });
   });
 
   it('PENDING at the venue when first asked, filled later → resolved SUCCESS, never FAILED', async () => {

@@ -239,7 +239,12 @@ export class ExecutionRuntime {
     running.subscriptions.push(
       bus.core.subscribe(execSubjects.place, (m) => m.isRequest && reply(place.place(m.data), m.respond), queue),
       bus.core.subscribe(execSubjects.get, (m) => m.isRequest && reply(queries.get(m.json()), m.respond), queue),
-      bus.core.subscribe(execSubjects.list, (m) => m.isRequest && reply(queries.list(m.json()), m.respond), queue),
+      bus.core.subscribe(
+        execSubjects.list,
+        // An empty body lists with the defaults; a body that is not JSON is a bad request, not an empty one.
+        (m) => m.isRequest && reply(queries.list(m.data.length === 0 ? {} : (m.json() ?? null)), m.respond),
+        queue,
+      ),
       bus.core.subscribe(
         execSubjects.positions,
         (m) => m.isRequest && reply(queries.positionsOf(m.json()), m.respond),

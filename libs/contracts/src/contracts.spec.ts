@@ -4,6 +4,7 @@ import {
   boundedText,
   isDecimalString,
   errorReply,
+  KillSwitchRequest,
   MAX_ERROR_MESSAGE,
   OrderCommand,
   orderOutcomeMsgId,
@@ -89,6 +90,11 @@ describe('parseContract', () => {
       expect(text).toMatch(/instrument/);
       expect(text).toMatch(/tenor/);
     }
+  });
+
+  it('tells a field breaking several rules with one message once', () => {
+    const parsed = parseContract(KillSwitchRequest, JSON.stringify({ by: 'ops' }));
+    expect(parsed).toEqual({ ok: false, problems: ['reason must say why (1-1024 characters)'] });
   });
 
   it('refuses non-JSON, arrays and numbers as quantity', () => {

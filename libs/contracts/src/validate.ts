@@ -20,7 +20,9 @@ export function parseContract<T extends object>(Class: new () => T, payload: Uin
   const value = plainToInstance(Class, plain);
   const errors = validateSync(value, { forbidUnknownValues: true });
   if (errors.length > 0) {
-    return { ok: false, problems: errors.flatMap((e) => Object.values(e.constraints ?? { [e.property]: 'invalid' })) };
+    // A field breaking several rules that share one message (e.g. min and max length) is told it once.
+    const problems = errors.flatMap((e) => Object.values(e.constraints ?? { [e.property]: 'invalid' }));
+    return { ok: false, problems: [...new Set(problems)] };
   }
   return { ok: true, value };
 }

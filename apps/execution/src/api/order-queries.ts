@@ -39,10 +39,14 @@ export class OrderQueries {
     return stored === undefined ? notFound() : { ok: true, order: viewOf(stored.record) };
   }
 
-  async list(request: ListOrdersRequest | undefined): Promise<ListOrdersReply> {
-    const filter = request?.filter ?? 'open';
+  /** `request`: the parsed body (`{}` for an empty one; anything not a JSON object is refused). */
+  async list(body: unknown): Promise<ListOrdersReply> {
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      return invalid('body (a JSON object, or empty)');
+    const request = body as ListOrdersRequest;
+    const filter = request.filter ?? 'open';
     if (filter !== 'open' && filter !== 'unresolved') return invalid('filter (open or unresolved)');
-    const strategyId = request?.strategyId;
+    const strategyId = request.strategyId;
     if (strategyId !== undefined && (typeof strategyId !== 'string' || !STRATEGY_ID.test(strategyId)))
       return invalid('strategyId');
     const orders: OrderView[] = [];

@@ -104,15 +104,17 @@ function IsRiskScopeId(): PropertyDecorator {
   return Matches(RISK_SCOPE_ID, { message: 'id must be 1-64 characters without ., *, > or whitespace' });
 }
 
+const REASON_RULE = 'reason must say why (1-1024 characters)';
+
 /** Who and why: every change names its author and reason (kept in the audit record). */
 abstract class AuditedChange {
   @IsString()
   @Matches(WHO, { message: 'by must be 1-128 characters (who makes the change)' })
   by!: string;
 
-  @IsString()
-  @MinLength(1, { message: 'reason must say why (1-1024 characters)' })
-  @MaxLength(1024, { message: 'reason must say why (1-1024 characters)' })
+  @IsString({ message: REASON_RULE })
+  @MinLength(1, { message: REASON_RULE })
+  @MaxLength(1024, { message: REASON_RULE })
   reason!: string;
 }
 
