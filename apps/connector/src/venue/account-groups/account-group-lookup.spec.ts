@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import type { ServiceMessage } from '#venue-api';
 import { MetricsRegistry } from '#observability';
 import { OutboundLimiter } from '../outbound/outbound-limiter.js';
 import { FakeChannel } from '../testing/fake-channel.js';
@@ -14,6 +15,12 @@ function setup() {
   const lookup = new AccountGroupLookup(channel, limiter, clock, 2_000);
   const settle = () => new Promise((resolve) => setImmediate(resolve));
   return { clock, channel, lookup, settle };
+}
+
+/** The venue's answer to the newest lookup sent, with these fields. */
+function reply(channel: FakeChannel, fields: { success?: boolean; accountGroups: unknown[] }): void {
+  const requestId = channel.sentOfType('accountGroups').at(-1)?.requestId ?? '';
+  channel.deliver({ messageType: 'accountGroups', chanId: 'c', timestamp: 1, requestId, ...fields } as ServiceMessage);
 }
 
 describe('AccountGroupLookup', () => {
@@ -46,14 +53,7 @@ describe('AccountGroupLookup', () => {
     channel.up();
     const answer = lookup.lookup();
     await settle();
-    const requestId = channel.sentOfType('accountGroups').at(-1)?.requestId ?? '';
-    channel.deliver({
-      messageType: 'accountGroups',
-      chanId: 'c',
-      timestamp: 1,
-      requestId,
-      accountGroups: [{ uuid: 'g-9' }],
-    });
+    reply(channel, { accountGroups: [{ uuid: 'g-9' }] });
     expect(await answer).toEqual([{ uuid: 'g-9', name: '', natural: false }]);
   });
 
@@ -68,15 +68,7 @@ describe('AccountGroupLookup', () => {
     await expect(silent).rejects.toEqual(expect.objectContaining({ code: 'TIMEOUT' }));
     const refused = lookup.lookup();
     await settle();
-    const requestId = channel.sentOfType('accountGroups').at(-1)?.requestId ?? '';
-    channel.deliver({
-      messageType: 'accountGroups',
-      chanId: 'c',
-      timestamp: 1,
-      requestId,
-      success: false,
-      accountGroups: [],
-    });
+    reply(channel, { success: false, accountGroups: [] });
     await expect(refused).rejects.toEqual(expect.objectContaining({ code: 'VENUE_REFUSED' }));
   });
 
