@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { WithdrawalListReply, WithdrawalReply, WithdrawalView } from '#contracts';
 import { waitFor } from '#testing';
+import { requestIdOf } from '../../apps/account-sync/src/withdrawals/withdrawal-desk.js';
 import {
   admin,
   request,
@@ -151,6 +152,23 @@ describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
     });
     const btc = await crypto('wd-btc-1', seed.walletBtcOk, 'BTC', '0.12345678');
     expect(btc).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL', kind: 'crypto' } });
+    // More decimals than the crypto scale (8; R6, WD4): refused before anything is stored, sent or published,
+    // so the key is not burnt — the same key with a usable amount is then submitted.
+    for (const amount of ['0.123456789', '0.123456789012345678', '0.1234567890123456789']) {
+      const refused = await crypto('wd-btc-scale', seed.walletBtcOk, 'BTC', amount);
+      expect(refused).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
+      expect(refused.withdrawal).toBeUndefined();
+      expect(refused.ok === false && refused.error.message).toMatch(/^amount has \d+ decimals/);
+    }
+    expect(await withdrawalEvents(stack, requestIdOf('wd-btc-scale'))).toEqual([]);
+    expect(await request<Reply>(stack, withdrawalSubjects.get, { idempotencyKey: 'wd-btc-scale' })).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_FOUND' },
+    });
+    expect(await crypto('wd-btc-scale', seed.walletBtcOk, 'BTC', '0.12345678')).toMatchObject({
+      ok: true,
+      withdrawal: { state: 'PENDING_APPROVAL' },
+    });
     const invalid = await request<Reply>(stack, withdrawalSubjects.submit, { idempotencyKey: 'x', kind: 'wire' });
     expect(invalid).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
   });

@@ -53,4 +53,21 @@ describe('AccountSyncConfig', () => {
       problemsOf({ ...required, ACCOUNT_EVENT_RETENTION_MS: '60000', ACCOUNT_EVENT_DUPLICATE_WINDOW_MS: '120000' }),
     ).toContain('ACCOUNT_EVENT_RETENTION_MS');
   });
+
+  it('refuses a transaction retention shorter than the duplicate window (transaction and withdrawal streams), keeps 0', () => {
+    const problems = configProblems(AccountSyncConfig, { ...required, TRANSACTION_RETENTION_MS: '1' });
+    expect(problems).toEqual([
+      'TRANSACTION_RETENTION_MS must be 0 (kept) or at least ACCOUNT_EVENT_DUPLICATE_WINDOW_MS (JetStream refuses a duplicate window longer than the retention)',
+    ]);
+    expect(
+      problemsOf({ ...required, TRANSACTION_RETENTION_MS: '120000', ACCOUNT_EVENT_DUPLICATE_WINDOW_MS: '120001' }),
+    ).toContain('TRANSACTION_RETENTION_MS');
+    for (const ok of [
+      { TRANSACTION_RETENTION_MS: '0' },
+      { TRANSACTION_RETENTION_MS: '86400000' },
+      { TRANSACTION_RETENTION_MS: '60000', ACCOUNT_EVENT_DUPLICATE_WINDOW_MS: '60000' },
+    ]) {
+      expect(configProblems(AccountSyncConfig, { ...required, ...ok })).toEqual([]);
+    }
+  });
 });

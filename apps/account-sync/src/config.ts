@@ -91,9 +91,15 @@ export class AccountSyncConfig
 
   crossCheck(): string[] {
     const problems: string[] = [];
-    if (this.ACCOUNT_EVENT_RETENTION_MS < this.ACCOUNT_EVENT_DUPLICATE_WINDOW_MS) {
+    // Every stream with a retention takes ACCOUNT_EVENT_DUPLICATE_WINDOW_MS as its duplicate window: the account
+    // events, and (when TRANSACTION_RETENTION_MS is not 0, "kept") the transaction and withdrawal change streams.
+    for (const [name, retention, zeroKeeps] of [
+      ['ACCOUNT_EVENT_RETENTION_MS', this.ACCOUNT_EVENT_RETENTION_MS, false],
+      ['TRANSACTION_RETENTION_MS', this.TRANSACTION_RETENTION_MS, true],
+    ] as const) {
+      if ((zeroKeeps && retention === 0) || retention >= this.ACCOUNT_EVENT_DUPLICATE_WINDOW_MS) continue;
       problems.push(
-        'ACCOUNT_EVENT_RETENTION_MS must be at least ACCOUNT_EVENT_DUPLICATE_WINDOW_MS (JetStream refuses a duplicate window longer than the retention)',
+        `${name} must be ${zeroKeeps ? '0 (kept) or ' : ''}at least ACCOUNT_EVENT_DUPLICATE_WINDOW_MS (JetStream refuses a duplicate window longer than the retention)`,
       );
     }
     if (this.WEBHOOK_PORT !== 0 && this.WEBHOOK_PORT === this.HTTP_PORT) {

@@ -27,45 +27,67 @@ export class JsonLogger implements LoggerService {
     return new JsonLogger(this.app, context, this.minLevel, this.sink);
   }
 
-  info(msg: string, fields?: Record<string, unknown>): void {
-    this.emit('info', msg, fields);
+  // Also LoggerService: Nest calls these with anything as the message (its ExceptionHandler passes the Error
+  // itself) and its context, a string, last — so neither may be assumed a string or a field object here.
+  info(msg: unknown, fields?: Record<string, unknown> | string): void {
+    this.emit('info', msg, fieldsOf(fields, 'nestContext'));
   }
-  warn(msg: string, fields?: Record<string, unknown>): void {
-    this.emit('warn', msg, fields);
+  warn(msg: unknown, fields?: Record<string, unknown> | string): void {
+    this.emit('warn', msg, fieldsOf(fields, 'nestContext'));
   }
-  error(msg: string, fields?: Record<string, unknown> | string): void {
-    this.emit('error', msg, typeof fields === 'string' ? { stack: fields } : fields);
+  /** Nest: `(message, stack?, context?)`. */
+  error(msg: unknown, fields?: Record<string, unknown> | string, ...optional: unknown[]): void {
+    this.emit('error', msg, { ...fieldsOf(fields, 'stack'), ...nestFields(optional) });
   }
-  debug(msg: string, fields?: Record<string, unknown>): void {
-    this.emit('debug', msg, fields);
+  debug(msg: unknown, fields?: Record<string, unknown> | string): void {
+    this.emit('debug', msg, fieldsOf(fields, 'nestContext'));
   }
 
   // LoggerService: Nest passes (message, ...optionalParams) with the context last.
   log(message: unknown, ...optional: unknown[]): void {
-    this.emit('info', String(message), nestFields(optional));
+    this.emit('info', message, nestFields(optional));
   }
   verbose(message: unknown, ...optional: unknown[]): void {
-    this.emit('debug', String(message), nestFields(optional));
+    this.emit('debug', message, nestFields(optional));
   }
 
-  private emit(level: LogLevel, msg: string, fields?: Record<string, unknown>): void {
+  private emit(level: LogLevel, msg: unknown, fields?: Record<string, unknown>): void {
     if (RANK[level] > RANK[this.minLevel]) return;
+    // An Error as the message: its message is the line, its name and stack are fields (unless given).
+    const error = msg instanceof Error ? { errorName: msg.name, stack: msg.stack } : undefined;
     const record = {
       time: new Date().toISOString(),
       level,
       app: this.app,
       context: this.context,
-      msg: boundString(msg),
-      ...(fields ? (forLog(fields) as Record<string, unknown>) : {}),
+      msg: boundString(textOf(msg)),
+      ...(forLog({ ...error, ...fields }) as Record<string, unknown>),
     };
     this.sink.write(JSON.stringify(record) + '\n');
   }
 }
 
+function textOf(msg: unknown): string {
+  if (typeof msg === 'string') return msg;
+  if (msg instanceof Error) return msg.message;
+  try {
+    return typeof msg === 'object' && msg !== null ? (JSON.stringify(msg) ?? String(msg)) : String(msg);
+  } catch {
+    return String(msg); // a cycle or a throwing toJSON: the object's tag, never a throw from the logger
+  }
+}
+
+/** Fields as given; a bare string (what Nest passes there) is kept under `name`. */
+function fieldsOf(fields: Record<string, unknown> | string | undefined, name: string): Record<string, unknown> {
+  if (fields === undefined) return {};
+  return typeof fields === 'string' ? { [name]: fields } : fields;
+}
+
 function nestFields(optional: unknown[]): Record<string, unknown> | undefined {
   if (optional.length === 0) return undefined;
   const context = optional[optional.length - 1];
-  return typeof context === 'string' ? { nestContext: context } : { detail: optional };
+  if (typeof context === 'string') return { nestContext: context };
+  return optional.every((item) => item === undefined) ? undefined : { detail: optional };
 }
 
 /** LOG_LEVEL as the app's configuration validated it; a logger made before that (or in a test) falls back to info. */

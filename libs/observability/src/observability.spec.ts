@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Module } from '@nestjs/common';
+import { Logger, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplication } from '@nestjs/common';
 import { Counter } from 'prom-client';
@@ -85,6 +85,34 @@ describe('JsonLogger', () => {
     expect(record.list).toHaveLength(MAX_LOG_ITEMS + 1);
     expect(record.list[MAX_LOG_ITEMS]).toBe('…(950 more items)');
     expect(JSON.stringify(record.deep)).toContain('[too deep]');
+  });
+
+  it('takes what Nest passes: an Error as the message (its ExceptionHandler), a context string as the last argument', () => {
+    const lines: string[] = [];
+    const logger = new JsonLogger('a', 'c', 'debug', { write: (line) => lines.push(line) });
+    Logger.overrideLogger(logger);
+    try {
+      const aborted = new Error('start-up abandoned while waiting for NATS');
+      // What NestFactory.create does with a module's start failure when abortOnError is false.
+      expect(() => new Logger('ExceptionHandler').error(aborted)).not.toThrow();
+      new Logger('Ctx').warn('careful');
+      new Logger('Ctx').error('failed', 'the stack');
+      logger.info({ odd: 1 });
+    } finally {
+      Logger.overrideLogger(false);
+    }
+    const [error, warn, failed, odd] = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(error).toMatchObject({
+      level: 'error',
+      msg: 'start-up abandoned while waiting for NATS',
+      errorName: 'Error',
+      nestContext: 'ExceptionHandler',
+    });
+    expect(String(error?.['stack'])).toContain('start-up abandoned');
+    expect(warn).toMatchObject({ level: 'warn', msg: 'careful', nestContext: 'Ctx' });
+    expect(Object.keys(warn ?? {})).not.toContain('0');
+    expect(failed).toMatchObject({ msg: 'failed', stack: 'the stack', nestContext: 'Ctx' });
+    expect(odd).toMatchObject({ msg: '{"odd":1}' });
   });
 
   it('drops lines below its level', () => {

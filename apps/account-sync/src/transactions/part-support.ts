@@ -1,6 +1,7 @@
 /** What the ledger and withdrawal parts share at start: their stream, and the REST sync's triggers if present. */
 import type { ModuleRef } from '@nestjs/core';
 import { accountLedgerStreams, type BusStreams } from '#bus';
+import type { HealthCheck } from '#observability';
 import type { AccountSyncConfig } from '../config.js';
 import { SYNC_TRIGGERS, type SyncTriggers } from '../sync/sync-triggers.js';
 
@@ -27,4 +28,12 @@ export function optionalSyncTriggers(modules: ModuleRef): SyncTriggers | undefin
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A store part's health indicator: down while NATS is not connected (its stream or bucket cannot be reached,
+ * whatever its last write said), else the part's own check (down after a write failed, until a probe reads).
+ */
+export function storeHealth(connection: { readonly isUp: boolean }, what: string, check: HealthCheck): HealthCheck {
+  return () => (connection.isUp ? check() : { up: false, detail: `NATS not connected: ${what} cannot be reached` });
 }

@@ -10,7 +10,7 @@ import { TransactionSubjects } from '#contracts';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { ACCOUNT_SYNC_CONFIG, type AccountSyncConfig } from '../config.js';
 import { AppLifecycle } from '../lifecycle/app-lifecycle.js';
-import { ensureLedgerStream, optionalSyncTriggers } from './part-support.js';
+import { ensureLedgerStream, optionalSyncTriggers, storeHealth } from './part-support.js';
 import { TRANSACTION_INTAKE } from './transaction-intake.js';
 import { TransactionLedger } from './transaction-ledger.js';
 import { TransactionMetrics } from './transaction-metrics.js';
@@ -34,7 +34,10 @@ class TransactionsPart implements OnModuleInit {
   onModuleInit(): void {
     const { config } = this;
     const subjects = new TransactionSubjects(config.NATS_SUBJECT_PREFIX, config.ACCOUNT);
-    this.health.register('transaction-ledger', () => this.ledger.health());
+    this.health.register(
+      'transaction-ledger',
+      storeHealth(this.connection, 'the transactions', () => this.ledger.health()),
+    );
     this.lifecycle.register('store', {
       name: 'transaction-ledger',
       start: async () => {

@@ -38,10 +38,24 @@ describe('withdrawal checks', () => {
     expect(checkRequestShape(fiat({ amount: '0.00' }))?.message).toMatch(/positive/);
   });
 
-  it('crypto amounts keep their scale (an 18-decimal asset is not refused here)', () => {
-    const crypto = fiat({ kind: 'crypto', ccy: 'ETH', amount: '0.000000000000000001', walletUuid: 'w' });
-    delete crypto.bankAccountUuid;
-    expect(checkRequestShape(crypto)).toBeUndefined();
+  it('crypto amounts: at most eight decimals as written (R6, WD4), refused naming the field', () => {
+    const crypto = (amount: string) => {
+      const request = fiat({ kind: 'crypto', ccy: 'ETH', amount, walletUuid: 'w' });
+      delete request.bankAccountUuid;
+      return checkRequestShape(request);
+    };
+    expect(crypto('0.00000001')).toBeUndefined();
+    expect(crypto('1.50000000')).toBeUndefined();
+    for (const amount of ['0.000000001', '0.123456789012345678', '0.1234567890123456789']) {
+      expect(crypto(amount)).toEqual({
+        code: 'INVALID_REQUEST',
+        message: `amount has ${amount.length - 2} decimals; a crypto withdrawal takes at most 8 (as written)`,
+      });
+    }
+  });
+
+  it('a blank currency is refused here (the venue client would refuse it after the request was stored)', () => {
+    expect(checkRequestShape(fiat({ ccy: ' ' }))?.message).toBe('ccy must not be blank');
   });
 
   it('the caller comment leaves room for the gateway reference', () => {

@@ -1,6 +1,7 @@
 /**
  * Checks a withdrawal before anything is stored or sent (§4.9, §2.5 usability rules, §8), pure:
- *  - amount positive; fiat at most two decimals as written (`1.50` yes, `1.500` no: the venue judges the text);
+ *  - amount positive; at most two decimals for fiat (§4.9), eight for crypto (R6, WD4), as written (`1.50` yes,
+ *    `1.500` no: the venue judges the text) — so the venue client never refuses a request after it was stored;
  *  - the caller's comment fits beside the gateway's reference in the venue's 1024 characters;
  *  - fiat: a bank account of the group's entity, enabled, verified, currency = ccy;
  *  - crypto: a wallet of the entity, enabled, whitelisted, asset = ccy.
@@ -13,15 +14,18 @@ export interface CheckProblem {
   message: string;
 }
 
-const FIAT_SCALE = 2;
+/** Most decimals an amount may carry as written, by kind (§4.9 fiat; R6/WD4 crypto). Also what the send passes. */
+export const AMOUNT_SCALE = { fiat: 2, crypto: 8 } as const;
 
 export function checkRequestShape(request: WithdrawalSubmitRequest): CheckProblem | undefined {
   const invalid = (message: string) => ({ code: WithdrawalErrorCode.InvalidRequest, message });
   if (!/[1-9]/.test(request.amount)) return invalid('amount must be positive');
   const scale = request.amount.split('.')[1]?.length ?? 0;
-  if (request.kind === 'fiat' && scale > FIAT_SCALE) {
-    return invalid(`amount has ${scale} decimals; a fiat withdrawal takes at most ${FIAT_SCALE} (as written)`);
+  const maxScale = AMOUNT_SCALE[request.kind];
+  if (scale > maxScale) {
+    return invalid(`amount has ${scale} decimals; a ${request.kind} withdrawal takes at most ${maxScale} (as written)`);
   }
+  if (request.ccy.trim() === '') return invalid('ccy must not be blank');
   if (request.kind === 'fiat' && (request.bankAccountUuid === undefined || request.walletUuid !== undefined)) {
     return invalid('a fiat withdrawal names bankAccountUuid (and no walletUuid)');
   }

@@ -43,7 +43,7 @@ import type {
   WithdrawalRequest,
 } from '#venue-api';
 import type { SyncTriggers } from '../sync/sync-triggers.js';
-import { checkDestination, checkRequestShape } from './withdrawal-checks.js';
+import { AMOUNT_SCALE, checkDestination, checkRequestShape } from './withdrawal-checks.js';
 import { ChangeOutbox } from './change-outbox.js';
 import { withdrawalTransition, type WithdrawalEvent, type WithdrawalRecord } from './withdrawal-machine.js';
 import type { WithdrawalMetrics } from './withdrawal-metrics.js';
@@ -382,11 +382,12 @@ export class WithdrawalDesk {
       amount: request.amount,
       clientComment: withdrawalComment(requestId, request.clientComment),
     };
-    // checkRequestShape made sure the kind's destination is there.
+    // checkRequestShape made sure the kind's destination is there and the amount fits the scale sent here.
     if (request.kind === 'fiat') {
       return this.venue.submitFiatWithdrawal({ ...common, bankAccountUuid: request.bankAccountUuid ?? '' });
     }
-    return this.venue.submitCryptoWithdrawal({ ...common, walletUuid: request.walletUuid ?? '', precision: 18 });
+    const precision = AMOUNT_SCALE.crypto;
+    return this.venue.submitCryptoWithdrawal({ ...common, walletUuid: request.walletUuid ?? '', precision });
   }
 
   private repeatOf(record: WithdrawalRecord, request: WithdrawalSubmitRequest): WithdrawalReply {

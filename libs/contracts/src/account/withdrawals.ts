@@ -91,7 +91,7 @@ export class WithdrawalSubmitRequest {
   @MaxLength(16)
   ccy!: string;
 
-  /** Exact decimal string; fiat: at most two decimals as written (`1.50` yes, `1.500` no). */
+  /** Exact decimal string; at most two decimals as written for fiat (`1.50` yes, `1.500` no), eight for crypto. */
   @IsString()
   @Matches(PLAIN_POSITIVE_DECIMAL, { message: 'amount must be a plain decimal string such as "100.50"' })
   amount!: string;
