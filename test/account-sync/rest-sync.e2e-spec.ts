@@ -22,6 +22,7 @@ import { SeedIds } from '../../apps/sandbox-venue/src/domain/seed.js';
 import {
   ACCOUNT,
   admin,
+  bookOtcBuy,
   metricValue,
   request,
   startAccountSyncStack,
@@ -155,15 +156,7 @@ describe('account-sync on /metrics: its JetStream streams and consumer', () => {
 
 describe('REST sync: kept current', () => {
   it('an order outcome refreshes trades, balances and transactions at once; a settlement follows', async () => {
-    const booked = await admin<{ tradeUuid: string }>(stack.venue, '/trades/otc', {
-      accountGroupUuid: SeedIds.defaultGroup,
-      instrument: 'BTC.USD',
-      side: 'BUY',
-      baseAmount: '0.5',
-      quoteAmount: '30000.00',
-      price: '60000.00',
-      clientRef: 'e2e-order-1',
-    });
+    const booked = await bookOtcBuy(stack.venue, 'e2e-order-1');
     const js = jetstream(stack.client);
     await js.publish(
       `gw.v1.${ACCOUNT}.order.outcome.e2e-order-1`,

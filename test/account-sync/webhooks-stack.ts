@@ -17,6 +17,7 @@ import { JsonLogger, loadConfig } from '#observability';
 import { freePort, restartNatsServer, startNatsServer, type NatsServerHandle } from '#testing';
 import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
 import type { SandboxOptions } from '../../apps/sandbox-venue/src/config.js';
+import { SeedIds } from '../../apps/sandbox-venue/src/domain/seed.js';
 import { startAccountSync, type RunningAccountSync } from '../../apps/account-sync/src/bootstrap.js';
 import { AccountSyncConfig } from '../../apps/account-sync/src/config.js';
 import { startE2eVenue } from '../kit/e2e-venue.js';
@@ -123,6 +124,19 @@ export async function admin<T = unknown>(venue: RunningSandbox, path: string, bo
   if (!response.ok) throw new Error(`admin ${path}: HTTP ${response.status} ${await response.text()}`);
   const text = await response.text();
   return (text === '' ? undefined : JSON.parse(text)) as T;
+}
+
+/** Books an OTC buy of 0.5 BTC at 60000.00 in the default group at the sandbox: its USD moves by −30000.00. */
+export function bookOtcBuy(venue: RunningSandbox, clientRef: string): Promise<{ tradeUuid: string }> {
+  return admin<{ tradeUuid: string }>(venue, '/trades/otc', {
+    accountGroupUuid: SeedIds.defaultGroup,
+    instrument: 'BTC.USD',
+    side: 'BUY',
+    baseAmount: '0.5',
+    quoteAmount: '30000.00',
+    price: '60000.00',
+    clientRef,
+  });
 }
 
 /** Every message on a stream's subjects matching `subject` (read by sequence: what a consumer would get). */

@@ -175,13 +175,18 @@ describe('gw CLI', () => {
 
     const balances = await eventually(
       async () => {
-        const list = JSON.parse((await gw(['balances', '--group', GROUP, '--json'])).stdout) as { ccy: string }[];
-        return list.length > 0 ? list : undefined;
+        const page = JSON.parse((await gw(['balances', '--group', GROUP, '--json'])).stdout) as {
+          asOf: number | null;
+          stale: boolean;
+          records: { ccy: string }[];
+        };
+        // the rows with how current they are: a read the sync just made
+        return page.records.length > 0 && !page.stale && typeof page.asOf === 'number' ? page.records : undefined;
       },
       { what: 'balances mirrored' },
     );
     expect(balances.map((b) => b.ccy)).toContain('USD');
-    expect((await gw(['balances'])).stdout).toMatch(/^GROUP\s+NAME\s+CCY\s+BALANCE/);
+    expect((await gw(['balances'])).stdout).toMatch(/^balances as of \S+ \(\d+s ago\)\nGROUP\s+NAME\s+CCY\s+BALANCE/);
 
     const trades = await eventually(
       async () => {
@@ -191,9 +196,11 @@ describe('gw CLI', () => {
       { what: 'the trades mirrored' },
     );
     expect(trades.stderr).toMatch(/reading trades: \d+ of \d+/); // progress on stderr in a pipe
-    expect(trades.stdout).toMatch(/^CREATED\s+TRADE\s+SIDE/);
+    expect(trades.stdout).toMatch(/^trades as of \S+ \(\d+s ago\)\nCREATED\s+TRADE\s+SIDE/);
 
-    expect((await gw(['transactions'])).stdout).toMatch(/^TIME\s+TRANSACTION|no transactions/);
+    expect((await gw(['transactions'])).stdout).toMatch(
+      /^(transactions as of|STALE: transactions)[^\n]*\n(TIME\s+TRANSACTION|no transactions)/,
+    );
     // a withdrawal: submitted once per key (a repeat answers the same request), listed, cancelled
     const submit = ['withdrawals', 'submit', 'fiat', '100.50', 'USD', '--group', GROUP, '--bank-account', BANK];
     const first = JSON.parse((await gw([...submit, '--key', 'cli-e2e-1', '--json'])).stdout) as {

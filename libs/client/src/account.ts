@@ -2,6 +2,9 @@
  * The account as the account-sync app mirrors it (docs/account-sync.md): balances, trades and transaction
  * legs (request/reply queries answered from the mirror, no venue budget spent), one transaction's state, and
  * the live changes of the account's state streams (JetStream: none lost while the client reconnects).
+ *
+ * Query answers are the last known records with how current they are (`Freshness`): `stale: true` means the
+ * app has not read them from the venue within its bound (or not since its start) — old values, not live ones.
  */
 import type { Observable } from 'rxjs';
 import {
@@ -9,6 +12,7 @@ import {
   TransactionSubjects,
   type BalanceQuery,
   type BalanceState,
+  type Freshness,
   type StateQueryReply,
   type TradeQuery,
   type TransactionLeg,
@@ -38,9 +42,25 @@ export interface TradeRecord {
   settlementDate?: string;
 }
 
-export interface Page<T> {
+/** One page of records, with how current they are (`stale`, `asOf`). */
+export interface Page<T> extends Freshness {
   total: number;
   records: T[];
+}
+
+/**
+ * Records with how current they are: an array (as before) carrying `asOf` and `stale`. `JSON.stringify` keeps
+ * only the array: write `{ asOf, stale, records }` to keep them.
+ */
+export type KnownRecords<T> = T[] & Freshness;
+
+/** The freshness of several answers taken together: stale if any is, as of the oldest (null if any is). */
+function together(answers: readonly Freshness[]): Freshness {
+  const asOfs = answers.map((a) => a.asOf);
+  return {
+    asOf: asOfs.some((at) => at === null) ? null : Math.min(...(asOfs as number[])),
+    stale: answers.some((a) => a.stale),
+  };
 }
 
 /** Who publishes the account's changes (for the message when their stream is missing). */
@@ -58,9 +78,10 @@ export class AccountApi {
     this.transactionSubjects = new TransactionSubjects(context.subjects.prefix, context.subjects.account);
   }
 
-  /** Balances per account group and currency. */
-  async balances(query: BalanceQuery = {}): Promise<BalanceState[]> {
-    return (await this.query<BalanceState>('balance', query)).records;
+  /** Balances per account group and currency; `stale`: the last known ones, not live (`asOf` says from when). */
+  async balances(query: BalanceQuery = {}): Promise<KnownRecords<BalanceState>> {
+    const { records, asOf, stale } = await this.query<BalanceState>('balance', query);
+    return Object.assign(records, { asOf, stale });
   }
 
   /** One page of trades, newest first (`limit` default 100, at most 1000). */
@@ -68,17 +89,22 @@ export class AccountApi {
     return this.query<TradeRecord>('trade', query);
   }
 
-  /** Every trade matching `query`, newest first, read page by page; `progress(read, total)` after each page. */
+  /**
+   * Every trade matching `query`, newest first, read page by page; `progress(read, total)` after each page.
+   * Stale if any page was, as of the oldest page.
+   */
   async allTrades(
     query: Omit<TradeQuery, 'limit' | 'offset'> = {},
     progress?: (read: number, total: number) => void,
-  ): Promise<TradeRecord[]> {
+  ): Promise<KnownRecords<TradeRecord>> {
     const trades: TradeRecord[] = [];
+    const pages: Freshness[] = [];
     for (;;) {
       const page = await this.trades({ ...query, limit: PAGE, offset: trades.length });
       trades.push(...page.records);
+      pages.push(page);
       progress?.(trades.length, page.total);
-      if (page.records.length === 0 || trades.length >= page.total) return trades;
+      if (page.records.length === 0 || trades.length >= page.total) return Object.assign(trades, together(pages));
     }
   }
 
@@ -112,11 +138,10 @@ export class AccountApi {
   }
 
   private async query<T>(resource: MirroredResource | 'transaction-list', query: object): Promise<Page<T>> {
-    const reply = await gatewayRequest<Extract<StateQueryReply<T>, { ok: true }>>(
-      this.context,
-      this.subjects.query(resource),
-      query,
-    );
-    return { total: reply.total, records: reply.records };
+    const reply = await gatewayRequest<
+      Omit<Extract<StateQueryReply<T>, { ok: true }>, keyof Freshness> & Partial<Freshness>
+    >(this.context, this.subjects.query(resource), query);
+    // An app older than the freshness fields: nothing says the records are current.
+    return { total: reply.total, records: reply.records, asOf: reply.asOf ?? null, stale: reply.stale ?? true };
   }
 }

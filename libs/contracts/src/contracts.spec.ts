@@ -1,8 +1,17 @@
 import { describe, expect, it } from '@jest/globals';
 import { isParsableDecimal } from '#venue-api';
 import {
+  BalanceQuery,
   boundedText,
   isDecimalString,
+  isIsoInstant,
+  StateQuery,
+  TradeQuery,
+  TransactionGetRequest,
+  TransactionListQuery,
+  WithdrawalCancelRequest,
+  WithdrawalGetRequest,
+  WithdrawalListRequest,
   errorReply,
   KillSwitchRequest,
   MAX_ERROR_MESSAGE,
@@ -119,6 +128,95 @@ describe('parseContract', () => {
 
   it('deduplicates outcomes by clientRequestId and status', () => {
     expect(orderOutcomeMsgId({ clientRequestId: 'ord-1', status: 'SUCCESS' })).toBe('ord-1:SUCCESS');
+  });
+});
+
+describe('account queries: a bad date or an unknown field is refused, never answered as an empty or whole list', () => {
+  const problems = (Class: new () => object, body: unknown): string[] => {
+    const parsed = parseContract(Class, JSON.stringify(body));
+    return parsed.ok ? [] : parsed.problems;
+  };
+
+  it.each([
+    'garbage',
+    '2026-13-45',
+    '2026-02-30',
+    '2026-02-29',
+    '2026-1-1',
+    '2026-01-01T24:00:00Z',
+    '2026-01-01 10:00',
+    '',
+  ])('trade query from/to %p: INVALID_REQUEST naming the field, not the value', (bad) => {
+    for (const field of ['from', 'to']) {
+      const found = problems(TradeQuery, { [field]: bad });
+      expect(found).toEqual([expect.stringMatching(new RegExp(`^${field} must be an ISO 8601 date`))]);
+      if (bad.length > 3) expect(found.join()).not.toContain(bad);
+    }
+  });
+
+  it('trade query from/to: real days and times, with or without a zone, are accepted', () => {
+    for (const good of [
+      '2026-01-31',
+      '2024-02-29',
+      '2026-01-31T12:00Z',
+      '2026-01-31T12:00:59.123Z',
+      '2026-01-31T23:59:59+02:00',
+      '2026-01-31T00:00:00',
+    ]) {
+      expect(isIsoInstant(good)).toBe(true);
+      expect(parseContract(TradeQuery, JSON.stringify({ from: good, to: good })).ok).toBe(true);
+    }
+    expect(isIsoInstant(`2026-01-31T00:00:00.${'1'.repeat(40)}Z`)).toBe(false);
+    expect(isIsoInstant(20260131)).toBe(false);
+  });
+
+  it('a misspelt filter is named and refused (balance, trade, transaction-list, state, transaction.get, withdrawal get/cancel/list)', () => {
+    expect(problems(TradeQuery, { sate: 'SETTLED' })).toEqual(['unknown field "sate"']);
+    expect(problems(BalanceQuery, { currency: 'USD' })).toEqual(['unknown field "currency"']);
+    expect(problems(TransactionListQuery, { tradeID: 'x' })).toEqual(['unknown field "tradeID"']);
+    expect(problems(StateQuery, { group: 'g' })).toEqual(['unknown field "group"']);
+    expect(problems(TransactionGetRequest, { uuid: 'u', extra: 1 })).toEqual(['unknown field "extra"']);
+    expect(problems(WithdrawalGetRequest, { requestID: 'r' })).toEqual(['unknown field "requestID"']);
+    expect(problems(WithdrawalCancelRequest, { requestId: 'r1', why: 'x' })).toEqual(['unknown field "why"']);
+    expect(problems(WithdrawalListRequest, { kinds: 'fiat' })).toEqual(['unknown field "kinds"']);
+    // every declared filter is still accepted
+    expect(
+      parseContract(
+        TradeQuery,
+        JSON.stringify({
+          accountGroupUuid: 'g',
+          state: 'SETTLED',
+          side: 'BUY',
+          tradeClass: 'OTC',
+          clientRef: 'c',
+          tradeRef: 't',
+          from: '2026-01-01',
+          to: '2026-01-02',
+          limit: 10,
+          offset: 0,
+        }),
+      ).ok,
+    ).toBe(true);
+    expect(parseContract(BalanceQuery, JSON.stringify({ accountGroupUuid: 'g', ccy: 'USD', nonZero: true })).ok).toBe(
+      true,
+    );
+  });
+
+  it('unknown fields are named bounded: at most ten, each cut, never the whole request text', () => {
+    const long = 'k'.repeat(100_000);
+    const body: Record<string, number> = { [long]: 1, __proto__x: 2 };
+    for (let i = 0; i < 20; i += 1) body[`f${i}`] = i;
+    const found = problems(TradeQuery, body);
+    expect(found).toHaveLength(11);
+    expect(found[0]).toBe(`unknown field "${'k'.repeat(64)}…"`);
+    expect(found.at(-1)).toBe('and 12 more unknown fields');
+    expect(found.join('; ').length).toBeLessThan(1_000);
+  });
+
+  it('contracts not marked (commands between the apps) still ignore unknown fields', () => {
+    expect(
+      parseContract(OrderCommand, JSON.stringify({ clientRequestId: 'ord-1', quoteId: 'q', side: 'BUY', later: 1 })).ok,
+    ).toBe(true);
   });
 });
 

@@ -1,11 +1,60 @@
 import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
+import { getMetadataStorage, validateSync } from 'class-validator';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problems: string[] };
 
+/** Contract classes whose unknown fields are refused (queries: a misspelt filter must not match everything). */
+const REFUSING = new WeakSet<object>();
+const FIELDS = new WeakMap<object, ReadonlySet<string>>();
+/** Unknown fields named in a refusal, each cut to this many characters: the request's own text is never echoed whole. */
+const MAX_NAMED_FIELDS = 10;
+const MAX_FIELD_NAME = 64;
+
+/**
+ * Class decorator: a payload with a field the contract does not declare is refused, naming the field (as
+ * `parsePlaceOrder` does), instead of being ignored. Inherited by subclasses.
+ */
+export function RefuseUnknownFields(): ClassDecorator {
+  return (target) => {
+    REFUSING.add(target);
+  };
+}
+
+function refusesUnknownFields(Class: object): boolean {
+  for (let c: unknown = Class; typeof c === 'function'; c = Object.getPrototypeOf(c)) {
+    if (REFUSING.has(c)) return true;
+  }
+  return false;
+}
+
+function declaredFields(Class: new () => object): ReadonlySet<string> {
+  let fields = FIELDS.get(Class);
+  if (fields === undefined) {
+    const metadata = getMetadataStorage().getTargetValidationMetadatas(Class, '', true, false);
+    fields = new Set(metadata.map((m) => m.propertyName));
+    FIELDS.set(Class, fields);
+  }
+  return fields;
+}
+
+/** `unknown field "x"` per field the contract does not declare (at most 10 named, names bounded). */
+function unknownFieldProblems(Class: new () => object, plain: object): string[] {
+  const fields = declaredFields(Class);
+  const unknown = Object.keys(plain).filter((key) => !fields.has(key));
+  const problems = unknown
+    .slice(0, MAX_NAMED_FIELDS)
+    .map(
+      (key) =>
+        `unknown field ${JSON.stringify(key.length > MAX_FIELD_NAME ? `${key.slice(0, MAX_FIELD_NAME)}…` : key)}`,
+    );
+  if (unknown.length > MAX_NAMED_FIELDS) problems.push(`and ${unknown.length - MAX_NAMED_FIELDS} more unknown fields`);
+  return problems;
+}
+
 /**
  * Decodes a NATS payload into a validated contract class. Never throws: bad input becomes a list of
- * problems the caller sends back in an error reply (and counts).
+ * problems the caller sends back in an error reply (and counts). Fields the class does not declare are ignored,
+ * or refused when the class is marked `@RefuseUnknownFields()`.
  */
 export function parseContract<T extends object>(Class: new () => T, payload: Uint8Array | string): Parsed<T> {
   let plain: unknown;
@@ -17,12 +66,12 @@ export function parseContract<T extends object>(Class: new () => T, payload: Uin
   if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) {
     return { ok: false, problems: ['payload must be a JSON object'] };
   }
+  const unknown = refusesUnknownFields(Class) ? unknownFieldProblems(Class, plain) : [];
   const value = plainToInstance(Class, plain);
   const errors = validateSync(value, { forbidUnknownValues: true });
-  if (errors.length > 0) {
-    // A field breaking several rules that share one message (e.g. min and max length) is told it once.
-    const problems = errors.flatMap((e) => Object.values(e.constraints ?? { [e.property]: 'invalid' }));
-    return { ok: false, problems: [...new Set(problems)] };
-  }
+  // A field breaking several rules that share one message (e.g. min and max length) is told it once.
+  const broken = errors.flatMap((e) => Object.values(e.constraints ?? { [e.property]: 'invalid' }));
+  const problems = [...unknown, ...new Set(broken)];
+  if (problems.length > 0) return { ok: false, problems };
   return { ok: true, value };
 }

@@ -196,7 +196,13 @@ export class AccountSyncRuntime implements SyncTriggers {
     }
     await Promise.all(Object.values(this.pendingMirrors).map((mirror: StateMirror<unknown>) => mirror.load()));
     this.mirrors = this.pendingMirrors;
-    this.subscriptions = serveStateQueries(this.bus.responder, this.syncSubjects, this.mirrors, this.engine);
+    this.subscriptions = serveStateQueries(
+      this.bus.responder,
+      this.syncSubjects,
+      this.mirrors,
+      this.engine,
+      (resource) => this.scheduler.freshness(resource),
+    );
     this.scheduler.start();
     this.outcomes.start();
   }

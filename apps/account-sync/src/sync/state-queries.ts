@@ -1,6 +1,8 @@
 /**
  * Request/reply queries for treasury and back office over the mirrored state (libs/contracts account/sync.ts):
- * answered from memory, never from the venue (a query costs no REST budget).
+ * answered from memory, never from the venue (a query costs no REST budget). Every reply says how current its
+ * records are (`asOf`, `stale`: the sync schedule's judgement, the one /health uses): the last known values
+ * are answered, never passed off as live.
  */
 import type { BusResponder, BusSubscription } from '#bus';
 import {
@@ -9,20 +11,36 @@ import {
   TradeQuery,
   TransactionListQuery,
   type AccountSyncSubjects,
+  type Freshness,
   type StateQueryReply,
 } from '#contracts';
 import type { Participant, Trade, TransactionRecord } from '#venue-api';
+import type { ResourceFreshness } from './sync-schedule-machine.js';
 import type { SyncEngine, Mirrors } from './sync-engine.js';
+import type { SyncResource } from './sync-triggers.js';
 
 const DEFAULT_LIMIT = 100;
 
-function page<T>(records: T[], limit: number | undefined, offset: number | undefined): StateQueryReply<T> {
-  const start = offset ?? 0;
-  return { ok: true, total: records.length, records: records.slice(start, start + (limit ?? DEFAULT_LIMIT)) };
+/** How current a resource's records are (the sync schedule's judgement). */
+export type FreshnessOf = (resource: SyncResource) => ResourceFreshness;
+
+/** The reply fields of a resource's freshness (`asOf` null: no good read since this process started). */
+function replyFreshness({ asOf, stale }: ResourceFreshness): Freshness {
+  return { asOf: asOf ?? null, stale };
 }
 
-function all<T>(records: T[]): StateQueryReply<T> {
-  return { ok: true, total: records.length, records };
+function page<T>(
+  records: T[],
+  limit: number | undefined,
+  offset: number | undefined,
+  freshness: ResourceFreshness,
+): StateQueryReply<T> {
+  const start = offset ?? 0;
+  return all(records.slice(start, start + (limit ?? DEFAULT_LIMIT)), freshness, records.length);
+}
+
+function all<T>(records: T[], freshness: ResourceFreshness, total: number = records.length): StateQueryReply<T> {
+  return { ok: true, total, records, ...replyFreshness(freshness) };
 }
 
 function byNewest<T>(records: T[], at: (record: T) => number): T[] {
@@ -70,6 +88,7 @@ export function serveStateQueries(
   subjects: AccountSyncSubjects,
   mirrors: Mirrors,
   engine: SyncEngine,
+  freshness: FreshnessOf,
 ): BusSubscription[] {
   const queue = 'account-sync';
   return [
@@ -88,6 +107,7 @@ export function serveStateQueries(
                 (query.ccy === undefined || b.ccy === query.ccy) &&
                 (query.nonZero !== true || !/^-?0(\.0*)?$/.test(b.balance)),
             ),
+          freshness('balances'),
         ),
     }),
     responder.respond({
@@ -103,6 +123,7 @@ export function serveStateQueries(
           ),
           query.limit,
           query.offset,
+          freshness('trades'),
         ),
     }),
     responder.respond({
@@ -118,6 +139,7 @@ export function serveStateQueries(
           ),
           query.limit,
           query.offset,
+          freshness('transactions'),
         ),
     }),
     responder.respond({
@@ -131,6 +153,7 @@ export function serveStateQueries(
             .keys()
             .filter((group) => query.accountGroupUuid === undefined || group === query.accountGroupUuid)
             .map((group) => ({ accountGroupUuid: group, details: mirrors.accountDetails.get(group) })),
+          freshness('accountDetails'),
         ),
     }),
     responder.respond({
@@ -138,14 +161,22 @@ export function serveStateQueries(
       kind: 'acct.beneficiary.query',
       contract: StateQuery,
       queue,
-      handle: (query) => all(mirrors.beneficiary.values().filter((p) => ofGroup(query, p))),
+      handle: (query) =>
+        all(
+          mirrors.beneficiary.values().filter((p) => ofGroup(query, p)),
+          freshness('beneficiaries'),
+        ),
     }),
     responder.respond({
       subject: subjects.query('sender'),
       kind: 'acct.sender.query',
       contract: StateQuery,
       queue,
-      handle: (query) => all(mirrors.sender.values().filter((p) => ofGroup(query, p))),
+      handle: (query) =>
+        all(
+          mirrors.sender.values().filter((p) => ofGroup(query, p)),
+          freshness('senders'),
+        ),
     }),
     responder.respond({
       subject: subjects.query('limit'),
@@ -157,6 +188,7 @@ export function serveStateQueries(
           mirrors.limit
             .values()
             .filter((l) => query.accountGroupUuid === undefined || l.accountGroupUuid === query.accountGroupUuid),
+          freshness('creditLimits'),
         ),
     }),
     responder.respond({
@@ -174,13 +206,14 @@ export function serveStateQueries(
                 t.fromAccountGroupUuid === query.accountGroupUuid ||
                 t.toAccountGroupUuid === query.accountGroupUuid,
             ),
+          freshness('transfers'),
         ),
     }),
     responder.respondToAny({
       subject: subjects.query('pair'),
       kind: 'acct.pair.query',
       queue,
-      handle: () => all(mirrors.pair.values()),
+      handle: () => all(mirrors.pair.values(), freshness('pairs')),
     }),
   ];
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   ageOf,
+  freshnessOf,
   initialSchedule,
   scheduleTransition,
   staleResources,
@@ -210,5 +211,41 @@ describe('sync schedule (pure)', () => {
       resource: 'balances',
       detail: 'last read 30 s ago',
     });
+  });
+
+  it('freshness (what query replies carry): stale until a first good read, and past the bound /health uses', () => {
+    expect(freshnessOf(initialSchedule(), 'balances', 5_000, settings)).toEqual({ asOf: undefined, stale: true });
+    const started = play([{ type: 'start' }], 1_000).state;
+    expect(freshnessOf(started, 'balances', 1_000, settings)).toEqual({ asOf: undefined, stale: true });
+    const read = play([ok('balances')], 3_000, started).state;
+    expect(freshnessOf(read, 'balances', 3_000 + 30_000, settings)).toEqual({ asOf: 3_000, stale: false });
+    expect(freshnessOf(read, 'balances', 3_000 + 30_001, settings)).toEqual({ asOf: 3_000, stale: true });
+    // a failed read keeps the last good one's time: still stale past the bound, fresh only after a good read
+    const failed = play(
+      [
+        {
+          type: 'finished',
+          resource: 'balances',
+          mode: 'incremental',
+          result: { kind: 'failed', error: 'Error: 503' },
+        },
+      ],
+      40_000,
+      { ...read, lanes: { ...read.lanes, balances: { ...read.lanes.balances, phase: 'running' } } },
+    ).state;
+    expect(freshnessOf(failed, 'balances', 40_000, settings)).toEqual({ asOf: 3_000, stale: true });
+    const again = play([ok('balances', 'incremental')], 41_000, {
+      ...failed,
+      lanes: { ...failed.lanes, balances: { ...failed.lanes.balances, phase: 'running' } },
+    }).state;
+    expect(freshnessOf(again, 'balances', 41_000, settings)).toEqual({ asOf: 41_000, stale: false });
+    // the slow resources are judged on their own (slow) interval
+    const pairs = play([ok('pairs')], 3_000, started).state;
+    expect(freshnessOf(pairs, 'pairs', 3_000 + 180_000, settings).stale).toBe(false);
+    // every resource the sync reads and /health judges is stale exactly when freshness says so
+    for (const resource of SYNC_RESOURCES) {
+      const stale = staleResources(read, 3_000 + 30_001, settings).some((s) => s.resource === resource);
+      expect(freshnessOf(read, resource, 3_000 + 30_001, settings).stale).toBe(stale);
+    }
   });
 });

@@ -202,6 +202,28 @@ export function ageOf(state: ScheduleState, resource: SyncResource, now: number)
   return at === undefined ? undefined : now - at;
 }
 
+/** How current a resource's mirrored records are, as query replies carry it (`Freshness`, libs/contracts). */
+export interface ResourceFreshness {
+  /** End of this process's last good read of the resource; undefined: none since the sync started. */
+  readonly asOf: number | undefined;
+  /** No good read since the start, or none within `staleIntervals` of its interval: the bound /health uses. */
+  readonly stale: boolean;
+}
+
+/** The one staleness judgement: /health's `sync` check and the query replies both use it. */
+export function freshnessOf(
+  state: ScheduleState,
+  resource: SyncResource,
+  now: number,
+  settings: ScheduleSettings,
+): ResourceFreshness {
+  const asOf = state.lanes[resource].lastOkAt;
+  return {
+    asOf,
+    stale: asOf === undefined || now - asOf > intervalOf(resource, settings) * settings.staleIntervals,
+  };
+}
+
 /** Resources never read yet, or read longer ago than `staleIntervals` of their interval. */
 export function staleResources(
   state: ScheduleState,
@@ -211,12 +233,13 @@ export function staleResources(
   const stale: Array<{ resource: SyncResource; detail: string }> = [];
   for (const resource of SYNC_RESOURCES) {
     const lane = state.lanes[resource];
-    const age = ageOf(state, resource, now);
-    if (age === undefined || lane.lastOkAt === undefined) {
+    const { asOf, stale: isStale } = freshnessOf(state, resource, now, settings);
+    if (!isStale) continue;
+    if (asOf === undefined) {
       stale.push({ resource, detail: lane.lastError ?? 'first read not finished' });
-    } else if (age > intervalOf(resource, settings) * settings.staleIntervals) {
+    } else {
       const error = lane.lastError ? `: ${lane.lastError}` : '';
-      stale.push({ resource, detail: `last read ${Math.round(age / 1000)} s ago${error}` });
+      stale.push({ resource, detail: `last read ${Math.round((now - asOf) / 1000)} s ago${error}` });
     }
   }
   return stale;

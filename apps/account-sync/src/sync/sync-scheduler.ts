@@ -9,9 +9,11 @@ import { SyncStoppedError, type SyncEngine } from './sync-engine.js';
 import type { SyncMetrics } from './sync-metrics.js';
 import {
   ageOf,
+  freshnessOf,
   initialSchedule,
   scheduleTransition,
   staleResources,
+  type ResourceFreshness,
   type RunResult,
   type ScheduleEffect,
   type ScheduleEvent,
@@ -68,6 +70,11 @@ export class SyncScheduler implements SyncTriggers {
   /** See `ageOf` in sync-schedule-machine.ts; undefined before `start`. */
   ageOf(resource: SyncResource): number | undefined {
     return ageOf(this.actor.state, resource, this.clock.now());
+  }
+
+  /** When the resource was last read well, and whether that is too long ago (the bound /health uses). */
+  freshness(resource: SyncResource): ResourceFreshness {
+    return freshnessOf(this.actor.state, resource, this.clock.now(), this.settings);
   }
 
   /** Resources never read yet or read longer ago than `staleIntervals` of their interval. */

@@ -1,25 +1,29 @@
 /**
  * `gw balances`, `gw trades`, `gw transactions`: the account as the account-sync app mirrors it. `gw trades
  * --all` reads the whole history page by page and shows its progress (redrawn on a terminal, on stderr
- * elsewhere so a pipe gets only the rows).
+ * elsewhere so a pipe gets only the rows). Each says first how current its rows are: `as of` a time, or
+ * `STALE` when account-sync has not read them from the venue within its bound (they are the last known ones).
+ * `--json`: `{"total","asOf","stale","records"}`.
  */
-import type { BalanceState, TransactionLeg } from '#contracts';
-import type { TradeRecord } from '../account.js';
+import type { BalanceState, Freshness, TransactionLeg } from '#contracts';
+import type { KnownRecords, TradeRecord } from '../account.js';
 import type { GatewayClient } from '../gateway-client.js';
 import { COMMON_FLAGS, positiveInt } from './options.js';
 import { paint, table, type Terminal } from './terminal.js';
 
 export const BALANCES_HELP = `gw balances [--group <uuid>] [--ccy <ccy>] [--non-zero]
-  Balances per account group and currency (total, available, brokerage available).
-  --json           one JSON document`;
+  Balances per account group and currency (total, available, brokerage available), after the time
+  account-sync last read them from the venue — STALE when that is too long ago (last known values).
+  --json           one JSON document {total, asOf, stale, records}`;
 
 export const TRADES_HELP = `gw trades [--group <uuid>] [--state <state>] [--limit <n>] [--all]
   Trades, newest first (default the 20 newest). --all reads the whole history, with progress.
-  --json           one JSON document`;
+  After the time account-sync last read them from the venue — STALE when that is too long ago.
+  --json           one JSON document {total, asOf, stale, records}`;
 
 export const TRANSACTIONS_HELP = `gw transactions [--group <uuid>] [--ccy <ccy>] [--state <state>] [--limit <n>]
-  Transaction legs (deposits, withdrawals, trade debits and credits), newest first.
-  --json           one JSON document`;
+  Transaction legs (deposits, withdrawals, trade debits and credits), newest first; STALE as above.
+  --json           one JSON document {total, asOf, stale, records}`;
 
 export const BALANCES_FLAGS = {
   ...COMMON_FLAGS,
@@ -44,6 +48,50 @@ export const TRANSACTIONS_FLAGS = {
 
 type Output = { json: boolean; terminal: Terminal };
 
+/**
+ * The line before a query's rows: when account-sync last read them from the venue, or `STALE` — never a
+ * stale value shown as live.
+ */
+export function freshnessLine(
+  what: string,
+  { asOf, stale }: Freshness,
+  now: number,
+  colours: Pick<Terminal, 'colour'>,
+): string {
+  const read =
+    asOf === null
+      ? undefined
+      : `${new Date(asOf).toISOString()} (${Math.max(0, Math.round((now - asOf) / 1000))}s ago)`;
+  if (!stale && read !== undefined) return paint(colours, 'grey', `${what} as of ${read}`);
+  return paint(
+    colours,
+    'red',
+    read === undefined
+      ? `STALE: ${what} not read from the venue since account-sync started — the values an earlier run stored, not live (account-sync /health)`
+      : `STALE: ${what} last read from the venue ${read} — last known values, not live (account-sync /health)`,
+  );
+}
+
+/** Rows after their freshness line, or `--json` `{total, asOf, stale, records}`. */
+function show<T>(
+  output: Output,
+  what: string,
+  page: { total: number; records: T[] } & Freshness,
+  rows: (records: T[]) => string[],
+): void {
+  const { total, asOf, stale, records } = page;
+  if (output.json) {
+    output.terminal.line(JSON.stringify({ total, asOf, stale, records }));
+    return;
+  }
+  output.terminal.line(freshnessLine(what, page, Date.now(), output.terminal));
+  for (const line of rows(records)) output.terminal.line(line);
+}
+
+function known<T>(records: KnownRecords<T>): { total: number; records: T[] } & Freshness {
+  return { total: records.length, records: [...records], asOf: records.asOf, stale: records.stale };
+}
+
 function text(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
@@ -64,8 +112,7 @@ export async function runBalances(
       nonZero: values['non-zero'] === true || undefined,
     }),
   );
-  if (output.json) output.terminal.line(JSON.stringify(balances));
-  else for (const line of balancesTable(balances)) output.terminal.line(line);
+  show(output, 'balances', known(balances), balancesTable);
 }
 
 export function balancesTable(balances: BalanceState[]): string[] {
@@ -86,19 +133,17 @@ export function balancesTable(balances: BalanceState[]): string[] {
 
 export async function runTrades(client: GatewayClient, values: Record<string, unknown>, output: Output): Promise<void> {
   const query = defined({ accountGroupUuid: text(values['group']), state: text(values['state']) });
-  let trades: TradeRecord[];
-  if (values['all'] === true) {
-    trades = await client.account.allTrades(query, (read, total) => {
-      const line = `reading trades: ${read} of ${total}`;
-      if (output.terminal.isTty) output.terminal.redraw([paint(output.terminal, 'grey', line)]);
-      else output.terminal.error(line);
-    });
-  } else {
-    trades = (await client.account.trades({ ...query, limit: positiveInt('trades', 'limit', values['limit']) ?? 20 }))
-      .records;
-  }
-  if (output.json) output.terminal.line(JSON.stringify(trades));
-  else for (const line of tradesTable(trades, output.terminal)) output.terminal.line(line);
+  const trades =
+    values['all'] === true
+      ? known(
+          await client.account.allTrades(query, (read, total) => {
+            const line = `reading trades: ${read} of ${total}`;
+            if (output.terminal.isTty) output.terminal.redraw([paint(output.terminal, 'grey', line)]);
+            else output.terminal.error(line);
+          }),
+        )
+      : await client.account.trades({ ...query, limit: positiveInt('trades', 'limit', values['limit']) ?? 20 });
+  show(output, 'trades', trades, (records) => tradesTable(records, output.terminal));
 }
 
 export function tradesTable(trades: TradeRecord[], colours: Pick<Terminal, 'colour'>): string[] {
@@ -135,8 +180,7 @@ export async function runTransactions(
       limit: positiveInt('transactions', 'limit', values['limit']) ?? 20,
     }),
   );
-  if (output.json) output.terminal.line(JSON.stringify(page));
-  else for (const line of transactionsTable(page.records, output.terminal)) output.terminal.line(line);
+  show(output, 'transactions', page, (records) => transactionsTable(records, output.terminal));
 }
 
 export function transactionsTable(legs: TransactionLeg[], colours: Pick<Terminal, 'colour'>): string[] {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { OrderView, TradingStatesReply, WithdrawalView } from '#contracts';
-import { balancesTable, transactionsTable } from './account-command.js';
+import { balancesTable, freshnessLine, transactionsTable } from './account-command.js';
 import { orderArgs, ordersTable, outcomeLines } from './order-command.js';
 import { tradingLines } from './trading-command.js';
 import { withdrawalLines } from './withdrawals-command.js';
@@ -106,6 +106,20 @@ describe('gw account rendering', () => {
       plain,
     );
     expect(legs[1]).toMatch(/^1970-01-01T00:00:00\.000Z\s+t-1\s+DEPOSIT\s+10\.00 USD\s+PENDING$/);
+  });
+
+  it('rows come after how current they are: as of a time, or STALE plainly (never a stale value shown as live)', () => {
+    const asOf = Date.parse('2026-01-31T12:00:00.000Z');
+    expect(freshnessLine('balances', { asOf, stale: false }, asOf + 3_000, plain)).toBe(
+      'balances as of 2026-01-31T12:00:00.000Z (3s ago)',
+    );
+    expect(freshnessLine('balances', { asOf, stale: true }, asOf + 66_000, plain)).toBe(
+      'STALE: balances last read from the venue 2026-01-31T12:00:00.000Z (66s ago) — last known values, not live (account-sync /health)',
+    );
+    expect(freshnessLine('trades', { asOf: null, stale: true }, asOf, plain)).toMatch(
+      /^STALE: trades not read from the venue since account-sync started — the values an earlier run stored/,
+    );
+    expect(freshnessLine('trades', { asOf, stale: true }, asOf, colour)).toContain('\x1b[31mSTALE: ');
   });
 
   it('a withdrawal of unknown outcome says it is never submitted twice', () => {

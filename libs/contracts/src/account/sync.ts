@@ -19,13 +19,16 @@
  * and balance drifts (a balance that does not match the transactions that moved it):
  *   {prefix}.{account}.acct.drift.{accountGroupUuid}.{ccy}   BalanceDrift
  *
- * Queries (request/reply, `{ok:true,...}` or an error reply):
+ * Queries (request/reply, `{ok:true,total,records,asOf,stale}` or an error reply):
  *   {prefix}.{account}.acct.{resource}.query   e.g. acct.balance.query, acct.trade.query (filters: TradeQuery)
+ * A query's unknown field or bad value is refused (INVALID_REQUEST naming the field, never echoing the value).
+ * Records are the last known ones: `asOf`/`stale` (Freshness) say how current they are.
  */
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy } from 'class-validator';
 import type { ErrorReply } from '../reply.js';
 import type { Subjects } from '../subjects.js';
+import { RefuseUnknownFields } from '../validate.js';
 
 /** The mirrored resources, as subject tokens. */
 export const MIRRORED_RESOURCES = [
@@ -138,7 +141,46 @@ export class AccountSyncSubjects {
   }
 }
 
+/** `YYYY-MM-DD`, or with a time `THH:MM[:SS[.fraction]]` and an optional `Z` or `±HH:MM` (none: the app's zone). */
+const ISO_INSTANT =
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))?)?$/;
+
+/** An ISO 8601 date or date-time naming a real calendar day and time (2026-02-30, 2026-13-45, 24:00 are not). */
+export function isIsoInstant(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length > 40) return false;
+  const match = ISO_INSTANT.exec(value);
+  if (match === null) return false;
+  const [year, month, day, hour = 0, minute = 0, second = 0, zoneHour = 0, zoneMinute = 0] = match
+    .slice(1)
+    .map((part) => (part === undefined ? undefined : Number(part)));
+  const at = new Date(Date.UTC(2000, (month ?? 0) - 1, day, hour, minute, second));
+  at.setUTCFullYear(year ?? 0);
+  return (
+    at.getUTCFullYear() === year &&
+    at.getUTCMonth() === (month ?? 0) - 1 &&
+    at.getUTCDate() === day &&
+    at.getUTCHours() === hour &&
+    at.getUTCMinutes() === minute &&
+    at.getUTCSeconds() === second &&
+    zoneHour <= 23 &&
+    zoneMinute <= 59 &&
+    !Number.isNaN(Date.parse(value))
+  );
+}
+
+function IsIsoInstant(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isIsoInstant',
+    validator: {
+      validate: isIsoInstant,
+      defaultMessage: (args) =>
+        `${args?.property ?? 'value'} must be an ISO 8601 date or date-time such as 2026-01-31 or 2026-01-31T12:00:00Z`,
+    },
+  });
+}
+
 /** Filters of `acct.balance.query`. */
+@RefuseUnknownFields()
 export class BalanceQuery {
   @IsOptional() @IsString() @MaxLength(64) accountGroupUuid?: string;
   @IsOptional() @IsString() @MaxLength(32) ccy?: string;
@@ -147,6 +189,7 @@ export class BalanceQuery {
 }
 
 /** Filters of `acct.trade.query` (newest first; `limit` default 100, at most 1000). */
+@RefuseUnknownFields()
 export class TradeQuery {
   @IsOptional() @IsString() @MaxLength(64) accountGroupUuid?: string;
   @IsOptional() @IsIn(['PENDING_SETTLEMENT', 'SETTLED', 'CANCELLED', 'FAILED']) state?: string;
@@ -154,14 +197,15 @@ export class TradeQuery {
   @IsOptional() @IsIn(['OTC', 'RFS']) tradeClass?: string;
   @IsOptional() @IsString() @MaxLength(128) clientRef?: string;
   @IsOptional() @IsString() @MaxLength(128) tradeRef?: string;
-  /** ISO 8601; on createdAt. */
-  @IsOptional() @IsString() @MaxLength(40) from?: string;
-  @IsOptional() @IsString() @MaxLength(40) to?: string;
+  /** ISO 8601 date or date-time (`isIsoInstant`); on createdAt, inclusive. */
+  @IsOptional() @IsIsoInstant() from?: string;
+  @IsOptional() @IsIsoInstant() to?: string;
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000) limit?: number;
   @IsOptional() @Type(() => Number) @IsInt() @Min(0) offset?: number;
 }
 
 /** Filters of `acct.transaction-list.query` (the legs the sync read from the venue's list, newest first). */
+@RefuseUnknownFields()
 export class TransactionListQuery {
   @IsOptional() @IsString() @MaxLength(64) accountGroupUuid?: string;
   @IsOptional() @IsString() @MaxLength(32) ccy?: string;
@@ -172,9 +216,28 @@ export class TransactionListQuery {
   @IsOptional() @Type(() => Number) @IsInt() @Min(0) offset?: number;
 }
 
-/** Filters of the other queries (account details, beneficiaries, senders, limits, transfers, pairs). */
+/** Filters of the other queries (account details, beneficiaries, senders, limits, transfers; pairs: none). */
+@RefuseUnknownFields()
 export class StateQuery {
   @IsOptional() @IsString() @MaxLength(64) accountGroupUuid?: string;
 }
 
-export type StateQueryReply<T> = { ok: true; total: number; records: T[] } | ErrorReply;
+/**
+ * How current a query's records are, judged by the account-sync app that answers. Records are always the last
+ * known ones (an old balance is still worth having), so a consumer must look at `stale` before taking them as
+ * live.
+ */
+export interface Freshness {
+  /**
+   * Epoch ms when the answering process's last successful venue read of this data set ended; null: none since
+   * it started (the records are what an earlier run stored, of unknown age).
+   */
+  asOf: number | null;
+  /**
+   * True when no successful read is at most `SYNC_STALE_INTERVALS` × the resource's interval old (the bound the
+   * `sync` check of /health uses), or none happened since the process started.
+   */
+  stale: boolean;
+}
+
+export type StateQueryReply<T> = ({ ok: true; total: number; records: T[] } & Freshness) | ErrorReply;

@@ -10,6 +10,7 @@
  * PROCESSED, REVERSED, CANCELLED; REVERSED and CANCELLED are failures (the transfer did not complete).
  */
 import { IsString, MaxLength, MinLength } from 'class-validator';
+import { RefuseUnknownFields } from '../validate.js';
 import type { ErrorReply } from '../reply.js';
 
 export const TRANSACTION_STATES = ['PENDING', 'PROCESSED', 'REVERSED', 'CANCELLED'] as const;
@@ -96,6 +97,7 @@ export function transactionEventMsgId(uuid: string, state: TransactionLegState):
 }
 
 /** Request on `{prefix}.{account}.acct.transaction.get`. */
+@RefuseUnknownFields()
 export class TransactionGetRequest {
   @IsString()
   @MinLength(1)

@@ -17,6 +17,7 @@
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import type { ErrorReply } from '../reply.js';
+import { RefuseUnknownFields } from '../validate.js';
 
 export type WithdrawalKind = 'fiat' | 'crypto';
 
@@ -116,6 +117,7 @@ export class WithdrawalSubmitRequest {
 }
 
 /** Request on `…withdrawal.cancel` and `…withdrawal.get`: the gateway's requestId or the caller's key. */
+@RefuseUnknownFields()
 export class WithdrawalGetRequest {
   @IsOptional()
   @IsString()
@@ -131,6 +133,7 @@ export class WithdrawalGetRequest {
 export class WithdrawalCancelRequest extends WithdrawalGetRequest {}
 
 /** Request on `…withdrawal.list`: the venue's own lists (every API-raised request of the account's groups). */
+@RefuseUnknownFields()
 export class WithdrawalListRequest {
   @IsOptional()
   @IsIn(['fiat', 'crypto'])
