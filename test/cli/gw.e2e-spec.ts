@@ -203,18 +203,19 @@ describe('gw CLI', () => {
     );
     // a withdrawal: submitted once per key (a repeat answers the same request), listed, cancelled
     const submit = ['withdrawals', 'submit', 'fiat', '100.50', 'USD', '--group', GROUP, '--bank-account', BANK];
-    const first = JSON.parse((await gw([...submit, '--key', 'cli-e2e-1', '--json'])).stdout) as {
+    const key = `cli-e2e-${Date.now().toString(36)}`; // a retry of this test submits its own request
+    const first = JSON.parse((await gw([...submit, '--key', key, '--json'])).stdout) as {
       requestId: string;
       state: string;
     };
     expect(first.state).toBe('PENDING_APPROVAL');
-    const again = await gw([...submit, '--key', 'cli-e2e-1']);
-    expect(again.stdout).toContain(`withdrawal ${first.requestId} (key cli-e2e-1): PENDING_APPROVAL — fiat 100.50 USD`);
+    const again = await gw([...submit, '--key', key]);
+    expect(again.stdout).toContain(`withdrawal ${first.requestId} (key ${key}): PENDING_APPROVAL — fiat 100.50 USD`);
     const listed = JSON.parse((await gw(['withdrawals', '--json'])).stdout) as {
       withdrawals: { requestId?: string }[];
     };
     expect(listed.withdrawals.filter((w) => w.requestId === first.requestId)).toHaveLength(1);
-    const cancelled = JSON.parse((await gw(['withdrawals', 'cancel', '--key', 'cli-e2e-1', '--json'])).stdout) as {
+    const cancelled = JSON.parse((await gw(['withdrawals', 'cancel', '--key', key, '--json'])).stdout) as {
       requestId: string;
       state: string;
       cancelRequested?: boolean;
