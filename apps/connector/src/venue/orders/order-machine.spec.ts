@@ -138,6 +138,28 @@ describe('order transition', () => {
     expect(byState.state.phase).toBe('unsubscribing');
   });
 
+  it('order-state records of another order reusing the id (§4.10) never fail ours', () => {
+    const unknown = run([
+      [0, { type: 'reconcile' }],
+      [300, { type: 'checkDue' }],
+      [310, { type: 'stateRecords', records: [] }],
+    ]).state;
+    const other = { ...record('FAILED'), transactionId: 't-other', sessionId: 's-other' };
+    const ours = run([[1_320, { type: 'stateRecords', records: [other, record('PENDING')] }]], {
+      ...unknown,
+      checking: true,
+    });
+    expect(published(ours.effects)).toEqual([]); // ours is PENDING: unresolved, asked again
+    // no session on either record, two transactions that disagree: nothing is settled
+    const unbound = { ...record('SUCCESS'), sessionId: null as unknown as string };
+    const ambiguous = run(
+      [[1_320, { type: 'stateRecords', records: [{ ...other, sessionId: null as unknown as string }, unbound] }]],
+      { ...unknown, checking: true },
+    );
+    expect(published(ambiguous.effects)).toEqual([]);
+    expect(ambiguous.state.phase).toBe('reconciling');
+  });
+
   it('an order-state lookup failing after the final reply leaves the unsubscribe timer alone: the order still finishes', () => {
     const unknown = run([
       [0, { type: 'reconcile' }],

@@ -60,12 +60,20 @@ export function unknownOutcome(clientRequestId: string, why: string): OrderOutco
 }
 
 /**
- * Picks the record that says the most about our order among the array the endpoint returns (the id may be
- * reused, so several can match): the highest status of the lattice, bound to our session first.
+ * Picks the record that says the most about our order among the array the endpoint returns. The id is unique
+ * only within the account and may be reused (§4.10), so several orders can answer: the records bound to our
+ * session are taken when there are any (§2.8); the records of one transaction are one order's history (its
+ * highest status counts); records of several transactions that disagree settle nothing — undefined, the order
+ * stays unresolved (never FAILED on another order's word) and the trade list decides.
  */
 export function bestStateRecord(records: readonly OrderStateRecord[], sessionId: string): OrderStateRecord | undefined {
-  const rank = (r: OrderStateRecord): number => statusRank(r.orderStatus) * 2 + (r.sessionId === sessionId ? 1 : 0);
-  let best: OrderStateRecord | undefined;
-  for (const record of records) if (best === undefined || rank(record) > rank(best)) best = record;
-  return best;
+  const ours = records.filter((r) => r.sessionId === sessionId);
+  const byTransaction = new Map<string, OrderStateRecord>();
+  for (const record of ours.length > 0 ? ours : records) {
+    const held = byTransaction.get(record.transactionId);
+    if (held === undefined || statusRank(record.orderStatus) > statusRank(held.orderStatus))
+      byTransaction.set(record.transactionId, record);
+  }
+  const [first, ...others] = byTransaction.values();
+  return others.every((r) => r.orderStatus === first?.orderStatus) ? first : undefined;
 }
