@@ -259,6 +259,34 @@ describe('order machine', () => {
     expect(proven.effects).toContainEqual({ type: 'risk', event: { kind: 'not-executed', orderId: 'o1' } });
   });
 
+  it('an order the venue showed it knew (PENDING, INDETERMINATE) is never concluded not executed when it drops out of order state', () => {
+    const late = T0 + 600_000 + 60_000;
+    const silent: OrderMachineEvent = { type: 'venue-evidence', evidence: { trades: [], orderState: [] } };
+    const sent = initialOrderState(record({ state: 'SENT', sentAt: T0 }));
+    for (const status of ['PENDING', 'INDETERMINATE'] as const) {
+      const told = run(sent, [{ type: 'outcome', outcome: outcome(status) }]);
+      expect(told.state.record.venueSeen).toBe(true);
+      // then the connector lost sight of it (UNKNOWN), and past the order-state retention the venue lists nothing
+      const lost = run(told.state, [{ type: 'outcome', outcome: outcome('UNKNOWN') }]);
+      const after = run(lost.state, [silent], late + 86_400_000);
+      expect(after.state.record.state).not.toBe('FAILED');
+      // the trade list still settles it
+      const found = run(after.state, [{ type: 'venue-evidence', evidence: { trades: [trade()] } }], late + 86_400_000);
+      expect(found.state.record.state).toBe('SUCCESS');
+    }
+  });
+
+  it('order-state records that disagree settle nothing; FAILED only when every record says so', () => {
+    const start = initialOrderState(record({ state: 'UNKNOWN', status: 'UNKNOWN' }));
+    const evidence = (...statuses: Array<'PENDING' | 'SUCCESS' | 'FAILED'>): OrderMachineEvent => ({
+      type: 'venue-evidence',
+      evidence: { trades: [], orderState: statuses.map((st) => orderState(st)) },
+    });
+    expect(run(start, [evidence('FAILED', 'SUCCESS')]).state.record.state).toBe('UNKNOWN');
+    expect(run(start, [evidence('FAILED', 'PENDING')]).state.record.state).toBe('UNKNOWN');
+    expect(run(start, [evidence('FAILED', 'FAILED')]).state.record.state).toBe('FAILED');
+  });
+
   it('the order-state endpoint settles FAILED with its code; SUCCESS waits for the trade list’s figures', () => {
     const start = initialOrderState(record({ state: 'UNKNOWN', status: 'UNKNOWN' }));
     const failed = run(start, [

@@ -13,7 +13,6 @@
  */
 import {
   canFollow,
-  isFinalStatus,
   needsReconciliation,
   type EvidenceSource,
   type OrderEvent,
@@ -223,6 +222,7 @@ function applyOutcome(state: OrderMachineState, outcome: OrderOutcome, env: Orde
       ...(outcome.code ? { code: outcome.code } : {}),
       ...(outcome.message ? { message: outcome.message } : {}),
       ...(unresolved && record.unresolvedSince === undefined ? { unresolvedSince: env.now } : {}),
+      ...(outcome.status === 'PENDING' || outcome.status === 'INDETERMINATE' ? { venueSeen: true as const } : {}),
     },
     env.now,
   );
@@ -357,7 +357,7 @@ function applyEvidence(state: OrderMachineState, evidence: VenueEvidence, env: O
     );
   }
   const records = Array.isArray(evidence.orderState) ? evidence.orderState : undefined;
-  const best = records === undefined ? undefined : highest(records.map((r) => r.orderStatus));
+  const best = records === undefined ? undefined : settledBy(records.map((r) => r.orderStatus));
   if (best === 'FAILED') {
     const failed = records?.find((r) => r.orderStatus === 'FAILED');
     return finish(
@@ -378,9 +378,17 @@ function applyEvidence(state: OrderMachineState, evidence: VenueEvidence, env: O
       effects: [{ type: 'query-venue', orderState: false, trades: true }],
     };
   }
-  if (records !== undefined && records.length === 0 && Array.isArray(evidence.trades) && quoteGone(record, env)) {
+  if (
+    records !== undefined &&
+    records.length === 0 &&
+    Array.isArray(evidence.trades) &&
+    quoteGone(record, env) &&
+    record.venueSeen === undefined &&
+    record.status !== 'INDETERMINATE'
+  ) {
     // The venue's own records prove it: the quote expired (no order can execute on it any more), the
-    // order-state endpoint does not know the order and the trade list holds no trade with its clientRef.
+    // order-state endpoint does not know the order and the trade list holds no trade with its clientRef —
+    // for an order the venue never showed it knew (§4.10: an empty array is no proof once it had listed it).
     return finish(
       checked,
       [],
@@ -396,10 +404,17 @@ function applyEvidence(state: OrderMachineState, evidence: VenueEvidence, env: O
   return { state: checked, effects: [] };
 }
 
-function highest(statuses: OrderOutcomeStatus[]): OrderOutcomeStatus | undefined {
+/**
+ * What the order-state records say together (the id may be reused, §4.10, so they may be several orders'):
+ * FAILED only when every record says so; SUCCESS when one does and none says FAILED; records that disagree on
+ * the outcome settle nothing (the trade list decides); otherwise the highest status.
+ */
+function settledBy(statuses: OrderOutcomeStatus[]): OrderOutcomeStatus | undefined {
+  if (statuses.length > 0 && statuses.every((status) => status === 'FAILED')) return 'FAILED';
+  if (statuses.includes('SUCCESS')) return statuses.includes('FAILED') ? undefined : 'SUCCESS';
   let best: OrderOutcomeStatus | undefined;
   for (const status of statuses) {
-    if (isFinalStatus(status)) return status;
+    if (status === 'FAILED') continue;
     if (best === undefined || canFollow(best, status)) best = status;
   }
   return best;

@@ -37,6 +37,12 @@ export interface OrderRecord {
   evidence?: EvidenceSource;
   acceptedAt: number;
   sentAt?: number;
+  /**
+   * The venue has shown it knows the order (a PENDING or INDETERMINATE outcome, both only ever its word): an
+   * order-state endpoint that no longer lists it (24 h retention, §8) proves nothing then — it is never concluded
+   * "not executed", only settled by the trade list or an outcome.
+   */
+  venueSeen?: true;
   /** When the order first became UNKNOWN or INDETERMINATE (cleared when final). */
   unresolvedSince?: number;
   updatedAt: number;

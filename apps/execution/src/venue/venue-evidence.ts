@@ -12,6 +12,9 @@ export interface EvidenceListener {
   attempt(source: 'trade-list' | 'order-state', result: 'found' | 'none' | 'unreachable', reason?: string): void;
 }
 
+/** Trades asked for by clientRef at once (one order has one trade: more means the filter was not applied). */
+const TRADE_PAGE = 50;
+
 export class VenueRecords {
   /** Outcome of the last call: whether the venue answered. */
   lastReachable: boolean | undefined;
@@ -25,12 +28,17 @@ export class VenueRecords {
     const evidence: VenueEvidence = {};
     if (ask.trades) {
       try {
-        const page = await this.client.listTrades({ clientRef: clientRequestId, max: 50 });
+        const page = await this.client.listTrades({ clientRef: clientRequestId, max: TRADE_PAGE });
         const found = page.data.some((t) => t.clientRef === clientRequestId);
         if (!found && page.rows > page.data.length) {
           // A row the client could not read may be this order's trade: "none" would be no proof (E1).
           evidence.trades = 'unreachable';
           this.listener.attempt('trade-list', 'unreachable', 'the trade list held a row that could not be read');
+        } else if (!found && (page.rows >= TRADE_PAGE || page.total > page.rows)) {
+          // A full page, or more matches than one page holds (a venue not applying the filter): the trade may be
+          // on a page not read — "none" would be no proof (§4.5: paginate until a page holds fewer than max).
+          evidence.trades = 'unreachable';
+          this.listener.attempt('trade-list', 'unreachable', 'the trade list holds more rows than one page read');
         } else {
           evidence.trades = page.data;
           this.listener.attempt('trade-list', found ? 'found' : 'none');
