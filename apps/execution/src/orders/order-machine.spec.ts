@@ -276,15 +276,6 @@ describe('order machine', () => {
     }
   });
 
-  it('the not-executed proof waits for §2.2’s ten minutes even when the recorded expiry is shorter (QUOTE_LIFE_MS)', () => {
-    const short = record({ state: 'SENT', sentAt: T0, quote: { venueTimestamp: T0, quoteExpiresAt: T0 + 60_000 } });
-    const silent: OrderMachineEvent = { type: 'venue-evidence', evidence: { trades: [], orderState: [] } };
-    const early = run(initialOrderState(short), [silent], T0 + 60_000 + 60_000 + 1);
-    expect(early.state.record.state).toBe('SENT');
-    const late = run(initialOrderState(short), [silent], T0 + 600_000 + 60_000);
-    expect(late.state.record).toMatchObject({ state: 'FAILED', code: 'NOT_EXECUTED' });
-  });
-
   it('order-state records that disagree settle nothing; FAILED only when every record says so', () => {
     const start = initialOrderState(record({ state: 'UNKNOWN', status: 'UNKNOWN' }));
     const evidence = (...statuses: Array<'PENDING' | 'SUCCESS' | 'FAILED'>): OrderMachineEvent => ({

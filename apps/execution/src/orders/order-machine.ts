@@ -11,7 +11,6 @@
  *    have filled: its quote has expired and neither the order-state endpoint nor the trade list knows it;
  *  - the connector's chain (its outcome stream) is read first; the trade list by clientRef after that.
  */
-import { QUOTE_LIFE_MS } from '../risk/order-facts.js';
 import {
   canFollow,
   needsReconciliation,
@@ -297,15 +296,8 @@ function venueQuery(record: OrderRecord, env: OrderEnv): OrderEffect {
   return { type: 'query-venue', orderState: quoteGone(record, env), trades: true };
 }
 
-/**
- * The venue can no longer execute on the order's quote: past the latest of its recorded expiry and §2.2's ten
- * minutes from its issue (a QUOTE_LIFE_MS set shorter for risk must not shorten this proof), plus the grace.
- */
 function quoteGone(record: OrderRecord, env: OrderEnv): boolean {
-  const { quoteExpiresAt, venueTimestamp } = record.quote;
-  const latest =
-    venueTimestamp === undefined ? quoteExpiresAt : Math.max(quoteExpiresAt, venueTimestamp + QUOTE_LIFE_MS);
-  return env.now >= latest + env.timings.notExecutedGraceMs;
+  return env.now >= record.quote.quoteExpiresAt + env.timings.notExecutedGraceMs;
 }
 
 function schedule(state: OrderMachineState, env: OrderEnv): OrderEffect {
