@@ -235,7 +235,9 @@ export class OrderGateway {
 
   private onReply(reply: OrderReply): void {
     const id = this.index.correlate(reply);
-    if (id !== undefined && reply.transactionId !== undefined) this.index.transaction(reply.transactionId, id);
+    // A transaction is bound to an order only on a reply that names the order itself, never on a guess.
+    if (reply.clientRequestId !== undefined && reply.transactionId !== undefined)
+      this.index.transaction(reply.transactionId, reply.clientRequestId);
     if (id === undefined) {
       this.metrics.uncorrelatedReplies.inc();
       this.log.warn('order reply matches no order; left to the order-state checks', {
