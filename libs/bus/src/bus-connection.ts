@@ -55,6 +55,10 @@ export class BusConnection {
       maxReconnectAttempts: -1,
       waitOnFirstConnect: true,
       reconnectTimeWait: options.reconnectTimeWaitMs ?? 500,
+      // The client otherwise builds two error objects with a captured stack for every request and JetStream
+      // publish, in case it times out: 23 % of account-sync's CPU in the trade-history sync (bench profile).
+      // Our errors are reported by operation, never by the client's stack.
+      noAsyncTraces: true,
       ...(options.reconnectBufSize !== undefined ? { reconnectBufSize: options.reconnectBufSize } : {}),
     });
     // A SIGTERM while NATS is unreachable stops the wait (it has no bound): the app exits 0, holding nothing.
