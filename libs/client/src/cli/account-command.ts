@@ -6,7 +6,7 @@
  * `--json`: `{"total","asOf","stale","records"}`.
  */
 import type { BalanceState, Freshness, TransactionLeg } from '#contracts';
-import type { KnownRecords, TradeRecord } from '../account.js';
+import type { KnownRecords, Page, TradeRecord } from '../account.js';
 import type { GatewayClient } from '../gateway-client.js';
 import { COMMON_FLAGS, positiveInt } from './options.js';
 import { paint, table, type Terminal } from './terminal.js';
@@ -73,12 +73,7 @@ export function freshnessLine(
 }
 
 /** Rows after their freshness line, or `--json` `{total, asOf, stale, records}`. */
-function show<T>(
-  output: Output,
-  what: string,
-  page: { total: number; records: T[] } & Freshness,
-  rows: (records: T[]) => string[],
-): void {
+function show<T>(output: Output, what: string, page: Page<T>, rows: (records: T[]) => string[]): void {
   const { total, asOf, stale, records } = page;
   if (output.json) {
     output.terminal.line(JSON.stringify({ total, asOf, stale, records }));
@@ -88,7 +83,7 @@ function show<T>(
   for (const line of rows(records)) output.terminal.line(line);
 }
 
-function known<T>(records: KnownRecords<T>): { total: number; records: T[] } & Freshness {
+function known<T>(records: KnownRecords<T>): Page<T> {
   return { total: records.length, records: [...records], asOf: records.asOf, stale: records.stale };
 }
 

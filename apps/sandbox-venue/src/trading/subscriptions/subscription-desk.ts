@@ -150,11 +150,11 @@ export class SubscriptionDesk {
     const extraProperty: { venueSeq?: number } =
       offContract !== undefined && offContract % 3 === 0 ? { venueSeq: offContract } : {};
     if (offContract !== undefined && offContract % 3 !== 0) this.sendOffContract(connection, offContract);
-    const live = [...connection.subscriptions.values()];
     if (this.config.dialect.priceCadence === 'per-stream') {
-      for (const { spec } of live) this.sendPrice(connection, spec, now, extraProperty);
+      for (const { spec } of connection.subscriptions.values()) this.sendPrice(connection, spec, now, extraProperty);
       return;
     }
+    const live = [...connection.subscriptions.values()];
     // The turn moves on by one each tick; a subscription with no price now passes its turn to the next.
     for (let offset = 0; offset < live.length; offset += 1) {
       const next = live[(tick + offset) % live.length];
