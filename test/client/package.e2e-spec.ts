@@ -40,7 +40,7 @@ describe('the SDK package used from a fresh project', () => {
     tarball = packed.stdout.trim().split('\n').pop() ?? '';
     project = await mkdtemp(join(tmpdir(), 'gw-sdk-user-'));
     stack = await startLauncher();
-  });
+  }, 90_000); // packs the SDK and starts the whole stack (the launcher alone may take up to 60 s on a busy machine)
   afterAll(async () => {
     await stack?.interrupt();
     await removeDataDir(stack?.dataDir ?? '');
@@ -89,5 +89,5 @@ describe('the SDK package used from a fresh project', () => {
       encoding: 'utf8',
     });
     expect(JSON.parse(status.stdout)).toMatchObject({ account: 'default', connector: { sessionState: 'open' } });
-  });
+  }, 240_000); // npm install (bounded at 120 s), tsc, the strategy (30 s) and gw
 });

@@ -57,4 +57,52 @@ describe('OrderMarks (JetStream KV)', () => {
     expect((await marks.get('ord-5'))?.status).toBe('INDETERMINATE');
     expect((await marks.unresolved()).map((m) => m.clientRequestId)).toContain('ord-5');
   });
+
+  // A write's answer lost (a timeout on a reply the server had already acted on): the cases below.
+  /** The bucket with one injected fault: the next call of `method` is carried out, then its answer is lost. */
+  function losingNextAnswer(method: 'createIfAbsent' | 'put'): KvBucket {
+    let armed = true;
+    const faulty = Object.create(bucket) as KvBucket;
+    const real = bucket[method].bind(bucket) as (key: string, value: unknown) => Promise<unknown>;
+    Object.assign(faulty, {
+      [method]: async (key: string, value: unknown) => {
+        const result = await real(key, value);
+        if (!armed) return result;
+        armed = false;
+        throw new Error('TIMEOUT');
+      },
+    });
+    return faulty;
+  }
+
+  it('a mark created by a call whose answer was lost is sent by the next call (the redelivery), once', async () => {
+    const marks = new OrderMarks(losingNextAnswer('createIfAbsent'));
+    await expect(marks.mark('lost-1', { status: 'SENDING', quoteId: 'q', side: 'BUY' })).rejects.toThrow('TIMEOUT');
+    expect(await marks.get('lost-1')).toMatchObject({ status: 'SENDING' });
+    expect(await marks.mark('lost-1', { status: 'SENDING', quoteId: 'q', side: 'BUY' })).toBe('created');
+    expect((await marks.unresolved()).map((m) => m.clientRequestId)).toContain('lost-1');
+    expect(await marks.mark('lost-1', { status: 'SENDING' })).toBe('exists');
+  });
+
+  it('so is a mark whose open entry could not be written', async () => {
+    const marks = new OrderMarks(losingNextAnswer('put'));
+    await expect(marks.mark('lost-2', { status: 'SENDING' })).rejects.toThrow('TIMEOUT');
+    expect(await marks.mark('lost-2', { status: 'SENDING' })).toBe('created');
+    expect((await marks.unresolved()).map((m) => m.clientRequestId)).toContain('lost-2');
+  });
+
+  it('another process cannot know whether it left: for it the mark exists', async () => {
+    const first = new OrderMarks(losingNextAnswer('createIfAbsent'));
+    await expect(first.mark('lost-3', { status: 'SENDING' })).rejects.toThrow('TIMEOUT');
+    expect(await new OrderMarks(bucket).mark('lost-3', { status: 'SENDING' })).toBe('exists');
+  });
+
+  it('a failed call for an id this process already sent never makes it sendable again', async () => {
+    const marks = new OrderMarks(losingNextAnswer('createIfAbsent'));
+    const clean = new OrderMarks(bucket);
+    expect(await clean.mark('lost-4', { status: 'SENDING' })).toBe('created'); // sent; SENT never recorded
+    // the same process's repeated command: its create is refused at the server, and then its answer lost
+    await expect(marks.mark('lost-4', { status: 'SENDING' })).rejects.toThrow('TIMEOUT');
+    expect(await marks.mark('lost-4', { status: 'SENDING' })).toBe('exists');
+  });
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { isFinalStatus, type OrderOutcomeStatus } from '#contracts';
 import type { KvBucket } from '#bus';
 
@@ -15,6 +16,8 @@ export interface OrderMark {
   side?: 'BUY' | 'SELL';
   markedAt: number;
   updatedAt: number;
+  /** The `mark` call that created it (a random id); absent on marks created from an outcome. */
+  attempt?: string;
 }
 
 export function isFinal(status: OrderMarkStatus): boolean {
@@ -29,25 +32,64 @@ export function isFinal(status: OrderMarkStatus): boolean {
  */
 export class OrderMarks {
   private readonly chains = new Map<string, Promise<unknown>>();
+  /**
+   * The attempts of `mark` that failed in this process, by id (the create's answer lost, or the open entry
+   * not written): the mark may exist, but nothing was sent — the caller never got 'created'. Bounded; an id
+   * that falls out is reconciled like any mark seen before.
+   */
+  private readonly unanswered = new Map<string, string[]>();
 
   constructor(
     private readonly bucket: KvBucket,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** 'created': this call owns the send. 'exists': the id was seen before — never send it again. */
+  /**
+   * 'created': this call owns the send. 'exists': the id was seen before — never send it again. A mark
+   * created by one of this process's *failed* calls (a timeout on a reply the server had already acted
+   * on) was never sent: the next call for it, e.g. the command's redelivery, gets 'created'.
+   */
   mark(clientRequestId: string, fields: Pick<OrderMark, 'status' | 'quoteId' | 'side'>): Promise<'created' | 'exists'> {
     const now = this.now();
+    const attempt = randomUUID();
     return this.serial(clientRequestId, async () => {
-      const created = await this.bucket.createIfAbsent(markKey(clientRequestId), {
-        clientRequestId,
-        ...fields,
-        markedAt: now,
-        updatedAt: now,
-      });
-      if (created === 'created') await this.bucket.put(openKey(clientRequestId), { markedAt: now });
-      return created;
+      try {
+        let created = await this.bucket.createIfAbsent(markKey(clientRequestId), {
+          clientRequestId,
+          ...fields,
+          markedAt: now,
+          updatedAt: now,
+          attempt,
+        });
+        if (created === 'exists' && this.unanswered.has(clientRequestId)) created = await this.reclaim(clientRequestId);
+        if (created === 'created') await this.bucket.put(openKey(clientRequestId), { markedAt: now });
+        this.unanswered.delete(clientRequestId);
+        return created;
+      } catch (error) {
+        this.remember(clientRequestId, attempt);
+        throw error;
+      }
     });
+  }
+
+  /** A mark still `SENDING`, written by one of this process's failed calls: nobody sent it → ours to send. */
+  private async reclaim(clientRequestId: string): Promise<'created' | 'exists'> {
+    const mark = await this.get(clientRequestId);
+    const failed = this.unanswered.get(clientRequestId) ?? [];
+    return mark?.status === 'SENDING' && mark.attempt !== undefined && failed.includes(mark.attempt)
+      ? 'created'
+      : 'exists';
+  }
+
+  private remember(clientRequestId: string, attempt: string): void {
+    const failed = this.unanswered.get(clientRequestId);
+    if (failed !== undefined) {
+      if (failed.length < MAX_ATTEMPTS_KEPT) failed.push(attempt);
+      return;
+    }
+    const oldest = this.unanswered.size >= MAX_UNANSWERED ? this.unanswered.keys().next().value : undefined;
+    if (oldest !== undefined) this.unanswered.delete(oldest);
+    this.unanswered.set(clientRequestId, [attempt]);
   }
 
   async get(clientRequestId: string): Promise<OrderMark | undefined> {
@@ -137,6 +179,9 @@ export class OrderMarks {
 }
 
 const MARK = 'mark';
+const MAX_UNANSWERED = 10_000;
+/** Failed calls kept per id: a redelivered command's retries (the first ones are the likely creators). */
+const MAX_ATTEMPTS_KEPT = 8;
 const OPEN = 'open';
 
 /** KV keys allow only `[-/_=.A-Za-z0-9]`; a clientRequestId may hold other characters. */
