@@ -3,7 +3,8 @@
  * execution, account-sync, each under its job of deploy/prometheus/prometheus.yml) with the shipped alert
  * rules while a scripted scenario runs — prices, orders through the connector and through execution (filled,
  * refused, invalid, repeated, one whose reply is lost), a refused subscription, a deposit's real webhooks, a
- * withdrawal, then faults: a forged webhook from a source outside ips.json, a change notice in ips.json, the
+ * withdrawal, then faults: a forged webhook from a source outside ips.json, an outcome contradicting an order
+ * already final, a change notice in ips.json, the
  * kill switch halting trading, the venue dropped and refusing the session, the connector stopped, NATS down
  * while an outcome and a webhook are on their way, a burst of commands faster than the venue's order pace,
  * the venue's REST API throttling a token fetch. At each step exactly the alerts that step should raise are
@@ -41,6 +42,8 @@ const withdrawals = new WithdrawalSubjects('gw.v1', ACCOUNT);
 describe('dashboards and alerts on a real Prometheus scraping the running stack', () => {
   let stack: GatewayStack;
   let keys = 0;
+  /** The order filled through execution in the first step. */
+  let filledThroughExecution = { orderId: '', clientRequestId: '' };
   const group = () => stack.venue.seed.defaultGroupUuid;
   const accountUrl = () => stack.accountSync.httpUrl;
 
@@ -116,6 +119,8 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
         { file: 'jetstream.yml', from: 'jetstream_consumer_pending[2m]', to: 'jetstream_consumer_pending[4s]' },
         // the refused source clears within the scenario, so later steps see exactly their own alerts
         { file: 'account-sync.yml', from: 'result="refused_source"}[5m]', to: 'result="refused_source"}[6s]' },
+        // so does a contradicted outcome
+        { file: 'connector.yml', from: 'contradictions_total[30m]', to: 'contradictions_total[6s]' },
       ],
     });
   }, 60_000);
@@ -150,6 +155,7 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
     if (!order.ok) throw new Error(`execution refused the order: ${JSON.stringify(order.error)}`);
     const events = await finalEvents(stack.js, 'prom-alpha', order.orderId);
     expect(events.filter((e) => e.order.final).map((e) => e.order.state)).toEqual(['SUCCESS']);
+    filledThroughExecution = { orderId: order.orderId, clientRequestId: events[0]?.order.clientRequestId ?? '' };
     keys -= 1;
     expect(await placeThroughExecution('prom-alpha', q4 ?? '')).toMatchObject({ ok: true, duplicate: true });
     expect(await placeThroughExecution('prom-alpha', q4 ?? '', { side: 'SIDEWAYS' })).toMatchObject({ ok: false });
@@ -197,6 +203,30 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
     await grown(accountUrl(), 'account_sync_webhooks_total', { result: 'refused_source' }, refused);
     await expectFiring(['GatewayWebhookRefusedSource'], 'forged webhook');
     await expectFiring([], 'forged webhook out of the window');
+  }, 40_000);
+
+  it('an outcome contradicting an order execution settled SUCCESS: GatewayOrderOutcomeContradicted, nothing changed', async () => {
+    const crid = filledThroughExecution.clientRequestId;
+    expect(crid).not.toBe('');
+    const url = stack.execution.httpUrl;
+    const before =
+      (await metricValue(url, 'execution_order_outcome_contradictions_total', { source: 'order-state' })) ?? 0;
+    const contradicting = {
+      v: 1,
+      clientRequestId: crid,
+      status: 'FAILED',
+      code: 'X',
+      message: '',
+      source: 'order-state',
+    };
+    await stack.js.publish(subjects.orderOutcome(crid), JSON.stringify(contradicting), {
+      msgID: `${crid}:prom-contradiction`,
+    });
+    await grown(url, 'execution_order_outcome_contradictions_total', { source: 'order-state' }, before);
+    await expectFiring(['GatewayOrderOutcomeContradicted'], 'a contradicted final outcome');
+    const events = await finalEvents(stack.js, 'prom-alpha', filledThroughExecution.orderId);
+    expect(events.filter((e) => e.order.final).map((e) => e.order.state)).toEqual(['SUCCESS']);
+    await expectFiring([], 'the contradiction out of the window');
   }, 40_000);
 
   it('ips.json announces a change of source addresses: GatewayWebhookIpsChangeNotice until it is withdrawn', async () => {
