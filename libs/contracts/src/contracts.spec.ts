@@ -17,6 +17,7 @@ import {
   MAX_ERROR_MESSAGE,
   OrderCommand,
   orderOutcomeMsgId,
+  PairQuery,
   parseContract,
   sizeToken,
   StreamRequest,
@@ -200,6 +201,13 @@ describe('account queries: a bad date or an unknown field is refused, never answ
     expect(parseContract(BalanceQuery, JSON.stringify({ accountGroupUuid: 'g', ccy: 'USD', nonZero: true })).ok).toBe(
       true,
     );
+  });
+
+  it('the pair query takes no filter: {} is read, any field is unknown, a body not a JSON object is refused', () => {
+    expect(parseContract(PairQuery, '{}')).toEqual({ ok: true, value: new PairQuery() });
+    expect(problems(PairQuery, { instrument: 'BTC.USD' })).toEqual(['unknown field "instrument"']);
+    expect(parseContract(PairQuery, 'pairs please')).toEqual({ ok: false, problems: ['payload is not JSON'] });
+    expect(parseContract(PairQuery, '[]')).toEqual({ ok: false, problems: ['payload must be a JSON object'] });
   });
 
   it('unknown fields are named bounded: at most ten, each cut, never the whole request text', () => {

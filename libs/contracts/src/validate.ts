@@ -68,7 +68,8 @@ export function parseContract<T extends object>(Class: new () => T, payload: Uin
   }
   const unknown = refusesUnknownFields(Class) ? unknownFieldProblems(Class, plain) : [];
   const value = plainToInstance(Class, plain);
-  const errors = validateSync(value, { forbidUnknownValues: true });
+  // A contract with no field (a query without filters) has nothing to validate: only its unknown fields count.
+  const errors = declaredFields(Class).size === 0 ? [] : validateSync(value, { forbidUnknownValues: true });
   // A field breaking several rules that share one message (e.g. min and max length) is told it once.
   const broken = errors.flatMap((e) => Object.values(e.constraints ?? { [e.property]: 'invalid' }));
   const problems = [...unknown, ...new Set(broken)];
