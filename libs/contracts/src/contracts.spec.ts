@@ -3,6 +3,7 @@ import { isParsableDecimal } from '#venue-api';
 import {
   BalanceQuery,
   boundedText,
+  declaredFields,
   isDecimalString,
   isIsoInstant,
   StateQuery,
@@ -201,6 +202,13 @@ describe('account queries: a bad date or an unknown field is refused, never answ
     expect(parseContract(BalanceQuery, JSON.stringify({ accountGroupUuid: 'g', ccy: 'USD', nonZero: true })).ok).toBe(
       true,
     );
+  });
+
+  it('declaredFields: the properties a contract class declares (its validated fields), one set per class', () => {
+    expect([...declaredFields(StateQuery)]).toEqual(['accountGroupUuid']);
+    expect(new Set(declaredFields(BalanceQuery))).toEqual(new Set(['accountGroupUuid', 'ccy', 'nonZero']));
+    expect(declaredFields(PairQuery).size).toBe(0);
+    expect(declaredFields(StateQuery)).toBe(declaredFields(StateQuery));
   });
 
   it('the pair query takes no filter: {} is read, any field is unknown, a body not a JSON object is refused', () => {

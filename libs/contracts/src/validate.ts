@@ -27,7 +27,12 @@ function refusesUnknownFields(Class: object): boolean {
   return false;
 }
 
-function declaredFields(Class: new () => object): ReadonlySet<string> {
+/**
+ * The properties a class-validator class declares (every property with a validation decorator, inherited ones
+ * included), read once per class. The one answer to "which fields does this class know": unknown-field refusal
+ * here, and the venue frames' decoding in libs/venue-api (only declared properties are copied).
+ */
+export function declaredFields(Class: new () => object): ReadonlySet<string> {
   let fields = FIELDS.get(Class);
   if (fields === undefined) {
     const metadata = getMetadataStorage().getTargetValidationMetadatas(Class, '', true, false);
