@@ -3,8 +3,8 @@
  * execution, account-sync, each under its job of deploy/prometheus/prometheus.yml) with the shipped alert
  * rules while a scripted scenario runs — prices, orders through the connector and through execution (filled,
  * refused, invalid, repeated, one whose reply is lost), a refused subscription, a deposit's real webhooks, a
- * withdrawal, then faults: a forged webhook from a source outside ips.json, an outcome contradicting an order
- * already final, a change notice in ips.json, the
+ * withdrawal, then faults: a forged webhook from a source outside ips.json, an unusable webhook (503), a
+ * transaction list row without uuid, an outcome contradicting an order already final, a change notice in ips.json, the
  * kill switch halting trading, the venue dropped and refusing the session, the connector stopped, NATS down
  * while an outcome and a webhook are on their way, a burst of commands faster than the venue's order pace,
  * the venue's REST API throttling a token fetch. At each step exactly the alerts that step should raise are
@@ -53,6 +53,24 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
       uuid: string;
     };
     return leg.uuid;
+  }
+
+  /** A notification posted to account-sync's receiver from the test (loopback: a source in ips.json). */
+  function postWebhook(body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+    return fetch(stack.webhookUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+  }
+
+  /** A webhook answered `result`, counted: the alert it raises fires, then clears after its (shortened) window. */
+  async function webhookAlert(result: string, alert: string, post: () => Promise<Response>, status: number) {
+    const before = await webhooks(result);
+    expect((await post()).status).toBe(status);
+    await grown(accountUrl(), 'account_sync_webhooks_total', { result }, before);
+    await expectFiring([alert], `webhook ${result}`);
+    await expectFiring([], `webhook ${result} out of the window`);
   }
 
   async function webhooks(result: string): Promise<number> {
@@ -119,7 +137,10 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
         { file: 'jetstream.yml', from: 'jetstream_consumer_pending[2m]', to: 'jetstream_consumer_pending[4s]' },
         // the refused source clears within the scenario, so later steps see exactly their own alerts
         { file: 'account-sync.yml', from: 'result="refused_source"}[5m]', to: 'result="refused_source"}[6s]' },
-        // so does a contradicted outcome
+        // so do unusable webhooks, rows left out and a contradicted outcome
+        { file: 'account-sync.yml', from: 'result="unusable"}[15m]', to: 'result="unusable"}[6s]' },
+        { file: 'venue-rest.yml', from: 'venue_rest_rows_skipped_total[15m]', to: 'venue_rest_rows_skipped_total[6s]' },
+        { file: 'venue-rest.yml', from: 'rows_skipped_total offset 15m', to: 'rows_skipped_total offset 6s' },
         { file: 'connector.yml', from: 'contradictions_total[30m]', to: 'contradictions_total[6s]' },
       ],
     });
@@ -193,17 +214,26 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
   }, 40_000);
 
   it('a forged webhook from a source outside ips.json: GatewayWebhookRefusedSource (refused 403, nothing stored)', async () => {
-    const refused = await webhooks('refused_source');
-    const forged = await fetch(stack.webhookUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.7' },
-      body: JSON.stringify({ uuid: '00000000-0000-4000-8000-000000000001', state: 'PROCESSED', amount: '1000000' }),
-    });
-    expect(forged.status).toBe(403);
-    await grown(accountUrl(), 'account_sync_webhooks_total', { result: 'refused_source' }, refused);
-    await expectFiring(['GatewayWebhookRefusedSource'], 'forged webhook');
-    await expectFiring([], 'forged webhook out of the window');
+    const forged = { uuid: '00000000-0000-4000-8000-000000000001', state: 'PROCESSED', amount: '1000000' };
+    const post = () => postWebhook(forged, { 'x-forwarded-for': '198.51.100.7' });
+    await webhookAlert('refused_source', 'GatewayWebhookRefusedSource', post, 403);
   }, 40_000);
+
+  it('a webhook naming a transaction the ledger cannot hold: GatewayWebhookUnusable (503, the venue retries)', async () => {
+    const onHold = { uuid: 'prom-unusable-1', transactionState: 'ON_HOLD', amount: 1, ccy: 'USD' };
+    await webhookAlert('unusable', 'GatewayWebhookUnusable', () => postWebhook(onHold), 503);
+  }, 40_000);
+
+  it('a transaction list row without uuid: GatewayVenueRestRowsSkipped while the venue sends it', async () => {
+    const skipped = { operation: 'listTransactions' };
+    const before = (await metricValue(accountUrl(), 'venue_rest_rows_skipped_total', skipped)) ?? 0;
+    const leg = await deposit('7.25');
+    await adminPost(stack.venue, 'faults/odd-rows', { uuid: leg, shape: 'unreadable' });
+    await grown(accountUrl(), 'venue_rest_rows_skipped_total', skipped, before);
+    await expectFiring(['GatewayVenueRestRowsSkipped'], 'an unreadable transaction row', 30_000);
+    await fetch(`${stack.venue.adminUrl}/faults/odd-rows`, { method: 'DELETE' });
+    await expectFiring([], 'the row readable again', 40_000);
+  }, 90_000);
 
   it('an outcome contradicting an order execution settled SUCCESS: GatewayOrderOutcomeContradicted, nothing changed', async () => {
     const crid = filledThroughExecution.clientRequestId;
