@@ -18,6 +18,8 @@ export interface ContractResponderOptions<T extends object, R> {
   handle: (request: T) => R | Promise<R>;
   /** Queue group, so several instances share the requests. */
   queue?: string;
+  /** An empty payload is read as `{}` (a query whose filters are all optional); otherwise it is "not JSON". */
+  acceptEmptyBody?: boolean;
 }
 
 export interface RawResponderOptions<R> {
@@ -44,7 +46,8 @@ export class BusResponder {
 
   respond<T extends object, R>(options: ContractResponderOptions<T, R>): BusSubscription {
     return this.subscribe(options.subject, options.queue, (msg) => {
-      const parsed = parseContract(options.contract, msg.data);
+      const empty = options.acceptEmptyBody === true && msg.data.length === 0;
+      const parsed = parseContract(options.contract, empty ? '{}' : msg.data);
       if (!parsed.ok) {
         this.metrics.badRequests.inc({ subject_kind: options.kind });
         this.logger.warn('invalid request refused', { kind: options.kind, problems: parsed.problems });

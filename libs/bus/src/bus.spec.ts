@@ -134,6 +134,29 @@ describe('libs/bus against a real nats-server', () => {
     sub.unsubscribe();
   });
 
+  it('reads an empty body as {} only where the responder says so (a query with no required field)', async () => {
+    const responder = new BusResponder(connection, metrics, silent);
+    const subs = [
+      responder.respond({
+        subject: 't.empty.ok',
+        kind: 'empty-ok',
+        contract: Greeting,
+        acceptEmptyBody: true,
+        handle: () => ({ ok: true }),
+      }),
+      responder.respond({ subject: 't.empty.no', kind: 'empty-no', contract: Greeting, handle: () => ({ ok: true }) }),
+    ];
+    await connection.flush();
+    const ask = async (subject: string, body: string) =>
+      (await peer.request(subject, body, { timeout: 2_000 })).json<{ ok: boolean; error?: { message: string } }>();
+    // Greeting requires a name: the empty body is judged as {} (its field named), not as "not JSON"
+    expect((await ask('t.empty.ok', '')).error?.message).toMatch(/name/);
+    expect((await ask('t.empty.ok', 'not json')).error?.message).toBe('payload is not JSON');
+    expect((await ask('t.empty.no', '')).error?.message).toBe('payload is not JSON');
+    expect(await metric('bus_bad_requests_total', { subject_kind: 'empty-ok' })).toBe(2);
+    for (const sub of subs) sub.unsubscribe();
+  });
+
   it('counts bad requests by subject kind', async () => {
     const responder = new BusResponder(connection, metrics, silent);
     const sub = responder.respond({

@@ -3,6 +3,7 @@ import { isParsableDecimal } from '#venue-api';
 import {
   BalanceQuery,
   boundedText,
+  declaredFields,
   isDecimalString,
   isIsoInstant,
   StateQuery,
@@ -17,6 +18,7 @@ import {
   MAX_ERROR_MESSAGE,
   OrderCommand,
   orderOutcomeMsgId,
+  PairQuery,
   parseContract,
   sizeToken,
   StreamRequest,
@@ -200,6 +202,20 @@ describe('account queries: a bad date or an unknown field is refused, never answ
     expect(parseContract(BalanceQuery, JSON.stringify({ accountGroupUuid: 'g', ccy: 'USD', nonZero: true })).ok).toBe(
       true,
     );
+  });
+
+  it('declaredFields: the properties a contract class declares (its validated fields), one set per class', () => {
+    expect([...declaredFields(StateQuery)]).toEqual(['accountGroupUuid']);
+    expect(new Set(declaredFields(BalanceQuery))).toEqual(new Set(['accountGroupUuid', 'ccy', 'nonZero']));
+    expect(declaredFields(PairQuery).size).toBe(0);
+    expect(declaredFields(StateQuery)).toBe(declaredFields(StateQuery));
+  });
+
+  it('the pair query takes no filter: {} is read, any field is unknown, a body not a JSON object is refused', () => {
+    expect(parseContract(PairQuery, '{}')).toEqual({ ok: true, value: new PairQuery() });
+    expect(problems(PairQuery, { instrument: 'BTC.USD' })).toEqual(['unknown field "instrument"']);
+    expect(parseContract(PairQuery, 'pairs please')).toEqual({ ok: false, problems: ['payload is not JSON'] });
+    expect(parseContract(PairQuery, '[]')).toEqual({ ok: false, problems: ['payload must be a JSON object'] });
   });
 
   it('unknown fields are named bounded: at most ten, each cut, never the whole request text', () => {

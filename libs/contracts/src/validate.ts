@@ -27,7 +27,12 @@ function refusesUnknownFields(Class: object): boolean {
   return false;
 }
 
-function declaredFields(Class: new () => object): ReadonlySet<string> {
+/**
+ * The properties a class-validator class declares (every property with a validation decorator, inherited ones
+ * included), read once per class. The one answer to "which fields does this class know": unknown-field refusal
+ * here, and the venue frames' decoding in libs/venue-api (only declared properties are copied).
+ */
+export function declaredFields(Class: new () => object): ReadonlySet<string> {
   let fields = FIELDS.get(Class);
   if (fields === undefined) {
     const metadata = getMetadataStorage().getTargetValidationMetadatas(Class, '', true, false);
@@ -68,7 +73,8 @@ export function parseContract<T extends object>(Class: new () => T, payload: Uin
   }
   const unknown = refusesUnknownFields(Class) ? unknownFieldProblems(Class, plain) : [];
   const value = plainToInstance(Class, plain);
-  const errors = validateSync(value, { forbidUnknownValues: true });
+  // A contract with no field (a query without filters) has nothing to validate: only its unknown fields count.
+  const errors = declaredFields(Class).size === 0 ? [] : validateSync(value, { forbidUnknownValues: true });
   // A field breaking several rules that share one message (e.g. min and max length) is told it once.
   const broken = errors.flatMap((e) => Object.values(e.constraints ?? { [e.property]: 'invalid' }));
   const problems = [...unknown, ...new Set(broken)];

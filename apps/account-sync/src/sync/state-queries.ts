@@ -7,6 +7,7 @@
 import type { BusResponder, BusSubscription } from '#bus';
 import {
   BalanceQuery,
+  PairQuery,
   StateQuery,
   TradeQuery,
   TransactionListQuery,
@@ -209,9 +210,11 @@ export function serveStateQueries(
           freshness('transfers'),
         ),
     }),
-    responder.respondToAny({
+    responder.respond({
       subject: subjects.query('pair'),
       kind: 'acct.pair.query',
+      contract: PairQuery,
+      acceptEmptyBody: true,
       queue,
       handle: () => all(mirrors.pair.values(), freshness('pairs')),
     }),

@@ -89,6 +89,14 @@ describe('WebhookReceiver (real HTTP, real nats-server)', () => {
     expect((await ledger.current('w-1'))?.state).toBe('PROCESSED');
   });
 
+  it('stores a negative amount as written (§2.9 gives amounts no sign rule; direction is transactionType: WH9)', async () => {
+    const debit = notification('w-neg', 'PENDING', '-250.25').replace('"DEPOSIT"', '"WITHDRAWAL"');
+    const answer = await post(debit);
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual({ result: 'stored' });
+    expect((await ledger.current('w-neg'))?.leg).toMatchObject({ amount: '-250.25', transactionType: 'WITHDRAWAL' });
+  });
+
   it('answers 400 to a malformed body, counted, with a bounded reason that does not echo the body', async () => {
     const before = await count('invalid');
     const notJson = await post('{"uuid": ' + 'A'.repeat(3_000));

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { MetricsRegistry } from '#observability';
-import type { SessionState } from '#contracts';
+import { ORDER_OUTCOME_SOURCES, type SessionState } from '#contracts';
 import { SandboxCode, VenueCode, VenueRestMetrics } from '#venue-api';
 import { HopHistogram } from './hop-histogram.js';
 
@@ -48,6 +48,7 @@ export class VenueMetrics {
   readonly frameOddities: Counter<'messageType'>;
   readonly uncorrelatedReplies: Counter;
   readonly reconciliationsExpired: Counter;
+  readonly outcomeContradictions: Counter<'source'>;
   readonly unresolvedOrders: Gauge;
   readonly oldestUnresolvedSeconds: Gauge;
   private unresolved: () => UnresolvedOrders = () => ({ count: 0, oldestAgeMs: undefined });
@@ -128,6 +129,13 @@ export class VenueMetrics {
       help: 'Orders still without a final outcome when the venue retention (24 h) ended; the trade list decides',
       registers,
     });
+    this.outcomeContradictions = new Counter({
+      name: 'connector_order_outcome_contradictions_total',
+      help: 'Final order statuses from the venue contradicting the final outcome already published (kept, never published), by source',
+      labelNames: ['source'],
+      registers,
+    });
+    for (const source of ORDER_OUTCOME_SOURCES) this.outcomeContradictions.inc({ source }, 0);
     const read = () => this.unresolved();
     this.unresolvedOrders = new Gauge({
       name: 'connector_orders_unresolved',

@@ -30,19 +30,30 @@ export async function* walkPages<T extends { uuid: string }>(
 }
 
 /**
+ * A whole list, read: the records that could be read, and how many rows the venue sent that could not be
+ * (left out and told row by row): a reader must not take a record missing from it as removed while that is not 0.
+ */
+export interface Listing<T> {
+  records: T[];
+  unreadable: number;
+}
+
+/**
  * AS6: lists whose service may answer fewer records than asked (participants: its own page size): walk on
  * until `total` distinct records were read; an empty page ends the walk whatever `total` promised.
  */
 export async function walkToTotal<T extends { uuid: string }>(
   fetchPage: PageFetcher<T>,
   pageSize: number,
-): Promise<T[]> {
+): Promise<Listing<T>> {
   const records = new Map<string, T>();
   let offset = 0;
+  let unreadable = 0;
   for (;;) {
     const page = await fetchPage(pageSize, offset);
     for (const record of page.data) if (!records.has(record.uuid)) records.set(record.uuid, record);
+    unreadable += page.rows - page.data.length;
     offset += page.rows;
-    if (page.rows === 0 || offset >= page.total) return [...records.values()];
+    if (page.rows === 0 || offset >= page.total) return { records: [...records.values()], unreadable };
   }
 }

@@ -186,7 +186,7 @@ describe('order transition', () => {
       [4, reply('FAILED', { subscriptionStatus: 'SUBSCRIBED' })],
     ]);
     expect(published(effects)).toEqual(['SUCCESS/reply']);
-    expect(effects).toContainEqual({ type: 'conflict', status: 'FAILED' });
+    expect(effects).toContainEqual({ type: 'conflict', kept: 'SUCCESS', status: 'FAILED', source: 'reply' });
     // the redelivered final still gets its delivery stopped again
     expect(effects.filter((e) => e.type === 'orderUnsubscribe').length).toBeGreaterThanOrEqual(2);
   });
@@ -216,5 +216,29 @@ describe('order transition', () => {
   it('a reconcile request for an order still awaiting its reply changes nothing', () => {
     const sent = run([[0, { type: 'sent', connection: 1 }]]);
     expect(run([[10, { type: 'reconcile' }]], sent.state)).toEqual({ state: sent.state, effects: [] });
+  });
+
+  it('an order-state record contradicting the final already published is reported, never published', () => {
+    const { state, effects } = run([
+      [0, { type: 'reconcile' }],
+      [300, { type: 'checkDue' }], // the lookup is asked…
+      [310, { ...reply('SUCCESS', { subscriptionStatus: 'SUBSCRIBED' }), connection: undefined }], // …a redelivery settles it
+      [320, { type: 'stateRecords', records: [record('FAILED')] }], // …then the lookup answers FAILED
+    ]);
+    expect(published(effects)).toEqual(['SUCCESS/redelivery']);
+    expect(effects).toContainEqual({ type: 'conflict', kept: 'SUCCESS', status: 'FAILED', source: 'order-state' });
+    expect(state.published).toBe('SUCCESS');
+  });
+
+  it('an order-state record agreeing with the final, or not final, is no contradiction', () => {
+    const settled = run([
+      [0, { type: 'reconcile' }],
+      [300, { type: 'checkDue' }],
+      [310, { ...reply('FAILED', { subscriptionStatus: 'SUBSCRIBED' }), connection: undefined }],
+    ]).state;
+    for (const status of ['FAILED', 'PENDING', 'INDETERMINATE'] as const) {
+      const { effects } = run([[320, { type: 'stateRecords', records: [record(status)] }]], settled);
+      expect(effects.filter((e) => e.type === 'conflict')).toEqual([]);
+    }
   });
 });
