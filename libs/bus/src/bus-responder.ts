@@ -73,7 +73,17 @@ export class BusResponder {
           return;
         }
         if (!msg.reply) return; // a publish without a reply subject is not a request: nothing to answer
-        onMessage(msg);
+        // Nothing may throw into the NATS client: an exception in its callback ends its read loop, and the
+        // connection, still "connected", reads nothing more until a ping times out minutes later.
+        try {
+          onMessage(msg);
+        } catch (error) {
+          this.logger.error('request refused: it could not be handled', {
+            subject: subject.slice(0, 128),
+            error: (error instanceof Error ? error.message : String(error)).slice(0, 256),
+          });
+          this.reply(msg, errorReply(GatewayErrorCode.Internal, 'the request could not be handled'));
+        }
       },
     });
   }

@@ -19,6 +19,7 @@ import {
   OrderCommand,
   orderOutcomeMsgId,
   PairQuery,
+  nestedDeeperThan,
   parseContract,
   sizeToken,
   StreamRequest,
@@ -87,6 +88,21 @@ describe('parseContract', () => {
       expect(parsed.value).toBeInstanceOf(StreamRequest);
       expect(parsed.value.quantity).toBe('0.5');
     }
+  });
+
+  it('refuses a payload nested deeper than any contract, in an undeclared field or an array, without throwing', () => {
+    const nest = (depth: number, inner: string, open: string, close: string) =>
+      `${open.repeat(depth)}${inner}${close.repeat(depth)}`;
+    for (const deep of [nest(10_000, '1', '{"a":', '}'), nest(10_000, '1', '[', ']'), nest(40, '1', '{"a":', '}')]) {
+      expect(() => parseContract(StreamRequest, `{"instrument":"BTC.USD","x":${deep}}`)).not.toThrow();
+      expect(parseContract(StreamRequest, `{"instrument":"BTC.USD","x":${deep}}`)).toEqual({
+        ok: false,
+        problems: ['payload is nested deeper than 32 levels'],
+      });
+    }
+    expect(nestedDeeperThan({ a: { b: [1, { c: 2 }] } }, 4)).toBe(false);
+    expect(nestedDeeperThan({ a: { b: [1, { c: {} }] } }, 4)).toBe(true);
+    expect(parseContract(StreamRequest, JSON.stringify({ ...valid, x: { a: { b: 1 } } })).ok).toBe(true);
   });
 
   it('lists every problem of a bad request without throwing', () => {
