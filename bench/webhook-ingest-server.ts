@@ -38,7 +38,14 @@ async function receiver(): Promise<number> {
   );
   const allowed = CidrSet.parse(['127.0.0.1/32']).set;
   const webhook = new WebhookReceiver(
-    { port: 0, host: '127.0.0.1', path: '/webhooks/venue', maxBodyBytes: 65_536, trustedProxies: CidrSet.empty() },
+    {
+      port: 0,
+      host: '127.0.0.1',
+      path: '/webhooks/venue',
+      maxBodyBytes: 65_536,
+      trustedProxies: CidrSet.empty(),
+      answerDeadlineMs: 8_000,
+    },
     { loaded: true, allows: (address) => allowed.contains(address) },
     ledger,
     new WebhookMetrics(registry),

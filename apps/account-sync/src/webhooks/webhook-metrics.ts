@@ -9,6 +9,8 @@ import type { MetricsRegistry } from '#observability';
  *   unusable                   503: names a transaction (uuid) the ledger cannot hold (unknown state, no
  *                              amount…); the venue retries, nothing is lost by a 4xx
  *   store_failed               503: could not be stored (the venue retries)
+ *   store_deadline             503: not stored within WEBHOOK_ANSWER_DEADLINE_MS (the store goes on; the venue
+ *                              retries with backoff, where a timeout of its 10 s is retried only 3 times)
  *   unready                    503: no address list loaded yet (the venue retries)
  *   not_found, wrong_method    404/405
  */
@@ -20,6 +22,7 @@ export const WEBHOOK_RESULTS = [
   'invalid',
   'unusable',
   'store_failed',
+  'store_deadline',
   'unready',
   'not_found',
   'wrong_method',
@@ -38,7 +41,7 @@ export class WebhookMetrics {
   constructor(registry: MetricsRegistry) {
     this.requests = new Counter({
       name: 'account_sync_webhooks_total',
-      help: 'Webhook requests by result (stored, duplicate, stale, refused_source, invalid, unusable, store_failed, unready, not_found, wrong_method)',
+      help: 'Webhook requests by result (stored, duplicate, stale, refused_source, invalid, unusable, store_failed, store_deadline, unready, not_found, wrong_method)',
       labelNames: ['result'],
       registers: [registry],
     });

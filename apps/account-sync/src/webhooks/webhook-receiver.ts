@@ -10,6 +10,9 @@
  *     store (state outside §3.3, no amount…)   (§6.1 rule 5) — a 4xx would lose a transaction that exists
  *   stored / duplicate / stale             → 200, only once the ledger has it durably
  *   the ledger cannot store it             → 503 (the venue retries with backoff)
+ *   not stored within the answer deadline  → 503 (the venue retries with backoff; a timeout of its 10 s would be
+ *                                            retried only 3 times, §6.1); the store goes on in the background —
+ *                                            a retry queues behind it and finds the (uuid, state) held: duplicate
  *
  * Plain `node:http`: one handler, no framework on the hot path.
  */
@@ -28,6 +31,8 @@ export interface WebhookReceiverOptions {
   path: string;
   maxBodyBytes: number;
   trustedProxies: CidrSet;
+  /** From a request's arrival; below the venue's 10 s response limit (§6.1, §8). */
+  answerDeadlineMs: number;
 }
 
 export interface WebhookSources {
@@ -157,17 +162,35 @@ export class WebhookReceiver {
       return this.answer(request, response, 503, 'unusable', `notification not usable yet: ${reason}`);
     }
     const record = reading.record;
+    let late = false;
+    const deadline = setTimeout(
+      () => {
+        late = true;
+        this.logRefusal('store_deadline', 'webhook not stored within the answer deadline; answered 503, storing on', {
+          uuid: record.uuid.slice(0, 64),
+        });
+        this.answer(request, response, 503, 'store_deadline', 'not stored within the answer deadline; retry later');
+      },
+      Math.max(0, this.options.answerDeadlineMs - (this.now() - started)),
+    );
     this.intake.ingest(record, 'webhook').then(
       (result) => {
+        clearTimeout(deadline);
+        if (late)
+          return this.logger.info('webhook stored after its 503', {
+            uuid: record.uuid.slice(0, 64),
+            result: result.kind,
+          });
         this.metrics.storeSeconds.observe((this.now() - started) / 1_000);
         this.answer(request, response, 200, result.kind);
       },
       (error: unknown) => {
+        clearTimeout(deadline);
         this.logger.error('webhook not stored; answered 503 so the venue retries', {
           uuid: record.uuid.slice(0, 64),
           error: error instanceof Error ? error.message : String(error),
         });
-        this.answer(request, response, 503, 'store_failed', 'not stored; retry later');
+        if (!late) this.answer(request, response, 503, 'store_failed', 'not stored; retry later');
       },
     );
   }
