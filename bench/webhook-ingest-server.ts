@@ -46,7 +46,7 @@ async function receiver(): Promise<number> {
       trustedProxies: CidrSet.empty(),
       answerDeadlineMs: 8_000,
     },
-    { loaded: true, allows: (address) => allowed.contains(address) },
+    { admit: (address) => (allowed.contains(address) ? 'allowed' : 'refused') },
     ledger,
     new WebhookMetrics(registry),
     quiet,

@@ -4,7 +4,9 @@ import type { MetricsRegistry } from '#observability';
 /**
  * Results of a webhook request:
  *   stored, duplicate, stale   accepted (2xx); the ledger's answer
- *   refused_source             403: the sender is not in ips.json
+ *   refused_source             403: the sender is not in ips.json, also after a refresh it asked for
+ *   unconfirmed_source         503: the sender is not in ips.json while a refresh runs or ips.json announces a
+ *                              change (the venue retries; its new address may not be listed yet)
  *   invalid                    400/413: malformed (not JSON, no usable uuid) or oversized body
  *   unusable                   503: names a transaction (uuid) the ledger cannot hold (unknown state, no
  *                              amount…); the venue retries, nothing is lost by a 4xx
@@ -19,6 +21,7 @@ export const WEBHOOK_RESULTS = [
   'duplicate',
   'stale',
   'refused_source',
+  'unconfirmed_source',
   'invalid',
   'unusable',
   'store_failed',
@@ -41,7 +44,7 @@ export class WebhookMetrics {
   constructor(registry: MetricsRegistry) {
     this.requests = new Counter({
       name: 'account_sync_webhooks_total',
-      help: 'Webhook requests by result (stored, duplicate, stale, refused_source, invalid, unusable, store_failed, store_deadline, unready, not_found, wrong_method)',
+      help: 'Webhook requests by result (stored, duplicate, stale, refused_source, unconfirmed_source, invalid, unusable, store_failed, store_deadline, unready, not_found, wrong_method)',
       labelNames: ['result'],
       registers: [registry],
     });

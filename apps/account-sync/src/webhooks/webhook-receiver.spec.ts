@@ -6,6 +6,7 @@ import { startNatsServer, waitFor, type NatsServerHandle } from '#testing';
 import { TransactionLedger, type TransactionStore } from '../transactions/transaction-ledger.js';
 import { TransactionMetrics } from '../transactions/transaction-metrics.js';
 import { CidrSet } from './cidr-set.js';
+import type { SourceVerdict } from './source-list-machine.js';
 import { WebhookMetrics } from './webhook-metrics.js';
 import { WebhookReceiver, type WebhookSources } from './webhook-receiver.js';
 
@@ -44,14 +45,13 @@ describe('WebhookReceiver (real HTTP, real nats-server)', () => {
   let ledger: TransactionLedger;
   let url: string;
   let registry: MetricsRegistry;
-  const sources: WebhookSources & { list: CidrSet; ready: boolean } = {
+  const sources: WebhookSources & { list: CidrSet; ready: boolean; outside: SourceVerdict } = {
     list: CidrSet.parse(['127.0.0.1/32']).set,
     ready: true,
-    get loaded() {
-      return this.ready;
-    },
-    allows(address: string) {
-      return this.list.contains(address);
+    outside: 'refused',
+    admit(address: string) {
+      if (!this.ready) return 'unready';
+      return this.list.contains(address) ? 'allowed' : this.outside;
     },
   };
 
@@ -193,6 +193,21 @@ describe('WebhookReceiver (real HTTP, real nats-server)', () => {
     sources.ready = true;
     sources.list = CidrSet.parse(['127.0.0.1/32']).set;
     expect((await post(notification('w-3', 'PENDING'))).status).toBe(200);
+  });
+
+  it('answers 503 (retried, not 403) to an unlisted source while the list may be ours to blame', async () => {
+    sources.list = CidrSet.parse(['203.0.113.0/24']).set;
+    sources.outside = 'retry'; // a refresh it asked for is running, or ips.json announces a change
+    try {
+      const before = await count('unconfirmed_source');
+      const answer = await post(notification('w-7', 'PENDING'));
+      expect(answer.status).toBe(503);
+      expect(await count('unconfirmed_source')).toBe(before + 1);
+      expect(await ledger.current('w-7')).toBeUndefined();
+    } finally {
+      sources.outside = 'refused';
+      sources.list = CidrSet.parse(['127.0.0.1/32']).set;
+    }
   });
 
   it('reads X-Forwarded-For only from a configured trusted proxy', async () => {

@@ -2,7 +2,9 @@
  * The webhook receiver (§4.12, §6.1): the HTTP endpoint registered in the venue's portal, on its own port
  * (so /metrics and /health are not exposed there). For each POST on the configured path:
  *
- *   sender not in ips.json                 → 403 (counted; never stored)
+ *   sender not in ips.json                 → 403 (counted; never stored) once a refresh of the list still
+ *                                            excludes it; 503 while that refresh runs or ips.json announces a
+ *                                            change (the venue may have moved first): see `admitSource`
  *   no ips.json list loaded yet            → 503 (the venue retries; a transient fault is never a 4xx)
  *   body over the size bound               → 413
  *   not JSON, or no usable `uuid`          → 400 (counted, a bounded reason): nothing a retry could mend
@@ -22,6 +24,7 @@ import type { JsonLogger } from '#observability';
 import { readTransactionNotification } from '#venue-api';
 import type { TransactionIntake } from '../transactions/transaction-intake.js';
 import type { CidrSet } from './cidr-set.js';
+import type { SourceVerdict } from './source-list-machine.js';
 import { clientAddress } from './client-address.js';
 import type { WebhookMetrics, WebhookResult } from './webhook-metrics.js';
 
@@ -36,8 +39,7 @@ export interface WebhookReceiverOptions {
 }
 
 export interface WebhookSources {
-  readonly loaded: boolean;
-  allows(address: string): boolean;
+  admit(address: string): SourceVerdict;
 }
 
 const MAX_REASON = 200;
@@ -108,11 +110,18 @@ export class WebhookReceiver {
     }
     const peer = request.socket.remoteAddress ?? '';
     const source = clientAddress(peer, request.headers['x-forwarded-for'], this.options.trustedProxies);
-    if (!this.sources.loaded) {
+    const verdict = this.sources.admit(source);
+    if (verdict === 'unready') {
       response.setHeader('retry-after', '5');
       return this.answer(request, response, 503, 'unready', 'webhook source list not loaded yet');
     }
-    if (!this.sources.allows(source)) {
+    if (verdict === 'retry') {
+      this.logRefusal('unconfirmed_source', 'webhook answered 503: source not in ips.json, list being refreshed', {
+        source: source.slice(0, 64),
+      });
+      return this.answer(request, response, 503, 'unconfirmed_source', 'source address not confirmed yet; retry later');
+    }
+    if (verdict === 'refused') {
       this.logRefusal('refused_source', 'webhook refused: source address not in ips.json', {
         source: source.slice(0, 64),
       });
