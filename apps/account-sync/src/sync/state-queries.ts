@@ -16,6 +16,7 @@ import {
   type StateQueryReply,
 } from '#contracts';
 import type { Participant, Trade, TransactionRecord } from '#venue-api';
+import { parseVenueDateTime } from '#venue-api';
 import type { ResourceFreshness } from './sync-schedule-machine.js';
 import type { SyncEngine, Mirrors } from './sync-engine.js';
 import type { SyncResource } from './sync-triggers.js';
@@ -52,7 +53,7 @@ function byNewest<T>(records: T[], at: (record: T) => number): T[] {
 }
 
 function createdAtOf(trade: Trade): number {
-  const at = trade.createdAt === undefined ? NaN : Date.parse(trade.createdAt);
+  const at = trade.createdAt === undefined ? NaN : parseVenueDateTime(trade.createdAt);
   return Number.isNaN(at) ? 0 : at;
 }
 
@@ -65,8 +66,8 @@ export function matchesTrade(query: TradeQuery, trade: Trade): boolean {
     (query.tradeClass === undefined || trade.tradeClass === query.tradeClass) &&
     (query.clientRef === undefined || trade.clientRef === query.clientRef) &&
     (query.tradeRef === undefined || trade.tradeRef === query.tradeRef) &&
-    (query.from === undefined || at >= Date.parse(query.from)) &&
-    (query.to === undefined || at <= Date.parse(query.to))
+    (query.from === undefined || at >= parseVenueDateTime(query.from)) &&
+    (query.to === undefined || at <= parseVenueDateTime(query.to))
   );
 }
 
