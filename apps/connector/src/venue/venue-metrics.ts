@@ -53,6 +53,8 @@ export class VenueMetrics {
   readonly oldestUnresolvedSeconds: Gauge;
   private unresolved: () => UnresolvedOrders = () => ({ count: 0, oldestAgeMs: undefined });
   readonly rateLimitWaits: Counter<'kind'>;
+  readonly orderGapSeconds: Gauge;
+  readonly orderRateLimited: Counter;
   readonly orders: Counter<'status' | 'code'>;
   readonly orderReplySeconds: Histogram<'phase'>;
   readonly subscribeFailures: Counter<'code'>;
@@ -157,6 +159,16 @@ export class VenueMetrics {
       name: 'connector_rate_limit_waits_total',
       help: 'Outbound venue messages that had to wait for the client-side limiter',
       labelNames: ['kind'],
+      registers,
+    });
+    this.orderGapSeconds = new Gauge({
+      name: 'connector_order_gap_seconds',
+      help: 'Least gap between two order frames now: the configured interval, wider after the venue refused orders for their pace',
+      registers,
+    });
+    this.orderRateLimited = new Counter({
+      name: 'connector_order_rate_limited_total',
+      help: 'Orders the venue refused for the pace of the account (ORDER_RATE_LIMITED); each one widens the order gap',
       registers,
     });
     this.orders = new Counter({

@@ -14,7 +14,16 @@ function setup(states: (id: string) => Promise<OrderStateView[]> = () => Promise
   const clock = new FakeClock(0);
   const channel = new FakeChannel();
   const metrics = new VenueMetrics(new MetricsRegistry('t', { defaultMetrics: false }));
-  const limiter = new OutboundLimiter({ messagesPerWindow: 30, windowMs: 1_000, orderIntervalMs: 250 }, clock, metrics);
+  const limiter = new OutboundLimiter(
+    {
+      messagesPerWindow: 30,
+      windowMs: 1_000,
+      orderIntervalMs: 250,
+      orderGap: { maxMs: 1_000, stepMs: 50, narrowAfter: 20 },
+    },
+    clock,
+    metrics,
+  );
   const lookups: string[] = [];
   const log = captureLogger();
   const gateway = new OrderGateway(
@@ -59,7 +68,7 @@ function setup(states: (id: string) => Promise<OrderStateView[]> = () => Promise
     message: '',
     ...extra,
   });
-  return { clock, channel, metrics, gateway, outcomes, flush, reply, lookups, lines: log.lines };
+  return { clock, channel, metrics, limiter, gateway, outcomes, flush, reply, lookups, lines: log.lines };
 }
 
 const order = (clientRequestId: string) => ({ clientRequestId, quoteId: 'q-1', side: 'BUY' as const });
@@ -109,6 +118,17 @@ describe('OrderGateway', () => {
     channel.deliver(reply('o-3', 'FAILED', { code: 'SOMETHING_NEW_123' }));
     const codes = (await metrics.orders.get()).values.map((v) => v.labels.code);
     expect(codes).toEqual(expect.arrayContaining(['RFS100019', 'other']));
+  });
+
+  it('an order refused for the pace is final (not re-sent) and widens the order gap; a redelivery of it does not', async () => {
+    const { channel, gateway, outcomes, reply, limiter } = setup();
+    channel.up();
+    await gateway.submit(order('o-rl'));
+    channel.deliver(reply('o-rl', 'FAILED', { code: 'ORDER_RATE_LIMITED' }));
+    channel.deliver(reply('o-rl', 'FAILED', { code: 'ORDER_RATE_LIMITED' }));
+    expect(outcomes).toEqual([expect.objectContaining({ status: 'FAILED', code: 'ORDER_RATE_LIMITED' })]);
+    expect(channel.sentOfType('order')).toHaveLength(1);
+    expect(limiter.orderGapMs).toBe(300);
   });
 
   it('refuses, unsent, an order the codec cannot write (its checks run on the wire)', async () => {

@@ -311,6 +311,8 @@ export class OrderGateway {
         return;
       case 'latency':
         return this.metrics.orderReplySeconds.observe({ phase: effect.phase }, effect.ms / 1000);
+      case 'firstAnswer':
+        return this.limiter.orderAnswered(effect.code);
       case 'conflict':
         return this.contradicted(id, effect.kept, effect.status, effect.source);
       case 'expired':

@@ -81,9 +81,23 @@ describe('order transition', () => {
     expect(published(effects)).toEqual(['PENDING/reply', 'SUCCESS/reply']);
     expect(effects).toContainEqual({ type: 'latency', phase: 'first', ms: 10 });
     expect(effects).toContainEqual({ type: 'latency', phase: 'final', ms: 40 });
+    expect(effects.filter((e) => e.type === 'firstAnswer')).toEqual([{ type: 'firstAnswer', code: '' }]);
     expect(effects.filter((e) => e.type === 'orderUnsubscribe')).toHaveLength(1);
     expect(state.phase).toBe('done');
     expect(effects.at(-1)).toEqual({ type: 'finished' });
+  });
+
+  it('tells the first answer to an order it sent, with its code (the limiter paces orders by it), once', () => {
+    const { effects } = run([
+      [0, { type: 'sent', connection: 1 }],
+      [5, reply('FAILED', { code: 'ORDER_RATE_LIMITED', subscriptionStatus: 'SUBSCRIBED' })],
+      [6, reply('FAILED', { code: 'ORDER_RATE_LIMITED', subscriptionStatus: 'SUBSCRIBED' })],
+    ]);
+    expect(effects.filter((e) => e.type === 'firstAnswer')).toEqual([
+      { type: 'firstAnswer', code: 'ORDER_RATE_LIMITED' },
+    ]);
+    const heard = run([[5, reply('FAILED', { code: 'ORDER_RATE_LIMITED' })]]);
+    expect(heard.effects.filter((e) => e.type === 'firstAnswer')).toEqual([]);
   });
 
   it('a reply on a later connection is a redelivery', () => {

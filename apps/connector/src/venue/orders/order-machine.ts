@@ -89,6 +89,8 @@ export type OrderEffect =
   | { readonly type: 'arm'; readonly timer: OrderTimer; readonly ms: number }
   | { readonly type: 'disarm' }
   | { readonly type: 'latency'; readonly phase: 'first' | 'final'; readonly ms: number }
+  /** The venue's first answer to an order this process sent: its code tells whether our order pace suits it (K1). */
+  | { readonly type: 'firstAnswer'; readonly code: string }
   /** A final status contradicting the final one published (FAILED after SUCCESS): kept out, counted, logged. */
   | {
       readonly type: 'conflict';
@@ -176,7 +178,10 @@ function onReply(state: OrderState, reply: OrderReply, connection: number | unde
   const effects: OrderEffect[] = [];
   const status = reply.orderStatus;
   if (!state.replied && state.sentAt !== undefined) {
-    effects.push({ type: 'latency', phase: 'first', ms: env.now - state.sentAt });
+    effects.push(
+      { type: 'latency', phase: 'first', ms: env.now - state.sentAt },
+      { type: 'firstAnswer', code: reply.code ?? '' },
+    );
   }
   let next: OrderState = { ...state, replied: true };
   const wasFinal = state.published !== undefined && isFinalStatus(state.published);
