@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { BusConnection, BusCore, BusKv, BusPublisher, BusStreams, serviceModules } from '#bus';
+import { BusConnection, BusCore, BusKv, BusPublisher, BusResponder, BusStreams, serviceModules } from '#bus';
 import { systemClock } from '#actors';
 import { HealthRegistry, JsonLogger, lifecycleOf, MetricsRegistry } from '#observability';
 import { TonceSource, VenueRestClient, VenueRestMetrics } from '#venue-api';
@@ -34,6 +34,7 @@ export class ExecutionAppModule {
           provide: ExecutionRuntime,
           useFactory: (
             connection: BusConnection,
+            responder: BusResponder,
             publisher: BusPublisher,
             streams: BusStreams,
             kv: BusKv,
@@ -66,7 +67,7 @@ export class ExecutionAppModule {
                 maxLabelValues: config.METRIC_LABEL_VALUES_MAX,
                 ...(config.FAULT_CRASH_AT !== undefined ? { crashAt: config.FAULT_CRASH_AT } : {}),
               },
-              { connection, core: new BusCore(connection, logger.child('bus')), publisher, streams, kv },
+              { connection, core: new BusCore(connection, logger.child('bus')), responder, publisher, streams, kv },
               risk,
               new VenueRestClient({
                 baseUrl: config.VENUE_REST_URL,
@@ -87,6 +88,7 @@ export class ExecutionAppModule {
             ),
           inject: [
             BusConnection,
+            BusResponder,
             BusPublisher,
             BusStreams,
             BusKv,
