@@ -5,6 +5,7 @@ import { HealthRegistry, JsonLogger, lifecycleOf, MetricsRegistry } from '#obser
 import { TonceSource, VenueRestClient, VenueRestMetrics } from '#venue-api';
 import { EXECUTION_CONFIG, type ExecutionConfig } from './config.js';
 import { ExecutionRuntime } from './execution-runtime.js';
+import { loadLimitsFile } from './risk/limits-file.js';
 import { RISK_GATE, type RiskGate } from './risk/risk-gate.js';
 import { RiskModule } from './risk/risk.module.js';
 
@@ -65,6 +66,7 @@ export class ExecutionAppModule {
                 },
                 shutdownWaitMs: config.SHUTDOWN_WAIT_MS,
                 maxLabelValues: config.METRIC_LABEL_VALUES_MAX,
+                configuredStrategies: Object.keys(loadLimitsFile(config.RISK_LIMITS_FILE).file.strategies ?? {}),
                 ...(config.FAULT_CRASH_AT !== undefined ? { crashAt: config.FAULT_CRASH_AT } : {}),
               },
               { connection, core: new BusCore(connection, logger.child('bus')), responder, publisher, streams, kv },

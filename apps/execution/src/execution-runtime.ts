@@ -61,6 +61,8 @@ export interface ExecutionSettings {
   timings: OrderTimings;
   shutdownWaitMs: number;
   maxLabelValues: number;
+  /** The strategies of the risk limits file: they have their own metric labels from the start. */
+  configuredStrategies: string[];
   crashAt?: CrashPoint;
 }
 
@@ -153,6 +155,7 @@ export class ExecutionRuntime {
         startupReconciling: () => (deskOf.current?.startupUnchecked ?? 0) > 0,
       },
       settings.maxLabelValues,
+      settings.configuredStrategies,
     );
     const venue = new VenueRecords(this.rest, {
       attempt: (source, result, reason) => {
