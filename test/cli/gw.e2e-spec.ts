@@ -259,5 +259,47 @@ describe('gw CLI', () => {
       (e: { code: number; stderr: string }) => e,
     );
     expect((unreachable as { stderr: string }).stderr).toContain('next: start the stack with `npm start`');
+
+    // a refused order names the reason of each bad field, not only the field
+    const outsidePair = await gw([
+      'buy',
+      'BTC.USD',
+      '0.01',
+      'XRP',
+      'T',
+      '--group',
+      GROUP,
+      '--strategy',
+      'cli-e2e',
+    ]).catch((e: { code: number; stderr: string }) => e);
+    expect(outsidePair).toMatchObject({ code: 1 });
+    expect((outsidePair as { stderr: string }).stderr).toContain('currency must be one of the instrument');
+  });
+
+  it('--json failures are one JSON object on stdout, with the same exit codes', async () => {
+    const failure = (e: { code: number; stdout: string }) => ({
+      code: e.code,
+      document: JSON.parse(e.stdout) as unknown,
+    });
+    expect(await gw(['orders', '--id', 'nope', '--json']).catch(failure)).toMatchObject({
+      code: 1,
+      document: { error: { code: 'ORDER_NOT_FOUND', message: expect.any(String) } },
+    });
+    expect(await gw(['prices', 'BTC.USD', '1', '--json']).catch(failure)).toMatchObject({
+      code: 2,
+      document: { error: { code: 'BAD_ARGUMENT' } },
+    });
+    const unreachable = await run(process.execPath, [GW, 'balances', '--json', '--nats', 'nats://127.0.0.1:1']).catch(
+      failure,
+    );
+    expect(unreachable).toMatchObject({ code: 1, document: { error: { code: 'NATS_UNREACHABLE' } } });
+  });
+
+  it('the common options may come before the command', async () => {
+    const status = await run(process.execPath, [GW, '--nats', stack.natsUrl, '--json', 'status'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(JSON.parse(status.stdout)).toMatchObject({ connector: { sessionState: 'open' } });
   });
 });

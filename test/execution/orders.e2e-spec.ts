@@ -180,6 +180,15 @@ describe('execution: the order API, one final outcome per order', () => {
     expect(await list('garbage')).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
     expect(await list('[1]')).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
     expect(await list('')).toMatchObject({ ok: true });
+    // the hand-read queries count their refusals like every bad request
+    const badRequests = (kind: string) => metricSum(instance.httpUrl, 'bus_bad_requests_total', { subject_kind: kind });
+    const ask = async (subject: string, body: string) =>
+      (await stack.algo.request(`gw.v1.acct1.exec.${subject}`, body, { timeout: 10_000 })).json();
+    expect(await badRequests('order.list')).toBe(2);
+    expect(await ask('order.get', 'notjson')).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
+    expect(await ask('position.get', '{}')).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
+    expect(await badRequests('order.get')).toBe(1);
+    expect(await badRequests('position.get')).toBe(1);
   });
 
   it('PENDING at the venue when first asked, filled later → resolved SUCCESS, never FAILED', async () => {

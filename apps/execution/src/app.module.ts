@@ -1,10 +1,11 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { BusConnection, BusCore, BusKv, BusPublisher, BusStreams, serviceModules } from '#bus';
+import { BusConnection, BusCore, BusKv, BusPublisher, BusResponder, BusStreams, serviceModules } from '#bus';
 import { systemClock } from '#actors';
 import { HealthRegistry, JsonLogger, lifecycleOf, MetricsRegistry } from '#observability';
 import { TonceSource, VenueRestClient, VenueRestMetrics } from '#venue-api';
 import { EXECUTION_CONFIG, type ExecutionConfig } from './config.js';
 import { ExecutionRuntime } from './execution-runtime.js';
+import { loadLimitsFile } from './risk/limits-file.js';
 import { RISK_GATE, type RiskGate } from './risk/risk-gate.js';
 import { RiskModule } from './risk/risk.module.js';
 
@@ -34,6 +35,7 @@ export class ExecutionAppModule {
           provide: ExecutionRuntime,
           useFactory: (
             connection: BusConnection,
+            responder: BusResponder,
             publisher: BusPublisher,
             streams: BusStreams,
             kv: BusKv,
@@ -64,9 +66,10 @@ export class ExecutionAppModule {
                 },
                 shutdownWaitMs: config.SHUTDOWN_WAIT_MS,
                 maxLabelValues: config.METRIC_LABEL_VALUES_MAX,
+                configuredStrategies: Object.keys(loadLimitsFile(config.RISK_LIMITS_FILE).file.strategies ?? {}),
                 ...(config.FAULT_CRASH_AT !== undefined ? { crashAt: config.FAULT_CRASH_AT } : {}),
               },
-              { connection, core: new BusCore(connection, logger.child('bus')), publisher, streams, kv },
+              { connection, core: new BusCore(connection, logger.child('bus')), responder, publisher, streams, kv },
               risk,
               new VenueRestClient({
                 baseUrl: config.VENUE_REST_URL,
@@ -87,6 +90,7 @@ export class ExecutionAppModule {
             ),
           inject: [
             BusConnection,
+            BusResponder,
             BusPublisher,
             BusStreams,
             BusKv,

@@ -66,7 +66,7 @@ export class ExecutionConfig extends withVenueCredentialsEnv(withNatsEnv(Service
 
   // ---- Process
   @EnvMs(100, 600_000) SHUTDOWN_WAIT_MS: number = 5_000;
-  /** Distinct strategy ids and reject codes kept as metric labels (then `other`). */
+  /** Distinct reject codes, and strategy ids configured or with an accepted order, kept as metric labels (then `other`). */
   @EnvInt(1, 10_000) METRIC_LABEL_VALUES_MAX: number = 100;
   /** Fault injection for tests only: SIGKILL itself right after this step of a new order. Never set in production. */
   @IsOptional() @EnvEnum(['after-intent', 'after-send']) FAULT_CRASH_AT?: 'after-intent' | 'after-send';

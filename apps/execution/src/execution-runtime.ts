@@ -23,6 +23,7 @@ import {
   type BusCore,
   type BusKv,
   type BusPublisher,
+  type BusResponder,
   type BusStreams,
   type BusSubscription,
 } from '#bus';
@@ -30,6 +31,7 @@ import type { Cancel, Clock } from '#actors';
 import type { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import type { VenueRestClient } from '#venue-api';
 import { OrderQueries } from './api/order-queries.js';
+import { parseOrderListing, parseOrderLookup, parsePositionsQuery } from './api/order-query-requests.js';
 import { PlaceOrderService } from './api/place-order.service.js';
 import { ExecutionMetrics } from './metrics/execution-metrics.js';
 import { OrderDesk, type CrashPoint } from './orders/order-desk.js';
@@ -59,12 +61,16 @@ export interface ExecutionSettings {
   timings: OrderTimings;
   shutdownWaitMs: number;
   maxLabelValues: number;
+  /** The strategies of the risk limits file: they have their own metric labels from the start. */
+  configuredStrategies: string[];
   crashAt?: CrashPoint;
 }
 
 export interface ExecutionBus {
   connection: BusConnection;
   core: BusCore;
+  /** The read-only queries: their bad requests are answered and counted like every contract's. */
+  responder: BusResponder;
   publisher: BusPublisher;
   streams: BusStreams;
   kv: BusKv;
@@ -149,6 +155,7 @@ export class ExecutionRuntime {
         startupReconciling: () => (deskOf.current?.startupUnchecked ?? 0) > 0,
       },
       settings.maxLabelValues,
+      settings.configuredStrategies,
     );
     const venue = new VenueRecords(this.rest, {
       attempt: (source, result, reason) => {
@@ -238,18 +245,27 @@ export class ExecutionRuntime {
     const queue = { queue: EXECUTION_QUEUE };
     running.subscriptions.push(
       bus.core.subscribe(execSubjects.place, (m) => m.isRequest && reply(place.place(m.data), m.respond), queue),
-      bus.core.subscribe(execSubjects.get, (m) => m.isRequest && reply(queries.get(m.json()), m.respond), queue),
-      bus.core.subscribe(
-        execSubjects.list,
-        // An empty body lists with the defaults; a body that is not JSON is a bad request, not an empty one.
-        (m) => m.isRequest && reply(queries.list(m.data.length === 0 ? {} : (m.json() ?? null)), m.respond),
-        queue,
-      ),
-      bus.core.subscribe(
-        execSubjects.positions,
-        (m) => m.isRequest && reply(queries.positionsOf(m.json()), m.respond),
-        queue,
-      ),
+      bus.responder.respondParsed({
+        subject: execSubjects.get,
+        kind: 'order.get',
+        queue: EXECUTION_QUEUE,
+        parse: parseOrderLookup,
+        handle: (lookup) => queries.get(lookup),
+      }),
+      bus.responder.respondParsed({
+        subject: execSubjects.list,
+        kind: 'order.list',
+        queue: EXECUTION_QUEUE,
+        parse: parseOrderListing,
+        handle: (listing) => queries.list(listing),
+      }),
+      bus.responder.respondParsed({
+        subject: execSubjects.positions,
+        kind: 'position.get',
+        queue: EXECUTION_QUEUE,
+        parse: parsePositionsQuery,
+        handle: (query) => queries.positionsOf(query),
+      }),
     );
     this.observability.health.register('startup-reconciliation', () => {
       const unchecked = desk.startupUnchecked;

@@ -1,5 +1,5 @@
 import type { Msg, Subscription } from '@nats-io/transport-node';
-import { errorReply, GatewayErrorCode, parseContract } from '#contracts';
+import { errorReply, GatewayErrorCode, parseContract, type Parsed } from '#contracts';
 import type { JsonLogger } from '#observability';
 import type { BusConnection } from './bus-connection.js';
 import type { BusMetrics } from './bus-metrics.js';
@@ -20,6 +20,15 @@ export interface ContractResponderOptions<T extends object, R> {
   queue?: string;
   /** An empty payload is read as `{}` (a query whose filters are all optional); otherwise it is "not JSON". */
   acceptEmptyBody?: boolean;
+}
+
+export interface ParsingResponderOptions<T, R> {
+  subject: string;
+  kind: SubjectKind;
+  /** Reads the payload (never throws); a refusal is answered and counted like a contract's. */
+  parse: (payload: Uint8Array) => Parsed<T>;
+  handle: (request: T) => R | Promise<R>;
+  queue?: string;
 }
 
 export interface RawResponderOptions<R> {
@@ -45,9 +54,17 @@ export class BusResponder {
   ) {}
 
   respond<T extends object, R>(options: ContractResponderOptions<T, R>): BusSubscription {
+    const { contract, acceptEmptyBody, ...rest } = options;
+    return this.respondParsed({
+      ...rest,
+      parse: (payload) => parseContract(contract, acceptEmptyBody === true && payload.length === 0 ? '{}' : payload),
+    });
+  }
+
+  /** For a request read by hand rather than by a contract class: its refusals are counted the same way. */
+  respondParsed<T, R>(options: ParsingResponderOptions<T, R>): BusSubscription {
     return this.subscribe(options.subject, options.queue, (msg) => {
-      const empty = options.acceptEmptyBody === true && msg.data.length === 0;
-      const parsed = parseContract(options.contract, empty ? '{}' : msg.data);
+      const parsed = options.parse(msg.data);
       if (!parsed.ok) {
         this.metrics.badRequests.inc({ subject_kind: options.kind });
         this.logger.warn('invalid request refused', { kind: options.kind, problems: parsed.problems });

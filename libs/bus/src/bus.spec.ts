@@ -223,6 +223,23 @@ describe('libs/bus against a real nats-server', () => {
     sub.unsubscribe();
   });
 
+  it('a responder reading its payload by hand refuses and counts bad requests like a contract responder', async () => {
+    const responder = new BusResponder(connection, metrics, silent);
+    const sub = responder.respondParsed({
+      subject: 't.byhand',
+      kind: 'byhand',
+      parse: (payload) =>
+        payload.length > 0 ? { ok: true, value: payload.length } : { ok: false, problems: ['a body is required'] },
+      handle: (length) => ({ ok: true, length }),
+    });
+    await connection.flush();
+    const ask = async (body: string) => (await peer.request('t.byhand', body, { timeout: 2_000 })).json<unknown>();
+    expect(await ask('abc')).toEqual({ ok: true, length: 3 });
+    expect(await ask('')).toEqual({ ok: false, error: { code: 'INVALID_REQUEST', message: 'a body is required' } });
+    expect(await metric('bus_bad_requests_total', { subject_kind: 'byhand' })).toBe(1);
+    sub.unsubscribe();
+  });
+
   it('consumes a durable pull consumer in order and resumes after a restart without redelivering acked messages', async () => {
     await streams.ensureStream({ name: 'T_WQ', subjects: ['t.wq'], storage: 'file', retention: 'workqueue' });
     const consumers = new BusConsumers(connection, silent);

@@ -6,6 +6,7 @@ export {
   BusResponder,
   type BusSubscription,
   type ContractResponderOptions,
+  type ParsingResponderOptions,
   type RawResponderOptions,
 } from './bus-responder.js';
 export { BusStreams, readStreamJson, type StoredJson, type StreamDefinition } from './bus-streams.js';

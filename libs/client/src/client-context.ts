@@ -53,7 +53,19 @@ export async function gatewayRequest<T extends { ok: true }>(
     throw new OutcomeUnknownError(write.what, write.idempotencyKey, failure);
   }
   if (reply.ok) return reply;
-  throw new GatewayError(reply.error.code, reply.error.message, nextStepFor(reply.error.code));
+  throw new GatewayError(reply.error.code, replyErrorMessage(reply.error), nextStepFor(reply.error.code));
+}
+
+/** An error reply's message, with the reason of each bad field when the reply names them (`error.fields`). */
+export function replyErrorMessage(error: { code: string; message: string; fields?: unknown }): string {
+  const reasons = Array.isArray(error.fields)
+    ? error.fields.flatMap((f: unknown) =>
+        typeof f === 'object' && f !== null && typeof (f as { problem?: unknown }).problem === 'string'
+          ? [(f as { problem: string }).problem]
+          : [],
+      )
+    : [];
+  return reasons.length === 0 ? error.message : `${error.message} — ${reasons.join('; ')}`;
 }
 
 /** The connector (or another app) is not there to answer: say so, and how to start it. */

@@ -1,22 +1,12 @@
 /**
- * The execution app's metrics. Labels are bounded: states and evidence sources are closed sets; strategy
- * ids and reject codes are kept to the first `maxLabelValues` distinct values (then `other`), so an algo
- * sending junk cannot grow the series without bound.
+ * The execution app's metrics. Labels are bounded: states and evidence sources are closed sets; reject codes
+ * are kept to the first `maxLabelValues` distinct values (then `other`); a strategy id has its own label only
+ * once configured or with an accepted order, up to `maxLabelValues` of them (`metric-labels.ts`).
  */
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { MetricsRegistry } from '#observability';
 import { CONTRADICTION_SOURCES } from '../orders/order-machine.js';
-
-export class BoundedLabel {
-  private readonly values = new Set<string>();
-  constructor(private readonly max: number) {}
-  of(value: string): string {
-    if (this.values.has(value)) return value;
-    if (this.values.size >= this.max || !/^[A-Za-z0-9_.-]{1,64}$/.test(value)) return 'other';
-    this.values.add(value);
-    return value;
-  }
-}
+import { BoundedLabel, StrategyLabels } from './metric-labels.js';
 
 export interface ExecutionGaugeSource {
   ordersByState(): Record<string, number>;
@@ -33,12 +23,18 @@ export class ExecutionMetrics {
   readonly resumed: Counter<'how'>;
   readonly journalConflicts: Counter;
   readonly outcomeContradictions: Counter<'source'>;
-  private readonly strategies: BoundedLabel;
+  private readonly strategies: StrategyLabels;
   private readonly codes: BoundedLabel;
 
-  constructor(registry: MetricsRegistry, source: ExecutionGaugeSource, maxLabelValues = 100) {
+  /** `configuredStrategies`: the strategies of the risk limits file, labelled from the start. */
+  constructor(
+    registry: MetricsRegistry,
+    source: ExecutionGaugeSource,
+    maxLabelValues = 100,
+    configuredStrategies: Iterable<string> = [],
+  ) {
     const registers = [registry];
-    this.strategies = new BoundedLabel(maxLabelValues);
+    this.strategies = new StrategyLabels(maxLabelValues, configuredStrategies);
     this.codes = new BoundedLabel(maxLabelValues);
     this.ordersEntered = new Counter({
       name: 'execution_orders_total',
@@ -124,7 +120,9 @@ export class ExecutionMetrics {
     });
   }
 
+  /** An order of `strategy` entered `state`: it was accepted, so the strategy is a real one. */
   entered(state: string, strategy: string): void {
+    this.strategies.admit(strategy);
     this.ordersEntered.inc({ state, strategy: this.strategies.of(strategy) });
   }
 

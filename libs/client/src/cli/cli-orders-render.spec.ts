@@ -41,6 +41,8 @@ describe('gw order rendering', () => {
       'outcome: SUCCESS (from reply)',
       '  bought 0.01 BTC at 64302.57 USD, paid 643.0257 USD, trade T-9',
     ]);
+    // the venue's SUCCESS carries an empty code: no `  : Filled` line
+    expect(outcomeLines({ ...order, code: '', message: 'Filled' }, plain).some((l) => l.startsWith('  :'))).toBe(false);
     expect(outcomeLines(order, colour)[0]).toBe('outcome: \x1b[32mSUCCESS\x1b[0m (from reply)');
   });
 

@@ -8,7 +8,8 @@
 import 'reflect-metadata'; // the contract classes' decorators (class-transformer) need it loaded first
 import { GatewayClient } from '../gateway-client.js';
 import { ClientErrorCode, GatewayError } from '../gateway-error.js';
-import { commonOptions, parseCommand, COMMON_FLAGS, type CommonOptions } from './options.js';
+import { failureDocument } from './failure.js';
+import { commandLine, commonOptions, parseCommand, COMMON_FLAGS, type CommonOptions } from './options.js';
 import { pricesArgs, runPrices, PRICES_HELP } from './prices-command.js';
 import {
   BALANCES_FLAGS,
@@ -39,9 +40,10 @@ const HELP = `gw — the brokerage gateway from a terminal
   gw withdrawals [list|submit|cancel|get]                                 withdrawals
   gw halt|resume --reason <why>, gw trading                               the kill switch, trading states
 
-Every command takes --nats <url> (NATS_URL, default nats://127.0.0.1:4222), --account <name> (ACCOUNT, default
-"default"), --prefix <subjects> (NATS_SUBJECT_PREFIX, default gw.v1), --timeout <seconds> (each request, default
-15) and --json. \`gw <command> --help\` for more.
+Every command takes, before or after it, --nats <url> (NATS_URL, default nats://127.0.0.1:4222), --account <name>
+(ACCOUNT, default "default"), --prefix <subjects> (NATS_SUBJECT_PREFIX, default gw.v1), --timeout <seconds> (each
+request, default 15) and --json (failures too: {"error":{"code","message","nextStep"}} on stdout, same exit code).
+\`gw <command> --help\` for more.
 Exit codes: 0 done, 1 failed, 2 bad usage, 3 outcome unknown (gw buy|sell, gw withdrawals submit: not final yet,
 or no answer — re-run with the idempotency key printed, --key <key>, never without it).`;
 
@@ -51,7 +53,7 @@ async function main(argv: string[]): Promise<number> {
     if (error.code === 'EPIPE') process.exit(0);
   });
   const terminal = processTerminal();
-  const [command, ...args] = argv;
+  const { command, args, json } = commandLine(argv);
   const abort = new AbortController();
   const onSignal = (): void => abort.abort();
   process.once('SIGINT', onSignal);
@@ -134,6 +136,8 @@ async function main(argv: string[]): Promise<number> {
         );
     }
   } catch (error) {
+    // --json: the failure is a JSON document on stdout too (the text stays on stderr), with the same exit code
+    if (json) terminal.line(JSON.stringify(failureDocument(error)));
     if (error instanceof GatewayError) {
       terminal.error(`gw: ${error.message}${error.code !== ClientErrorCode.BadArgument ? ` (${error.code})` : ''}`);
       if (error.nextStep !== undefined) terminal.error(`  next: ${error.nextStep}`);

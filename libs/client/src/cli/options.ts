@@ -35,6 +35,24 @@ export function commonOptions(values: Record<string, unknown>, env: NodeJS.Proce
   };
 }
 
+/**
+ * The command and its arguments. Common options may come before the command too (`gw --nats URL status`): they
+ * are moved after it, where each command parses them. `json`: `--json` anywhere, so a failure before or during
+ * parsing is still answered as JSON.
+ */
+export function commandLine(argv: string[]): { command: string | undefined; args: string[]; json: boolean } {
+  let at = 0;
+  while (at < argv.length) {
+    const name = /^--([a-z]+)(=.*)?$/.exec(argv[at] ?? '');
+    const flag = name?.[1];
+    if (flag === undefined || flag === 'help' || !Object.hasOwn(COMMON_FLAGS, flag)) break;
+    const takesValue = COMMON_FLAGS[flag as keyof typeof COMMON_FLAGS].type === 'string' && name?.[2] === undefined;
+    at += takesValue ? 2 : 1;
+  }
+  const [command, ...rest] = argv.slice(at);
+  return { command, args: [...rest, ...argv.slice(0, at)], json: argv.includes('--json') };
+}
+
 /** `parseArgs`, its errors turned into a usage error naming the command. */
 export function parseCommand<O extends ParseArgsConfig['options']>(
   command: string,

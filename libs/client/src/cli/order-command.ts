@@ -160,7 +160,8 @@ export function outcomeLines(order: OrderView, colours: Pick<Terminal, 'colour'>
       `  ${order.side === 'BUY' ? 'bought' : 'sold'} ${f.baseAmount} ${f.baseCurrency} at ${f.price} ${f.quoteCurrency}, ${order.side === 'BUY' ? 'paid' : 'received'} ${f.quoteAmount} ${f.quoteCurrency}${f.tradeRef !== undefined ? `, trade ${f.tradeRef}` : ''}`,
     );
   }
-  if (order.code !== undefined) lines.push(`  ${order.code}${order.message !== undefined ? `: ${order.message}` : ''}`);
+  if (order.code !== undefined && order.code !== '')
+    lines.push(`  ${order.code}${order.message !== undefined ? `: ${order.message}` : ''}`);
   if (!order.final) {
     lines.push(
       `  not final yet: the gateway keeps reconciling it with the venue and never re-places it; follow with \`gw orders --id ${order.orderId}\``,

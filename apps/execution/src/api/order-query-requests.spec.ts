@@ -1,0 +1,38 @@
+import { describe, expect, it } from '@jest/globals';
+import { parseOrderListing, parseOrderLookup, parsePositionsQuery } from './order-query-requests.js';
+
+const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+const refused = (fields: string) => ({ ok: false, problems: [`invalid or missing: ${fields}`] });
+
+describe('the bodies of the order queries', () => {
+  it('an order is looked up by id, or by strategy and idempotency key', () => {
+    expect(parseOrderLookup(bytes('{"orderId":"o-1"}'))).toEqual({ ok: true, value: { orderId: 'o-1' } });
+    expect(parseOrderLookup(bytes('{"strategyId":"alpha","idempotencyKey":"k"}'))).toEqual({
+      ok: true,
+      value: { strategyId: 'alpha', idempotencyKey: 'k' },
+    });
+    for (const body of ['notjson', '[1]', '{}', '{"orderId":"a b"}'])
+      expect(parseOrderLookup(bytes(body))).toEqual(refused('orderId (or strategyId with idempotencyKey)'));
+    expect(parseOrderLookup(bytes('{"strategyId":"has space","idempotencyKey":"k"}'))).toEqual(
+      refused('strategyId, idempotencyKey'),
+    );
+  });
+
+  it('a listing defaults to the open orders; an empty body is the defaults, anything not an object is refused', () => {
+    expect(parseOrderListing(new Uint8Array())).toEqual({ ok: true, value: { filter: 'open' } });
+    expect(parseOrderListing(bytes('{"filter":"unresolved","strategyId":"alpha"}'))).toEqual({
+      ok: true,
+      value: { filter: 'unresolved', strategyId: 'alpha' },
+    });
+    for (const body of ['garbage', '[1]', 'null'])
+      expect(parseOrderListing(bytes(body))).toEqual(refused('body (a JSON object, or empty)'));
+    expect(parseOrderListing(bytes('{"filter":"all"}'))).toEqual(refused('filter (open or unresolved)'));
+    expect(parseOrderListing(bytes('{"strategyId":7}'))).toEqual(refused('strategyId'));
+  });
+
+  it('positions need a strategy id', () => {
+    expect(parsePositionsQuery(bytes('{"strategyId":"alpha"}'))).toEqual({ ok: true, value: { strategyId: 'alpha' } });
+    for (const body of ['{}', 'notjson', '{"strategyId":"has space"}'])
+      expect(parsePositionsQuery(bytes(body))).toEqual(refused('strategyId'));
+  });
+});

@@ -1,0 +1,35 @@
+import { describe, expect, it } from '@jest/globals';
+import { GatewayError, OutcomeUnknownError } from '../gateway-error.js';
+import { failureDocument } from './failure.js';
+import { commandLine } from './options.js';
+
+describe('the command line', () => {
+  it('takes the common options before the command as well as after it', () => {
+    expect(commandLine(['--nats', 'nats://h:1', 'status'])).toEqual({
+      command: 'status',
+      args: ['--nats', 'nats://h:1'],
+      json: false,
+    });
+    expect(commandLine(['--json', '--account=acme', '--timeout', '5', 'orders', '--id', 'o-1'])).toEqual({
+      command: 'orders',
+      args: ['--id', 'o-1', '--json', '--account=acme', '--timeout', '5'],
+      json: true,
+    });
+    expect(commandLine(['status', '--json'])).toEqual({ command: 'status', args: ['--json'], json: true });
+    expect(commandLine(['--help'])).toEqual({ command: '--help', args: [], json: false });
+    expect(commandLine([])).toEqual({ command: undefined, args: [], json: false });
+    // an unknown leading option is left as the command, to be refused by name
+    expect(commandLine(['--bogus', 'status']).command).toBe('--bogus');
+  });
+});
+
+describe('--json failures', () => {
+  it('are one JSON object with the code, the message and the next step', () => {
+    expect(failureDocument(new GatewayError('NOT_FOUND', 'no such order', 'check the id'))).toEqual({
+      error: { code: 'NOT_FOUND', message: 'no such order', nextStep: 'check the id' },
+    });
+    expect(failureDocument(new Error('boom'))).toEqual({ error: { code: 'INTERNAL', message: 'boom' } });
+    const unknown = new OutcomeUnknownError('order', 'k-1', new GatewayError('TIMEOUT', 'no answer'));
+    expect(failureDocument(unknown).error).toMatchObject({ code: 'OUTCOME_UNKNOWN', idempotencyKey: 'k-1' });
+  });
+});
