@@ -1,0 +1,91 @@
+/**
+ * One writer per account: two account-sync processes (from dist/) for one account. The second is a standby —
+ * /health 503 naming the holder, no part started, nothing read or written — and takes over within about a
+ * second when the holder stops cleanly (SIGTERM, exit 0: the lease released), and at once when an instance on
+ * this host starts after the holder was killed (kill -9: its pid is gone).
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { freePort, waitFor } from '#testing';
+import { metricSum, metricValue } from '../connector/connector-stack.js';
+import { startAccountSyncProcess, type AccountSyncProcess } from '../monitoring/gateway-stack.js';
+import { startAccountSyncStack, type AccountSyncStack } from './webhooks-stack.js';
+
+/** Long enough that a takeover by lapse could not pass for one by release or by a gone holder. */
+const LEASE_MS = 10_000;
+
+interface Health {
+  status: string;
+  checks: Record<string, { up: boolean; detail?: string }>;
+}
+
+async function health(app: AccountSyncProcess): Promise<{ code: number; body: Health }> {
+  const response = await fetch(`${app.httpUrl}/health`);
+  return { code: response.status, body: (await response.json()) as Health };
+}
+
+const leaseUp = async (app: AccountSyncProcess) => (await health(app)).body.checks['account-lease']?.up === true;
+
+describe('account-sync: one writer per account (two processes)', () => {
+  let stack: AccountSyncStack;
+  const apps: AccountSyncProcess[] = [];
+
+  /** Another instance for the same account: its own HTTP and webhook ports. */
+  const start = async () => {
+    const env = { ...stack.env, WEBHOOK_PORT: String(await freePort()), ACCOUNT_LEASE_MS: String(LEASE_MS) };
+    const app = await startAccountSyncProcess({ ...env, LOG_LEVEL: 'info' });
+    apps.push(app);
+    return app;
+  };
+
+  beforeAll(async () => {
+    stack = await startAccountSyncStack({ startApp: false, env: { SYNC_FAST_INTERVAL_MS: '1000' } });
+  });
+  afterAll(async () => {
+    for (const app of apps) await app.process.stop();
+    await stack?.stop();
+  });
+
+  it('the second waits (503, says who holds, writes nothing) and takes over about a second after a SIGTERM', async () => {
+    const first = await start();
+    await waitFor(() => leaseUp(first), 'the first holds the lease');
+    await waitFor(async () => (await metricSum(first.httpUrl, 'account_sync_runs_total')) > 0, 'the first syncs');
+
+    const second = await start();
+    await second.process.waitForLine('standby: account held by');
+    const waiting = await health(second);
+    expect(waiting.code).toBe(503);
+    expect(waiting.body.checks['account-lease']).toMatchObject({ up: false });
+    expect(waiting.body.checks['account-lease']?.detail).toMatch(
+      new RegExp(`^standby: the account is held by instance \\S+ on host \\S+ \\(pid ${first.process.pid}\\)`),
+    );
+    expect(await metricValue(second.httpUrl, 'account_sync_lease_state', { state: 'standby' })).toBe(1);
+    // a few of the first's sync periods later the standby has still started nothing: no read, no receiver
+    await waitFor(async () => (await metricSum(first.httpUrl, 'account_sync_runs_total')) > 5, 'the first syncs on');
+    expect(await metricSum(second.httpUrl, 'account_sync_runs_total')).toBe(0);
+    expect(second.process.lines.some((line) => line.includes('webhook receiver listening'))).toBe(false);
+    expect(second.process.lines.filter((line) => line.includes('standby: account held by'))).toHaveLength(1);
+
+    first.process.signal('SIGTERM');
+    expect((await first.process.exited).code).toBe(0);
+    const stopped = Date.now();
+    await waitFor(() => leaseUp(second), 'the standby holds the lease', LEASE_MS);
+    const tookMs = Date.now() - stopped;
+    expect(tookMs).toBeLessThan(LEASE_MS / 2); // released, not lapsed (it reads every second)
+    await second.process.waitForLine('"reason":"released"');
+    await waitFor(async () => (await metricSum(second.httpUrl, 'account_sync_runs_total')) > 0, 'the second syncs');
+    await second.process.waitForLine('webhook receiver listening');
+  }, 90_000);
+
+  it('after kill -9 of the holder, an instance started again on this host takes over at once', async () => {
+    const holder = apps.at(-1) as AccountSyncProcess;
+    holder.process.signal('SIGKILL');
+    await holder.process.exited;
+    const restarted = await start();
+    const taken = await restarted.process.waitForLine('account lease taken');
+    expect(taken).toContain('"reason":"holder-gone"');
+    expect(restarted.process.lines.some((line) => line.includes('standby:'))).toBe(false);
+    await waitFor(() => leaseUp(restarted), 'the restarted instance holds the lease');
+    restarted.process.signal('SIGTERM');
+    expect((await restarted.process.exited).code).toBe(0);
+  }, 60_000);
+});
