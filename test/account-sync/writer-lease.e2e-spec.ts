@@ -2,13 +2,16 @@
  * One writer per account: two account-sync processes (from dist/) for one account. The second is a standby —
  * /health 503 naming the holder, no part started, nothing read or written — and takes over within about a
  * second when the holder stops cleanly (SIGTERM, exit 0: the lease released), and at once when an instance on
- * this host starts after the holder was killed (kill -9: its pid is gone).
+ * this host starts after the holder was killed (kill -9: its pid is gone). A holder whose lease another
+ * instance took stops at once, exit 75.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Kvm } from '@nats-io/kv';
+import { BucketName } from '#bus';
 import { freePort, waitFor } from '#testing';
 import { metricSum, metricValue } from '../connector/connector-stack.js';
 import { startAccountSyncProcess, type AccountSyncProcess } from '../monitoring/gateway-stack.js';
-import { startAccountSyncStack, type AccountSyncStack } from './webhooks-stack.js';
+import { ACCOUNT, startAccountSyncStack, type AccountSyncStack } from './webhooks-stack.js';
 
 /** Long enough that a takeover by lapse could not pass for one by release or by a gone holder. */
 const LEASE_MS = 10_000;
@@ -87,5 +90,18 @@ describe('account-sync: one writer per account (two processes)', () => {
     await waitFor(() => leaseUp(restarted), 'the restarted instance holds the lease');
     restarted.process.signal('SIGTERM');
     expect((await restarted.process.exited).code).toBe(0);
+  }, 60_000);
+
+  it('a holder that finds its lease taken by another instance stops at once, exit 75', async () => {
+    const holder = await start();
+    await waitFor(() => leaseUp(holder), 'it holds the lease');
+    const kv = await new Kvm(stack.client).open(BucketName.accountSyncLeases);
+    const other = { instanceId: 'intruder', host: 'elsewhere', pid: 1, renewedAt: new Date().toISOString() };
+    await kv.put(ACCOUNT, JSON.stringify(other));
+    expect((await holder.process.exited).code).toBe(75);
+    expect(holder.process.lines.some((line) => line.includes('account lease lost'))).toBe(true);
+    expect(holder.process.lines.some((line) => line.includes('taken by instance intruder on host elsewhere'))).toBe(
+      true,
+    );
   }, 60_000);
 });
