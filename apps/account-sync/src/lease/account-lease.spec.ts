@@ -123,6 +123,30 @@ describe('AccountLease (JetStream KV)', () => {
     expect(Date.now() - since).toBeLessThan(LEASE_MS);
   });
 
+  it('a renewal left unanswered (sent to a server that went away) does not hold up the next ones', async () => {
+    const key = nextKey();
+    let hangNext = false;
+    const hanging: Pick<KvBucket, 'get' | 'compareAndSet'> = {
+      get: (k) => bucket.get(k),
+      compareAndSet: (k, v, r) => {
+        if (!hangNext) return bucket.compareAndSet(k, v, r);
+        hangNext = false;
+        return new Promise<never>(() => undefined);
+      },
+    };
+    const holder = lease(key, hanging);
+    const lost: string[] = [];
+    holder.onLost((reason) => lost.push(reason));
+    await holder.begin();
+    hangNext = true;
+    const revision = (await bucket.get(key))?.revision ?? 0;
+    await eventually(async () => ((await bucket.get(key))?.revision ?? 0) > revision + 3, {
+      what: 'renewed after the unanswered one',
+    });
+    expect(lost).toEqual([]);
+    expect(holder.status.kind).toBe('holding');
+  });
+
   it('writes the lease again when it is gone from the store (NATS lost its store) and keeps holding', async () => {
     const key = nextKey();
     const holder = lease(key);

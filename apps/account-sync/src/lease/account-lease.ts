@@ -173,10 +173,17 @@ export class AccountLease {
   private watch(): void {
     const held = this.held;
     if (held === undefined) return;
-    const inFlight = held.renewal !== undefined;
-    const step = holderStep(this.now(), { ...held, inFlight }, this.timings);
+    const now = this.now();
+    // a renewal unanswered for a renewal period (sent to a server that went away) does not hold up the next
+    const inFlight = held.renewal !== undefined && now - held.lastAttemptAt < this.timings.renewEveryMs;
+    const step = holderStep(now, { ...held, inFlight }, this.timings);
     if (step === 'fence') this.lose(`not renewed for more than ${this.timings.fenceAfterMs} ms`);
-    if (step === 'renew') held.renewal = this.renew(held).finally(() => (held.renewal = undefined));
+    if (step === 'renew') {
+      const renewal = this.renew(held).finally(() => {
+        if (held.renewal === renewal) held.renewal = undefined;
+      });
+      held.renewal = renewal;
+    }
   }
 
   private async renew(held: Held): Promise<void> {
@@ -203,7 +210,8 @@ export class AccountLease {
   }
 
   private renewed(held: Held, revision: number, sentAt: number): void {
-    if (this.held !== held) return; // released or lost meanwhile
+    // released or lost meanwhile, or the late answer of an earlier renewal (the next one conflicts and adopts)
+    if (this.held !== held || sentAt < held.lastRenewalSentAt) return;
     held.revision = revision;
     held.lastRenewalSentAt = sentAt;
   }
