@@ -59,6 +59,7 @@ export class AccountLease {
   private held: Held | undefined;
   private observed: { revision: number; since: number } | undefined;
   private reportedHolder: string | undefined;
+  private unreadable = false;
   private timer: Cancel | undefined;
   private readonly timings: LeaseTimings;
   private readonly clock: Clock;
@@ -145,8 +146,12 @@ export class AccountLease {
         return this.retry(0); // someone wrote it between the read and the write: read again now
       }
       if (seen !== undefined) this.standby(seen);
+      this.unreadable = false;
     } catch (error) {
-      this.options.logger.warn('account lease not readable: retrying', { problem: messageOf(error) });
+      // once per streak of failures (NATS down: every second otherwise)
+      if (!this.unreadable)
+        this.options.logger.warn('account lease not readable: retrying every second', { problem: messageOf(error) });
+      this.unreadable = true;
     }
     this.retry(this.timings.retryEveryMs);
   }
