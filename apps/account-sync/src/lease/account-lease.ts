@@ -162,7 +162,11 @@ export class AccountLease {
   }
 
   private hold(revision: number, sentAt: number, reason: TakeReason, previous: SeenLease | undefined): void {
-    if (this.current.kind === 'stopped') return;
+    if (this.current.kind === 'stopped') {
+      // stopped while this write was under way: give it back at once rather than leave it to lapse
+      void this.bucket.compareAndSet(this.options.key, this.value({ released: true }), revision).catch(() => undefined);
+      return;
+    }
     this.held = { revision, lastRenewalSentAt: sentAt, lastAttemptAt: sentAt, renewal: undefined };
     this.options.logger.info('account lease taken: this instance writes for the account', {
       ...this.described(),
