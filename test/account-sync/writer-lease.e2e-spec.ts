@@ -3,12 +3,16 @@
  * /health 503 naming the holder, no part started, nothing read or written — and takes over within about a
  * second when the holder stops cleanly (SIGTERM, exit 0: the lease released), and at once when an instance on
  * this host starts after the holder was killed (kill -9: its pid is gone). A holder whose lease another
- * instance took stops at once, exit 75.
+ * instance took stops at once, exit 75. In one process (as tests run it), a second instance waits while the
+ * first runs and takes over when the first is closed.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Kvm } from '@nats-io/kv';
 import { BucketName } from '#bus';
+import { loadConfig } from '#observability';
 import { freePort, waitFor } from '#testing';
+import { startAccountSync } from '../../apps/account-sync/src/bootstrap.js';
+import { AccountSyncConfig } from '../../apps/account-sync/src/config.js';
 import { metricSum, metricValue } from '../connector/connector-stack.js';
 import { startAccountSyncProcess, type AccountSyncProcess } from '../monitoring/gateway-stack.js';
 import { ACCOUNT, startAccountSyncStack, type AccountSyncStack } from './webhooks-stack.js';
@@ -21,12 +25,12 @@ interface Health {
   checks: Record<string, { up: boolean; detail?: string }>;
 }
 
-async function health(app: AccountSyncProcess): Promise<{ code: number; body: Health }> {
+async function health(app: { httpUrl: string }): Promise<{ code: number; body: Health }> {
   const response = await fetch(`${app.httpUrl}/health`);
   return { code: response.status, body: (await response.json()) as Health };
 }
 
-const leaseUp = async (app: AccountSyncProcess) => (await health(app)).body.checks['account-lease']?.up === true;
+const leaseUp = async (app: { httpUrl: string }) => (await health(app)).body.checks['account-lease']?.up === true;
 
 describe('account-sync: one writer per account (two processes)', () => {
   let stack: AccountSyncStack;
@@ -103,5 +107,26 @@ describe('account-sync: one writer per account (two processes)', () => {
     expect(holder.process.lines.some((line) => line.includes('taken by instance intruder on host elsewhere'))).toBe(
       true,
     );
+    await kv.delete(ACCOUNT); // the intruder is gone
+  }, 60_000);
+
+  it('in one process: a second instance waits while the first runs, and takes over when the first is closed', async () => {
+    const first = await stack.startApp();
+    await waitFor(() => leaseUp(first), 'the first holds the lease');
+    const env = { ...stack.env, WEBHOOK_PORT: String(await freePort()), ACCOUNT_LEASE_MS: String(LEASE_MS) };
+    const lost: string[] = [];
+    const second = await startAccountSync(loadConfig(AccountSyncConfig, env), { failStop: (r) => lost.push(r) });
+    try {
+      const waiting = await health(second);
+      expect(waiting.code).toBe(503);
+      expect(waiting.body.checks['account-lease']?.detail).toContain(`(pid ${process.pid})`);
+      await stack.stopApp();
+      const closed = Date.now();
+      await waitFor(() => leaseUp(second), 'the second holds the lease', LEASE_MS);
+      expect(Date.now() - closed).toBeLessThan(LEASE_MS / 2);
+      expect(lost).toEqual([]);
+    } finally {
+      await second.close();
+    }
   }, 60_000);
 });
