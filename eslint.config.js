@@ -16,6 +16,8 @@ const TEST_FILES = ['**/*.spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts', 'bench/*
 const TEST_SUPPORT = ['**/testing/**', '**/test-support/**', 'libs/testing/**'];
 const SANDBOX_VENUE_API_VALUES = [
   'ClientMessageType',
+  'IDENTIFIER_FORBIDDEN',
+  'IDENTIFIER_MAX_LENGTH',
   'ServiceMessageType',
   'RestPath',
   'SandboxCode',

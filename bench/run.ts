@@ -40,6 +40,11 @@ const BASELINE_MAIN = process.env['BENCH_BASELINE_MAIN'];
 /** The relay whose subjects are stored in a last-value stream, and its subject prefix. */
 const STORED_RELAY = 'stored relay';
 const STORED_RELAY_PREFIX = 'bench.storedrelay';
+/**
+ * BENCH_RELAY_VARIANTS=fat,fat-worker adds the relay again in a process that loaded the connector's modules and
+ * holds a heap of its size, and the same with the relay in a worker thread (bench/relay.ts), after the others.
+ */
+const RELAY_VARIANTS = (process.env['BENCH_RELAY_VARIANTS'] ?? '').split(',').filter((v) => v !== '');
 /** BENCH_RESTART=0 skips the restart → first order figure (e.g. while repeating the price rounds). */
 const RESTART_FIGURE = process.env['BENCH_RESTART'] !== '0';
 
@@ -117,7 +122,7 @@ async function main(): Promise<void> {
   }
 
   nats = await startNatsServer();
-  const pipelineCount = BASELINE_MAIN === undefined ? 3 : 4;
+  const pipelineCount = (BASELINE_MAIN === undefined ? 3 : 4) + RELAY_VARIANTS.length;
   source = new FrameSource(Math.ceil(((WARMUP_MS + MEASURE_MS * ROUNDS) * RATE * pipelineCount * 1.1) / 1000) + 10_000);
   const urls = await source.listen();
   const strategy = await connect({ servers: nats.url, name: 'bench-strategy' });
@@ -147,6 +152,10 @@ async function main(): Promise<void> {
   );
   if (BASELINE_MAIN !== undefined) {
     pipelines.push(await startConnectorPipeline('baseline', BASELINE_MAIN, strategy, source, urls, nats.url));
+  }
+  for (const variant of RELAY_VARIANTS) {
+    const name = `${variant} relay`;
+    pipelines.push(await startRelay(name, `bench.${variant}`, strategy, source, urls.wsUrl, nats.url, variant));
   }
   // Warm-up in alternating 1 s slices: a pipeline's CPU per message keeps falling for several seconds
   // (JIT, the server's buffers), and one left idle while the other warms cools again.
@@ -184,6 +193,7 @@ async function startRelay(
   frames: FrameSource,
   wsUrl: string,
   natsUrl: string,
+  variant = '',
 ): Promise<Pipeline> {
   const recorder = new HopRecorder(frames.sentAt);
   const sub = strategy.subscribe(`${subjectPrefix}.>`, { callback: (_e, msg) => recorder.onMessage(msg.data) });
@@ -193,6 +203,7 @@ async function startRelay(
   const child = fork(join(here, 'relay.js'), [wsUrl, natsUrl, String(STREAMS), subjectPrefix], {
     stdio: 'inherit',
     execArgv,
+    env: { ...process.env, RELAY_VARIANT: variant },
   });
   children.push(child);
   await new Promise<void>((resolve, reject) => {

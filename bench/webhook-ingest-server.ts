@@ -38,8 +38,15 @@ async function receiver(): Promise<number> {
   );
   const allowed = CidrSet.parse(['127.0.0.1/32']).set;
   const webhook = new WebhookReceiver(
-    { port: 0, host: '127.0.0.1', path: '/webhooks/venue', maxBodyBytes: 65_536, trustedProxies: CidrSet.empty() },
-    { loaded: true, allows: (address) => allowed.contains(address) },
+    {
+      port: 0,
+      host: '127.0.0.1',
+      path: '/webhooks/venue',
+      maxBodyBytes: 65_536,
+      trustedProxies: CidrSet.empty(),
+      answerDeadlineMs: 8_000,
+    },
+    { admit: (address) => (allowed.contains(address) ? 'allowed' : 'refused') },
     ledger,
     new WebhookMetrics(registry),
     quiet,

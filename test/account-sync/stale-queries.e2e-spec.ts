@@ -11,7 +11,15 @@ import { AccountSyncSubjects, Subjects, type BalanceState, type Freshness } from
 import { RestPath } from '#venue-api';
 import { eventually, waitFor } from '#testing';
 import { SeedIds } from '../../apps/sandbox-venue/src/domain/seed.js';
-import { ACCOUNT, admin, bookOtcBuy, request, startAccountSyncStack, type AccountSyncStack } from './webhooks-stack.js';
+import {
+  ACCOUNT,
+  admin,
+  bookOtcBuy,
+  metricValue,
+  request,
+  startAccountSyncStack,
+  type AccountSyncStack,
+} from './webhooks-stack.js';
 
 const subjects = new AccountSyncSubjects(new Subjects('gw.v1', ACCOUNT));
 const BOUND_MS = 2 * 1_000;
@@ -126,6 +134,7 @@ describe('bad queries are refused, naming the field', () => {
     ['balance', { currency: 'USD' }, /^unknown field "currency"$/],
     ['transaction-list', { tradeID: 'x' }, /^unknown field "tradeID"$/],
     ['limit', { group: 'g' }, /^unknown field "group"$/],
+    ['pair', { instrument: 'BTC.USD' }, /^unknown field "instrument"$/],
   ] as const)('%s.query %j: INVALID_REQUEST', async (resource, body, message) => {
     const reply = await request<{ ok: boolean; error: { code: string; message: string } }>(
       stack,
@@ -136,5 +145,22 @@ describe('bad queries are refused, naming the field', () => {
       ok: false,
       error: { code: 'INVALID_REQUEST', message: expect.stringMatching(message) },
     });
+  });
+
+  it('pair.query: {} and an empty body answer every pair; a body not JSON is refused like any query, counted', async () => {
+    type PairReply = { ok: boolean; total?: number; error?: { code: string; message: string } };
+    const raw = async (body: string) =>
+      (await stack.client.request(subjects.query('pair'), body, { timeout: 20_000 })).json<PairReply>();
+    const counted = () => metricValue(stack, 'bus_bad_requests_total', { subject_kind: 'acct.pair.query' });
+    const before = await counted();
+    const all = await request<PairReply>(stack, subjects.query('pair'), {});
+    expect(all).toMatchObject({ ok: true });
+    expect(all.total).toBeGreaterThan(0);
+    expect(await raw('')).toMatchObject({ ok: true, total: all.total });
+    expect(await raw('pairs please')).toEqual({
+      ok: false,
+      error: { code: 'INVALID_REQUEST', message: 'payload is not JSON' },
+    });
+    expect(await counted()).toBe(before + 1);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The webhook receiver against the sandbox venue's real webhooks: duplicate, out-of-order and stale
- * notifications yield one final state each; an unlisted source is refused and accepted once ips.json lists
- * it; malformed bodies are counted 400s.
+ * notifications yield one final state each; an unlisted source is refused once a refresh still excludes it, is
+ * answered 503 while ips.json announces a change, and is accepted once ips.json lists it; malformed bodies are
+ * counted 400s.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { waitFor } from '#testing';
@@ -91,18 +92,14 @@ describe('account-sync webhook receiver (sandbox venue, real nats-server)', () =
     expect(events.at(-1)).toMatchObject({ state: 'REVERSED', outcome: 'failed', failed: true });
   });
 
-  it('refuses a source not in ips.json (403, counted) and accepts it once ips.json lists it', async () => {
+  it('refuses a source not in ips.json once a refresh still excludes it (403, counted), accepts it once listed', async () => {
     const refusedBefore = await metricValue(stack, 'account_sync_webhooks_total', { result: 'refused_source' });
     const version = await metricValue(stack, 'account_sync_webhook_ips_version');
-    await admin(stack.venue, '/webhooks/ips', {
-      ipv4_cidrs: ['203.0.113.0/24'],
-      change_notice: { message: 'moving to a new range', effective_date: '2027-01-01' },
-    });
+    await admin(stack.venue, '/webhooks/ips', { ipv4_cidrs: ['203.0.113.0/24'] });
     await waitFor(
       async () => (await metricValue(stack, 'account_sync_webhook_ips_version')) > version,
       'new ips.json version loaded',
     );
-    expect(await metricValue(stack, 'account_sync_webhook_ips_change_notice')).toBe(1);
     const refused = await deposit('1.00');
     await waitFor(
       async () =>
@@ -121,6 +118,34 @@ describe('account-sync webhook receiver (sandbox venue, real nats-server)', () =
     expect(events[0]?.source).toBe('webhook');
     // the refused notification is not stored from the webhook (4xx is never retried by the venue)
     expect((await transactionEvents(stack, refused)).filter((e) => e.source === 'webhook')).toEqual([]);
+  });
+
+  it('answers an unlisted source 503 (retried), never 403, while ips.json announces a change', async () => {
+    const count = (result: string) => metricValue(stack, 'account_sync_webhooks_total', { result });
+    const version = await metricValue(stack, 'account_sync_webhook_ips_version');
+    await admin(stack.venue, '/webhooks/ips', {
+      ipv4_cidrs: ['203.0.113.0/24'],
+      change_notice: { message: 'moving to a new range', effective_date: '2027-01-01' },
+    });
+    await waitFor(
+      async () => (await metricValue(stack, 'account_sync_webhook_ips_version')) > version,
+      'ips.json with a change notice loaded',
+    );
+    expect(await metricValue(stack, 'account_sync_webhook_ips_change_notice')).toBe(1);
+    const [refusedBefore, unconfirmedBefore] = [await count('refused_source'), await count('unconfirmed_source')];
+    await deposit('3.00');
+    // the sandbox's whole (scaled) backoff schedule runs out on 503s: every delivery was retried, none refused
+    await waitFor(
+      async () => (await count('unconfirmed_source')) > unconfirmedBefore && (await pendingDeliveries()) === 0,
+      'deliveries answered 503 until the sandbox gave up',
+    );
+    expect(await count('refused_source')).toBe(refusedBefore);
+    const noticed = await metricValue(stack, 'account_sync_webhook_ips_version');
+    await admin(stack.venue, '/webhooks/ips', { ipv4_cidrs: ['127.0.0.1/32'] });
+    await waitFor(
+      async () => (await metricValue(stack, 'account_sync_webhook_ips_version')) > noticed,
+      'list restored',
+    );
   });
 
   it.each([

@@ -10,7 +10,7 @@ import { AccountLedgerName } from '#bus';
 import { withdrawalComment, type WithdrawalListReply, type WithdrawalReply } from '#contracts';
 import { waitFor } from '#testing';
 import { TonceSource, VenueRestClient } from '#venue-api';
-import { requestIdOf } from '../../apps/account-sync/src/withdrawals/withdrawal-desk.js';
+import { requestIdOf } from '../../apps/account-sync/src/withdrawals/withdrawal-identity.js';
 import {
   ACCOUNT,
   request,
@@ -24,7 +24,7 @@ describe('account-sync withdrawals across a crash mid-submit', () => {
 
   /** What a crash right after the intent was stored leaves behind. */
   async function intentLeftBehind(idempotencyKey: string, amount: string): Promise<string> {
-    const requestId = requestIdOf(idempotencyKey);
+    const requestId = requestIdOf(ACCOUNT, idempotencyKey);
     const nc = await connect({ servers: stack.nats.url });
     const kv = await new Kvm(nc).open(AccountLedgerName.withdrawalRequests(ACCOUNT));
     const now = Date.now();

@@ -21,6 +21,7 @@ import { eventually, startNatsServer, type NatsServerHandle } from '#testing';
 import { TonceSource, VenueRestClient, type WithdrawalRequest } from '#venue-api';
 import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
 import { WithdrawalDesk, type WithdrawalEvents } from '../../apps/account-sync/src/withdrawals/withdrawal-desk.js';
+import { legacyRequestIdOf } from '../../apps/account-sync/src/withdrawals/withdrawal-identity.js';
 import { WithdrawalMetrics } from '../../apps/account-sync/src/withdrawals/withdrawal-metrics.js';
 import { startE2eVenue } from '../kit/e2e-venue.js';
 
@@ -79,6 +80,23 @@ describe('withdrawal desk: NOT_FOUND is watched, and a state stored but not publ
     },
     lastPublished: async (subject) =>
       (await streams.lastMessage<WithdrawalStateChanged>(STREAM, subject))?.value.withdrawal.state,
+  };
+  /** Another gateway account's desk (its own bucket and subjects), on the same venue user and group. */
+  const startOtherAccountDesk = async (account: string) => {
+    const own = await new BusKv(connection).bucket(AccountLedgerName.withdrawalRequests(account));
+    const desk = new WithdrawalDesk(
+      venueWithFaults(),
+      own,
+      { publish: async () => undefined, lastPublished: async () => undefined },
+      new WithdrawalSubjects('gw.v1', account),
+      new WithdrawalMetrics(new MetricsRegistry('o', { defaultMetrics: false })),
+      systemClock,
+      silent,
+      { pollMs: 60_000, unknownSettleMs: 500, stuckAfterMs: 60_000, accountDetailsTtlMs: 0, listLimit: 100 },
+    );
+    desks.push(desk);
+    await desk.start();
+    return desk;
   };
   const startDesk = async () => {
     const records = {
@@ -226,6 +244,38 @@ describe('withdrawal desk: NOT_FOUND is watched, and a state stored but not publ
       withdrawal: { requestId, state: 'PENDING_APPROVAL', venueUuid: first.ok ? first.withdrawal.venueUuid : '' },
     });
     expect((await client.listFiatWithdrawals()).length).toBe(sent); // not sent a second time
+  });
+
+  it('another gateway account of the same group used the same key first: its request is not taken for ours', async () => {
+    const other = await startOtherAccountDesk('watch-other');
+    const theirs = await other.submit(request('shared-key'));
+    expect(theirs).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL' } });
+    const sent = (await client.listFiatWithdrawals()).length;
+    const ours = await (await startDesk()).submit(request('shared-key'));
+    expect(ours).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL' } });
+    expect(ours.ok && theirs.ok && ours.withdrawal.venueUuid !== theirs.withdrawal.venueUuid).toBe(true);
+    expect(ours.ok && theirs.ok && ours.withdrawal.requestId !== theirs.withdrawal.requestId).toBe(true);
+    expect((await client.listFiatWithdrawals()).length).toBe(sent + 1); // ours was sent
+  });
+
+  it('a request stored under the id of before (the key alone) is found by its key and never sent again', async () => {
+    const desk = await startDesk();
+    const legacyId = legacyRequestIdOf('watch-legacy');
+    const now = Date.now();
+    const { idempotencyKey, kind, accountGroupUuid, ccy, amount, bankAccountUuid } = request('watch-legacy');
+    await bucket.put(legacyId, {
+      view: {
+        ...{ requestId: legacyId, idempotencyKey, kind, accountGroupUuid, ccy, amount, bankAccountUuid },
+        ...{ state: 'CANCELLED', venueUuid: 'venue-uuid-of-before', createdAt: now, updatedAt: now },
+      },
+    });
+    const sent = (await client.listFiatWithdrawals()).length;
+    expect(await desk.submit(request('watch-legacy'))).toMatchObject({
+      ok: true,
+      withdrawal: { requestId: legacyId, state: 'CANCELLED', venueUuid: 'venue-uuid-of-before' },
+    });
+    expect(await desk.get({ idempotencyKey: 'watch-legacy' })).toMatchObject({ withdrawal: { requestId: legacyId } });
+    expect((await client.listFiatWithdrawals()).length).toBe(sent);
   });
 
   it('a list whose rows would not fit in one NATS reply stops short and says it is truncated', async () => {

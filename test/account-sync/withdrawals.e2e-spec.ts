@@ -6,8 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { WithdrawalListReply, WithdrawalReply, WithdrawalView } from '#contracts';
 import { waitFor } from '#testing';
-import { requestIdOf } from '../../apps/account-sync/src/withdrawals/withdrawal-desk.js';
+import { requestIdOf } from '../../apps/account-sync/src/withdrawals/withdrawal-identity.js';
 import {
+  ACCOUNT,
   admin,
   request,
   startAccountSyncStack,
@@ -160,7 +161,7 @@ describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
       expect(refused.withdrawal).toBeUndefined();
       expect(refused.ok === false && refused.error.message).toMatch(/^amount has \d+ decimals/);
     }
-    expect(await withdrawalEvents(stack, requestIdOf('wd-btc-scale'))).toEqual([]);
+    expect(await withdrawalEvents(stack, requestIdOf(ACCOUNT, 'wd-btc-scale'))).toEqual([]);
     expect(await request<Reply>(stack, withdrawalSubjects.get, { idempotencyKey: 'wd-btc-scale' })).toMatchObject({
       ok: false,
       error: { code: 'NOT_FOUND' },

@@ -104,6 +104,27 @@ describe('orders through the connector: exactly one final outcome on NATS', () =
     expect(await finalOutcome('e2e-ord-3')).toMatchObject({ status: 'FAILED', code: 'RFS100019' });
   });
 
+  it('orders refused for the pace fail once each, never re-sent, and widen the order gap', async () => {
+    const url = stack.connector.httpUrl;
+    expect(await metricValue(url, 'connector_order_gap_seconds')).toBe(0.3);
+    const sentBefore = await metricSum(stack.venue.restBaseUrl, 'sandbox_orders_total');
+    await adminPost(stack.venue, 'faults/ws/reject-quotes', { count: 2, code: 'ORDER_RATE_LIMITED' });
+    for (const id of ['e2e-ord-rl-1', 'e2e-ord-rl-2']) {
+      await sendOrderCommand(stack, { clientRequestId: id, quoteId: await freshQuote(), side: 'BUY' }, id);
+      expect(await finalOutcome(id)).toMatchObject({ status: 'FAILED', code: 'ORDER_RATE_LIMITED' });
+    }
+    expect(await metricValue(url, 'connector_order_rate_limited_total')).toBe(2);
+    expect(await metricValue(url, 'connector_order_gap_seconds')).toBe(0.4);
+    expect((await metricSum(stack.venue.restBaseUrl, 'sandbox_orders_total')) - sentBefore).toBe(2);
+    await sendOrderCommand(
+      stack,
+      { clientRequestId: 'e2e-ord-rl-3', quoteId: await freshQuote(), side: 'BUY' },
+      'e2e-ord-rl-3',
+    );
+    expect(await finalOutcome('e2e-ord-rl-3')).toMatchObject({ status: 'SUCCESS' });
+    expect(await metricValue(url, 'connector_order_gap_seconds')).toBe(0.4); // narrows only after a run of 20
+  });
+
   it('an invalid command is never sent and gets a FAILED INVALID_REQUEST outcome', async () => {
     const ordersBefore = await metricSum(stack.venue.restBaseUrl, 'sandbox_orders_total');
     await sendOrderCommand(stack, { clientRequestId: 'e2e-bad-1', quoteId: 'q', side: 'SIDEWAYS' }, 'e2e-bad-1');

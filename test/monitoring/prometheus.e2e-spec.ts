@@ -3,7 +3,8 @@
  * execution, account-sync, each under its job of deploy/prometheus/prometheus.yml) with the shipped alert
  * rules while a scripted scenario runs — prices, orders through the connector and through execution (filled,
  * refused, invalid, repeated, one whose reply is lost), a refused subscription, a deposit's real webhooks, a
- * withdrawal, then faults: a forged webhook from a source outside ips.json, a change notice in ips.json, the
+ * withdrawal, then faults: a forged webhook from a source outside ips.json, an unusable webhook (503), a
+ * transaction list row without uuid, an outcome contradicting an order already final, a change notice in ips.json, the
  * kill switch halting trading, the venue dropped and refusing the session, the connector stopped, NATS down
  * while an outcome and a webhook are on their way, a burst of commands faster than the venue's order pace,
  * the venue's REST API throttling a token fetch. At each step exactly the alerts that step should raise are
@@ -14,7 +15,7 @@
  * seconds, and by checked edits (prometheus-harness.ts) the thresholds no scenario can wait for.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { eventually } from '#testing';
+import { eventually, waitFor } from '#testing';
 import { riskSubjects, WithdrawalSubjects, type WithdrawalReply, type WithdrawalView } from '#contracts';
 import { RestPath } from '#venue-api';
 import {
@@ -41,6 +42,8 @@ const withdrawals = new WithdrawalSubjects('gw.v1', ACCOUNT);
 describe('dashboards and alerts on a real Prometheus scraping the running stack', () => {
   let stack: GatewayStack;
   let keys = 0;
+  /** The order filled through execution in the first step. */
+  let filledThroughExecution = { orderId: '', clientRequestId: '' };
   const group = () => stack.venue.seed.defaultGroupUuid;
   const accountUrl = () => stack.accountSync.httpUrl;
 
@@ -50,6 +53,24 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
       uuid: string;
     };
     return leg.uuid;
+  }
+
+  /** A notification posted to account-sync's receiver from the test (loopback: a source in ips.json). */
+  function postWebhook(body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+    return fetch(stack.webhookUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+  }
+
+  /** A webhook answered `result`, counted: the alert it raises fires, then clears after its (shortened) window. */
+  async function webhookAlert(result: string, alert: string, post: () => Promise<Response>, status: number) {
+    const before = await webhooks(result);
+    expect((await post()).status).toBe(status);
+    await grown(accountUrl(), 'account_sync_webhooks_total', { result }, before);
+    await expectFiring([alert], `webhook ${result}`);
+    await expectFiring([], `webhook ${result} out of the window`);
   }
 
   async function webhooks(result: string): Promise<number> {
@@ -121,7 +142,16 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
         },
         { file: 'jetstream.yml', from: 'jetstream_consumer_pending[2m]', to: 'jetstream_consumer_pending[4s]' },
         // the refused source clears within the scenario, so later steps see exactly their own alerts
-        { file: 'account-sync.yml', from: 'result="refused_source"}[5m]', to: 'result="refused_source"}[6s]' },
+        {
+          file: 'account-sync.yml',
+          from: 'result=~"refused_source|unconfirmed_source"}[5m]',
+          to: 'result=~"refused_source|unconfirmed_source"}[6s]',
+        },
+        // so do unusable webhooks, rows left out and a contradicted outcome
+        { file: 'account-sync.yml', from: 'result="unusable"}[15m]', to: 'result="unusable"}[6s]' },
+        { file: 'venue-rest.yml', from: 'venue_rest_rows_skipped_total[15m]', to: 'venue_rest_rows_skipped_total[6s]' },
+        { file: 'venue-rest.yml', from: 'rows_skipped_total offset 15m', to: 'rows_skipped_total offset 6s' },
+        { file: 'connector.yml', from: 'contradictions_total[30m]', to: 'contradictions_total[6s]' },
       ],
     });
   }, 60_000);
@@ -156,6 +186,7 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
     if (!order.ok) throw new Error(`execution refused the order: ${JSON.stringify(order.error)}`);
     const events = await finalEvents(stack.js, 'prom-alpha', order.orderId);
     expect(events.filter((e) => e.order.final).map((e) => e.order.state)).toEqual(['SUCCESS']);
+    filledThroughExecution = { orderId: order.orderId, clientRequestId: events[0]?.order.clientRequestId ?? '' };
     keys -= 1;
     expect(await placeThroughExecution('prom-alpha', q4 ?? '')).toMatchObject({ ok: true, duplicate: true });
     expect(await placeThroughExecution('prom-alpha', q4 ?? '', { side: 'SIDEWAYS' })).toMatchObject({ ok: false });
@@ -193,16 +224,55 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
   }, 40_000);
 
   it('a forged webhook from a source outside ips.json: GatewayWebhookRefusedSource (refused 403, nothing stored)', async () => {
-    const refused = await webhooks('refused_source');
-    const forged = await fetch(stack.webhookUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.7' },
-      body: JSON.stringify({ uuid: '00000000-0000-4000-8000-000000000001', state: 'PROCESSED', amount: '1000000' }),
+    const forged = { uuid: '00000000-0000-4000-8000-000000000001', state: 'PROCESSED', amount: '1000000' };
+    const forge = () => postWebhook(forged, { 'x-forwarded-for': '198.51.100.7' });
+    // the first request refreshes ips.json and is answered 503 (spec-gaps WH11); once the list is fresh: 403
+    const post = async () => {
+      let answer = await forge();
+      await waitFor(async () => (answer = await forge()).status === 403, 'refused once ips.json was read again');
+      return answer;
+    };
+    await webhookAlert('refused_source', 'GatewayWebhookRefusedSource', post, 403);
+  }, 40_000);
+
+  it('a webhook naming a transaction the ledger cannot hold: GatewayWebhookUnusable (503, the venue retries)', async () => {
+    const onHold = { uuid: 'prom-unusable-1', transactionState: 'ON_HOLD', amount: 1, ccy: 'USD' };
+    await webhookAlert('unusable', 'GatewayWebhookUnusable', () => postWebhook(onHold), 503);
+  }, 40_000);
+
+  it('a transaction list row without uuid: GatewayVenueRestRowsSkipped while the venue sends it', async () => {
+    const skipped = { operation: 'listTransactions' };
+    const before = (await metricValue(accountUrl(), 'venue_rest_rows_skipped_total', skipped)) ?? 0;
+    const leg = await deposit('7.25');
+    await adminPost(stack.venue, 'faults/odd-rows', { uuid: leg, shape: 'unreadable' });
+    await grown(accountUrl(), 'venue_rest_rows_skipped_total', skipped, before);
+    await expectFiring(['GatewayVenueRestRowsSkipped'], 'an unreadable transaction row', 30_000);
+    await fetch(`${stack.venue.adminUrl}/faults/odd-rows`, { method: 'DELETE' });
+    await expectFiring([], 'the row readable again', 40_000);
+  }, 90_000);
+
+  it('an outcome contradicting an order execution settled SUCCESS: GatewayOrderOutcomeContradicted, nothing changed', async () => {
+    const crid = filledThroughExecution.clientRequestId;
+    expect(crid).not.toBe('');
+    const url = stack.execution.httpUrl;
+    const before =
+      (await metricValue(url, 'execution_order_outcome_contradictions_total', { source: 'order-state' })) ?? 0;
+    const contradicting = {
+      v: 1,
+      clientRequestId: crid,
+      status: 'FAILED',
+      code: 'X',
+      message: '',
+      source: 'order-state',
+    };
+    await stack.js.publish(subjects.orderOutcome(crid), JSON.stringify(contradicting), {
+      msgID: `${crid}:prom-contradiction`,
     });
-    expect(forged.status).toBe(403);
-    await grown(accountUrl(), 'account_sync_webhooks_total', { result: 'refused_source' }, refused);
-    await expectFiring(['GatewayWebhookRefusedSource'], 'forged webhook');
-    await expectFiring([], 'forged webhook out of the window');
+    await grown(url, 'execution_order_outcome_contradictions_total', { source: 'order-state' }, before);
+    await expectFiring(['GatewayOrderOutcomeContradicted'], 'a contradicted final outcome');
+    const events = await finalEvents(stack.js, 'prom-alpha', filledThroughExecution.orderId);
+    expect(events.filter((e) => e.order.final).map((e) => e.order.state)).toEqual(['SUCCESS']);
+    await expectFiring([], 'the contradiction out of the window');
   }, 40_000);
 
   it('ips.json announces a change of source addresses: GatewayWebhookIpsChangeNotice until it is withdrawn', async () => {

@@ -79,6 +79,8 @@ export class AccountSyncConfig
   WEBHOOK_TRUSTED_PROXIES?: string;
   /** ips.json is fetched at start and this often (a new `version` reloads it; a failed fetch keeps the last list). */
   @EnvMs(1_000, DAY_MS) WEBHOOK_IPS_REFRESH_MS: number = 300_000;
+  /** A notification not stored by then is answered 503 (retried with backoff) and stored on; below the venue's 10 s (§6.1). */
+  @EnvMs(100, 9_500) WEBHOOK_ANSWER_DEADLINE_MS: number = 8_000;
   /** How long transaction states and withdrawal changes stay on their streams; 0 keeps them (a late notification of an old uuid stays stale). */
   @EnvInt(0, 10 * 365 * DAY_MS) TRANSACTION_RETENTION_MS: number = 0;
 

@@ -125,6 +125,9 @@ describe('ConnectorConfig refuses what outside testing got through (issue 7, sym
     expect(problemsOf({ VENUE_RECONNECT_INITIAL_MS: '5000', VENUE_RECONNECT_MAX_MS: '1000' })).toEqual([
       'VENUE_RECONNECT_INITIAL_MS must not exceed VENUE_RECONNECT_MAX_MS',
     ]);
+    expect(problemsOf({ VENUE_ORDER_INTERVAL_MS: '500', VENUE_ORDER_INTERVAL_MAX_MS: '400' })).toEqual([
+      'VENUE_ORDER_INTERVAL_MS must not exceed VENUE_ORDER_INTERVAL_MAX_MS',
+    ]);
   });
 
   it('accepts the explicit forms: port 0, a NATS server list, a token path', () => {

@@ -63,6 +63,8 @@ export class ConnectorConfig
   @EnvMs(10, 600_000) VENUE_ORDER_SEND_TIMEOUT_MS?: number;
   /** Least gap between two order frames (§8: 1 per 250 ms per account); unset: 300 (50 ms for jitter). */
   @EnvMs(250, 10_000) VENUE_ORDER_INTERVAL_MS?: number;
+  /** Ceiling of the order gap, which widens after ORDER_RATE_LIMITED refusals (spec-gaps K1); unset: 1000. */
+  @EnvMs(250, 10_000) VENUE_ORDER_INTERVAL_MAX_MS?: number;
   @EnvMs(0, 600_000) VENUE_REDELIVERY_GRACE_MS?: number;
   @EnvMs(10, 600_000) VENUE_DRAIN_TIMEOUT_MS?: number;
   @EnvMs(10, 600_000) VENUE_REST_TIMEOUT_MS?: number;
@@ -87,6 +89,13 @@ export class ConnectorConfig
       problems.push(
         'PRICE_STALE_AFTER_MS must be below PRICE_MAX_AGE_MS (a stream turns stale before its last price ages out)',
       );
+    }
+    if (
+      this.VENUE_ORDER_INTERVAL_MS !== undefined &&
+      this.VENUE_ORDER_INTERVAL_MAX_MS !== undefined &&
+      this.VENUE_ORDER_INTERVAL_MS > this.VENUE_ORDER_INTERVAL_MAX_MS
+    ) {
+      problems.push('VENUE_ORDER_INTERVAL_MS must not exceed VENUE_ORDER_INTERVAL_MAX_MS');
     }
     return problems;
   }
@@ -113,6 +122,7 @@ export function venueOptionsFrom(config: ConnectorConfig): VenueOptions {
     ...optional('accountGroupsTimeoutMs', config.VENUE_ACCOUNT_GROUPS_TIMEOUT_MS),
     ...optional('orderSendTimeoutMs', config.VENUE_ORDER_SEND_TIMEOUT_MS),
     ...optional('orderIntervalMs', config.VENUE_ORDER_INTERVAL_MS),
+    ...optional('orderIntervalMaxMs', config.VENUE_ORDER_INTERVAL_MAX_MS),
     ...optional('redeliveryGraceMs', config.VENUE_REDELIVERY_GRACE_MS),
     ...optional('drainTimeoutMs', config.VENUE_DRAIN_TIMEOUT_MS),
     ...optional('restTimeoutMs', config.VENUE_REST_TIMEOUT_MS),

@@ -2,3 +2,4 @@ export { Actor, type ActorOptions, type ActorRef, type Transition, type Transiti
 export { systemClock, type Cancel, type Clock } from './clock.js';
 export { doublingDelay, reconnectDelay, type BackoffPolicy } from './backoff.js';
 export { KeyedMailbox } from './keyed-mailbox.js';
+export { BoundedMap } from './bounded-map.js';

@@ -4,6 +4,7 @@ import { unlessShutdown, type HealthRegistry, type JsonLogger } from '#observabi
 import type { BusOptions } from './bus-options.js';
 import type { BusMetrics } from './bus-metrics.js';
 import { DeclaredTopology, type DeclaredTopologyOptions } from './declared-topology.js';
+import { RoundTripWatch, type RoundTripWatchOptions } from './round-trip-watch.js';
 
 /**
  * The one NATS connection of a process. It reconnects forever (a gateway that gave up on its bus would be
@@ -30,11 +31,29 @@ export class BusConnection {
     private readonly metrics: BusMetrics,
     private readonly logger: JsonLogger,
     topologyOptions: DeclaredTopologyOptions = {},
+    roundTrips?: RoundTripWatchOptions,
   ) {
     this.topology = new DeclaredTopology(metrics, logger, () => this.isUp, topologyOptions);
+    this.roundTrips = new RoundTripWatch(
+      {
+        connected: () => this.isUp,
+        roundTrip: () => this.client.rtt(),
+        reconnect: () => this.client.reconnect(),
+        now: Date.now,
+        onStale: (silentMs) => {
+          metrics.staleReconnects.inc();
+          logger.error('NATS connected but silent: no round trip answered; reconnecting', { silentMs });
+        },
+      },
+      roundTrips,
+    );
+    this.roundTrips.start();
     metrics.connected.set(1);
     void this.watchStatus();
   }
+
+  /** The server answers round trips, not only "connected" (a client that stopped reading is reconnected). */
+  private readonly roundTrips: RoundTripWatch;
 
   static async open(
     options: BusOptions,
@@ -73,6 +92,7 @@ export class BusConnection {
       metrics,
       logger.child('bus'),
       options.topology ?? {},
+      options.roundTrips,
     );
     health.register('nats', () => connection.health());
     logger.info('connected to NATS', { server: client.getServer() });
@@ -106,6 +126,7 @@ export class BusConnection {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.topology.stop();
+      this.roundTrips.stop();
       if (this.client.isClosed()) return;
       try {
         await this.client.drain();
@@ -121,6 +142,10 @@ export class BusConnection {
   private health(): { up: boolean; detail?: string } {
     if (this.client.isClosed()) return { up: false, detail: 'closed' };
     if (!this.up) return { up: false, detail: 'disconnected, reconnecting' };
+    const silent = this.roundTrips.silentFor();
+    if (silent !== undefined) {
+      return { up: false, detail: `connected, but no round trip answered for ${Math.round(silent / 1000)} s` };
+    }
     return { up: true };
   }
 
@@ -138,6 +163,7 @@ export class BusConnection {
           this.metrics.connected.set(1);
           this.metrics.reconnects.inc();
           this.logger.info('NATS reconnected', { server: status.server });
+          this.roundTrips.reset();
           this.topology.redeclare('reconnect');
           for (const listener of this.reconnectListeners) listener();
           break;

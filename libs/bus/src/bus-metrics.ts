@@ -7,6 +7,7 @@ export class BusMetrics {
   readonly connected: Gauge;
   readonly reconnects: Counter;
   readonly disconnects: Counter;
+  readonly staleReconnects: Counter;
   readonly badRequests: Counter<'subject_kind'>;
   readonly handlerErrors: Counter<'subject_kind'>;
   readonly publishDropped: Counter<'subject_kind'>;
@@ -20,6 +21,11 @@ export class BusMetrics {
     this.connected = new Gauge({ name: 'bus_connected', help: '1 while the NATS connection is up', registers });
     this.reconnects = new Counter({ name: 'bus_reconnects_total', help: 'NATS reconnections', registers });
     this.disconnects = new Counter({ name: 'bus_disconnects_total', help: 'NATS disconnections', registers });
+    this.staleReconnects = new Counter({
+      name: 'bus_silent_reconnects_total',
+      help: 'Reconnections forced because a connected client had no round trip answered (it had stopped reading)',
+      registers,
+    });
     this.badRequests = new Counter({
       name: 'bus_bad_requests_total',
       help: 'Requests refused as invalid (bad JSON or failed validation)',

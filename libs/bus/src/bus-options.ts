@@ -1,4 +1,5 @@
 import type { DeclaredTopologyOptions } from './declared-topology.js';
+import type { RoundTripWatchOptions } from './round-trip-watch.js';
 
 /** Injection token for the bus's connection options. */
 export const BUS_OPTIONS = Symbol('BUS_OPTIONS');
@@ -16,4 +17,6 @@ export interface BusOptions {
   waitLogIntervalMs?: number;
   /** Backoff and pacing of declaring the topology again after a reconnect or a "no stream" answer. */
   topology?: DeclaredTopologyOptions;
+  /** How often a round trip is timed, and the silence after which a connected client is reconnected (5 s, 20 s). */
+  roundTrips?: RoundTripWatchOptions;
 }

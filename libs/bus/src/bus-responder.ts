@@ -18,6 +18,8 @@ export interface ContractResponderOptions<T extends object, R> {
   handle: (request: T) => R | Promise<R>;
   /** Queue group, so several instances share the requests. */
   queue?: string;
+  /** An empty payload is read as `{}` (a query whose filters are all optional); otherwise it is "not JSON". */
+  acceptEmptyBody?: boolean;
 }
 
 export interface RawResponderOptions<R> {
@@ -44,7 +46,8 @@ export class BusResponder {
 
   respond<T extends object, R>(options: ContractResponderOptions<T, R>): BusSubscription {
     return this.subscribe(options.subject, options.queue, (msg) => {
-      const parsed = parseContract(options.contract, msg.data);
+      const empty = options.acceptEmptyBody === true && msg.data.length === 0;
+      const parsed = parseContract(options.contract, empty ? '{}' : msg.data);
       if (!parsed.ok) {
         this.metrics.badRequests.inc({ subject_kind: options.kind });
         this.logger.warn('invalid request refused', { kind: options.kind, problems: parsed.problems });
@@ -70,7 +73,17 @@ export class BusResponder {
           return;
         }
         if (!msg.reply) return; // a publish without a reply subject is not a request: nothing to answer
-        onMessage(msg);
+        // Nothing may throw into the NATS client: an exception in its callback ends its read loop, and the
+        // connection, still "connected", reads nothing more until a ping times out minutes later.
+        try {
+          onMessage(msg);
+        } catch (error) {
+          this.logger.error('request refused: it could not be handled', {
+            subject: subject.slice(0, 128),
+            error: (error instanceof Error ? error.message : String(error)).slice(0, 256),
+          });
+          this.reply(msg, errorReply(GatewayErrorCode.Internal, 'the request could not be handled'));
+        }
       },
     });
   }

@@ -3,7 +3,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy } from '@nats-io/jetstream';
 import { IsString, MinLength } from 'class-validator';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
-import { startNatsServer, type NatsServerHandle } from '#testing';
+import { eventually, startNatsServer, type NatsServerHandle } from '#testing';
 import {
   BusConnection,
   BusConsumers,
@@ -132,6 +132,81 @@ describe('libs/bus against a real nats-server', () => {
       error: { code: 'INTERNAL', message: 'internal error' },
     });
     sub.unsubscribe();
+  });
+
+  it('reads an empty body as {} only where the responder says so (a query with no required field)', async () => {
+    const responder = new BusResponder(connection, metrics, silent);
+    const subs = [
+      responder.respond({
+        subject: 't.empty.ok',
+        kind: 'empty-ok',
+        contract: Greeting,
+        acceptEmptyBody: true,
+        handle: () => ({ ok: true }),
+      }),
+      responder.respond({ subject: 't.empty.no', kind: 'empty-no', contract: Greeting, handle: () => ({ ok: true }) }),
+    ];
+    await connection.flush();
+    const ask = async (subject: string, body: string) =>
+      (await peer.request(subject, body, { timeout: 2_000 })).json<{ ok: boolean; error?: { message: string } }>();
+    // Greeting requires a name: the empty body is judged as {} (its field named), not as "not JSON"
+    expect((await ask('t.empty.ok', '')).error?.message).toMatch(/name/);
+    expect((await ask('t.empty.ok', 'not json')).error?.message).toBe('payload is not JSON');
+    expect((await ask('t.empty.no', '')).error?.message).toBe('payload is not JSON');
+    expect(await metric('bus_bad_requests_total', { subject_kind: 'empty-ok' })).toBe(2);
+    for (const sub of subs) sub.unsubscribe();
+  });
+
+  it('a request nested thousands deep is refused, counted, and the connection goes on answering', async () => {
+    const responder = new BusResponder(connection, metrics, silent);
+    const sub = responder.respond({
+      subject: 't.deep',
+      kind: 'deep',
+      contract: Greeting,
+      handle: () => ({ ok: true }),
+    });
+    await connection.flush();
+    const deep = `{"name":"x","x":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`;
+    const ask = async (body: string) =>
+      (await peer.request('t.deep', body, { timeout: 2_000 })).json<{ ok: boolean; error?: { message: string } }>();
+    expect((await ask(deep)).error?.message).toMatch(/nested deeper than/);
+    expect(await metric('bus_bad_requests_total', { subject_kind: 'deep' })).toBe(1);
+    expect(await ask(JSON.stringify({ name: 'still reading' }))).toEqual({ ok: true });
+    sub.unsubscribe();
+  });
+
+  it('a client that stopped reading (an exception thrown into it) is reported down and reconnected', async () => {
+    const ownHealth = new HealthRegistry(500);
+    const ownRegistry = new MetricsRegistry('silent-test', { defaultMetrics: false });
+    const own = await BusConnection.open(
+      { servers: server.url, name: 'silent', reconnectTimeWaitMs: 50, roundTrips: { intervalMs: 100, staleMs: 600 } },
+      new BusMetrics(ownRegistry),
+      ownHealth,
+      silent,
+    );
+    try {
+      // a subscriber that throws — what a deeply nested request used to do inside the responder
+      own.client.subscribe('t.throws', {
+        callback: () => {
+          throw new Error('thrown into the client');
+        },
+      });
+      await own.flush();
+      peer.publish('t.throws', 'x');
+      await eventually(async () => ((await ownHealth.report()).checks['nats']?.up === false ? true : undefined), {
+        what: 'nats reported down while connected and silent',
+      });
+      await eventually(async () => ((await ownHealth.report()).checks['nats']?.up === true ? true : undefined), {
+        what: 'reading again after the forced reconnect',
+      });
+      expect((await ownRegistry.metrics()).match(/^bus_silent_reconnects_total\S* (\d+)/m)?.[1]).not.toBe('0');
+      const echo = own.client.subscribe('t.after', { max: 1 });
+      await own.flush();
+      peer.publish('t.after', 'y');
+      for await (const msg of echo) expect(msg.string()).toBe('y');
+    } finally {
+      await own.close();
+    }
   });
 
   it('counts bad requests by subject kind', async () => {

@@ -58,7 +58,12 @@ export class PublishAcks {
     if (this.subscription !== undefined && !this.subscription.isClosed()) return;
     this.subscription = this.connection.client.subscribe(`${this.inbox}.*`, {
       callback: (error, msg) => {
-        if (error === null) this.answer(msg);
+        if (error !== null) return;
+        try {
+          this.answer(msg);
+        } catch {
+          // never into the NATS client (its read loop would end); the publish waiting for it times out instead
+        }
       },
     });
     this.sweeper ??= setInterval(() => this.sweep(), SWEEP_MS);

@@ -10,6 +10,7 @@ import {
   ExecutionSubjects,
   KillSwitchRequest,
   OrderCommand,
+  declaredFields,
   parseContract,
   parsePlaceOrder,
   type PlaceOrderRequest,
@@ -17,6 +18,7 @@ import {
   RiskLimitsChange,
   RiskScopeQuery,
   StateQuery,
+  PairQuery,
   TradeQuery,
   TradingStateChange,
   TransactionGetRequest,
@@ -141,6 +143,7 @@ const VALIDATED = [
   ['TradeQuery', TradeQuery],
   ['TransactionListQuery', TransactionListQuery],
   ['StateQuery', StateQuery],
+  ['PairQuery', PairQuery],
   ['TransactionGetRequest', TransactionGetRequest],
   ['WithdrawalSubmitRequest', WithdrawalSubmitRequest],
   ['WithdrawalGetRequest', WithdrawalGetRequest],
@@ -484,7 +487,7 @@ describe('docs/asyncapi.yaml matches libs/contracts', () => {
 
   it.each(VALIDATED)('schema %s has the validated class fields, optional ones not required', (name, Class) => {
     const metadata = getMetadataStorage().getTargetValidationMetadatas(Class, '', true, false);
-    const fields = new Set(metadata.map((m) => m.propertyName));
+    const fields = declaredFields(Class);
     const optional = new Set(metadata.filter((m) => m.type === 'conditionalValidation').map((m) => m.propertyName));
     const schema = schemaOf(name);
     expect(new Set(Object.keys(schema.properties ?? {}))).toEqual(fields);

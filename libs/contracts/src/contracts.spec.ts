@@ -3,6 +3,7 @@ import { isParsableDecimal } from '#venue-api';
 import {
   BalanceQuery,
   boundedText,
+  declaredFields,
   isDecimalString,
   isIsoInstant,
   StateQuery,
@@ -17,6 +18,8 @@ import {
   MAX_ERROR_MESSAGE,
   OrderCommand,
   orderOutcomeMsgId,
+  PairQuery,
+  nestedDeeperThan,
   parseContract,
   sizeToken,
   StreamRequest,
@@ -85,6 +88,21 @@ describe('parseContract', () => {
       expect(parsed.value).toBeInstanceOf(StreamRequest);
       expect(parsed.value.quantity).toBe('0.5');
     }
+  });
+
+  it('refuses a payload nested deeper than any contract, in an undeclared field or an array, without throwing', () => {
+    const nest = (depth: number, inner: string, open: string, close: string) =>
+      `${open.repeat(depth)}${inner}${close.repeat(depth)}`;
+    for (const deep of [nest(10_000, '1', '{"a":', '}'), nest(10_000, '1', '[', ']'), nest(40, '1', '{"a":', '}')]) {
+      expect(() => parseContract(StreamRequest, `{"instrument":"BTC.USD","x":${deep}}`)).not.toThrow();
+      expect(parseContract(StreamRequest, `{"instrument":"BTC.USD","x":${deep}}`)).toEqual({
+        ok: false,
+        problems: ['payload is nested deeper than 32 levels'],
+      });
+    }
+    expect(nestedDeeperThan({ a: { b: [1, { c: 2 }] } }, 4)).toBe(false);
+    expect(nestedDeeperThan({ a: { b: [1, { c: {} }] } }, 4)).toBe(true);
+    expect(parseContract(StreamRequest, JSON.stringify({ ...valid, x: { a: { b: 1 } } })).ok).toBe(true);
   });
 
   it('lists every problem of a bad request without throwing', () => {
@@ -200,6 +218,20 @@ describe('account queries: a bad date or an unknown field is refused, never answ
     expect(parseContract(BalanceQuery, JSON.stringify({ accountGroupUuid: 'g', ccy: 'USD', nonZero: true })).ok).toBe(
       true,
     );
+  });
+
+  it('declaredFields: the properties a contract class declares (its validated fields), one set per class', () => {
+    expect([...declaredFields(StateQuery)]).toEqual(['accountGroupUuid']);
+    expect(new Set(declaredFields(BalanceQuery))).toEqual(new Set(['accountGroupUuid', 'ccy', 'nonZero']));
+    expect(declaredFields(PairQuery).size).toBe(0);
+    expect(declaredFields(StateQuery)).toBe(declaredFields(StateQuery));
+  });
+
+  it('the pair query takes no filter: {} is read, any field is unknown, a body not a JSON object is refused', () => {
+    expect(parseContract(PairQuery, '{}')).toEqual({ ok: true, value: new PairQuery() });
+    expect(problems(PairQuery, { instrument: 'BTC.USD' })).toEqual(['unknown field "instrument"']);
+    expect(parseContract(PairQuery, 'pairs please')).toEqual({ ok: false, problems: ['payload is not JSON'] });
+    expect(parseContract(PairQuery, '[]')).toEqual({ ok: false, problems: ['payload must be a JSON object'] });
   });
 
   it('unknown fields are named bounded: at most ten, each cut, never the whole request text', () => {

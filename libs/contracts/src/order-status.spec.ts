@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ORDER_OUTCOME_STATUSES, canFollow, isFinalStatus, needsReconciliation } from './order-status.js';
+import { ORDER_OUTCOME_STATUSES, canFollow, contradicts, isFinalStatus, needsReconciliation } from './order-status.js';
 
 describe('order-status lattice', () => {
   it('has exactly two final statuses, and nothing follows them', () => {
@@ -23,5 +23,14 @@ describe('order-status lattice', () => {
     expect(canFollow('UNKNOWN', 'PENDING')).toBe(false);
     expect(canFollow('INDETERMINATE', 'UNKNOWN')).toBe(false);
     expect(canFollow('PENDING', 'PENDING')).toBe(false);
+  });
+
+  it('calls only a second, different final a contradiction (a regress or a repeat is not one)', () => {
+    expect(contradicts('SUCCESS', 'FAILED')).toBe(true);
+    expect(contradicts('FAILED', 'SUCCESS')).toBe(true);
+    expect(contradicts('SUCCESS', 'SUCCESS')).toBe(false);
+    expect(contradicts('SUCCESS', 'PENDING')).toBe(false);
+    expect(contradicts('UNKNOWN', 'FAILED')).toBe(false);
+    expect(contradicts(undefined, 'FAILED')).toBe(false);
   });
 });

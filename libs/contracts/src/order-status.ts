@@ -44,6 +44,15 @@ export function canFollow(current: OrderOutcomeStatus | undefined, next: OrderOu
   return RANK[next] > RANK[current];
 }
 
+/**
+ * `incoming` is a final status other than the final one already held (FAILED after SUCCESS, or the reverse):
+ * the venue's evidence disagrees with itself. The first final stands and is never replaced; the contradiction is
+ * reported (a counter and a warning), for an operator to settle with the venue.
+ */
+export function contradicts(held: OrderOutcomeStatus | undefined, incoming: OrderOutcomeStatus): boolean {
+  return held !== undefined && isFinalStatus(held) && isFinalStatus(incoming) && held !== incoming;
+}
+
 export function isOrderOutcomeStatus(value: unknown): value is OrderOutcomeStatus {
   return typeof value === 'string' && (ORDER_OUTCOME_STATUSES as readonly string[]).includes(value);
 }

@@ -39,6 +39,10 @@ export class OrderCommand {
   autoSubscribe?: boolean;
 }
 
+/** How an outcome reached the connector (`OrderOutcome.source`); a bounded metric label too. */
+export const ORDER_OUTCOME_SOURCES = ['reply', 'redelivery', 'order-state', 'gateway'] as const;
+export type OrderOutcomeSource = (typeof ORDER_OUTCOME_SOURCES)[number];
+
 /** On `{prefix}.{account}.order.outcome.{clientRequestId}`; JetStream `Nats-Msg-Id` = `${clientRequestId}:${status}`. */
 export interface OrderOutcome {
   v: 1;
@@ -62,7 +66,7 @@ export interface OrderOutcome {
    * How the outcome reached us: the live reply, a redelivery after reconnect, the order-state endpoint, or
    * the gateway itself (the command was refused, or certainly never sent: FAILED without reaching the venue).
    */
-  source: 'reply' | 'redelivery' | 'order-state' | 'gateway';
+  source: OrderOutcomeSource;
 }
 
 export function orderOutcomeMsgId(outcome: Pick<OrderOutcome, 'clientRequestId' | 'status'>): string {

@@ -9,6 +9,8 @@ const FIELDS = new WeakMap<object, ReadonlySet<string>>();
 /** Unknown fields named in a refusal, each cut to this many characters: the request's own text is never echoed whole. */
 const MAX_NAMED_FIELDS = 10;
 const MAX_FIELD_NAME = 64;
+/** Levels of objects and arrays a payload may nest (the deepest contract nests 3). */
+const MAX_DEPTH = 32;
 
 /**
  * Class decorator: a payload with a field the contract does not declare is refused, naming the field (as
@@ -27,7 +29,12 @@ function refusesUnknownFields(Class: object): boolean {
   return false;
 }
 
-function declaredFields(Class: new () => object): ReadonlySet<string> {
+/**
+ * The properties a class-validator class declares (every property with a validation decorator, inherited ones
+ * included), read once per class. The one answer to "which fields does this class know": unknown-field refusal
+ * here, and the venue frames' decoding in libs/venue-api (only declared properties are copied).
+ */
+export function declaredFields(Class: new () => object): ReadonlySet<string> {
   let fields = FIELDS.get(Class);
   if (fields === undefined) {
     const metadata = getMetadataStorage().getTargetValidationMetadatas(Class, '', true, false);
@@ -66,12 +73,39 @@ export function parseContract<T extends object>(Class: new () => T, payload: Uin
   if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) {
     return { ok: false, problems: ['payload must be a JSON object'] };
   }
+  // class-transformer copies nested objects recursively, fields the contract does not declare included: a
+  // payload nested thousands deep overflowed the stack (and, thrown inside a NATS callback, stopped the client
+  // reading for minutes). No contract nests deeper than a few levels.
+  if (nestedDeeperThan(plain, MAX_DEPTH)) {
+    return { ok: false, problems: [`payload is nested deeper than ${MAX_DEPTH} levels`] };
+  }
   const unknown = refusesUnknownFields(Class) ? unknownFieldProblems(Class, plain) : [];
-  const value = plainToInstance(Class, plain);
-  const errors = validateSync(value, { forbidUnknownValues: true });
+  let value: T;
+  let errors: ReturnType<typeof validateSync>;
+  try {
+    value = plainToInstance(Class, plain);
+    // A contract with no field (a query without filters) has nothing to validate: only its unknown fields count.
+    errors = declaredFields(Class).size === 0 ? [] : validateSync(value, { forbidUnknownValues: true });
+  } catch {
+    return { ok: false, problems: ['payload could not be read as this contract'] };
+  }
   // A field breaking several rules that share one message (e.g. min and max length) is told it once.
   const broken = errors.flatMap((e) => Object.values(e.constraints ?? { [e.property]: 'invalid' }));
   const problems = [...unknown, ...new Set(broken)];
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, value };
+}
+
+/** Whether `plain` (parsed JSON) nests objects or arrays deeper than `limit` — iteratively, never on the stack. */
+export function nestedDeeperThan(plain: unknown, limit: number): boolean {
+  const pending: Array<[unknown, number]> = [[plain, 1]];
+  while (pending.length > 0) {
+    const [node, depth] = pending.pop() as [unknown, number];
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(node)) {
+      if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+    }
+  }
+  return false;
 }

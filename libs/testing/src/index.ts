@@ -14,3 +14,4 @@ export {
 export { acquireMachineLock, type MachineLock } from './machine-lock.js';
 export { configProblems } from './config-problems.js';
 export { startTcpRelay, type TcpRelay } from './tcp-relay.js';
+export { parseInTimeZone } from './time-zone.js';

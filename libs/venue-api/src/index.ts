@@ -7,3 +7,4 @@ export * from './ws/inbound.js';
 export * from './ws/inbound-dtos.js';
 export * from './ws/identifier.js';
 export * from './ws/codec.js';
+export * from './time/venue-date-time.js';

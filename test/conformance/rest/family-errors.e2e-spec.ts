@@ -235,6 +235,15 @@ describe('REST failure bodies per endpoint family', () => {
         expect((await client.post(RestPath.Trades, fields)).status).toBe(400);
       }
     });
+
+    it('tradeState filters on PENDING_SETTLEMENT, SETTLED, CANCELLED only: FAILED is a state, not a filter value', async () => {
+      const failed = await client.post(RestPath.Trades, { tradeState: 'FAILED' });
+      expect(failed.status).toBe(400);
+      expect(failed.json).toEqual({ error: 'INVALID_PARAMETER', message: expect.any(String) });
+      for (const tradeState of ['PENDING_SETTLEMENT', 'SETTLED', 'CANCELLED']) {
+        expect((await client.post(RestPath.Trades, { tradeState })).status).toBe(200);
+      }
+    });
   });
 
   describe('§4.10 order state', () => {

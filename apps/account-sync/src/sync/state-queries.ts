@@ -7,6 +7,7 @@
 import type { BusResponder, BusSubscription } from '#bus';
 import {
   BalanceQuery,
+  PairQuery,
   StateQuery,
   TradeQuery,
   TransactionListQuery,
@@ -15,6 +16,7 @@ import {
   type StateQueryReply,
 } from '#contracts';
 import type { Participant, Trade, TransactionRecord } from '#venue-api';
+import { parseVenueDateTime } from '#venue-api';
 import type { ResourceFreshness } from './sync-schedule-machine.js';
 import type { SyncEngine, Mirrors } from './sync-engine.js';
 import type { SyncResource } from './sync-triggers.js';
@@ -51,7 +53,7 @@ function byNewest<T>(records: T[], at: (record: T) => number): T[] {
 }
 
 function createdAtOf(trade: Trade): number {
-  const at = trade.createdAt === undefined ? NaN : Date.parse(trade.createdAt);
+  const at = trade.createdAt === undefined ? NaN : parseVenueDateTime(trade.createdAt);
   return Number.isNaN(at) ? 0 : at;
 }
 
@@ -64,8 +66,8 @@ export function matchesTrade(query: TradeQuery, trade: Trade): boolean {
     (query.tradeClass === undefined || trade.tradeClass === query.tradeClass) &&
     (query.clientRef === undefined || trade.clientRef === query.clientRef) &&
     (query.tradeRef === undefined || trade.tradeRef === query.tradeRef) &&
-    (query.from === undefined || at >= Date.parse(query.from)) &&
-    (query.to === undefined || at <= Date.parse(query.to))
+    (query.from === undefined || at >= parseVenueDateTime(query.from)) &&
+    (query.to === undefined || at <= parseVenueDateTime(query.to))
   );
 }
 
@@ -209,9 +211,11 @@ export function serveStateQueries(
           freshness('transfers'),
         ),
     }),
-    responder.respondToAny({
+    responder.respond({
       subject: subjects.query('pair'),
       kind: 'acct.pair.query',
+      contract: PairQuery,
+      acceptEmptyBody: true,
       queue,
       handle: () => all(mirrors.pair.values(), freshness('pairs')),
     }),

@@ -243,4 +243,24 @@ describe('SyncEngine incremental reads never skip what a full read would find', 
     await expect(engine.run('beneficiaries', 'incremental')).rejects.toThrow('no account groups known yet');
     expect(applied).toEqual([]);
   });
+
+  it('a participant read that left out an unreadable row removes nothing (its record may be the one held)', async () => {
+    const scopes: unknown[] = [];
+    const mirror = {
+      apply: (_fresh: unknown, scope?: (key: string) => boolean) => {
+        scopes.push(scope === undefined ? 'returned only' : scope('held-elsewhere') ? 'every key' : 'some keys');
+        return Promise.resolve({ created: 0, changed: 0, removed: 0 });
+      },
+    };
+    let unreadable = 1;
+    const engine = engineFor({
+      listAllSenders: () => Promise.resolve({ records: [], unreadable }),
+    });
+    (engine as unknown as { deps: { mirrors: { sender: unknown } } }).deps.mirrors.sender = mirror;
+    engine.groups = [{ uuid: 'g-1' }];
+    await engine.run('senders', 'incremental');
+    unreadable = 0;
+    await engine.run('senders', 'incremental');
+    expect(scopes).toEqual(['returned only', 'every key']);
+  });
 });

@@ -4,6 +4,7 @@
  */
 import { stateKey, type BalanceState } from '#contracts';
 import type { AccountBalances, CreditLimit, Participant, TradablePair, Trade, TransferRecord } from '#venue-api';
+import { parseVenueDateTime } from '#venue-api';
 
 export interface AccountGroupRef {
   uuid: string;
@@ -87,11 +88,11 @@ export function pairsByKey(pairs: TradablePair[]): Map<string, TradablePair> {
   return keyed;
 }
 
-/** The newest `createdAt` (ISO text) of trades, as epoch ms; undefined when none parses. */
+/** The newest `createdAt` (ISO text; no zone = UTC, spec-gaps C9) of trades, as epoch ms; undefined when none parses. */
 export function newestCreatedAt(trades: Iterable<{ createdAt?: string }>): number | undefined {
   let newest: number | undefined;
   for (const trade of trades) {
-    const at = trade.createdAt === undefined ? NaN : Date.parse(trade.createdAt);
+    const at = trade.createdAt === undefined ? NaN : parseVenueDateTime(trade.createdAt);
     if (!Number.isNaN(at) && (newest === undefined || at > newest)) newest = at;
   }
   return newest;

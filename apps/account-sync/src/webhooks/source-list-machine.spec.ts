@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { WebhookSourceAddresses } from '#venue-api';
-import { initialSourceList, sourceListTransition, type SourceListState } from './source-list-machine.js';
+import { admitSource, initialSourceList, sourceListTransition, type SourceListState } from './source-list-machine.js';
 
 function list(version: number, cidrs: string[], notice: WebhookSourceAddresses['change_notice'] = null) {
   return { kind: 'fetched' as const, list: { version, ipv4_cidrs: cidrs, change_notice: notice } };
@@ -74,5 +74,65 @@ describe('sourceListTransition (ips.json)', () => {
     expect(other.effects).toHaveLength(1);
     const cleared = sourceListTransition(other.state, list(1, ['10.0.0.0/8']), { now: 4 });
     expect(cleared.state.changeNotice).toBeNull();
+  });
+});
+
+describe('admitSource (a sender judged against the held list; §6.1 rule 5: a 4xx is never retried)', () => {
+  const gap = { refusedRefreshGapMs: 10_000 };
+  const held = sourceListTransition(initialSourceList, list(1, ['10.0.0.0/8']), { now: 0 }).state;
+
+  it('unready before any list, allowed inside the list, neither touches the state', () => {
+    expect(admitSource(initialSourceList, '10.0.0.1', { now: 1, refreshing: false, ...gap })).toEqual({
+      state: initialSourceList,
+      verdict: 'unready',
+      refresh: false,
+    });
+    expect(admitSource(held, '10.0.0.1', { now: 1, refreshing: false, ...gap })).toEqual({
+      state: held,
+      verdict: 'allowed',
+      refresh: false,
+    });
+  });
+
+  it('an outside address asks for a refresh and gets retry (503); once refreshed and still outside: refused (403)', () => {
+    const first = admitSource(held, '192.0.2.1', { now: 1_000, refreshing: false, ...gap });
+    expect(first).toMatchObject({ verdict: 'retry', refresh: true });
+    // the venue's retry while that refresh runs: retry, no second fetch
+    expect(admitSource(first.state, '192.0.2.1', { now: 1_500, refreshing: true, ...gap })).toMatchObject({
+      verdict: 'retry',
+      refresh: false,
+    });
+    // the refresh came back without the address: refused as before
+    const after = sourceListTransition(first.state, list(1, ['10.0.0.0/8']), { now: 1_800 }).state;
+    expect(admitSource(after, '192.0.2.1', { now: 2_000, refreshing: false, ...gap })).toMatchObject({
+      verdict: 'refused',
+      refresh: false,
+    });
+    // the list loaded by the refresh holds it
+    const moved = sourceListTransition(first.state, list(2, ['192.0.2.0/24']), { now: 1_800 }).state;
+    expect(admitSource(moved, '192.0.2.1', { now: 2_000, refreshing: false, ...gap }).verdict).toBe('allowed');
+  });
+
+  it('a flood from random addresses refreshes at most once per gap, and holds no per-address state', () => {
+    let state = held;
+    let refreshes = 0;
+    for (let i = 0; i < 1_000; i += 1) {
+      const next = admitSource(state, `192.0.${i % 250}.${i % 200}`, { now: i * 100, refreshing: false, ...gap });
+      state = next.state;
+      if (next.refresh) refreshes += 1;
+    }
+    expect(refreshes).toBe(10); // 100 s of flood, one refresh per 10 s
+    expect(Object.keys(state).sort()).toEqual(Object.keys(held).sort());
+  });
+
+  it('while ips.json announces a change (before or after its effective_date): retry, never refused', () => {
+    const notice = { message: 'moving', effective_date: '2026-01-01' };
+    const announced = sourceListTransition(held, list(2, ['10.0.0.0/8'], notice), { now: 1 }).state;
+    const asked = admitSource(announced, '192.0.2.1', { now: 2, refreshing: false, ...gap });
+    expect(asked).toMatchObject({ verdict: 'retry', refresh: true });
+    expect(admitSource(asked.state, '192.0.2.1', { now: 3, refreshing: false, ...gap })).toMatchObject({
+      verdict: 'retry',
+      refresh: false,
+    });
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The webhook source address list (ips.json, §4.12) as a pure transition: what a fetch result does to the
  * list held. Reloaded only when `version` changes; the last good list is kept when a fetch fails or brings
- * an unusable list; a non-null `change_notice` is announced once per notice.
+ * an unusable list; a non-null `change_notice` is announced once per notice. `admitSource` judges a sender.
  */
 import type { WebhookChangeNotice, WebhookSourceAddresses } from '#venue-api';
 import { CidrSet } from './cidr-set.js';
@@ -15,6 +15,8 @@ export interface SourceListState {
   /** Epoch ms of the last successful fetch (loaded or unchanged). */
   lastGoodFetchAt: number | undefined;
   consecutiveFailures: number;
+  /** Epoch ms of the last refresh a refused sender asked for (at most one per gap, whoever asks). */
+  refusalRefreshAt: number | undefined;
 }
 
 export type SourceListEvent =
@@ -32,6 +34,7 @@ export const initialSourceList: SourceListState = {
   changeNotice: null,
   lastGoodFetchAt: undefined,
   consecutiveFailures: 0,
+  refusalRefreshAt: undefined,
 };
 
 export function sourceListTransition(
@@ -77,4 +80,27 @@ export function sourceListTransition(
 
 function sameNotice(a: WebhookChangeNotice, b: WebhookChangeNotice | null): boolean {
   return b !== null && a.message === b.message && a.effective_date === b.effective_date;
+}
+
+/**
+ * What the receiver answers a sender: `allowed`; `unready` (no list yet: 503); `retry` (503) for an address
+ * outside the list while that may be our list's fault — a refresh it asked for or one already running, or a
+ * `change_notice` (before or after its effective_date: the venue moves, its list may lag); `refused` (403, never
+ * retried by the venue, §6.1 rule 5) once a refresh still excludes it. Refreshes asked by senders are at most one
+ * per `refusedRefreshGapMs` and nothing is kept per address, so a flood from random addresses stays bounded.
+ */
+export type SourceVerdict = 'allowed' | 'unready' | 'retry' | 'refused';
+
+export function admitSource(
+  state: SourceListState,
+  address: string,
+  env: { now: number; refreshing: boolean; refusedRefreshGapMs: number },
+): { state: SourceListState; verdict: SourceVerdict; refresh: boolean } {
+  if (state.version === undefined) return { state, verdict: 'unready', refresh: false };
+  if (state.addresses.contains(address)) return { state, verdict: 'allowed', refresh: false };
+  const refresh =
+    !env.refreshing &&
+    (state.refusalRefreshAt === undefined || env.now - state.refusalRefreshAt >= env.refusedRefreshGapMs);
+  const verdict = refresh || env.refreshing || state.changeNotice !== null ? 'retry' : 'refused';
+  return { state: refresh ? { ...state, refusalRefreshAt: env.now } : state, verdict, refresh };
 }

@@ -19,6 +19,7 @@ describe('webhook and withdrawal settings', () => {
       WEBHOOK_PATH: '/webhooks/venue',
       WEBHOOK_MAX_BODY_BYTES: 65_536,
       WEBHOOK_IPS_REFRESH_MS: 300_000,
+      WEBHOOK_ANSWER_DEADLINE_MS: 8_000,
       TRANSACTION_RETENTION_MS: 0,
       WITHDRAWAL_POLL_MS: 5_000,
       WITHDRAWAL_UNKNOWN_SETTLE_MS: 120_000,
@@ -39,6 +40,11 @@ describe('webhook and withdrawal settings', () => {
 
   it('refuses the receiver on the port of /metrics (cross-check)', () => {
     expect(problemsOf({ HTTP_PORT: '4000', WEBHOOK_PORT: '4000' })).toMatch(/WEBHOOK_PORT must differ from HTTP_PORT/);
+  });
+
+  it("refuses an answer deadline at or over the venue's 10 s (§6.1: a timeout is retried only 3 times)", () => {
+    expect(problemsOf({ WEBHOOK_ANSWER_DEADLINE_MS: '10000' })).toMatch(/WEBHOOK_ANSWER_DEADLINE_MS must be/);
+    expect(problemsOf({ WEBHOOK_ANSWER_DEADLINE_MS: '9500' })).toBe('');
   });
 
   it('accepts a list of trusted proxies', () => {

@@ -4,11 +4,15 @@ import type { MetricsRegistry } from '#observability';
 /**
  * Results of a webhook request:
  *   stored, duplicate, stale   accepted (2xx); the ledger's answer
- *   refused_source             403: the sender is not in ips.json
+ *   refused_source             403: the sender is not in ips.json, also after a refresh it asked for
+ *   unconfirmed_source         503: the sender is not in ips.json while a refresh runs or ips.json announces a
+ *                              change (the venue retries; its new address may not be listed yet)
  *   invalid                    400/413: malformed (not JSON, no usable uuid) or oversized body
  *   unusable                   503: names a transaction (uuid) the ledger cannot hold (unknown state, no
  *                              amount…); the venue retries, nothing is lost by a 4xx
  *   store_failed               503: could not be stored (the venue retries)
+ *   store_deadline             503: not stored within WEBHOOK_ANSWER_DEADLINE_MS (the store goes on; the venue
+ *                              retries with backoff, where a timeout of its 10 s is retried only 3 times)
  *   unready                    503: no address list loaded yet (the venue retries)
  *   not_found, wrong_method    404/405
  */
@@ -17,9 +21,11 @@ export const WEBHOOK_RESULTS = [
   'duplicate',
   'stale',
   'refused_source',
+  'unconfirmed_source',
   'invalid',
   'unusable',
   'store_failed',
+  'store_deadline',
   'unready',
   'not_found',
   'wrong_method',
@@ -38,7 +44,7 @@ export class WebhookMetrics {
   constructor(registry: MetricsRegistry) {
     this.requests = new Counter({
       name: 'account_sync_webhooks_total',
-      help: 'Webhook requests by result (stored, duplicate, stale, refused_source, invalid, unusable, store_failed, unready, not_found, wrong_method)',
+      help: 'Webhook requests by result (stored, duplicate, stale, refused_source, unconfirmed_source, invalid, unusable, store_failed, store_deadline, unready, not_found, wrong_method)',
       labelNames: ['result'],
       registers: [registry],
     });

@@ -3,11 +3,33 @@ import { accountLedgerStreams, AccountLedgerName, BusConnection, BusMetrics, Bus
 import { TransactionSubjects } from '#contracts';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { startNatsServer, waitFor, type NatsServerHandle } from '#testing';
-import { TransactionLedger } from '../transactions/transaction-ledger.js';
+import { TransactionLedger, type TransactionStore } from '../transactions/transaction-ledger.js';
 import { TransactionMetrics } from '../transactions/transaction-metrics.js';
 import { CidrSet } from './cidr-set.js';
+import type { SourceVerdict } from './source-list-machine.js';
 import { WebhookMetrics } from './webhook-metrics.js';
 import { WebhookReceiver, type WebhookSources } from './webhook-receiver.js';
+
+/** The real stream store, with one injected fault: appends wait at a gate until the test opens it (NATS slow). */
+class GatedAppends implements TransactionStore {
+  private gate: Promise<void> | undefined;
+  private open: (() => void) | undefined;
+  constructor(private readonly inner: TransactionStore) {}
+  hold(): void {
+    this.gate = new Promise((resolve) => (this.open = resolve));
+  }
+  release(): void {
+    this.open?.();
+    this.gate = undefined;
+  }
+  async append(subject: string, json: string, msgId: string, expectedLastSeq: number) {
+    await this.gate;
+    return this.inner.append(subject, json, msgId, expectedLastSeq);
+  }
+  last<T>(subject: string) {
+    return this.inner.last<T>(subject);
+  }
+}
 
 const silent = new JsonLogger('webhook-test', 'test', 'error', { write: () => undefined });
 
@@ -23,23 +45,27 @@ describe('WebhookReceiver (real HTTP, real nats-server)', () => {
   let ledger: TransactionLedger;
   let url: string;
   let registry: MetricsRegistry;
-  const sources: WebhookSources & { list: CidrSet; ready: boolean } = {
+  const sources: WebhookSources & { list: CidrSet; ready: boolean; outside: SourceVerdict } = {
     list: CidrSet.parse(['127.0.0.1/32']).set,
     ready: true,
-    get loaded() {
-      return this.ready;
-    },
-    allows(address: string) {
-      return this.list.contains(address);
+    outside: 'refused',
+    admit(address: string) {
+      if (!this.ready) return 'unready';
+      return this.list.contains(address) ? 'allowed' : this.outside;
     },
   };
 
   const post = (body: string, headers: Record<string, string> = {}) =>
     fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
 
-  async function count(result: string): Promise<number> {
-    const metric = await registry.getSingleMetric('account_sync_webhooks_total')?.get();
-    return metric?.values.find((v) => v.labels['result'] === result)?.value ?? 0;
+  async function count(
+    result: string,
+    name = 'account_sync_webhooks_total',
+    label = 'result',
+    from: MetricsRegistry = registry,
+  ): Promise<number> {
+    const metric = await from.getSingleMetric(name)?.get();
+    return metric?.values.find((v) => v.labels[label] === result)?.value ?? 0;
   }
 
   beforeAll(async () => {
@@ -62,7 +88,14 @@ describe('WebhookReceiver (real HTTP, real nats-server)', () => {
       silent,
     );
     receiver = new WebhookReceiver(
-      { port: 0, host: '127.0.0.1', path: '/hooks/venue', maxBodyBytes: 4_096, trustedProxies: CidrSet.empty() },
+      {
+        port: 0,
+        host: '127.0.0.1',
+        path: '/hooks/venue',
+        maxBodyBytes: 4_096,
+        trustedProxies: CidrSet.empty(),
+        answerDeadlineMs: 8_000,
+      },
       sources,
       ledger,
       new WebhookMetrics(registry),
@@ -87,6 +120,14 @@ describe('WebhookReceiver (real HTTP, real nats-server)', () => {
     expect((await post(notification('w-1', 'PROCESSED'))).status).toBe(200);
     expect(await (await post(notification('w-1', 'PENDING'))).json()).toEqual({ result: 'stale' });
     expect((await ledger.current('w-1'))?.state).toBe('PROCESSED');
+  });
+
+  it('stores a negative amount as written (§2.9 gives amounts no sign rule; direction is transactionType: WH9)', async () => {
+    const debit = notification('w-neg', 'PENDING', '-250.25').replace('"DEPOSIT"', '"WITHDRAWAL"');
+    const answer = await post(debit);
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual({ result: 'stored' });
+    expect((await ledger.current('w-neg'))?.leg).toMatchObject({ amount: '-250.25', transactionType: 'WITHDRAWAL' });
   });
 
   it('answers 400 to a malformed body, counted, with a bounded reason that does not echo the body', async () => {
@@ -154,6 +195,21 @@ describe('WebhookReceiver (real HTTP, real nats-server)', () => {
     expect((await post(notification('w-3', 'PENDING'))).status).toBe(200);
   });
 
+  it('answers 503 (retried, not 403) to an unlisted source while the list may be ours to blame', async () => {
+    sources.list = CidrSet.parse(['203.0.113.0/24']).set;
+    sources.outside = 'retry'; // a refresh it asked for is running, or ips.json announces a change
+    try {
+      const before = await count('unconfirmed_source');
+      const answer = await post(notification('w-7', 'PENDING'));
+      expect(answer.status).toBe(503);
+      expect(await count('unconfirmed_source')).toBe(before + 1);
+      expect(await ledger.current('w-7')).toBeUndefined();
+    } finally {
+      sources.outside = 'refused';
+      sources.list = CidrSet.parse(['127.0.0.1/32']).set;
+    }
+  });
+
   it('reads X-Forwarded-For only from a configured trusted proxy', async () => {
     sources.list = CidrSet.parse(['203.0.113.0/24']).set;
     // no trusted proxy: the header is the sender's word, ignored
@@ -165,6 +221,7 @@ describe('WebhookReceiver (real HTTP, real nats-server)', () => {
         path: '/hooks/venue',
         maxBodyBytes: 4_096,
         trustedProxies: CidrSet.parse(['127.0.0.1/32']).set,
+        answerDeadlineMs: 8_000,
       },
       sources,
       ledger,
@@ -184,6 +241,55 @@ describe('WebhookReceiver (real HTTP, real nats-server)', () => {
     } finally {
       await behindProxy.stop();
       sources.list = CidrSet.parse(['127.0.0.1/32']).set;
+    }
+  });
+
+  it('answers 503 once its deadline passes (a slow store), stores in the background, and a retry is a duplicate', async () => {
+    const store = new GatedAppends(new SubjectLedger(connection, AccountLedgerName.transactions('a')));
+    const late = new MetricsRegistry('late', { defaultMetrics: false });
+    const slowLedger = new TransactionLedger(
+      store,
+      new TransactionSubjects('gw.v1', 'a'),
+      new TransactionMetrics(late),
+      silent,
+    );
+    const hurried = new WebhookReceiver(
+      {
+        port: 0,
+        host: '127.0.0.1',
+        path: '/hooks/venue',
+        maxBodyBytes: 4_096,
+        trustedProxies: CidrSet.empty(),
+        answerDeadlineMs: 200,
+      },
+      sources,
+      slowLedger,
+      new WebhookMetrics(late),
+      silent,
+    );
+    const hurriedUrl = await hurried.start();
+    const send = () => fetch(hurriedUrl, { method: 'POST', body: notification('w-slow', 'PENDING') });
+
+    try {
+      store.hold();
+      const first = await send();
+      expect(first.status).toBe(503);
+      expect(await first.json()).toEqual({ error: 'not stored within the answer deadline; retry later' });
+      // the venue's retry while the first store is still held: queued behind it (one mailbox per uuid), 503 too
+      expect((await send()).status).toBe(503);
+      expect(await count('store_deadline', undefined, undefined, late)).toBe(2);
+      expect(await ledger.current('w-slow')).toBeUndefined();
+      store.release();
+      await slowLedger.drained();
+      expect((await ledger.current('w-slow'))?.state).toBe('PENDING');
+      const retry = await send();
+      expect(retry.status).toBe(200);
+      expect(await retry.json()).toEqual({ result: 'duplicate' });
+      // idempotent per (uuid, state): three deliveries, one of them finished after its answer, one state stored
+      expect(await count('PENDING', 'account_sync_transaction_states_total', 'state', late)).toBe(1);
+    } finally {
+      store.release();
+      await hurried.stop();
     }
   });
 

@@ -2,7 +2,9 @@
  * The webhook receiver (§4.12, §6.1): the HTTP endpoint registered in the venue's portal, on its own port
  * (so /metrics and /health are not exposed there). For each POST on the configured path:
  *
- *   sender not in ips.json                 → 403 (counted; never stored)
+ *   sender not in ips.json                 → 403 (counted; never stored) once a refresh of the list still
+ *                                            excludes it; 503 while that refresh runs or ips.json announces a
+ *                                            change (the venue may have moved first): see `admitSource`
  *   no ips.json list loaded yet            → 503 (the venue retries; a transient fault is never a 4xx)
  *   body over the size bound               → 413
  *   not JSON, or no usable `uuid`          → 400 (counted, a bounded reason): nothing a retry could mend
@@ -10,6 +12,9 @@
  *     store (state outside §3.3, no amount…)   (§6.1 rule 5) — a 4xx would lose a transaction that exists
  *   stored / duplicate / stale             → 200, only once the ledger has it durably
  *   the ledger cannot store it             → 503 (the venue retries with backoff)
+ *   not stored within the answer deadline  → 503 (the venue retries with backoff; a timeout of its 10 s would be
+ *                                            retried only 3 times, §6.1); the store goes on in the background —
+ *                                            a retry queues behind it and finds the (uuid, state) held: duplicate
  *
  * Plain `node:http`: one handler, no framework on the hot path.
  */
@@ -19,6 +24,7 @@ import type { JsonLogger } from '#observability';
 import { readTransactionNotification } from '#venue-api';
 import type { TransactionIntake } from '../transactions/transaction-intake.js';
 import type { CidrSet } from './cidr-set.js';
+import type { SourceVerdict } from './source-list-machine.js';
 import { clientAddress } from './client-address.js';
 import type { WebhookMetrics, WebhookResult } from './webhook-metrics.js';
 
@@ -28,11 +34,12 @@ export interface WebhookReceiverOptions {
   path: string;
   maxBodyBytes: number;
   trustedProxies: CidrSet;
+  /** From a request's arrival; below the venue's 10 s response limit (§6.1, §8). */
+  answerDeadlineMs: number;
 }
 
 export interface WebhookSources {
-  readonly loaded: boolean;
-  allows(address: string): boolean;
+  admit(address: string): SourceVerdict;
 }
 
 const MAX_REASON = 200;
@@ -103,11 +110,18 @@ export class WebhookReceiver {
     }
     const peer = request.socket.remoteAddress ?? '';
     const source = clientAddress(peer, request.headers['x-forwarded-for'], this.options.trustedProxies);
-    if (!this.sources.loaded) {
+    const verdict = this.sources.admit(source);
+    if (verdict === 'unready') {
       response.setHeader('retry-after', '5');
       return this.answer(request, response, 503, 'unready', 'webhook source list not loaded yet');
     }
-    if (!this.sources.allows(source)) {
+    if (verdict === 'retry') {
+      this.logRefusal('unconfirmed_source', 'webhook answered 503: source not in ips.json, list being refreshed', {
+        source: source.slice(0, 64),
+      });
+      return this.answer(request, response, 503, 'unconfirmed_source', 'source address not confirmed yet; retry later');
+    }
+    if (verdict === 'refused') {
       this.logRefusal('refused_source', 'webhook refused: source address not in ips.json', {
         source: source.slice(0, 64),
       });
@@ -157,17 +171,35 @@ export class WebhookReceiver {
       return this.answer(request, response, 503, 'unusable', `notification not usable yet: ${reason}`);
     }
     const record = reading.record;
+    let late = false;
+    const deadline = setTimeout(
+      () => {
+        late = true;
+        this.logRefusal('store_deadline', 'webhook not stored within the answer deadline; answered 503, storing on', {
+          uuid: record.uuid.slice(0, 64),
+        });
+        this.answer(request, response, 503, 'store_deadline', 'not stored within the answer deadline; retry later');
+      },
+      Math.max(0, this.options.answerDeadlineMs - (this.now() - started)),
+    );
     this.intake.ingest(record, 'webhook').then(
       (result) => {
+        clearTimeout(deadline);
+        if (late)
+          return this.logger.info('webhook stored after its 503', {
+            uuid: record.uuid.slice(0, 64),
+            result: result.kind,
+          });
         this.metrics.storeSeconds.observe((this.now() - started) / 1_000);
         this.answer(request, response, 200, result.kind);
       },
       (error: unknown) => {
+        clearTimeout(deadline);
         this.logger.error('webhook not stored; answered 503 so the venue retries', {
           uuid: record.uuid.slice(0, 64),
           error: error instanceof Error ? error.message : String(error),
         });
-        this.answer(request, response, 503, 'store_failed', 'not stored; retry later');
+        if (!late) this.answer(request, response, 503, 'store_failed', 'not stored; retry later');
       },
     );
   }

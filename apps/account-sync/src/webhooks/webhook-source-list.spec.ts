@@ -11,12 +11,14 @@ describe('WebhookSourceList (the ips.json shell)', () => {
   function setup(answers: Array<WebhookSourceAddresses | Error>) {
     const clock = new FakeClock();
     const registry = new MetricsRegistry('t', { defaultMetrics: false });
+    const fetches = { count: 0 };
     const list = new WebhookSourceList({ refreshMs: 60_000 }, clock, new WebhookMetrics(registry), silent, async () => {
+      fetches.count += 1;
       const next = answers.shift();
       if (next === undefined || next instanceof Error) throw next ?? new Error('no answer');
       return next;
     });
-    return { clock, list, registry };
+    return { clock, list, registry, fetches };
   }
 
   async function gauge(registry: MetricsRegistry, name: string): Promise<number | undefined> {
@@ -31,12 +33,12 @@ describe('WebhookSourceList (the ips.json shell)', () => {
     await list.start();
     expect(list.loaded).toBe(false);
     expect(list.health().up).toBe(false);
-    expect(list.allows('127.0.0.1')).toBe(false);
+    expect(list.admit('127.0.0.1')).toBe('unready');
     clock.advance(60_000);
     await list.refresh();
     expect(list.loaded).toBe(true);
     expect(list.health()).toEqual({ up: true });
-    expect(list.allows('127.0.0.1')).toBe(true);
+    expect(list.admit('127.0.0.1')).toBe('allowed');
     expect(await gauge(registry, 'account_sync_webhook_ips_version')).toBe(3);
     list.stop();
   });
@@ -67,10 +69,30 @@ describe('WebhookSourceList (the ips.json shell)', () => {
     await list.start();
     expect(await gauge(registry, 'account_sync_webhook_ips_change_notice')).toBe(1);
     await list.refresh();
-    expect(list.allows('10.1.1.1')).toBe(true);
+    expect(list.admit('10.1.1.1')).toBe('allowed');
     expect(list.health().up).toBe(true);
     expect(list.health().detail).toMatch(/last good list kept/);
     expect(await gauge(registry, 'account_sync_webhook_ips_fetch_failures_total')).toBe(1);
+    list.stop();
+  });
+
+  it('a sender outside the list refreshes it (503 meanwhile), at most once per 10 s; refused once the list says so', async () => {
+    const v1 = { version: 1, ipv4_cidrs: ['10.0.0.0/8'], change_notice: null };
+    const v2 = { version: 2, ipv4_cidrs: ['10.0.0.0/8', '192.0.2.0/24'], change_notice: null };
+    const { clock, list, fetches } = setup([v1, v1, v2]);
+    await list.start();
+    expect(fetches.count).toBe(1);
+    expect(list.admit('192.0.2.7')).toBe('retry');
+    expect(list.admit('198.51.100.1')).toBe('retry'); // the same refresh is running
+    expect(fetches.count).toBe(2);
+    await list.refresh();
+    expect(list.admit('192.0.2.7')).toBe('refused'); // refreshed, still outside
+    expect(fetches.count).toBe(2);
+    clock.advance(10_000);
+    expect(list.admit('192.0.2.7')).toBe('retry');
+    await list.refresh();
+    expect(fetches.count).toBe(3);
+    expect(list.admit('192.0.2.7')).toBe('allowed');
     list.stop();
   });
 });

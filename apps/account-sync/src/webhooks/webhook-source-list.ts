@@ -1,17 +1,20 @@
 /**
  * The shell of the ips.json list: fetches it at start and on a schedule, one fetch at a time, feeds each
  * result to the pure `sourceListTransition` and carries out its effects (logs, metrics). The receiver asks
- * `allows(address)`; `/health` is down while no list was ever loaded.
+ * `admit(address)` (the pure `admitSource`: a sender outside the list asks for a refresh, at most one per
+ * `refusedRefreshGapMs`); `/health` is down while no list was ever loaded.
  */
 import type { Cancel, Clock } from '#actors';
 import type { JsonLogger } from '#observability';
 import type { WebhookSourceAddresses } from '#venue-api';
 import {
+  admitSource,
   initialSourceList,
   sourceListTransition,
   type SourceListEffect,
   type SourceListEvent,
   type SourceListState,
+  type SourceVerdict,
 } from './source-list-machine.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
 
@@ -19,6 +22,8 @@ export interface WebhookSourceListOptions {
   refreshMs: number;
   /** While no list was ever loaded, fetches are retried this often (default 5 s, at most `refreshMs`). */
   unloadedRetryMs?: number;
+  /** A sender outside the list asks for a refresh at most this often (default 10 s), whatever the number of senders. */
+  refusedRefreshGapMs?: number;
 }
 
 export class WebhookSourceList {
@@ -68,8 +73,16 @@ export class WebhookSourceList {
     return this.state.version;
   }
 
-  allows(address: string): boolean {
-    return this.state.addresses.contains(address);
+  /** The verdict on a sender; one outside the list may start a refresh (the venue's retry then meets the new list). */
+  admit(address: string): SourceVerdict {
+    const next = admitSource(this.state, address, {
+      now: this.clock.now(),
+      refreshing: this.inFlight !== undefined,
+      refusedRefreshGapMs: this.options.refusedRefreshGapMs ?? 10_000,
+    });
+    this.state = next.state;
+    if (next.refresh) void this.refresh();
+    return next.verdict;
   }
 
   health(): { up: boolean; detail?: string } {

@@ -44,6 +44,7 @@ class WebhooksPart implements OnModuleInit {
         path: config.WEBHOOK_PATH,
         maxBodyBytes: config.WEBHOOK_MAX_BODY_BYTES,
         trustedProxies: CidrSet.parse(splitList(config.WEBHOOK_TRUSTED_PROXIES)).set,
+        answerDeadlineMs: config.WEBHOOK_ANSWER_DEADLINE_MS,
       },
       sources,
       this.intake,

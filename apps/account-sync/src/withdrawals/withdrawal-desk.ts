@@ -10,7 +10,6 @@
  * effects persist the record (KV) and publish the change (JetStream, `Nats-Msg-Id` per state). A poll of the
  * venue's lists on a schedule moves open requests forward (PENDING_APPROVAL → PENDING → PROCESSED, …).
  */
-import { createHash } from 'node:crypto';
 import {
   callerPartOfComment,
   errorReply,
@@ -45,6 +44,7 @@ import type {
 import type { SyncTriggers } from '../sync/sync-triggers.js';
 import { AMOUNT_SCALE, checkDestination, checkRequestShape } from './withdrawal-checks.js';
 import { ChangeOutbox } from './change-outbox.js';
+import { legacyRequestIdOf, requestIdOf, rowIsOf } from './withdrawal-identity.js';
 import { withdrawalTransition, type WithdrawalEvent, type WithdrawalRecord } from './withdrawal-machine.js';
 import type { WithdrawalMetrics } from './withdrawal-metrics.js';
 import { classifyCancelFailure, classifySubmitFailure } from './withdrawal-outcomes.js';
@@ -92,11 +92,6 @@ const DEFAULT_LIST_LIMIT = 500;
 /** What the rows of a list reply may take, under NATS's default 1 MB payload with room for the rest. */
 const LIST_REPLY_BUDGET_BYTES = 768 * 1024;
 const DEFAULT_NOT_FOUND_WATCH_MS = 7 * 24 * 3_600_000;
-
-/** The gateway's requestId of an idempotency key: 24 hex characters, the same in every process, for ever. */
-export function requestIdOf(idempotencyKey: string): string {
-  return createHash('sha256').update(`withdrawal:${idempotencyKey}`).digest('hex').slice(0, 24);
-}
 
 export class WithdrawalDesk {
   private readonly mailbox = new KeyedMailbox();
@@ -182,7 +177,7 @@ export class WithdrawalDesk {
   }
 
   async submit(request: WithdrawalSubmitRequest): Promise<WithdrawalReply> {
-    const requestId = requestIdOf(request.idempotencyKey);
+    const requestId = requestIdOf(this.subjects.account, request.idempotencyKey);
     const reply = await this.mailbox.run(requestId, () => this.submitOnce(requestId, request));
     this.count('submit', reply);
     return reply;
@@ -197,7 +192,15 @@ export class WithdrawalDesk {
   }
 
   async cancel(request: WithdrawalGetRequest): Promise<WithdrawalReply> {
-    const requestId = this.requestIdIn(request);
+    let requestId: string | undefined;
+    try {
+      requestId = await this.requestIdIn(request);
+    } catch (error) {
+      this.storageFailure = messageOf(error);
+      const reply = errorReply(WithdrawalErrorCode.StorageUnavailable, 'could not read the requests; nothing was sent');
+      this.count('cancel', reply);
+      return reply;
+    }
     const reply =
       requestId === undefined ? notFound() : await this.mailbox.run(requestId, () => this.cancelOnce(requestId));
     this.count('cancel', reply);
@@ -270,6 +273,14 @@ export class WithdrawalDesk {
       this.storageFailure = messageOf(error);
       return errorReply(WithdrawalErrorCode.StorageUnavailable, 'could not read the requests; nothing was sent');
     }
+    if (existing === undefined) {
+      try {
+        existing = await this.records.get<WithdrawalRecord>(legacyRequestIdOf(request.idempotencyKey));
+      } catch (error) {
+        this.storageFailure = messageOf(error);
+        return errorReply(WithdrawalErrorCode.StorageUnavailable, 'could not read the requests; nothing was sent');
+      }
+    }
     if (existing !== undefined) return this.repeatOf(existing.value, request);
     const shape = checkRequestShape(request);
     if (shape !== undefined) return errorReply(shape.code, shape.message);
@@ -308,7 +319,7 @@ export class WithdrawalDesk {
     this.metrics.transitions.inc({ state: 'SUBMITTING' });
 
     let event: WithdrawalEvent;
-    const listed = await this.listedAlready(requestId, request.kind);
+    const listed = await this.listedAlready(record.view);
     if (listed !== undefined) {
       this.logger.warn(
         'withdrawal already in the venue list before its send (its record was lost): adopted, not sent',
@@ -454,12 +465,12 @@ export class WithdrawalDesk {
    * send, and a row carrying this request's reference is adopted. A list that cannot be read does not stop the
    * send (said in the log): the intent was just created, the usual case by far.
    */
-  private async listedAlready(requestId: string, kind: WithdrawalKind): Promise<WithdrawalRequest | undefined> {
+  private async listedAlready(view: WithdrawalView): Promise<WithdrawalRequest | undefined> {
     try {
-      return (await this.venueList(kind)).find((row) => requestIdOfComment(row.clientComment) === requestId);
+      return (await this.venueList(view.kind)).find((row) => rowIsOf(view, row));
     } catch (error) {
       this.logger.warn('withdrawal list unavailable before the send; sending on the stored intent alone', {
-        requestId,
+        requestId: view.requestId,
         error: messageOf(error),
       });
       return undefined;
@@ -514,17 +525,18 @@ export class WithdrawalDesk {
     deliver: (requestId: string, event: WithdrawalEvent) => Promise<void>,
   ): Promise<void> {
     const byVenueUuid = new Map(rows.map((row) => [row.uuid, row]));
-    const byRequestId = new Map<string, WithdrawalRequest>();
+    const byRequestId = new Map<string, WithdrawalRequest[]>();
     for (const row of rows) {
       const id = requestIdOfComment(row.clientComment);
-      if (id !== undefined && !byRequestId.has(id)) byRequestId.set(id, row);
+      if (id !== undefined) byRequestId.set(id, [...(byRequestId.get(id) ?? []), row]);
     }
     for (const requestId of ids) {
       const record = this.open.get(requestId);
       if (record === undefined || record.view.kind !== kind) continue;
       const row =
-        (record.view.venueUuid !== undefined ? byVenueUuid.get(record.view.venueUuid) : undefined) ??
-        byRequestId.get(requestId);
+        record.view.venueUuid !== undefined
+          ? byVenueUuid.get(record.view.venueUuid)
+          : byRequestId.get(requestId)?.find((candidate) => rowIsOf(record.view, candidate));
       const event: WithdrawalEvent | undefined =
         row !== undefined
           ? {
@@ -642,14 +654,19 @@ export class WithdrawalDesk {
   }
 
   private async find(request: WithdrawalGetRequest): Promise<WithdrawalRecord | undefined> {
-    const requestId = this.requestIdIn(request);
+    const requestId = await this.requestIdIn(request);
     if (requestId === undefined) return undefined;
     return this.open.get(requestId) ?? (await this.records.get<WithdrawalRecord>(requestId))?.value;
   }
 
-  private requestIdIn(request: WithdrawalGetRequest): string | undefined {
+  /** By id, or by key: the account's id of the key, or the id of before (legacyRequestIdOf) when only that is held. */
+  private async requestIdIn(request: WithdrawalGetRequest): Promise<string | undefined> {
     if (request.requestId !== undefined) return request.requestId;
-    return request.idempotencyKey === undefined ? undefined : requestIdOf(request.idempotencyKey);
+    if (request.idempotencyKey === undefined) return undefined;
+    const requestId = requestIdOf(this.subjects.account, request.idempotencyKey);
+    if (this.open.has(requestId) || (await this.records.get(requestId)) !== undefined) return requestId;
+    const legacy = legacyRequestIdOf(request.idempotencyKey);
+    return this.open.has(legacy) || (await this.records.get(legacy)) !== undefined ? legacy : requestId;
   }
 
   private count(operation: string, reply: { ok: boolean; error?: { code: string } }): void {

@@ -18,6 +18,8 @@ describe('VenueMetrics', () => {
       'connector_price_out_of_order_dropped_total',
       'connector_venue_frames_rejected_total',
       'connector_rate_limit_waits_total',
+      'connector_order_gap_seconds',
+      'connector_order_rate_limited_total',
       'connector_orders_total',
       'connector_order_reply_seconds',
     ]) {

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { MetricsRegistry } from '#observability';
-import type { SessionState } from '#contracts';
+import { ORDER_OUTCOME_SOURCES, type SessionState } from '#contracts';
 import { SandboxCode, VenueCode, VenueRestMetrics } from '#venue-api';
 import { HopHistogram } from './hop-histogram.js';
 
@@ -48,10 +48,13 @@ export class VenueMetrics {
   readonly frameOddities: Counter<'messageType'>;
   readonly uncorrelatedReplies: Counter;
   readonly reconciliationsExpired: Counter;
+  readonly outcomeContradictions: Counter<'source'>;
   readonly unresolvedOrders: Gauge;
   readonly oldestUnresolvedSeconds: Gauge;
   private unresolved: () => UnresolvedOrders = () => ({ count: 0, oldestAgeMs: undefined });
   readonly rateLimitWaits: Counter<'kind'>;
+  readonly orderGapSeconds: Gauge;
+  readonly orderRateLimited: Counter;
   readonly orders: Counter<'status' | 'code'>;
   readonly orderReplySeconds: Histogram<'phase'>;
   readonly subscribeFailures: Counter<'code'>;
@@ -128,6 +131,13 @@ export class VenueMetrics {
       help: 'Orders still without a final outcome when the venue retention (24 h) ended; the trade list decides',
       registers,
     });
+    this.outcomeContradictions = new Counter({
+      name: 'connector_order_outcome_contradictions_total',
+      help: 'Final order statuses from the venue contradicting the final outcome already published (kept, never published), by source',
+      labelNames: ['source'],
+      registers,
+    });
+    for (const source of ORDER_OUTCOME_SOURCES) this.outcomeContradictions.inc({ source }, 0);
     const read = () => this.unresolved();
     this.unresolvedOrders = new Gauge({
       name: 'connector_orders_unresolved',
@@ -149,6 +159,16 @@ export class VenueMetrics {
       name: 'connector_rate_limit_waits_total',
       help: 'Outbound venue messages that had to wait for the client-side limiter',
       labelNames: ['kind'],
+      registers,
+    });
+    this.orderGapSeconds = new Gauge({
+      name: 'connector_order_gap_seconds',
+      help: 'Least gap between two order frames now: the configured interval, wider after the venue refused orders for their pace',
+      registers,
+    });
+    this.orderRateLimited = new Counter({
+      name: 'connector_order_rate_limited_total',
+      help: 'Orders the venue refused for the pace of the account (ORDER_RATE_LIMITED); each one widens the order gap',
       registers,
     });
     this.orders = new Counter({

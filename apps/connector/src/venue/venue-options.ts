@@ -37,6 +37,14 @@ export interface VenueOptions {
   messageWindowMs?: number;
   /** Minimum gap between order frames (§8: 1 per 250 ms; default 300: 50 ms for jitter between us and the venue's count). */
   orderIntervalMs?: number;
+  /**
+   * The order gap adapts (spec-gaps K1): each `ORDER_RATE_LIMITED` refusal widens it by `orderIntervalStepMs`
+   * up to `orderIntervalMaxMs`; each run of `orderIntervalNarrowAfter` orders let through narrows it by one
+   * step, never below `orderIntervalMs` (defaults 1000 ms, 50 ms, 20 orders).
+   */
+  orderIntervalMaxMs?: number;
+  orderIntervalStepMs?: number;
+  orderIntervalNarrowAfter?: number;
   /** How long `acquire` waits for the venue's subscribe acknowledgement (default 10 s). */
   subscribeTimeoutMs?: number;
   /** How long an account-group lookup waits for its reply (default 5 s). */
@@ -73,6 +81,9 @@ export function withDefaults(options: VenueOptions): ResolvedVenueOptions {
     messagesPerSecond: 30,
     messageWindowMs: 1100,
     orderIntervalMs: 300,
+    orderIntervalMaxMs: 1_000,
+    orderIntervalStepMs: 50,
+    orderIntervalNarrowAfter: 20,
     subscribeTimeoutMs: 10_000,
     accountGroupsTimeoutMs: 5_000,
     orderSendTimeoutMs: 5_000,

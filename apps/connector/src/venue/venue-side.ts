@@ -44,6 +44,11 @@ export class VenueSide {
         messagesPerWindow: this.options.messagesPerSecond,
         windowMs: this.options.messageWindowMs,
         orderIntervalMs: this.options.orderIntervalMs,
+        orderGap: {
+          maxMs: this.options.orderIntervalMaxMs,
+          stepMs: this.options.orderIntervalStepMs,
+          narrowAfter: this.options.orderIntervalNarrowAfter,
+        },
       },
       clock,
       this.metrics,

@@ -5,6 +5,7 @@
  */
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { MetricsRegistry } from '#observability';
+import { CONTRADICTION_SOURCES } from '../orders/order-machine.js';
 
 export class BoundedLabel {
   private readonly values = new Set<string>();
@@ -31,6 +32,7 @@ export class ExecutionMetrics {
   readonly duplicates: Counter<'result'>;
   readonly resumed: Counter<'how'>;
   readonly journalConflicts: Counter;
+  readonly outcomeContradictions: Counter<'source'>;
   private readonly strategies: BoundedLabel;
   private readonly codes: BoundedLabel;
 
@@ -79,6 +81,13 @@ export class ExecutionMetrics {
       help: 'Order writes refused by compare-and-set (the order moved to another instance).',
       registers,
     });
+    this.outcomeContradictions = new Counter({
+      name: 'execution_order_outcome_contradictions_total',
+      help: 'Venue evidence contradicting the final state of an order (kept; the evidence is not applied), by source.',
+      labelNames: ['source'],
+      registers,
+    });
+    for (const source of CONTRADICTION_SOURCES) this.outcomeContradictions.inc({ source }, 0);
     new Gauge({
       name: 'execution_orders_open',
       help: 'Orders this instance handles, by state.',

@@ -28,6 +28,7 @@ import type { VenueRecords } from '../venue/venue-evidence.js';
 import { JournalConflictError, type OrderJournal } from './order-journal.js';
 import {
   initialOrderState,
+  type Contradiction,
   orderTransition,
   type OrderEffect,
   type OrderEnv,
@@ -38,6 +39,7 @@ import {
 } from './order-machine.js';
 import { isFinalState, type OrderRecord } from './order-record.js';
 import type { Positions } from './positions.js';
+import { SettledOrders } from './settled-orders.js';
 import { riskRestoreOf } from './risk-restore.js';
 
 /** Test-only fault injection: the process kills itself (SIGKILL) right after this step of a new order. */
@@ -85,6 +87,8 @@ export class OrderDesk {
   private readonly byClientRequestId = new Map<string, ManagedOrder>();
   /** Orders resumed at start-up and not yet checked against the venue (nor final): new orders wait for them. */
   private readonly startupPending = new Set<string>();
+  /** Final states of orders closed lately: a later connector outcome is checked against them. */
+  private readonly settled = new SettledOrders();
   private readonly logger: JsonLogger;
 
   constructor(private readonly deps: OrderDeskDeps) {
@@ -134,7 +138,18 @@ export class OrderDesk {
       status: outcome.status,
       mine: managed !== undefined,
     });
-    managed?.actor.send({ type: 'outcome', outcome });
+    if (managed !== undefined) return managed.actor.send({ type: 'outcome', outcome });
+    const contradiction = this.settled.contradiction(outcome);
+    if (contradiction !== undefined) this.contradicted(outcome.clientRequestId, contradiction);
+  }
+
+  /** Venue evidence contradicts an order's final state: the state stands (never a second final), counted and logged. */
+  private contradicted(clientRequestId: string, contradiction: Contradiction): void {
+    this.deps.metrics.outcomeContradictions.inc({ source: contradiction.source });
+    this.logger.warn('venue evidence contradicts the final state of an order; the first one stands', {
+      clientRequestId: clientRequestId.slice(0, 64),
+      ...contradiction,
+    });
   }
 
   records(): OrderRecord[] {
@@ -232,6 +247,10 @@ export class OrderDesk {
           .then(() => undefined);
       case 'close':
         return this.close(managed);
+      case 'contradiction': {
+        const { type: _type, ...contradiction } = effect;
+        return this.contradicted(record.clientRequestId, contradiction);
+      }
       case 'read-outcome':
         void this.readOutcome(record, self);
         return;
@@ -349,6 +368,8 @@ export class OrderDesk {
   }
 
   private async close(managed: ManagedOrder): Promise<void> {
+    const { record } = managed.actor.state;
+    if (record.status !== undefined) this.settled.settle(record.clientRequestId, record.status);
     await this.deps.journal.close(managed.orderId);
     this.startupPending.delete(managed.orderId);
     this.forget(managed);

@@ -148,7 +148,18 @@ describe('order machine', () => {
       { type: 'venue-evidence', evidence: { trades: [trade()], orderState: [] } },
       { type: 'command-published' },
     ]);
-    expect(after.effects).toEqual([]);
+    // the venue contradicting the final state is reported (counted, logged), never applied
+    expect(after.effects).toEqual([
+      { type: 'contradiction', kept: 'FAILED', status: 'SUCCESS', source: 'reply' },
+      { type: 'contradiction', kept: 'FAILED', status: 'SUCCESS', source: 'trade-list' },
+    ]);
+    expect(after.state.record).toEqual(done.state.record);
+    const repeated = run(done.state, [
+      { type: 'outcome', outcome: outcome('FAILED', { source: 'redelivery' }) },
+      { type: 'outcome', outcome: outcome('PENDING') },
+      { type: 'venue-evidence', evidence: { trades: [], orderState: [] } },
+    ]);
+    expect(repeated.effects).toEqual([]);
     const unknown = run(initialOrderState(record({ state: 'UNKNOWN', status: 'UNKNOWN' })), [
       { type: 'outcome', outcome: outcome('PENDING') },
     ]);
@@ -311,6 +322,14 @@ describe('order machine', () => {
       [1, 2, 3].map(() => ({ type: 'venue-evidence', evidence: { trades: [] } }) as const),
     );
     expect(fallback.state.record).toMatchObject({ state: 'SUCCESS', evidence: 'reply' });
+    // while the figures are looked up, the order is decided SUCCESS: a FAILED then contradicts it
+    const contradicted = run(waiting.state, [
+      { type: 'outcome', outcome: outcome('FAILED', { source: 'order-state' }) },
+    ]);
+    expect(contradicted.effects).toEqual([
+      { type: 'contradiction', kept: 'SUCCESS', status: 'FAILED', source: 'order-state' },
+    ]);
+    expect(contradicted.state).toEqual(waiting.state);
     expect(fallback.state.record.fill).toMatchObject({ price: '42000.5', baseAmount: '0.5', source: 'quote' });
   });
 

@@ -13,11 +13,13 @@
  */
 import {
   canFollow,
+  contradicts,
   needsReconciliation,
   type EvidenceSource,
   type OrderEvent,
   type OrderFill,
   type OrderOutcome,
+  type OrderOutcomeSource,
   type OrderOutcomeStatus,
   type OrderState,
 } from '#contracts';
@@ -87,7 +89,25 @@ export type OrderEffect =
   | { type: 'close' }
   | { type: 'read-outcome' }
   | { type: 'query-venue'; orderState: boolean; trades: boolean }
-  | { type: 'schedule'; delayMs: number };
+  | { type: 'schedule'; delayMs: number }
+  /** Venue evidence contradicting the final state decided: never applied, counted and logged. */
+  | ({ type: 'contradiction' } & Contradiction);
+
+/** Where the contradicting evidence came from: a connector outcome's source, or the trade list. */
+export type ContradictionSource = OrderOutcomeSource | 'trade-list';
+export const CONTRADICTION_SOURCES: readonly ContradictionSource[] = [
+  'reply',
+  'redelivery',
+  'order-state',
+  'gateway',
+  'trade-list',
+];
+
+export interface Contradiction {
+  kept: OrderOutcomeStatus;
+  status: OrderOutcomeStatus;
+  source: ContradictionSource;
+}
 
 type Result = { state: OrderMachineState; effects: OrderEffect[] };
 
@@ -174,10 +194,23 @@ const STATE_OF: Record<OrderOutcomeStatus, OrderState> = {
   FAILED: 'FAILED',
 };
 
+/** The final status decided for the order (stored, or a SUCCESS whose figures are being looked up). */
+function decided(state: OrderMachineState): OrderOutcomeStatus | undefined {
+  if (state.awaitingFill !== undefined) return 'SUCCESS';
+  return isFinalState(state.record.state) ? state.record.status : undefined;
+}
+
+/** Evidence after the order's final state was decided: nothing changes; a contradiction is reported. */
+function afterDecided(state: OrderMachineState, status: OrderOutcomeStatus, source: ContradictionSource): Result {
+  const kept = decided(state);
+  if (kept === undefined || !contradicts(kept, status)) return { state, effects: [] };
+  return { state, effects: [{ type: 'contradiction', kept, status, source }] };
+}
+
 function applyOutcome(state: OrderMachineState, outcome: OrderOutcome, env: OrderEnv): Result {
   let { record } = state;
-  if (isFinalState(record.state) || state.awaitingFill !== undefined) return { state, effects: [] };
   if (outcome.clientRequestId !== record.clientRequestId) return { state, effects: [] };
+  if (decided(state) !== undefined) return afterDecided(state, outcome.status, outcome.source);
   if (!canFollow(record.status, outcome.status)) return { state, effects: [] };
   const effects: OrderEffect[] = [];
   if (record.state === 'INTENT_RECORDED') {
@@ -307,9 +340,10 @@ function schedule(state: OrderMachineState, env: OrderEnv): OrderEffect {
 
 function applyEvidence(state: OrderMachineState, evidence: VenueEvidence, env: OrderEnv): Result {
   const { record } = state;
-  if (isFinalState(record.state)) return { state, effects: [] };
   const trades = Array.isArray(evidence.trades) ? evidence.trades : [];
   const trade = trades.find((t) => t.clientRef === record.clientRequestId);
+  if (isFinalState(record.state))
+    return trade === undefined ? { state, effects: [] } : afterDecided(state, 'SUCCESS', 'trade-list');
   const reachable = evidence.orderState !== 'unreachable' && evidence.trades !== 'unreachable';
   // A trade found settles the order whatever the order-state read did; only "not executed" needs both sources.
   const { queryingSince: _answered, ...rest } = state;

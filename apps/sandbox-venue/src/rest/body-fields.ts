@@ -44,12 +44,3 @@ export function scaleOf(text: string): number {
   if (m === null) return Number.POSITIVE_INFINITY;
   return (m[1]?.length ?? 0) - Number(m[2] ?? '0');
 }
-
-/** ISO 8601 date-time (filters on trades and transactions): date, `T`, time, optional fraction and zone. */
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/;
-
-export function isoDateTime(text: string): number | undefined {
-  if (!ISO_DATE_TIME.test(text)) return undefined;
-  const ms = Date.parse(text);
-  return Number.isNaN(ms) ? undefined : ms;
-}

@@ -216,11 +216,15 @@ export class TransactionListQuery {
   @IsOptional() @Type(() => Number) @IsInt() @Min(0) offset?: number;
 }
 
-/** Filters of the other queries (account details, beneficiaries, senders, limits, transfers; pairs: none). */
+/** Filters of the other queries (account details, beneficiaries, senders, limits, transfers). */
 @RefuseUnknownFields()
 export class StateQuery {
   @IsOptional() @IsString() @MaxLength(64) accountGroupUuid?: string;
 }
+
+/** `acct.pair.query` takes no filter: `{}` (or an empty body); any field is refused as unknown. */
+@RefuseUnknownFields()
+export class PairQuery {}
 
 /**
  * How current a query's records are, judged by the account-sync app that answers. Records are always the last

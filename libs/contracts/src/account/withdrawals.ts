@@ -267,7 +267,7 @@ export function withdrawalEventMsgId(requestId: string, state: WithdrawalRequest
 export class WithdrawalSubjects {
   constructor(
     private readonly prefix: string,
-    private readonly account: string,
+    readonly account: string,
   ) {}
   get submit(): string {
     return `${this.scope}.submit`;

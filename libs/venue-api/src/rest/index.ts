@@ -15,7 +15,7 @@ export * from './rate-limiter.js';
 export * from './venue-rest-client.js';
 export * from './venue-rest-metrics.js';
 export * from './requests.js';
-export { walkPages, walkToTotal, type PageFetcher } from './pagination.js';
+export { walkPages, walkToTotal, type Listing, type PageFetcher } from './pagination.js';
 export { retryAfterMs, type EndpointFamily } from './response-outcome.js';
 export * from './records/common.js';
 export * from './records/trade.js';

@@ -4,6 +4,7 @@
  */
 import { DECIMAL_PATTERN, parseDecimal, scaleOf } from '../money/decimal.js';
 import { JsonNumber } from '../money/json-number.js';
+import { identifierProblem } from '../ws/identifier.js';
 import { InvalidVenueRequestError } from './errors.js';
 
 export function checkIntegerRange(
@@ -19,16 +20,10 @@ export function checkIntegerRange(
   }
 }
 
-/** R18 (and W3/§4.2 sessionId rules): 1–64 characters, no `/`, whitespace or control characters. */
+/** R18 (and W3/§4.2 sessionId rules): the WebSocket rule itself — 1–64 characters (code points), no `/`, whitespace or control characters. */
 export function checkIdentifier(operation: string, field: string, value: string): void {
-  // eslint-disable-next-line no-control-regex
-  if (typeof value !== 'string' || value.length < 1 || value.length > 64 || /[/\s\u0000-\u001f\u007f]/.test(value)) {
-    throw new InvalidVenueRequestError(
-      operation,
-      field,
-      'must be 1 to 64 characters without "/", whitespace or control characters',
-    );
-  }
+  const problem = identifierProblem(value);
+  if (problem !== undefined) throw new InvalidVenueRequestError(operation, field, problem);
 }
 
 export function checkNonBlank(operation: string, field: string, value: string): void {

@@ -120,7 +120,8 @@ describe('beneficiaries and senders read to their end', () => {
       return json(200, `{"data":[${rows.join(',')}],"total":23}`);
     });
     const all = await fixture.client().listAllBeneficiaries();
-    expect(all.map((b) => b.uuid)).toEqual(Array.from({ length: 23 }, (_, i) => `bn-${i}`));
+    expect(all.unreadable).toBe(0);
+    expect(all.records.map((b) => b.uuid)).toEqual(Array.from({ length: 23 }, (_, i) => `bn-${i}`));
     expect(fixture.venue.requests.map(bodyOf).map((b) => [b['limit'], b['offset']])).toEqual([
       [50, 0],
       [50, 10],
@@ -136,12 +137,12 @@ describe('beneficiaries and senders read to their end', () => {
       return json(200, `{"data":[${rows.join(',')}],"total":"3"}`);
     });
     const all = await fixture.client().listAllSenders({}, 2);
-    expect(all.map((s) => s.uuid)).toEqual(['sn-0', 'sn-1', 'sn-2']);
+    expect(all.records.map((s) => s.uuid)).toEqual(['sn-0', 'sn-1', 'sn-2']);
   });
 
   it('stops on an empty page even when total promises more (no endless walk)', async () => {
     fixture.venue.reset(() => json(200, '{"data":[],"total":5}'));
-    await expect(fixture.client().listAllBeneficiaries()).resolves.toEqual([]);
+    await expect(fixture.client().listAllBeneficiaries()).resolves.toEqual({ records: [], unreadable: 0 });
     expect(fixture.venue.requests).toHaveLength(1);
   });
 });

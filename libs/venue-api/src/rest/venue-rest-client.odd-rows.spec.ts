@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { freePort } from '#testing';
 import { ClientFixture } from './test-support/client-fixture.js';
 import { json } from './test-support/scripted-venue.js';
-import { tradeJson, transactionJson } from './test-support/venue-bodies.js';
+import { beneficiaryJson, senderJson, tradeJson, transactionJson } from './test-support/venue-bodies.js';
 
 let fixture: ClientFixture;
 
@@ -136,5 +136,59 @@ describe('transaction list rows', () => {
     });
     expect(kept).not.toHaveProperty('received');
     expect(kept).not.toHaveProperty('balanceAfter');
+  });
+});
+
+/** The venue answers participant pages of `rows` by the `limit` and `offset` asked, at most `served` a page. */
+function serveParticipants(rows: string[], served: number, total: number | string = rows.length): void {
+  fixture.venue.reset((request) => {
+    const body = JSON.parse(request.bodyText) as { offset: number };
+    return json(
+      200,
+      `{"data":[${rows.slice(body.offset, body.offset + served).join(',')}],"total":${JSON.stringify(total)}}`,
+    );
+  });
+}
+
+describe('participant list rows', () => {
+  const noUuid = '{"type":"ENTITY","kind":"BENEFICIARY","companyName":"No Id Ltd"}';
+  const newKind = beneficiaryJson('bn-odd').replace('"BENEFICIARY"', '"PAYEE"');
+
+  it('leaves out a beneficiary it cannot read (told), reads the rest and walks on by the rows sent', async () => {
+    serveParticipants([beneficiaryJson('bn-0'), noUuid, beneficiaryJson('bn-2'), newKind, beneficiaryJson('bn-4')], 2);
+    const skipped: string[] = [];
+    const listing = await clientTelling(skipped).listAllBeneficiaries({}, 50);
+    expect(listing.records.map((b) => b.uuid)).toEqual(['bn-0', 'bn-2', 'bn-4']);
+    expect(listing.unreadable).toBe(2);
+    expect(offsetsAsked()).toEqual([0, 2, 4]);
+    expect(skipped).toEqual([
+      'listBeneficiaries body.data[1].uuid: expected a string, got undefined',
+      'listBeneficiaries body.data[1].kind: unexpected value "PAYEE"',
+    ]);
+  });
+
+  it('leaves out a sender it cannot read; a whole page read says nothing was unreadable', async () => {
+    serveParticipants([senderJson('sn-0'), '7', senderJson('sn-2')], 3, '3');
+    const skipped: string[] = [];
+    const listing = await clientTelling(skipped).listAllSenders({}, 3);
+    expect(listing).toMatchObject({ unreadable: 1 });
+    expect(listing.records.map((s) => s.uuid)).toEqual(['sn-0', 'sn-2']);
+    expect(skipped).toEqual(['listSenders body.data[1]: expected an object, got number']);
+    serveParticipants([senderJson('sn-0')], 3);
+    expect(await clientTelling([]).listAllSenders({}, 3)).toMatchObject({ unreadable: 0 });
+  });
+});
+
+describe('transfer list rows', () => {
+  const transfer = (uuid: string) => `{"uuid":"${uuid}","ccy":"USD","amount":"10.00","state":"DONE"}`;
+
+  it('leaves out a transfer without an identifier (told), reads the rest and pages on by the rows sent', async () => {
+    servePages([transfer('tf-0'), '{"ccy":"USD","amount":"1"}', transfer('tf-2'), transfer('tf-3')]);
+    const skipped: string[] = [];
+    const seen: string[] = [];
+    for await (const t of clientTelling(skipped).iterateTransfers({}, 2)) seen.push(t.uuid);
+    expect(seen).toEqual(['tf-0', 'tf-2', 'tf-3']);
+    expect(offsetsAsked()).toEqual([0, 2, 4]);
+    expect(skipped).toEqual(['listTransfers body.data[1].uuid: no transfer identifier']);
   });
 });

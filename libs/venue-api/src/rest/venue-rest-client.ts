@@ -16,7 +16,7 @@ import { ShapeError, listOf, rowsOf, type Reader } from './records/shape.js';
 import { tokenReader, type WebSocketToken } from './records/token.js';
 import { tradeReader, type Trade } from './records/trade.js';
 import { transactionReader, type TransactionRecord } from './records/transaction.js';
-import { transferPageReader, type TransferRecord } from './records/transfer.js';
+import { transferPageOf, type TransferRecord } from './records/transfer.js';
 import { creditLimitsReader, type CreditLimits } from './records/user-limit.js';
 import { webhookSourceAddressesReader, type WebhookSourceAddresses } from './records/webhook-ips.js';
 import {
@@ -48,7 +48,7 @@ import type {
   TransferRequest,
 } from './requests.js';
 import { SignedRequestSender, type VenueCall, type VenueReply } from './signed-request-sender.js';
-import { walkPages, walkToTotal } from './pagination.js';
+import { walkPages, walkToTotal, type Listing } from './pagination.js';
 
 const TRADE_PAGE_MAX = 200;
 /** AS4: the crypto scale is not shown; refuse client-side only what no asset could take. */
@@ -192,7 +192,10 @@ export class VenueRestClient {
     }
   }
 
-  /** §4.8 beneficiaries (`limit` at most 50, checked here rather than by an `INVALID_PARAMETERS` round trip). */
+  /**
+   * §4.8 beneficiaries (`limit` at most 50, checked here rather than by an `INVALID_PARAMETERS` round trip). A row
+   * that cannot be read is left out and told (`onRowSkipped`); `rows` still counts it.
+   */
   async listBeneficiaries(query: BeneficiaryQuery = {}): Promise<Page<Participant>> {
     const operation = 'listBeneficiaries';
     checkIntegerRange(operation, 'limit', query.limit, 1, 50);
@@ -204,14 +207,17 @@ export class VenueRestClient {
       stateChanging: false,
       body: bodyOf(query, ['accountGroupUuid', 'limit', 'offset', 'userUuid']),
     });
-    return this.read(operation, pageOf(participantReader), reply);
+    return this.read(operation, pageOf(participantReader, this.skipped(operation)), reply);
   }
 
   /**
    * AS6: every beneficiary, page by page (`limit` ≤ 50). The participants service may page shorter than
    * asked (its own default), so the walk goes on until `total` records were read (or an empty page).
    */
-  async listAllBeneficiaries(query: ParticipantQuery = {}, pageSize = BENEFICIARY_PAGE_MAX): Promise<Participant[]> {
+  async listAllBeneficiaries(
+    query: ParticipantQuery = {},
+    pageSize = BENEFICIARY_PAGE_MAX,
+  ): Promise<Listing<Participant>> {
     checkIntegerRange('listBeneficiaries', 'limit', pageSize, 1, BENEFICIARY_PAGE_MAX);
     return walkToTotal((limit, offset) => this.listBeneficiaries({ ...query, limit, offset }), pageSize);
   }
@@ -220,12 +226,12 @@ export class VenueRestClient {
   async listAllSenders(
     query: Omit<SenderQuery, 'limit' | 'offset'> = {},
     pageSize = SENDER_PAGE_MAX,
-  ): Promise<Participant[]> {
+  ): Promise<Listing<Participant>> {
     checkIntegerRange('listSenders', 'limit', pageSize, 1, SENDER_PAGE_MAX);
     return walkToTotal((limit, offset) => this.listSenders({ ...query, limit, offset }), pageSize);
   }
 
-  /** §4.7 senders; `total` is read whether the venue sends a number or a string. */
+  /** §4.7 senders; `total` is read whether the venue sends a number or a string. Rows read like beneficiaries. */
   async listSenders(query: SenderQuery = {}): Promise<Page<Participant>> {
     const operation = 'listSenders';
     checkIntegerRange(operation, 'limit', query.limit, 1, 200);
@@ -237,7 +243,7 @@ export class VenueRestClient {
       stateChanging: false,
       body: bodyOf(query, ['accountGroupUuid', 'limit', 'offset']),
     });
-    return this.read(operation, pageOf(participantReader), reply);
+    return this.read(operation, pageOf(participantReader, this.skipped(operation)), reply);
   }
 
   /**
@@ -366,7 +372,10 @@ export class VenueRestClient {
     return walkPages((max, offset) => this.listTransactions({ ...filter, max, offset }), pageSize);
   }
 
-  /** R10/AS3 one page of internal transfers, filters and paging sent; every field of a record kept. */
+  /**
+   * R10/AS3 one page of internal transfers, filters and paging sent; every field of a record kept. A row without an
+   * identifier is left out and told (`onRowSkipped`); `rows` still counts it.
+   */
   async listTransfers(request: TransferPageRequest = {}): Promise<Page<TransferRecord>> {
     const operation = 'listTransfers';
     checkIntegerRange(operation, 'max', request.max, 1, 200);
@@ -378,7 +387,7 @@ export class VenueRestClient {
       stateChanging: false,
       body: bodyOf(request, TRANSFER_PAGE_FIELDS),
     });
-    return this.read(operation, transferPageReader, reply);
+    return this.read(operation, transferPageOf(this.skipped(operation)), reply);
   }
 
   /** Every transfer matching `filter`, page by page until a short page. */

@@ -10,7 +10,8 @@
  *   a JSON object with a string `messageType`, or a known frame that breaks its shape, is `invalid`.
  * Never throws.
  */
-import { getMetadataStorage, validateSync, type ValidationError } from 'class-validator';
+import { validateSync, type ValidationError } from 'class-validator';
+import { declaredFields } from '#contracts';
 import {
   AccountGroupEntryDto,
   AccountGroupsReplyDto,
@@ -73,17 +74,6 @@ const SHAPES: Readonly<Record<string, DtoShape>> = {
 const MAX_ODDITIES = 8;
 
 const hasOwn = Object.prototype.hasOwnProperty;
-const declaredKeys = new Map<DtoClass, readonly string[]>();
-
-function keysOf(dto: DtoClass): readonly string[] {
-  let keys = declaredKeys.get(dto);
-  if (keys === undefined) {
-    const metadata = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
-    keys = [...new Set(metadata.map((m) => m.propertyName))];
-    declaredKeys.set(dto, keys);
-  }
-  return keys;
-}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -92,7 +82,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** Copies the declared properties of `plain` into a new DTO instance; anything else is left behind. */
 function instantiate(shape: DtoShape, plain: Record<string, unknown>): Record<string, unknown> {
   const instance = new shape.dto() as Record<string, unknown>;
-  for (const key of keysOf(shape.dto)) {
+  for (const key of declaredFields(shape.dto)) {
     if (!hasOwn.call(plain, key)) continue;
     const value = plain[key];
     if (value === null && !(shape.nullable?.includes(key) ?? false)) continue;

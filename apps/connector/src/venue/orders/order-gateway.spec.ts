@@ -14,8 +14,18 @@ function setup(states: (id: string) => Promise<OrderStateView[]> = () => Promise
   const clock = new FakeClock(0);
   const channel = new FakeChannel();
   const metrics = new VenueMetrics(new MetricsRegistry('t', { defaultMetrics: false }));
-  const limiter = new OutboundLimiter({ messagesPerWindow: 30, windowMs: 1_000, orderIntervalMs: 250 }, clock, metrics);
+  const limiter = new OutboundLimiter(
+    {
+      messagesPerWindow: 30,
+      windowMs: 1_000,
+      orderIntervalMs: 250,
+      orderGap: { maxMs: 1_000, stepMs: 50, narrowAfter: 20 },
+    },
+    clock,
+    metrics,
+  );
   const lookups: string[] = [];
+  const log = captureLogger();
   const gateway = new OrderGateway(
     channel,
     limiter,
@@ -26,7 +36,7 @@ function setup(states: (id: string) => Promise<OrderStateView[]> = () => Promise
       },
     },
     metrics,
-    captureLogger().logger,
+    log.logger,
     clock,
     {
       sessionId: 'sess-1',
@@ -58,7 +68,7 @@ function setup(states: (id: string) => Promise<OrderStateView[]> = () => Promise
     message: '',
     ...extra,
   });
-  return { clock, channel, metrics, gateway, outcomes, flush, reply, lookups };
+  return { clock, channel, metrics, limiter, gateway, outcomes, flush, reply, lookups, lines: log.lines };
 }
 
 const order = (clientRequestId: string) => ({ clientRequestId, quoteId: 'q-1', side: 'BUY' as const });
@@ -110,6 +120,17 @@ describe('OrderGateway', () => {
     expect(codes).toEqual(expect.arrayContaining(['RFS100019', 'other']));
   });
 
+  it('an order refused for the pace is final (not re-sent) and widens the order gap; a redelivery of it does not', async () => {
+    const { channel, gateway, outcomes, reply, limiter } = setup();
+    channel.up();
+    await gateway.submit(order('o-rl'));
+    channel.deliver(reply('o-rl', 'FAILED', { code: 'ORDER_RATE_LIMITED' }));
+    channel.deliver(reply('o-rl', 'FAILED', { code: 'ORDER_RATE_LIMITED' }));
+    expect(outcomes).toEqual([expect.objectContaining({ status: 'FAILED', code: 'ORDER_RATE_LIMITED' })]);
+    expect(channel.sentOfType('order')).toHaveLength(1);
+    expect(limiter.orderGapMs).toBe(300);
+  });
+
   it('refuses, unsent, an order the codec cannot write (its checks run on the wire)', async () => {
     const { channel, gateway } = setup();
     channel.up();
@@ -135,6 +156,46 @@ describe('OrderGateway', () => {
     clock.advance(1_000);
     await expect(sending).rejects.toBeInstanceOf(OrderNotSentError);
     expect(channel.sent).toEqual([]);
+  });
+
+  it('a final contradicting the one published — live or after the order finished — is counted and logged, never published', async () => {
+    const { channel, gateway, outcomes, reply, metrics, lines } = setup();
+    channel.up();
+    await gateway.submit(order('o-c'));
+    channel.deliver(reply('o-c', 'SUCCESS'));
+    channel.deliver(reply('o-c', 'FAILED', { code: 'X'.repeat(500) })); // while unsubscribing
+    channel.deliver({
+      messageType: 'orderUnsubscribe',
+      chanId: 'c',
+      timestamp: 1,
+      clientRequestId: 'o-c',
+      success: true,
+    });
+    expect(gateway.inFlight).toBe(0);
+    channel.deliver(reply('o-c', 'FAILED', { subscriptionStatus: 'NOT_SUBSCRIBED' })); // after it finished
+    channel.deliver(reply('o-c', 'SUCCESS', { subscriptionStatus: 'NOT_SUBSCRIBED' })); // the same final again: none
+    expect(outcomes.map((o) => o.status)).toEqual(['SUCCESS']);
+    const counted = (await metrics.outcomeContradictions.get()).values;
+    const bySource = Object.fromEntries(counted.map((v) => [v.labels.source, v.value]));
+    expect(bySource).toEqual({ reply: 1, redelivery: 1, 'order-state': 0, gateway: 0 });
+    const warnings = lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((l) => l['level'] === 'warn');
+    const contradictions = warnings.filter((l) => String(l['msg']).includes('contradicts'));
+    expect(contradictions).toHaveLength(2);
+    expect(contradictions[0]).toMatchObject({
+      clientRequestId: 'o-c',
+      kept: 'SUCCESS',
+      status: 'FAILED',
+      source: 'reply',
+    });
+    expect(contradictions[1]).toMatchObject({
+      clientRequestId: 'o-c',
+      kept: 'SUCCESS',
+      status: 'FAILED',
+      source: 'redelivery',
+    });
+    expect(JSON.stringify(contradictions)).not.toContain('XXXXXXXX');
   });
 
   it('collects the outcome redelivered after a reconnect, marked as redelivery', async () => {

@@ -1,6 +1,14 @@
 import { type Observable, Subject } from 'rxjs';
-import { Actor, type ActorRef } from '#actors';
-import { canFollow, isFinalStatus, type OrderCommand, type OrderOutcome, type OrderOutcomeStatus } from '#contracts';
+import { Actor, BoundedMap, type ActorRef } from '#actors';
+import {
+  canFollow,
+  contradicts,
+  isFinalStatus,
+  type OrderCommand,
+  type OrderOutcome,
+  type OrderOutcomeSource,
+  type OrderOutcomeStatus,
+} from '#contracts';
 import { InvalidClientMessageError, type OrderReply, type ServiceMessage } from '#venue-api';
 import type { JsonLogger } from '#observability';
 import type { Cancel, VenueClock } from '../clock.js';
@@ -74,7 +82,7 @@ export class OrderGateway {
   private readonly cells = new Map<string, OrderCell>();
   private readonly index = new OrderIndex();
   private readonly submitting = new Set<string>();
-  private readonly recent = new Map<string, OrderOutcomeStatus | undefined>();
+  private readonly recent = new BoundedMap<string, OrderOutcomeStatus | undefined>(RECENT_LIMIT);
   private readonly outcomeSubject = new Subject<OrderOutcome>();
   private readonly openWaiters: Array<() => void> = [];
   private readonly settledWaiters: Array<() => void> = [];
@@ -251,6 +259,7 @@ export class OrderGateway {
       const finished = this.recent.get(id);
       if (finished !== undefined && !canFollow(finished, reply.orderStatus)) {
         // A late duplicate of a finished order: the venue may still deliver it; stop that again.
+        if (contradicts(finished, reply.orderStatus)) this.contradicted(id, finished, reply.orderStatus, 'redelivery');
         if (isFinalStatus(reply.orderStatus) && reply.subscriptionStatus === 'SUBSCRIBED') this.orderUnsubscribe(id);
         return;
       }
@@ -302,12 +311,10 @@ export class OrderGateway {
         return;
       case 'latency':
         return this.metrics.orderReplySeconds.observe({ phase: effect.phase }, effect.ms / 1000);
+      case 'firstAnswer':
+        return this.limiter.orderAnswered(effect.code);
       case 'conflict':
-        this.log.error('venue reported a second, different final status; the first one stands', {
-          clientRequestId: id,
-          status: effect.status,
-        });
-        return;
+        return this.contradicted(id, effect.kept, effect.status, effect.source);
       case 'expired':
         this.metrics.reconciliationsExpired.inc();
         this.log.error('order still unresolved at the end of the venue retention; the trade list decides', {
@@ -317,6 +324,22 @@ export class OrderGateway {
       case 'finished':
         return this.settle(id, cell.actor.state.published);
     }
+  }
+
+  /** The venue contradicts the final outcome published: the first one stands (never a second), counted and logged. */
+  private contradicted(
+    id: string,
+    kept: OrderOutcomeStatus,
+    status: OrderOutcomeStatus,
+    source: OrderOutcomeSource,
+  ): void {
+    this.metrics.outcomeContradictions.inc({ source });
+    this.log.warn('venue evidence contradicts the final outcome published; the first one stands', {
+      clientRequestId: id.slice(0, 64),
+      kept,
+      status,
+      source,
+    });
   }
 
   private publish(id: string, outcome: OrderOutcome): void {
@@ -349,10 +372,6 @@ export class OrderGateway {
     this.index.forget(id);
     if (published !== undefined) {
       this.recent.set(id, published);
-      if (this.recent.size > RECENT_LIMIT) {
-        const oldest = this.recent.keys().next();
-        if (!oldest.done) this.recent.delete(oldest.value);
-      }
     }
   }
 

@@ -81,9 +81,23 @@ describe('order transition', () => {
     expect(published(effects)).toEqual(['PENDING/reply', 'SUCCESS/reply']);
     expect(effects).toContainEqual({ type: 'latency', phase: 'first', ms: 10 });
     expect(effects).toContainEqual({ type: 'latency', phase: 'final', ms: 40 });
+    expect(effects.filter((e) => e.type === 'firstAnswer')).toEqual([{ type: 'firstAnswer', code: '' }]);
     expect(effects.filter((e) => e.type === 'orderUnsubscribe')).toHaveLength(1);
     expect(state.phase).toBe('done');
     expect(effects.at(-1)).toEqual({ type: 'finished' });
+  });
+
+  it('tells the first answer to an order it sent, with its code (the limiter paces orders by it), once', () => {
+    const { effects } = run([
+      [0, { type: 'sent', connection: 1 }],
+      [5, reply('FAILED', { code: 'ORDER_RATE_LIMITED', subscriptionStatus: 'SUBSCRIBED' })],
+      [6, reply('FAILED', { code: 'ORDER_RATE_LIMITED', subscriptionStatus: 'SUBSCRIBED' })],
+    ]);
+    expect(effects.filter((e) => e.type === 'firstAnswer')).toEqual([
+      { type: 'firstAnswer', code: 'ORDER_RATE_LIMITED' },
+    ]);
+    const heard = run([[5, reply('FAILED', { code: 'ORDER_RATE_LIMITED' })]]);
+    expect(heard.effects.filter((e) => e.type === 'firstAnswer')).toEqual([]);
   });
 
   it('a reply on a later connection is a redelivery', () => {
@@ -186,7 +200,7 @@ describe('order transition', () => {
       [4, reply('FAILED', { subscriptionStatus: 'SUBSCRIBED' })],
     ]);
     expect(published(effects)).toEqual(['SUCCESS/reply']);
-    expect(effects).toContainEqual({ type: 'conflict', status: 'FAILED' });
+    expect(effects).toContainEqual({ type: 'conflict', kept: 'SUCCESS', status: 'FAILED', source: 'reply' });
     // the redelivered final still gets its delivery stopped again
     expect(effects.filter((e) => e.type === 'orderUnsubscribe').length).toBeGreaterThanOrEqual(2);
   });
@@ -216,5 +230,29 @@ describe('order transition', () => {
   it('a reconcile request for an order still awaiting its reply changes nothing', () => {
     const sent = run([[0, { type: 'sent', connection: 1 }]]);
     expect(run([[10, { type: 'reconcile' }]], sent.state)).toEqual({ state: sent.state, effects: [] });
+  });
+
+  it('an order-state record contradicting the final already published is reported, never published', () => {
+    const { state, effects } = run([
+      [0, { type: 'reconcile' }],
+      [300, { type: 'checkDue' }], // the lookup is asked…
+      [310, { ...reply('SUCCESS', { subscriptionStatus: 'SUBSCRIBED' }), connection: undefined }], // …a redelivery settles it
+      [320, { type: 'stateRecords', records: [record('FAILED')] }], // …then the lookup answers FAILED
+    ]);
+    expect(published(effects)).toEqual(['SUCCESS/redelivery']);
+    expect(effects).toContainEqual({ type: 'conflict', kept: 'SUCCESS', status: 'FAILED', source: 'order-state' });
+    expect(state.published).toBe('SUCCESS');
+  });
+
+  it('an order-state record agreeing with the final, or not final, is no contradiction', () => {
+    const settled = run([
+      [0, { type: 'reconcile' }],
+      [300, { type: 'checkDue' }],
+      [310, { ...reply('FAILED', { subscriptionStatus: 'SUBSCRIBED' }), connection: undefined }],
+    ]).state;
+    for (const status of ['FAILED', 'PENDING', 'INDETERMINATE'] as const) {
+      const { effects } = run([[320, { type: 'stateRecords', records: [record(status)] }]], settled);
+      expect(effects.filter((e) => e.type === 'conflict')).toEqual([]);
+    }
   });
 });

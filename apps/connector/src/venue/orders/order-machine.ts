@@ -5,7 +5,14 @@
  * backoff until a final answer or the venue's 24 h retention ends. Statuses only climb the lattice of
  * `#contracts` (PENDING → UNKNOWN → INDETERMINATE → SUCCESS | FAILED); FAILED only on the venue's word.
  */
-import { canFollow, isFinalStatus, type OrderOutcome, type OrderOutcomeStatus } from '#contracts';
+import {
+  canFollow,
+  contradicts,
+  isFinalStatus,
+  type OrderOutcome,
+  type OrderOutcomeSource,
+  type OrderOutcomeStatus,
+} from '#contracts';
 import type { Transition } from '#actors';
 import type { OrderReply } from '#venue-api';
 import type { OrderStateView } from '../rest/venue-sources.js';
@@ -82,8 +89,15 @@ export type OrderEffect =
   | { readonly type: 'arm'; readonly timer: OrderTimer; readonly ms: number }
   | { readonly type: 'disarm' }
   | { readonly type: 'latency'; readonly phase: 'first' | 'final'; readonly ms: number }
-  /** A status that cannot follow the one published (e.g. FAILED after SUCCESS): kept out, logged. */
-  | { readonly type: 'conflict'; readonly status: OrderOutcomeStatus }
+  /** The venue's first answer to an order this process sent: its code tells whether our order pace suits it (K1). */
+  | { readonly type: 'firstAnswer'; readonly code: string }
+  /** A final status contradicting the final one published (FAILED after SUCCESS): kept out, counted, logged. */
+  | {
+      readonly type: 'conflict';
+      readonly kept: OrderOutcomeStatus;
+      readonly status: OrderOutcomeStatus;
+      readonly source: OrderOutcomeSource;
+    }
   | { readonly type: 'finished' }
   | { readonly type: 'expired' };
 
@@ -164,16 +178,19 @@ function onReply(state: OrderState, reply: OrderReply, connection: number | unde
   const effects: OrderEffect[] = [];
   const status = reply.orderStatus;
   if (!state.replied && state.sentAt !== undefined) {
-    effects.push({ type: 'latency', phase: 'first', ms: env.now - state.sentAt });
+    effects.push(
+      { type: 'latency', phase: 'first', ms: env.now - state.sentAt },
+      { type: 'firstAnswer', code: reply.code ?? '' },
+    );
   }
   let next: OrderState = { ...state, replied: true };
   const wasFinal = state.published !== undefined && isFinalStatus(state.published);
+  const source = connection !== undefined && connection === state.sentOn ? 'reply' : 'redelivery';
   if (state.published === undefined || canFollow(state.published, status)) {
-    const source = connection !== undefined && connection === state.sentOn ? 'reply' : 'redelivery';
     effects.push(publish(state, outcomeFromReply(state.clientRequestId, reply, source)));
     next = { ...next, published: status };
-  } else if (wasFinal && isFinalStatus(status) && status !== state.published) {
-    effects.push({ type: 'conflict', status });
+  } else if (state.published !== undefined && contradicts(state.published, status)) {
+    effects.push({ type: 'conflict', kept: state.published, status, source });
   }
   if (isFinalStatus(status)) {
     if (!wasFinal && state.sentAt !== undefined)
@@ -216,10 +233,14 @@ function finalReached(
 }
 
 function onStateRecords(state: OrderState, records: readonly OrderStateView[], env: OrderEnv): Step {
-  if (state.phase !== 'reconciling') return stay({ ...state, checking: false });
-  const checked: OrderState = { ...state, checking: false, checks: state.checks + 1 };
   const best = bestStateRecord(records, env.policy.sessionId);
   const effects: OrderEffect[] = [];
+  if (best !== undefined && state.published !== undefined && contradicts(state.published, best.orderStatus)) {
+    // A lookup answered after a reply settled the order (or the venue's records disagree with its reply).
+    effects.push({ type: 'conflict', kept: state.published, status: best.orderStatus, source: 'order-state' });
+  }
+  if (state.phase !== 'reconciling') return { state: { ...state, checking: false }, effects };
+  const checked: OrderState = { ...state, checking: false, checks: state.checks + 1 };
   if (best === undefined) return unresolved(checked, env, effects);
   const status = best.orderStatus;
   if (isFinalStatus(status) || status === 'INDETERMINATE') {

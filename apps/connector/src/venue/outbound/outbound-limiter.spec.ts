@@ -4,8 +4,9 @@ import { FakeClock } from '#testing';
 import { VenueMetrics } from '../venue-metrics.js';
 import { OutboundLimiter } from './outbound-limiter.js';
 import type { OutboundKind } from '../venue-metrics.js';
+import type { OutboundLimits } from './outbound-limiter.js';
 
-function setup(limits = { messagesPerWindow: 3, windowMs: 1_000, orderIntervalMs: 250 }) {
+function setup(limits: OutboundLimits = { messagesPerWindow: 3, windowMs: 1_000, orderIntervalMs: 250 }) {
   const clock = new FakeClock(0);
   const metrics = new VenueMetrics(new MetricsRegistry('t', { defaultMetrics: false }));
   const limiter = new OutboundLimiter(limits, clock, metrics);
@@ -70,5 +71,63 @@ describe('OutboundLimiter', () => {
     clock.advance(1_000);
     await settle();
     expect(granted.map((g) => g.kind)).toEqual(['subscribe', 'subscribe', 'order', 'subscribe']);
+  });
+
+  describe('adaptive order gap', () => {
+    const adaptive = {
+      messagesPerWindow: 30,
+      windowMs: 1_000,
+      orderIntervalMs: 300,
+      orderGap: { maxMs: 400, stepMs: 50, narrowAfter: 2 },
+    };
+    const orderTimes = (granted: Array<{ kind: OutboundKind; at: number }>) =>
+      granted.filter((g) => g.kind === 'order').map((g) => g.at);
+    const gauge = async (metrics: VenueMetrics) => (await metrics.orderGapSeconds.get()).values[0]?.value;
+
+    it('spaces the following orders wider after a pace refusal, counted, up to the ceiling', async () => {
+      const { clock, granted, ask, settle, limiter, metrics } = setup(adaptive);
+      expect(await gauge(metrics)).toBe(0.3);
+      void ask('order');
+      await settle();
+      limiter.orderAnswered('ORDER_RATE_LIMITED');
+      void ask('order');
+      clock.advance(300);
+      await settle();
+      expect(orderTimes(granted)).toEqual([0]);
+      clock.advance(50);
+      await settle();
+      expect(orderTimes(granted)).toEqual([0, 350]);
+      for (let i = 0; i < 3; i++) limiter.orderAnswered('ORDER_RATE_LIMITED');
+      expect(limiter.orderGapMs).toBe(400);
+      expect(await gauge(metrics)).toBe(0.4);
+      expect((await metrics.orderRateLimited.get()).values[0]?.value).toBe(4);
+    });
+
+    it('narrows back after a run of orders let through, and a waiting order goes at the narrower gap', async () => {
+      const { clock, granted, ask, settle, limiter, metrics } = setup(adaptive);
+      limiter.orderAnswered('ORDER_RATE_LIMITED');
+      limiter.orderAnswered('ORDER_RATE_LIMITED');
+      void ask('order');
+      void ask('order');
+      await settle();
+      clock.advance(350);
+      await settle();
+      expect(orderTimes(granted)).toEqual([0]);
+      limiter.orderAnswered('');
+      limiter.orderAnswered('RFS600021');
+      await settle();
+      expect(limiter.orderGapMs).toBe(350);
+      expect(orderTimes(granted)).toEqual([0, 350]);
+      for (let i = 0; i < 10; i++) limiter.orderAnswered('');
+      expect(limiter.orderGapMs).toBe(300);
+      expect(await gauge(metrics)).toBe(0.3);
+      expect((await metrics.orderRateLimited.get()).values[0]?.value).toBe(2);
+    });
+
+    it('stays at the configured interval without a gap policy', () => {
+      const { limiter } = setup({ messagesPerWindow: 30, windowMs: 1_000, orderIntervalMs: 250 });
+      limiter.orderAnswered('ORDER_RATE_LIMITED');
+      expect(limiter.orderGapMs).toBe(250);
+    });
   });
 });

@@ -1,12 +1,15 @@
 import type { Cancel, VenueClock } from '../clock.js';
 import type { OutboundKind, VenueMetrics } from '../venue-metrics.js';
+import { initialGap, nextGap, type OrderGap, type OrderGapPolicy, paceVerdict } from './order-gap.js';
 
 export interface OutboundLimits {
   /** Frames of any kind per sliding window (§8: 30 messages per second per account). */
   messagesPerWindow: number;
   windowMs: number;
-  /** Minimum gap between two order frames (§8: 1 order per 250 ms). */
+  /** Least gap between two order frames (§8: 1 order per 250 ms); the floor of the adaptive gap. */
   orderIntervalMs: number;
+  /** How the gap adapts to the venue's pace refusals (order-gap.ts); without it the gap stays fixed. */
+  orderGap?: Omit<OrderGapPolicy, 'baseMs'>;
 }
 
 const URGENT: ReadonlySet<OutboundKind> = new Set(['order', 'orderUnsubscribe', 'accountGroups']);
@@ -19,19 +22,47 @@ interface Waiter {
 /**
  * The one gate every frame to the venue passes, so the whole socket stays inside the account's limits.
  * Callers are served first come, first served within two classes: orders, orderUnsubscribes and lookups
- * go before subscribes and unsubscribes; an order waiting for its 250 ms gap holds up nothing. A wait is counted in `connector_rate_limit_waits_total{kind}`.
+ * go before subscribes and unsubscribes; an order waiting for its gap holds up nothing. A wait is counted in
+ * `connector_rate_limit_waits_total{kind}`. The order gap widens when the venue refuses an order for its pace
+ * and narrows back after a run of orders it let through (`orderAnswered`; gauge `connector_order_gap_seconds`).
  */
 export class OutboundLimiter {
   private readonly sentAt: number[] = [];
   private readonly waiting: Waiter[] = [];
   private lastOrderAt = Number.NEGATIVE_INFINITY;
   private wake: { at: number; cancel: Cancel } | undefined;
+  private readonly gapPolicy: OrderGapPolicy;
+  private gap: OrderGap;
 
   constructor(
     private readonly limits: OutboundLimits,
     private readonly clock: VenueClock,
     private readonly metrics: VenueMetrics,
-  ) {}
+  ) {
+    const base = limits.orderIntervalMs;
+    this.gapPolicy = { maxMs: base, stepMs: 0, narrowAfter: 1, ...limits.orderGap, baseMs: base };
+    this.gap = initialGap(this.gapPolicy);
+    metrics.orderGapSeconds.set(this.gap.ms / 1000);
+  }
+
+  /** The least gap between two order frames now. */
+  get orderGapMs(): number {
+    return this.gap.ms;
+  }
+
+  /**
+   * The venue's first answer to an order we sent, by its code: a pace refusal widens the order gap, an order
+   * let through counts towards narrowing it. A narrower gap may free a waiting order at once.
+   */
+  orderAnswered(code: string): void {
+    const verdict = paceVerdict(code);
+    if (verdict === 'rateLimited') this.metrics.orderRateLimited.inc();
+    const before = this.gap.ms;
+    this.gap = nextGap(this.gap, verdict, this.gapPolicy);
+    if (this.gap.ms === before) return;
+    this.metrics.orderGapSeconds.set(this.gap.ms / 1000);
+    if (this.gap.ms < before && this.waiting.length > 0) this.release();
+  }
 
   get queued(): number {
     return this.waiting.length;
@@ -60,7 +91,7 @@ export class OutboundLimiter {
   private eligible(kind: OutboundKind, now: number): boolean {
     this.expire(now);
     if (this.sentAt.length >= this.limits.messagesPerWindow) return false;
-    return kind !== 'order' || now - this.lastOrderAt >= this.limits.orderIntervalMs;
+    return kind !== 'order' || now - this.lastOrderAt >= this.gap.ms;
   }
 
   private take(kind: OutboundKind, now: number): void {
@@ -113,7 +144,7 @@ export class OutboundLimiter {
     const windowFrees = (this.sentAt[0] ?? now) + this.limits.windowMs;
     if (windowFull) return windowFrees;
     // Only orders wait, for their gap.
-    return this.lastOrderAt + this.limits.orderIntervalMs;
+    return this.lastOrderAt + this.gap.ms;
   }
 
   private wakeAt(at: number): void {

@@ -9,7 +9,7 @@ import { RestPath } from '#venue-api';
 import { isoUtc } from '../../domain/time-format.js';
 import { ORDER_RECORDS, type OrderRecord, type OrderRecords } from '../../ports.js';
 import type { WireValue } from '../../http/json.js';
-import { isValidIdentifier } from '../identifier-rules.js';
+import { isValidIdentifier } from '../../trading/session/identifier-rules.js';
 import { frameworkBadRequest, invalidParameterReply } from '../replies.js';
 import { exactPath, type SignedCall, type VenueEndpoints, type VenueReply, type VenueRoute } from '../venue-route.js';
 

@@ -3,12 +3,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { RestPath } from '#venue-api';
 import { VenueDirectory } from '../../domain/directory.js';
 import { TradeBook, tradeWire, type TradeRecord } from '../../domain/trades.js';
-import { isoDateTime, optionalInteger, optionalString } from '../body-fields.js';
+import { optionalInteger, optionalString } from '../body-fields.js';
+import { isoDateTime } from '../iso-date-time.js';
 import { OddRows } from '../odd-rows.js';
 import { invalidAccountGroupReply, invalidParameterReply } from '../replies.js';
 import { exactPath, type SignedCall, type VenueEndpoints, type VenueReply, type VenueRoute } from '../venue-route.js';
 
-const STATES = ['PENDING_SETTLEMENT', 'SETTLED', 'CANCELLED', 'FAILED'];
+/** §4.5's filter values: FAILED is a trade state (§2.4) but not a value the filter takes (spec-gaps R35). */
+const FILTER_STATES = ['PENDING_SETTLEMENT', 'SETTLED', 'CANCELLED'];
 const SIDES = ['BUY', 'SELL'];
 const CLASSES = ['OTC', 'RFS'];
 
@@ -45,7 +47,9 @@ export class TradesEndpoint implements VenueEndpoints {
       strings[name] = f.value;
     }
     const { tradeRef, clientRef, tradeState, tradeSide, tradeClass, accountGrpUuid } = strings;
-    if (tradeState !== undefined && !STATES.includes(tradeState)) return bad('tradeState is not a trade state');
+    if (tradeState !== undefined && !FILTER_STATES.includes(tradeState)) {
+      return bad('tradeState must be PENDING_SETTLEMENT, SETTLED or CANCELLED');
+    }
     if (tradeSide !== undefined && !SIDES.includes(tradeSide)) return bad('tradeSide must be BUY or SELL');
     if (tradeClass !== undefined && !CLASSES.includes(tradeClass)) return bad('tradeClass must be OTC or RFS');
     const from = strings['from'] === undefined ? undefined : isoDateTime(strings['from']);

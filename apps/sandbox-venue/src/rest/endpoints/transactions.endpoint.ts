@@ -2,7 +2,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RestPath } from '#venue-api';
 import { TransactionBook, transactionWire } from '../../domain/transactions.js';
-import { isoDateTime, optionalInteger, optionalString } from '../body-fields.js';
+import { optionalInteger, optionalString } from '../body-fields.js';
+import { isoDateTime } from '../iso-date-time.js';
 import { OddRows } from '../odd-rows.js';
 import { invalidParameterReply } from '../replies.js';
 import { exactPath, type SignedCall, type VenueEndpoints, type VenueReply, type VenueRoute } from '../venue-route.js';

@@ -1,4 +1,5 @@
 import { describe, it, expect } from '@jest/globals';
+import { identifierProblem } from '#venue-api';
 import { isValidIdentifier, parseSessionIdParam } from './identifier-rules.js';
 
 describe('identifier rules (§4.2 sessionId, W3 clientRequestId)', () => {
@@ -26,5 +27,26 @@ describe('identifier rules (§4.2 sessionId, W3 clientRequestId)', () => {
   it('counts the length after decoding', () => {
     expect(parseSessionIdParam('%41'.repeat(64))).toMatchObject({ kind: 'valid' });
     expect(parseSessionIdParam('%41'.repeat(65))).toMatchObject({ kind: 'invalid' });
+  });
+
+  // One rule on both sides (R18, W3, C3): the client's check is the reference; WebSocket and REST use this one.
+  it.each([
+    'a',
+    'x'.repeat(64),
+    'x'.repeat(65),
+    '😀'.repeat(64),
+    '😀'.repeat(65),
+    '',
+    'a/b',
+    'a b',
+    'a\u0001b',
+    'a\u007fb',
+    'a\u0085b',
+    'a\u009fb',
+    'a\u00a0b',
+    'a\u2028b',
+    'a\ud800b',
+  ])('agrees with the client library on %j', (value) => {
+    expect(isValidIdentifier(value)).toBe(identifierProblem(value) === undefined);
   });
 });

@@ -1,13 +1,14 @@
 /**
- * The identifier rules of §4.2 for sessionId, reused for clientRequestId (W3, R18):
- * 1 to 64 characters, no `/`, no whitespace, no control characters; dots allowed.
+ * The identifier rules of §4.2 for sessionId, reused for clientRequestId on WebSocket and REST (W3, R18):
+ * 1 to 64 characters (code points), no `/`, no whitespace, no control characters (C1 included), no lone
+ * surrogates; dots allowed. The forbidden set and the length are the client library's protocol constants, so
+ * both sides hold one rule (the spec proves the two functions agree).
  */
-// eslint-disable-next-line no-control-regex
-const FORBIDDEN = /[/\s\u0000-\u001f\u007f-\u009f]/u;
+import { IDENTIFIER_FORBIDDEN, IDENTIFIER_MAX_LENGTH } from '#venue-api';
 
 export function isValidIdentifier(value: string): boolean {
   const length = [...value].length;
-  return length >= 1 && length <= 64 && !FORBIDDEN.test(value);
+  return length >= 1 && length <= IDENTIFIER_MAX_LENGTH && !IDENTIFIER_FORBIDDEN.test(value);
 }
 
 export type SessionIdParse =

@@ -33,8 +33,8 @@ export interface Page<T> {
 }
 
 /**
- * A `{data, total}` page. Without `skipped` one unreadable row fails the page; with it (trades, transactions)
- * such a row is left out and told to `skipped`, and `rows` still counts it.
+ * A `{data, total}` page. Without `skipped` one unreadable row fails the page; with it (trades, transactions,
+ * beneficiaries, senders) such a row is left out and told to `skipped`, and `rows` still counts it.
  */
 export function pageOf<T>(item: Reader<T>, skipped?: (error: ShapeError) => void): Reader<Page<T>> {
   const envelope = record<Omit<Page<T>, 'rows'>>({

@@ -3,9 +3,8 @@
  * kept (`fields`, when the record has one not named here); the named ones are looked up under plausible
  * names. A record needs an identifier (`uuid`, or `id`/`transferUuid`) to be paged and deduplicated.
  */
-import { ShapeError, isJsonObject, type Reader } from './shape.js';
+import { ShapeError, integer, isJsonObject, rowsOf, type Reader } from './shape.js';
 import { decimalField, extraFields, textField, type PlainFields } from './liberal.js';
-import { integer } from './shape.js';
 import type { Page } from './common.js';
 
 export interface TransferRecord {
@@ -48,15 +47,25 @@ export const transferReader: Reader<TransferRecord> = {
   },
 };
 
-/** `{data, total}`; a bare array or a missing total is read too (total = the records in hand). */
-export const transferPageReader: Reader<Page<TransferRecord>> = {
-  optional: false,
-  read(value, path) {
-    const list = Array.isArray(value) ? value : isJsonObject(value) ? (value['data'] ?? value['transfers']) : undefined;
-    if (!Array.isArray(list)) throw new ShapeError(`${path}.data`, 'no list of transfers');
-    const data = list.map((element, index) => transferReader.read(element, `${path}.data[${index}]`));
-    const rawTotal = isJsonObject(value) ? value['total'] : undefined;
-    const total = rawTotal === undefined || rawTotal === null ? data.length : integer.read(rawTotal, `${path}.total`);
-    return { data, total, rows: list.length };
-  },
-};
+/**
+ * `{data, total}`; a bare array or a missing total is read too (total = the rows sent). Rows are read one by one:
+ * a row that cannot be read (no identifier) is left out and told to `skipped`, never the page lost with it.
+ */
+export function transferPageOf(skipped: (error: ShapeError) => void): Reader<Page<TransferRecord>> {
+  const rows = rowsOf(transferReader, skipped);
+  return {
+    optional: false,
+    read(value, path) {
+      const list = Array.isArray(value)
+        ? value
+        : isJsonObject(value)
+          ? (value['data'] ?? value['transfers'])
+          : undefined;
+      if (!Array.isArray(list)) throw new ShapeError(`${path}.data`, 'no list of transfers');
+      const data = rows.read(list, `${path}.data`);
+      const rawTotal = isJsonObject(value) ? value['total'] : undefined;
+      const total = rawTotal === undefined || rawTotal === null ? list.length : integer.read(rawTotal, `${path}.total`);
+      return { data, total, rows: list.length };
+    },
+  };
+}

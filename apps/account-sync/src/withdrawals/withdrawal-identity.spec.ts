@@ -1,0 +1,51 @@
+import { describe, expect, it } from '@jest/globals';
+import type { WithdrawalView } from '#contracts';
+import type { WithdrawalRequest } from '#venue-api';
+import { legacyRequestIdOf, requestIdOf, rowIsOf } from './withdrawal-identity.js';
+
+const view: WithdrawalView = {
+  requestId: requestIdOf('acct1', 'payout-42'),
+  idempotencyKey: 'payout-42',
+  kind: 'fiat',
+  state: 'SUBMITTING',
+  accountGroupUuid: 'group-1',
+  ccy: 'EUR',
+  amount: '100.50',
+  bankAccountUuid: 'bank-1',
+  createdAt: 0,
+  updatedAt: 0,
+};
+const row = (fields: Partial<WithdrawalRequest>): WithdrawalRequest => ({
+  uuid: 'venue-1',
+  clientComment: `gw:${view.requestId} rent`,
+  ...fields,
+});
+
+describe('withdrawal identity', () => {
+  it('one key in two gateway accounts is two requests; the id of before was of the key alone', () => {
+    expect(requestIdOf('acct1', 'payout-42')).toMatch(/^[a-f0-9]{24}$/);
+    expect(requestIdOf('acct1', 'payout-42')).toBe(requestIdOf('acct1', 'payout-42'));
+    expect(requestIdOf('acct2', 'payout-42')).not.toBe(requestIdOf('acct1', 'payout-42'));
+    // no joining ambiguity: ("a:b", "c") is not ("a", "b:c")
+    expect(requestIdOf('a:b', 'c')).not.toBe(requestIdOf('a', 'b:c'));
+    expect(legacyRequestIdOf('payout-42')).not.toBe(requestIdOf('acct1', 'payout-42'));
+  });
+
+  it('a row is ours when it carries our reference and shows nothing else', () => {
+    expect(rowIsOf(view, row({}))).toBe(true);
+    expect(
+      rowIsOf(view, row({ accountGroupUuid: 'group-1', ccy: 'EUR', amount: '100.5', bankAccount: { uuid: 'bank-1' } })),
+    ).toBe(true);
+  });
+
+  it('a row with another reference, or one whose fields contradict the request, is not ours', () => {
+    expect(rowIsOf(view, row({ clientComment: `gw:${requestIdOf('acct2', 'payout-42')}` }))).toBe(false);
+    expect(rowIsOf(view, row({ clientComment: undefined }))).toBe(false);
+    expect(rowIsOf(view, row({ accountGroupUuid: 'group-2' }))).toBe(false);
+    expect(rowIsOf(view, row({ ccy: 'USD' }))).toBe(false);
+    expect(rowIsOf(view, row({ amount: '100.51' }))).toBe(false);
+    expect(rowIsOf(view, row({ amount: 'not a number' }))).toBe(false);
+    expect(rowIsOf(view, row({ bankAccount: { uuid: 'bank-2' } }))).toBe(false);
+    expect(rowIsOf({ ...view, kind: 'crypto', walletUuid: 'w-1' }, row({ wallet: { uuid: 'w-2' } }))).toBe(false);
+  });
+});

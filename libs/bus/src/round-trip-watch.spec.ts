@@ -1,0 +1,78 @@
+import { describe, expect, it } from '@jest/globals';
+import { RoundTripWatch, type RoundTripPort } from './round-trip-watch.js';
+
+/** A client whose PONGs can stop (its read loop ended) and whose clock the test moves. */
+function fakeClient() {
+  const state = { now: 0, connected: true, answering: true, reconnects: 0, stale: [] as number[] };
+  const port: RoundTripPort = {
+    connected: () => state.connected,
+    roundTrip: () => (state.answering ? Promise.resolve(1) : new Promise(() => undefined)),
+    reconnect: async () => {
+      state.reconnects += 1;
+    },
+    now: () => state.now,
+    onStale: (silent) => state.stale.push(silent),
+  };
+  return { state, port };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('RoundTripWatch', () => {
+  it('a client that answers its round trips is never reported silent', async () => {
+    const { state, port } = fakeClient();
+    const watch = new RoundTripWatch(port, { intervalMs: 1_000, staleMs: 5_000 });
+    for (let t = 0; t <= 30_000; t += 1_000) {
+      state.now = t;
+      watch.tick();
+      await settle();
+    }
+    expect(watch.silentFor()).toBeUndefined();
+    expect(state.reconnects).toBe(0);
+  });
+
+  it('connected but no longer answering: reported silent after staleMs, reconnected once per staleMs, one question open', async () => {
+    const { state, port } = fakeClient();
+    const asked = { count: 0 };
+    const roundTrip = port.roundTrip;
+    port.roundTrip = () => {
+      asked.count += 1;
+      return roundTrip();
+    };
+    const watch = new RoundTripWatch(port, { intervalMs: 1_000, staleMs: 5_000 });
+    watch.tick();
+    await settle();
+    state.answering = false;
+    for (let t = 1_000; t <= 5_000; t += 1_000) {
+      state.now = t;
+      watch.tick();
+      await settle();
+    }
+    expect(watch.silentFor()).toBeUndefined(); // answered at 0: 5 s is not more than staleMs
+    state.now = 6_000;
+    watch.tick();
+    expect(watch.silentFor()).toBe(6_000);
+    expect(state).toMatchObject({ reconnects: 1, stale: [6_000] });
+    state.now = 9_000;
+    watch.tick();
+    expect(state.reconnects).toBe(1); // not again within staleMs
+    state.now = 11_001;
+    watch.tick();
+    expect(state.reconnects).toBe(2);
+    expect(asked.count).toBe(2); // the unanswered question stays the only one open
+  });
+
+  it('while disconnected (the client reconnects by itself) nothing is reported or forced', () => {
+    const { state, port } = fakeClient();
+    const watch = new RoundTripWatch(port, { intervalMs: 1_000, staleMs: 5_000 });
+    state.connected = false;
+    state.answering = false;
+    state.now = 60_000;
+    watch.tick();
+    expect(watch.silentFor()).toBeUndefined();
+    state.connected = true;
+    state.now = 61_000;
+    expect(watch.silentFor()).toBeUndefined(); // counted from the reconnection, not from before the outage
+    expect(state.reconnects).toBe(0);
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * Whether the server still answers this connection, not only whether the socket is open. The client's
+ * "connected" can outlive its reading: an exception thrown into its callbacks ends its read loop (nothing is
+ * read, nothing answered) and only its ping timer notices, minutes later. A round trip (PING → PONG) is timed
+ * every `intervalMs`; after `staleMs` without an answer while connected the connection is reported down and a
+ * reconnect is forced (at most once per `staleMs`), which starts a new read loop.
+ */
+export interface RoundTripWatchOptions {
+  intervalMs: number;
+  staleMs: number;
+}
+
+export interface RoundTripPort {
+  /** True while the client says it is connected (not reconnecting, draining or closed). */
+  connected(): boolean;
+  /** One PING answered by a PONG; may never settle when nothing is read. */
+  roundTrip(): Promise<unknown>;
+  /** Drops the socket and connects again. */
+  reconnect(): Promise<void>;
+  now(): number;
+  onStale(silentMs: number): void;
+}
+
+export const DEFAULT_ROUND_TRIP_WATCH: RoundTripWatchOptions = { intervalMs: 5_000, staleMs: 20_000 };
+
+export class RoundTripWatch {
+  private lastAnswerAt: number;
+  private lastForcedAt = Number.NEGATIVE_INFINITY;
+  private inFlight = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly port: RoundTripPort,
+    private readonly options: RoundTripWatchOptions = DEFAULT_ROUND_TRIP_WATCH,
+  ) {
+    this.lastAnswerAt = port.now();
+  }
+
+  start(): void {
+    this.timer ??= setInterval(() => this.tick(), this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** The socket came back (a reconnect): its round trips start anew. */
+  reset(): void {
+    this.lastAnswerAt = this.port.now();
+  }
+
+  /** How long a connected client has gone without an answer, when that is longer than `staleMs`. */
+  silentFor(): number | undefined {
+    if (!this.port.connected()) return undefined;
+    const silent = this.port.now() - this.lastAnswerAt;
+    return silent > this.options.staleMs ? silent : undefined;
+  }
+
+  /** One step: ask (unless a question is still open), and force a reconnect once the silence is too long. */
+  tick(): void {
+    if (!this.port.connected()) {
+      this.reset();
+      return;
+    }
+    const silent = this.silentFor();
+    if (silent !== undefined && this.port.now() - this.lastForcedAt > this.options.staleMs) {
+      this.lastForcedAt = this.port.now();
+      this.port.onStale(silent);
+      this.port.reconnect().catch(() => undefined);
+    }
+    if (this.inFlight) return;
+    this.inFlight = true;
+    this.port.roundTrip().then(
+      () => {
+        this.inFlight = false;
+        this.lastAnswerAt = this.port.now();
+      },
+      () => {
+        this.inFlight = false;
+      },
+    );
+  }
+}
