@@ -52,8 +52,8 @@ export interface GatewayStack extends ConnectorStack {
   accountSync: AccountSyncProcess;
   /** The running execution instance (a new process after `restartExecution`, on the same port). */
   execution: ExecutionInstance;
-  /** Stops account-sync (SIGTERM) and starts it again with its environment and `overrides`. */
-  restartAccountSync(overrides?: Record<string, string>): Promise<void>;
+  /** Stops account-sync (SIGTERM), runs `beforeStart`, and starts it again with its environment and `overrides`. */
+  restartAccountSync(overrides?: Record<string, string>, beforeStart?: () => Promise<void>): Promise<void>;
   /** Stops the execution instance (SIGTERM) and starts it again with its environment and `overrides`. */
   restartExecution(overrides?: Record<string, string>): Promise<void>;
   /** The address of account-sync's webhook receiver the venue posts to. */
@@ -119,8 +119,9 @@ export async function startGatewayStack(options: {
         execution: new URL(gateway.execution.httpUrl).host,
         'account-sync': new URL(gateway.accountSync.httpUrl).host,
       }),
-      async restartAccountSync(overrides: Record<string, string> = {}) {
+      async restartAccountSync(overrides: Record<string, string> = {}, beforeStart?: () => Promise<void>) {
         await gateway.accountSync.close();
+        await beforeStart?.();
         gateway.accountSync = await startAccountSyncProcess({ ...accountSyncEnv, ...overrides });
       },
       async restartExecution(overrides: Record<string, string> = {}) {

@@ -3,11 +3,14 @@
  * each by the fault an operator would meet — the venue unable to serve one resource to account-sync, a balance
  * the venue moved without a transaction leg, an order's reply lost while the venue's order records cannot be
  * read (and execution restarted into it), the risk positions bucket refusing writes while a fill arrives,
- * account-sync started without its webhook sources. At each step exactly the alerts that step should raise
+ * account-sync started without its webhook sources, account-sync started while another instance holds the
+ * account. At each step exactly the alerts that step should raise
  * are firing, and no other; each clears once its fault is gone. Rules as shipped, `for:` waits shortened to
  * seconds and the long thresholds and windows cut by checked edits (prometheus-harness.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Kvm } from '@nats-io/kv';
+import { BucketName } from '#bus';
 import { RiskBucketName } from '#contracts';
 import { eventually, freePort } from '#testing';
 import { RestPath } from '#venue-api';
@@ -192,6 +195,27 @@ describe('alerts raised by faults, on a real Prometheus scraping the running sta
     await stack.restartAccountSync();
     await grown(accountUrl(), 'account_sync_webhook_ips_version', {}, 0);
     await alerts.expectFiring([], 'webhook sources loaded', 30_000);
+  }, 90_000);
+
+  it('another instance holds the account: the restarted account-sync waits, GatewayAccountSyncStandby, until the lease lapses', async () => {
+    const leases = await new Kvm(stack.strategy).open(BucketName.accountSyncLeases);
+    const elsewhere = () =>
+      leases.put(
+        ACCOUNT,
+        JSON.stringify({ instanceId: 'prom-other', host: 'another-host', pid: 1, renewedAt: new Date().toISOString() }),
+      );
+    let renewing: NodeJS.Timeout | undefined;
+    await stack.restartAccountSync({}, async () => {
+      await elsewhere(); // after the clean stop released it: the other instance takes it and renews it
+      renewing = setInterval(() => void elsewhere().catch(() => undefined), 500);
+    });
+    try {
+      await alerts.expectFiring(['GatewayAccountSyncStandby'], 'a standby', 30_000);
+    } finally {
+      clearInterval(renewing);
+    }
+    await grown(accountUrl(), 'account_sync_lease_taken_total', { reason: 'lapsed' }, 0);
+    await alerts.expectFiring([], 'the lease lapsed and taken over', 30_000);
   }, 90_000);
 
   it('raised every alert it names', async () => {

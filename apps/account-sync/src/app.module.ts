@@ -1,27 +1,45 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
-import { serviceModules } from '#bus';
-import { JsonLogger, lifecycleOf } from '#observability';
+import { BusKv, serviceModules } from '#bus';
+import { HealthRegistry, JsonLogger, lifecycleOf, MetricsRegistry } from '#observability';
 import { AccountSyncCoreModule } from './core/account-sync-core.module.js';
 import type { AccountSyncConfig } from './config.js';
 import { AppLifecycle } from './lifecycle/app-lifecycle.js';
+import { openWriterLease } from './lease/writer-lease.js';
 import { SyncModule } from './sync/sync.module.js';
 import { TransactionsModule } from './transactions/transactions.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { WithdrawalsModule } from './withdrawals/withdrawals.module.js';
 
-/** `AppLifecycle` for every module of the app (global). */
+/** What the app does when it must stop writing at once (the lease lost): main.ts exits non-zero. */
+export type FailStop = (reason: string) => void;
+
+/** `AppLifecycle` for every module of the app (global), gated by the account's writer lease. */
 @Global()
-@Module({
-  providers: [
-    {
-      provide: AppLifecycle,
-      useFactory: (logger: JsonLogger) => new AppLifecycle(logger.child('Lifecycle')),
-      inject: [JsonLogger],
-    },
-  ],
-  exports: [AppLifecycle],
-})
-class AppLifecycleModule {}
+@Module({})
+class AppLifecycleModule {
+  static forRoot(config: AccountSyncConfig, failStop: FailStop): DynamicModule {
+    return {
+      module: AppLifecycleModule,
+      providers: [
+        {
+          provide: AppLifecycle,
+          useFactory: async (kv: BusKv, metrics: MetricsRegistry, health: HealthRegistry, logger: JsonLogger) => {
+            const lease = await openWriterLease(config, {
+              kv,
+              metrics,
+              health,
+              logger: logger.child('Lease'),
+              failStop,
+            });
+            return new AppLifecycle(logger.child('Lifecycle'), lease, failStop);
+          },
+          inject: [BusKv, MetricsRegistry, HealthRegistry, JsonLogger],
+        },
+      ],
+      exports: [AppLifecycle],
+    };
+  }
+}
 
 /**
  * The account-sync app: observability, NATS, the shared core (config, venue REST client with its budget,
@@ -31,13 +49,13 @@ class AppLifecycleModule {}
  */
 @Module({})
 export class AccountSyncAppModule {
-  static forRoot(config: AccountSyncConfig): DynamicModule {
+  static forRoot(config: AccountSyncConfig, failStop: FailStop): DynamicModule {
     return {
       module: AccountSyncAppModule,
       imports: [
         ...serviceModules('account-sync', config),
         AccountSyncCoreModule.forRoot(config),
-        AppLifecycleModule,
+        AppLifecycleModule.forRoot(config, failStop),
         ...partModules(config),
       ],
       // Drives the registered parts (lifecycle/app-lifecycle.ts): starts them once every provider exists, and

@@ -4,7 +4,7 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import { JsonLogger, startNestApp } from '#observability';
-import { AccountSyncAppModule } from './app.module.js';
+import { AccountSyncAppModule, type FailStop } from './app.module.js';
 import type { AccountSyncConfig } from './config.js';
 
 export interface RunningAccountSync {
@@ -15,11 +15,15 @@ export interface RunningAccountSync {
   close(): Promise<void>;
 }
 
+/** A lost lease in the process: exit at once, no clean stop (that would write) — a supervisor restarts it. */
+export const LEASE_LOST_EXIT_CODE = 75;
+
 export async function startAccountSync(
   config: AccountSyncConfig,
-  options: { logger?: JsonLogger } = {},
+  options: { logger?: JsonLogger; failStop?: FailStop } = {},
 ): Promise<RunningAccountSync> {
-  const { app, httpUrl } = await startNestApp(AccountSyncAppModule.forRoot(config), {
+  const failStop = options.failStop ?? (() => process.exit(LEASE_LOST_EXIT_CODE));
+  const { app, httpUrl } = await startNestApp(AccountSyncAppModule.forRoot(config, failStop), {
     port: config.HTTP_PORT,
     host: config.HTTP_HOST,
     logger: options.logger ?? new JsonLogger('account-sync', 'nest'),

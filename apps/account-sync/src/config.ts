@@ -52,6 +52,13 @@ export class AccountSyncConfig
   /** How long an order outcome may stay unacknowledged before the server redelivers it to this app. */
   @EnvMs(1_000, 3_600_000) ORDER_OUTCOME_ACK_WAIT_MS: number = 30_000;
 
+  // ---- One writer per account (apps/account-sync/src/lease)
+  /**
+   * The account's writer lease: a holder not renewing it for this long is taken over by a standby (a holder
+   * stops writing earlier, after ¾ of it); renewed every ¼ of it.
+   */
+  @EnvMs(1_000, 60_000) ACCOUNT_LEASE_MS: number = 10_000;
+
   // ---- Webhook receiver (apps/account-sync/src/webhooks): variables below this line
   /** The receiver's own port (the URL registered in the venue portal); /health and /metrics stay on HTTP_PORT. */
   @EnvPort() WEBHOOK_PORT: number = 3013;

@@ -29,7 +29,7 @@ describe('KvBucket compare-and-set and watch (real nats-server)', () => {
     expect(await bucket.compareAndSet('a', { n: 2 }, 0)).toBe('conflict');
     const second = await bucket.compareAndSet('a', { n: 2 }, first as number);
     expect(await bucket.compareAndSet('a', { n: 3 }, first as number)).toBe('conflict');
-    expect(await bucket.get('a')).toEqual({ value: { n: 2 }, revision: second });
+    expect(await bucket.get('a')).toEqual({ value: { n: 2 }, revision: second, storedAt: expect.any(Number) });
     await bucket.remove('a');
     expect(typeof (await bucket.compareAndSet('a', { n: 4 }, 0))).toBe('number');
   });

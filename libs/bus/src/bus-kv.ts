@@ -16,6 +16,8 @@ export interface KvBucketOptions {
 export interface KvEntry<T> {
   value: T;
   revision: number;
+  /** When the server stored this revision (epoch ms, the server's clock). */
+  storedAt: number;
 }
 
 /** One key's change seen by a watch: `value` undefined when the key was deleted or purged, or is not JSON (`malformed`). */
@@ -59,7 +61,7 @@ export class KvBucket {
   async get<T>(key: string): Promise<KvEntry<T> | undefined> {
     const entry = await this.kv.get(key);
     if (entry === null || entry.operation !== 'PUT') return undefined;
-    return { value: entry.json<T>(), revision: entry.revision };
+    return { value: entry.json<T>(), revision: entry.revision, storedAt: entry.created.getTime() };
   }
 
   async put(key: string, value: unknown): Promise<number> {

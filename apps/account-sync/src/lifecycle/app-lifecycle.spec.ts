@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { JsonLogger } from '#observability';
-import { AppLifecycle, type LifecyclePart } from './app-lifecycle.js';
+import { AppLifecycle, type LifecyclePart, type WriterGate } from './app-lifecycle.js';
 
 function part(name: string, log: string[], failStart = false): LifecyclePart {
   return {
@@ -48,5 +48,56 @@ describe('AppLifecycle', () => {
     lifecycle.register('intake', part('sync', log, true));
     await expect(lifecycle.start()).rejects.toThrow('sync cannot start');
     expect(log).toEqual(['start ledger', 'stop ledger']);
+  });
+
+  it('a standby starts nothing until the lease is held; the lease is released after the stores stopped', async () => {
+    const log: string[] = [];
+    let take: (held: boolean) => void = () => undefined;
+    const taken = new Promise<boolean>((resolve) => (take = resolve));
+    const gate: WriterGate = {
+      begin: () => Promise.resolve('standby'),
+      whenHeld: () => taken,
+      release: () => {
+        log.push('release');
+        return Promise.resolve();
+      },
+    };
+    const lifecycle = new AppLifecycle(logger, gate);
+    lifecycle.register('store', part('ledger', log));
+    lifecycle.register('intake', part('sync', log));
+    await lifecycle.start();
+    expect(log).toEqual([]);
+    take(true);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log).toEqual(['start ledger', 'start sync']);
+    await lifecycle.stop();
+    expect(log).toEqual(['start ledger', 'start sync', 'stop sync', 'stop ledger', 'release']);
+  });
+
+  it('a standby stopped before it held the lease starts nothing and stops waiting', async () => {
+    const log: string[] = [];
+    const gate: WriterGate = {
+      begin: () => Promise.resolve('standby'),
+      whenHeld: () => new Promise<boolean>(() => undefined),
+      release: () => Promise.resolve(void log.push('release')),
+    };
+    const lifecycle = new AppLifecycle(logger, gate);
+    lifecycle.register('store', part('ledger', log));
+    await lifecycle.start();
+    await lifecycle.stop();
+    expect(log).toEqual(['release']);
+  });
+
+  it('releases the lease when a part fails to start (the next instance takes it at once)', async () => {
+    const log: string[] = [];
+    const gate: WriterGate = {
+      begin: () => Promise.resolve('held'),
+      whenHeld: () => Promise.resolve(true),
+      release: () => Promise.resolve(void log.push('release')),
+    };
+    const lifecycle = new AppLifecycle(logger, gate);
+    lifecycle.register('store', part('ledger', log, true));
+    await expect(lifecycle.start()).rejects.toThrow('ledger cannot start');
+    expect(log).toEqual(['release']);
   });
 });

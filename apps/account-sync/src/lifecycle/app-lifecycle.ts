@@ -8,6 +8,11 @@
  *    back what it has (bounded), and only then the stores close.
  * Within a phase, parts start in registration order and stop in reverse. The root module's hooks drive it
  * (after every provider exists; before the bus drains).
+ *
+ * Nothing starts before this instance holds the account's writer lease (`WriterGate`, lease/account-lease.ts):
+ * held at once → the parts start before `start()` returns, as without a lease; held by another live instance
+ * → `start()` returns (the app serves /health and /metrics as a standby) and the parts start when the lease is
+ * taken. The lease is released after the stores stopped.
  */
 import type { JsonLogger } from '#observability';
 
@@ -19,32 +24,81 @@ export interface LifecyclePart {
   stop(): Promise<void>;
 }
 
+/** The account's writer lease as the lifecycle sees it. */
+export interface WriterGate {
+  /** Takes the lease ('held') or finds another live holder and waits in the background ('standby'). */
+  begin(): Promise<'held' | 'standby'>;
+  /** True once taken; false when released or stopped before. */
+  whenHeld(): Promise<boolean>;
+  /** Releases a held lease; stops waiting for one not held. */
+  release(): Promise<void>;
+}
+
+/** No lease: every instance writes (unit tests of the lifecycle). */
+const ALWAYS_HELD: WriterGate = {
+  begin: () => Promise.resolve('held'),
+  whenHeld: () => Promise.resolve(true),
+  release: () => Promise.resolve(),
+};
+
 export class AppLifecycle {
   private readonly parts: Record<LifecyclePhase, LifecyclePart[]> = { store: [], intake: [] };
   private readonly started: LifecyclePart[] = [];
+  private stopping = false;
+  /** The parts' start after a standby took the lease. */
+  private lateStart: Promise<void> | undefined;
 
-  constructor(private readonly logger: JsonLogger) {}
+  constructor(
+    private readonly logger: JsonLogger,
+    private readonly gate: WriterGate = ALWAYS_HELD,
+    /** A part that fails to start after a standby took the lease: the app must stop (main: exit non-zero). */
+    private readonly failStop: (reason: string) => void = () => undefined,
+  ) {}
 
   register(phase: LifecyclePhase, part: LifecyclePart): void {
     this.parts[phase].push(part);
   }
 
-  /** Stores, then intakes; a failing start stops what already started (in reverse) and rethrows. */
+  /** Once the lease is held: stores, then intakes; a failing start stops what started, releases, rethrows. */
   async start(): Promise<void> {
+    if ((await this.gate.begin()) === 'held') {
+      await this.startParts().catch(async (error: unknown) => {
+        await this.gate.release();
+        throw error;
+      });
+      return;
+    }
+    void this.gate.whenHeld().then((held) => {
+      if (!held || this.stopping) return;
+      this.lateStart = this.startParts().catch((error: unknown) =>
+        this.failStop(`a part failed to start after the lease was taken: ${messageOf(error)}`),
+      );
+    });
+  }
+
+  /** Every started part in reverse order of start, then the lease is released (last). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.lateStart;
+    await this.stopParts();
+    await this.gate.release();
+  }
+
+  private async startParts(): Promise<void> {
     for (const part of [...this.parts.store, ...this.parts.intake]) {
       try {
         await part.start();
         this.started.push(part);
       } catch (error) {
         this.logger.error('part failed to start', { part: part.name, error: messageOf(error) });
-        await this.stop();
+        await this.stopParts();
         throw error;
       }
     }
   }
 
-  /** Every started part, in reverse order of start; one failing stop does not keep the others running. */
-  async stop(): Promise<void> {
+  /** One failing stop does not keep the others running. */
+  private async stopParts(): Promise<void> {
     while (this.started.length > 0) {
       const part = this.started.pop() as LifecyclePart;
       try {
