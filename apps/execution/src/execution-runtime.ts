@@ -43,6 +43,7 @@ import { InstanceRegistry } from './ownership/instance-registry.js';
 import { OrderOwnership } from './ownership/order-ownership.js';
 import { PriceStreams } from './quotes/price-streams.js';
 import { QuoteBook } from './quotes/quote-book.js';
+import { QuoteClaims } from './quotes/quote-claims.js';
 import type { RiskGate } from './risk/risk-gate.js';
 import { VenueRecords } from './venue/venue-evidence.js';
 
@@ -131,6 +132,7 @@ export class ExecutionRuntime {
       replicas: settings.replicas,
     });
     const journal = new OrderJournal(buckets.journal);
+    const claims = new QuoteClaims(buckets.journal);
     const positions = new Positions(buckets.positions, () => clock.now());
     const registry = new InstanceRegistry(buckets.instances, settings.instanceId, settings.leaseMs, clock);
     let priceStream = StreamName.prices(settings.account);
@@ -171,6 +173,7 @@ export class ExecutionRuntime {
       outcomeStream: StreamName.orderOutcomes(settings.account),
       eventStream: ExecutionStreamName.orderEvents(settings.account),
       journal,
+      claims,
       publisher: bus.publisher,
       streams: bus.streams,
       venue,
@@ -190,6 +193,7 @@ export class ExecutionRuntime {
       desk,
       book,
       streams: priceStreams,
+      claims,
       risk: this.risk,
       gate: { refusal: () => this.refusal() },
       metrics,

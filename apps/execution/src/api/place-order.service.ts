@@ -1,12 +1,14 @@
 /**
  * `exec.order.place`: validate → fail-closed gate → idempotency → quote → pre-trade risk → the intent in the
- * journal (durable) → the key claimed → reply `accepted` → the order's actor publishes the command.
+ * journal (durable), the key and the quote's size claimed (across instances) → reply `accepted` → the order's
+ * actor publishes the command.
  * Nothing reaches the connector before the intent is durable; a refused request sends nothing.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import {
   ExecutionErrorCode,
+  RiskCode,
   parsePlaceOrder,
   type OrderAccepted,
   type OrderRejection,
@@ -21,6 +23,7 @@ import type { OrderJournal } from '../orders/order-journal.js';
 import { viewOf, type OrderRecord, type RecordedQuote } from '../orders/order-record.js';
 import type { KnownQuote, QuoteBook } from '../quotes/quote-book.js';
 import type { PriceStreams } from '../quotes/price-streams.js';
+import type { ClaimResult, QuoteClaims } from '../quotes/quote-claims.js';
 import type { RiskGate, RiskOrder, RiskQuote } from '../risk/risk-gate.js';
 
 export interface PlaceGate {
@@ -34,6 +37,7 @@ export interface PlaceOrderDeps {
   desk: OrderDesk;
   book: QuoteBook;
   streams: PriceStreams;
+  claims: QuoteClaims;
   risk: RiskGate;
   gate: PlaceGate;
   metrics: ExecutionMetrics;
@@ -41,6 +45,12 @@ export interface PlaceOrderDeps {
   logger: JsonLogger;
   quoteLifeMs: number;
 }
+
+/**
+ * Quotes an order by quote request tries when other instances' orders took the ones it chose first: each try
+ * takes a quote no order on this instance took, so a burst spread over a few instances is placed in full.
+ */
+const MAX_QUOTE_TRIES = 10;
 
 export class PlaceOrderService {
   private inFlight = 0;
@@ -99,7 +109,7 @@ export class PlaceOrderService {
     );
   }
 
-  private async decideKey(request: PlaceOrderRequest, receivedAt: number): Promise<PlaceOrderReply> {
+  private async decideKey(request: PlaceOrderRequest, receivedAt: number, tries = 1): Promise<PlaceOrderReply> {
     const payloadHash = hashOf(request);
     const existing = await this.existing(request, payloadHash);
     if (existing !== undefined) return existing;
@@ -158,6 +168,9 @@ export class PlaceOrderService {
     // and an old time would let the rate windows count this order in a second long gone.
     const decision = await this.deps.risk.admit(riskOrder, this.deps.clock.now());
     if (!decision.ok) {
+      // Another instance's order on the quote reached this risk book first: a quote request takes the next quote.
+      if (decision.code === RiskCode.QuoteSizeExhausted && this.triesNext(request, quoteId, tries))
+        return this.decideKey(request, receivedAt, tries + 1);
       this.deps.metrics.rejected(decision.code, request.strategyId);
       return { ok: false, error: { code: decision.code, message: decision.message, values: decision.values } };
     }
@@ -180,32 +193,29 @@ export class PlaceOrderService {
       owner: this.deps.instanceId,
       eventSeq: 1,
     };
-    // The intent (record + open mark) and the key claim are written together: one round trip on the hot path.
+    // The intent (record + open mark), the key claim and the quote claim are written together: one round trip
+    // on the hot path.
     this.deps.desk.reserve(orderId);
     let claim: 'created' | 'exists';
+    let quoteClaim: ClaimResult;
     try {
-      [, claim] = await Promise.all([
+      [, claim, quoteClaim] = await Promise.all([
         this.deps.journal.createOrder(record),
         this.deps.journal.claimKey(request.strategyId, request.idempotencyKey, {
           orderId,
           clientRequestId: record.clientRequestId,
           payloadHash,
         }),
+        this.claimQuote(quoteId, orderId, quote.quantity),
       ]);
     } catch (error) {
-      // Either write may have been stored: the open mark goes first (then the sweep cannot resume it), and the
-      // key is given back, so that a retry with it places the order rather than finding one never sent.
+      // Any write may have been stored: the open mark goes first (then the sweep cannot resume it), and the
+      // key and the quote are given back, so that a retry with it places the order rather than finding one never sent.
       this.deps.risk.record({ kind: 'not-executed', orderId });
+      await this.releaseQuote(quoteId, orderId);
       await this.deps.journal.close(orderId).catch(() => undefined);
       this.deps.desk.release(orderId);
-      await this.deps.journal
-        .releaseKey(request.strategyId, request.idempotencyKey, orderId)
-        .catch((release: unknown) =>
-          this.logger.warn('idempotency key of a refused order not released', {
-            orderId,
-            error: release instanceof Error ? release.message : String(release),
-          }),
-        );
+      await this.releaseKey(request, orderId);
       this.logger.error('intent not recorded; order refused', {
         error: error instanceof Error ? error.message : String(error),
       });
@@ -218,12 +228,30 @@ export class PlaceOrderService {
     if (claim === 'exists') {
       // The same key won a race in another request a moment ago: this order is never sent.
       this.deps.risk.record({ kind: 'not-executed', orderId });
+      if (quoteClaim.ok) await this.releaseQuote(quoteId, orderId);
       await this.deps.journal.close(orderId);
       this.deps.desk.release(orderId);
       return (
         (await this.existing(request, payloadHash)) ??
         this.reject(ExecutionErrorCode.Internal, 'idempotency key race', request.strategyId)
       );
+    }
+    if (!quoteClaim.ok) {
+      // Orders another instance admitted a moment ago took the quote: this order is never sent.
+      this.deps.risk.record({ kind: 'not-executed', orderId });
+      await this.deps.journal.close(orderId);
+      this.deps.desk.release(orderId);
+      await this.releaseKey(request, orderId);
+      if (this.triesNext(request, quoteId, tries)) return this.decideKey(request, receivedAt, tries + 1);
+      this.deps.metrics.rejected(RiskCode.QuoteSizeExhausted, request.strategyId);
+      return {
+        ok: false,
+        error: {
+          code: RiskCode.QuoteSizeExhausted,
+          message: 'the quoted quantity is already taken by other orders on this quote',
+          values: { quoteId, quoted: quoteClaim.quoted, used: quoteClaim.taken, requested: quoteClaim.quoted },
+        },
+      };
     }
     const accepted: OrderAccepted = {
       ok: true,
@@ -235,6 +263,38 @@ export class PlaceOrderService {
     this.deps.desk.place(record, receivedAt);
     this.deps.streams.markUsed(quoteId);
     return accepted;
+  }
+
+  /** Marks a quote other instances took as used here; true when the order (by quote request) may try the next. */
+  private triesNext(request: PlaceOrderRequest, quoteId: string, tries: number): boolean {
+    this.deps.streams.markUsed(quoteId);
+    return request.quoteId === undefined && tries < MAX_QUOTE_TRIES;
+  }
+
+  /** The quote's size for this order, across instances (an order executes its quote's quantity, W4). */
+  private claimQuote(quoteId: string, orderId: string, quantity: string | undefined): Promise<ClaimResult> {
+    // Without a quantity risk refused the order (QUOTE_INCOMPLETE / QUOTE_UNKNOWN) before it got here.
+    if (quantity === undefined) return Promise.resolve({ ok: true });
+    return this.deps.claims.claim(quoteId, orderId, quantity, quantity);
+  }
+
+  private releaseQuote(quoteId: string, orderId: string): Promise<void> {
+    return this.deps.claims.release(quoteId, orderId).catch((error: unknown) =>
+      this.logger.warn('quote claim of a refused order not given back', {
+        orderId,
+        quoteId,
+        error: error instanceof Error ? error.message : String(error),
+      }),
+    );
+  }
+
+  private releaseKey(request: PlaceOrderRequest, orderId: string): Promise<void> {
+    return this.deps.journal.releaseKey(request.strategyId, request.idempotencyKey, orderId).catch((error: unknown) =>
+      this.logger.warn('idempotency key of a refused order not released', {
+        orderId,
+        error: error instanceof Error ? error.message : String(error),
+      }),
+    );
   }
 
   private async existing(request: PlaceOrderRequest, payloadHash: string): Promise<PlaceOrderReply | undefined> {

@@ -38,6 +38,7 @@ import {
   type VenueEvidence,
 } from './order-machine.js';
 import { isFinalState, type OrderRecord } from './order-record.js';
+import type { QuoteClaims } from '../quotes/quote-claims.js';
 import type { Positions } from './positions.js';
 import { SettledOrders } from './settled-orders.js';
 import { riskRestoreOf } from './risk-restore.js';
@@ -58,6 +59,8 @@ export interface OrderDeskDeps {
   /** The execution app's own order event stream. */
   eventStream: string;
   journal: OrderJournal;
+  /** Quote shares across instances: an order known not executed gives its share back. */
+  claims: QuoteClaims;
   publisher: BusPublisher;
   streams: BusStreams;
   venue: VenueRecords;
@@ -224,6 +227,17 @@ export class OrderDesk {
     return managed;
   }
 
+  /** In the background: the claim of an order not executed only blocks its quote until the quote expires. */
+  private giveBackQuote(record: OrderRecord): void {
+    this.deps.claims.release(record.quoteId, record.orderId).catch((error: unknown) =>
+      this.logger.warn('quote claim of an order not executed not given back', {
+        orderId: record.orderId,
+        quoteId: record.quoteId,
+        error: error instanceof Error ? error.message : String(error),
+      }),
+    );
+  }
+
   private execute(
     managed: ManagedOrder,
     effect: OrderEffect,
@@ -240,6 +254,7 @@ export class OrderDesk {
         return this.emit(effect.event.order.strategyId, effect.event.order.orderId, effect, record);
       case 'risk':
         this.deps.risk.record(effect.event);
+        if (effect.event.kind === 'not-executed') this.giveBackQuote(record);
         return;
       case 'apply-position':
         return this.deps.positions

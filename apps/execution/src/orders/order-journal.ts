@@ -2,7 +2,7 @@
  * The order journal in KV (bucket `GW_EXEC_ORDERS_{account}`): `order.<orderId>` the order record,
  * `key.<strategyId>.<key>` the idempotency key → order mapping (the venue's clientRequestId is unique only per
  * account and may be reused, so the mapping is explicit and ours), `open.<orderId>` while the order is not
- * done. Every write of a record after its creation is a compare-and-set on the revision its writer read:
+ * done (and `quote.<quoteId>`, the quote claims, written by `QuoteClaims`). Every write of a record after its creation is a compare-and-set on the revision its writer read:
  * an instance that lost an order to another one cannot overwrite it (fencing).
  */
 import type { KvBucket } from '#bus';
