@@ -249,6 +249,7 @@ export class PlaceOrderService {
         error: {
           code: RiskCode.QuoteSizeExhausted,
           message: 'the quoted quantity is already taken by other orders on this quote',
+          // an order takes its quote's whole quantity (W4): what it requested is what was quoted
           values: { quoteId, quoted: quoteClaim.quoted, used: quoteClaim.taken, requested: quoteClaim.quoted },
         },
       };
