@@ -57,7 +57,7 @@ export class AccountSyncConfig
    * The account's writer lease: a holder not renewing it for this long is taken over by a standby (a holder
    * stops writing earlier, after ¾ of it); renewed every ¼ of it.
    */
-  @EnvMs(1_000, 60_000) ACCOUNT_LEASE_MS: number = 10_000;
+  @EnvMs(1_000, 120_000) ACCOUNT_LEASE_MS: number = 30_000;
 
   // ---- Webhook receiver (apps/account-sync/src/webhooks): variables below this line
   /** The receiver's own port (the URL registered in the venue portal); /health and /metrics stay on HTTP_PORT. */
