@@ -205,7 +205,8 @@ describe('alerts raised by faults, on a real Prometheus scraping the running sta
         JSON.stringify({ instanceId: 'prom-other', host: 'another-host', pid: 1, renewedAt: new Date().toISOString() }),
       );
     let renewing: NodeJS.Timeout | undefined;
-    await stack.restartAccountSync({}, async () => {
+    // a lease short enough for the lapse to be seen within this step (the default is 30 s)
+    await stack.restartAccountSync({ ACCOUNT_LEASE_MS: '5000' }, async () => {
       await elsewhere(); // after the clean stop released it: the other instance takes it and renews it
       renewing = setInterval(() => void elsewhere().catch(() => undefined), 500);
     });
