@@ -193,14 +193,16 @@ describe('libs/bus against a real nats-server', () => {
       });
       await own.flush();
       peer.publish('t.throws', 'x');
-      await eventually(async () => ((await ownHealth.report()).checks['nats']?.up === false ? true : undefined), {
-        what: 'nats reported down while connected and silent',
+      // reported down only until the forced reconnect (a window too short to poll for: round-trip-watch.spec
+      // covers it); the reconnect itself is counted, and the client reads again after it
+      const forced = async () =>
+        Number((await ownRegistry.metrics()).match(/^bus_silent_reconnects_total\S* (\d+)/m)?.[1] ?? 0);
+      await eventually(async () => ((await forced()) >= 1 ? true : undefined), {
+        what: 'a reconnect forced on the silent client',
       });
       await eventually(async () => ((await ownHealth.report()).checks['nats']?.up === true ? true : undefined), {
         what: 'reading again after the forced reconnect',
       });
-      const forced = (await ownRegistry.metrics()).match(/^bus_silent_reconnects_total\S* (\d+)/m)?.[1];
-      expect(Number(forced)).toBeGreaterThanOrEqual(1); // absent or 0 fails
       const echo = own.client.subscribe('t.after', { max: 1 });
       await own.flush();
       peer.publish('t.after', 'y');
