@@ -128,9 +128,26 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
     for (const quoteId of await quotes(3))
       placed.push(accepted(await place(stack.algo, await order('eps', { quoteId }))));
     const b = await stack.startInstance('pair-b');
-    // quotes issued after B started: each instance knows every quote it may be asked to execute on
-    for (const quoteId of await quotes(3))
-      placed.push(accepted(await place(stack.algo, await order('eps', { quoteId }))));
+    // Quotes issued after B started: each instance knows every quote it may be asked to execute on. Which
+    // instance takes an order is the work queue's choice; A is killed right after it sent one to the venue,
+    // so it dies with that order in flight there (1.5 s reply delay) and B must take it over.
+    const sent = async (instance: typeof a) =>
+      (await metricValue(instance.httpUrl, 'execution_orders_total', { state: 'SENT' })) ?? 0;
+    let aHoldsOne = false;
+    for (let i = 0; i < 12 && !aHoldsOne; i++) {
+      const [aBefore, bBefore] = [await sent(a), await sent(b)];
+      placed.push(accepted(await place(stack.algo, await order('eps'))));
+      const aAfter = await eventually(
+        async () => {
+          const [aNow, bNow] = [await sent(a), await sent(b)];
+          return aNow + bNow > aBefore + bBefore ? aNow : undefined;
+        },
+        { what: 'the order sent by one of the instances', timeoutMs: 10_000, intervalMs: 20 },
+      );
+      // at least three orders after B started; then the first one A sends
+      aHoldsOne = i >= 2 && aAfter > aBefore;
+    }
+    expect(aHoldsOne).toBe(true);
     await a.kill(); // mid-stream: orders in flight at the venue (delayed outcomes)
     for (const reply of placed) {
       const events = await finalEvents(stack.js, 'eps', reply.orderId, 30_000, stack.instances);
