@@ -139,6 +139,15 @@ describe('execution: the order API, one final outcome per order', () => {
     expect(await venueOrders()).toBe(before);
   });
 
+  it("an account group other than the quote's is refused (the venue trades the quote in its own group); nothing is sent", async () => {
+    const before = await venueOrders();
+    const other = '9a000000-0000-4000-8000-0000000000ff';
+    const reply = await place(stack.algo, order('alpha', 'BUY', { quoteId: await quote(), accountGroup: other }));
+    expect(reply).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
+    expect(!reply.ok && reply.error.message).toContain(group);
+    expect(await venueOrders()).toBe(before);
+  });
+
   it('bad input: a typed rejection naming each bad field; nothing is sent; counted', async () => {
     const invalid = () => metricSum(instance.httpUrl, 'execution_order_rejections_total', { code: 'INVALID_REQUEST' });
     const invalidBefore = await invalid();

@@ -144,6 +144,17 @@ export class PlaceOrderService {
         request.strategyId,
       );
     }
+    // Likewise its account group: the venue trades a quote in the group of the stream that produced it (§2.3:
+    // the group selects spread, credit limit and permissions; an order names no group, §4.2). Checked and booked
+    // under another group, an order would bypass its group's limits and trading state.
+    const quotedGroup = known?.price.accountGroup;
+    if (quotedGroup !== undefined && request.accountGroup !== quotedGroup) {
+      return this.reject(
+        ExecutionErrorCode.InvalidRequest,
+        `accountGroup does not match the quote's (${quotedGroup})`,
+        request.strategyId,
+      );
+    }
     const instrument = quoted ?? request.instrument;
     const quote = riskQuote(quoteId, known, request.side, this.deps.book);
     const recorded: RecordedQuote = {
