@@ -29,11 +29,22 @@ function currencies(record: OrderRecord, outcomeInstrument?: string): { base: st
   return base && quote ? { base, quote } : undefined;
 }
 
-/** From the connector's outcome, when the venue's reply carried the execution fields. */
+/**
+ * From the connector's outcome, when the venue's reply carried the execution fields. The reply's fields are
+ * not shown (§4.2): its `quantity` is taken as the base amount only when nothing says otherwise — a `currency`
+ * other than the pair's base (the subscribe ack echoes the size "in the currency submitted", §2.1) or a
+ * quantity other than the quote side's recorded at admission (an order takes the quoted size, §2.2 rule 4)
+ * leaves the figures to the trade list, which names the currency of each amount (undefined here).
+ */
 export function fillFromOutcome(record: OrderRecord, outcome: OrderOutcome): OrderFill | undefined {
   const pair = currencies(record, outcome.instrument);
   const { price, quantity, quoteAmount } = outcome;
   if (pair === undefined || !isParsableDecimal(price) || !isParsableDecimal(quantity)) return undefined;
+  if (outcome.currency !== undefined && outcome.currency !== pair.base) return undefined;
+  const quoted = record.quote.quantity;
+  if (quoted !== undefined && isParsableDecimal(quoted) && !parseDecimal(quoted).eq(parseDecimal(quantity))) {
+    return undefined;
+  }
   const quote = isParsableDecimal(quoteAmount)
     ? toPlain(parseDecimal(quoteAmount))
     : toPlain(parseDecimal(quantity).times(parseDecimal(price)));
