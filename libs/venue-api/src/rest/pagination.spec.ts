@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { walkPages, type PageFetcher } from './pagination.js';
+import { walkPages, walkToTotal, type PageFetcher } from './pagination.js';
 
 interface Row {
   uuid: string;
@@ -54,5 +54,29 @@ describe('walkPages', () => {
       3,
     );
     expect(result).toEqual({ uuids: ['r0', 'r1', 'r2', 'r6', 'r7', 'r8'], calls: 4 });
+  });
+});
+
+describe('walkToTotal (AS6)', () => {
+  it("walks pages of the service's own size until total distinct records were read", async () => {
+    const all = rows(0, 120);
+    const listing = await walkToTotal<Row>(async (_max, offset) => {
+      const data = all.slice(offset, offset + 50);
+      return { data, total: all.length, rows: data.length };
+    }, 100);
+    expect(listing.records).toHaveLength(120);
+    expect(listing.unreadable).toBe(0);
+  });
+
+  it('a service that ignores offset: the walk ends, and the records never seen count as unreadable (not removed)', async () => {
+    const all = rows(0, 120);
+    let calls = 0;
+    const listing = await walkToTotal<Row>(async () => {
+      calls += 1;
+      return { data: all.slice(0, 50), total: all.length, rows: 50 };
+    }, 100);
+    expect(listing.records.map((r) => r.uuid)).toEqual(all.slice(0, 50).map((r) => r.uuid));
+    expect(listing.unreadable).toBe(70);
+    expect(calls).toBe(2);
   });
 });

@@ -48,6 +48,10 @@ export interface Listing<T> {
 /**
  * AS6: lists whose service may answer fewer records than asked (participants: its own page size): walk on
  * until `total` distinct records were read; an empty page ends the walk whatever `total` promised.
+ *
+ * A page of readable records none of which is new ends it too: the service ignores `offset` (§4.6 says the
+ * participants service ignores it on account details). The records `total` promised beyond those read are then
+ * counted as unreadable, so that a reader does not take the records it never saw as removed.
  */
 export async function walkToTotal<T extends { uuid: string }>(
   fetchPage: PageFetcher<T>,
@@ -58,9 +62,18 @@ export async function walkToTotal<T extends { uuid: string }>(
   let unreadable = 0;
   for (;;) {
     const page = await fetchPage(pageSize, offset);
-    for (const record of page.data) if (!records.has(record.uuid)) records.set(record.uuid, record);
+    let fresh = 0;
+    for (const record of page.data) {
+      if (records.has(record.uuid)) continue;
+      records.set(record.uuid, record);
+      fresh += 1;
+    }
     unreadable += page.rows - page.data.length;
     offset += page.rows;
+    if (fresh === 0 && page.data.length > 0 && offset < page.total) {
+      const unseen = Math.max(1, page.total - records.size - unreadable);
+      return { records: [...records.values()], unreadable: unreadable + unseen };
+    }
     if (page.rows === 0 || offset >= page.total) return { records: [...records.values()], unreadable };
   }
 }
