@@ -30,6 +30,13 @@ export type RateLimitedSubscribe = 'ack' | 'error';
  * turn (each of N streams then hears from the venue every N/4 s).
  */
 export type PriceCadence = 'per-stream' | 'per-connection';
+/**
+ * Tonces on the withdrawal, order-state and participant endpoints (§5.4: they "treat a replayed, lower or stale
+ * value as an authentication failure"; §5.5 lists for tonces only the out-of-window one): `once` — each value
+ * accepted once per key, in any order; `increasing` — also refused when not above the highest tonce the key
+ * had accepted (a high-water mark, as for nonces), so requests of one key that overtake each other fail.
+ */
+export type TonceOrder = 'once' | 'increasing';
 
 export interface Dialect {
   tokenResponse: TokenResponseShape;
@@ -42,6 +49,8 @@ export interface Dialect {
   rateLimitedSubscribe: RateLimitedSubscribe;
   /** Not part of the presets' "other reading on every axis": set on its own (the connector needs to be told). */
   priceCadence: PriceCadence;
+  /** Set on its own too: with several processes on one key, `increasing` fails some of their requests by design. */
+  tonceOrder: TonceOrder;
 }
 
 export type DialectName = 'reference' | 'alternate';
@@ -56,6 +65,7 @@ export const SANDBOX_DIALECTS: Readonly<Record<DialectName, Dialect>> = {
     accountExtras: 'named',
     rateLimitedSubscribe: 'ack',
     priceCadence: 'per-stream',
+    tonceOrder: 'once',
   },
   alternate: {
     tokenResponse: 'data.token',
@@ -66,6 +76,7 @@ export const SANDBOX_DIALECTS: Readonly<Record<DialectName, Dialect>> = {
     accountExtras: 'renamed',
     rateLimitedSubscribe: 'error',
     priceCadence: 'per-stream',
+    tonceOrder: 'once',
   },
 };
 
@@ -83,6 +94,7 @@ export const DIALECT_AXES = {
   accountExtras: ['named', 'renamed'],
   rateLimitedSubscribe: ['ack', 'error'],
   priceCadence: ['per-stream', 'per-connection'],
+  tonceOrder: ['once', 'increasing'],
 } as const;
 
 /** A preset by name, with any axis overridden. */

@@ -16,6 +16,7 @@ import {
   type RateLimitedSubscribe,
   type SubscriptionsOnReconnect,
   type TokenResponseShape,
+  type TonceOrder,
   type UnsubscribeReplies,
 } from './dialect.js';
 import type { SandboxConfig, SandboxOptions } from './config.js';
@@ -76,6 +77,7 @@ export class SandboxEnv {
   @EnvEnum(DIALECT_AXES.accountExtras) SANDBOX_ACCOUNT_EXTRAS?: AccountExtrasShape;
   @EnvEnum(DIALECT_AXES.rateLimitedSubscribe) SANDBOX_RATE_LIMITED_SUBSCRIBE?: RateLimitedSubscribe;
   @EnvEnum(DIALECT_AXES.priceCadence) SANDBOX_PRICE_CADENCE?: PriceCadence;
+  @EnvEnum(DIALECT_AXES.tonceOrder) SANDBOX_TONCE_ORDER?: TonceOrder;
 }
 
 export function sandboxOptionsFromEnv(env: SandboxEnv): SandboxOptions {
@@ -98,6 +100,7 @@ export function sandboxOptionsFromEnv(env: SandboxEnv): SandboxOptions {
       accountExtras: env.SANDBOX_ACCOUNT_EXTRAS,
       rateLimitedSubscribe: env.SANDBOX_RATE_LIMITED_SUBSCRIBE,
       priceCadence: env.SANDBOX_PRICE_CADENCE,
+      tonceOrder: env.SANDBOX_TONCE_ORDER,
     }),
   };
 }

@@ -115,3 +115,26 @@ describe('§5.3 hex encoding (VENUE_SIGNATURE_ENCODING=hex)', () => {
     expect((await client.post(RestPath.Token, {}, { encoding: 'base64' })).status).toBe(401);
   });
 });
+
+describe('§5.4 rule 4, dialect axis tonceOrder: increasing — a lower tonce is an auth failure where the rule applies', () => {
+  let venue: RunningSandbox;
+  let client: SpecClient;
+
+  beforeAll(async () => {
+    venue = await startSandboxVenue({
+      port: 0,
+      restRateLimitPerSecond: 10_000,
+      dialect: { tonceOrder: 'increasing' },
+    });
+    client = new SpecClient(venue.restBaseUrl, venue.credentials.primary);
+  });
+  afterAll(() => venue.close());
+
+  it('withdrawal list: a tonce below one the key had accepted is refused 401; a higher one passes; the token endpoint does not care', async () => {
+    const now = tonceNow();
+    expect((await client.send(RestPath.WithdrawalFiatList, { rawBody: `{"tonce":${now}}` })).status).toBe(200);
+    expect((await client.send(RestPath.WithdrawalFiatList, { rawBody: `{"tonce":${now - 10n}}` })).status).toBe(401);
+    expect((await client.send(RestPath.Token, { rawBody: `{"tonce":${now - 20n}}` })).status).toBe(200);
+    expect((await client.send(RestPath.WithdrawalFiatList, { rawBody: `{"tonce":${now + 10n}}` })).status).toBe(200);
+  });
+});

@@ -17,6 +17,7 @@ const record: OrderRecord = {
   quote: { quoteExpiresAt: 0, price: '42010.5', quantity: '0.5', quoteAmount: '21005.25' },
   state: 'SENT',
   acceptedAt: 0,
+  updatedAt: 0,
   owner: 'i',
   eventSeq: 2,
 };

@@ -45,7 +45,7 @@ export class VenueFront {
     @Inject(VenueMetrics) private readonly metrics: VenueMetrics,
     @Inject(JsonLogger) private readonly logger: JsonLogger,
   ) {
-    this.replay = new AntiReplayLedger(config.tonceWindowMs);
+    this.replay = new AntiReplayLedger(config.tonceWindowMs, config.dialect.tonceOrder);
   }
 
   /** Express-style middleware; paths that are not the venue's go on to Nest (health, metrics, admin). */
@@ -119,7 +119,8 @@ export class VenueFront {
     }
     if (!isJsonObject(body)) return refuse('unparseable_body', 'signature');
 
-    const verdict = this.replay.admit(apiKey, body, now);
+    const strict = route.family === 'withdrawal' || route.family === 'orderState' || route.family === 'participant';
+    const verdict = this.replay.admit(apiKey, body, now, strict);
     if (verdict !== 'ok') return refuse(`nonce_${verdict}`, 'nonce');
 
     const user = this.directory.user(key.userUuid);

@@ -3,8 +3,9 @@
  * with `stringifyJson`, signs exactly that text (§5.2) and sends exactly that text. Retries are new
  * requests (fresh anti-replay value, new signature):
  *   - throttled (429): after the limiter's shared pause, up to `throttleRetries` times;
- *   - an authentication failure in nonce mode: once, because a nonce that lost a race with a concurrent
- *     request reads as an auth failure and an auth failure is definitively "not processed" (§5.4).
+ *   - an authentication failure: once, because a nonce that lost a race with a concurrent request (or a tonce
+ *     overtaken by one, where the venue wants tonces increasing, §5.4 rule 4) reads as an auth failure, and an
+ *     auth failure is definitively "not processed" (§5.5).
  * Never retried: 5xx, timeouts and lost connections of state-changing calls (outcome unknown, §7.2).
  */
 import type { AntiReplaySource } from '../auth/anti-replay.js';
@@ -110,7 +111,6 @@ export class SignedRequestSender {
       const bodyText = stringifyJson({ [antiReplay.field]: antiReplay.value, ...(call.body ?? {}) });
       const signature = signRequest(call.path, bodyText, this.apiSecret, this.encoding);
       return {
-        nonceMode: antiReplay.field === 'nonce',
         init: {
           method: 'POST',
           headers: {
@@ -129,7 +129,7 @@ export class SignedRequestSender {
   getUnsigned(operation: string, url: string): Promise<VenueReply> {
     const call: VenueCall = { operation, path: new URL(url).pathname, family: 'standard', stateChanging: false };
     return this.perform(call, url, () =>
-      Promise.resolve({ nonceMode: false, init: { method: 'GET', headers: { Accept: 'application/json' } } }),
+      Promise.resolve({ init: { method: 'GET', headers: { Accept: 'application/json' } } }),
     );
   }
 
@@ -137,7 +137,7 @@ export class SignedRequestSender {
   private async perform(
     call: VenueCall,
     url: string,
-    prepare: () => Promise<{ init: RequestInit; nonceMode: boolean }>,
+    prepare: () => Promise<{ init: RequestInit }>,
   ): Promise<VenueReply> {
     let authRetried = false;
     let throttled = 0;
@@ -146,10 +146,8 @@ export class SignedRequestSender {
       const permit = await this.limiter.acquire();
       this.events.onBudgetWait?.(call.operation, this.clock.now() - asked);
       let exchange: Exchange;
-      let nonceMode: boolean;
       try {
         const attempt = await prepare();
-        nonceMode = attempt.nonceMode;
         exchange = await this.exchange(call, url, attempt.init);
       } catch (error) {
         this.limiter.release(permit);
@@ -170,7 +168,10 @@ export class SignedRequestSender {
       }
       this.limiter.release(permit);
       if (outcome.kind === 'ok') return { status: outcome.status, body: outcome.body };
-      if (outcome.authFailure && nonceMode && !authRetried) {
+      // An auth failure is definitively "not processed" (§5.5): one retry, freshly signed. A nonce that lost a race
+      // reads as one; so does a tonce that another process (or another call in flight) of the same key overtook
+      // on a venue that wants tonces increasing on these endpoints (§5.4 rule 4: "replayed, lower or stale").
+      if (outcome.authFailure && !authRetried) {
         authRetried = true;
         this.events.onRetry?.(call.operation, 'auth-failure');
         continue;

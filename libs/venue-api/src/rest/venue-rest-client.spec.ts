@@ -205,7 +205,7 @@ describe('VenueRestClient: participants', () => {
     expect(error).toMatchObject({ status: 200, venueCode: 'INVALID_PARAMETERS' });
   });
 
-  it('treats HTTP 200 with resultCode UNAUTHORISED as an auth failure: in tonce mode not retried', async () => {
+  it('treats HTTP 200 with resultCode UNAUTHORISED as an auth failure: retried once, then thrown', async () => {
     fixture.venue.reset(() => json(200, '{"resultCode":"UNAUTHORISED","timestamp":"1700000000000"}'));
     const error = await fixture
       .client()
@@ -213,7 +213,7 @@ describe('VenueRestClient: participants', () => {
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(VenueAuthError);
     expect(error).toMatchObject({ status: 200, venueCode: 'UNAUTHORISED', mayBeThrottling: false });
-    expect(fixture.venue.requests).toHaveLength(1);
+    expect(fixture.venue.requests).toHaveLength(2);
   });
 
   it('refuses a beneficiaries limit above 50 without sending (§4.8)', async () => {

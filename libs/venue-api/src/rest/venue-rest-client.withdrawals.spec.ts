@@ -142,7 +142,20 @@ describe('withdrawal outcomes (§7.2)', () => {
     expect(second?.signatureValid).toBe(true);
   });
 
-  it('a second 401 is an auth error that says it may be throttling; tonce mode does not retry', async () => {
+  it('401 in tonce mode is retried once with a fresh, higher tonce: one overtaken by another request of the key (§5.4 rule 4)', async () => {
+    fixture.venue.reset((_request, index) =>
+      index === 0 ? json(401, '{"success":false,"message":"Unauthorized"}') : json(200, '{"success":true,"uuid":"w"}'),
+    );
+    await expect(fixture.client().submitFiatWithdrawal({ ...fiat, amount: '10' })).resolves.toEqual({ uuid: 'w' });
+    const [first, second] = fixture.venue.requests;
+    const firstTonce = antiReplayOf(first?.bodyText ?? '');
+    const secondTonce = antiReplayOf(second?.bodyText ?? '');
+    expect(firstTonce?.field).toBe('tonce');
+    expect(BigInt(secondTonce?.digits ?? '0') > BigInt(firstTonce?.digits ?? '0')).toBe(true);
+    expect(second?.signatureValid).toBe(true);
+  });
+
+  it('a second 401 is an auth error that says it may be throttling (nonce and tonce mode alike)', async () => {
     fixture.venue.reset(() => json(401, '{"success":false,"message":"Unauthorized"}'));
     const client = await fixture.nonceClient();
     const error = await client.listCryptoWithdrawals().catch((caught: unknown) => caught);
@@ -152,7 +165,7 @@ describe('withdrawal outcomes (§7.2)', () => {
 
     fixture.venue.reset(() => json(401, '{"success":false,"message":"Unauthorized"}'));
     await expect(fixture.client().listCryptoWithdrawals()).rejects.toBeInstanceOf(VenueAuthError);
-    expect(fixture.venue.requests).toHaveLength(1);
+    expect(fixture.venue.requests).toHaveLength(2);
   });
 
   it('lists are bare arrays; fiat rows and crypto rows (with FAILED) both read', async () => {

@@ -31,6 +31,20 @@ describe('§4.1 anti-replay', () => {
     expect(ledger.admit('k', body(`{"tonce":${micros(NOW + 120_001)}}`), NOW)).toBe('stale');
   });
 
+  it('tonce order "once" (default): a lower tonce is accepted; "increasing": refused on the strict endpoints only', () => {
+    const once = new AntiReplayLedger(120_000);
+    expect(once.admit('k', body(`{"tonce":${micros(NOW)}}`), NOW, true)).toBe('ok');
+    expect(once.admit('k', body(`{"tonce":${micros(NOW - 5)}}`), NOW, true)).toBe('ok');
+
+    const increasing = new AntiReplayLedger(120_000, 'increasing');
+    expect(increasing.admit('k', body(`{"tonce":${micros(NOW)}}`), NOW, false)).toBe('ok');
+    // the high-water mark counts tonces accepted anywhere; a lower one is refused where §5.4 rule 4 applies
+    expect(increasing.admit('k', body(`{"tonce":${micros(NOW - 5)}}`), NOW, true)).toBe('lower');
+    expect(increasing.admit('k', body(`{"tonce":${micros(NOW - 6)}}`), NOW, false)).toBe('ok');
+    expect(increasing.admit('other', body(`{"tonce":${micros(NOW - 7)}}`), NOW, true)).toBe('ok');
+    expect(increasing.admit('k', body(`{"tonce":${micros(NOW + 1)}}`), NOW, true)).toBe('ok');
+  });
+
   it('the nonce is judged when both are present; neither → missing; wrong types → malformed', () => {
     const ledger = new AntiReplayLedger(120_000);
     expect(ledger.admit('k', body('{"nonce":1,"tonce":1}'), NOW)).toBe('ok');
