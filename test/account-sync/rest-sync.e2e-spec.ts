@@ -211,6 +211,33 @@ describe('REST sync: kept current', () => {
     expect(await metricValue(stack, 'account_balance_drifts_total')).toBe(0);
   });
 
+  it('a trade of a gateway order the venue cancels after executing it is counted as undone (positions still hold its fill)', async () => {
+    const undone = () => metricValue(stack, 'account_sync_trades_undone_total', { state: 'CANCELLED' });
+    expect(await undone()).toBe(0);
+    const booked = await bookOtcBuy(stack.venue, 'e2e-undone-1');
+    const js = jetstream(stack.client);
+    const outcome = async (clientRequestId: string) =>
+      js.publish(
+        `gw.v1.${ACCOUNT}.order.outcome.${clientRequestId}`,
+        JSON.stringify({ v: 1, clientRequestId, status: 'SUCCESS', code: '', message: '' }),
+        { msgID: `${clientRequestId}:SUCCESS` },
+      );
+    await outcome('e2e-undone-1'); // an outcome refreshes the trades at once
+    await eventually(
+      async () => (await stateEvents((s) => s === subjects.stateChanged('trade', 'created', booked.tradeUuid)))[0],
+      { what: 'trade.created event', timeoutMs: 15_000 },
+    );
+    await admin(stack.venue, `/trades/${booked.tradeUuid}/cancel`);
+    await outcome('e2e-undone-2');
+    const cancelled = await eventually(
+      async () =>
+        (await stateEvents((s) => s === subjects.stateChanged('trade', 'state-changed', booked.tradeUuid)))[0],
+      { what: 'trade.state-changed event', timeoutMs: 15_000 },
+    );
+    expect(cancelled).toMatchObject({ value: { state: 'CANCELLED' }, previous: { state: 'PENDING_SETTLEMENT' } });
+    expect(await undone()).toBe(1);
+  });
+
   it('a restart publishes nothing twice (state from KV, Nats-Msg-Id per version)', async () => {
     // Counted once the mirror is quiet: reads the earlier tests triggered may still be publishing.
     let last = -1;

@@ -29,11 +29,12 @@ import type { AccountSyncConfig } from '../config.js';
 import type { TransactionIntake } from '../transactions/transaction-intake.js';
 import { OrderOutcomeListener } from './order-outcome-listener.js';
 import { serveStateQueries } from './state-queries.js';
-import { StateMirror, type DurablePublish, type MirrorStore } from './state-mirror.js';
+import { StateMirror, type DurablePublish, type MirrorOptions, type MirrorStore } from './state-mirror.js';
 import { SyncEngine, type Mirrors } from './sync-engine.js';
 import { SyncMetrics } from './sync-metrics.js';
 import { SyncScheduler } from './sync-scheduler.js';
 import { SYNC_RESOURCES, type RefreshCause, type SyncTriggers } from './sync-triggers.js';
+import { watchUndoneTrades } from './undone-trades.js';
 
 export interface SyncBus {
   connection: BusConnection;
@@ -66,29 +67,32 @@ export class AccountSyncRuntime implements SyncTriggers {
     // Mirrors are built lazily over buckets opened at start; until then they are empty and unused.
     const publish: DurablePublish = (subject, payload, msgId) =>
       this.bus.publisher.publishDurable(subject, payload, { kind: `acct.state`, msgId });
-    const mirror = <T>(resource: MirroredResource, stateOf?: (record: T) => string | undefined) =>
+    const mirror = <T>(resource: MirroredResource, options: Omit<MirrorOptions<T>, 'resource'> = {}) =>
       new StateMirror<T>(
         HISTORY_RESOURCES.includes(resource) ? this.historyStore(resource) : this.kvStore(resource),
         publish,
         this.syncSubjects,
-        stateOf === undefined ? { resource } : { resource, stateOf },
+        { resource, ...options },
       );
-    this.pendingMirrors = {
-      balance: mirror('balance'),
-      trade: mirror<Trade>('trade', (trade) => trade.state),
-      transfer: mirror<TransferRecord>('transfer', (transfer) => transfer.state),
-      accountDetails: mirror('account-details'),
-      beneficiary: mirror('beneficiary'),
-      sender: mirror('sender'),
-      limit: mirror('limit'),
-      pair: mirror('pair'),
-    };
     const scheduler: { current?: SyncScheduler } = {};
     const metrics = new SyncMetrics(
       observability.metrics,
       (resource) => scheduler.current?.ageOf(resource),
       SYNC_RESOURCES,
     );
+    this.pendingMirrors = {
+      balance: mirror('balance'),
+      trade: mirror<Trade>('trade', {
+        stateOf: (trade) => trade.state,
+        onRecorded: watchUndoneTrades(() => metrics.tradesUndone, logger),
+      }),
+      transfer: mirror<TransferRecord>('transfer', { stateOf: (transfer) => transfer.state }),
+      accountDetails: mirror('account-details'),
+      beneficiary: mirror('beneficiary'),
+      sender: mirror('sender'),
+      limit: mirror('limit'),
+      pair: mirror('pair'),
+    };
     this.engine = new SyncEngine({
       client,
       mirrors: this.pendingMirrors,

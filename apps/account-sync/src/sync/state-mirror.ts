@@ -38,6 +38,8 @@ export interface MirrorOptions<T> {
   stateOf?: (record: T) => string | undefined;
   /** Changes applied at once (each: publish, then KV put). */
   concurrency?: number;
+  /** Told of each change once it is stored (published and put). */
+  onRecorded?: (change: StateChange, previous: T | undefined, value: T | undefined) => void;
 }
 
 export interface ApplyResult {
@@ -154,6 +156,7 @@ export class StateMirror<T> {
       await this.store.put(key, entry);
       this.records.set(key, entry);
     }
+    this.options.onRecorded?.(change, held?.value, value);
   }
 }
 

@@ -1,6 +1,7 @@
 import { Counter, Gauge } from 'prom-client';
 import type { MetricsRegistry } from '#observability';
 import type { SyncResource } from './sync-triggers.js';
+import { UNDONE_TRADE_STATES } from './undone-trades.js';
 
 /** The REST sync's metrics; labels bounded by the resource list and fixed words. */
 export class SyncMetrics {
@@ -10,6 +11,7 @@ export class SyncMetrics {
   readonly driftsOpen: Gauge;
   readonly triggers: Counter<'cause'>;
   readonly records: Counter<'resource'>;
+  readonly tradesUndone: Counter<'state'>;
 
   constructor(
     registry: MetricsRegistry,
@@ -51,6 +53,13 @@ export class SyncMetrics {
       labelNames: ['cause'],
       registers: [registry],
     });
+    this.tradesUndone = new Counter({
+      name: 'account_sync_trades_undone_total',
+      help: 'Trades of gateway orders (with a clientRef) the venue moved to CANCELLED or FAILED after executing them; execution still counts their fills',
+      labelNames: ['state'],
+      registers: [registry],
+    });
+    for (const state of UNDONE_TRADE_STATES) this.tradesUndone.inc({ state }, 0);
     new Gauge({
       name: 'account_sync_age_seconds',
       help: 'Seconds since the last successful sync of each resource (before the first: since the sync started)',
