@@ -58,7 +58,7 @@ describe('the limits file (RISK_LIMITS_FILE)', () => {
         alpha: { maxNotionalPerOrder: { USD: '100,000' }, maxOrdersPerSecond: -1, maxOrderz: 3 },
         'bad.id': {},
       },
-      accountGroups: { g1: { allowedInstruments: ['BTCUSD'] } },
+      accountGroups: { g1: { allowedInstruments: ['BTCUSD'], maxOpenExposure: { btc: '0.001' } } },
       defaults: { strategy: { maxOpenExposure: 5 } },
       extra: true,
     };
@@ -73,6 +73,8 @@ describe('the limits file (RISK_LIMITS_FILE)', () => {
         expect.stringContaining('RISK_LIMITS_FILE: strategies.alpha.maxOrderz is not a limit'),
         expect.stringContaining('RISK_LIMITS_FILE: strategies.bad.id: the id must be'),
         'RISK_LIMITS_FILE: accountGroups.g1.allowedInstruments[0] must be an instrument BASE.QUOTE',
+        // a lower-case key would never match the venue's currency: a limit that holds nothing back
+        'RISK_LIMITS_FILE: accountGroups.g1.maxOpenExposure.btc: a currency is 1-16 upper-case letters or digits, as the venue writes it (USD, BTC)',
         'RISK_LIMITS_FILE: defaults.strategy.maxOpenExposure must be an object of currency → decimal string',
       ]),
     );

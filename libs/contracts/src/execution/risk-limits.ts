@@ -47,7 +47,11 @@ export const RISK_LIMIT_FIELDS = [
   'maxQuoteAgeMs',
 ] as const;
 
-const CURRENCY = /^[A-Za-z0-9]{1,16}$/;
+/**
+ * Currencies are compared exactly with the venue's codes, which are upper case (§2.2 `BTC`, `USD`): a limit keyed
+ * `usd` would never match an order and would hold nothing back, so a key in any other case is refused.
+ */
+const CURRENCY = /^[A-Z0-9]{1,16}$/;
 const INSTRUMENT = /^[A-Za-z0-9]{1,16}\.[A-Za-z0-9]{1,16}$/;
 /** Strategy ids and account groups: what an order may carry as a subject-safe identifier. */
 export const RISK_SCOPE_ID = /^[^\s.*>]{1,64}$/;
@@ -144,7 +148,10 @@ function currencyAmountProblems(value: unknown, path: string): string[] {
   if (entries.length > MAX_CURRENCIES) return [`${path} must list at most ${MAX_CURRENCIES} currencies`];
   const problems: string[] = [];
   for (const [currency, amount] of entries) {
-    if (!CURRENCY.test(currency)) problems.push(`${path}.${shortKey(currency)}: a currency is 1-16 letters or digits`);
+    if (!CURRENCY.test(currency))
+      problems.push(
+        `${path}.${shortKey(currency)}: a currency is 1-16 upper-case letters or digits, as the venue writes it (USD, BTC)`,
+      );
     if (!isDecimalString(amount) || amount.length > 64 || amount.startsWith('-')) {
       problems.push(`${path}.${shortKey(currency)} must be a non-negative decimal string`);
     }
