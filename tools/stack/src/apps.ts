@@ -38,7 +38,19 @@ export interface StackApp {
   env(wiring: StackWiring, httpPort: number): Record<string, string>;
   /** What the banner says after where it listens. */
   describe(wiring: StackWiring): string;
+  /**
+   * Exit codes that mean "start me again" rather than a failure: the launcher restarts the app (after a pause
+   * that grows while it keeps exiting) and the rest of the stack runs on.
+   */
+  readonly restartExitCodes?: readonly number[];
 }
+
+/**
+ * account-sync's exit code when it lost its writer lease (LEASE_LOST_EXIT_CODE in apps/account-sync/src/bootstrap.ts:
+ * another instance took it, or NATS was unreachable for ¾ of ACCOUNT_LEASE_MS). It must stop writing at once; a
+ * supervisor starts it again, and it takes the lease back or waits as a standby (docs/runbook.md).
+ */
+export const ACCOUNT_SYNC_LEASE_LOST = 75;
 
 /** The settings every app of the gateway shares (COMMON names: NATS_URL, ACCOUNT, HTTP_PORT, VENUE_* …). */
 export function sharedEnv(wiring: StackWiring, httpPort: number): Record<string, string> {
@@ -100,6 +112,7 @@ export const STACK_APPS: readonly StackApp[] = [
       WEBHOOK_PATH: WEBHOOK_PATH,
     }),
     describe: (wiring) => `balances, trades, transactions, withdrawals; webhooks at ${webhookUrl(wiring)}`,
+    restartExitCodes: [ACCOUNT_SYNC_LEASE_LOST],
   },
 ];
 

@@ -78,7 +78,7 @@ async function main(): Promise<number> {
   });
   for (const line of lines) say(line);
 
-  const exit = await Promise.race([stopped.then(() => undefined), stack.firstExit()]);
+  const exit = await Promise.race([stopped.then(() => undefined), stack.supervise()]);
   if (exit !== undefined && signalled === undefined) {
     complain(
       `${exit.component.name} exited (${exit.signal ?? `code ${exit.code}`}); stopping the rest. Its log: ${exit.component.process?.logFile}`,

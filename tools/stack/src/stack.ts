@@ -17,7 +17,14 @@ export interface Component {
   url: string;
   detail: string;
   process?: ManagedProcess;
+  /** The app it runs (apps only): how to start it again. */
+  app?: { spec: StackApp; wiring: StackWiring; restarts: number; lastStartAt: number };
 }
+
+export type ComponentExit = { component: Component; code: number | null; signal: NodeJS.Signals | null };
+
+/** Pause before restarting an app that exits to be restarted: 1 s, doubling while it keeps exiting, at most 30 s. */
+const RESTART_PAUSE_MS = { first: 1_000, max: 30_000, calmAfterMs: 60_000 };
 
 export class StartError extends Error {}
 
@@ -88,12 +95,36 @@ export class Stack {
   }
 
   /** Resolves with the first component that exits while the stack runs. */
-  firstExit(): Promise<{ component: Component; code: number | null; signal: NodeJS.Signals | null }> {
+  firstExit(): Promise<ComponentExit> {
     return Promise.race(
       this.components
         .filter((c) => c.process !== undefined)
         .map(async (component) => ({ component, ...(await (component.process as ManagedProcess).exited) })),
     );
+  }
+
+  /**
+   * Watches the running stack: an app that exits with one of its restart codes is started again (said on one
+   * line, after a pause that grows while it keeps exiting) and the rest runs on; resolves with the first other
+   * exit. Never resolves once the stack is stopping (the stop's own exits are not failures).
+   */
+  async supervise(): Promise<ComponentExit> {
+    for (;;) {
+      const exit = await this.firstExit();
+      const app = exit.component.app;
+      const restartable = app !== undefined && exit.code !== null && app.spec.restartExitCodes?.includes(exit.code);
+      if (this.stopping !== undefined) return new Promise(() => undefined);
+      if (!restartable) return exit;
+      // restarts in a row: reset once it ran calmly for a minute
+      const inARow = Date.now() - app.lastStartAt > RESTART_PAUSE_MS.calmAfterMs ? 0 : app.restarts;
+      app.restarts = inARow + 1;
+      const pauseMs = Math.min(RESTART_PAUSE_MS.max, RESTART_PAUSE_MS.first * 2 ** inARow);
+      this.say(`stack: ${exit.component.name} exited (code ${exit.code}); starting it again in ${pauseMs / 1000} s`);
+      await new Promise((resolvePause) => setTimeout(resolvePause, pauseMs));
+      if (this.stopping !== undefined) return new Promise(() => undefined);
+      exit.component.process = this.spawnApp(app.spec, app.wiring);
+      app.lastStartAt = Date.now();
+    }
   }
 
   private async startNats(): Promise<string> {
@@ -147,10 +178,20 @@ export class Stack {
 
   private async startApp(app: StackApp, wiring: StackWiring): Promise<void> {
     const port = this.config[app.portVariable];
-    const child = this.spawnNode(app.name, app.main, app.env(wiring, port), app.nodeFlags);
+    const child = this.spawnApp(app, wiring);
     const url = `http://${wiring.host === '0.0.0.0' ? '127.0.0.1' : wiring.host}:${port}`;
-    this.components.push({ name: app.name, url: `${url}/health`, detail: app.describe(wiring), process: child });
+    this.components.push({
+      name: app.name,
+      url: `${url}/health`,
+      detail: app.describe(wiring),
+      process: child,
+      app: { spec: app, wiring, restarts: 0, lastStartAt: Date.now() },
+    });
     await this.waitFor(child, () => healthy(`${url}/health`), '/health 200');
+  }
+
+  private spawnApp(app: StackApp, wiring: StackWiring): ManagedProcess {
+    return this.spawnNode(app.name, app.main, app.env(wiring, this.config[app.portVariable]), app.nodeFlags);
   }
 
   private spawnNode(

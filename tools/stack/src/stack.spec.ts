@@ -1,0 +1,111 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '#observability';
+import { eventually, freePort } from '#testing';
+import { LEASE_LOST_EXIT_CODE } from '../../../apps/account-sync/src/bootstrap.js';
+import { ACCOUNT_SYNC_LEASE_LOST, STACK_APPS, type StackApp } from './apps.js';
+import { Stack } from './stack.js';
+import { StackConfig } from './stack-config.js';
+
+/**
+ * A stand-in app: serves /health on HTTP_PORT; exits with EXIT_CODE once, a moment after its first start (a
+ * marker file tells a restart from the first run); stops with exit 0 on SIGTERM.
+ */
+const FAKE_APP = `
+const fs = require('node:fs');
+const http = require('node:http');
+const marker = process.env.MARKER;
+const first = !fs.existsSync(marker);
+fs.appendFileSync(marker, 'started\\n');
+const server = http.createServer((req, res) => res.end('ok'));
+server.listen(Number(process.env.HTTP_PORT), '127.0.0.1', () => {
+  if (first) setTimeout(() => process.exit(Number(process.env.EXIT_CODE)), 300);
+});
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
+`;
+
+describe('the launcher supervises its apps', () => {
+  let dir: string;
+  let stack: Stack | undefined;
+  const said: string[] = [];
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'gw-stack-supervise-'));
+    await writeFile(join(dir, 'fake-app.cjs'), FAKE_APP);
+    said.length = 0;
+  });
+  afterEach(async () => {
+    await stack?.stop();
+    stack = undefined;
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const start = async (exitCode: number): Promise<{ stack: Stack; marker: string }> => {
+    const port = await freePort();
+    const marker = join(dir, 'starts');
+    const app: StackApp = {
+      name: 'fake',
+      main: join(dir, 'fake-app.cjs'),
+      // the launcher's own port variable for it (its value is the fake's port)
+      portVariable: 'ACCOUNT_SYNC_HTTP_PORT',
+      env: () => ({ HTTP_PORT: String(port), MARKER: marker, EXIT_CODE: String(exitCode) }),
+      describe: () => 'a stand-in',
+      restartExitCodes: [ACCOUNT_SYNC_LEASE_LOST],
+    };
+    const config = loadConfig(StackConfig, {
+      STACK_DATA_DIR: dir,
+      NATS_URL: 'nats://127.0.0.1:1', // not managed, never dialled by the stand-in
+      ACCOUNT_SYNC_HTTP_PORT: String(port),
+    });
+    const venue = {
+      restUrl: 'http://127.0.0.1:1',
+      wsUrl: 'ws://127.0.0.1:1',
+      ipsUrl: 'http://127.0.0.1:1/ips.json',
+      apiKey: 'k',
+      apiSecret: 's',
+      signatureEncoding: 'base64' as const,
+    };
+    const state = { state: { v: 1 as const, sessionId: 'gw-test', createdAt: '' }, found: false };
+    const running = new Stack(config, process.cwd(), state, venue, (line) => said.push(line), [app]);
+    stack = running;
+    await running.start();
+    return { stack: running, marker };
+  };
+
+  it('an app that exits with its restart code (account-sync: lease lost, 75) is started again; the stack runs on', async () => {
+    const { stack: running, marker } = await start(ACCOUNT_SYNC_LEASE_LOST);
+    const fatal = running.supervise().then((exit) => exit);
+    await eventually(
+      async () => {
+        const { readFile } = await import('node:fs/promises');
+        return (await readFile(marker, 'utf8')).split('\n').filter((l) => l !== '').length >= 2 ? true : undefined;
+      },
+      { what: 'the app started a second time', timeoutMs: 10_000 },
+    );
+    expect(said).toContain('stack: fake exited (code 75); starting it again in 1 s');
+    expect(running.components.find((c) => c.name === 'fake')?.process?.running).toBe(true);
+    let settled = false;
+    void fatal.then(() => (settled = true));
+    await new Promise((resolvePause) => setTimeout(resolvePause, 500));
+    expect(settled).toBe(false); // no failure reported: the stack runs on
+  });
+
+  it("account-sync is restarted on its lease-lost exit code (the app's own constant)", () => {
+    expect(ACCOUNT_SYNC_LEASE_LOST).toBe(LEASE_LOST_EXIT_CODE);
+    expect(STACK_APPS.find((app) => app.name === 'account-sync')?.restartExitCodes).toEqual([LEASE_LOST_EXIT_CODE]);
+    expect(STACK_APPS.filter((app) => app.restartExitCodes !== undefined).map((app) => app.name)).toEqual([
+      'account-sync',
+    ]);
+  });
+
+  it('any other exit is a failure of the stack: reported, nothing restarted', async () => {
+    const { stack: running, marker } = await start(1);
+    const exit = await running.supervise();
+    expect(exit).toMatchObject({ code: 1, component: { name: 'fake' } });
+    expect(said).toEqual([]);
+    expect(existsSync(marker)).toBe(true);
+  });
+});
