@@ -273,6 +273,19 @@ describe('trading states', () => {
     expect(single(order({ accountGroup: 'g2' }), {}, T0, states(entry('accountGroup', 'HALTED', 'g1'))).ok).toBe(true);
   });
 
+  it("an account group's UUID matches in any case (RFC 4122): a halt set for 9A00… stops orders of 9a00…", () => {
+    const upper = '9A000000-0000-4000-8000-00000000000A';
+    const lower = upper.toLowerCase();
+    expect(
+      single(order({ accountGroup: lower }), {}, T0, states(entry('accountGroup', 'HALTED', upper))),
+    ).toMatchObject({ code: 'TRADING_HALTED', values: { scope: 'accountGroup' } });
+    expect(
+      single(order({ accountGroup: upper }), {}, T0, states(entry('accountGroup', 'HALTED', lower))),
+    ).toMatchObject({ code: 'TRADING_HALTED' });
+    // strategy ids are names: case matters
+    expect(single(order({ strategyId: 'Alpha' }), {}, T0, states(entry('strategy', 'HALTED', 'alpha'))).ok).toBe(true);
+  });
+
   it('a halt refuses before any other check', () => {
     expect(single(order({}, { status: 'stopped' }), {}, T0, states(entry('global', 'HALTED')))).toMatchObject({
       code: 'TRADING_HALTED',

@@ -26,7 +26,18 @@ export interface Limits {
 export type ScopeKey = string;
 
 export function scopeKey(scope: RiskScopeKind, id?: string): ScopeKey {
-  return scope === 'global' ? 'global' : `${scope}:${id ?? ''}`;
+  return scope === 'global' ? 'global' : `${scope}:${canonicalScopeId(scope, id ?? '')}`;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The one spelling of a scope id: an account group's UUID in lower case (a UUID is case-insensitive, RFC 4122 —
+ * a halt or a limit set for `9A00…` applies to orders of `9a00…`); anything else as given (strategy ids are
+ * case-sensitive names).
+ */
+export function canonicalScopeId(scope: RiskScopeKind, id: string): string {
+  return scope === 'accountGroup' && UUID.test(id) ? id.toLowerCase() : id;
 }
 
 export interface LimitsConfig {

@@ -24,7 +24,7 @@ import {
 import type { BusResponder, BusSubscription } from '#bus';
 import type { Clock } from '#actors';
 import type { JsonLogger } from '#observability';
-import { resolveLimits, type Limits } from './limits.js';
+import { canonicalScopeId, resolveLimits, type Limits } from './limits.js';
 import type { RiskAudit } from './risk-audit.js';
 import type { RiskEngine } from './risk-engine.js';
 import type { RiskMetrics } from './risk-metrics.js';
@@ -142,7 +142,8 @@ export class RiskControl {
 
   /** Who, when and why of a change, for the store. */
   private scoped(change: Pick<TradingStateChange, 'scope' | 'id' | 'by' | 'reason'>) {
-    const id = change.scope === 'global' ? undefined : change.id;
+    const id =
+      change.scope === 'global' || change.id === undefined ? undefined : canonicalScopeId(change.scope, change.id);
     const at = new Date(this.deps.clock.now()).toISOString();
     return { scope: change.scope, ...(id !== undefined ? { id } : {}), by: change.by, reason: change.reason, at };
   }

@@ -187,6 +187,23 @@ describe('pre-trade risk control over NATS (two instances, a plain NATS client)'
     expect(state.strategies).toEqual([expect.objectContaining({ scope: 'strategy', id: 'red', state: 'REDUCING' })]);
   });
 
+  it('an account-group id is stored in its one spelling: a halt set for an upper-case UUID is shown and kept lower case', async () => {
+    const upper = '9A000000-0000-4000-8000-0000000000CC';
+    const reply = await ask<{ ok: boolean; entry: { id: string } }>(subjects.stateSet, {
+      scope: 'accountGroup',
+      id: upper,
+      state: 'HALTED',
+      by: 'alice',
+      reason: 'case',
+    });
+    expect(reply).toMatchObject({ ok: true, entry: { id: upper.toLowerCase() } });
+    await eventually(
+      async () => ((await code(b, { accountGroup: upper.toLowerCase() })) === 'TRADING_HALTED' ? true : undefined),
+      { what: 'b sees the halt' },
+    );
+    await ask(subjects.stateSet, { scope: 'accountGroup', id: upper, state: 'ACTIVE', by: 'alice', reason: 'done' });
+  });
+
   it('limits changed at run time apply at every instance for the next order, and can be removed', async () => {
     const changed = await ask(subjects.limitsSet, {
       scope: 'strategy',
