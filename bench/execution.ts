@@ -61,6 +61,9 @@ export async function executionOrderFigures(root: string): Promise<string> {
       ...common,
       INSTANCE_ID: 'bench',
       VENUE_CHECK_AFTER_MS: '600000',
+      // the queued figure drains a backlog of 1,000 orders (≈ 5 min at the venue's pace): none may miss its send
+      // deadline, which by default (10 s) would end most of them FAILED SEND_DEADLINE_PASSED, never sent
+      ORDER_SEND_DEADLINE_MS: '600000',
     });
     children.push(execution);
     const relayMain = join(root, 'dist-bench/bench/order-relay.js');

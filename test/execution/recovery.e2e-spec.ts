@@ -162,6 +162,23 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
     expect(await b.close()).toEqual({ code: 0, signal: null });
   });
 
+  it('an order accepted while the connector is down is never sent once its send deadline passed: FAILED, not executed', async () => {
+    const instance = await stack.startInstance('late-1', { ORDER_SEND_DEADLINE_MS: '1000' });
+    const before = await venueAccepted();
+    const request = await order('theta');
+    let reply: OrderAccepted | undefined;
+    await stack.stack.restart('connector', async () => {
+      // accepted (the intent is durable, the command waits in its stream), then held up past its deadline
+      reply = accepted(await place(stack.algo, request));
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+    });
+    const events = await finalEvents(stack.js, 'theta', (reply as OrderAccepted).orderId, 30_000, [instance]);
+    expect(finals(events)).toHaveLength(1);
+    expect(finals(events)[0]?.order).toMatchObject({ state: 'FAILED', code: 'SEND_DEADLINE_PASSED' });
+    expect(await venueAccepted()).toBe(before); // never reached the venue
+    expect(await instance.close()).toEqual({ code: 0, signal: null });
+  });
+
   it('nats-server restarted with orders in flight: each order still gets exactly one final outcome', async () => {
     const instance = await stack.startInstance('nats-1');
     await adminPost(stack.venue, 'faults/ws/order-delay', { ms: 1_500 });
@@ -175,14 +192,17 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
       const final = finals(events)[0]?.order;
       // SUCCESS, or — when the command reached the venue only after this stack's 4 s quote life, held up by the
       // restart — the venue's own refusal, or, when it had not reached the venue when the quote expired, "not
-      // executed" on the venue's own records (order-state and trade list both read, neither knows it); never a
-      // failure the gateway made up
+      // executed" on the venue's own records (order-state and trade list both read, neither knows it), or — when
+      // the restart held its command up past ORDER_SEND_DEADLINE_MS — never sent; never a failure the gateway made up
       if (final?.state !== 'SUCCESS') {
         const refused = final?.code === 'RFS100019';
+        const late = final?.code === 'SEND_DEADLINE_PASSED';
         expect(final).toMatchObject(
           refused
             ? { state: 'FAILED', code: 'RFS100019', evidence: 'reply' }
-            : { state: 'FAILED', code: 'NOT_EXECUTED', evidence: 'quote-expired-unknown-to-venue' },
+            : late
+              ? { state: 'FAILED', code: 'SEND_DEADLINE_PASSED' }
+              : { state: 'FAILED', code: 'NOT_EXECUTED', evidence: 'quote-expired-unknown-to-venue' },
         );
       }
     }

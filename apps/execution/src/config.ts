@@ -36,6 +36,12 @@ export class ExecutionConfig extends withVenueCredentialsEnv(withNatsEnv(Service
   // ---- Quotes
   /** A quote's life (§2.2 rule 4, §8: 10 minutes). */
   @EnvMs(1_000, DAY_MS) QUOTE_LIFE_MS: number = 600_000;
+  /**
+   * An accepted order's command must leave for the venue within this (and before its quote expires): the
+   * connector refuses to send it later (FAILED SEND_DEADLINE_PASSED, never sent) — a connector down or stalled
+   * must not fire orders minutes later on quotes the market has left.
+   */
+  @EnvMs(1_000, 600_000) ORDER_SEND_DEADLINE_MS: number = 10_000;
   /** How long a place request by quote request waits for a live quote of its stream. */
   @EnvMs(10, 60_000) QUOTE_WAIT_MS: number = 3_000;
   /** Timeout of requests to the connector (stream.subscribe). */

@@ -54,6 +54,8 @@ export interface ExecutionSettings {
   leaseMs: number;
   sweepMs: number;
   quoteLifeMs: number;
+  /** ORDER_SEND_DEADLINE_MS: an order's command carries `sendBy` = acceptance + this (at most its quote's expiry). */
+  sendDeadlineMs: number;
   quoteWaitMs: number;
   connectorRequestTimeoutMs: number;
   orderRetentionMs: number;
@@ -183,6 +185,7 @@ export class ExecutionRuntime {
       clock,
       logger,
       timings: settings.timings,
+      sendDeadlineMs: settings.sendDeadlineMs,
       ...(settings.crashAt !== undefined ? { crashAt: settings.crashAt } : {}),
     });
     deskOf.current = desk;

@@ -1,4 +1,4 @@
-import { IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min, MinLength } from 'class-validator';
 import type { OrderOutcomeStatus } from './order-status.js';
 
 /**
@@ -37,7 +37,21 @@ export class OrderCommand {
   @IsOptional()
   @IsBoolean()
   autoSubscribe?: boolean;
+
+  /**
+   * Epoch ms (the connector's clock) after which the order frame must not leave: the command then ends FAILED
+   * `SEND_DEADLINE_PASSED` (source `gateway`), never sent. An order held up — the connector down or stalled, a
+   * long queue — would otherwise reach the venue minutes later on its old quote, at a price the market has left.
+   * Absent: no deadline (the quote's own life at the venue still applies).
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  sendBy?: number;
 }
+
+/** The FAILED code of a command whose `sendBy` passed before its frame could leave (never sent). */
+export const SEND_DEADLINE_PASSED = 'SEND_DEADLINE_PASSED';
 
 /** How an outcome reached the connector (`OrderOutcome.source`); a bounded metric label too. */
 export const ORDER_OUTCOME_SOURCES = ['reply', 'redelivery', 'order-state', 'gateway'] as const;

@@ -70,6 +70,8 @@ export interface OrderDeskDeps {
   clock: Clock;
   logger: JsonLogger;
   timings: OrderTimings;
+  /** The command's `sendBy`: acceptance + this, at most the quote's expiry (OrderCommand.sendBy). */
+  sendDeadlineMs: number;
   crashAt?: CrashPoint;
 }
 
@@ -300,6 +302,8 @@ export class OrderDesk {
       quoteId: record.quoteId,
       side: record.side,
       ...(record.instrument !== undefined ? { instrument: record.instrument } : {}),
+      // from the record, so a command published again after a crash carries the same deadline
+      sendBy: Math.min(record.acceptedAt + this.deps.sendDeadlineMs, record.quote.quoteExpiresAt),
     };
     // The same command under the same msgId, retried through a NATS outage or a JetStream leader election:
     // the stream deduplicates it and the connector's mark sends a clientRequestId at most once, so a retry can

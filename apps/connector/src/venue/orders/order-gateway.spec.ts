@@ -158,6 +158,28 @@ describe('OrderGateway', () => {
     expect(channel.sent).toEqual([]);
   });
 
+  it('never sends a command past its sendBy: at once, or after waiting for the session or the order gap', async () => {
+    const { clock, channel, gateway, flush } = setup();
+    channel.up();
+    clock.advance(10_000);
+    // already late when it arrives (a connector that was down, a long queue)
+    await expect(gateway.submit({ ...order('o-late'), sendBy: 9_999 })).rejects.toMatchObject({
+      code: 'SEND_DEADLINE_PASSED',
+    });
+    // in time when it arrives, late once the order gap lets it go (the previous order left just now)
+    await gateway.submit({ ...order('o-first'), sendBy: 20_000 });
+    const waiting = gateway.submit({ ...order('o-gap'), sendBy: 10_100 });
+    await flush();
+    clock.advance(250);
+    await expect(waiting).rejects.toMatchObject({ code: 'SEND_DEADLINE_PASSED' });
+    expect(channel.sentOfType('order').map((o) => o.clientRequestId)).toEqual(['o-first']);
+    // in time: sent
+    await flush();
+    clock.advance(250);
+    await gateway.submit({ ...order('o-ok'), sendBy: clock.now() + 1 });
+    expect(channel.sentOfType('order').map((o) => o.clientRequestId)).toEqual(['o-first', 'o-ok']);
+  });
+
   it('a final contradicting the one published — live or after the order finished — is counted and logged, never published', async () => {
     const { channel, gateway, outcomes, reply, metrics, lines } = setup();
     channel.up();

@@ -4,6 +4,7 @@ import {
   canFollow,
   contradicts,
   isFinalStatus,
+  SEND_DEADLINE_PASSED,
   type OrderCommand,
   type OrderOutcome,
   type OrderOutcomeSource,
@@ -55,7 +56,7 @@ export class OrderNotSentError extends Error {
   override readonly name = 'OrderNotSentError';
   constructor(
     readonly clientRequestId: string,
-    readonly code: 'NOT_CONNECTED' | 'SHUTTING_DOWN' | 'INVALID_ORDER',
+    readonly code: 'NOT_CONNECTED' | 'SHUTTING_DOWN' | 'INVALID_ORDER' | typeof SEND_DEADLINE_PASSED,
   ) {
     super(`order ${clientRequestId} not sent: ${code}`);
   }
@@ -134,11 +135,15 @@ export class OrderGateway {
     this.submitting.add(id);
     try {
       if (this.stopping) throw new OrderNotSentError(id, 'SHUTTING_DOWN');
+      this.checkDeadline(cmd);
       const open = await this.waitOpen(this.sendTimeoutMs);
       if (this.stopping) throw new OrderNotSentError(id, 'SHUTTING_DOWN');
+      this.checkDeadline(cmd);
       if (!open) throw new OrderNotSentError(id, 'NOT_CONNECTED');
       await this.limiter.acquire('order');
       if (this.stopping) throw new OrderNotSentError(id, 'SHUTTING_DOWN');
+      // the last moment before the frame leaves: the wait for the session and for the order gap is behind us
+      this.checkDeadline(cmd);
       const connection = this.channel.openConnection;
       const sent = this.sendOrderFrame(cmd);
       if (!sent || connection === undefined) throw new OrderNotSentError(id, 'NOT_CONNECTED');
@@ -155,6 +160,13 @@ export class OrderGateway {
       throw error;
     } finally {
       this.submitting.delete(id);
+    }
+  }
+
+  /** A command past its `sendBy` is never sent (OrderCommand.sendBy). */
+  private checkDeadline(cmd: OrderCommand): void {
+    if (cmd.sendBy !== undefined && this.clock.now() > cmd.sendBy) {
+      throw new OrderNotSentError(cmd.clientRequestId, SEND_DEADLINE_PASSED);
     }
   }
 
