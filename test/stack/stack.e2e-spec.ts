@@ -45,6 +45,22 @@ describe('the launcher (npm start)', () => {
     expect(existsSync('/tmp/gw-stack-never-created')).toBe(false);
   });
 
+  it("an app's bad setting stops the start at that app, names the variable, and the launcher exits 78 too", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gw-stack-appconfig-'));
+    try {
+      const env = await launcherEnv(dir, { PRICE_STALE_AFTER_MS: 'abc' });
+      const child = AppProcess.command(process.execPath, [join(process.cwd(), 'dist/tools/stack/src/main.js')], env);
+      const exit = await child.exited;
+      expect(exit.code).toBe(78);
+      const output = child.lines.join('\n');
+      expect(output).toContain('connector exited (code 78)');
+      expect(output).toContain('PRICE_STALE_AFTER_MS');
+      expect(output).not.toContain('gateway stack is up');
+    } finally {
+      await removeDataDir(dir);
+    }
+  });
+
   let sessionId = '';
   let outcomesCreated = '';
 

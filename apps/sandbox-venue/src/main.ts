@@ -12,7 +12,9 @@ async function main(): Promise<void> {
   const venue = await startSandboxVenue({ ...sandboxOptionsFromEnv(env), processMetrics: true });
   if (env.SANDBOX_CREDENTIALS_FILE !== undefined) await writeCredentialsFile(env.SANDBOX_CREDENTIALS_FILE, venue);
   const { primary } = venue.credentials;
-  // The banner is for a human starting the sandbox; the secret is a sandbox credential printed on purpose.
+  // The banner is for a human starting the sandbox. Its secret is printed only when there is no credentials file
+  // to read it from: with one (the launcher's, written owner-only), the banner — which ends up in a log — says where.
+  const secret = env.SANDBOX_CREDENTIALS_FILE === undefined ? primary.apiSecret : `in ${env.SANDBOX_CREDENTIALS_FILE}`;
   process.stdout.write(
     [
       '',
@@ -23,7 +25,7 @@ async function main(): Promise<void> {
       `  Admin API         ${venue.adminUrl}`,
       `  Health / metrics  ${venue.restBaseUrl}/health  ${venue.restBaseUrl}/metrics`,
       `  API key           ${primary.apiKey}`,
-      `  API secret (b64)  ${primary.apiSecret}`,
+      `  API secret (b64)  ${secret}`,
       `  Signature         ${venue.config.signatureEncoding}`,
       `  Default group     ${venue.seed.defaultGroupUuid}`,
       '',

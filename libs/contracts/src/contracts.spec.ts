@@ -121,7 +121,16 @@ describe('parseContract', () => {
 
   it('tells a field breaking several rules with one message once', () => {
     const parsed = parseContract(KillSwitchRequest, JSON.stringify({ by: 'ops' }));
-    expect(parsed).toEqual({ ok: false, problems: ['reason must say why (1-1024 characters)'] });
+    expect(parsed).toEqual({ ok: false, problems: ['reason must say why (1-1024 characters, not only spaces)'] });
+  });
+
+  it('an audited change says who and why with more than white space', () => {
+    expect(parseContract(KillSwitchRequest, JSON.stringify({ by: 'ops', reason: '   ' }))).toEqual({
+      ok: false,
+      problems: ['reason must say why (1-1024 characters, not only spaces)'],
+    });
+    expect(parseContract(KillSwitchRequest, JSON.stringify({ by: ' ', reason: 'incident' })).ok).toBe(false);
+    expect(parseContract(KillSwitchRequest, JSON.stringify({ by: 'ops', reason: 'incident 42' })).ok).toBe(true);
   });
 
   it('refuses non-JSON, arrays and numbers as quantity', () => {

@@ -16,6 +16,8 @@ import { loadStackState, lockDataDir } from './stack-state.js';
 import { realVenueWiring, type VenueWiring } from './venue.js';
 
 const DOCS = 'README.md#configuration';
+/** EX_CONFIG: every app and the launcher exit with it when a setting is refused. */
+const CONFIG_EXIT_CODE = 78;
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
 const complain = (line: string): boolean => process.stderr.write(`stack: ${line}\n`);
 
@@ -62,7 +64,8 @@ async function main(): Promise<number> {
     await lock.release();
     if (signalled !== undefined) return 0;
     complain(error instanceof StartError ? error.message : `start failed: ${String(error)}`);
-    return 1;
+    // an app that refused its configuration (exit 78, naming the variable) makes the launcher's exit 78 too
+    return error instanceof StartError && error.exitCode === CONFIG_EXIT_CODE ? CONFIG_EXIT_CODE : 1;
   }
   if (signalled !== undefined) {
     await stack.stop();

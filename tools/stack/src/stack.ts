@@ -26,7 +26,15 @@ export type ComponentExit = { component: Component; code: number | null; signal:
 /** Pause before restarting an app that exits to be restarted: 1 s, doubling while it keeps exiting, at most 30 s. */
 const RESTART_PAUSE_MS = { first: 1_000, max: 30_000, calmAfterMs: 60_000 };
 
-export class StartError extends Error {}
+/** The stack could not start; `exitCode`: the component's own exit code when it exited during its start. */
+export class StartError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode?: number | null,
+  ) {
+    super(message);
+  }
+}
 
 export class Stack {
   readonly components: Component[] = [];
@@ -223,6 +231,7 @@ export class Stack {
         const exit = await child.exited;
         throw new StartError(
           `${child.name} exited (${exit.signal ?? `code ${exit.code}`}) before ${what}; its log ${child.logFile} ends:\n${indent(child.tail())}`,
+          exit.code,
         );
       }
       const value = await probe();

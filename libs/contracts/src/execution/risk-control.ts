@@ -98,13 +98,16 @@ export const RiskControlError = {
   StoreUnavailable: 'RISK_STORE_UNAVAILABLE',
 } as const;
 
-const WHO = /^[^\p{Cc}]{1,128}$/u;
+/** 1-128 characters, no control character, not only spaces. */
+const WHO = /^(?=.*\S)[^\p{Cc}]{1,128}$/u;
 
 function IsRiskScopeId(): PropertyDecorator {
   return Matches(RISK_SCOPE_ID, { message: 'id must be 1-64 characters without ., *, > or whitespace' });
 }
 
-const REASON_RULE = 'reason must say why (1-1024 characters)';
+const REASON_RULE = 'reason must say why (1-1024 characters, not only spaces)';
+/** Something besides white space: an audit record's reason is read by people. */
+const SAYS_SOMETHING = /\S/;
 
 /** Who and why: every change names its author and reason (kept in the audit record). */
 abstract class AuditedChange {
@@ -115,6 +118,7 @@ abstract class AuditedChange {
   @IsString({ message: REASON_RULE })
   @MinLength(1, { message: REASON_RULE })
   @MaxLength(1024, { message: REASON_RULE })
+  @Matches(SAYS_SOMETHING, { message: REASON_RULE })
   reason!: string;
 }
 
