@@ -192,8 +192,14 @@ describe('price stream transition', () => {
     },
   );
 
-  it('a re-subscribe of a held stream refused for the request itself (RFS100011) stops it', () => {
-    const { effects } = run([...resubscribing, [25, ack(false, 'RFS100011')]]);
+  it('a re-subscribe of a held stream refused "no price" (RFS100011: it had prices a moment ago) is asked again', () => {
+    const { state, effects } = run([...resubscribing, [25, ack(false, 'RFS100011')], [600, { type: 'sweep' }]]);
+    expect(kinds(effects)).toEqual(['subscribe', 'answer:true', 'subscribe', 'subscribeRefused', 'subscribe']);
+    expect(state.venue).toBe('subscribing');
+  });
+
+  it('a re-subscribe of a held stream refused for the request itself (a disabled pair, PRE200035) stops it', () => {
+    const { effects } = run([...resubscribing, [25, ack(false, 'PRE200035')]]);
     expect(kinds(effects)).toContain('publish:stopped');
   });
 

@@ -258,13 +258,15 @@ function onAck(state: PriceStreamState, ack: Extract<PriceStreamEvent, { type: '
   }
   const code = ack.code || 'SUBSCRIBE_FAILED';
   if (
-    !DEFINITIVE_SUBSCRIBE_REFUSALS.has(code) &&
+    (!DEFINITIVE_SUBSCRIBE_REFUSALS.has(code) || code === VenueCode.NoPrice) &&
     state.venue === 'subscribing' &&
     (state.subscriptionId !== undefined || state.status !== 'none')
   ) {
     // A stream held before the reconnect, refused for a reason that may pass (the service's own failure
-    // RFS100013, a rate limit, a code §7.1 does not name): its holders still want it — counted, and asked again
-    // by the sweep after the subscribe timeout, rather than stopped. Refusals of the request itself stop it.
+    // RFS100013, a rate limit, a code §7.1 does not name, and "no price at that size, pair or tenor" RFS100011 —
+    // the request had prices a moment ago: the venue may have halted the instrument, W24): its holders still
+    // want it — counted, and asked again by the sweep after the subscribe timeout, rather than stopped (it is
+    // stale meanwhile). Refusals of the request itself (blank or malformed fields, a disabled pair) stop it.
     return { state: evolve(state, { subscribeSentAt: env.now }), effects: [{ type: 'subscribeRefused', code }] };
   }
   return stop(state, code, ack.message || 'subscription refused', false, [{ type: 'subscribeRefused', code }]);
