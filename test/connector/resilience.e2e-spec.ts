@@ -54,7 +54,8 @@ describe('connector resilience: socket drop, token rejection, stale streams', ()
 
   it('when token requests are refused, the session backs off and recovers', async () => {
     states.length = 0;
-    await adminPost(stack.venue, 'faults/token', { count: 3 });
+    // six refusals: three token fetches fail (each retries an auth failure once, freshly signed)
+    await adminPost(stack.venue, 'faults/token', { count: 6 });
     await adminPost(stack.venue, 'faults/ws/drop');
     await waitFor(
       () => states.includes('backoff') && lastStatus?.sessionState === 'open',

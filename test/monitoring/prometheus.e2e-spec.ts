@@ -16,7 +16,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually, waitFor } from '#testing';
-import { riskSubjects, WithdrawalSubjects, type WithdrawalReply, type WithdrawalView } from '#contracts';
+import {
+  AccountSyncSubjects,
+  riskSubjects,
+  WithdrawalSubjects,
+  type WithdrawalReply,
+  type WithdrawalView,
+} from '#contracts';
 import { RestPath } from '#venue-api';
 import {
   ACCOUNT,
@@ -38,6 +44,7 @@ import { grown, RAISED_BY_FAULT_SCENARIO, watchAlerts } from './alert-watch.js';
 
 const risk = riskSubjects(subjects);
 const withdrawals = new WithdrawalSubjects('gw.v1', ACCOUNT);
+const accountSubjects = new AccountSyncSubjects(subjects);
 
 describe('dashboards and alerts on a real Prometheus scraping the running stack', () => {
   let stack: GatewayStack;
@@ -152,6 +159,9 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
         { file: 'venue-rest.yml', from: 'venue_rest_rows_skipped_total[15m]', to: 'venue_rest_rows_skipped_total[6s]' },
         { file: 'venue-rest.yml', from: 'rows_skipped_total offset 15m', to: 'rows_skipped_total offset 6s' },
         { file: 'connector.yml', from: 'contradictions_total[30m]', to: 'contradictions_total[6s]' },
+        // and an order refused for its pace, a trade undone
+        { file: 'connector.yml', from: 'rate_limited_total[10m]', to: 'rate_limited_total[6s]' },
+        { file: 'account-sync.yml', from: 'trades_undone_total[1h]', to: 'trades_undone_total[6s]' },
       ],
     });
   }, 60_000);
@@ -275,6 +285,48 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
     await expectFiring([], 'the contradiction out of the window');
   }, 40_000);
 
+  it('an order the venue refuses for its pace: GatewayOrdersRateLimited, cleared after its window', async () => {
+    const before = (await metricValue(stack.connector.httpUrl, 'connector_order_rate_limited_total')) ?? 0;
+    const [quote] = await liveQuotes(stack.strategy, stack.venue, 'prom-a', 1);
+    await adminPost(stack.venue, 'faults/ws/reject-quotes', { count: 1, code: 'ORDER_RATE_LIMITED' });
+    await sendOrderCommand(stack, { clientRequestId: 'prom-paced', quoteId: quote ?? '', side: 'BUY' }, 'prom-paced');
+    expect(await finalOutcome('prom-paced', 'FAILED')).toBe('FAILED');
+    await grown(stack.connector.httpUrl, 'connector_order_rate_limited_total', {}, before);
+    await expectFiring(['GatewayOrdersRateLimited'], 'an order refused for its pace');
+    await expectFiring([], 'the refusal out of the window');
+  }, 40_000);
+
+  it('the venue cancels the trade of an order filled through execution: GatewayTradeUndone', async () => {
+    const clientRef = filledThroughExecution.clientRequestId;
+    const trade = await eventually(
+      async () => {
+        const found = await control<{ ok: boolean; records?: Array<{ uuid: string; state?: string }> }>(
+          accountSubjects.query('trade'),
+          { clientRef },
+        );
+        return found.records?.find((t) => t.state === 'PENDING_SETTLEMENT');
+      },
+      { what: "the filled order's trade mirrored by account-sync", timeoutMs: 15_000, intervalMs: 250 },
+    );
+    await adminPost(stack.venue, `trades/${trade.uuid}/cancel`);
+    // an order outcome makes account-sync read the trades at once
+    await stack.js.publish(
+      subjects.orderOutcome('prom-undone-refresh'),
+      JSON.stringify({
+        v: 1,
+        clientRequestId: 'prom-undone-refresh',
+        status: 'FAILED',
+        code: 'X',
+        message: '',
+        source: 'gateway',
+      }),
+      { msgID: 'prom-undone-refresh:FAILED' },
+    );
+    await grown(accountUrl(), 'account_sync_trades_undone_total', { state: 'CANCELLED' }, 0);
+    await expectFiring(['GatewayTradeUndone'], 'a trade undone at the venue');
+    await expectFiring([], 'the undone trade out of the window');
+  }, 40_000);
+
   it('ips.json announces a change of source addresses: GatewayWebhookIpsChangeNotice until it is withdrawn', async () => {
     const version = (await metricValue(accountUrl(), 'account_sync_webhook_ips_version')) ?? 0;
     await adminPost(stack.venue, 'webhooks/ips', {
@@ -394,9 +446,12 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
       }
     })();
     try {
+      // orders this close together may be refused for their pace now and then (the alert is proven on its own)
       await expectFiring(
         ['GatewayConsumerLagGrowing', 'GatewayOrderOutcomeStoreFailing', 'GatewayWebhookStoreFailing'],
         'a burst of commands',
+        undefined,
+        ['GatewayOrdersRateLimited'],
       );
     } finally {
       sending = false;
@@ -410,6 +465,8 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
     await expectFiring(
       ['GatewayOrderOutcomeStoreFailing', 'GatewayVenueRestThrottled', 'GatewayWebhookStoreFailing'],
       'token fetch throttled',
+      undefined,
+      ['GatewayOrdersRateLimited'],
     );
   }, 30_000);
 
