@@ -31,7 +31,7 @@ describe('gw CLI', () => {
 
   beforeAll(async () => {
     stack = await startLauncher();
-  });
+  }, 90_000); // the launcher alone may take up to 60 s to come up on a busy machine
   afterAll(async () => {
     await tmux('kill-server').catch(() => undefined);
     await stack?.interrupt();
@@ -230,7 +230,7 @@ describe('gw CLI', () => {
     expect(refused).toMatchObject({ code: 1 });
     expect((refused as { stderr: string }).stderr).toMatch(/TRADING_HALTED[\s\S]*next: .*gw resume/);
     expect((await gw(['resume', '--reason', 'e2e done', '--by', 'tester'])).stdout).toContain('global: ACTIVE');
-  });
+  }, 90_000); // some twenty gw processes one after another: over 30 s on a busy two-core machine
 
   it('errors say what went wrong and the next step, with exit codes 2 (usage) and 1 (failure)', async () => {
     const usage = await gw(['prices', 'BTC.USD', '1']).catch((e: { code: number; stderr: string }) => e);
@@ -274,7 +274,7 @@ describe('gw CLI', () => {
     ]).catch((e: { code: number; stderr: string }) => e);
     expect(outsidePair).toMatchObject({ code: 1 });
     expect((outsidePair as { stderr: string }).stderr).toContain('currency must be one of the instrument');
-  });
+  }, 60_000); // six gw processes one after another
 
   it('--json failures are one JSON object on stdout, with the same exit codes', async () => {
     const failure = (e: { code: number; stdout: string }) => ({

@@ -36,10 +36,16 @@ describe('the SDK package used from a fresh project', () => {
   let tarball: string;
 
   beforeAll(async () => {
-    const packed = await run(process.execPath, ['dist/tools/client-package/src/main.js'], { encoding: 'utf8' });
-    tarball = packed.stdout.trim().split('\n').pop() ?? '';
     project = await mkdtemp(join(tmpdir(), 'gw-sdk-user-'));
-    stack = await startLauncher();
+    // packing (tsc) and starting the stack are independent: side by side
+    const [packed, launched] = await Promise.allSettled([
+      run(process.execPath, ['dist/tools/client-package/src/main.js'], { encoding: 'utf8' }),
+      startLauncher(),
+    ]);
+    if (launched.status === 'fulfilled') stack = launched.value;
+    if (packed.status === 'rejected') throw packed.reason;
+    if (launched.status === 'rejected') throw launched.reason;
+    tarball = packed.value.stdout.trim().split('\n').pop() ?? '';
   }, 90_000); // packs the SDK and starts the whole stack (the launcher alone may take up to 60 s on a busy machine)
   afterAll(async () => {
     await stack?.interrupt();

@@ -15,7 +15,7 @@ describe('examples against the stack', () => {
 
   beforeAll(async () => {
     stack = await startLauncher();
-  });
+  }, 90_000); // the launcher alone may take up to 60 s to come up on a busy machine
   afterAll(async () => {
     await stack?.interrupt();
     await removeDataDir(stack?.dataDir ?? '');

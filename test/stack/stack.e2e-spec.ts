@@ -209,7 +209,7 @@ describe('the launcher (npm start)', () => {
     } finally {
       expect((await second.interrupt()).code).toBe(0);
     }
-  });
+  }, 90_000); // the launcher alone may take up to 60 s to come up on a busy machine
 
   it('a signal in the middle of the start stops what runs and exits 0', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gw-stack-early-'));
@@ -282,5 +282,5 @@ describe('the launcher (npm start)', () => {
       await venue.close();
       await removeDataDir(dir);
     }
-  });
+  }, 90_000); // the launcher alone may take up to 60 s to come up on a busy machine
 });

@@ -6,9 +6,15 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import ts from 'typescript';
+
+/**
+ * The TypeScript compiler, loaded at the first call, not with #testing: every suite importing the test kit would
+ * otherwise load and evaluate the whole compiler into its module registry (seconds per suite).
+ */
+const typescript = (): typeof import('typescript') => createRequire(import.meta.url)('typescript');
 
 export function parseInTimeZone(
   timeZone: string,
@@ -19,6 +25,7 @@ export function parseInTimeZone(
   const call = `[m[${JSON.stringify(parser)}](${JSON.stringify(text)}), Date.parse(${JSON.stringify(text)})]`;
   const dir = mkdtempSync(join(tmpdir(), 'tz-'));
   try {
+    const ts = typescript();
     const { outputText } = ts.transpileModule(readFileSync(modulePath, 'utf8'), {
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
     });
