@@ -19,6 +19,7 @@ describe('startNatsCluster', () => {
   });
 
   it('runs three routed JetStream nodes whose replicated stream survives the death of one', async () => {
+    await cluster.heal(); // three nodes to start from (a retry after a failed attempt finds one down)
     expect(cluster.nodes.map((n) => n.running)).toEqual([true, true, true]);
     const jsm = await jetstreamManager(nc);
     await jsm.streams.add({ name: 'R3', subjects: ['r3.>'], num_replicas: 3, storage: StorageType.File });
