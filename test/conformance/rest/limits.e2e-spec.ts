@@ -15,6 +15,16 @@ describe('§8 REST rate limit per IP', () => {
   const burst = (path: string, count: number): Promise<SpecResponse[]> =>
     Promise.all(Array.from({ length: count }, () => client.send(path, { rawBody: `{"tonce":${(tonce += 1n)}}` })));
 
+  /**
+   * At most how many of a burst the window may admit: 30 while it all arrives within one second; a loaded machine
+   * may spread a burst over longer, and the sliding window then rightly admits 30 more for each further second.
+   */
+  const admissible = async (send: () => Promise<SpecResponse[]>): Promise<{ replies: SpecResponse[]; max: number }> => {
+    const started = performance.now();
+    const replies = await send();
+    return { replies, max: LIMIT * Math.ceil((performance.now() - started + 1) / 1000) };
+  };
+
   /** Polls until the window has room again (a deadline, not a sleep). */
   const windowClears = async (): Promise<void> => {
     const deadline = Date.now() + 5000;
@@ -34,11 +44,12 @@ describe('§8 REST rate limit per IP', () => {
 
   it('over 30 in a second: 429 {error: TOO_MANY_REQUESTS} with Retry-After on ordinary endpoints', async () => {
     await windowClears();
-    const replies = await burst(RestPath.Trades, LIMIT + 10);
+    const { replies, max } = await admissible(() => burst(RestPath.Trades, LIMIT + 10));
     const ok = replies.filter((r) => r.status === 200);
     const throttled = replies.filter((r) => r.status === 429);
-    expect(ok.length).toBeLessThanOrEqual(LIMIT);
-    expect(throttled.length).toBeGreaterThanOrEqual(10);
+    expect(ok.length).toBeLessThanOrEqual(max);
+    expect(throttled.length).toBeGreaterThanOrEqual(Math.min(10, LIMIT + 10 - max));
+    expect(throttled.length).toBeGreaterThan(0);
     expect(throttled[0]?.json).toEqual({ error: 'TOO_MANY_REQUESTS', message: expect.any(String) });
     expect(throttled[0]?.headers.get('retry-after')).toBe('1');
     expect(replies.every((r) => r.status === 200 || r.status === 429)).toBe(true);
@@ -46,9 +57,10 @@ describe('§8 REST rate limit per IP', () => {
 
   it('over 30 in a second on withdrawal endpoints: 401 {success:false, message:"Unauthorized"}', async () => {
     await windowClears();
-    const replies = await burst(RestPath.WithdrawalFiatList, LIMIT + 10);
+    const { replies, max } = await admissible(() => burst(RestPath.WithdrawalFiatList, LIMIT + 10));
     const throttled = replies.filter((r) => r.status === 401);
-    expect(throttled.length).toBeGreaterThanOrEqual(10);
+    expect(throttled.length).toBeGreaterThanOrEqual(Math.min(10, LIMIT + 10 - max));
+    expect(throttled.length).toBeGreaterThan(0);
     expect(throttled[0]?.json).toEqual({ success: false, message: 'Unauthorized' });
     expect(replies.every((r) => r.status === 200 || r.status === 401)).toBe(true);
   });
