@@ -30,13 +30,9 @@ const READY_TIMEOUT_MS = 10_000;
  * Each test suite starts its own; nothing depends on a server someone started by hand.
  */
 export async function startNatsServer(options: StartNatsOptions = {}): Promise<NatsServerHandle> {
-  const port = options.port ?? (await freePort());
   const storeDir = options.storeDir ?? (await mkdtemp(join(tmpdir(), 'gw-nats-')));
   const binary = options.binary ?? process.env['NATS_SERVER_BIN'] ?? 'nats-server';
-  const child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  await waitUntilReady(child, port);
+  const { child, port } = await launch(binary, storeDir, options.port);
 
   let exited = false;
   const exitedPromise = new Promise<void>((resolve) =>
@@ -68,6 +64,30 @@ export async function startNatsServer(options: StartNatsOptions = {}): Promise<N
       await terminate('SIGKILL');
     },
   };
+}
+
+/** Free-port attempts: a port found free can be taken by another process before the server binds it. */
+const PORT_ATTEMPTS = 5;
+
+/** Spawns the server and waits until it is ready; on a port of its own choosing, another one if that is taken. */
+async function launch(
+  binary: string,
+  storeDir: string,
+  fixedPort?: number,
+): Promise<{ child: ChildProcess; port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = fixedPort ?? (await freePort());
+    const child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    try {
+      await waitUntilReady(child, port);
+      return { child, port };
+    } catch (error) {
+      const taken = error instanceof Error && error.message.includes('address already in use');
+      if (!taken || fixedPort !== undefined || attempt >= PORT_ATTEMPTS) throw error;
+    }
+  }
 }
 
 /**
