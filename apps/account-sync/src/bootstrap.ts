@@ -3,7 +3,7 @@
  * transaction ledger, the webhook receiver and withdrawals. Used by `main.ts` and by tests.
  */
 import type { INestApplication } from '@nestjs/common';
-import { JsonLogger, startNestApp } from '#observability';
+import { EXIT_CODE, JsonLogger, startNestApp } from '#observability';
 import { AccountSyncAppModule, type FailStop } from './app.module.js';
 import type { AccountSyncConfig } from './config.js';
 
@@ -15,14 +15,12 @@ export interface RunningAccountSync {
   close(): Promise<void>;
 }
 
-/** A lost lease in the process: exit at once, no clean stop (that would write) — a supervisor restarts it. */
-export const LEASE_LOST_EXIT_CODE = 75;
-
 export async function startAccountSync(
   config: AccountSyncConfig,
   options: { logger?: JsonLogger; failStop?: FailStop } = {},
 ): Promise<RunningAccountSync> {
-  const failStop = options.failStop ?? (() => process.exit(LEASE_LOST_EXIT_CODE));
+  // a lost lease in the process: exit at once, no clean stop (that would write) — a supervisor restarts it
+  const failStop = options.failStop ?? (() => process.exit(EXIT_CODE.leaseLost));
   const { app, httpUrl } = await startNestApp(AccountSyncAppModule.forRoot(config, failStop), {
     port: config.HTTP_PORT,
     host: config.HTTP_HOST,

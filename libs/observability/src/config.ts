@@ -1,5 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
+import { EXIT_CODE } from './exit-codes.js';
 
 /** Start-up configuration that failed validation; lists every bad variable by name and rule, never a value. */
 export class ConfigError extends Error {
@@ -51,5 +52,5 @@ function describe(error: ValidationError): string[] {
 export function exitOnConfigError(error: ConfigError, app: string, docs: string): never {
   for (const problem of error.problems) process.stderr.write(`${app}: configuration: ${problem}\n`);
   process.stderr.write(`${app}: see ${docs} for every setting; nothing was started\n`);
-  process.exit(78);
+  process.exit(EXIT_CODE.config);
 }

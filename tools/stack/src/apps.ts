@@ -3,6 +3,7 @@
  * where its built main is, which launcher variable holds its HTTP port, and the environment that wires it to
  * NATS, the venue and the account.
  */
+import { EXIT_CODE } from '#observability';
 import type { StackConfig } from './stack-config.js';
 import type { VenueWiring } from './venue.js';
 
@@ -44,13 +45,6 @@ export interface StackApp {
    */
   readonly restartExitCodes?: readonly number[];
 }
-
-/**
- * account-sync's exit code when it lost its writer lease (LEASE_LOST_EXIT_CODE in apps/account-sync/src/bootstrap.ts:
- * another instance took it, or NATS was unreachable for ¾ of ACCOUNT_LEASE_MS). It must stop writing at once; a
- * supervisor starts it again, and it takes the lease back or waits as a standby (docs/runbook.md).
- */
-export const ACCOUNT_SYNC_LEASE_LOST = 75;
 
 /** The settings every app of the gateway shares (COMMON names: NATS_URL, ACCOUNT, HTTP_PORT, VENUE_* …). */
 export function sharedEnv(wiring: StackWiring, httpPort: number): Record<string, string> {
@@ -112,7 +106,8 @@ export const STACK_APPS: readonly StackApp[] = [
       WEBHOOK_PATH: WEBHOOK_PATH,
     }),
     describe: (wiring) => `balances, trades, transactions, withdrawals; webhooks at ${webhookUrl(wiring)}`,
-    restartExitCodes: [ACCOUNT_SYNC_LEASE_LOST],
+    // lost its writer lease: it must stop writing at once, and be started again (docs/runbook.md)
+    restartExitCodes: [EXIT_CODE.leaseLost],
   },
 ];
 

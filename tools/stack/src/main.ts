@@ -6,7 +6,7 @@
  */
 import 'reflect-metadata';
 import { resolve } from 'node:path';
-import { ConfigError, exitOnConfigError, loadConfig } from '#observability';
+import { ConfigError, EXIT_CODE, exitOnConfigError, loadConfig } from '#observability';
 import { STACK_APPS } from './apps.js';
 import { banner } from './banner.js';
 import { portIsFree } from './ports.js';
@@ -16,8 +16,6 @@ import { loadStackState, lockDataDir } from './stack-state.js';
 import { realVenueWiring, type VenueWiring } from './venue.js';
 
 const DOCS = 'README.md#configuration';
-/** EX_CONFIG: every app and the launcher exit with it when a setting is refused. */
-const CONFIG_EXIT_CODE = 78;
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
 const complain = (line: string): boolean => process.stderr.write(`stack: ${line}\n`);
 
@@ -65,7 +63,7 @@ async function main(): Promise<number> {
     if (signalled !== undefined) return 0;
     complain(error instanceof StartError ? error.message : `start failed: ${String(error)}`);
     // an app that refused its configuration (exit 78, naming the variable) makes the launcher's exit 78 too
-    return error instanceof StartError && error.exitCode === CONFIG_EXIT_CODE ? CONFIG_EXIT_CODE : 1;
+    return error instanceof StartError && error.exitCode === EXIT_CODE.config ? EXIT_CODE.config : 1;
   }
   if (signalled !== undefined) {
     await stack.stop();

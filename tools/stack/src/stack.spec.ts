@@ -1,12 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '#observability';
+import { EXIT_CODE, loadConfig } from '#observability';
 import { eventually, freePort } from '#testing';
-import { LEASE_LOST_EXIT_CODE } from '../../../apps/account-sync/src/bootstrap.js';
-import { ACCOUNT_SYNC_LEASE_LOST, STACK_APPS, type StackApp } from './apps.js';
+import { STACK_APPS, type StackApp } from './apps.js';
 import { Stack } from './stack.js';
 import { StackConfig } from './stack-config.js';
 
@@ -53,7 +52,7 @@ describe('the launcher supervises its apps', () => {
       portVariable: 'ACCOUNT_SYNC_HTTP_PORT',
       env: () => ({ HTTP_PORT: String(port), MARKER: marker, EXIT_CODE: String(exitCode) }),
       describe: () => 'a stand-in',
-      restartExitCodes: [ACCOUNT_SYNC_LEASE_LOST],
+      restartExitCodes: [EXIT_CODE.leaseLost],
     };
     const config = loadConfig(StackConfig, {
       STACK_DATA_DIR: dir,
@@ -76,13 +75,10 @@ describe('the launcher supervises its apps', () => {
   };
 
   it('an app that exits with its restart code (account-sync: lease lost, 75) is started again; the stack runs on', async () => {
-    const { stack: running, marker } = await start(ACCOUNT_SYNC_LEASE_LOST);
-    const fatal = running.supervise().then((exit) => exit);
+    const { stack: running, marker } = await start(EXIT_CODE.leaseLost);
+    const fatal = running.supervise();
     await eventually(
-      async () => {
-        const { readFile } = await import('node:fs/promises');
-        return (await readFile(marker, 'utf8')).split('\n').filter((l) => l !== '').length >= 2 ? true : undefined;
-      },
+      async () => ((await readFile(marker, 'utf8')).split('\n').filter((l) => l !== '').length >= 2 ? true : undefined),
       { what: 'the app started a second time', timeoutMs: 10_000 },
     );
     expect(said).toContain('stack: fake exited (code 75); starting it again in 1 s');
@@ -93,9 +89,8 @@ describe('the launcher supervises its apps', () => {
     expect(settled).toBe(false); // no failure reported: the stack runs on
   });
 
-  it("account-sync is restarted on its lease-lost exit code (the app's own constant)", () => {
-    expect(ACCOUNT_SYNC_LEASE_LOST).toBe(LEASE_LOST_EXIT_CODE);
-    expect(STACK_APPS.find((app) => app.name === 'account-sync')?.restartExitCodes).toEqual([LEASE_LOST_EXIT_CODE]);
+  it('account-sync, and only it, is restarted on its lease-lost exit code', () => {
+    expect(STACK_APPS.find((app) => app.name === 'account-sync')?.restartExitCodes).toEqual([EXIT_CODE.leaseLost]);
     expect(STACK_APPS.filter((app) => app.restartExitCodes !== undefined).map((app) => app.name)).toEqual([
       'account-sync',
     ]);
