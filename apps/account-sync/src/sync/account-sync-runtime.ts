@@ -84,7 +84,7 @@ export class AccountSyncRuntime implements SyncTriggers {
       balance: mirror('balance'),
       trade: mirror<Trade>('trade', {
         stateOf: (trade) => trade.state,
-        onRecorded: watchUndoneTrades(() => metrics.tradesUndone, logger),
+        onRecorded: watchUndoneTrades(metrics.tradesUndone, logger),
       }),
       transfer: mirror<TransferRecord>('transfer', { stateOf: (transfer) => transfer.state }),
       accountDetails: mirror('account-details'),

@@ -26,7 +26,7 @@ describe('trades of gateway orders undone at the venue (§3.2)', () => {
     const counter = new Counter({ name: 'undone', help: 'h', labelNames: ['state'], registers: [registry] });
     const lines: string[] = [];
     const logger = new JsonLogger('undone-test', 'test', 'debug', { write: (line) => lines.push(line) });
-    const watch = watchUndoneTrades(() => counter, logger);
+    const watch = watchUndoneTrades(counter, logger);
     watch('state-changed', trade('PENDING_SETTLEMENT'), { ...trade('CANCELLED'), clientRef: 'c'.repeat(10_000) });
     watch('state-changed', trade('PENDING_SETTLEMENT'), trade('SETTLED'));
     expect((await counter.get()).values).toEqual([{ labels: { state: 'CANCELLED' }, value: 1 }]);

@@ -35,13 +35,13 @@ export function undoneBy(
 
 /** The mirror's hook for trades: counts and logs each trade undone. */
 export function watchUndoneTrades(
-  counter: () => Counter<'state'> | undefined,
+  counter: Counter<'state'>,
   logger: JsonLogger,
 ): (change: StateChange, previous: Trade | undefined, value: Trade | undefined) => void {
   return (change, previous, value) => {
     const state = undoneBy(change, previous, value);
     if (state === undefined || value === undefined) return;
-    counter()?.inc({ state });
+    counter.inc({ state });
     logger.warn(
       'a trade of a gateway order was undone at the venue: positions and risk exposure still count its fill',
       {

@@ -24,6 +24,7 @@ import { viewOf, type OrderRecord, type RecordedQuote } from '../orders/order-re
 import type { KnownQuote, QuoteBook } from '../quotes/quote-book.js';
 import type { PriceStreams } from '../quotes/price-streams.js';
 import type { ClaimResult, QuoteClaims } from '../quotes/quote-claims.js';
+import { canonicalScopeId } from '../risk/limits.js';
 import type { RiskGate, RiskOrder, RiskQuote } from '../risk/risk-gate.js';
 
 export interface PlaceGate {
@@ -146,9 +147,13 @@ export class PlaceOrderService {
     }
     // Likewise its account group: the venue trades a quote in the group of the stream that produced it (§2.3:
     // the group selects spread, credit limit and permissions; an order names no group, §4.2). Checked and booked
-    // under another group, an order would bypass its group's limits and trading state.
+    // under another group, an order would bypass its group's limits and trading state. A UUID in another case is the
+    // same group (the one spelling risk uses).
     const quotedGroup = known?.price.accountGroup;
-    if (quotedGroup !== undefined && request.accountGroup !== quotedGroup) {
+    if (
+      quotedGroup !== undefined &&
+      canonicalScopeId('accountGroup', request.accountGroup) !== canonicalScopeId('accountGroup', quotedGroup)
+    ) {
       return this.reject(
         ExecutionErrorCode.InvalidRequest,
         `accountGroup does not match the quote's (${quotedGroup})`,
