@@ -1,5 +1,14 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { BusConnection, BusCore, BusKv, BusPublisher, BusResponder, BusStreams, serviceModules } from '#bus';
+import {
+  BusConnection,
+  BusConsumers,
+  BusCore,
+  BusKv,
+  BusPublisher,
+  BusResponder,
+  BusStreams,
+  serviceModules,
+} from '#bus';
 import { systemClock } from '#actors';
 import { HealthRegistry, JsonLogger, lifecycleOf, MetricsRegistry } from '#observability';
 import { TonceSource, VenueRestClient, VenueRestMetrics } from '#venue-api';
@@ -39,6 +48,7 @@ export class ExecutionAppModule {
             publisher: BusPublisher,
             streams: BusStreams,
             kv: BusKv,
+            consumers: BusConsumers,
             risk: RiskGate,
             metrics: MetricsRegistry,
             health: HealthRegistry,
@@ -70,7 +80,15 @@ export class ExecutionAppModule {
                 configuredStrategies: Object.keys(loadLimitsFile(config.RISK_LIMITS_FILE).file.strategies ?? {}),
                 ...(config.FAULT_CRASH_AT !== undefined ? { crashAt: config.FAULT_CRASH_AT } : {}),
               },
-              { connection, core: new BusCore(connection, logger.child('bus')), responder, publisher, streams, kv },
+              {
+                connection,
+                core: new BusCore(connection, logger.child('bus')),
+                responder,
+                publisher,
+                streams,
+                kv,
+                consumers,
+              },
               risk,
               new VenueRestClient({
                 baseUrl: config.VENUE_REST_URL,
@@ -95,6 +113,7 @@ export class ExecutionAppModule {
             BusPublisher,
             BusStreams,
             BusKv,
+            BusConsumers,
             RISK_GATE,
             MetricsRegistry,
             HealthRegistry,

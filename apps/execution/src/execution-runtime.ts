@@ -20,6 +20,7 @@ import {
 import {
   ensureExecutionTopology,
   type BusConnection,
+  type BusConsumers,
   type BusCore,
   type BusKv,
   type BusPublisher,
@@ -46,6 +47,10 @@ import { QuoteBook } from './quotes/quote-book.js';
 import { QuoteClaims } from './quotes/quote-claims.js';
 import type { RiskGate } from './risk/risk-gate.js';
 import { VenueRecords } from './venue/venue-evidence.js';
+import { UndoneFills } from './orders/undone-fills.js';
+
+/** How long an undone trade being handled may take before it is handed to another instance. */
+const UNDONE_FILLS_ACK_WAIT_MS = 30_000;
 
 export interface ExecutionSettings {
   subjectPrefix: string;
@@ -77,6 +82,7 @@ export interface ExecutionBus {
   publisher: BusPublisher;
   streams: BusStreams;
   kv: BusKv;
+  consumers: BusConsumers;
 }
 
 export interface ExecutionObservability {
@@ -95,6 +101,7 @@ interface Running {
   book: QuoteBook;
   priceStreams: PriceStreams;
   venue: VenueRecords;
+  undoneFills: UndoneFills;
   subscriptions: BusSubscription[];
   timers: Cancel[];
 }
@@ -205,6 +212,19 @@ export class ExecutionRuntime {
       quoteLifeMs: settings.quoteLifeMs,
     });
     const queries = new OrderQueries(journal, positions);
+    const undoneFills = new UndoneFills({
+      consumers: bus.consumers,
+      publisher: bus.publisher,
+      journal,
+      positions,
+      risk: this.risk,
+      subjects,
+      execSubjects,
+      clock,
+      results: metrics.undoneFills,
+      logger,
+      ackWaitMs: UNDONE_FILLS_ACK_WAIT_MS,
+    });
     const running: Running = {
       desk,
       place,
@@ -213,6 +233,7 @@ export class ExecutionRuntime {
       book,
       priceStreams,
       venue,
+      undoneFills,
       subscriptions: [],
       timers: [],
     };
@@ -229,6 +250,7 @@ export class ExecutionRuntime {
     await registry.start();
     this.risk.restore((await ownership.openRecords()).map(riskRestoreOf));
     await ownership.sweep(true);
+    undoneFills.start();
     const startupPhaseEnds = this.startedAt + settings.leaseMs + settings.sweepMs;
     running.timers.push(
       clock.setInterval(() => {
@@ -325,6 +347,7 @@ export class ExecutionRuntime {
     for (const subscription of running.subscriptions) subscription.unsubscribe();
     for (const cancel of running.timers) cancel();
     await bounded(running.place.idle(), this.settings.shutdownWaitMs);
+    await bounded(running.undoneFills.stop(), this.settings.shutdownWaitMs);
     await bounded(running.desk.stop(), this.settings.shutdownWaitMs);
     await running.registry.stop(true);
     running.priceStreams.stop();

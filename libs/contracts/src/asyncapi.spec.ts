@@ -224,6 +224,7 @@ const orderViewSample: Required<OrderView> = {
   message: '',
   fill: { price: '', baseCurrency: '', quoteCurrency: '', baseAmount: '', quoteAmount: '', source: 'outcome' },
   evidence: 'reply',
+  undone: { state: 'CANCELLED', tradeUuid: '', at: 0 },
   acceptedAt: 0,
   updatedAt: 0,
   quoteExpiresAt: 0,

@@ -1,9 +1,9 @@
 /**
  * Trades of gateway orders the venue undid after executing them (§3.2: CANCELLED before settlement, FAILED when
- * settlement failed). Execution booked their fills into strategy positions and risk exposure when the order
- * succeeded and does not take them back (docs/execution.md#positions): each one is told here — counted
+ * settlement failed). Execution takes their fills back from strategy positions and risk exposure when it reads
+ * the change (docs/execution.md#positions); each one is also told here — counted
  * (`account_sync_trades_undone_total{state}`, alert GatewayTradeUndone) and logged with its references — so an
- * operator corrects what the positions and limits still count.
+ * operator knows a trade did not settle.
  */
 import type { StateChange } from '#contracts';
 import type { JsonLogger } from '#observability';
@@ -43,7 +43,7 @@ export function watchUndoneTrades(
     if (state === undefined || value === undefined) return;
     counter.inc({ state });
     logger.warn(
-      'a trade of a gateway order was undone at the venue: positions and risk exposure still count its fill',
+      'a trade of a gateway order was undone at the venue: it will not settle (execution takes its fill back)',
       {
         tradeUuid: value.uuid.slice(0, 64),
         clientRef: (value.clientRef ?? '').slice(0, 64),

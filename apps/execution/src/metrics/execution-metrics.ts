@@ -4,6 +4,7 @@
  * once configured or with an accepted order, up to `maxLabelValues` of them (`metric-labels.ts`).
  */
 import { Counter, Gauge, Histogram } from 'prom-client';
+import { UNDONE_FILL_RESULTS } from '../orders/undone-trade.js';
 import type { MetricsRegistry } from '#observability';
 import { CONTRADICTION_SOURCES } from '../orders/order-machine.js';
 import { BoundedLabel, StrategyLabels } from './metric-labels.js';
@@ -23,6 +24,7 @@ export class ExecutionMetrics {
   readonly resumed: Counter<'how'>;
   readonly journalConflicts: Counter;
   readonly outcomeContradictions: Counter<'source'>;
+  readonly undoneFills: Counter<'result'>;
   private readonly strategies: StrategyLabels;
   private readonly codes: BoundedLabel;
 
@@ -84,6 +86,13 @@ export class ExecutionMetrics {
       registers,
     });
     for (const source of CONTRADICTION_SOURCES) this.outcomeContradictions.inc({ source }, 0);
+    this.undoneFills = new Counter({
+      name: 'execution_undone_fills_total',
+      help: 'Undone trades (CANCELLED or FAILED after executing) account-sync reported, by what execution did: taken-back (the fill left positions and exposure), not-ours, not-filled, unreadable.',
+      labelNames: ['result'],
+      registers,
+    });
+    for (const result of UNDONE_FILL_RESULTS) this.undoneFills.inc({ result }, 0);
     new Gauge({
       name: 'execution_orders_open',
       help: 'Orders this instance handles, by state.',

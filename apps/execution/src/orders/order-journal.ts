@@ -1,8 +1,9 @@
 /**
  * The order journal in KV (bucket `GW_EXEC_ORDERS_{account}`): `order.<orderId>` the order record,
  * `key.<strategyId>.<key>` the idempotency key → order mapping (the venue's clientRequestId is unique only per
- * account and may be reused, so the mapping is explicit and ours), `open.<orderId>` while the order is not
- * done (and `quote.<quoteId>`, the quote claims, written by `QuoteClaims`). Every write of a record after its creation is a compare-and-set on the revision its writer read:
+ * account and may be reused, so the mapping is explicit and ours), `ref.<clientRequestId>` → the order (how a
+ * venue trade's `clientRef` finds its order), `open.<orderId>` while the order is not done (and
+ * `quote.<quoteId>`, the quote claims, written by `QuoteClaims`). Every write of a record after its creation is a compare-and-set on the revision its writer read:
  * an instance that lost an order to another one cannot overwrite it (fencing).
  */
 import type { KvBucket } from '#bus';
@@ -26,11 +27,27 @@ export class OrderJournal {
 
   /** The intent: the record and its open mark, before anything is sent. 'exists' only on an id collision. */
   async createOrder(record: OrderRecord): Promise<'created' | 'exists'> {
-    const [, created] = await Promise.all([
+    const [, , created] = await Promise.all([
       this.bucket.put(openKey(record.orderId), { at: record.acceptedAt }),
+      this.bucket.put(refKey(record.clientRequestId), { orderId: record.orderId }),
       this.bucket.createIfAbsent(orderKey(record.orderId), record),
     ]);
     return created;
+  }
+
+  /**
+   * The order a venue trade's `clientRef` names, if this app placed it (undefined: not ours, not a clientRequestId
+   * this app mints, or placed before the index existed).
+   */
+  async orderIdOf(clientRef: string): Promise<string | undefined> {
+    if (!MINTED_CLIENT_REQUEST_ID.test(clientRef)) return undefined;
+    const entry = await this.bucket.get<{ orderId?: unknown }>(refKey(clientRef));
+    return typeof entry?.value.orderId === 'string' ? entry.value.orderId : undefined;
+  }
+
+  /** Whether the order is still open (its final state, risk record and position not all done yet). */
+  async isOpen(orderId: string): Promise<boolean> {
+    return (await this.bucket.get(openKey(orderId))) !== undefined;
   }
 
   /** Claims the idempotency key for the order; 'exists' when another order holds it. */
@@ -79,6 +96,12 @@ export class OrderJournal {
 
 function orderKey(orderId: string): string {
   return `order.${orderId}`;
+}
+/** What `mintClientRequestId` makes (a KV key token): anything else is not one of this app's orders. */
+const MINTED_CLIENT_REQUEST_ID = /^x[0-9a-z]{1,40}$/;
+
+function refKey(clientRequestId: string): string {
+  return `ref.${clientRequestId}`;
 }
 function openKey(orderId: string): string {
   return `open.${orderId}`;

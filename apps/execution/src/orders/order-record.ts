@@ -2,7 +2,7 @@
  * The order as the journal keeps it (KV `order.<orderId>`, written with compare-and-set by its owner):
  * everything needed to resume it after a restart — never to send it again.
  */
-import type { EvidenceSource, OrderFill, OrderOutcomeStatus, OrderState, OrderView } from '#contracts';
+import type { EvidenceSource, OrderFill, OrderOutcomeStatus, OrderState, OrderView, UndoneTrade } from '#contracts';
 
 /** What the app knew of the quote when it accepted the order. */
 export interface RecordedQuote {
@@ -35,6 +35,8 @@ export interface OrderRecord {
   message?: string;
   fill?: OrderFill;
   evidence?: EvidenceSource;
+  /** The venue undid the order's trade after it settled SUCCESS here (written by `UndoneFills`, never cleared). */
+  undone?: UndoneTrade;
   acceptedAt: number;
   sentAt?: number;
   /**
@@ -75,6 +77,7 @@ export function viewOf(record: OrderRecord): OrderView {
     ...(record.message !== undefined ? { message: record.message } : {}),
     ...(record.fill !== undefined ? { fill: record.fill } : {}),
     ...(record.evidence !== undefined ? { evidence: record.evidence } : {}),
+    ...(record.undone !== undefined ? { undone: record.undone } : {}),
     acceptedAt: record.acceptedAt,
     updatedAt: record.updatedAt,
     quoteExpiresAt: record.quote.quoteExpiresAt,

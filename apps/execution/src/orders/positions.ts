@@ -2,7 +2,8 @@
  * Per-strategy positions derived from fills: net amount per currency (a BUY of BASE.QUOTE adds the base
  * amount and takes away the quote amount; a SELL the reverse), kept in KV (`position.<strategyId>`) and
  * updated by compare-and-set. Each order is applied once: the record remembers the last orders applied,
- * so an order resumed after a crash between its fill and its close is not counted twice.
+ * so an order resumed after a crash between its fill and its close is not counted twice. A fill the venue undid
+ * later (its trade CANCELLED or FAILED) is taken back once too, remembered as `undone:<orderId>`.
  */
 import type { KvBucket } from '#bus';
 import type { OrderFill, StrategyPositions } from '#contracts';
@@ -22,11 +23,19 @@ export class Positions {
     private readonly now: () => number,
   ) {}
 
-  async apply(
+  apply(strategyId: string, orderId: string, side: 'BUY' | 'SELL', fill: OrderFill): Promise<'applied' | 'already'> {
+    return this.change(strategyId, orderId, (current) => applyFill(current, side, fill, this.now()));
+  }
+
+  /** Takes back the fill of an order the venue undid (the opposite of `apply`), once. */
+  undo(strategyId: string, orderId: string, side: 'BUY' | 'SELL', fill: OrderFill): Promise<'applied' | 'already'> {
+    return this.change(strategyId, `undone:${orderId}`, (current) => undoFill(current, side, fill, this.now()));
+  }
+
+  private async change(
     strategyId: string,
     orderId: string,
-    side: 'BUY' | 'SELL',
-    fill: OrderFill,
+    next: (current: StoredPositions) => StoredPositions,
   ): Promise<'applied' | 'already'> {
     const key = `position.${strategyId}`;
     for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
@@ -39,13 +48,13 @@ export class Positions {
         applied: [],
       };
       if (current.applied.includes(orderId)) return 'already';
-      const next = applyFill(current, side, fill, this.now());
-      next.applied = [...current.applied, orderId].slice(-REMEMBERED);
+      const changed = next(current);
+      changed.applied = [...current.applied, orderId].slice(-REMEMBERED);
       try {
         if (entry === undefined) {
-          if ((await this.bucket.createIfAbsent(key, next)) === 'created') return 'applied';
+          if ((await this.bucket.createIfAbsent(key, changed)) === 'created') return 'applied';
         } else {
-          await this.bucket.update(key, next, entry.revision);
+          await this.bucket.update(key, changed, entry.revision);
           return 'applied';
         }
       } catch {
@@ -70,8 +79,27 @@ export function applyFill(
   fill: OrderFill,
   now: number,
 ): StoredPositions {
+  return { ...moved(current, side === 'BUY' ? 1 : -1, fill, now), fills: current.fills + 1 };
+}
+
+/** The positions after a fill the venue undid is taken back: the fill's movement reversed, counted as undone. */
+export function undoFill(
+  current: StrategyPositions & { applied: string[] },
+  side: 'BUY' | 'SELL',
+  fill: OrderFill,
+  now: number,
+): StoredPositions {
+  return { ...moved(current, side === 'BUY' ? -1 : 1, fill, now), undoneFills: (current.undoneFills ?? 0) + 1 };
+}
+
+/** The positions moved by a fill's amounts: `sign` 1 as bought (+base, −quote), −1 as sold. */
+function moved(
+  current: StrategyPositions & { applied: string[] },
+  sign: 1 | -1,
+  fill: OrderFill,
+  now: number,
+): StoredPositions {
   const positions = { ...current.positions };
-  const sign = side === 'BUY' ? 1 : -1;
   const add = (currency: string, amount: string, direction: number): void => {
     const before = parseDecimal(positions[currency] ?? '0');
     const delta = parseDecimal(amount).times(direction);
@@ -79,11 +107,5 @@ export function applyFill(
   };
   add(fill.baseCurrency, fill.baseAmount, sign);
   add(fill.quoteCurrency, fill.quoteAmount, -sign);
-  return {
-    strategyId: current.strategyId,
-    positions,
-    fills: current.fills + 1,
-    updatedAt: now,
-    applied: current.applied,
-  };
+  return { ...current, positions, updatedAt: now };
 }

@@ -3,7 +3,7 @@
  * journal, final ones included: the crash may have come before risk stored their fill) and when this instance
  * takes over a dead instance's order, so exposure and windows count it where it is now handled.
  */
-import type { RiskOrder, RiskOrderEvent } from '../risk/risk-gate.js';
+import type { RiskOrder, RiskOrderEvent, UndoneFill } from '../risk/risk-gate.js';
 import { isFinalState, type OrderRecord } from './order-record.js';
 
 /** What a final order tells risk: its fill (the quote's amounts when the venue's are not known), or not executed. */
@@ -26,6 +26,24 @@ export function finalRiskEvent(record: OrderRecord): RiskOrderEvent {
           },
         }
       : {}),
+  };
+}
+
+/**
+ * What risk takes back when the venue undoes a SUCCESS order's trade: the amounts its `filled` event counted.
+ * Undefined when the order's currencies are not known (neither its instrument nor its fill names them).
+ */
+export function undoneRiskEvent(record: OrderRecord): UndoneFill | undefined {
+  const filled = finalRiskEvent(record);
+  const instrument =
+    record.instrument ?? (record.fill ? `${record.fill.baseCurrency}.${record.fill.quoteCurrency}` : undefined);
+  if (filled.kind !== 'filled' || instrument === undefined) return undefined;
+  return {
+    kind: 'undone',
+    orderId: record.orderId,
+    baseAmount: filled.baseAmount,
+    quoteAmount: filled.quoteAmount,
+    order: { strategyId: record.strategyId, accountGroup: record.accountGroup, side: record.side, instrument },
   };
 }
 

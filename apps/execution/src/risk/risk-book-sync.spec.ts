@@ -2,6 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { peerMessageOf } from './risk-book-sync.js';
 import { order } from './testing/risk-fixtures.js';
 
+const undoneOrder = { strategyId: 's', accountGroup: 'g', side: 'BUY', instrument: 'BTC.USD' };
+
 describe('messages between instances (risk book)', () => {
   const admitted = { v: 1, instance: 'a', kind: 'admitted', admittedAt: 1, order: order() };
 
@@ -17,6 +19,13 @@ describe('messages between instances (risk book)', () => {
     expect(
       peerMessageOf({ v: 1, instance: 'a', kind: 'event', event: { kind: 'unknown', orderId: 'o' } }),
     ).toBeDefined();
+    const undone = {
+      v: 1,
+      instance: 'a',
+      kind: 'event',
+      event: { kind: 'undone', orderId: 'o', baseAmount: '1', quoteAmount: '2', order: undoneOrder },
+    };
+    expect(peerMessageOf(undone)).toBe(undone);
   });
 
   it.each([
@@ -30,6 +39,30 @@ describe('messages between instances (risk book)', () => {
     ['an order without an instrument', { ...admitted, order: { ...admitted.order, instrument: undefined } }],
     ['a fill without amounts', { v: 1, instance: 'a', kind: 'event', event: { kind: 'filled', orderId: 'o' } }],
     ['an unknown event', { v: 1, instance: 'a', kind: 'event', event: { kind: 'cancelled', orderId: 'o' } }],
+    [
+      'an undone fill without its order',
+      {
+        v: 1,
+        instance: 'a',
+        kind: 'event',
+        event: { kind: 'undone', orderId: 'o', baseAmount: '1', quoteAmount: '2' },
+      },
+    ],
+    [
+      'an undone fill of an order without a side',
+      {
+        v: 1,
+        instance: 'a',
+        kind: 'event',
+        event: {
+          kind: 'undone',
+          orderId: 'o',
+          baseAmount: '1',
+          quoteAmount: '2',
+          order: { ...undoneOrder, side: 'X' },
+        },
+      },
+    ],
   ])('refuses %s', (_what, value) => {
     expect(peerMessageOf(value)).toBeUndefined();
   });

@@ -103,7 +103,7 @@ export class RiskBookSync implements RiskPeers {
 }
 
 const SIDES = ['BUY', 'SELL'];
-const EVENT_KINDS = ['filled', 'not-executed', 'unknown'];
+const EVENT_KINDS = ['filled', 'not-executed', 'unknown', 'undone'];
 const STATUSES = ['live', 'stale', 'stopped', 'unknown'];
 
 /** The message if it has the shape the checks rely on (they never see a field of the wrong type). */
@@ -141,9 +141,21 @@ export function peerMessageOf(value: unknown): RiskBookMessage | undefined {
     ) {
       return undefined;
     }
+    if (event['kind'] === 'undone' && !isUndoneFill(event)) return undefined;
     return value as RiskBookMessage;
   }
   return undefined;
+}
+
+/** An undone fill names its amounts and whose fill it was (the positions it is taken from). */
+function isUndoneFill(event: Record<string, unknown>): boolean {
+  const order = event['order'];
+  return (
+    ['baseAmount', 'quoteAmount'].every((k) => typeof event[k] === 'string') &&
+    isObject(order) &&
+    ['strategyId', 'accountGroup', 'instrument'].every((k) => typeof order[k] === 'string') &&
+    SIDES.includes(order['side'] as string)
+  );
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

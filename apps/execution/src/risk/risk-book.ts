@@ -11,6 +11,7 @@
  * Positions: a BUY of BASE.QUOTE adds the base amount and subtracts the quote amount; a SELL the reverse.
  * Each order counts in three scopes: global, its strategy and its account group.
  */
+import { BoundedMap } from '#actors';
 import { Decimal } from '#venue-api';
 import type { Side } from './risk-gate.js';
 import { scopeKey, type ScopeKey } from './limits.js';
@@ -48,7 +49,14 @@ export interface OpenOrder extends BookOrder {
 export type BookEvent =
   | { kind: 'filled'; orderId: string; baseAmount: Decimal; quoteAmount: Decimal }
   | { kind: 'not-executed'; orderId: string }
-  | { kind: 'unknown'; orderId: string };
+  | { kind: 'unknown'; orderId: string }
+  | { kind: 'undone'; orderId: string; baseAmount: Decimal; quoteAmount: Decimal; order: FillOwner };
+
+/** Whose fill: what a position change needs of its order. */
+export type FillOwner = Pick<BookOrder, 'strategyId' | 'accountGroup' | 'side' | 'base' | 'quote'>;
+
+/** Undone fills remembered, so a repeated undo (redelivered, or heard from a peer too) is taken back once. */
+const UNDONE_REMEMBERED = 10_000;
 
 export interface RestoredOrder {
   order: BookOrder;
@@ -117,6 +125,7 @@ export class RiskBook {
   private readonly quotes = new Map<string, { used: Decimal; expiresAt: number }>();
   private lastQuoteSweep = Number.NEGATIVE_INFINITY;
   private unknownCount = 0;
+  private readonly undone = new BoundedMap<string, true>(UNDONE_REMEMBERED);
 
   /** Orders in flight or of unknown outcome. */
   get open(): ReadonlyMap<string, OpenOrder> {
@@ -167,6 +176,7 @@ export class RiskBook {
    * arriving after the order settled) changes nothing: idempotent per (orderId, kind). Returns whether it did.
    */
   record(event: BookEvent, options: { fillScopes?: readonly ScopeKey[] } = {}): boolean {
+    if (event.kind === 'undone') return this.undo(event);
     const order = this.openOrders.get(event.orderId);
     if (order === undefined) return event.kind === 'not-executed' && this.notExecutedInWindow(event.orderId);
     switch (event.kind) {
@@ -227,10 +237,35 @@ export class RiskBook {
     this.prune(now);
   }
 
-  /** The durable positions read at start replace the filled positions held. */
-  replacePositions(positions: ReadonlyMap<ScopeKey, ReadonlyMap<string, Decimal>>): void {
+  /**
+   * The durable positions read at start replace the filled positions held; `undoneOrders`: the orders whose
+   * undone fills they already hold (not taken back again when their undo comes once more).
+   */
+  replacePositions(
+    positions: ReadonlyMap<ScopeKey, ReadonlyMap<string, Decimal>>,
+    undoneOrders: Iterable<string> = [],
+  ): void {
     this.filled.clear();
     for (const [scope, byCurrency] of positions) this.filled.set(scope, new Map(byCurrency));
+    for (const orderId of undoneOrders) this.undone.set(orderId, true);
+  }
+
+  /** Whether the book has taken this order's fill back already. */
+  isUndone(orderId: string): boolean {
+    return this.undone.has(orderId);
+  }
+
+  /**
+   * A fill the venue undid, once per order. An order this book still holds open never had its fill added here
+   * (its `filled` event did not reach this instance): it is settled as not executed instead.
+   */
+  private undo(event: Extract<BookEvent, { kind: 'undone' }>): boolean {
+    if (this.undone.has(event.orderId)) return false;
+    this.undone.set(event.orderId, true);
+    if (this.openOrders.has(event.orderId)) return this.record({ kind: 'not-executed', orderId: event.orderId });
+    const deltas = deltasOf(event.order, event.baseAmount, event.quoteAmount);
+    this.addDeltas(deltas, scopesOf(event.order), -1);
+    return true;
   }
 
   /** An order only read back into the windows, known not executed now: its notional and quote use freed. */
@@ -337,11 +372,15 @@ export class RiskBook {
   }
 
   private addFill(order: BookOrder, baseAmount: Decimal, quoteAmount: Decimal, scopes: readonly ScopeKey[]): void {
-    const deltas = deltasOf(order, baseAmount, quoteAmount);
+    this.addDeltas(deltasOf(order, baseAmount, quoteAmount), scopes, 1);
+  }
+
+  private addDeltas(deltas: ReadonlyMap<string, Decimal>, scopes: readonly ScopeKey[], sign: 1 | -1): void {
     for (const scope of scopes) {
       let byCurrency = this.filled.get(scope);
       if (byCurrency === undefined) this.filled.set(scope, (byCurrency = new Map()));
-      for (const [currency, delta] of deltas) byCurrency.set(currency, (byCurrency.get(currency) ?? ZERO).plus(delta));
+      for (const [currency, delta] of deltas)
+        byCurrency.set(currency, (byCurrency.get(currency) ?? ZERO).plus(delta.times(sign)));
     }
   }
 

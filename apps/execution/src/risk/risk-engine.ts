@@ -6,7 +6,7 @@
 import { TRADING_STATES, type RiskScopeKind, type TradingState, type TradingStateEntry } from '#contracts';
 import { Actor, type Clock } from '#actors';
 import type { JsonLogger } from '#observability';
-import type { RiskDecision, RiskGate, RiskOrder, RiskOrderEvent } from './risk-gate.js';
+import type { RiskDecision, RiskGate, RiskOrder, RiskOrderEvent, UndoneFill } from './risk-gate.js';
 import { limitsFor } from './checks.js';
 import { RiskBook } from './risk-book.js';
 import { utilisationOf, type UtilisedLimit } from './utilisation.js';
@@ -61,6 +61,13 @@ export class RiskEngine implements RiskGate {
   record(event: RiskOrderEvent): void {
     this.actor.send({ kind: 'record', event, from: 'local' });
     this.reportOpenOrders();
+  }
+
+  undo(event: UndoneFill): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const settled = (error?: string): void => (error === undefined ? resolve() : reject(new Error(error)));
+      this.actor.send({ kind: 'record', event, from: 'local', settled });
+    });
   }
 
   /** From here on, what this instance admits and learns is told to the other instances. */
@@ -155,18 +162,26 @@ export class RiskEngine implements RiskGate {
       case 'share-event':
         this.peers?.recorded(effect.event);
         return;
-      case 'persist-fill':
-        this.positions?.applyFill(effect.scopes, effect.orderId, effect.deltas).catch((error: unknown) => {
-          metrics?.positionWriteFailures.inc();
-          logger?.error('a fill could not be added to the durable risk positions', {
-            orderId: effect.orderId,
-            error: error instanceof Error ? error.message : String(error),
-          });
-        });
+      case 'persist-fill': {
+        const stored = this.positions?.applyFill(effect.scopes, effect.orderId, effect.deltas) ?? Promise.resolve();
+        stored.then(
+          () => effect.settled?.(),
+          (error: unknown) => {
+            const reason = error instanceof Error ? error.message : String(error);
+            metrics?.positionWriteFailures.inc();
+            logger?.error('a fill could not be added to the durable risk positions', {
+              orderId: effect.orderId,
+              error: reason,
+            });
+            effect.settled?.(reason);
+          },
+        );
         return;
+      }
       case 'event-ignored':
         metrics?.eventsIgnored.inc();
         logger?.warn('order event ignored by pre-trade risk', { orderId: effect.orderId, reason: effect.reason });
+        effect.settled?.(effect.reason);
         return;
       case 'restored':
         logger?.info(

@@ -61,7 +61,20 @@ export type RiskOrderEvent =
       order?: FilledOrder;
     }
   | { kind: 'not-executed'; orderId: string }
-  | { kind: 'unknown'; orderId: string };
+  | { kind: 'unknown'; orderId: string }
+  | UndoneFill;
+
+/**
+ * A fill the venue undid after executing it (its trade moved to CANCELLED or FAILED, §3.2): the amounts risk
+ * counted for the order (its `filled` event's), taken back from the positions of its scopes. Once per order.
+ */
+export interface UndoneFill {
+  kind: 'undone';
+  orderId: string;
+  baseAmount: string;
+  quoteAmount: string;
+  order: FilledOrder;
+}
 
 /** What a fill's durable position write needs of its order when the book no longer holds it. */
 export type FilledOrder = Pick<RiskOrder, 'strategyId' | 'accountGroup' | 'side' | 'instrument'>;
@@ -77,6 +90,11 @@ export interface RiskGate {
   admit(order: RiskOrder, now: number): Promise<RiskDecision>;
   /** Later changes of an admitted order. Idempotent per (orderId, kind). */
   record(event: RiskOrderEvent): void;
+  /**
+   * A fill the venue undid: taken back from every instance's book and from the durable positions. Resolves once
+   * the durable positions hold it (idempotent: a second call for the order changes nothing).
+   */
+  undo(event: UndoneFill): Promise<void>;
   /**
    * After a restart, before taking new orders: the orders the journal holds, with what is known of them
    * (`in-flight` for non-final ones, `filled` with amounts, `unknown`), so exposure and rolling windows are rebuilt.

@@ -31,7 +31,8 @@ export interface RiskState {
 
 export type RiskEvent =
   | { kind: 'admit'; order: RiskOrder; now: number; reply: (decision: RiskDecision) => void }
-  | { kind: 'record'; event: RiskOrderEvent; from: 'local' | 'peer' }
+  /** `settled`: told once the event's durable effect is done, or why it was ignored (an undone fill's). */
+  | { kind: 'record'; event: RiskOrderEvent; from: 'local' | 'peer'; settled?: Settled }
   /** An order another execution instance admitted: counted here too (no checks: that instance decided). */
   | { kind: 'peer-admitted'; order: RiskOrder; admittedAt: number }
   | { kind: 'restore'; orders: ReadonlyArray<{ order: RiskOrder; admittedAt: number; event?: RiskOrderEvent }> }
@@ -54,14 +55,20 @@ export type RiskEvent =
       overrides: ReadonlyArray<[ScopeKey, Limits | 'invalid']>;
     };
 
+/** Told once an event's durable effect is done (no error), or why it could not be. */
+export type Settled = (error?: string) => void;
+
 export type RiskEffect =
   | { kind: 'reply'; reply: (decision: RiskDecision) => void; decision: RiskDecision; order: RiskOrder }
   /** Tell the other instances: an order admitted here, an event of an order learnt here. */
   | { kind: 'share-admitted'; order: RiskOrder; admittedAt: number }
   | { kind: 'share-event'; event: RiskOrderEvent }
-  /** A fill this instance learnt: add it to the durable positions of the order's scopes. */
-  | { kind: 'persist-fill'; orderId: string; scopes: ScopeKey[]; deltas: Map<string, Decimal> }
-  | { kind: 'event-ignored'; orderId: string; reason: string }
+  /**
+   * A fill this instance learnt: add it to the durable positions of the order's scopes (an undone fill: its
+   * negated deltas, under `undone:<orderId>`, so each is applied once there too).
+   */
+  | { kind: 'persist-fill'; orderId: string; scopes: ScopeKey[]; deltas: Map<string, Decimal>; settled?: Settled }
+  | { kind: 'event-ignored'; orderId: string; reason: string; settled?: Settled }
   | { kind: 'restored'; from: 'journal' | 'admissions'; orders: number; skipped: number };
 
 export interface RiskEnv {
@@ -88,7 +95,23 @@ export function riskTransition(state: RiskState, event: RiskEvent, env: RiskEnv)
     case 'record': {
       const parsed = bookEventOf(event.event);
       if (typeof parsed === 'string') {
-        return { state, effects: [{ kind: 'event-ignored', orderId: event.event.orderId, reason: parsed }] };
+        const ignored: RiskEffect = { kind: 'event-ignored', orderId: event.event.orderId, reason: parsed };
+        return { state, effects: [event.settled ? { ...ignored, settled: event.settled } : ignored] };
+      }
+      if (parsed.kind === 'undone') {
+        state.book.record(parsed);
+        if (event.from === 'peer') return { state, effects: [] };
+        const deltas = new Map(
+          [...deltasOf(parsed.order, parsed.baseAmount, parsed.quoteAmount)].map(([ccy, d]) => [ccy, d.negated()]),
+        );
+        const persist: RiskEffect = {
+          kind: 'persist-fill',
+          orderId: undoneFillId(parsed.orderId),
+          scopes: scopesOf(parsed.order),
+          deltas,
+          ...(event.settled ? { settled: event.settled } : {}),
+        };
+        return { state, effects: [{ kind: 'share-event', event: event.event }, persist] };
       }
       // A fill learnt here is stored even when a peer's event settled the order in the book already (the peer
       // that told it may have died before storing it; the store counts each order once): the book's order, or
@@ -150,7 +173,7 @@ export function riskTransition(state: RiskState, event: RiskEvent, env: RiskEnv)
     case 'store-readable':
       return { state: { ...state, states: withReadable(state.states, event.readable) }, effects: [] };
     case 'positions-loaded':
-      state.book.replacePositions(event.positions);
+      state.book.replacePositions(event.positions, undoneOrdersOf(event.applied));
       return { state: { ...state, appliedFills: event.applied }, effects: [] };
     case 'store-snapshot': {
       const entries = new Map(event.states.map((entry) => [scopeKey(entry.scope, entry.id), entry] as const));
@@ -176,16 +199,33 @@ function unstoredScopes(state: RiskState, order: BookOrder): ScopeKey[] {
   return scopesOf(order).filter((scope) => !applied.get(scope)?.has(order.orderId));
 }
 
+/** The id an undone fill is stored under in the durable positions (each scope remembers it, once). */
+export function undoneFillId(orderId: string): string {
+  return `undone:${orderId}`;
+}
+
+/** The orders whose undone fills the durable positions hold. */
+function undoneOrdersOf(applied: ReadonlyMap<ScopeKey, ReadonlySet<string>>): Set<string> {
+  const orders = new Set<string>();
+  const prefix = undoneFillId('');
+  for (const ids of applied.values())
+    for (const id of ids) if (id.startsWith(prefix)) orders.add(id.slice(prefix.length));
+  return orders;
+}
+
 /** The order side's event with its amounts parsed, or why it cannot be used. */
 function bookEventOf(event: RiskOrderEvent): BookEvent | string {
-  if (event.kind !== 'filled') return event;
+  if (event.kind !== 'filled' && event.kind !== 'undone') return event;
   if (!isParsableDecimal(event.baseAmount) || !isParsableDecimal(event.quoteAmount)) {
-    return 'filled without decimal baseAmount and quoteAmount';
+    return `${event.kind} without decimal baseAmount and quoteAmount`;
   }
-  return {
-    kind: 'filled',
+  const amounts = {
     orderId: event.orderId,
     baseAmount: parseDecimal(event.baseAmount, 'baseAmount'),
     quoteAmount: parseDecimal(event.quoteAmount, 'quoteAmount'),
   };
+  if (event.kind === 'filled') return { kind: 'filled', ...amounts };
+  const order = filledOrderOf(event.order);
+  if (order === undefined) return 'undone without its order (strategy, account group, side, BASE.QUOTE instrument)';
+  return { kind: 'undone', ...amounts, order };
 }

@@ -52,6 +52,19 @@ export interface OrderFill {
   source: 'outcome' | 'trade-list' | 'quote';
 }
 
+/**
+ * The venue undid the order's trade after executing it (§3.2: CANCELLED before settlement, FAILED when
+ * settlement failed). The order stays SUCCESS (it did execute); its fill was taken back from the strategy's
+ * positions and from risk's exposure.
+ */
+export interface UndoneTrade {
+  state: 'CANCELLED' | 'FAILED';
+  /** The venue's trade (§2.4 uuid). */
+  tradeUuid: string;
+  /** Epoch ms the gateway learnt it (account-sync's `seenAt`). */
+  at: number;
+}
+
 export interface OrderView {
   v: 1;
   orderId: string;
@@ -72,13 +85,19 @@ export interface OrderView {
   message?: string;
   fill?: OrderFill;
   evidence?: EvidenceSource;
+  /** Present once the venue undid the order's trade: its fill no longer counts (see UndoneTrade). */
+  undone?: UndoneTrade;
   acceptedAt: number;
   updatedAt: number;
   /** Epoch ms the quote expires (venue timestamp + quote life; an upper bound when not known). */
   quoteExpiresAt: number;
 }
 
-/** `{prefix}.{account}.exec.order.event.{strategyId}.{orderId}`, `Nats-Msg-Id` = `{orderId}:{state}` (`:final` for the final one). */
+/**
+ * `{prefix}.{account}.exec.order.event.{strategyId}.{orderId}`, `Nats-Msg-Id` = `{orderId}:{state}` (`:final` for
+ * the final one). After the final event, one more only if the venue undoes the order's trade: the same final
+ * state with `order.undone` set, `Nats-Msg-Id` `{orderId}:undone`.
+ */
 export interface OrderEvent {
   v: 1;
   /** Per order, 1, 2, 3… in the order the states were entered. */

@@ -202,7 +202,10 @@ export interface StrategyPositions {
   strategyId: string;
   /** Currency → signed net amount (bought positive, sold/paid negative). */
   positions: Record<string, string>;
+  /** Fills applied. */
   fills: number;
+  /** Of those, fills the venue undid later (their trade CANCELLED or FAILED) and taken back from `positions`. */
+  undoneFills?: number;
   updatedAt: number;
 }
 export type PositionsReply = { ok: true; positions: StrategyPositions } | OrderRejection;

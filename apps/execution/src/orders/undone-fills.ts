@@ -1,0 +1,182 @@
+/**
+ * Takes back the fill of an order whose trade the venue undid after executing it (§3.2: CANCELLED before
+ * settlement, FAILED when settlement failed). Account-sync mirrors the trades and publishes each change on its
+ * history stream (`GW_ACCT_HISTORY_EVENTS_{account}`); the app's instances share one durable consumer of the
+ * trade changes (`acct.trade.>`), so each change is handled once, and again after a crash before its ack.
+ *
+ * For an undone trade whose `clientRef` names an order of this app (the journal's `ref.` index) that settled
+ * SUCCESS and is closed (its fill applied): the strategy's position and risk's positions (every instance's book
+ * and the durable store) take the fill back, each once; the order record says `undone` and one more order event
+ * announces it (`Nats-Msg-Id` `{orderId}:undone`). The order stays SUCCESS: it did execute. An order not final
+ * yet is asked about again later; one that FAILED had nothing booked. Until account-sync has created its
+ * stream, attaching is retried every few seconds (docs/execution.md#positions).
+ */
+import type { BusConsumers, BusPublisher, DurableConsumerHandle, DurableMessage } from '#bus';
+import { AccountStateName } from '#bus';
+import {
+  AccountSyncSubjects,
+  type ExecutionSubjects,
+  type OrderEvent,
+  type Subjects,
+  type UndoneTrade,
+} from '#contracts';
+import type { Clock } from '#actors';
+import type { JsonLogger } from '#observability';
+import type { Counter } from 'prom-client';
+import type { RiskGate } from '../risk/risk-gate.js';
+import type { OrderJournal } from './order-journal.js';
+import { isFinalState, viewOf, type OrderRecord } from './order-record.js';
+import type { Positions } from './positions.js';
+import { undoneRiskEvent } from './risk-restore.js';
+import { tradeChangeOf } from './undone-trade.js';
+
+export const UNDONE_FILLS_DURABLE = 'execution-undone-fills';
+const ATTACH_RETRY_MS = 2_000;
+/** An undone trade of an order not settled yet: asked about again after this, doubling up to the maximum. */
+const WAIT_FIRST_MS = 1_000;
+const WAIT_MAX_MS = 60_000;
+
+export interface UndoneFillsDeps {
+  consumers: BusConsumers;
+  publisher: BusPublisher;
+  journal: OrderJournal;
+  positions: Positions;
+  risk: RiskGate;
+  subjects: Subjects;
+  execSubjects: ExecutionSubjects;
+  clock: Clock;
+  results: Counter<'result'>;
+  logger: JsonLogger;
+  ackWaitMs: number;
+}
+
+export class UndoneFills {
+  private handle: DurableConsumerHandle | undefined;
+  private retry: (() => void) | undefined;
+  private stopped = false;
+  private readonly log: JsonLogger;
+
+  constructor(private readonly deps: UndoneFillsDeps) {
+    this.log = deps.logger.child('UndoneFills');
+  }
+
+  start(): void {
+    this.stopped = false;
+    void this.attach();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.retry?.();
+    await this.handle?.stop();
+    this.handle = undefined;
+  }
+
+  private async attach(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      this.handle = await this.deps.consumers.consumeDurable({
+        stream: AccountStateName.historyEvents(this.deps.subjects.account),
+        durable: UNDONE_FILLS_DURABLE,
+        filterSubject: new AccountSyncSubjects(this.deps.subjects).allStateChanges('trade'),
+        ackWaitMs: this.deps.ackWaitMs,
+        handle: (message) => this.onTradeChange(message),
+      });
+      this.log.info('following undone trades');
+      if (this.stopped) await this.stop();
+    } catch (error) {
+      this.log.debug('waiting for account-sync trade history stream', {
+        error: error instanceof Error ? error.message.slice(0, 200) : String(error),
+      });
+      this.retry = this.deps.clock.setTimeout(() => void this.attach(), ATTACH_RETRY_MS);
+    }
+  }
+
+  private async onTradeChange(message: DurableMessage): Promise<void> {
+    const change = tradeChangeOf(parseJson(message.data));
+    if (change.kind === 'unreadable') {
+      this.deps.results.inc({ result: 'unreadable' });
+      this.log.warn('a trade change could not be read; skipped', {
+        subject: message.subject.slice(0, 200),
+        reason: change.reason,
+      });
+      return message.ack();
+    }
+    if (change.kind === 'other') return message.ack();
+    const orderId = await this.deps.journal.orderIdOf(change.clientRef);
+    const read = orderId === undefined ? undefined : await this.deps.journal.read(orderId);
+    if (read === undefined) {
+      this.deps.results.inc({ result: 'not-ours' });
+      return message.ack();
+    }
+    const { record } = read;
+    if (!isFinalState(record.state) || (await this.deps.journal.isOpen(record.orderId))) {
+      // its fill (if any) is not booked yet: once the order is settled and closed, this change comes again
+      const delayMs = Math.min(WAIT_FIRST_MS * 2 ** Math.min(message.deliveryCount - 1, 16), WAIT_MAX_MS);
+      this.log.info('an undone trade names an order not settled yet; asked about again later', {
+        orderId: record.orderId,
+        state: record.state,
+        delayMs,
+      });
+      return message.nak(delayMs);
+    }
+    if (record.state !== 'SUCCESS') {
+      this.deps.results.inc({ result: 'not-filled' });
+      return message.ack();
+    }
+    await this.takeBack(record, change.trade);
+    return message.ack();
+  }
+
+  /** Each step is idempotent: a change handled again after a crash in between completes what was left. */
+  private async takeBack(record: OrderRecord, trade: UndoneTrade): Promise<void> {
+    if (record.fill !== undefined) {
+      await this.deps.positions.undo(record.strategyId, record.orderId, record.side, record.fill);
+    }
+    const riskEvent = undoneRiskEvent(record);
+    if (riskEvent !== undefined) await this.deps.risk.undo(riskEvent);
+    else
+      this.log.error('an undone fill names no currencies; risk exposure still counts it', { orderId: record.orderId });
+    const marked = await this.markUndone(record.orderId, trade);
+    if (marked === 'already') return;
+    this.deps.results.inc({ result: 'taken-back' });
+    this.log.warn('the venue undid the trade of an order; its fill was taken back from positions and risk', {
+      orderId: record.orderId,
+      strategyId: record.strategyId,
+      tradeUuid: trade.tradeUuid.slice(0, 64),
+      state: trade.state,
+    });
+  }
+
+  /** The record says `undone` (compare-and-set) and its order event is published; 'already' if done before. */
+  private async markUndone(orderId: string, trade: UndoneTrade): Promise<'marked' | 'already'> {
+    const current = await this.deps.journal.read(orderId);
+    if (current === undefined) return 'already';
+    let record = current.record;
+    const already = record.undone !== undefined;
+    if (!already) {
+      const now = this.deps.clock.now();
+      record = { ...record, undone: { ...trade, at: trade.at || now }, eventSeq: record.eventSeq + 1, updatedAt: now };
+      // a conflict throws: the change is delivered again and read afresh
+      await this.deps.journal.update(record, current.revision);
+    }
+    const event: OrderEvent = { v: 1, seq: record.eventSeq, at: record.updatedAt, order: viewOf(record) };
+    await this.deps.publisher.publishDurableTo(
+      this.deps.execSubjects.orderEventTopic(record.strategyId, orderId),
+      event,
+      {
+        msgId: `${orderId}:undone`,
+        attempts: 3,
+      },
+    );
+    return already ? 'already' : 'marked';
+  }
+}
+
+function parseJson(data: Uint8Array): unknown {
+  try {
+    return JSON.parse(Buffer.from(data).toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
