@@ -323,6 +323,8 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
       { msgID: 'prom-undone-refresh:FAILED' },
     );
     await grown(accountUrl(), 'account_sync_trades_undone_total', { state: 'CANCELLED' }, 0);
+    // and execution takes the order's fill back from its position and risk exposure
+    await grown(stack.execution.httpUrl, 'execution_undone_fills_total', { result: 'taken-back' }, 0);
     await expectFiring(['GatewayTradeUndone'], 'a trade undone at the venue');
     await expectFiring([], 'the undone trade out of the window');
   }, 40_000);
