@@ -179,6 +179,37 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
     expect(await instance.close()).toEqual({ code: 0, signal: null });
   });
 
+  it('/health degrades while no connector takes orders (CONNECTOR_STALE_MS), and recovers when one is back', async () => {
+    const instance = await stack.startInstance('watch-1', { CONNECTOR_STALE_MS: '1000' });
+    type Health = { status: string; checks: Record<string, { up: boolean; detail?: string }> };
+    const health = async (): Promise<{ code: number; body: Health }> => {
+      const res = await fetch(`${instance.httpUrl}/health`);
+      return { code: res.status, body: (await res.json()) as Health };
+    };
+    const connectorUp = async () => (await metricValue(instance.httpUrl, 'execution_connector_usable')) === 1;
+    await eventually(async () => ((await health()).code === 200 ? true : undefined), { what: 'health ok' });
+    expect(await connectorUp()).toBe(true);
+    await stack.stack.restart('connector', async () => {
+      const down = await eventually(async () => ((await health()).code === 503 ? await health() : undefined), {
+        what: 'health down without a connector',
+        timeoutMs: 10_000,
+      });
+      expect(down.body.checks['connector']).toMatchObject({
+        up: false,
+        detail: expect.stringMatching(
+          /venue session is stopped; not open for \d+ s: orders accepted now fail SEND_DEADLINE_PASSED/,
+        ),
+      });
+      expect(await connectorUp()).toBe(false);
+    });
+    await eventually(async () => ((await health()).code === 200 ? true : undefined), {
+      what: 'health ok with the connector back',
+      timeoutMs: 15_000,
+    });
+    expect(await connectorUp()).toBe(true);
+    expect(await instance.close()).toEqual({ code: 0, signal: null });
+  });
+
   it('nats-server restarted with orders in flight: each order still gets exactly one final outcome', async () => {
     const instance = await stack.startInstance('nats-1');
     await adminPost(stack.venue, 'faults/ws/order-delay', { ms: 1_500 });

@@ -65,6 +65,7 @@ export class ExecutionAppModule {
                 sendDeadlineMs: config.ORDER_SEND_DEADLINE_MS,
                 quoteWaitMs: config.QUOTE_WAIT_MS,
                 connectorRequestTimeoutMs: config.CONNECTOR_REQUEST_TIMEOUT_MS,
+                connectorStaleMs: config.CONNECTOR_STALE_MS,
                 orderRetentionMs: config.ORDER_RETENTION_MS,
                 eventDuplicateWindowMs: config.ORDER_EVENT_DUPLICATE_WINDOW_MS,
                 replicas: config.NATS_REPLICAS,

@@ -46,6 +46,11 @@ export class ExecutionConfig extends withVenueCredentialsEnv(withNatsEnv(Service
   @EnvMs(10, 60_000) QUOTE_WAIT_MS: number = 3_000;
   /** Timeout of requests to the connector (stream.subscribe). */
   @EnvMs(100, 60_000) CONNECTOR_REQUEST_TIMEOUT_MS: number = 5_000;
+  /**
+   * /health degrades (check `connector`) once no connector has been heard with its venue session open for this
+   * long: orders accepted then fail SEND_DEADLINE_PASSED. Above the connector's STATUS_INTERVAL_MS (5 s).
+   */
+  @EnvMs(1_000, 3_600_000) CONNECTOR_STALE_MS: number = 15_000;
 
   // ---- Reconciliation
   /** The venue's own records (trade list) are first read this long after an order was sent without outcome. */

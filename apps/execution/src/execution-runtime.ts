@@ -48,6 +48,7 @@ import { QuoteClaims } from './quotes/quote-claims.js';
 import type { RiskGate } from './risk/risk-gate.js';
 import { VenueRecords } from './venue/venue-evidence.js';
 import { UndoneFills } from './orders/undone-fills.js';
+import { ConnectorWatch } from './venue/connector-watch.js';
 
 /** How long an undone trade being handled may take before it is handed to another instance. */
 const UNDONE_FILLS_ACK_WAIT_MS = 30_000;
@@ -63,6 +64,8 @@ export interface ExecutionSettings {
   sendDeadlineMs: number;
   quoteWaitMs: number;
   connectorRequestTimeoutMs: number;
+  /** CONNECTOR_STALE_MS: /health degrades once no connector was heard with its session open for this long. */
+  connectorStaleMs: number;
   orderRetentionMs: number;
   eventDuplicateWindowMs: number;
   replicas: number;
@@ -102,6 +105,7 @@ interface Running {
   priceStreams: PriceStreams;
   venue: VenueRecords;
   undoneFills: UndoneFills;
+  connector: ConnectorWatch;
   subscriptions: BusSubscription[];
   timers: Cancel[];
 }
@@ -156,6 +160,13 @@ export class ExecutionRuntime {
       quoteWaitMs: settings.quoteWaitMs,
       priceStream: () => priceStream,
     });
+    const connector = new ConnectorWatch({
+      core: bus.core,
+      streams: bus.streams,
+      subjects,
+      clock,
+      staleMs: settings.connectorStaleMs,
+    });
     // the desk needs the metrics and the metrics read the desk: bound once both exist
     const deskOf: { current?: OrderDesk } = {};
     const metrics = new ExecutionMetrics(
@@ -164,6 +175,7 @@ export class ExecutionRuntime {
         ordersByState: () => deskOf.current?.ordersByState() ?? {},
         unresolved: () => deskOf.current?.unresolved() ?? { count: 0, oldestAgeMs: 0 },
         startupReconciling: () => (deskOf.current?.startupUnchecked ?? 0) > 0,
+        connectorUsable: () => connector.health().up,
       },
       settings.maxLabelValues,
       settings.configuredStrategies,
@@ -234,11 +246,13 @@ export class ExecutionRuntime {
       priceStreams,
       venue,
       undoneFills,
+      connector,
       subscriptions: [],
       timers: [],
     };
     book.start();
     priceStreams.start();
+    await connector.start();
     running.subscriptions.push(
       bus.core.subscribe(subjects.allOrderOutcomes, (message) => {
         const outcome = message.json<OrderOutcome>();
@@ -296,6 +310,7 @@ export class ExecutionRuntime {
         handle: (query) => queries.positionsOf(query),
       }),
     );
+    this.observability.health.register('connector', () => connector.health());
     this.observability.health.register('startup-reconciliation', () => {
       const unchecked = desk.startupUnchecked;
       if (unchecked === 0) return { up: true };
@@ -352,6 +367,7 @@ export class ExecutionRuntime {
     await running.registry.stop(true);
     running.priceStreams.stop();
     running.book.stop();
+    running.connector.stop();
     await this.bus.connection.flush().catch(() => undefined);
     this.logger.info('execution stopped; its open orders are taken over by the other instances or its next start');
   }

@@ -6,6 +6,7 @@ const idle = {
   ordersByState: () => ({}),
   unresolved: () => ({ count: 0, oldestAgeMs: 0 }),
   startupReconciling: () => false,
+  connectorUsable: () => true,
 };
 
 async function rejectionsByStrategy(registry: MetricsRegistry): Promise<Record<string, number>> {

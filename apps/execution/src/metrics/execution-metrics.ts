@@ -13,6 +13,8 @@ export interface ExecutionGaugeSource {
   ordersByState(): Record<string, number>;
   unresolved(): { count: number; oldestAgeMs: number };
   startupReconciling(): boolean;
+  /** A connector was heard with its venue session open within CONNECTOR_STALE_MS. */
+  connectorUsable(): boolean;
 }
 
 export class ExecutionMetrics {
@@ -117,6 +119,14 @@ export class ExecutionMetrics {
       registers,
       collect() {
         this.set(source.unresolved().oldestAgeMs / 1_000);
+      },
+    });
+    new Gauge({
+      name: 'execution_connector_usable',
+      help: '1 while a connector was heard with its venue session open within CONNECTOR_STALE_MS; 0: orders accepted fail SEND_DEADLINE_PASSED.',
+      registers,
+      collect() {
+        this.set(source.connectorUsable() ? 1 : 0);
       },
     });
     new Gauge({

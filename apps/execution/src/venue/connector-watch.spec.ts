@@ -1,0 +1,93 @@
+import { describe, expect, it } from '@jest/globals';
+import { Subjects, type ConnectorStatus } from '#contracts';
+import { FakeClock } from '#testing';
+import { ConnectorWatch } from './connector-watch.js';
+
+const T0 = 1_800_000_000_000;
+const subjects = new Subjects('gw.v1', 'acct1');
+
+/** The watch on stand-ins of the bus: `publish` delivers a status as the subscription would; `stored` the last value. */
+function watch(stored?: Partial<ConnectorStatus>) {
+  const clock = new FakeClock(T0);
+  let deliver: ((status: unknown) => void) | undefined;
+  const connector = new ConnectorWatch({
+    core: {
+      subscribe: (_subject: string, handle: (message: { json: () => unknown }) => void) => {
+        deliver = (status) => handle({ json: () => status });
+        return { unsubscribe: () => undefined };
+      },
+    } as never,
+    streams: {
+      lastMessage: () => Promise.resolve(stored && { subject: subjects.connectorStatus, seq: 1, value: stored }),
+    } as never,
+    subjects,
+    clock,
+    staleMs: 15_000,
+  });
+  const status = (sessionState: string): Partial<ConnectorStatus> => ({
+    v: 1,
+    sessionState: sessionState as never,
+    publishedAt: clock.now(),
+  });
+  return { connector, clock, publish: (s: unknown) => deliver?.(s), status };
+}
+
+describe('ConnectorWatch: /health says when no connector can take orders', () => {
+  it('up while a connector is heard with its session open; down once it has not been for CONNECTOR_STALE_MS', async () => {
+    const { connector, clock, publish, status } = watch();
+    await connector.start();
+    publish(status('open'));
+    clock.advance(15_000);
+    expect(connector.health()).toEqual({ up: true });
+    clock.advance(1);
+    expect(connector.health()).toMatchObject({
+      up: false,
+      detail: expect.stringMatching(
+        /last status \(15 s ago\) says its venue session is open; not open for 15 s: orders accepted now fail SEND_DEADLINE_PASSED/,
+      ),
+    });
+    publish(status('open'));
+    expect(connector.health().up).toBe(true);
+  });
+
+  it('a session not open (backoff, stopped) counts from the last time it was: a restart within the window stays up', async () => {
+    const { connector, clock, publish, status } = watch();
+    await connector.start();
+    publish(status('open'));
+    clock.advance(5_000);
+    publish(status('stopped')); // SIGTERM: the next connector starts within a second or two
+    clock.advance(2_000);
+    expect(connector.health().up).toBe(true);
+    clock.advance(9_000);
+    expect(connector.health()).toMatchObject({
+      up: false,
+      detail: expect.stringContaining('venue session is stopped'),
+    });
+    publish(status('backoff'));
+    expect(connector.health().up).toBe(false);
+    publish(status('open'));
+    expect(connector.health().up).toBe(true);
+  });
+
+  it('no connector at all: up for the first window after start, then down saying nothing was heard', async () => {
+    const { connector, clock } = watch();
+    await connector.start();
+    clock.advance(15_000);
+    expect(connector.health().up).toBe(true);
+    clock.advance(5_000);
+    expect(connector.health()).toMatchObject({
+      up: false,
+      detail: expect.stringContaining('no connector status heard for 20 s'),
+    });
+  });
+
+  it('the last value read back at start counts from when it was published; junk is ignored', async () => {
+    const { connector, clock, publish } = watch({ v: 1, sessionState: 'open', publishedAt: T0 - 14_000 });
+    await connector.start();
+    publish({ sessionState: 42 });
+    publish(null);
+    expect(connector.health().up).toBe(true);
+    clock.advance(1_001);
+    expect(connector.health()).toMatchObject({ up: false, detail: expect.stringContaining('(15 s ago)') });
+  });
+});

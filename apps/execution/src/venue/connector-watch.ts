@@ -1,0 +1,75 @@
+/**
+ * Whether a connector takes this account's orders to the venue: read from its status (`…connector.status`,
+ * last value in `GW_CONNECTOR_STATUS_{account}`, published every few seconds and at every session change).
+ * Execution accepts an order while the connector is away — a restart takes about a second — but its command must
+ * leave within `ORDER_SEND_DEADLINE_MS`: with no connector, or its venue session not open, for longer than
+ * `CONNECTOR_STALE_MS` every order accepted fails `SEND_DEADLINE_PASSED`, and /health says so.
+ */
+import { StreamName, type ConnectorStatus, type Subjects } from '#contracts';
+import type { BusCore, BusStreams, BusSubscription } from '#bus';
+import type { Clock } from '#actors';
+import type { HealthCheckResult } from '#observability';
+
+interface Heard {
+  sessionState: string;
+  /** When it was published (the connector's clock) or, live, received. */
+  at: number;
+}
+
+export class ConnectorWatch {
+  private last: Heard | undefined;
+  /** When the connector was last heard with its venue session open. */
+  private lastOpenAt: number | undefined;
+  private subscription: BusSubscription | undefined;
+  private startedAt = 0;
+
+  constructor(
+    private readonly deps: { core: BusCore; streams: BusStreams; subjects: Subjects; clock: Clock; staleMs: number },
+  ) {}
+
+  /** Follows the status live, after reading its last value back (a connector publishing nothing new is not lost). */
+  async start(): Promise<void> {
+    const { core, streams, subjects, clock } = this.deps;
+    this.startedAt = clock.now();
+    this.subscription = core.subscribe(subjects.connectorStatus, (message) =>
+      this.heard(message.json<Partial<ConnectorStatus>>(), clock.now()),
+    );
+    const stored = await streams
+      .lastMessage<Partial<ConnectorStatus>>(StreamName.connectorStatus(subjects.account), subjects.connectorStatus)
+      .catch(() => undefined);
+    if (stored !== undefined && this.last === undefined) {
+      const at = typeof stored.value?.publishedAt === 'number' ? stored.value.publishedAt : 0;
+      this.heard(stored.value, Math.min(at, clock.now()));
+    }
+  }
+
+  stop(): void {
+    this.subscription?.unsubscribe();
+    this.subscription = undefined;
+  }
+
+  /** Up while a connector was heard with its session open within `staleMs` (or since start, for that long). */
+  health(): HealthCheckResult {
+    const now = this.deps.clock.now();
+    const { staleMs } = this.deps;
+    const usableSince = this.lastOpenAt ?? this.startedAt;
+    if (now - usableSince <= staleMs) return { up: true };
+    const consequence = 'orders accepted now fail SEND_DEADLINE_PASSED unless a connector sends them in time';
+    const last = this.last;
+    if (last === undefined) {
+      return { up: false, detail: `no connector status heard for ${seconds(now - this.startedAt)}: ${consequence}` };
+    }
+    const heard = `the connector's last status (${seconds(now - last.at)} ago) says its venue session is ${last.sessionState}`;
+    return { up: false, detail: `${heard}; not open for ${seconds(now - usableSince)}: ${consequence}` };
+  }
+
+  private heard(status: Partial<ConnectorStatus> | undefined, at: number): void {
+    if (status === null || typeof status !== 'object' || typeof status.sessionState !== 'string') return;
+    this.last = { sessionState: status.sessionState.slice(0, 32), at };
+    if (status.sessionState === 'open') this.lastOpenAt = Math.max(this.lastOpenAt ?? 0, at);
+  }
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 1_000)} s`;
+}
