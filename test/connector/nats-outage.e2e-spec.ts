@@ -73,6 +73,7 @@ describe('connector across a nats-server restart', () => {
         StreamName.connectorStatus(ACCOUNT),
         StreamName.orderCommands(ACCOUNT),
         StreamName.orderOutcomes(ACCOUNT),
+        StreamName.orderRecalls(ACCOUNT),
         StreamName.prices(ACCOUNT),
         `KV_${BucketName.orderMarks(ACCOUNT)}`,
       ].sort(),

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type { OrderAccepted } from '#contracts';
+import { riskSubjects, StreamName, type OrderAccepted } from '#contracts';
 import { eventually } from '#testing';
 import { liveQuotes, metricValue } from '../connector/connector-stack.js';
 import {
@@ -11,8 +11,12 @@ import {
   listOrders,
   place,
   startExecutionStack,
+  subjects,
   type ExecutionStack,
+  ACCOUNT,
 } from './execution-stack.js';
+
+const risk = riskSubjects(subjects);
 
 /**
  * Faults of the order path. The venue forgets orders at once (order-state retention 1 ms: what the 24 h
@@ -176,6 +180,46 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
     expect(finals(events)).toHaveLength(1);
     expect(finals(events)[0]?.order).toMatchObject({ state: 'FAILED', code: 'SEND_DEADLINE_PASSED' });
     expect(await venueAccepted()).toBe(before); // never reached the venue
+    expect(await instance.close()).toEqual({ code: 0, signal: null });
+  });
+
+  it('a halt recalls the orders of its scope accepted before it and held up: the connector back never sends them', async () => {
+    const instance = await stack.startInstance('recall-1');
+    const [first, second] = await quotes(2);
+    const halted = await order('kappa', { quoteId: first });
+    const other = await order('lambda', { quoteId: second });
+    let recalled: OrderAccepted | undefined;
+    let unaffected: OrderAccepted | undefined;
+    const recallsStored = async () => (await stack.jsm.streams.info(StreamName.orderRecalls(ACCOUNT))).state.messages;
+    const storedBefore = await recallsStored();
+    await stack.stack.restart('connector', async () => {
+      // accepted while the connector is down: the commands wait in their stream
+      recalled = accepted(await place(stack.algo, halted));
+      unaffected = accepted(await place(stack.algo, other));
+      const changed = await stack.algo.request(
+        risk.stateSet,
+        JSON.stringify({ scope: 'strategy', id: 'kappa', state: 'HALTED', by: 'e2e', reason: 'recall test' }),
+        { timeout: 10_000 },
+      );
+      expect(changed.json()).toMatchObject({ ok: true });
+      // the recall is kept for the connector's next start
+      await eventually(async () => ((await recallsStored()) > storedBefore ? true : undefined), {
+        what: 'the recall stored',
+      });
+    });
+    const events = await finalEvents(stack.js, 'kappa', (recalled as OrderAccepted).orderId, 30_000, [instance]);
+    expect(finals(events)[0]?.order).toMatchObject({ state: 'FAILED', code: 'RECALLED' });
+    const trades = (await adminPost(stack.venue, 'trades', undefined, 'GET')) as Array<{ clientRef?: string }>;
+    expect(trades.some((t) => t.clientRef === recalled?.clientRequestId)).toBe(false);
+    // another strategy's order is not recalled (its outcome is the venue's, whatever it is)
+    const others = await finalEvents(stack.js, 'lambda', (unaffected as OrderAccepted).orderId, 30_000, [instance]);
+    expect(finals(others)[0]?.order.code).not.toBe('RECALLED');
+    expect(await metricValue(instance.httpUrl, 'execution_orders_recalled_total')).toBe(1);
+    await stack.algo.request(
+      risk.stateSet,
+      JSON.stringify({ scope: 'strategy', id: 'kappa', state: 'ACTIVE', by: 'e2e', reason: 'done' }),
+      { timeout: 10_000 },
+    );
     expect(await instance.close()).toEqual({ code: 0, signal: null });
   });
 

@@ -49,6 +49,7 @@ import type { RiskGate } from './risk/risk-gate.js';
 import { VenueRecords } from './venue/venue-evidence.js';
 import { UndoneFills } from './orders/undone-fills.js';
 import { ConnectorWatch } from './venue/connector-watch.js';
+import { HaltRecall } from './orders/halt-recall.js';
 
 /** How long an undone trade being handled may take before it is handed to another instance. */
 const UNDONE_FILLS_ACK_WAIT_MS = 30_000;
@@ -261,6 +262,14 @@ export class ExecutionRuntime {
         }
       }),
     );
+    const haltRecall = new HaltRecall({
+      open: () => desk.records(),
+      publisher: bus.publisher,
+      subjects,
+      recalled: metrics.ordersRecalled,
+      logger,
+    });
+    this.risk.onTradingState((entry) => haltRecall.onTradingState(entry));
     await registry.start();
     this.risk.restore((await ownership.openRecords()).map(riskRestoreOf));
     await ownership.sweep(true);

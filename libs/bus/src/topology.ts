@@ -9,6 +9,9 @@ import type { BusStreams, StreamDefinition } from './bus-streams.js';
 /** The connector's durable consumer of the order-command work queue (one connector per account). */
 export const ORDER_COMMANDS_DURABLE = 'connector';
 
+/** How long order recalls are kept: beyond the longest send deadline (10 min) and a quote's life (10 min). */
+export const RECALL_RETENTION_MS = 20 * 60_000;
+
 export interface ConnectorStreamSettings {
   outcomeDuplicateWindowMs: number;
   orderRetentionMs: number;
@@ -25,7 +28,9 @@ export interface ConnectorStreamSettings {
  *  - connector status: the same, for the one status subject, readable by direct get; it ages out after three
  *    missed status intervals, so a dead connector's last status does not stay "open";
  *  - order commands: file, work queue — a command is removed once the connector acknowledged it;
- *  - order outcomes: file, deduplicated by `Nats-Msg-Id` = clientRequestId:status.
+ *  - order outcomes: file, deduplicated by `Nats-Msg-Id` = clientRequestId:status;
+ *  - order recalls: file, kept beyond any command's send deadline (`RECALL_RETENTION_MS`) — a connector that was
+ *    down when a halt recalled orders reads them back at start, before it takes a command.
  */
 export function connectorStreams(subjects: Subjects, settings: ConnectorStreamSettings): StreamDefinition[] {
   const { account } = subjects;
@@ -60,6 +65,13 @@ export function connectorStreams(subjects: Subjects, settings: ConnectorStreamSe
       storage: 'file',
       maxAgeMs: settings.orderRetentionMs,
       duplicateWindowMs: settings.outcomeDuplicateWindowMs,
+      replicas: settings.replicas ?? 1,
+    },
+    {
+      name: StreamName.orderRecalls(account),
+      subjects: [subjects.orderRecall],
+      storage: 'file',
+      maxAgeMs: RECALL_RETENTION_MS,
       replicas: settings.replicas ?? 1,
     },
   ];

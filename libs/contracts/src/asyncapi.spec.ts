@@ -42,6 +42,7 @@ import {
   Subjects,
   type ConnectorStatus,
   type OrderOutcome,
+  type OrderRecall,
   type PriceMessage,
   type StreamGranted,
 } from './index.js';
@@ -305,7 +306,9 @@ const withdrawalChangedSample: Required<WithdrawalStateChanged> = {
 };
 
 /** Contract interfaces (published, not validated on receipt): schema fields = the interface's fields. */
+const recallSample: Required<OrderRecall> = { v: 1, clientRequestIds: [], reason: '' };
 const INTERFACES = [
+  ['OrderRecall', recallSample, requiredKeys<OrderRecall>()(['v', 'clientRequestIds', 'reason'])],
   [
     'PlaceOrderRequest',
     placeOrderSample,

@@ -53,6 +53,33 @@ export class OrderCommand {
 /** The FAILED code of a command whose `sendBy` passed before its frame could leave (never sent). */
 export const SEND_DEADLINE_PASSED = 'SEND_DEADLINE_PASSED';
 
+/** The FAILED code of a command recalled (`OrderRecall`) before its frame could leave (never sent). */
+export const RECALLED = 'RECALLED';
+
+/**
+ * On `{prefix}.{account}.order.recall` (core NATS, best effort): the execution app asks the connector not to send
+ * these orders if their frames have not left yet — on a halt, for the orders of the halted scope accepted before
+ * it. A recalled command ends FAILED `RECALLED` (source `gateway`), never sent; one already sent is unaffected.
+ */
+export interface OrderRecall {
+  v: 1;
+  clientRequestIds: string[];
+  /** Why (for the log): e.g. `HALTED strategy alpha`. */
+  reason: string;
+}
+
+/** At most this many ids per recall (a larger set is sent in several). */
+export const RECALL_MAX_IDS = 1_000;
+
+/** The recall if `value` is one (ids that are not clientRequestIds are left out), else undefined. */
+export function orderRecallOf(value: unknown): OrderRecall | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const { v, clientRequestIds, reason } = value as Record<string, unknown>;
+  if (v !== 1 || !Array.isArray(clientRequestIds) || clientRequestIds.length > RECALL_MAX_IDS) return undefined;
+  const ids = clientRequestIds.filter((id): id is string => typeof id === 'string' && CLIENT_REQUEST_ID.test(id));
+  return { v: 1, clientRequestIds: ids, reason: typeof reason === 'string' ? reason.slice(0, 200) : '' };
+}
+
 /** How an outcome reached the connector (`OrderOutcome.source`); a bounded metric label too. */
 export const ORDER_OUTCOME_SOURCES = ['reply', 'redelivery', 'order-state', 'gateway'] as const;
 export type OrderOutcomeSource = (typeof ORDER_OUTCOME_SOURCES)[number];

@@ -7,6 +7,7 @@
  *   {prefix}.{account}.stream.release                                  request/reply: drop interest
  *   {prefix}.{account}.order.command                                   order commands (JetStream, work queue)
  *   {prefix}.{account}.order.outcome.{clientRequestId}                 order outcomes (JetStream, durable)
+ *   {prefix}.{account}.order.recall                                    orders not to send (core, best effort)
  *   {prefix}.{account}.account-groups.get                              request/reply: account-group lookup
  *   {prefix}.{account}.connector.status                                session status, last value
  *
@@ -64,6 +65,10 @@ export class Subjects {
   get allOrderOutcomes(): string {
     return this.scoped('order.outcome.>');
   }
+  /** OrderRecall (core NATS): execution → connector. */
+  get orderRecall(): string {
+    return this.scoped('order.recall');
+  }
   get accountGroups(): string {
     return this.scoped('account-groups.get');
   }
@@ -91,6 +96,7 @@ export const StreamName = {
   orderCommands: (account: string) => `GW_ORDER_COMMANDS_${streamToken(account)}`,
   orderOutcomes: (account: string) => `GW_ORDER_OUTCOMES_${streamToken(account)}`,
   connectorStatus: (account: string) => `GW_CONNECTOR_STATUS_${streamToken(account)}`,
+  orderRecalls: (account: string) => `GW_ORDER_RECALLS_${streamToken(account)}`,
 } as const;
 
 export function splitInstrument(instrument: string): [string, string] {

@@ -7,6 +7,7 @@ export class ConnectorNatsMetrics {
   readonly pricesUnroutable: Counter;
   readonly streamRequests: Counter<'result'>;
   readonly orderCommands: Counter<'result'>;
+  readonly orderRecalls: Counter<'result'>;
   readonly outcomesPublished: Counter<'status'>;
   readonly outcomesSkipped: Counter<'reason'>;
   readonly outcomePublishFailures: Counter;
@@ -36,6 +37,13 @@ export class ConnectorNatsMetrics {
       labelNames: ['result'],
       registers,
     });
+    this.orderRecalls = new Counter({
+      name: 'connector_order_recalls_total',
+      help: 'Order recalls from the execution app (orders not to send), by result (applied, invalid)',
+      labelNames: ['result'],
+      registers,
+    });
+    for (const result of ['applied', 'invalid']) this.orderRecalls.inc({ result }, 0);
     this.outcomesPublished = new Counter({
       name: 'connector_order_outcomes_published_total',
       help: 'Order outcomes stored in JetStream, by status',

@@ -65,6 +65,11 @@ class TestGateway {
   stopSending(): void {
     this.stopped = true;
   }
+  readonly recalled: string[] = [];
+  recall(clientRequestIds: readonly string[]): { alreadySent: number } {
+    this.recalled.push(...clientRequestIds);
+    return { alreadySent: 0 };
+  }
 }
 function testVenue() {
   return {
@@ -307,6 +312,18 @@ describe('ConnectorRuntime (NATS side) against a real nats-server', () => {
       expect(venue.gateway.submitted.map((c) => c.clientRequestId)).not.toContain('ord-offline');
     });
 
+    it('passes an order recall to the gateway; one without the expected shape is counted and ignored', async () => {
+      const recall = { v: 1, clientRequestIds: ['ord-r1', 'not.an.id', 'ord-r2'], reason: 'HALTED strategy alpha' };
+      strategy.publish('gw.v1.acct1.order.recall', JSON.stringify(recall));
+      strategy.publish('gw.v1.acct1.order.recall', JSON.stringify({ v: 1, clientRequestIds: 'ord-r3' }));
+      strategy.publish('gw.v1.acct1.order.recall', 'not json');
+      await waitFor(async () =>
+        /connector_order_recalls_total\{result="invalid".*\} 2/.test(await running.metrics.metrics()),
+      );
+      expect(venue.gateway.recalled).toEqual(['ord-r1', 'ord-r2']);
+      expect(await running.metrics.metrics()).toMatch(/connector_order_recalls_total\{result="applied".*\} 1/);
+    });
+
     it('refuses an invalid command with a FAILED INVALID_REQUEST outcome, never sent', async () => {
       await sendCommand({ clientRequestId: 'ord-bad', quoteId: 'q', side: 'HOLD' }, 'ord-bad');
       await waitFor(async () => (await outcomesOn('ord-bad')).length === 1);
@@ -386,6 +403,21 @@ describe('ConnectorRuntime (NATS side) against a real nats-server', () => {
     await waitFor(() => second.gateway.submitted.length === 1);
     expect(second.gateway.submitted.map((c) => c.clientRequestId)).toEqual(['ord-s']);
     expect((await outcomesOn('ord-r')).map((o) => o.status)).toEqual(['PENDING', 'SUCCESS']);
+    await two.runtime.stop();
+  });
+
+  it('a recall published while the connector is down applies at its next start, before any command is taken', async () => {
+    const first = testVenue();
+    const one = await startRuntime(first, 'acct3'); // declares the account's streams
+    await one.runtime.stop();
+    strategy.publish(
+      'gw.v1.acct3.order.recall',
+      JSON.stringify({ v: 1, clientRequestIds: ['ord-held-1', 'ord-held-2'], reason: 'HALTED global' }),
+    );
+    await waitFor(async () => (await jsm.streams.info(StreamName.orderRecalls('acct3'))).state.messages === 1);
+    const second = testVenue();
+    const two = await startRuntime(second, 'acct3');
+    expect(second.gateway.recalled).toEqual(['ord-held-1', 'ord-held-2']);
     await two.runtime.stop();
   });
 });

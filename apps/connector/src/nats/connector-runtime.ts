@@ -1,6 +1,7 @@
 import { Subjects } from '#contracts';
 import {
   BucketName,
+  BusCore,
   ensureConnectorStreams,
   type BusConnection,
   type BusConsumers,
@@ -17,6 +18,7 @@ import { ConnectorNatsMetrics } from './connector-metrics.js';
 import { OrderCommands } from './order-commands.js';
 import { OrderMarks } from './order-marks.js';
 import { OrderOutcomes } from './order-outcomes.js';
+import { OrderRecalls } from './order-recalls.js';
 import { PricePublication } from './price-publication.js';
 import { StreamRequests } from './stream-requests.js';
 import type { AccountGroupSource, OrderVenue, PriceStreams, SessionView } from './venue-ports.js';
@@ -127,6 +129,7 @@ export class ConnectorRuntime {
         logger,
         settings.orderCommandAckWaitMs,
       ),
+      recalls: new OrderRecalls(subjects, new BusCore(bus.connection, logger), venue.gateway, metrics, logger),
       marks,
     };
     this.parts = parts;
@@ -136,6 +139,7 @@ export class ConnectorRuntime {
     parts.status.start();
     parts.streamRequests.start();
     parts.accountGroups.start();
+    await parts.recalls.start(bus.streams);
     venue.session.start();
     await this.reconcileUnresolved(marks);
     await parts.commands.start();
@@ -156,6 +160,7 @@ export class ConnectorRuntime {
     if (parts === undefined) return;
     this.venue.gateway.stopSending(); // nothing leaves after the signal; unsent commands go back (nak)
     await parts.commands.stop();
+    parts.recalls.stop();
     parts.streamRequests.stop();
     parts.accountGroups.stop();
     await this.venue.session.stop();
@@ -198,5 +203,6 @@ interface RunningParts {
   streamRequests: StreamRequests;
   accountGroups: AccountGroupsResponder;
   commands: OrderCommands;
+  recalls: OrderRecalls;
   marks: OrderMarks;
 }

@@ -36,6 +36,8 @@ export interface OrderVenue {
   submit(command: OrderCommand): Promise<void>;
   /** Shutdown: no order frame may leave any more; a submit in progress is refused (SHUTTING_DOWN), unsent. */
   stopSending(): void;
+  /** Orders not to send if their frames have not left (OrderRecall); how many had already. */
+  recall(clientRequestIds: readonly string[]): { alreadySent: number };
   /** Resolves an order whose frame may have left, never re-sending it; hints come from its mark. */
   reconcile(clientRequestId: string, hints?: ReconcileHints): Promise<void>;
   readonly outcomes$: Observable<OrderOutcome>;

@@ -27,6 +27,7 @@ export class ExecutionMetrics {
   readonly journalConflicts: Counter;
   readonly outcomeContradictions: Counter<'source'>;
   readonly undoneFills: Counter<'result'>;
+  readonly ordersRecalled: Counter;
   private readonly strategies: StrategyLabels;
   private readonly codes: BoundedLabel;
 
@@ -95,6 +96,11 @@ export class ExecutionMetrics {
       registers,
     });
     for (const result of UNDONE_FILL_RESULTS) this.undoneFills.inc({ result }, 0);
+    this.ordersRecalled = new Counter({
+      name: 'execution_orders_recalled_total',
+      help: 'Orders of a halted scope, accepted before the halt and maybe not sent yet, recalled from the connector.',
+      registers,
+    });
     new Gauge({
       name: 'execution_orders_open',
       help: 'Orders this instance handles, by state.',

@@ -32,6 +32,7 @@ export class RiskEngine implements RiskGate {
   private readonly actor: Actor<RiskState, RiskEvent, RiskEffect, RiskEnv>;
   private peers: RiskPeers | undefined;
   private positions: RiskPositionsStore | undefined;
+  private readonly tradingStateListeners: Array<(entry: TradingStateEntry) => void> = [];
   /** The latest utilisation of each scope that traded (for the gauge's maximum per scope kind). */
   private readonly utilisation = new Map<ScopeKey, { kind: RiskScopeKind; used: Map<UtilisedLimit, number> }>();
 
@@ -111,6 +112,23 @@ export class RiskEngine implements RiskGate {
   stateStored(entry: TradingStateEntry): void {
     this.actor.send({ kind: 'state-stored', entry });
     this.reportStates();
+    this.tellTradingState(entry);
+  }
+
+  onTradingState(listener: (entry: TradingStateEntry) => void): void {
+    this.tradingStateListeners.push(listener);
+  }
+
+  private tellTradingState(entry: TradingStateEntry): void {
+    for (const listener of this.tradingStateListeners) {
+      try {
+        listener(entry);
+      } catch (error) {
+        this.deps.logger?.error('a trading state listener failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
   }
 
   stateRemoved(scope: RiskScopeKind, id?: string): void {
@@ -127,6 +145,7 @@ export class RiskEngine implements RiskGate {
     this.actor.send({ kind: 'store-snapshot', states, overrides });
     this.deps.metrics?.storeReadable.set(1);
     this.reportStates();
+    for (const entry of states) this.tellTradingState(entry);
   }
 
   limitsChanged(key: ScopeKey, limits: Limits | 'invalid' | null): void {

@@ -4,7 +4,19 @@
  * tells risk every later change of the order with `record`; risk never sends anything to the venue.
  * Amounts and prices are decimal strings (never numbers). Provided in Nest under the token `RISK_GATE`.
  */
+import type { TradingStateEntry } from '#contracts';
+import { scopeKey } from './limits.js';
+import { scopesOf } from './risk-book.js';
+
 export const RISK_GATE = Symbol('RISK_GATE');
+
+/** Whether a trading state (or limit) of this scope applies to an order of this strategy and account group. */
+export function appliesTo(
+  entry: Pick<TradingStateEntry, 'scope' | 'id'>,
+  order: { strategyId: string; accountGroup: string },
+): boolean {
+  return scopesOf(order).includes(scopeKey(entry.scope, entry.id));
+}
 
 export type Side = 'BUY' | 'SELL';
 
@@ -100,4 +112,6 @@ export interface RiskGate {
    * (`in-flight` for non-final ones, `filled` with amounts, `unknown`), so exposure and rolling windows are rebuilt.
    */
   restore(orders: ReadonlyArray<{ order: RiskOrder; admittedAt: number; event?: RiskOrderEvent }>): void;
+  /** Every trading state risk learns (a change, or each one of a store read afresh): the order side recalls on a halt. */
+  onTradingState(listener: (entry: TradingStateEntry) => void): void;
 }

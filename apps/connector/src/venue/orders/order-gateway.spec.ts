@@ -180,6 +180,20 @@ describe('OrderGateway', () => {
     expect(channel.sentOfType('order').map((o) => o.clientRequestId)).toEqual(['o-first', 'o-ok']);
   });
 
+  it('never sends a recalled command: recalled before it came, or while it waited for the order gap; a sent one stays sent', async () => {
+    const { clock, channel, gateway, flush } = setup();
+    channel.up();
+    expect(gateway.recall(['o-before'])).toEqual({ alreadySent: 0 });
+    await expect(gateway.submit(order('o-before'))).rejects.toMatchObject({ code: 'RECALLED' });
+    await gateway.submit(order('o-sent'));
+    const waiting = gateway.submit(order('o-waiting')); // behind the order gap
+    await flush();
+    expect(gateway.recall(['o-sent', 'o-waiting'])).toEqual({ alreadySent: 1 });
+    clock.advance(250);
+    await expect(waiting).rejects.toMatchObject({ code: 'RECALLED' });
+    expect(channel.sentOfType('order').map((o) => o.clientRequestId)).toEqual(['o-sent']);
+  });
+
   it('a final contradicting the one published — live or after the order finished — is counted and logged, never published', async () => {
     const { channel, gateway, outcomes, reply, metrics, lines } = setup();
     channel.up();

@@ -4,6 +4,7 @@ import {
   canFollow,
   contradicts,
   isFinalStatus,
+  RECALLED,
   SEND_DEADLINE_PASSED,
   type OrderCommand,
   type OrderOutcome,
@@ -56,7 +57,7 @@ export class OrderNotSentError extends Error {
   override readonly name = 'OrderNotSentError';
   constructor(
     readonly clientRequestId: string,
-    readonly code: 'NOT_CONNECTED' | 'SHUTTING_DOWN' | 'INVALID_ORDER' | typeof SEND_DEADLINE_PASSED,
+    readonly code: 'NOT_CONNECTED' | 'SHUTTING_DOWN' | 'INVALID_ORDER' | typeof SEND_DEADLINE_PASSED | typeof RECALLED,
   ) {
     super(`order ${clientRequestId} not sent: ${code}`);
   }
@@ -84,6 +85,8 @@ export class OrderGateway {
   private readonly index = new OrderIndex();
   private readonly submitting = new Set<string>();
   private readonly recent = new BoundedMap<string, OrderOutcomeStatus | undefined>(RECENT_LIMIT);
+  /** Orders recalled before their frames left (OrderRecall): never sent. Kept as long as `recent`. */
+  private readonly recalled = new BoundedMap<string, true>(RECENT_LIMIT);
   private readonly outcomeSubject = new Subject<OrderOutcome>();
   private readonly openWaiters: Array<() => void> = [];
   private readonly settledWaiters: Array<() => void> = [];
@@ -135,15 +138,15 @@ export class OrderGateway {
     this.submitting.add(id);
     try {
       if (this.stopping) throw new OrderNotSentError(id, 'SHUTTING_DOWN');
-      this.checkDeadline(cmd);
+      this.checkSendable(cmd);
       const open = await this.waitOpen(this.sendTimeoutMs);
       if (this.stopping) throw new OrderNotSentError(id, 'SHUTTING_DOWN');
-      this.checkDeadline(cmd);
+      this.checkSendable(cmd);
       if (!open) throw new OrderNotSentError(id, 'NOT_CONNECTED');
       await this.limiter.acquire('order');
       if (this.stopping) throw new OrderNotSentError(id, 'SHUTTING_DOWN');
       // the last moment before the frame leaves: the wait for the session and for the order gap is behind us
-      this.checkDeadline(cmd);
+      this.checkSendable(cmd);
       const connection = this.channel.openConnection;
       const sent = this.sendOrderFrame(cmd);
       if (!sent || connection === undefined) throw new OrderNotSentError(id, 'NOT_CONNECTED');
@@ -163,11 +166,25 @@ export class OrderGateway {
     }
   }
 
-  /** A command past its `sendBy` is never sent (OrderCommand.sendBy). */
-  private checkDeadline(cmd: OrderCommand): void {
+  /** A command recalled, or past its `sendBy` (OrderCommand.sendBy), is never sent. */
+  private checkSendable(cmd: OrderCommand): void {
+    if (this.recalled.has(cmd.clientRequestId)) throw new OrderNotSentError(cmd.clientRequestId, RECALLED);
     if (cmd.sendBy !== undefined && this.clock.now() > cmd.sendBy) {
       throw new OrderNotSentError(cmd.clientRequestId, SEND_DEADLINE_PASSED);
     }
+  }
+
+  /**
+   * Orders not to send (OrderRecall): a command for one of them, now waiting or still to come, is refused before
+   * its frame leaves. One already sent is not affected. Returns how many were already sent.
+   */
+  recall(clientRequestIds: readonly string[]): { alreadySent: number } {
+    let alreadySent = 0;
+    for (const id of clientRequestIds) {
+      if (this.cells.has(id) || this.recent.has(id)) alreadySent += 1;
+      else this.recalled.set(id, true);
+    }
+    return { alreadySent };
   }
 
   /** The codec refuses a frame it cannot write (nothing leaves): the order certainly was not placed. */
