@@ -124,4 +124,23 @@ describe('execution: a trade the venue undid takes its fill back (with account-s
       1,
     );
   });
+
+  it('another trade carrying the order’s clientRef (a desk trade) leaves the fill alone; its own trade undone later still counts', async () => {
+    const order = await buy('undo-d');
+    const undoneCount = (result: string) =>
+      metricValue(stack.execution.httpUrl, 'execution_undone_fills_total', { result });
+    const before = (await undoneCount('not-its-trade')) ?? 0;
+    const desk = await bookOtcBuy(stack.venue, order.clientRequestId);
+    await adminPost(stack.venue, `trades/${desk.tradeUuid}/cancel`);
+    await eventually(async () => ((await undoneCount('not-its-trade')) ?? 0) > before, {
+      what: 'the desk trade seen and left alone',
+      timeoutMs: 30_000,
+    });
+    expect(await positionsOf(stack.strategy, 'undo-d')).toMatchObject({ positions: { positions: { BTC: '0.5' } } });
+    expect(await riskPosition('undo-d', 'BTC')).toBe('0.5');
+    expect(await undoneEvent('undo-d', order.orderId)).toBeUndefined();
+    await adminPost(stack.venue, `trades/${order.tradeUuid}/cancel`);
+    await eventually(() => undoneEvent('undo-d', order.orderId), { what: 'the undone event', timeoutMs: 30_000 });
+    expect(await positionsOf(stack.strategy, 'undo-d')).toMatchObject({ positions: { positions: { BTC: '0' } } });
+  });
 });

@@ -91,7 +91,7 @@ export class ExecutionMetrics {
     for (const source of CONTRADICTION_SOURCES) this.outcomeContradictions.inc({ source }, 0);
     this.undoneFills = new Counter({
       name: 'execution_undone_fills_total',
-      help: 'Undone trades (CANCELLED or FAILED after executing) account-sync reported, by what execution did: taken-back (the fill left positions and exposure), not-ours, not-filled, unreadable.',
+      help: 'Undone trades (CANCELLED or FAILED after executing) account-sync reported, by what execution did: taken-back (the fill left positions and exposure), not-ours, not-filled, not-its-trade, unreadable.',
       labelNames: ['result'],
       registers,
     });

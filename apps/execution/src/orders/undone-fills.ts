@@ -28,7 +28,7 @@ import type { OrderJournal } from './order-journal.js';
 import { isFinalState, viewOf, type OrderRecord } from './order-record.js';
 import type { Positions } from './positions.js';
 import { undoneRiskEvent } from './risk-restore.js';
-import { tradeChangeOf } from './undone-trade.js';
+import { notItsTrade, tradeChangeOf } from './undone-trade.js';
 
 export const UNDONE_FILLS_DURABLE = 'execution-undone-fills';
 const ATTACH_RETRY_MS = 2_000;
@@ -122,6 +122,16 @@ export class UndoneFills {
     }
     if (record.state !== 'SUCCESS') {
       this.deps.results.inc({ result: 'not-filled' });
+      return message.ack();
+    }
+    const mismatch = notItsTrade(change.facts, record);
+    if (mismatch !== undefined) {
+      this.deps.results.inc({ result: 'not-its-trade' });
+      this.log.warn('an undone trade names an order by its clientRef but is not its trade; the fill stands', {
+        orderId: record.orderId,
+        tradeUuid: change.trade.tradeUuid.slice(0, 64),
+        why: mismatch,
+      });
       return message.ack();
     }
     await this.takeBack(record, change.trade);
