@@ -18,8 +18,13 @@ describe('AccountLease (JetStream KV)', () => {
   const leases: AccountLease[] = [];
   let keys = 0;
 
-  const lease = (key: string, store: Pick<KvBucket, 'get' | 'compareAndSet'> = bucket, self = newLeaseSelf()) => {
-    const made = new AccountLease(store, { key, leaseMs: LEASE_MS, self, logger: silent });
+  const lease = (
+    key: string,
+    store: Pick<KvBucket, 'get' | 'compareAndSet'> = bucket,
+    self = newLeaseSelf(),
+    leaseMs = LEASE_MS,
+  ) => {
+    const made = new AccountLease(store, { key, leaseMs, self, logger: silent });
     leases.push(made);
     return made;
   };
@@ -156,6 +161,32 @@ describe('AccountLease (JetStream KV)', () => {
     await holder.begin();
     await bucket.remove(key);
     await eventually(async () => (await holderOf(key)) !== undefined, { what: 'lease written again' });
+    expect(holder.status.kind).toBe('holding');
+  });
+
+  it('rides out an outage shorter than the fence: renewals failing are tried again every second, not a period later', async () => {
+    // lease 8 s: renewed every 2 s, fenced 6 s after the last good renewal; the store fails for 4.5 s from 0.3 s
+    const key = nextKey();
+    let failing = false;
+    const faulty: Pick<KvBucket, 'get' | 'compareAndSet'> = {
+      get: (k) => bucket.get(k),
+      compareAndSet: (k, v, r) => (failing ? Promise.reject(new Error('timeout')) : bucket.compareAndSet(k, v, r)),
+    };
+    const holder = lease(key, faulty, newLeaseSelf(), 8_000);
+    const lost: string[] = [];
+    holder.onLost((reason) => lost.push(reason));
+    await holder.begin();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    failing = true; // attempts due at 2 s and 3 s fail, and at 4 s (the old cadence: the next at 6 s, fenced)
+    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    failing = false;
+    const revision = (await bucket.get(key))?.revision ?? 0;
+    await eventually(async () => ((await bucket.get(key))?.revision ?? 0) > revision, {
+      what: 'renewed once the store answers again',
+      timeoutMs: 3_000,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2_000)); // past where the old cadence fenced (6 s)
+    expect(lost).toEqual([]);
     expect(holder.status.kind).toBe('holding');
   });
 });

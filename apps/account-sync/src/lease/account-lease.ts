@@ -183,8 +183,8 @@ export class AccountLease {
     const held = this.held;
     if (held === undefined) return;
     const now = this.now();
-    // a renewal unanswered for a renewal period (sent to a server that went away) does not hold up the next
-    const inFlight = held.renewal !== undefined && now - held.lastAttemptAt < this.timings.renewEveryMs;
+    // a renewal unanswered for a retry period (sent to a server that went away) does not hold up the next
+    const inFlight = held.renewal !== undefined && now - held.lastAttemptAt < this.timings.retryEveryMs;
     const step = holderStep(now, { ...held, inFlight }, this.timings);
     if (step === 'fence') this.lose(`not renewed for more than ${this.timings.fenceAfterMs} ms`);
     if (step === 'renew') {

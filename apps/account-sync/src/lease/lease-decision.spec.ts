@@ -106,4 +106,15 @@ describe('leaseTimings and holderStep', () => {
     expect(holderStep(1_250, { ...held, inFlight: true }, timings)).toBe('idle');
     expect(holderStep(3_751, { ...held, inFlight: true }, timings)).toBe('fence');
   });
+  it('a renewal that failed (or goes unanswered) is tried again every retry period, not a renewal period later', () => {
+    // due at 1,250: tried then, failed; the next try one retry period (1 s) after, not at 2,500
+    const failed = { lastRenewalSentAt: 0, lastAttemptAt: 1_250, inFlight: false };
+    expect(holderStep(2_000, failed, timings)).toBe('idle');
+    expect(holderStep(2_250, failed, timings)).toBe('renew');
+    expect(holderStep(2_250, { ...failed, inFlight: true }, timings)).toBe('idle');
+    // renewed at 1,250: nothing until the next period
+    expect(holderStep(2_250, { lastRenewalSentAt: 1_250, lastAttemptAt: 1_250, inFlight: false }, timings)).toBe(
+      'idle',
+    );
+  });
 });

@@ -101,7 +101,10 @@ export interface LeaseTimings {
    * first saw that revision, after it was written), can take over.
    */
   readonly fenceAfterMs: number;
-  /** A standby reads the lease again this often; also the holder's watchdog period. */
+  /**
+   * A standby reads the lease again this often; a holder whose renewal is due and failed (or is unanswered) tries
+   * again this often, so a NATS back after an outage is used at once rather than at the next renewal period.
+   */
   readonly retryEveryMs: number;
   readonly watchdogEveryMs: number;
 }
@@ -116,13 +119,18 @@ export function leaseTimings(leaseMs: number): LeaseTimings {
   };
 }
 
-/** The holder's watchdog: renew when due (and none is in flight); fence when no renewal succeeded in time. */
+/**
+ * The holder's watchdog: renew when due — a renewal period after the last good one — and then every retry period
+ * until one succeeds (an attempt unanswered for a retry period does not hold up the next: both write the same
+ * revision, the later one adopts); fence when no renewal succeeded in time.
+ */
 export function holderStep(
   now: number,
   held: { readonly lastRenewalSentAt: number; readonly lastAttemptAt: number; readonly inFlight: boolean },
   timings: LeaseTimings,
 ): 'fence' | 'renew' | 'idle' {
   if (now - held.lastRenewalSentAt > timings.fenceAfterMs) return 'fence';
-  if (!held.inFlight && now - held.lastAttemptAt >= timings.renewEveryMs) return 'renew';
+  const due = now - held.lastRenewalSentAt >= timings.renewEveryMs;
+  if (due && !held.inFlight && now - held.lastAttemptAt >= timings.retryEveryMs) return 'renew';
   return 'idle';
 }
