@@ -31,7 +31,7 @@ class AppLifecycleModule {
               logger: logger.child('Lease'),
               failStop,
             });
-            return new AppLifecycle(logger.child('Lifecycle'), lease, failStop);
+            return new AppLifecycle(logger.child('Lifecycle'), lease, failStop, config.SHUTDOWN_WAIT_MS);
           },
           inject: [BusKv, MetricsRegistry, HealthRegistry, JsonLogger],
         },

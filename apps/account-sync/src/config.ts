@@ -35,6 +35,8 @@ export class AccountSyncConfig
    */
   @EnvInt(1, 30) VENUE_REST_REQUESTS_PER_SECOND: number = 20;
   @EnvMs(100, 600_000) VENUE_REST_TIMEOUT_MS: number = 10_000;
+  /** At SIGTERM, how long the parts together may take to stop (a call to a venue that does not answer is left). */
+  @EnvMs(100, 600_000) SHUTDOWN_WAIT_MS: number = 5_000;
   /** §4.12 address list; default `{VENUE_REST_URL}/.well-known/webhooks/ips.json`. */
   @IsOptional() @EnvUrl({ schemes: ['http', 'https'] }) VENUE_WEBHOOK_IPS_URL?: string;
 

@@ -41,6 +41,27 @@ describe('AppLifecycle', () => {
     ]);
   });
 
+  it('the stop is bounded: a part still waiting (a venue that does not answer) is left, the rest stop, the lease is released', async () => {
+    const log: string[] = [];
+    const gate: WriterGate = {
+      begin: () => Promise.resolve('held'),
+      whenHeld: () => Promise.resolve(true),
+      release: () => Promise.resolve(void log.push('release')),
+    };
+    const lifecycle = new AppLifecycle(logger, gate, () => undefined, 200);
+    lifecycle.register('store', part('ledger', log));
+    lifecycle.register('intake', {
+      name: 'withdrawals',
+      start: () => Promise.resolve(),
+      stop: () => new Promise<void>(() => undefined), // a submit in flight to a venue that hangs
+    });
+    await lifecycle.start();
+    const since = Date.now();
+    await lifecycle.stop();
+    expect(Date.now() - since).toBeGreaterThanOrEqual(150);
+    expect(log).toEqual(['start ledger', 'stop ledger', 'release']);
+  });
+
   it('stops what started when a later part fails to start, and rethrows', async () => {
     const log: string[] = [];
     const lifecycle = new AppLifecycle(logger);

@@ -13,6 +13,11 @@
  * held at once → the parts start before `start()` returns, as without a lease; held by another live instance
  * → `start()` returns (the app serves /health and /metrics as a standby) and the parts start when the lease is
  * taken. The lease is released after the stores stopped.
+ *
+ * The stop is bounded (`SHUTDOWN_WAIT_MS` for all parts together): a part still waiting for the venue then (a
+ * withdrawal submit to a venue that does not answer) is left behind — what it held is recovered by the next start
+ * exactly as after a crash (a submit in flight is adopted as unknown, never sent twice) — so a supervisor's stop
+ * timeout is not hit and the process still exits 0.
  */
 import type { JsonLogger } from '#observability';
 
@@ -53,6 +58,8 @@ export class AppLifecycle {
     private readonly gate: WriterGate = ALWAYS_HELD,
     /** A part that fails to start after a standby took the lease: the app must stop (main: exit non-zero). */
     private readonly failStop: (reason: string) => void = () => undefined,
+    /** SHUTDOWN_WAIT_MS: how long the parts together may take to stop. */
+    private readonly stopWaitMs = 5_000,
   ) {}
 
   register(phase: LifecyclePhase, part: LifecyclePart): void {
@@ -97,16 +104,37 @@ export class AppLifecycle {
     }
   }
 
-  /** One failing stop does not keep the others running. */
+  /** One failing (or, past the shutdown wait, unfinished) stop does not keep the others running. */
   private async stopParts(): Promise<void> {
+    const deadline = Date.now() + this.stopWaitMs;
     while (this.started.length > 0) {
       const part = this.started.pop() as LifecyclePart;
       try {
-        await part.stop();
+        const stopped = await settledWithin(part.stop(), Math.max(0, deadline - Date.now()));
+        if (!stopped) {
+          this.logger.warn('part did not stop within the shutdown wait; left to the next start to recover', {
+            part: part.name,
+            waitMs: this.stopWaitMs,
+          });
+        }
       } catch (error) {
         this.logger.error('part failed to stop cleanly', { part: part.name, error: messageOf(error) });
       }
     }
+  }
+}
+
+/** Whether `work` settled within `ms` (its rejection is rethrown). */
+async function settledWithin(work: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([work.then(() => true as const), timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
