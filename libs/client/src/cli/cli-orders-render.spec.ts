@@ -55,6 +55,19 @@ describe('gw order rendering', () => {
     expect(lines[1]).toContain('never re-places it; follow with `gw orders --id o-1`');
   });
 
+  it('an order whose trade the venue undid says so, with the trade and that its fill was taken back', () => {
+    const undone: OrderView = {
+      ...order,
+      undone: { state: 'CANCELLED', tradeUuid: 'tr-1', at: Date.UTC(2026, 10, 27, 9) },
+    };
+    expect(outcomeLines(undone, plain)).toEqual([
+      'outcome: SUCCESS (from reply)',
+      '  bought 0.01 BTC at 64302.57 USD, paid 643.0257 USD, trade T-9',
+      "  UNDONE: the venue CANCELLED trade tr-1 after it executed, at 2026-11-27T09:00:00.000Z; the fill was taken back from the strategy's position and risk exposure",
+    ]);
+    expect(ordersTable([undone], plain)[1]).toContain('SUCCESS (undone)');
+  });
+
   it('a failure carries its code and message', () => {
     const failed: OrderView = { ...order, state: 'FAILED', status: 'FAILED', code: 'RFS100011', message: 'no' };
     delete failed.fill;

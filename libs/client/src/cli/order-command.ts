@@ -160,6 +160,12 @@ export function outcomeLines(order: OrderView, colours: Pick<Terminal, 'colour'>
       `  ${order.side === 'BUY' ? 'bought' : 'sold'} ${f.baseAmount} ${f.baseCurrency} at ${f.price} ${f.quoteCurrency}, ${order.side === 'BUY' ? 'paid' : 'received'} ${f.quoteAmount} ${f.quoteCurrency}${f.tradeRef !== undefined ? `, trade ${f.tradeRef}` : ''}`,
     );
   }
+  if (order.undone !== undefined) {
+    const u = order.undone;
+    lines.push(
+      `  ${paint(colours, 'red', `UNDONE`)}: the venue ${u.state} trade ${u.tradeUuid} after it executed, at ${new Date(u.at).toISOString()}; the fill was taken back from the strategy's position and risk exposure`,
+    );
+  }
   if (order.code !== undefined && order.code !== '')
     lines.push(`  ${order.code}${order.message !== undefined ? `: ${order.message}` : ''}`);
   if (!order.final) {
@@ -185,7 +191,7 @@ export function ordersTable(orders: OrderView[], colours: Pick<Terminal, 'colour
       o.strategyId,
       o.side,
       o.instrument ?? '',
-      stateText(o, colours),
+      o.undone !== undefined ? `${stateText(o, colours)} (undone)` : stateText(o, colours),
       o.status ?? '',
       o.fill?.price ?? '',
       new Date(o.updatedAt).toISOString(),
