@@ -57,4 +57,13 @@ describe('connector start-up with a bad configuration', () => {
       /^connector: configuration: ORDER_RETENTION_MS must be at least ORDER_OUTCOME_DUPLICATE_WINDOW_MS/,
     );
   });
+
+  it('the sandbox venue refuses a bad setting the same way (exit 78)', async () => {
+    const app = AppProcess.start('sandbox-venue', { SANDBOX_PORT: '99999' });
+    expect((await app.exited).code).toBe(78);
+    expect(app.lines[0]).toMatch(/^sandbox-venue: configuration: SANDBOX_PORT /);
+    expect(app.lines.at(-1)).toBe(
+      'sandbox-venue: see apps/sandbox-venue/README.md for every setting; nothing was started',
+    );
+  });
 });

@@ -1,6 +1,6 @@
 /** `npm run sandbox`: the sandbox venue on SANDBOX_PORT (default 8080). */
 import 'reflect-metadata';
-import { ConfigError, JsonLogger, loadConfig } from '#observability';
+import { ConfigError, exitOnConfigError, JsonLogger, loadConfig } from '#observability';
 import { startSandboxVenue } from './bootstrap.js';
 import { writeCredentialsFile } from './credentials-file.js';
 import { SandboxEnv, sandboxOptionsFromEnv } from './env.js';
@@ -49,7 +49,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) log.error(error.message);
-  else log.error('sandbox venue failed to start', { error: error instanceof Error ? error.stack : String(error) });
+  // a bad setting: one line per problem, exit 78, as every app of the gateway
+  if (error instanceof ConfigError) exitOnConfigError(error, 'sandbox-venue', 'apps/sandbox-venue/README.md');
+  log.error('sandbox venue failed to start', { error: error instanceof Error ? error.stack : String(error) });
   process.exit(1);
 });
