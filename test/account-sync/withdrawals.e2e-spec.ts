@@ -77,6 +77,24 @@ describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
     await fiat('wd-key-reuse');
     const other = await fiat('wd-key-reuse', { amount: '200.00' });
     expect(other).toMatchObject({ ok: false, error: { code: 'IDEMPOTENCY_CONFLICT' } });
+    // the refusal carries the request the key names (its amount is the first one's)
+    expect(other.withdrawal).toMatchObject({ idempotencyKey: 'wd-key-reuse', amount: '100.50' });
+  });
+
+  it('get and cancel name their request by exactly one of requestId and idempotencyKey', async () => {
+    const submitted = await fiat('wd-naming', { amount: '10.00' });
+    const requestId = submitted.withdrawal?.requestId as string;
+    for (const subject of [withdrawalSubjects.get, withdrawalSubjects.cancel]) {
+      expect(await request<Reply>(stack, subject, {})).toMatchObject({
+        ok: false,
+        error: { code: 'INVALID_REQUEST', message: 'give requestId or idempotencyKey' },
+      });
+      expect(await request<Reply>(stack, subject, { requestId, idempotencyKey: 'wd-key-reuse' })).toMatchObject({
+        ok: false,
+        error: { code: 'INVALID_REQUEST', message: 'give requestId or idempotencyKey, not both' },
+      });
+    }
+    expect(await request<Reply>(stack, withdrawalSubjects.get, { requestId })).toMatchObject({ ok: true });
   });
 
   it('cancel is allowed in PENDING_APPROVAL, then the venue answers 409: NOT_CANCELLABLE', async () => {

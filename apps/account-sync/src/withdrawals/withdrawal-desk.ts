@@ -184,14 +184,21 @@ export class WithdrawalDesk {
   }
 
   async get(request: WithdrawalGetRequest): Promise<WithdrawalReply> {
-    const reply = await this.find(request).then((record) =>
-      record === undefined ? notFound() : ({ ok: true, withdrawal: record.view } as const),
-    );
+    let reply = namingProblem(request);
+    if (reply === undefined) {
+      const record = await this.find(request);
+      reply = record === undefined ? notFound() : { ok: true, withdrawal: record.view };
+    }
     this.count('get', reply);
     return reply;
   }
 
   async cancel(request: WithdrawalGetRequest): Promise<WithdrawalReply> {
+    const problem = namingProblem(request);
+    if (problem !== undefined) {
+      this.count('cancel', problem);
+      return problem;
+    }
     let requestId: string | undefined;
     try {
       requestId = await this.requestIdIn(request);
@@ -412,10 +419,13 @@ export class WithdrawalDesk {
       view.walletUuid === request.walletUuid &&
       (view.clientComment ?? '') === (request.clientComment ?? '');
     if (!same) {
-      return errorReply(
-        WithdrawalErrorCode.IdempotencyConflict,
-        'this idempotencyKey names an earlier request with other parameters',
-      );
+      return {
+        ...errorReply(
+          WithdrawalErrorCode.IdempotencyConflict,
+          'this idempotencyKey names an earlier request with other parameters',
+        ),
+        withdrawal: view,
+      };
     }
     return replyOf(record);
   }
@@ -734,4 +744,14 @@ function listItemOf(kind: WithdrawalKind, row: WithdrawalRequest): WithdrawalLis
 
 function messageOf(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).slice(0, 256);
+}
+
+/** A get or cancel names its request by exactly one of requestId and idempotencyKey (both could name two). */
+function namingProblem(request: WithdrawalGetRequest): WithdrawalReply | undefined {
+  const named = (request.requestId !== undefined ? 1 : 0) + (request.idempotencyKey !== undefined ? 1 : 0);
+  if (named === 1) return undefined;
+  return errorReply(
+    WithdrawalErrorCode.InvalidRequest,
+    named === 0 ? 'give requestId or idempotencyKey' : 'give requestId or idempotencyKey, not both',
+  );
 }
