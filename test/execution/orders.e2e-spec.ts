@@ -75,7 +75,7 @@ describe('execution: the order API, one final outcome per order', () => {
     expect(finals(events)[0]?.order).toMatchObject({ state: 'SUCCESS', side: 'SELL', instrument: 'BTC.USD' });
     const again = await placeToFinal(stack, order('beta', 'BUY', quoteRequest));
     expect(again.reply.order.quoteId).not.toBe(reply.order.quoteId); // a quote executes once: the next one is taken
-    expect(finals(again.events)[0]?.order.state).toBe('SUCCESS');
+    expect(finals(again.events)[0]?.order).toMatchObject({ state: 'SUCCESS' }); // a failure shows its code and evidence
   });
 
   it('after the connector restarts, an order by quote request takes a quote of the stream at once (asked for again)', async () => {
@@ -83,7 +83,7 @@ describe('execution: the order API, one final outcome per order', () => {
     await stack.stack.restart('connector'); // its streams are gone with it; execution's lease is not
     const { reply, events } = await placeToFinal(stack, order('beta', 'BUY', quoteRequest));
     expect(reply.ok).toBe(true);
-    expect(finals(events)[0]?.order.state).toBe('SUCCESS');
+    expect(finals(events)[0]?.order).toMatchObject({ state: 'SUCCESS' }); // a failure shows its code and evidence
   });
 
   it('identical requests sent at once: one order, every reply names it, none refused; one order at the venue', async () => {

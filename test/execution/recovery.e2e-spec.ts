@@ -17,6 +17,8 @@ import {
 } from './execution-stack.js';
 
 const risk = riskSubjects(subjects);
+/** The venue's reply delay in the takeover scenario: how long an order A sent stays open at A. */
+const ORDER_DELAY_MS = 4_000;
 
 /**
  * Faults of the order path. The venue forgets orders at once (order-state retention 1 ms: what the 24 h
@@ -124,17 +126,23 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
   });
 
   it('two instances share the orders; one is killed mid-stream: its orders are taken over, each settled once, none re-sent', async () => {
-    await adminPost(stack.venue, 'faults/ws/order-delay', { ms: 1_500 });
+    // A must die with an order still open. Its orders settle when the venue answers or books the trade, both
+    // held back by the reply delay: that delay is the whole window between A sending and the kill below, and
+    // on a loaded machine the metric polls that see A send, then the kill, took longer than 1.5 s (B then had
+    // nothing to take over). 4 s leaves room; the instances' quote life outlasts it, so no order is proven
+    // "not executed" by its quote expiring (suite: 4 s) while the venue holds its booking back.
+    await adminPost(stack.venue, 'faults/ws/order-delay', { ms: ORDER_DELAY_MS });
     const before = await venueAccepted();
-    const a = await stack.startInstance('pair-a');
+    const pairEnv = { QUOTE_LIFE_MS: '60000' };
+    const a = await stack.startInstance('pair-a', pairEnv);
     const placed: OrderAccepted[] = [];
     // the first three can only go to A (B is not running yet)
     for (const quoteId of await quotes(3))
       placed.push(accepted(await place(stack.algo, await order('eps', { quoteId }))));
-    const b = await stack.startInstance('pair-b');
+    const b = await stack.startInstance('pair-b', pairEnv);
     // Quotes issued after B started: each instance knows every quote it may be asked to execute on. Which
     // instance takes an order is the work queue's choice; A is killed right after it sent one to the venue,
-    // so it dies with that order in flight there (1.5 s reply delay) and B must take it over.
+    // so it dies with that order in flight there (reply delayed) and B must take it over.
     const sent = async (instance: typeof a) =>
       (await metricValue(instance.httpUrl, 'execution_orders_total', { state: 'SENT' })) ?? 0;
     let aHoldsOne = false;

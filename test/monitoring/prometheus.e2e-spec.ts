@@ -126,6 +126,11 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
         PRICE_STALE_AFTER_MS: '1000',
         SESSION_HEALTH_GRACE_MS: '1000',
         ORDER_REPLY_TIMEOUT_MS: '120000',
+        // The connector spaces order frames by when it sends them, the venue by when it reads them: the default
+        // 300 ms leaves 50 ms for a frame read late, and on a loaded 2-core machine (venue and connector share
+        // this process's event loop) the first of two orders was read more than 50 ms late — the second was
+        // refused ORDER_RATE_LIMITED, a FAILED outcome under a fixed clientRequestId no retry can undo.
+        VENUE_ORDER_INTERVAL_MS: '750',
       },
       // every 10th tick off the contract: frames the connector rejects or accepts with oddities
       venue: { trading: { priceIntervalMs: 100, offContractEveryNTicks: 10 } },
@@ -174,8 +179,8 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
   it('prices and orders flow, a subscription is refused, bad requests are counted: nothing fires', async () => {
     const [q1, q2, q3] = await liveQuotes(stack.strategy, stack.venue, 'prom-a', 3);
     await adminPost(stack.venue, 'faults/ws/reject-quotes', { count: 1, code: 'RFS100019' });
-    // one at a time: the connector paces orders at the venue's limit (1 per 250 ms), and a loaded machine's
-    // jitter can bring two paced orders closer than that at the venue (ORDER_RATE_LIMITED, a FAILED outcome)
+    // one at a time, paced with room for a loaded machine's jitter (VENUE_ORDER_INTERVAL_MS above): two orders
+    // closer than 250 ms at the venue are refused ORDER_RATE_LIMITED, a FAILED outcome
     await sendOrderCommand(stack, { clientRequestId: 'prom-refused', quoteId: q1, side: 'BUY' }, 'prom-refused');
     expect(await finalOutcome('prom-refused', 'FAILED')).toBe('FAILED');
     await sendOrderCommand(stack, { clientRequestId: 'prom-filled-1', quoteId: q2, side: 'BUY' }, 'prom-filled-1');

@@ -20,6 +20,7 @@ function setup(states: (id: string) => Promise<OrderStateView[]> = () => Promise
       windowMs: 1_000,
       orderIntervalMs: 250,
       orderGap: { maxMs: 1_000, stepMs: 50, narrowAfter: 20 },
+      lastOrderAt: Number.NEGATIVE_INFINITY, // no earlier life's order to space from
     },
     clock,
     metrics,

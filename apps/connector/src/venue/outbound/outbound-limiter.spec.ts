@@ -9,7 +9,8 @@ import type { OutboundLimits } from './outbound-limiter.js';
 function setup(limits: OutboundLimits = { messagesPerWindow: 3, windowMs: 1_000, orderIntervalMs: 250 }) {
   const clock = new FakeClock(0);
   const metrics = new VenueMetrics(new MetricsRegistry('t', { defaultMetrics: false }));
-  const limiter = new OutboundLimiter(limits, clock, metrics);
+  // no earlier life's order to space from, unless a test says otherwise
+  const limiter = new OutboundLimiter({ lastOrderAt: Number.NEGATIVE_INFINITY, ...limits }, clock, metrics);
   const granted: Array<{ kind: OutboundKind; at: number }> = [];
   const ask = (kind: OutboundKind) => limiter.acquire(kind).then(() => granted.push({ kind, at: clock.now() }));
   const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -17,6 +18,27 @@ function setup(limits: OutboundLimits = { messagesPerWindow: 3, windowMs: 1_000,
 }
 
 describe('OutboundLimiter', () => {
+  it('spaces the first order of a new life from its start: the last life may have sent one just before', async () => {
+    const limits: OutboundLimits = { messagesPerWindow: 3, windowMs: 1_000, orderIntervalMs: 250 };
+    const clock = new FakeClock(10_000);
+    const limiter = new OutboundLimiter(
+      limits,
+      clock,
+      new VenueMetrics(new MetricsRegistry('t', { defaultMetrics: false })),
+    );
+    const granted: number[] = [];
+    void limiter.acquire('subscribe').then(() => granted.push(-clock.now()));
+    void limiter.acquire('order').then(() => granted.push(clock.now()));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(granted).toEqual([-10_000]); // only orders wait
+    clock.advance(249);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(granted).toEqual([-10_000]);
+    clock.advance(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(granted).toEqual([-10_000, 10_250]);
+  });
+
   it('lets at most N frames leave per sliding window, the rest in order when it slides', async () => {
     const { clock, granted, ask, settle, metrics } = setup();
     for (let i = 0; i < 5; i++) void ask('subscribe');

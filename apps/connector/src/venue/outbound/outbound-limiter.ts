@@ -10,6 +10,12 @@ export interface OutboundLimits {
   orderIntervalMs: number;
   /** How the gap adapts to the venue's pace refusals (order-gap.ts); without it the gap stays fixed. */
   orderGap?: Omit<OrderGapPolicy, 'baseMs'>;
+  /**
+   * When an order frame of the account may last have left before this limiter existed. Default: the moment it is
+   * made — the venue counts its pace per account, not per process, and the connector's previous life may have sent
+   * one just before this one started (a restart takes tens of milliseconds): the first order waits one gap.
+   */
+  lastOrderAt?: number;
 }
 
 const URGENT: ReadonlySet<OutboundKind> = new Set(['order', 'orderUnsubscribe', 'accountGroups']);
@@ -29,7 +35,7 @@ interface Waiter {
 export class OutboundLimiter {
   private readonly sentAt: number[] = [];
   private readonly waiting: Waiter[] = [];
-  private lastOrderAt = Number.NEGATIVE_INFINITY;
+  private lastOrderAt: number;
   private wake: { at: number; cancel: Cancel } | undefined;
   private readonly gapPolicy: OrderGapPolicy;
   private gap: OrderGap;
@@ -42,6 +48,7 @@ export class OutboundLimiter {
     const base = limits.orderIntervalMs;
     this.gapPolicy = { maxMs: base, stepMs: 0, narrowAfter: 1, ...limits.orderGap, baseMs: base };
     this.gap = initialGap(this.gapPolicy);
+    this.lastOrderAt = limits.lastOrderAt ?? clock.now();
     metrics.orderGapSeconds.set(this.gap.ms / 1000);
   }
 

@@ -4,7 +4,7 @@ import { MetricsRegistry } from '#observability';
 import { createVenueRestClient } from '../rest/create-rest-client.js';
 import { RestVenueSources } from '../rest/venue-sources.js';
 import { type VenueOptions, withDefaults } from '../venue-options.js';
-import { VenueSide } from '../venue-side.js';
+import { VenueSide, type VenueSideDeps } from '../venue-side.js';
 import { captureLogger } from './test-logger.js';
 
 /** Short timers so every scenario runs in well under a second or two. */
@@ -27,8 +27,15 @@ export function venueOptions(sandbox: RunningSandbox, overrides: Partial<VenueOp
   };
 }
 
-/** A real VenueSide against the sandbox; the tokens it used are recorded so logs can be checked for them. */
-export function startVenueSide(sandbox: RunningSandbox, overrides: Partial<VenueOptions> = {}) {
+/**
+ * A real VenueSide against the sandbox; the tokens it used are recorded so logs can be checked for them.
+ * `random`: the session's jitter source (a test that must see a backoff fixes it: full jitter may draw 0 ms).
+ */
+export function startVenueSide(
+  sandbox: RunningSandbox,
+  overrides: Partial<VenueOptions> = {},
+  deps: Pick<VenueSideDeps, 'random'> = {},
+) {
   const options = venueOptions(sandbox, overrides);
   const rest = new RestVenueSources(createVenueRestClient(withDefaults(options)));
   const tokens: string[] = [];
@@ -43,6 +50,7 @@ export function startVenueSide(sandbox: RunningSandbox, overrides: Partial<Venue
       },
     },
     orderStates: rest,
+    ...deps,
   });
   side.session.start();
   return { side, options, tokens, lines, registry, rest };
