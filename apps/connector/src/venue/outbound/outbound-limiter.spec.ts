@@ -125,21 +125,30 @@ describe('OutboundLimiter', () => {
       expect((await metrics.orderRateLimited.get()).values[0]?.value).toBe(4);
     });
 
-    it('narrows back after a run of orders let through, and a waiting order goes at the narrower gap', async () => {
+    it('narrows back after a run of orders let through; the next order waits the gap from the venue’s answer', async () => {
       const { clock, granted, ask, settle, limiter, metrics } = setup(adaptive);
       limiter.orderAnswered('ORDER_RATE_LIMITED');
-      limiter.orderAnswered('ORDER_RATE_LIMITED');
+      limiter.orderAnswered('ORDER_RATE_LIMITED'); // answered now: the next order waits the widened gap from now
       void ask('order');
       void ask('order');
       await settle();
-      clock.advance(350);
+      clock.advance(399);
       await settle();
-      expect(orderTimes(granted)).toEqual([0]);
+      expect(orderTimes(granted)).toEqual([]);
+      clock.advance(1);
+      await settle();
+      expect(orderTimes(granted)).toEqual([400]);
+      clock.advance(10); // the venue answers the order sent at 400: let through, twice → narrower
       limiter.orderAnswered('');
       limiter.orderAnswered('RFS600021');
       await settle();
       expect(limiter.orderGapMs).toBe(350);
-      expect(orderTimes(granted)).toEqual([0, 350]);
+      clock.advance(349);
+      await settle();
+      expect(orderTimes(granted)).toEqual([400]); // counted from the answer (410), not the send (400)
+      clock.advance(1);
+      await settle();
+      expect(orderTimes(granted)).toEqual([400, 760]);
       for (let i = 0; i < 10; i++) limiter.orderAnswered('');
       expect(limiter.orderGapMs).toBe(300);
       expect(await gauge(metrics)).toBe(0.3);

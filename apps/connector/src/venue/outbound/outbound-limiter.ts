@@ -62,6 +62,10 @@ export class OutboundLimiter {
    * let through counts towards narrowing it. A narrower gap may free a waiting order at once.
    */
   orderAnswered(code: string): void {
+    // The venue paces orders by when it reads them, later than we sent them: counting the next gap from its
+    // answer (when the order was surely read) keeps a frame held up on the way (a loaded host, the network)
+    // from arriving within the venue's interval of the next one. Costs a round trip per order of a burst.
+    this.lastOrderAt = Math.max(this.lastOrderAt, this.clock.now());
     const verdict = paceVerdict(code);
     if (verdict === 'rateLimited') this.metrics.orderRateLimited.inc();
     const before = this.gap.ms;
