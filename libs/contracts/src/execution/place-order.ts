@@ -59,7 +59,7 @@ const positiveDecimal =
     !value.startsWith('-') &&
     /[1-9]/.test(value.split(/[eE]/)[0] ?? '')
       ? undefined
-      : `${name} must be a positive decimal string`;
+      : `${name} must be a positive decimal string of at most ${max} characters`;
 
 /**
  * Every field's rule (hand-written rather than decorators: this runs on the order hot path, ~40× faster than
