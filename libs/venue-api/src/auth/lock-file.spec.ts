@@ -32,7 +32,8 @@ describe('FileLock', () => {
   });
 
   it('serialises holders in one process', async () => {
-    const a = new FileLock(lockPath, options);
+    // waits bounded generously: four holders in turn on a loaded machine took longer than the 200 ms of the others
+    const a = new FileLock(lockPath, { ...options, timeoutMs: 5_000 });
     const b = new FileLock(lockPath, { ...options, timeoutMs: 5_000 });
     let inside = 0;
     let maxInside = 0;
