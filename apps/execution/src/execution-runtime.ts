@@ -228,6 +228,8 @@ export class ExecutionRuntime {
     const undoneFills = new UndoneFills({
       consumers: bus.consumers,
       publisher: bus.publisher,
+      streams: bus.streams,
+      eventStream: ExecutionStreamName.orderEvents(settings.account),
       journal,
       positions,
       risk: this.risk,

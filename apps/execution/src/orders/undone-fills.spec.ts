@@ -52,6 +52,7 @@ function follower(initial: OrderRecord, open = false) {
     events: [] as Array<{ event: OrderEvent; msgId: string }>,
   };
   let handle: DurableConsumerOptions['handle'] | undefined;
+  let failPublish = false;
   const registry = new MetricsRegistry('t', { defaultMetrics: false });
   const results = new Counter({
     name: 'undone_results',
@@ -68,10 +69,18 @@ function follower(initial: OrderRecord, open = false) {
     } as never,
     publisher: {
       publishDurableTo: (_topic: unknown, event: OrderEvent, options: { msgId: string }) => {
+        if (failPublish) return Promise.reject(new Error('no JetStream answer'));
         calls.events.push({ event, msgId: options.msgId });
         return Promise.resolve({ duplicate: false });
       },
     } as never,
+    streams: {
+      lastMessage: () => {
+        const last = calls.events.at(-1);
+        return Promise.resolve(last && { subject: 's', seq: calls.events.length, value: last.event });
+      },
+    } as never,
+    eventStream: 'GW_EXEC_ORDER_EVENTS_acct1',
     journal: {
       orderIdOf: (ref: string) => Promise.resolve(ref === initial.clientRequestId ? initial.orderId : undefined),
       read: () => Promise.resolve(stored),
@@ -119,7 +128,14 @@ function follower(initial: OrderRecord, open = false) {
   };
   const count = async (result: string) =>
     (await results.get()).values.find((v) => v.labels['result'] === result)?.value ?? 0;
-  return { deliver, calls, stored: () => stored.record, count, settle: () => void (isOpen = false) };
+  return {
+    deliver,
+    calls,
+    stored: () => stored.record,
+    count,
+    settle: () => void (isOpen = false),
+    failPublish: (fail: boolean) => void (failPublish = fail),
+  };
 }
 
 const cancelled = (clientRef = 'xabc1', state = 'CANCELLED') => ({
@@ -157,11 +173,25 @@ describe('UndoneFills: the fill of an order whose trade the venue undid is taken
       event: { seq: 5, order: { final: true, undone: { state: 'CANCELLED' } } },
     });
     expect(await f.count('taken-back')).toBe(1);
-    // redelivered (a crash before the ack): the idempotent steps run again, the record keeps its one mark
+    // delivered again (a crash before the ack, a consumer created again): nothing is taken back or told twice
     expect(await f.deliver(cancelled(), 2)).toEqual(['ack']);
     expect(f.stored().eventSeq).toBe(5);
-    expect(f.calls.events.map((e) => e.msgId)).toEqual(['o1:undone', 'o1:undone']);
+    expect(f.calls.positions).toEqual(['alpha/o1']);
+    expect(f.calls.risk).toHaveLength(1);
+    expect(f.calls.events.map((e) => e.msgId)).toEqual(['o1:undone']);
     expect(await f.count('taken-back')).toBe(1);
+  });
+
+  it('a crash between the mark and its event: the change delivered again publishes the event, takes nothing back again', async () => {
+    const f = follower(record());
+    f.failPublish(true);
+    await expect(f.deliver(cancelled())).rejects.toThrow('no JetStream answer'); // the consumer naks it
+    expect(f.stored().undone).toBeDefined();
+    f.failPublish(false);
+    expect(await f.deliver(cancelled(), 2)).toEqual(['ack']);
+    expect(f.calls.positions).toEqual(['alpha/o1']);
+    expect(f.calls.risk).toHaveLength(1);
+    expect(f.calls.events.map((e) => [e.msgId, e.event.seq])).toEqual([['o1:undone', 5]]);
   });
 
   it('an order not settled yet (or settled but still open) is asked about again later, with a growing delay', async () => {

@@ -11,7 +11,7 @@
  * yet is asked about again later; one that FAILED had nothing booked. Until account-sync has created its
  * stream, attaching is retried every few seconds (docs/execution.md#positions).
  */
-import type { BusConsumers, BusPublisher, DurableConsumerHandle, DurableMessage } from '#bus';
+import type { BusConsumers, BusPublisher, BusStreams, DurableConsumerHandle, DurableMessage } from '#bus';
 import { AccountStateName } from '#bus';
 import {
   AccountSyncSubjects,
@@ -39,6 +39,9 @@ const WAIT_MAX_MS = 60_000;
 export interface UndoneFillsDeps {
   consumers: BusConsumers;
   publisher: BusPublisher;
+  /** Reads the order's last stored event (is the undone one stored already?). */
+  streams: Pick<BusStreams, 'lastMessage'>;
+  eventStream: string;
   journal: OrderJournal;
   positions: Positions;
   risk: RiskGate;
@@ -138,15 +141,23 @@ export class UndoneFills {
     return message.ack();
   }
 
-  /** Each step is idempotent: a change handled again after a crash in between completes what was left. */
+  /**
+   * Position, risk, then the record's mark, each once: a record marked `undone` had its fill taken back before (the
+   * stores remember only their last orders, so a change delivered again long after — a consumer created again from
+   * the stream's start — must not reach them). A change handled again after a crash in between completes the rest.
+   */
   private async takeBack(record: OrderRecord, trade: UndoneTrade): Promise<void> {
-    if (record.fill !== undefined) {
-      await this.deps.positions.undo(record.strategyId, record.orderId, record.side, record.fill);
+    if (record.undone === undefined) {
+      if (record.fill !== undefined) {
+        await this.deps.positions.undo(record.strategyId, record.orderId, record.side, record.fill);
+      }
+      const riskEvent = undoneRiskEvent(record);
+      if (riskEvent !== undefined) await this.deps.risk.undo(riskEvent);
+      else
+        this.log.error('an undone fill names no currencies; risk exposure still counts it', {
+          orderId: record.orderId,
+        });
     }
-    const riskEvent = undoneRiskEvent(record);
-    if (riskEvent !== undefined) await this.deps.risk.undo(riskEvent);
-    else
-      this.log.error('an undone fill names no currencies; risk exposure still counts it', { orderId: record.orderId });
     const marked = await this.markUndone(record.orderId, trade);
     if (marked === 'already') return;
     this.deps.results.inc({ result: 'taken-back' });
@@ -158,27 +169,27 @@ export class UndoneFills {
     });
   }
 
-  /** The record says `undone` (compare-and-set) and its order event is published; 'already' if done before. */
+  /**
+   * The record says `undone` (compare-and-set) and its order event is stored — once, also beyond the stream's
+   * duplicate window; 'already' if the record was marked before.
+   */
   private async markUndone(orderId: string, trade: UndoneTrade): Promise<'marked' | 'already'> {
     const current = await this.deps.journal.read(orderId);
     if (current === undefined) return 'already';
     let record = current.record;
     const already = record.undone !== undefined;
-    if (!already) {
+    const topic = this.deps.execSubjects.orderEventTopic(record.strategyId, orderId);
+    if (already) {
+      const stored = await this.deps.streams.lastMessage<OrderEvent>(this.deps.eventStream, topic.subject);
+      if (stored?.value.order.undone !== undefined) return 'already';
+    } else {
       const now = this.deps.clock.now();
       record = { ...record, undone: { ...trade, at: trade.at || now }, eventSeq: record.eventSeq + 1, updatedAt: now };
       // a conflict throws: the change is delivered again and read afresh
       await this.deps.journal.update(record, current.revision);
     }
     const event: OrderEvent = { v: 1, seq: record.eventSeq, at: record.updatedAt, order: viewOf(record) };
-    await this.deps.publisher.publishDurableTo(
-      this.deps.execSubjects.orderEventTopic(record.strategyId, orderId),
-      event,
-      {
-        msgId: `${orderId}:undone`,
-        attempts: 3,
-      },
-    );
+    await this.deps.publisher.publishDurableTo(topic, event, { msgId: `${orderId}:undone`, attempts: 3 });
     return already ? 'already' : 'marked';
   }
 }
