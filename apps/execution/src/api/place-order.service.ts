@@ -4,7 +4,7 @@
  * actor publishes the command.
  * Nothing reaches the connector before the intent is durable; a refused request sends nothing.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import {
   ExecutionErrorCode,
@@ -19,6 +19,7 @@ import { KeyedMailbox, type Clock } from '#actors';
 import type { JsonLogger } from '#observability';
 import type { ExecutionMetrics } from '../metrics/execution-metrics.js';
 import type { OrderDesk } from '../orders/order-desk.js';
+import { mintClientRequestId } from '../orders/client-request-id.js';
 import type { OrderJournal } from '../orders/order-journal.js';
 import { viewOf, type OrderRecord, type RecordedQuote } from '../orders/order-record.js';
 import type { KnownQuote, QuoteBook } from '../quotes/quote-book.js';
@@ -379,12 +380,4 @@ function hashOf(request: PlaceOrderRequest): string {
     request.worstPrice ?? '',
   ];
   return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
-}
-
-/**
- * The venue's identifier for this order: unique per account by construction (time + 64 random bits), within
- * the venue's rules and ours (no `.`, it is a subject token of the outcome).
- */
-export function mintClientRequestId(now: number): string {
-  return `x${now.toString(36)}${randomBytes(8).toString('hex')}`;
 }

@@ -7,6 +7,7 @@
  * an instance that lost an order to another one cannot overwrite it (fencing).
  */
 import type { KvBucket } from '#bus';
+import { MINTED_CLIENT_REQUEST_ID } from './client-request-id.js';
 import type { OrderRecord } from './order-record.js';
 
 export interface KeyEntry {
@@ -97,9 +98,6 @@ export class OrderJournal {
 function orderKey(orderId: string): string {
   return `order.${orderId}`;
 }
-/** What `mintClientRequestId` makes (a KV key token): anything else is not one of this app's orders. */
-const MINTED_CLIENT_REQUEST_ID = /^x[0-9a-z]{1,40}$/;
-
 function refKey(clientRequestId: string): string {
   return `ref.${clientRequestId}`;
 }
