@@ -81,6 +81,8 @@ export function changeFeed<T>(context: ClientContext, subject: string, app: stri
       if (!stopped) subscriber.complete(); // the connection closed
     })().catch((error: unknown) => {
       if (stopped) return;
+      // the client closed while a read was under way (it may end in an error rather than end): completed, as documented
+      if (context.nc.isClosed()) return subscriber.complete();
       subscriber.error(
         new GatewayError(
           ClientErrorCode.StreamMissing,
