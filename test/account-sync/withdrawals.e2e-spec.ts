@@ -113,6 +113,25 @@ describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
     ]);
   });
 
+  it('a cancel the venue refuses (PENDING, 409) leaves no cancel pending on the request', async () => {
+    const submitted = await fiat('wd-cancel-late', { amount: '11.00' });
+    const view = submitted.withdrawal as WithdrawalView;
+    await admin(stack.venue, `/withdrawals/${view.venueUuid}/approve`);
+    await waitFor(async () => (await get(view.requestId)).withdrawal?.state === 'PENDING', 'PENDING from the list');
+    const refused = await request<Reply>(stack, withdrawalSubjects.cancel, { requestId: view.requestId });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'NOT_CANCELLABLE' } });
+    expect(refused.withdrawal).toMatchObject({ state: 'PENDING', cancelRequested: false });
+    expect((await get(view.requestId)).withdrawal).toMatchObject({ state: 'PENDING', cancelRequested: false });
+    const events = await withdrawalEvents(stack, view.requestId);
+    expect(events.map((e) => [e.withdrawal.state, e.withdrawal.cancelRequested ?? false])).toEqual([
+      ['SUBMITTING', false],
+      ['PENDING_APPROVAL', false],
+      ['PENDING', false],
+      ['PENDING', true],
+      ['PENDING', false],
+    ]);
+  });
+
   it('a 500 on submit (the venue created it): found in the list by our id, no second request', async () => {
     await admin(stack.venue, '/faults/rest', {
       status: 500,

@@ -458,6 +458,8 @@ export class WithdrawalDesk {
       else await this.venue.cancelCryptoWithdrawal(view.venueUuid, view.accountGroupUuid);
     } catch (error) {
       const failure = classifyCancelFailure(error);
+      // A refusal leaves the request as it was; an answer we could not read may still have cancelled it.
+      if (failure.settled) await this.apply(requestId, { kind: 'cancel-refused' });
       void this.poll();
       const current = this.open.get(requestId) ?? stored;
       return { ...errorReply(failure.code, failure.message), withdrawal: current.view };

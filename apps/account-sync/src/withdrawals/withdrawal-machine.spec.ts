@@ -111,4 +111,30 @@ describe('withdrawalTransition', () => {
     const cancelled = withdrawalTransition(sent.record, { kind: 'cancel-acknowledged' }, env);
     expect(cancelled.record.view.state).toBe('CANCELLED');
   });
+
+  it('a refused cancel clears the request; a second cancel is published under its own message id', () => {
+    const open = record('PENDING', { venueUuid: 'v1' });
+    const sent = withdrawalTransition(open, { kind: 'cancel-sent' }, env);
+    const refused = withdrawalTransition(sent.record, { kind: 'cancel-refused' }, env);
+    expect(refused.record.view).toMatchObject({ state: 'PENDING', cancelRequested: false });
+    expect(refused.effects).toEqual([
+      { kind: 'persist' },
+      { kind: 'publish', previousState: 'PENDING', msgSuffix: 'cancel-refused-1' },
+    ]);
+    expect(withdrawalTransition(refused.record, { kind: 'cancel-refused' }, env).effects).toEqual([]);
+    const again = withdrawalTransition(refused.record, { kind: 'cancel-sent' }, env);
+    expect(again.record.view.cancelRequested).toBe(true);
+    expect(again.effects).toContainEqual({ kind: 'publish', previousState: 'PENDING', msgSuffix: 'cancel-requested-2' });
+    const refusedAgain = withdrawalTransition(again.record, { kind: 'cancel-refused' }, env);
+    expect(refusedAgain.effects).toContainEqual({
+      kind: 'publish',
+      previousState: 'PENDING',
+      msgSuffix: 'cancel-refused-2',
+    });
+  });
+
+  it('a refusal after the request ended changes nothing', () => {
+    const cancelled = record('CANCELLED', { venueUuid: 'v1', cancelRequested: true });
+    expect(withdrawalTransition(cancelled, { kind: 'cancel-refused' }, env).effects).toEqual([]);
+  });
 });

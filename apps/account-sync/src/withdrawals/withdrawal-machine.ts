@@ -23,6 +23,8 @@ export interface WithdrawalRecord {
   unknownSince?: number;
   /** Consecutive full lists without it while UNKNOWN. */
   absentLists?: number;
+  /** Cancels sent so far (each one's `cancel-requested` change gets its own message id). */
+  cancelsSent?: number;
 }
 
 export type WithdrawalEvent =
@@ -32,7 +34,9 @@ export type WithdrawalEvent =
   | { kind: 'listed'; venueUuid: string; state: WithdrawalRequestState | undefined; lastUpdated?: string }
   | { kind: 'absent-from-list' }
   | { kind: 'cancel-acknowledged' }
-  | { kind: 'cancel-sent' };
+  | { kind: 'cancel-sent' }
+  /** The venue answered the cancel with a refusal (409 not cancellable, 404, 401/403): nothing was cancelled. */
+  | { kind: 'cancel-refused' };
 
 export type WithdrawalEffect =
   | { kind: 'persist' }
@@ -97,12 +101,24 @@ export function withdrawalTransition(
       }
       return { record: { ...record, absentLists }, effects: NOTHING };
     }
-    case 'cancel-sent':
+    case 'cancel-sent': {
       if (record.view.cancelRequested || isFinalWithdrawalState(current)) return { record, effects: NOTHING };
+      const cancelsSent = (record.cancelsSent ?? 0) + 1;
+      const msgSuffix = cancelsSent === 1 ? 'cancel-requested' : `cancel-requested-${cancelsSent}`;
       return {
-        record: { ...record, view: { ...record.view, cancelRequested: true, updatedAt: env.now } },
-        effects: [{ kind: 'persist' }, { kind: 'publish', previousState: current, msgSuffix: 'cancel-requested' }],
+        record: { ...record, cancelsSent, view: { ...record.view, cancelRequested: true, updatedAt: env.now } },
+        effects: [{ kind: 'persist' }, { kind: 'publish', previousState: current, msgSuffix }],
       };
+    }
+    case 'cancel-refused': {
+      // The venue said no: the request stands as it was, no cancel is pending (a later list still moves it).
+      if (record.view.cancelRequested !== true || isFinalWithdrawalState(current)) return { record, effects: NOTHING };
+      const msgSuffix = `cancel-refused-${record.cancelsSent ?? 1}`;
+      return {
+        record: { ...record, view: { ...record.view, cancelRequested: false, updatedAt: env.now } },
+        effects: [{ kind: 'persist' }, { kind: 'publish', previousState: current, msgSuffix }],
+      };
+    }
     case 'cancel-acknowledged':
       return moveTo(record, 'CANCELLED', env, { cancelRequested: true });
   }

@@ -165,7 +165,10 @@ export interface WithdrawalView {
   venueUuid?: string;
   /** For REJECTED: the reason (a WithdrawalErrorCode) and the venue's message. */
   rejection?: { code: string; message: string };
-  /** The gateway asked the venue to cancel it (the venue's list confirms the CANCELLED state). */
+  /**
+   * A cancel the gateway sent is pending (the venue's list confirms the CANCELLED state); back to false when the
+   * venue refused it (409 not cancellable, 404, 401/403).
+   */
   cancelRequested?: boolean;
   createdAt: number;
   updatedAt: number;
