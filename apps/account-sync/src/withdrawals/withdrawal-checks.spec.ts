@@ -38,6 +38,19 @@ describe('withdrawal checks', () => {
     expect(checkRequestShape(fiat({ amount: '0.00' }))?.message).toMatch(/positive/);
   });
 
+  it('names every problem of the request at once', () => {
+    const request = fiat({ amount: '1.234', ccy: ' ', walletUuid: 'w', clientComment: 'x'.repeat(997) });
+    expect(checkRequestShape(request)).toEqual({
+      code: 'INVALID_REQUEST',
+      message: [
+        'amount has 3 decimals; a fiat withdrawal takes at most 2 (as written)',
+        'ccy must not be blank',
+        'a fiat withdrawal names bankAccountUuid (and no walletUuid)',
+        "clientComment must be at most 996 characters (the gateway's reference takes the rest of 1024)",
+      ].join('; '),
+    });
+  });
+
   it('crypto amounts: at most eight decimals as written (R6, WD4), refused naming the field', () => {
     const crypto = (amount: string) => {
       const request = fiat({ kind: 'crypto', ccy: 'ETH', amount, walletUuid: 'w' });

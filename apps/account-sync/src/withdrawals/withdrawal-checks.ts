@@ -17,27 +17,28 @@ export interface CheckProblem {
 /** Most decimals an amount may carry as written, by kind (§4.9 fiat; R6/WD4 crypto). Also what the send passes. */
 export const AMOUNT_SCALE = { fiat: 2, crypto: 8 } as const;
 
+/** Every problem of the request's own fields at once (one message, `; ` between them), or undefined. */
 export function checkRequestShape(request: WithdrawalSubmitRequest): CheckProblem | undefined {
-  const invalid = (message: string) => ({ code: WithdrawalErrorCode.InvalidRequest, message });
-  if (!/[1-9]/.test(request.amount)) return invalid('amount must be positive');
+  const problems: string[] = [];
   const scale = request.amount.split('.')[1]?.length ?? 0;
   const maxScale = AMOUNT_SCALE[request.kind];
-  if (scale > maxScale) {
-    return invalid(`amount has ${scale} decimals; a ${request.kind} withdrawal takes at most ${maxScale} (as written)`);
+  if (!/[1-9]/.test(request.amount)) problems.push('amount must be positive');
+  else if (scale > maxScale) {
+    problems.push(`amount has ${scale} decimals; a ${request.kind} withdrawal takes at most ${maxScale} (as written)`);
   }
-  if (request.ccy.trim() === '') return invalid('ccy must not be blank');
+  if (request.ccy.trim() === '') problems.push('ccy must not be blank');
   if (request.kind === 'fiat' && (request.bankAccountUuid === undefined || request.walletUuid !== undefined)) {
-    return invalid('a fiat withdrawal names bankAccountUuid (and no walletUuid)');
+    problems.push('a fiat withdrawal names bankAccountUuid (and no walletUuid)');
   }
   if (request.kind === 'crypto' && (request.walletUuid === undefined || request.bankAccountUuid !== undefined)) {
-    return invalid('a crypto withdrawal names walletUuid (and no bankAccountUuid)');
+    problems.push('a crypto withdrawal names walletUuid (and no bankAccountUuid)');
   }
   if ((request.clientComment?.length ?? 0) > MAX_CALLER_COMMENT) {
-    return invalid(
+    problems.push(
       `clientComment must be at most ${MAX_CALLER_COMMENT} characters (the gateway's reference takes the rest of 1024)`,
     );
   }
-  return undefined;
+  return problems.length === 0 ? undefined : { code: WithdrawalErrorCode.InvalidRequest, message: problems.join('; ') };
 }
 
 /** The destination's usability on the group's onboarded entity (from the account details, §4.6). */
