@@ -7,7 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { riskSubjects, type PlaceOrderReply, type RiskAuditRecord, RiskStreamName } from '#contracts';
+import {
+  riskSubjects,
+  type PlaceOrderReply,
+  type RiskAuditRecord,
+  type RiskLimitsChangeAnswer,
+  RiskStreamName,
+  type TradingStateChangeAnswer,
+} from '#contracts';
 import { eventually } from '#testing';
 import { AppProcess } from '../kit/app-process.js';
 import { liveQuotes, metricSum, metricValue } from '../connector/connector-stack.js';
@@ -203,13 +210,16 @@ describe('execution: pre-trade risk through the app', () => {
   });
 
   it('HALTED for an account group, then ACTIVE again', async () => {
-    await control(risk.stateSet, {
+    const halted = await control<TradingStateChangeAnswer>(risk.stateSet, {
       scope: 'accountGroup',
       id: group,
       state: 'HALTED',
       by: 'e2e',
       reason: 'group review',
     });
+    // the venue lists the group (asked of the connector): nothing to warn about
+    expect(halted).toMatchObject({ ok: true, entry: { scope: 'accountGroup', id: group, state: 'HALTED' } });
+    expect(halted.ok && halted.warnings).toBeFalsy();
     const [first, second] = await quotes(2);
     expect(await refused(order('alpha', first as string))).toMatchObject({
       code: 'TRADING_HALTED',
@@ -223,6 +233,35 @@ describe('execution: pre-trade risk through the app', () => {
       reason: 'review done',
     });
     accepted(await order('alpha', second as string));
+  });
+
+  it('a halt or limits for an account group the venue does not list is applied, with a warning', async () => {
+    const unlisted = '9a000000-0000-4000-8000-00000000dead';
+    const halted = await control<TradingStateChangeAnswer>(risk.stateSet, {
+      scope: 'accountGroup',
+      id: unlisted.toUpperCase(),
+      state: 'HALTED',
+      by: 'e2e',
+      reason: 'typo?',
+    });
+    expect(halted).toMatchObject({
+      ok: true,
+      entry: { id: unlisted, state: 'HALTED' },
+      warnings: [expect.stringMatching(/^accountGroup is not one of the \d+ account groups the venue lists/)],
+    });
+    const limits = await control<RiskLimitsChangeAnswer>(risk.limitsSet, {
+      scope: 'accountGroup',
+      id: unlisted,
+      limits: { maxOrdersPerMinute: 5 },
+      by: 'e2e',
+      reason: 'typo?',
+    });
+    expect(limits).toMatchObject({ ok: true, warnings: [expect.stringContaining('applies to no order')] });
+    expect(
+      await metricValue(instance.httpUrl, 'execution_risk_control_warnings_total', { reason: 'unlisted-account-group' }),
+    ).toBe(2);
+    await control(risk.stateSet, { scope: 'accountGroup', id: unlisted, state: 'ACTIVE', by: 'e2e', reason: 'undo' });
+    await control(risk.limitsSet, { scope: 'accountGroup', id: unlisted, limits: null, by: 'e2e', reason: 'undo' });
   });
 
   it('the kill switch over NATS halts the next order; it is counted, audited and visible', async () => {

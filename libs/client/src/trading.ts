@@ -42,10 +42,15 @@ export class TradingApi {
     return this.setState({ scope: 'global', state: 'ACTIVE', ...change });
   }
 
-  /** One scope's state (global, an account group or a strategy). */
+  /**
+   * One scope's state (global, an account group or a strategy). `warnings`: the change is applied, and the
+   * operator should know more — an account group the venue does not list (a typo halts nothing), or that it
+   * could not be checked.
+   */
   async setState(
     change: TradingChange & { scope: RiskScopeKind; id?: string; state: TradingState; expectedRevision?: number },
-  ): Promise<TradingStateEntry> {
-    return (await gatewayRequest<TradingStateChanged>(this.context, this.subjects.stateSet, change)).entry;
+  ): Promise<TradingStateEntry & { warnings?: string[] }> {
+    const answer = await gatewayRequest<TradingStateChanged>(this.context, this.subjects.stateSet, change);
+    return answer.warnings === undefined ? answer.entry : { ...answer.entry, warnings: answer.warnings };
   }
 }

@@ -24,6 +24,7 @@ import {
 import type { BusResponder, BusSubscription } from '#bus';
 import type { Clock } from '#actors';
 import type { JsonLogger } from '#observability';
+import type { AccountGroupCheck } from './account-group-check.js';
 import { canonicalScopeId, resolveLimits, type Limits } from './limits.js';
 import type { RiskAudit } from './risk-audit.js';
 import type { RiskEngine } from './risk-engine.js';
@@ -40,6 +41,8 @@ export interface RiskControlDeps {
   clock: Clock;
   logger: JsonLogger;
   metrics?: RiskMetrics;
+  /** Tells a change naming an account group the venue does not list (absent: not checked). */
+  accountGroups?: AccountGroupCheck;
 }
 
 export class RiskControl {
@@ -111,7 +114,8 @@ export class RiskControl {
       this.deps.store.writeState(s, revision).then((w) => (w.ok ? { ...w, before: w.before?.state ?? 'ACTIVE' } : w)),
     );
     if (!done.ok) return done;
-    return { ok: true, entry: { ...stored, revision: done.revision }, auditId: done.auditId };
+    const warnings = await this.warningsFor(stored);
+    return { ok: true, entry: { ...stored, revision: done.revision }, auditId: done.auditId, ...warnings };
   }
 
   limits(query: RiskScopeQuery): RiskLimitsAnswer {
@@ -137,7 +141,19 @@ export class RiskControl {
       limits,
       revision: done.revision,
       auditId: done.auditId,
+      ...(await this.warningsFor(stored)),
     };
+  }
+
+  /** After a change is applied: an account group the venue does not list is told (never refused, see the check). */
+  private async warningsFor(stored: { scope: string; id?: string }): Promise<{ warnings?: string[] }> {
+    const check = this.deps.accountGroups;
+    if (check === undefined || stored.scope !== 'accountGroup' || stored.id === undefined) return {};
+    const warning = await check.warningFor(stored.id);
+    if (warning === undefined) return {};
+    this.deps.metrics?.controlWarnings.inc({ reason: warning.reason });
+    this.deps.logger.warn('risk change applied with a warning', { id: stored.id, warning: warning.text });
+    return { warnings: [warning.text] };
   }
 
   /** Who, when and why of a change, for the store. */

@@ -12,6 +12,7 @@ export class RiskMetrics {
   readonly storeReadable: Gauge;
   readonly openOrders: Gauge<'status'>;
   readonly controlChanges: Counter<'kind' | 'result'>;
+  readonly controlWarnings: Counter<'reason'>;
   readonly eventsIgnored: Counter;
   readonly positionWriteFailures: Counter;
   readonly limitUtilisation: Gauge<'limit' | 'scope'>;
@@ -50,6 +51,12 @@ export class RiskMetrics {
       name: 'execution_risk_control_changes_total',
       help: 'Changes of trading states and limits over NATS or configuration, by kind (state, limits) and result',
       labelNames: ['kind', 'result'],
+      registers,
+    });
+    this.controlWarnings = new Counter({
+      name: 'execution_risk_control_warnings_total',
+      help: 'Applied changes whose answer carried a warning, by reason (unlisted-account-group: the venue does not list it; account-groups-unchecked: the connector could not be asked)',
+      labelNames: ['reason'],
       registers,
     });
     this.limitUtilisation = new Gauge({

@@ -197,6 +197,8 @@ describe('pre-trade risk control over NATS (two instances, a plain NATS client)'
       reason: 'case',
     });
     expect(reply).toMatchObject({ ok: true, entry: { id: upper.toLowerCase() } });
+    // no connector answers here: the change is applied, and the answer says the group was not checked
+    expect(reply).toMatchObject({ warnings: [expect.stringMatching(/^accountGroup not checked/)] });
     await eventually(
       async () => ((await code(b, { accountGroup: upper.toLowerCase() })) === 'TRADING_HALTED' ? true : undefined),
       { what: 'b sees the halt' },

@@ -4,10 +4,11 @@
  * switch, then answer the control subjects.
  */
 import { hostname } from 'node:os';
-import { RiskBucketName, RiskStreamName, riskSubjects, Subjects } from '#contracts';
+import { RiskBucketName, RiskStreamName, riskSubjects, Subjects, type AccountGroupsReply } from '#contracts';
 import type { BusConnection, BusCore, BusKv, BusPublisher, BusResponder, BusStreams } from '#bus';
 import { systemClock, type Clock } from '#actors';
 import type { HealthRegistry, JsonLogger } from '#observability';
+import { AccountGroupCheck } from './account-group-check.js';
 import { RiskAudit } from './risk-audit.js';
 import { RiskBookSync } from './risk-book-sync.js';
 import { RiskControl } from './risk-control.js';
@@ -32,6 +33,8 @@ export interface RiskModuleOptions {
   auditRetentionMs?: number;
   /** Names this instance in audit records; default host:pid. */
   instance?: string;
+  /** How long a change naming an account group waits for the connector's list (ms); default 2 s. */
+  accountGroupCheckMs?: number;
   clock?: Clock;
 }
 
@@ -108,12 +111,22 @@ export class RiskRuntime {
     await this.sync.readBack(deps.streams, bookStream);
     const store = new RiskStore(openBucket, engine, { connection: deps.connection, clock, logger });
     this.store = store;
+    const accountGroups = new AccountGroupCheck(async () => {
+      const reply = await deps.core.request<AccountGroupsReply>(
+        subjects.accountGroups,
+        {},
+        options.accountGroupCheckMs ?? 2_000,
+      );
+      if (!reply.ok) throw new Error(`${reply.error.code} ${reply.error.message}`);
+      return reply.accountGroups.map((group) => group.uuid);
+    }, () => clock.now());
     const control = new RiskControl({
       engine,
       store,
       audit,
       clock,
       logger,
+      accountGroups,
       ...(deps.metrics ? { metrics: deps.metrics } : {}),
     });
     this.controlHandle = control;

@@ -209,6 +209,8 @@ export interface TradingStateChanged {
   ok: true;
   entry: TradingStateEntry;
   auditId: string;
+  /** The change is applied; what the operator should know, e.g. an account group the venue does not list. */
+  warnings?: string[];
 }
 
 export interface RiskLimitOverride {
@@ -236,6 +238,8 @@ export interface RiskLimitsChanged {
   limits: RiskLimitSet | null;
   revision: number;
   auditId: string;
+  /** As in TradingStateChanged. */
+  warnings?: string[];
 }
 
 export type RiskAuditKind = 'state' | 'limits';
