@@ -45,6 +45,8 @@ export class ConnectorConfig
   @EnvText({ max: 128, pattern: TOKEN_PATH, describe: 'a dot-separated field path such as data.token' })
   VENUE_TOKEN_PATH?: string;
   @EnvMs(100, 600_000) PRICE_STALE_AFTER_MS: number = 5_000;
+  /** A venue price stamped more than this ahead of the local clock is refused (it would freeze its stream). */
+  @EnvMs(1_000, 3_600_000) PRICE_MAX_CLOCK_AHEAD_MS: number = 60_000;
   /**
    * W13: set (e.g. 4) when the venue's "at most 4 updates per second per connection" is shared by the connection's
    * streams: a stream is then stale only after twice its turn (streams ÷ rate seconds). Unset: a cadence per stream.
@@ -119,6 +121,7 @@ export function venueOptionsFrom(config: ConnectorConfig): VenueOptions {
     orderReplyTimeoutMs: config.ORDER_REPLY_TIMEOUT_MS,
     account: config.ACCOUNT,
     ...optional('subscribeTimeoutMs', config.VENUE_SUBSCRIBE_TIMEOUT_MS),
+    priceMaxAheadMs: config.PRICE_MAX_CLOCK_AHEAD_MS,
     ...optional('accountGroupsTimeoutMs', config.VENUE_ACCOUNT_GROUPS_TIMEOUT_MS),
     ...optional('orderSendTimeoutMs', config.VENUE_ORDER_SEND_TIMEOUT_MS),
     ...optional('orderIntervalMs', config.VENUE_ORDER_INTERVAL_MS),

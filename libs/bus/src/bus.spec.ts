@@ -11,6 +11,7 @@ import {
   BusMetrics,
   BusPublisher,
   BusResponder,
+  MAX_REQUEST_BYTES,
   BusStreams,
   readStreamJson,
   type DurableMessage,
@@ -171,6 +172,21 @@ describe('libs/bus against a real nats-server', () => {
       (await peer.request('t.deep', body, { timeout: 2_000 })).json<{ ok: boolean; error?: { message: string } }>();
     expect((await ask(deep)).error?.message).toMatch(/nested deeper than/);
     expect(await metric('bus_bad_requests_total', { subject_kind: 'deep' })).toBe(1);
+    expect(await ask(JSON.stringify({ name: 'still reading' }))).toEqual({ ok: true });
+    sub.unsubscribe();
+  });
+
+  it('a request too big to read, or of too many fields, is refused unparsed or uncopied; counted', async () => {
+    const responder = new BusResponder(connection, metrics, silent);
+    const sub = responder.respond({ subject: 't.big', kind: 'big', contract: Greeting, handle: () => ({ ok: true }) });
+    await connection.flush();
+    const ask = async (body: string) =>
+      (await peer.request('t.big', body, { timeout: 5_000 })).json<{ ok: boolean; error?: { message: string } }>();
+    const huge = JSON.stringify({ name: 'x', pad: 'p'.repeat(MAX_REQUEST_BYTES) });
+    expect((await ask(huge)).error?.message).toBe(`request is ${huge.length} bytes; at most ${MAX_REQUEST_BYTES}`);
+    const wide = JSON.stringify({ name: 'x', ...Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`k${i}`, 1])) });
+    expect((await ask(wide)).error?.message).toBe('payload has more than 1000 fields');
+    expect(await metric('bus_bad_requests_total', { subject_kind: 'big' })).toBe(2);
     expect(await ask(JSON.stringify({ name: 'still reading' }))).toEqual({ ok: true });
     sub.unsubscribe();
   });

@@ -4,6 +4,7 @@ export { BusConnection } from './bus-connection.js';
 export { BusPublisher, DurablePublishError, type DurablePublishOptions } from './bus-publisher.js';
 export {
   BusResponder,
+  MAX_REQUEST_BYTES,
   type BusSubscription,
   type ContractResponderOptions,
   type ParsingResponderOptions,

@@ -21,6 +21,7 @@ import {
   PairQuery,
   nestedDeeperThan,
   parseContract,
+  printableName,
   sizeToken,
   StreamRequest,
   SubjectTokenError,
@@ -105,6 +106,26 @@ describe('parseContract', () => {
     expect(parseContract(StreamRequest, JSON.stringify({ ...valid, x: { a: { b: 1 } } })).ok).toBe(true);
   });
 
+  it('a payload of more than 1000 fields is refused before any is copied; declared fields only are read', () => {
+    const wide = { ...valid, ...Object.fromEntries(Array.from({ length: 1_000 }, (_, i) => [`k${i}`, 1])) };
+    expect(parseContract(StreamRequest, JSON.stringify(wide))).toEqual({
+      ok: false,
+      problems: ['payload has more than 1000 fields'],
+    });
+    const nestedWide = { ...valid, x: Object.fromEntries(Array.from({ length: 1_000 }, (_, i) => [`k${i}`, 1])) };
+    expect(parseContract(StreamRequest, JSON.stringify(nestedWide)).ok).toBe(false);
+    const parsed = parseContract(StreamRequest, JSON.stringify({ ...valid, extra: 'ignored' }));
+    expect(parsed.ok && 'extra' in parsed.value).toBe(false);
+  });
+
+  it('an unknown field is named bounded, its unprintable and bidi characters written as \\u escapes', () => {
+    expect(printableName('k0\u0000\u202eZZ\n')).toBe('k0\\u0000\\u202eZZ\\u000a');
+    expect(printableName('é€日本')).toBe('é€日本');
+    expect(printableName('x'.repeat(100))).toBe(`${'x'.repeat(64)}…`);
+    const parsed = parseContract(BalanceQuery, JSON.stringify({ 'a\u202eb': 1 }));
+    expect(parsed).toEqual({ ok: false, problems: ['unknown field "a\\u202eb"'] });
+  });
+
   it('lists every problem of a bad request without throwing', () => {
     const parsed = parseContract(
       StreamRequest,
@@ -151,6 +172,22 @@ describe('parseContract', () => {
     expect(parseContract(OrderCommand, JSON.stringify({ clientRequestId: 'a', quoteId: 'q', side: 'HOLD' })).ok).toBe(
       false,
     );
+  });
+
+  it('an order command never carries control or bidi characters to the venue (quoteId, instrument)', () => {
+    const command = (fields: object) =>
+      parseContract(OrderCommand, JSON.stringify({ clientRequestId: 'ord-1', quoteId: 'q', side: 'BUY', ...fields }));
+    for (const quoteId of ['q\u0000\n"', 'q\u202e', '', 'q'.repeat(513)]) {
+      expect(command({ quoteId })).toEqual({
+        ok: false,
+        problems: ['quoteId must be 1–512 characters without control or format characters'],
+      });
+    }
+    expect(command({ quoteId: 'q'.repeat(512), instrument: 'BTC.USD' }).ok).toBe(true);
+    expect(command({ instrument: 'BTC.USD\u202e' })).toEqual({
+      ok: false,
+      problems: ['instrument must not hold control or format characters'],
+    });
   });
 
   it('deduplicates outcomes by clientRequestId and status', () => {

@@ -1,4 +1,4 @@
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min, MinLength } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min } from 'class-validator';
 import type { OrderOutcomeStatus } from './order-status.js';
 
 /**
@@ -6,6 +6,16 @@ import type { OrderOutcomeStatus } from './order-status.js';
  * because it is a token of the outcome subject, no `.`, `*` or `>` either.
  */
 export const CLIENT_REQUEST_ID = /^[^/\s\p{Cc}.*>]{1,64}$/u;
+
+/**
+ * A quote id as the gateway carries it, from the venue's price to the order frame: 1–512 characters, no control
+ * or format (bidi) character. The spec shows only "string"; a venue's quote ids are short tokens.
+ */
+export const QUOTE_ID = /^[^\p{Cc}\p{Cf}]{1,512}$/u;
+export const QUOTE_ID_RULE = 'quoteId must be 1–512 characters without control or format characters';
+
+/** Free text carried for context (an order's instrument): no control or format (bidi) character. */
+const PRINTABLE = /^[^\p{Cc}\p{Cf}]*$/u;
 
 /**
  * An order for the connector to send, on `{prefix}.{account}.order.command` (JetStream work queue,
@@ -21,8 +31,8 @@ export class OrderCommand {
   clientRequestId!: string;
 
   @IsString()
-  @MinLength(1)
-  @MaxLength(512)
+  @MaxLength(512, { message: QUOTE_ID_RULE })
+  @Matches(QUOTE_ID, { message: QUOTE_ID_RULE })
   quoteId!: string;
 
   @IsIn(['BUY', 'SELL'])
@@ -32,6 +42,7 @@ export class OrderCommand {
   @IsOptional()
   @IsString()
   @MaxLength(32)
+  @Matches(PRINTABLE, { message: 'instrument must not hold control or format characters' })
   instrument?: string;
 
   @IsOptional()

@@ -11,6 +11,11 @@ const MAX_NAMED_FIELDS = 10;
 const MAX_FIELD_NAME = 64;
 /** Levels of objects and arrays a payload may nest (the deepest contract nests 3). */
 const MAX_DEPTH = 32;
+/**
+ * Object fields a payload may hold in all (no contract needs a hundred): class-transformer copies each one, at
+ * ≈ 10 µs a field, so a 600 KB payload of 20,000 keys held the event loop for a second or more.
+ */
+const MAX_FIELDS = 1_000;
 
 /**
  * Class decorator: a payload with a field the contract does not declare is refused, naming the field (as
@@ -44,16 +49,23 @@ export function declaredFields(Class: new () => object): ReadonlySet<string> {
   return fields;
 }
 
+/** Controls, invisible format characters and bidi overrides: written as `\uXXXX` when a request's text is named. */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
+
+/**
+ * A name taken from a request (an unknown field's) as an error message may show it: at most 64 characters,
+ * anything unprintable or that reorders text (U+202E) written as `\uXXXX`, never as itself.
+ */
+export function printableName(name: string): string {
+  const cut = name.length > MAX_FIELD_NAME ? `${name.slice(0, MAX_FIELD_NAME)}…` : name;
+  return cut.replace(UNPRINTABLE, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
+}
+
 /** `unknown field "x"` per field the contract does not declare (at most 10 named, names bounded). */
 function unknownFieldProblems(Class: new () => object, plain: object): string[] {
   const fields = declaredFields(Class);
   const unknown = Object.keys(plain).filter((key) => !fields.has(key));
-  const problems = unknown
-    .slice(0, MAX_NAMED_FIELDS)
-    .map(
-      (key) =>
-        `unknown field ${JSON.stringify(key.length > MAX_FIELD_NAME ? `${key.slice(0, MAX_FIELD_NAME)}…` : key)}`,
-    );
+  const problems = unknown.slice(0, MAX_NAMED_FIELDS).map((key) => `unknown field "${printableName(key)}"`);
   if (unknown.length > MAX_NAMED_FIELDS) problems.push(`and ${unknown.length - MAX_NAMED_FIELDS} more unknown fields`);
   return problems;
 }
@@ -76,14 +88,14 @@ export function parseContract<T extends object>(Class: new () => T, payload: Uin
   // class-transformer copies nested objects recursively, fields the contract does not declare included: a
   // payload nested thousands deep overflowed the stack (and, thrown inside a NATS callback, stopped the client
   // reading for minutes). No contract nests deeper than a few levels.
-  if (nestedDeeperThan(plain, MAX_DEPTH)) {
-    return { ok: false, problems: [`payload is nested deeper than ${MAX_DEPTH} levels`] };
-  }
+  const tooBig = boundsProblem(plain, MAX_DEPTH, MAX_FIELDS);
+  if (tooBig !== undefined) return { ok: false, problems: [tooBig] };
   const unknown = refusesUnknownFields(Class) ? unknownFieldProblems(Class, plain) : [];
   let value: T;
   let errors: ReturnType<typeof validateSync>;
   try {
-    value = plainToInstance(Class, plain);
+    // Only the declared fields are handed on: the others are ignored or refused above, never copied.
+    value = plainToInstance(Class, declaredOnly(Class, plain as Record<string, unknown>));
     // A contract with no field (a query without filters) has nothing to validate: only its unknown fields count.
     errors = declaredFields(Class).size === 0 ? [] : validateSync(value, { forbidUnknownValues: true });
   } catch {
@@ -98,14 +110,39 @@ export function parseContract<T extends object>(Class: new () => T, payload: Uin
 
 /** Whether `plain` (parsed JSON) nests objects or arrays deeper than `limit` — iteratively, never on the stack. */
 export function nestedDeeperThan(plain: unknown, limit: number): boolean {
+  return boundsProblem(plain, limit, Number.POSITIVE_INFINITY) !== undefined;
+}
+
+/**
+ * What makes `plain` (parsed JSON) too big to read as a contract: objects or arrays nested deeper than
+ * `maxDepth`, or more than `maxFields` object fields in all. One iterative walk, never on the stack; it stops
+ * at the first bound crossed.
+ */
+function boundsProblem(plain: unknown, maxDepth: number, maxFields: number): string | undefined {
   const pending: Array<[unknown, number]> = [[plain, 1]];
+  let fields = 0;
   while (pending.length > 0) {
     const [node, depth] = pending.pop() as [unknown, number];
     if (node === null || typeof node !== 'object') continue;
-    if (depth > limit) return true;
-    for (const child of Object.values(node)) {
+    if (depth > maxDepth) return `payload is nested deeper than ${maxDepth} levels`;
+    const children = Object.values(node);
+    if (!Array.isArray(node)) {
+      fields += children.length;
+      if (fields > maxFields) return `payload has more than ${maxFields} fields`;
+    }
+    for (const child of children) {
       if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
     }
   }
-  return false;
+  return undefined;
+}
+
+/** The fields of `plain` the contract declares (the same object when it has no other). */
+function declaredOnly(Class: new () => object, plain: Record<string, unknown>): Record<string, unknown> {
+  const fields = declaredFields(Class);
+  const keys = Object.keys(plain);
+  if (keys.every((key) => fields.has(key))) return plain;
+  const kept: Record<string, unknown> = {};
+  for (const key of keys) if (fields.has(key)) kept[key] = plain[key];
+  return kept;
 }

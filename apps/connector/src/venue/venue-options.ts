@@ -47,6 +47,8 @@ export interface VenueOptions {
   orderIntervalNarrowAfter?: number;
   /** How long `acquire` waits for the venue's subscribe acknowledgement (default 10 s). */
   subscribeTimeoutMs?: number;
+  /** A price stamped more than this ahead of the local clock is refused and counted (default 60 s). */
+  priceMaxAheadMs?: number;
   /** How long an account-group lookup waits for its reply (default 5 s). */
   accountGroupsTimeoutMs?: number;
   /** How long an order waits for an open session before it is refused unsent (default 5 s). */
@@ -85,6 +87,7 @@ export function withDefaults(options: VenueOptions): ResolvedVenueOptions {
     orderIntervalStepMs: 50,
     orderIntervalNarrowAfter: 20,
     subscribeTimeoutMs: 10_000,
+    priceMaxAheadMs: 60_000,
     accountGroupsTimeoutMs: 5_000,
     orderSendTimeoutMs: 5_000,
     redeliveryGraceMs: 1_000,

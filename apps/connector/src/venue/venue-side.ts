@@ -57,6 +57,7 @@ export class VenueSide {
     this.prices = new PriceStreamRegistry(this.session, this.limiter, this.metrics, logger, clock, {
       staleAfterMs: this.options.staleAfterMs,
       subscribeTimeoutMs: this.options.subscribeTimeoutMs,
+      maxAheadMs: this.options.priceMaxAheadMs,
       ...(this.options.connectionPriceRate !== undefined
         ? { connectionPriceRate: this.options.connectionPriceRate }
         : {}),

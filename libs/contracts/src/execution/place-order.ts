@@ -4,6 +4,7 @@
  * Either `quoteId` (a quote the algo holds) or a quote request (`instrument`, `quantity`, `currency`,
  * `tenor`: the app uses the freshest live quote of that stream, asking the connector for it if needed).
  */
+import { printableName } from '../validate.js';
 import { isDecimalString } from '../decimal-string.js';
 import { SUBJECT_TOKEN } from '../subjects.js';
 import type { OrderView } from './order-view.js';
@@ -104,7 +105,7 @@ export function parsePlaceOrder(payload: Uint8Array | string): PlaceOrderParse {
   const input = plain as Record<string, unknown>;
   const problems: FieldProblem[] = [];
   const unknown = Object.keys(input).filter((key) => !(key in RULES));
-  for (const field of unknown.slice(0, 10)) problems.push({ field: field.slice(0, 64), problem: 'unknown field' });
+  for (const field of unknown.slice(0, 10)) problems.push({ field: printableName(field), problem: 'unknown field' });
   for (const [field, { required, rule }] of Object.entries(RULES)) {
     const value = input[field];
     if (value === undefined) {

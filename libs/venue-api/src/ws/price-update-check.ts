@@ -5,6 +5,7 @@
  * is built; the consumer parses what it uses). Allocation-free on success: the parsed object itself
  * becomes the message.
  */
+import { QUOTE_ID, QUOTE_ID_RULE } from '#contracts';
 import { Decimal } from '../money/decimal.js';
 
 /** Same limit as `isDecimalText` (money/decimal.ts): a hostile frame cannot make anyone parse a huge number. */
@@ -212,7 +213,10 @@ export function checkPriceUpdate(frame: Record<string, unknown>): string | undef
   if (typeof frame['chanId'] !== 'string') return 'chanId must be a string';
   if (!Number.isSafeInteger(frame['timestamp'])) return 'timestamp must be an integer';
   if (!isNonEmptyString(frame['instrument'])) return 'instrument must be a non-empty string';
-  if (!isNonEmptyString(frame['quoteId'])) return 'quoteId must be a non-empty string';
+  const quoteId = frame['quoteId'];
+  if (!isNonEmptyString(quoteId)) return 'quoteId must be a non-empty string';
+  // An order names it again (OrderCommand): one that could never be traded is no live quote.
+  if (quoteId.length > 512 || !QUOTE_ID.test(quoteId)) return QUOTE_ID_RULE;
   if (typeof frame['tenor'] !== 'string') return 'tenor must be a string';
   const sideError = checkSide(frame['offer'], true) ?? checkSide(frame['bid'], false);
   if (sideError !== undefined) return sideError;

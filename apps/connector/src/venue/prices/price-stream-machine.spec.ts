@@ -32,6 +32,7 @@ function run(
       isOpen: true,
       staleAfterMs: 1_000,
       subscribeTimeoutMs: 500,
+      maxAheadMs: 60_000,
       ...env,
     });
     state = next.state;
@@ -96,6 +97,35 @@ describe('price stream transition', () => {
     const live = effects.flatMap((e) => (e.type === 'publish' ? [e.price] : []));
     expect(live[0]).toMatchObject({ quoteId: 'q-100', venueTimestamp: 100, quoteExpiresAt: 600_100 });
     expect(live[0]?.bid?.price).toBe('64000.1');
+  });
+
+  it('a price stamped further ahead of the clock than allowed is refused; the stream goes on with genuine prices', () => {
+    const { state, effects } = run([
+      [0, acquire('a')],
+      [1, { type: 'subscribeSent', attempt: 1, sent: true }],
+      [5, ack(true)],
+      [10, price(100)],
+      [11, price(11 + 60_001)],
+      [12, price(11 + 60_000)],
+      [13, price(200)],
+    ]);
+    expect(kinds(effects)).toEqual([
+      'subscribe',
+      'answer:true',
+      'publish:live',
+      'aheadOfClock',
+      'publish:live',
+      'outOfOrder',
+    ]);
+    expect(state).toMatchObject({ status: 'live', lastTimestamp: 60_011 });
+    const fresh = run([
+      [0, acquire('a')],
+      [1, { type: 'subscribeSent', attempt: 1, sent: true }],
+      [5, ack(true)],
+      [10, price(1e12)],
+      [11, price(12)],
+    ]);
+    expect(kinds(fresh.effects)).toEqual(['subscribe', 'answer:true', 'aheadOfClock', 'publish:live']);
   });
 
   it('waits for a connection before subscribing', () => {

@@ -61,6 +61,8 @@ export interface PriceStreamEnv {
   readonly isOpen: boolean;
   readonly staleAfterMs: number;
   readonly subscribeTimeoutMs: number;
+  /** A price stamped further ahead of the local clock than this is refused (it would freeze the stream). */
+  readonly maxAheadMs: number;
 }
 
 export type PriceStreamEvent =
@@ -95,6 +97,8 @@ export type PriceStreamEffect =
   | { readonly type: 'subscribeRefused'; readonly code: string }
   /** An update not newer than the newest accepted one: dropped (counted by the registry). */
   | { readonly type: 'outOfOrder' }
+  /** A price stamped implausibly far ahead of the local clock: refused, the stream's order untouched. */
+  | { readonly type: 'aheadOfClock' }
   /** The stream is over: the registry forgets it. */
   | { readonly type: 'removed' };
 
@@ -159,6 +163,9 @@ export function priceStreamTransition(state: PriceStreamState, event: PriceStrea
 function onPrice(state: PriceStreamState, update: PriceUpdate, env: PriceStreamEnv): Step {
   const timestamp = update.timestamp;
   if (timestamp <= state.lastTimestamp) return { state, effects: OUT_OF_ORDER };
+  // Taken, it would be "newer" than every genuine price to come (all dropped as out of order) and its quote
+  // would look valid for as long: the stream would freeze on it.
+  if (timestamp > env.now + env.maxAheadMs) return { state, effects: AHEAD_OF_CLOCK };
   const { id } = state;
   const price: PriceMessage = {
     v: 1,
@@ -231,6 +238,7 @@ function evolve(s: PriceStreamState, c: StateChanges): PriceStreamState {
 }
 
 const OUT_OF_ORDER: readonly PriceStreamEffect[] = Object.freeze([{ type: 'outOfOrder' }]);
+const AHEAD_OF_CLOCK: readonly PriceStreamEffect[] = Object.freeze([{ type: 'aheadOfClock' }]);
 
 function onAcquire(
   state: PriceStreamState,

@@ -33,7 +33,11 @@ export interface PriceStreamOptions {
    * `staleAfterMs`. Unset: each stream has its own cadence and `staleAfterMs` is the threshold.
    */
   connectionPriceRate?: number;
+  /** A price stamped more than this ahead of the local clock is refused and counted (default 60 s). */
+  maxAheadMs?: number;
 }
+
+export const DEFAULT_MAX_AHEAD_MS = 60_000;
 
 /** A stream's turn never comes later than a quote's life: beyond that, silence is stale whatever the rate. */
 const MAX_SHARED_STALE_AFTER_MS = QUOTE_LIFETIME_MS;
@@ -107,6 +111,7 @@ export class PriceStreamRegistry {
       isOpen: false,
       staleAfterMs: options.staleAfterMs,
       subscribeTimeoutMs: options.subscribeTimeoutMs,
+      maxAheadMs: options.maxAheadMs ?? DEFAULT_MAX_AHEAD_MS,
     };
     this.feed = new PriceFeed((error) =>
       this.log.error('price listener failed', { error: error instanceof Error ? error.message : String(error) }),
@@ -319,6 +324,9 @@ export class PriceStreamRegistry {
         return;
       case 'outOfOrder':
         this.metrics.outOfOrderDropped.inc();
+        return;
+      case 'aheadOfClock':
+        this.metrics.framesRejected.inc({ reason: 'timestamp_ahead' });
         return;
       case 'subscribe':
         this.subscribeAtVenue(cell, effect.attempt, self);
