@@ -258,7 +258,9 @@ describe('execution: pre-trade risk through the app', () => {
     });
     expect(limits).toMatchObject({ ok: true, warnings: [expect.stringContaining('applies to no order')] });
     expect(
-      await metricValue(instance.httpUrl, 'execution_risk_control_warnings_total', { reason: 'unlisted-account-group' }),
+      await metricValue(instance.httpUrl, 'execution_risk_control_warnings_total', {
+        reason: 'unlisted-account-group',
+      }),
     ).toBe(2);
     await control(risk.stateSet, { scope: 'accountGroup', id: unlisted, state: 'ACTIVE', by: 'e2e', reason: 'undo' });
     await control(risk.limitsSet, { scope: 'accountGroup', id: unlisted, limits: null, by: 'e2e', reason: 'undo' });

@@ -184,7 +184,10 @@ describe('libs/bus against a real nats-server', () => {
       (await peer.request('t.big', body, { timeout: 5_000 })).json<{ ok: boolean; error?: { message: string } }>();
     const huge = JSON.stringify({ name: 'x', pad: 'p'.repeat(MAX_REQUEST_BYTES) });
     expect((await ask(huge)).error?.message).toBe(`request is ${huge.length} bytes; at most ${MAX_REQUEST_BYTES}`);
-    const wide = JSON.stringify({ name: 'x', ...Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`k${i}`, 1])) });
+    const wide = JSON.stringify({
+      name: 'x',
+      ...Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`k${i}`, 1])),
+    });
     expect((await ask(wide)).error?.message).toBe('payload has more than 1000 fields');
     expect(await metric('bus_bad_requests_total', { subject_kind: 'big' })).toBe(2);
     expect(await ask(JSON.stringify({ name: 'still reading' }))).toEqual({ ok: true });

@@ -124,7 +124,11 @@ describe('withdrawalTransition', () => {
     expect(withdrawalTransition(refused.record, { kind: 'cancel-refused' }, env).effects).toEqual([]);
     const again = withdrawalTransition(refused.record, { kind: 'cancel-sent' }, env);
     expect(again.record.view.cancelRequested).toBe(true);
-    expect(again.effects).toContainEqual({ kind: 'publish', previousState: 'PENDING', msgSuffix: 'cancel-requested-2' });
+    expect(again.effects).toContainEqual({
+      kind: 'publish',
+      previousState: 'PENDING',
+      msgSuffix: 'cancel-requested-2',
+    });
     const refusedAgain = withdrawalTransition(again.record, { kind: 'cancel-refused' }, env);
     expect(refusedAgain.effects).toContainEqual({
       kind: 'publish',

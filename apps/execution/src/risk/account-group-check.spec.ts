@@ -45,7 +45,9 @@ describe('AccountGroupCheck', () => {
     const { check } = checkWith([new Error(`NOT_CONNECTED ${'x'.repeat(5_000)}`)]);
     const warning = await check.warningFor(LISTED);
     expect(warning?.reason).toBe('account-groups-unchecked');
-    expect(warning?.text).toMatch(/^accountGroup not checked against the venue's account groups \(the connector did not list them: NOT_CONNECTED x+\)$/);
+    expect(warning?.text).toMatch(
+      /^accountGroup not checked against the venue's account groups \(the connector did not list them: NOT_CONNECTED x+\)$/,
+    );
     expect(warning?.text.length).toBeLessThan(400);
   });
 });

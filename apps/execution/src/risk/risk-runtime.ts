@@ -111,15 +111,18 @@ export class RiskRuntime {
     await this.sync.readBack(deps.streams, bookStream);
     const store = new RiskStore(openBucket, engine, { connection: deps.connection, clock, logger });
     this.store = store;
-    const accountGroups = new AccountGroupCheck(async () => {
-      const reply = await deps.core.request<AccountGroupsReply>(
-        subjects.accountGroups,
-        {},
-        options.accountGroupCheckMs ?? 2_000,
-      );
-      if (!reply.ok) throw new Error(`${reply.error.code} ${reply.error.message}`);
-      return reply.accountGroups.map((group) => group.uuid);
-    }, () => clock.now());
+    const accountGroups = new AccountGroupCheck(
+      async () => {
+        const reply = await deps.core.request<AccountGroupsReply>(
+          subjects.accountGroups,
+          {},
+          options.accountGroupCheckMs ?? 2_000,
+        );
+        if (!reply.ok) throw new Error(`${reply.error.code} ${reply.error.message}`);
+        return reply.accountGroups.map((group) => group.uuid);
+      },
+      () => clock.now(),
+    );
     const control = new RiskControl({
       engine,
       store,
