@@ -223,9 +223,18 @@ export async function positionsOf(algo: NatsConnection, strategyId: string): Pro
 }
 
 /** Every event stored for one order, in stream order (a consumer replaying it, as an algo would). */
-export async function orderEvents(js: JetStreamClient, strategyId: string, orderId: string): Promise<OrderEvent[]> {
+export function orderEvents(js: JetStreamClient, strategyId: string, orderId: string): Promise<OrderEvent[]> {
+  return eventsOn(js, exec.orderEvent(strategyId, orderId));
+}
+
+/** Every event the stream holds of the strategy's orders. */
+export function strategyEvents(js: JetStreamClient, strategyId: string): Promise<OrderEvent[]> {
+  return eventsOn(js, exec.strategyEvents(strategyId));
+}
+
+async function eventsOn(js: JetStreamClient, subject: string): Promise<OrderEvent[]> {
   const consumer = await js.consumers.get(ExecutionStreamName.orderEvents(ACCOUNT), {
-    filter_subjects: exec.orderEvent(strategyId, orderId), // one subject: nats-server 2.9 takes no list
+    filter_subjects: subject, // one subject: nats-server 2.9 takes no list
   });
   const events: OrderEvent[] = [];
   const info = await consumer.info(true);

@@ -7,10 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { PlaceOrderReply } from '#contracts';
 import { liveQuotes, metricSum } from '../connector/connector-stack.js';
 import {
+  exec,
   finalEvents,
   finals,
   place,
   startExecutionStack,
+  strategyEvents,
   type ExecutionInstance,
   type ExecutionStack,
 } from './execution-stack.js';
@@ -23,6 +25,8 @@ describe('execution: one quote across two instances', () => {
   let second: ExecutionInstance;
   let group: string;
   let keys = 0;
+  /** Every order the bursts were told accepted. */
+  const acceptedIds: string[] = [];
 
   const order = (strategyId: string, source: Record<string, unknown>) =>
     place(stack.algo, {
@@ -57,6 +61,7 @@ describe('execution: one quote across two instances', () => {
         expect(reply).toMatchObject({ ok: false, error: { code: 'QUOTE_SIZE_EXHAUSTED', values: { quoteId } } });
       const events = await finalEvents(stack.js, 'byid', accepted[0]?.orderId as string, undefined, [first, second]);
       expect(finals(events)[0]?.order.state).toBe('SUCCESS');
+      acceptedIds.push(...accepted.map((r) => r.orderId));
     }
     // the queue group shared the bursts: both instances decided some of them
     expect(await answered(first)).toBeGreaterThan(0);
@@ -75,5 +80,15 @@ describe('execution: one quote across two instances', () => {
       const events = await finalEvents(stack.js, 'byrequest', reply.orderId, undefined, [first, second]);
       expect(finals(events)[0]?.order.state).toBe('SUCCESS');
     }
+    acceptedIds.push(...accepted.map((r) => r.orderId));
+  });
+
+  it('an order that lost its quote to another instance leaves nothing behind: no event, no open order (tester C2)', async () => {
+    // a few ownership sweeps (1 s apart here) had their chance to resume a loser's intent
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const events = [...(await strategyEvents(stack.js, 'byid')), ...(await strategyEvents(stack.js, 'byrequest'))];
+    expect(new Set(events.map((e) => e.order.orderId))).toEqual(new Set(acceptedIds));
+    const open = await stack.algo.request(exec.list, JSON.stringify({ filter: 'open' }), { timeout: 5_000 });
+    expect(open.json<{ ok: boolean; orders: unknown[] }>()).toEqual({ ok: true, orders: [] });
   });
 });

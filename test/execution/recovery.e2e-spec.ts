@@ -11,6 +11,7 @@ import {
   listOrders,
   place,
   startExecutionStack,
+  strategyEvents,
   subjects,
   type ExecutionStack,
   ACCOUNT,
@@ -104,6 +105,45 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
     expect(await venueAccepted()).toBe(before); // never sent
     // the algo retries its key: the existing order, not a new one
     expect(accepted(await place(stack.algo, request))).toMatchObject({ orderId: found.order.orderId, duplicate: true });
+    await restarted.close();
+  });
+
+  it('kill -9 between the key claim and the intent: the key answers ORDER_BEING_PLACED, then places a new order once the first can no longer be sent', async () => {
+    const before = await venueAccepted();
+    const deadline = { ORDER_SEND_DEADLINE_MS: '1000' };
+    const crashing = await stack.startInstance('crash-0', { ...deadline, FAULT_CRASH_AT: 'after-key-claim' });
+    // by quote request: the retry (the same payload) takes a fresh quote, the first one's is long gone by then
+    const { quoteId: _quoteId, ...quoted } = await order('delta');
+    const request = { ...quoted, instrument: 'BTC.USD', quantity: '0.5', currency: 'BTC', tenor: 'T' };
+    await expect(place(stack.algo, request, 3_000)).rejects.toThrow();
+    expect((await crashing.process.exited).signal).toBe('SIGKILL');
+    const restarted = await stack.startInstance('crash-0', deadline);
+    const again = request;
+    // the abandoned order could still be sent (within its send deadline and the margin): the key does not answer yet
+    const early = await place(stack.algo, again);
+    if (early.ok) {
+      // the restart took longer than the window: the key already passed to a new order
+      expect(early.duplicate).toBe(false);
+    } else expect(early.error.code).toBe('ORDER_BEING_PLACED');
+    const placed = await eventually(
+      async () => {
+        const reply = await place(stack.algo, again);
+        return reply.ok ? reply : undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 500, what: 'the key places a new order' },
+    );
+    const events = await finalEvents(stack.js, 'delta', placed.orderId, 30_000, stack.instances);
+    expect(finals(events)).toHaveLength(1);
+    expect(finals(events)[0]?.order.state).toBe('SUCCESS');
+    expect(await venueAccepted()).toBe(before + 1);
+    // one order for the key: the same one answered again, and no event of any other order of this key
+    expect(accepted(await place(stack.algo, again))).toMatchObject({ orderId: placed.orderId, duplicate: true });
+    const keyEvents = await strategyEvents(stack.js, 'delta');
+    const orderIds = new Set(
+      keyEvents.filter((e) => e.order.idempotencyKey === request.idempotencyKey).map((e) => e.order.orderId),
+    );
+    expect([...orderIds]).toEqual([placed.orderId]);
+    expect(await metricValue(restarted.httpUrl, 'execution_idempotent_replays_total', { result: 'abandoned' })).toBe(1);
     await restarted.close();
   });
 

@@ -80,7 +80,9 @@ export class ExecutionConfig extends withVenueCredentialsEnv(withNatsEnv(Service
   /** Distinct reject codes, and strategy ids configured or with an accepted order, kept as metric labels (then `other`). */
   @EnvInt(1, 10_000) METRIC_LABEL_VALUES_MAX: number = 100;
   /** Fault injection for tests only: SIGKILL itself right after this step of a new order. Never set in production. */
-  @IsOptional() @EnvEnum(['after-intent', 'after-send']) FAULT_CRASH_AT?: 'after-intent' | 'after-send';
+  @IsOptional()
+  @EnvEnum(['after-key-claim', 'after-intent', 'after-send'])
+  FAULT_CRASH_AT?: 'after-key-claim' | 'after-intent' | 'after-send';
 
   crossCheck(): string[] {
     const problems: string[] = [];

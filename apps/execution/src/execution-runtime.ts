@@ -33,7 +33,7 @@ import type { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability
 import type { VenueRestClient } from '#venue-api';
 import { OrderQueries } from './api/order-queries.js';
 import { parseOrderListing, parseOrderLookup, parsePositionsQuery } from './api/order-query-requests.js';
-import { PlaceOrderService } from './api/place-order.service.js';
+import { ABANDONED_PLACING_MARGIN_MS, PlaceOrderService } from './api/place-order.service.js';
 import { ExecutionMetrics } from './metrics/execution-metrics.js';
 import { OrderDesk, type CrashPoint } from './orders/order-desk.js';
 import { OrderJournal } from './orders/order-journal.js';
@@ -209,7 +209,10 @@ export class ExecutionRuntime {
       ...(settings.crashAt !== undefined ? { crashAt: settings.crashAt } : {}),
     });
     deskOf.current = desk;
-    const ownership = new OrderOwnership(journal, registry, desk, logger);
+    const ownership = new OrderOwnership(journal, registry, desk, logger, {
+      now: () => clock.now(),
+      afterMs: settings.sendDeadlineMs + ABANDONED_PLACING_MARGIN_MS,
+    });
     const place = new PlaceOrderService({
       instanceId: settings.instanceId,
       journal,
@@ -223,6 +226,8 @@ export class ExecutionRuntime {
       clock,
       logger,
       quoteLifeMs: settings.quoteLifeMs,
+      sendDeadlineMs: settings.sendDeadlineMs,
+      ...(settings.crashAt !== undefined ? { crashAt: settings.crashAt } : {}),
     });
     const queries = new OrderQueries(journal, positions);
     const undoneFills = new UndoneFills({

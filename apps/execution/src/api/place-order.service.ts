@@ -18,10 +18,10 @@ import {
 import { KeyedMailbox, type Clock } from '#actors';
 import type { JsonLogger } from '#observability';
 import type { ExecutionMetrics } from '../metrics/execution-metrics.js';
-import type { OrderDesk } from '../orders/order-desk.js';
+import { crash, type CrashPoint, type OrderDesk } from '../orders/order-desk.js';
 import { mintClientRequestId } from '../orders/client-request-id.js';
 import type { OrderJournal } from '../orders/order-journal.js';
-import { viewOf, type OrderRecord, type RecordedQuote } from '../orders/order-record.js';
+import { isFinalState, viewOf, type OrderRecord, type RecordedQuote } from '../orders/order-record.js';
 import type { KnownQuote, QuoteBook } from '../quotes/quote-book.js';
 import type { PriceStreams } from '../quotes/price-streams.js';
 import type { ClaimResult, QuoteClaims } from '../quotes/quote-claims.js';
@@ -46,6 +46,10 @@ export interface PlaceOrderDeps {
   clock: Clock;
   logger: JsonLogger;
   quoteLifeMs: number;
+  /** An order's command cannot leave later than this after its acceptance (ORDER_SEND_DEADLINE_MS). */
+  sendDeadlineMs: number;
+  /** Test-only fault injection (`after-key-claim`: the process kills itself between the claims and the intent). */
+  crashAt?: CrashPoint;
 }
 
 /**
@@ -53,6 +57,16 @@ export interface PlaceOrderDeps {
  * takes a quote no order on this instance took, so a burst spread over a few instances is placed in full.
  */
 const MAX_QUOTE_TRIES = 10;
+
+/** Beyond an order's send deadline, how long its placing may still be under way (clocks of two hosts). */
+export const ABANDONED_PLACING_MARGIN_MS = 5_000;
+
+type KeyState =
+  | { kind: 'free'; takeOverRevision?: undefined }
+  | { kind: 'answered'; reply: PlaceOrderReply }
+  /** The key held an abandoned order's claim, at this revision: a new order takes it over by compare-and-set. */
+  | { kind: 'take-over'; revision: number; takeOverRevision?: undefined };
+const FREE: KeyState = { kind: 'free' };
 
 export class PlaceOrderService {
   private inFlight = 0;
@@ -113,8 +127,9 @@ export class PlaceOrderService {
 
   private async decideKey(request: PlaceOrderRequest, receivedAt: number, tries = 1): Promise<PlaceOrderReply> {
     const payloadHash = hashOf(request);
-    const existing = await this.existing(request, payloadHash);
-    if (existing !== undefined) return existing;
+    const keyState = await this.keyState(request, payloadHash);
+    if (keyState.kind === 'answered') return keyState.reply;
+    const key = { takeOverRevision: keyState.kind === 'take-over' ? keyState.revision : undefined };
 
     const now = this.deps.clock.now();
     let known: KnownQuote | undefined;
@@ -210,43 +225,26 @@ export class PlaceOrderService {
       owner: this.deps.instanceId,
       eventSeq: 1,
     };
-    // The intent (record + open mark), the key claim and the quote claim are written together: one round trip
-    // on the hot path.
+    // First the contended claims — the key and the quote's size — in one round trip: an order that loses either
+    // leaves no record and no open mark behind (nothing a sweep could resume, no event for an order never placed).
+    // Then the intent (record, open mark, ref): only a whole intent is ever sent. A crash in between leaves a key
+    // whose order was never opened: a retry with the key finds it and, once it can no longer be sent, places anew.
     this.deps.desk.reserve(orderId);
+    const keyEntry = { orderId, clientRequestId: record.clientRequestId, payloadHash, acceptedAt: now, quoteId };
     let claim: 'created' | 'exists';
     let quoteClaim: ClaimResult;
     try {
-      [, claim, quoteClaim] = await Promise.all([
-        this.deps.journal.createOrder(record),
-        this.deps.journal.claimKey(request.strategyId, request.idempotencyKey, {
-          orderId,
-          clientRequestId: record.clientRequestId,
-          payloadHash,
-        }),
+      [claim, quoteClaim] = await Promise.all([
+        this.deps.journal.claimKey(request.strategyId, request.idempotencyKey, keyEntry, key.takeOverRevision),
         this.claimQuote(quoteId, orderId, quote.quantity),
       ]);
     } catch (error) {
-      // Any write may have been stored: the open mark goes first (then the sweep cannot resume it), and the
-      // key and the quote are given back, so that a retry with it places the order rather than finding one never sent.
-      this.deps.risk.record({ kind: 'not-executed', orderId });
-      await this.releaseQuote(quoteId, orderId);
-      await this.deps.journal.close(orderId).catch(() => undefined);
-      this.deps.desk.release(orderId);
-      await this.releaseKey(request, orderId);
-      this.logger.error('intent not recorded; order refused', {
-        error: error instanceof Error ? error.message : String(error),
-      });
-      return this.reject(
-        ExecutionErrorCode.JournalUnavailable,
-        'the order journal is unavailable; nothing was sent',
-        request.strategyId,
-      );
+      return this.intentNotRecorded(request, record, error);
     }
     if (claim === 'exists') {
       // The same key won a race in another request a moment ago: this order is never sent.
       this.deps.risk.record({ kind: 'not-executed', orderId });
       if (quoteClaim.ok) await this.releaseQuote(quoteId, orderId);
-      await this.deps.journal.close(orderId);
       this.deps.desk.release(orderId);
       return (
         (await this.existing(request, payloadHash)) ??
@@ -256,7 +254,6 @@ export class PlaceOrderService {
     if (!quoteClaim.ok) {
       // Orders another instance admitted a moment ago took the quote: this order is never sent.
       this.deps.risk.record({ kind: 'not-executed', orderId });
-      await this.deps.journal.close(orderId);
       this.deps.desk.release(orderId);
       await this.releaseKey(request, orderId);
       if (this.triesNext(request, quoteId, tries)) return this.decideKey(request, receivedAt, tries + 1);
@@ -271,6 +268,12 @@ export class PlaceOrderService {
         },
       };
     }
+    if (this.deps.crashAt === 'after-key-claim') crash();
+    try {
+      await this.deps.journal.createOrder(record);
+    } catch (error) {
+      return this.intentNotRecorded(request, record, error);
+    }
     const accepted: OrderAccepted = {
       ok: true,
       orderId,
@@ -281,6 +284,32 @@ export class PlaceOrderService {
     this.deps.desk.place(record, receivedAt);
     this.deps.streams.markUsed(quoteId);
     return accepted;
+  }
+
+  /**
+   * A write of the intent failed (any of them may have been stored): its leftovers go — the open mark first, so no
+   * sweep resumes it — and the key and the quote are given back, so that a retry with the key places the order
+   * rather than finding one never sent.
+   */
+  private async intentNotRecorded(
+    request: PlaceOrderRequest,
+    record: OrderRecord,
+    error: unknown,
+  ): Promise<OrderRejection> {
+    const { orderId } = record;
+    this.deps.risk.record({ kind: 'not-executed', orderId });
+    await this.deps.journal.discardIntent(orderId, record.clientRequestId).catch(() => undefined);
+    await this.releaseQuote(record.quoteId, orderId);
+    this.deps.desk.release(orderId);
+    await this.releaseKey(request, orderId);
+    this.logger.error('intent not recorded; order refused', {
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return this.reject(
+      ExecutionErrorCode.JournalUnavailable,
+      'the order journal is unavailable; nothing was sent',
+      request.strategyId,
+    );
   }
 
   /** Marks a quote other instances took as used here; true when the order (by quote request) may try the next. */
@@ -315,32 +344,77 @@ export class PlaceOrderService {
     );
   }
 
+  /** The key's order as a reply, when the key answers one (undefined: the key is free, or free to take over). */
   private async existing(request: PlaceOrderRequest, payloadHash: string): Promise<PlaceOrderReply | undefined> {
-    const entry = await this.deps.journal.keyEntry(request.strategyId, request.idempotencyKey);
-    if (entry === undefined) return undefined;
+    const key = await this.keyState(request, payloadHash);
+    return key.kind === 'answered' ? key.reply : undefined;
+  }
+
+  /**
+   * What the idempotency key holds: nothing; an order (answered with it); or an order whose placing never
+   * finished — claimed, never opened (a crash between the claims and the intent, or under way on another
+   * instance). Such an order is answered `ORDER_BEING_PLACED` until it can no longer be sent (its command's
+   * `sendBy` has passed, with a margin for clocks); then its leftovers go and the key passes to a new order.
+   */
+  private async keyState(request: PlaceOrderRequest, payloadHash: string): Promise<KeyState> {
+    const claimed = await this.deps.journal.keyClaim(request.strategyId, request.idempotencyKey);
+    if (claimed === undefined) return FREE;
+    const { entry, revision } = claimed;
     if (entry.payloadHash !== payloadHash) {
       this.deps.metrics.duplicates.inc({ result: 'refused' });
       this.deps.metrics.rejected(ExecutionErrorCode.IdempotencyKeyReused, request.strategyId);
       return {
-        ok: false,
-        error: {
-          code: ExecutionErrorCode.IdempotencyKeyReused,
-          message: 'this idempotency key was used for another order with a different payload',
-          values: { orderId: entry.orderId },
+        kind: 'answered',
+        reply: {
+          ok: false,
+          error: {
+            code: ExecutionErrorCode.IdempotencyKeyReused,
+            message: 'this idempotency key was used for another order with a different payload',
+            values: { orderId: entry.orderId },
+          },
         },
       };
     }
     const stored = await this.deps.journal.read(entry.orderId);
-    if (stored === undefined)
-      return this.reject(ExecutionErrorCode.Internal, 'order of this key not found', request.strategyId);
-    this.deps.metrics.duplicates.inc({ result: 'existing' });
-    return {
-      ok: true,
+    if (
+      stored !== undefined &&
+      (isFinalState(stored.record.state) || (await this.deps.journal.isOpen(entry.orderId)))
+    ) {
+      this.deps.metrics.duplicates.inc({ result: 'existing' });
+      return {
+        kind: 'answered',
+        reply: {
+          ok: true,
+          orderId: entry.orderId,
+          clientRequestId: entry.clientRequestId,
+          duplicate: true,
+          order: viewOf(stored.record),
+        },
+      };
+    }
+    const acceptedAt = entry.acceptedAt ?? stored?.record.acceptedAt ?? 0;
+    const sendableUntil = acceptedAt + this.deps.sendDeadlineMs + ABANDONED_PLACING_MARGIN_MS;
+    const now = this.deps.clock.now();
+    if (now <= sendableUntil) {
+      return {
+        kind: 'answered',
+        reply: this.reject(
+          ExecutionErrorCode.OrderBeingPlaced,
+          `the order of this key is still being placed; ask again with the same key in ${Math.ceil((sendableUntil - now) / 1_000)} s`,
+          request.strategyId,
+        ),
+      };
+    }
+    // Never opened and past its send deadline: never sent, and it never can be. Its leftovers go.
+    const quoteId = entry.quoteId ?? stored?.record.quoteId;
+    await this.deps.journal.discardIntent(entry.orderId, entry.clientRequestId);
+    if (quoteId !== undefined) await this.releaseQuote(quoteId, entry.orderId);
+    this.deps.metrics.duplicates.inc({ result: 'abandoned' });
+    this.logger.warn('order of this key was never placed whole (its placing ended); the key passes to a new order', {
       orderId: entry.orderId,
-      clientRequestId: entry.clientRequestId,
-      duplicate: true,
-      order: viewOf(stored.record),
-    };
+      strategyId: request.strategyId,
+    });
+    return { kind: 'take-over', revision };
   }
 
   private reject(code: string, message: string, strategyId: string | undefined): OrderRejection {

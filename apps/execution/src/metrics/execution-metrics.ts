@@ -67,7 +67,7 @@ export class ExecutionMetrics {
     });
     this.duplicates = new Counter({
       name: 'execution_idempotent_replays_total',
-      help: 'Place requests with a known idempotency key: same payload (existing order) or refused.',
+      help: 'Place requests with a known idempotency key: same payload (existing), another payload (refused), or a key whose order was never placed whole and can no longer be sent (abandoned: the key passes to a new order)',
       labelNames: ['result'],
       registers,
     });

@@ -44,7 +44,7 @@ import { SettledOrders } from './settled-orders.js';
 import { riskRestoreOf } from './risk-restore.js';
 
 /** Test-only fault injection: the process kills itself (SIGKILL) right after this step of a new order. */
-export type CrashPoint = 'after-intent' | 'after-send';
+export type CrashPoint = 'after-key-claim' | 'after-intent' | 'after-send';
 
 /** How long a new order's command is published again through a NATS outage before the order is left to evidence. */
 const COMMAND_PUBLISH_WINDOW_MS = 30_000;
@@ -437,7 +437,7 @@ function evidenceSummary(evidence: VenueEvidence): Record<string, number | strin
   return { trades: size(evidence.trades), orderState: size(evidence.orderState) };
 }
 
-function crash(): never {
+export function crash(): never {
   process.kill(process.pid, 'SIGKILL');
   throw new Error('unreachable');
 }

@@ -14,6 +14,10 @@ export interface KeyEntry {
   orderId: string;
   clientRequestId: string;
   payloadHash: string;
+  /** The order's acceptance time (epoch ms): its command cannot leave after `acceptedAt + ORDER_SEND_DEADLINE_MS`. */
+  acceptedAt?: number;
+  /** The quote the order claimed a share of (given back when its placing is found abandoned). */
+  quoteId?: string;
 }
 
 export class JournalConflictError extends Error {
@@ -51,9 +55,44 @@ export class OrderJournal {
     return (await this.bucket.get(openKey(orderId))) !== undefined;
   }
 
-  /** Claims the idempotency key for the order; 'exists' when another order holds it. */
-  claimKey(strategyId: string, idempotencyKey: string, entry: KeyEntry): Promise<'created' | 'exists'> {
-    return this.bucket.createIfAbsent(keyKey(strategyId, idempotencyKey), entry);
+  /**
+   * Claims the idempotency key for the order; 'exists' when another order holds it. With `fromRevision`, the key
+   * passes from the abandoned order it held at that revision (compare-and-set: 'exists' if it moved on since).
+   */
+  async claimKey(
+    strategyId: string,
+    idempotencyKey: string,
+    entry: KeyEntry,
+    fromRevision?: number,
+  ): Promise<'created' | 'exists'> {
+    const key = keyKey(strategyId, idempotencyKey);
+    if (fromRevision === undefined) return this.bucket.createIfAbsent(key, entry);
+    return (await this.bucket.compareAndSet(key, entry, fromRevision)) === 'conflict' ? 'exists' : 'created';
+  }
+
+  /** The key's entry with its revision (for a compare-and-set hand-over). */
+  async keyClaim(
+    strategyId: string,
+    idempotencyKey: string,
+  ): Promise<{ entry: KeyEntry; revision: number } | undefined> {
+    const stored = await this.bucket.get<KeyEntry>(keyKey(strategyId, idempotencyKey));
+    return stored && { entry: stored.value, revision: stored.revision };
+  }
+
+  /**
+   * What an intent that never became a whole order left behind (it was never sent): the open mark first (no sweep
+   * resumes it from then on), then the record and its ref.
+   */
+  async discardIntent(orderId: string, clientRequestId: string): Promise<void> {
+    await this.bucket.remove(openKey(orderId));
+    await Promise.all([this.bucket.remove(orderKey(orderId)), this.bucket.remove(refKey(clientRequestId))]);
+  }
+
+  /** When the order's open mark was written (its acceptance time), if it has one. */
+  async openedAt(orderId: string): Promise<number | undefined> {
+    const mark = await this.bucket.get<{ at?: unknown }>(openKey(orderId));
+    if (mark === undefined) return undefined;
+    return typeof mark.value.at === 'number' ? mark.value.at : 0;
   }
 
   /**

@@ -8,7 +8,7 @@
 import type { JsonLogger } from '#observability';
 import type { OrderDesk } from '../orders/order-desk.js';
 import { JournalConflictError, type OrderJournal } from '../orders/order-journal.js';
-import type { OrderRecord } from '../orders/order-record.js';
+import { isFinalState, type OrderRecord } from '../orders/order-record.js';
 import type { InstanceRegistry } from './instance-registry.js';
 
 export class OrderOwnership {
@@ -19,6 +19,8 @@ export class OrderOwnership {
     private readonly registry: InstanceRegistry,
     private readonly desk: OrderDesk,
     private readonly logger: JsonLogger,
+    /** An open mark without its record this long after acceptance is a placing that ended half-way (never sent). */
+    private readonly leftover: { now: () => number; afterMs: number },
   ) {}
 
   /** One pass over the open orders (never two at once). `startup`: orders resumed now hold new orders back until checked. */
@@ -43,8 +45,14 @@ export class OrderOwnership {
     for (const orderId of await this.journal.openOrderIds()) {
       if (this.desk.handles(orderId)) continue;
       const stored = await this.journal.read(orderId);
-      if (stored === undefined || this.desk.handles(orderId)) continue;
+      if (this.desk.handles(orderId)) continue;
+      if (stored === undefined) {
+        await this.dropLeftover(orderId);
+        continue;
+      }
       const { record, revision } = stored;
+      // Closed since the list was read (a placing that gave its intent back, or an order done): nothing to resume.
+      if (!isFinalState(record.state) && !(await this.journal.isOpen(orderId))) continue;
       if (record.owner === me) {
         this.desk.resume(record, revision, startup ? 'startup' : 'retry');
         continue;
@@ -69,5 +77,15 @@ export class OrderOwnership {
         // another instance took it first, or its owner wrote: not ours
       }
     }
+  }
+
+  /** An open mark whose record was never written (a crash between the two writes): gone once it cannot be sent. */
+  private async dropLeftover(orderId: string): Promise<void> {
+    const openedAt = await this.journal.openedAt(orderId);
+    if (openedAt === undefined || this.leftover.now() - openedAt <= this.leftover.afterMs) return;
+    await this.journal.close(orderId);
+    this.logger.warn('open mark of an order never recorded removed (its placing ended half-way; never sent)', {
+      orderId,
+    });
   }
 }

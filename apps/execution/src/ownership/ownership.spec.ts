@@ -84,6 +84,30 @@ describe('order ownership on a real JetStream KV', () => {
     expect(await journal.claimKey('s', 'k-1', { ...entry, orderId: 'o-retry' })).toBe('created');
   });
 
+  it('a key held by an abandoned order passes to a new one only at the revision read (compare-and-set)', async () => {
+    const journal = new OrderJournal(journalBucket);
+    const entry = { orderId: 'o-abandoned', clientRequestId: 'c', payloadHash: 'h', acceptedAt: 1, quoteId: 'q' };
+    expect(await journal.claimKey('s', 'k-2', entry)).toBe('created');
+    const held = await journal.keyClaim('s', 'k-2');
+    if (held === undefined) throw new Error('no claim');
+    expect(held.entry).toEqual(entry);
+    const next = { ...entry, orderId: 'o-new' };
+    expect(await journal.claimKey('s', 'k-2', next, held.revision)).toBe('created');
+    // a second taker that read the same revision loses
+    expect(await journal.claimKey('s', 'k-2', { ...entry, orderId: 'o-other' }, held.revision)).toBe('exists');
+    expect(await journal.keyEntry('s', 'k-2')).toEqual(next);
+  });
+
+  it('an intent discarded leaves no open mark, record or ref; an open mark tells when it was written', async () => {
+    const journal = new OrderJournal(journalBucket);
+    await journal.createOrder({ ...record('o-discard', 'me'), acceptedAt: 1_234, clientRequestId: 'gw-discard' });
+    expect(await journal.openedAt('o-discard')).toBe(1_234);
+    await journal.discardIntent('o-discard', 'gw-discard');
+    expect(await journal.openedAt('o-discard')).toBeUndefined();
+    expect(await journal.read('o-discard')).toBeUndefined();
+    expect(await journalBucket.get('ref.gw-discard')).toBeUndefined();
+  });
+
   it('an instance is alive while its heartbeat moves, dead once it stops moving for the lease or is removed', async () => {
     const clock = new FakeClock(Date.now());
     const a = new InstanceRegistry(instances, 'a', 3_000, clock);

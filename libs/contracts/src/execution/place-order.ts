@@ -180,6 +180,11 @@ export const ExecutionErrorCode = {
   JournalUnavailable: 'EXECUTION_JOURNAL_UNAVAILABLE',
   NotFound: 'ORDER_NOT_FOUND',
   Internal: 'EXECUTION_INTERNAL',
+  /**
+   * The key's order was claimed and not yet placed whole (under way on another instance, or its placing ended in a
+   * crash): ask again with the same key; once it can no longer be sent, the key places a new order.
+   */
+  OrderBeingPlaced: 'ORDER_BEING_PLACED',
 } as const;
 
 /** `{prefix}.{account}.exec.order.get`: by `orderId`, or by `strategyId` + `idempotencyKey`. */
