@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { DynamicModule, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ConfigError, exitOnConfigError, loadConfig } from './config.js';
+import { EXIT_CODE } from './exit-codes.js';
 import { JsonLogger } from './json-logger.js';
 import { shutdownRequested } from './shutdown-request.js';
 import { stopOnSignals } from './signals.js';
@@ -31,6 +32,11 @@ export interface AppDefinition<C extends object, R extends RunningApp> {
   start(config: C, logger: JsonLogger): Promise<R>;
   /** Fields of the "started" log line (never a secret: the logger redacts secret names anyway). */
   describe?(config: C, running: R): Record<string, unknown>;
+  /**
+   * Whether a start-up failure is a dependency that went away meanwhile (NATS dropped): the app then exits 75
+   * (EX_TEMPFAIL, start me again) rather than 1.
+   */
+  transient?(error: unknown): boolean;
 }
 
 /** An app's `main`: validate, start, stop on signals. Never returns a rejected promise. */
@@ -52,6 +58,12 @@ export async function runApp<C extends object, R extends RunningApp>(app: AppDef
         reason: error instanceof Error ? error.message : String(error),
       });
       return;
+    }
+    if (app.transient?.(error) === true) {
+      log.error(`${app.name} failed to start: a dependency became unavailable; exit 75 (start it again)`, {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      process.exit(EXIT_CODE.unavailable);
     }
     log.error(`${app.name} failed to start`, { error: error instanceof Error ? error.stack : String(error) });
     process.exit(1);

@@ -82,6 +82,8 @@ export const STACK_APPS: readonly StackApp[] = [
       VENUE_REST_REQUESTS_PER_SECOND: '4',
     }),
     describe: (wiring) => `account ${wiring.account}, venue session ${wiring.sessionId}`,
+    // NATS went away during its start-up
+    restartExitCodes: [EXIT_CODE.unavailable],
   },
   {
     name: 'execution',
@@ -92,6 +94,7 @@ export const STACK_APPS: readonly StackApp[] = [
       VENUE_REST_REQUESTS_PER_SECOND: '4',
     }),
     describe: (wiring) => `order API on ${wiring.prefix}.${wiring.account}.exec.order.place`,
+    restartExitCodes: [EXIT_CODE.unavailable],
   },
   {
     name: 'account-sync',
@@ -106,7 +109,8 @@ export const STACK_APPS: readonly StackApp[] = [
       WEBHOOK_PATH: WEBHOOK_PATH,
     }),
     describe: (wiring) => `balances, trades, transactions, withdrawals; webhooks at ${webhookUrl(wiring)}`,
-    // lost its writer lease: it must stop writing at once, and be started again (docs/runbook.md)
+    // lost its writer lease: it must stop writing at once, and be started again (docs/runbook.md); or NATS went
+    // away during its start-up (the same 75)
     restartExitCodes: [EXIT_CODE.leaseLost],
   },
 ];

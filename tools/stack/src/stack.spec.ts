@@ -89,11 +89,9 @@ describe('the launcher supervises its apps', () => {
     expect(settled).toBe(false); // no failure reported: the stack runs on
   });
 
-  it('account-sync, and only it, is restarted on its lease-lost exit code', () => {
-    expect(STACK_APPS.find((app) => app.name === 'account-sync')?.restartExitCodes).toEqual([EXIT_CODE.leaseLost]);
-    expect(STACK_APPS.filter((app) => app.restartExitCodes !== undefined).map((app) => app.name)).toEqual([
-      'account-sync',
-    ]);
+  it('the apps are restarted on 75 (account-sync: lease lost; any: NATS gone during start-up), nothing else', () => {
+    expect(EXIT_CODE.unavailable).toBe(EXIT_CODE.leaseLost);
+    for (const app of STACK_APPS) expect(app.restartExitCodes).toEqual([75]);
   });
 
   it('any other exit is a failure of the stack: reported, nothing restarted', async () => {
