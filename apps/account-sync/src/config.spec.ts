@@ -30,6 +30,7 @@ describe('AccountSyncConfig', () => {
       ACCOUNT: 'a.b',
       VENUE_REST_REQUESTS_PER_SECOND: '31',
       SYNC_FAST_INTERVAL_MS: 'soon',
+      WEBHOOK_HOST: 'not_a_host!',
     });
     for (const name of [
       'VENUE_REST_URL',
@@ -38,6 +39,7 @@ describe('AccountSyncConfig', () => {
       'ACCOUNT',
       'VENUE_REST_REQUESTS_PER_SECOND',
       'SYNC_FAST_INTERVAL_MS',
+      'WEBHOOK_HOST',
     ]) {
       expect(problems).toContain(name);
     }

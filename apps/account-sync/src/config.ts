@@ -9,7 +9,7 @@
  */
 import { IsOptional, ValidateBy } from 'class-validator';
 import { withNatsEnv } from '#bus';
-import { EnvInt, EnvMs, EnvPort, EnvText, EnvUrl, ServiceEnv, type CrossChecked } from '#observability';
+import { EnvHost, EnvInt, EnvMs, EnvPort, EnvText, EnvUrl, ServiceEnv, type CrossChecked } from '#observability';
 import { withVenueAntiReplayEnv, withVenueCredentialsEnv } from '#venue-api';
 import { cidrListProblems } from './webhooks/cidr-set.js';
 
@@ -64,7 +64,7 @@ export class AccountSyncConfig
   // ---- Webhook receiver (apps/account-sync/src/webhooks): variables below this line
   /** The receiver's own port (the URL registered in the venue portal); /health and /metrics stay on HTTP_PORT. */
   @EnvPort() WEBHOOK_PORT: number = 3013;
-  @EnvText({ max: 255 }) WEBHOOK_HOST: string = '0.0.0.0';
+  @EnvHost() WEBHOOK_HOST: string = '0.0.0.0';
   @EnvText({ max: 255, pattern: /^\/[A-Za-z0-9._~/-]*$/, describe: 'a URL path such as /webhooks/venue' })
   WEBHOOK_PATH: string = '/webhooks/venue';
   /** A notification is about 1 KB; a larger body is refused with 413. */

@@ -107,6 +107,8 @@ describe('ConnectorConfig refuses what outside testing got through (issue 7, sym
     ['HTTP_PORT', '0x10', /HTTP_PORT must be a decimal integer/],
     ['HTTP_PORT', '', /HTTP_PORT must be a decimal integer/],
     ['HTTP_PORT', '65536', /HTTP_PORT must be from 0 to 65535/],
+    ['HTTP_HOST', 'not_a_host!', /HTTP_HOST must be an IP address or a host name/],
+    ['HTTP_HOST', '', /HTTP_HOST must be an IP address or a host name/],
     ['PRICE_STALE_AFTER_MS', '1e3', /PRICE_STALE_AFTER_MS must be a decimal integer/],
     ['NATS_URL', 'nats://a:4222,http://b:4222', /NATS_URL must be a comma-separated list of URLs/],
     ['DEFAULT_METRICS', 'yes', /DEFAULT_METRICS must be true, false, 1 or 0/],

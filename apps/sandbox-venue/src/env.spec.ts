@@ -45,6 +45,32 @@ describe('sandbox configuration', () => {
     expect(text).toContain('SANDBOX_WEBHOOK_URL');
   });
 
+  it('an empty or non-address host, a port not in digits and a bad trading setting are refused by name (outside tester)', () => {
+    const problems = (env: Record<string, string>): string[] => {
+      try {
+        loadConfig(SandboxEnv, env);
+        return [];
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+    };
+    expect(problems({ SANDBOX_HOST: '' })).toEqual(['SANDBOX_HOST must be an IP address or a host name']);
+    expect(problems({ SANDBOX_HOST: 'not_a_host!' })).toHaveLength(1);
+    for (const host of ['127.0.0.1', '::1', 'localhost', 'gw-1.internal', '0.0.0.0']) {
+      expect(problems({ SANDBOX_HOST: host })).toEqual([]);
+    }
+    for (const port of ['', '1e3', 'abc', '0x10'])
+      expect(problems({ SANDBOX_PORT: port })).toEqual([
+        'SANDBOX_PORT must be a decimal integer (digits only) from 0 to 65535',
+      ]);
+    const trading = problems({ SANDBOX_PRICE_INTERVAL_MS: 'abc', SANDBOX_EXECUTION_DELAY_MS: '-5' });
+    expect(trading).toEqual([
+      expect.stringMatching(/^SANDBOX_PRICE_INTERVAL_MS must be a decimal integer/),
+      expect.stringMatching(/^SANDBOX_EXECUTION_DELAY_MS must be a decimal integer/),
+    ]);
+    expect(trading.join(' ')).not.toContain('abc');
+  });
+
   it('validates a config built in code with the same rules', () => {
     expect(() => validateSandboxConfig({ ...DEFAULT_SANDBOX_CONFIG, port: 0 })).not.toThrow();
     expect(() => validateSandboxConfig({ ...DEFAULT_SANDBOX_CONFIG, restRateLimitPerSecond: 0 })).toThrow(ConfigError);

@@ -3,8 +3,8 @@
  * variable is listed). The trading half reads its own variables (`trading/trading-config.ts`).
  */
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsNumber, IsOptional, IsPositive, IsString, IsUrl, Max, Min } from 'class-validator';
-import { EnvEnum, EnvMs, loadConfig } from '#observability';
+import { IsIn, IsNumber, IsOptional, IsPositive, IsString, IsUrl } from 'class-validator';
+import { EnvEnum, EnvHost, EnvInt, EnvMs, EnvPort, loadConfig } from '#observability';
 import {
   DIALECT_AXES,
   dialectOf,
@@ -23,14 +23,8 @@ import type { SandboxConfig, SandboxOptions } from './config.js';
 import { DEFAULT_SANDBOX_CONFIG } from './config.js';
 
 export class SandboxEnv {
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
-  SANDBOX_PORT: number = DEFAULT_SANDBOX_CONFIG.port;
-
-  @IsString()
-  SANDBOX_HOST: string = DEFAULT_SANDBOX_CONFIG.host;
+  @EnvPort() SANDBOX_PORT: number = DEFAULT_SANDBOX_CONFIG.port;
+  @EnvHost() SANDBOX_HOST: string = DEFAULT_SANDBOX_CONFIG.host;
 
   @IsIn(['base64', 'hex'])
   VENUE_SIGNATURE_ENCODING: 'base64' | 'hex' = DEFAULT_SANDBOX_CONFIG.signatureEncoding;
@@ -39,30 +33,23 @@ export class SandboxEnv {
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   SANDBOX_WEBHOOK_URL?: string;
 
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  SANDBOX_WEBHOOK_MIN_INTERVAL_MS: number = DEFAULT_SANDBOX_CONFIG.webhookMinIntervalMs;
-
-  @Type(() => Number)
-  @IsInt()
-  @IsPositive()
-  SANDBOX_WEBHOOK_TIMEOUT_MS: number = DEFAULT_SANDBOX_CONFIG.webhookTimeoutMs;
+  @EnvMs(0) SANDBOX_WEBHOOK_MIN_INTERVAL_MS: number = DEFAULT_SANDBOX_CONFIG.webhookMinIntervalMs;
+  @EnvMs(1) SANDBOX_WEBHOOK_TIMEOUT_MS: number = DEFAULT_SANDBOX_CONFIG.webhookTimeoutMs;
 
   @Type(() => Number)
   @IsNumber()
   @IsPositive()
   SANDBOX_WEBHOOK_BACKOFF_SCALE: number = DEFAULT_SANDBOX_CONFIG.webhookBackoffScale;
 
-  @Type(() => Number)
-  @IsInt()
-  @IsPositive()
-  SANDBOX_REST_RATE_LIMIT: number = DEFAULT_SANDBOX_CONFIG.restRateLimitPerSecond;
+  @EnvInt(1, 1_000_000) SANDBOX_REST_RATE_LIMIT: number = DEFAULT_SANDBOX_CONFIG.restRateLimitPerSecond;
+  @EnvMs(1) SANDBOX_TOKEN_TTL_MS: number = DEFAULT_SANDBOX_CONFIG.tokenTtlMs;
 
-  @Type(() => Number)
-  @IsInt()
-  @IsPositive()
-  SANDBOX_TOKEN_TTL_MS: number = DEFAULT_SANDBOX_CONFIG.tokenTtlMs;
+  // ---- Trading: read by trading/trading-config.ts, checked here so that a bad one is refused at start-up by name
+  @EnvMs(1) SANDBOX_PRICE_INTERVAL_MS?: number;
+  @EnvMs(1) SANDBOX_MARKET_TICK_MS?: number;
+  @EnvInt(0, Number.MAX_SAFE_INTEGER) SANDBOX_MARKET_SEED?: number;
+  @EnvMs(0) SANDBOX_EXECUTION_DELAY_MS?: number;
+  @EnvInt(0, 1_000_000) SANDBOX_OFF_CONTRACT_EVERY_N_TICKS?: number;
 
   // ---- Dialect (dialect.ts): a preset, then any axis on its own
   @EnvEnum(Object.keys(SANDBOX_DIALECTS)) SANDBOX_DIALECT: DialectName = 'reference';

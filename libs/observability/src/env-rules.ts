@@ -3,6 +3,7 @@
  * port, `3e9` not an interval and an empty value not "any port". Each rule names the variable and its rule in
  * its message, never the value (it may be a secret, or huge). Used on config classes with `loadConfig`.
  */
+import { isIP } from 'node:net';
 import { Transform } from 'class-transformer';
 import { ValidateBy, type ValidationArguments } from 'class-validator';
 
@@ -136,6 +137,22 @@ function urlProblem(text: string, schemes: readonly string[]): string | undefine
   if (url.hostname === '') return 'host';
   if (url.hash !== '' || text.includes('#')) return 'fragment';
   return undefined;
+}
+
+/** A DNS name: labels of letters, digits and hyphens (not at either end), dot-separated; 253 characters at most. */
+const HOSTNAME =
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+
+/**
+ * An address to listen on: an IPv4 or IPv6 address, or a host name (`localhost`, `gw-1.internal`). Empty is refused
+ * (it would listen on every interface).
+ */
+export function EnvHost(): PropertyDecorator {
+  return rule(
+    'envHost',
+    (value) => value === undefined || (typeof value === 'string' && (isIP(value) !== 0 || HOSTNAME.test(value))),
+    (p) => `${p} must be an IP address or a host name`,
+  );
 }
 
 /** A non-empty string of at most `max` characters matching `pattern` (described in words for the message). */

@@ -14,6 +14,7 @@ export {
   EnvInt,
   EnvMs,
   EnvPort,
+  EnvHost,
   EnvText,
   EnvUrl,
   MAX_TIMER_MS,

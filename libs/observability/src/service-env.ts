@@ -5,7 +5,7 @@
  * and states its own `HTTP_PORT` default. The rules (env-rules.ts) are inherited: `loadConfig` checks them
  * on the subclass, and a subclass re-declaring a field keeps the rule and changes only the default.
  */
-import { EnvBoolean, EnvEnum, EnvPort, EnvText } from './env-rules.js';
+import { EnvBoolean, EnvEnum, EnvHost, EnvPort } from './env-rules.js';
 import { LOG_LEVELS, type LogLevel } from './json-logger.js';
 
 /**
@@ -19,7 +19,7 @@ export abstract class ServiceEnv {
   // ---- HTTP (/health, /metrics)
   /** 0 = any free port (said explicitly; empty is refused). Each app states its own default. */
   @EnvPort() abstract HTTP_PORT: number;
-  @EnvText({ max: 255 }) HTTP_HOST: string = '0.0.0.0';
+  @EnvHost() HTTP_HOST: string = '0.0.0.0';
 
   // ---- Logs
   @EnvEnum(LOG_LEVELS) LOG_LEVEL: LogLevel = 'info';

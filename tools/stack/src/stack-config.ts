@@ -4,7 +4,17 @@
  * setting; against the real venue (`STACK_VENUE=real`) the URLs and the key are configuration only — the key
  * and the secret from the environment or from files.
  */
-import { EnvEnum, EnvMs, EnvPort, EnvText, EnvUrl, LOG_LEVELS, type CrossChecked, type LogLevel } from '#observability';
+import {
+  EnvEnum,
+  EnvHost,
+  EnvMs,
+  EnvPort,
+  EnvText,
+  EnvUrl,
+  LOG_LEVELS,
+  type CrossChecked,
+  type LogLevel,
+} from '#observability';
 import { DEFAULT_SUBJECT_PREFIX, SUBJECT_PREFIX, SUBJECT_TOKEN } from '#contracts';
 import { STACK_APPS } from './apps.js';
 
@@ -14,7 +24,7 @@ export class StackConfig implements CrossChecked {
   /** Everything the stack keeps between starts: NATS store, session id, logs, sandbox credentials. */
   @EnvText({ max: 4_096 }) STACK_DATA_DIR: string = 'data';
   /** Interface every component listens on. */
-  @EnvText({ max: 255 }) STACK_HOST: string = '127.0.0.1';
+  @EnvHost() STACK_HOST: string = '127.0.0.1';
   /** An existing NATS (with JetStream) to use instead of the embedded nats-server. */
   @EnvUrl({ schemes: ['nats', 'tls'], list: true }) NATS_URL?: string;
   /** Port of the embedded nats-server (unused with NATS_URL). */

@@ -66,7 +66,7 @@ export function tradingConfigFromEnv(
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
     if (!/^\d+$/.test(raw)) {
-      problems.push(`${name} must be a non-negative integer (got "${raw}")`);
+      problems.push(`${name} must be a non-negative integer`);
       continue;
     }
     config[key] = Number(raw);

@@ -77,6 +77,18 @@ function setup(staleAfterMs = 1_000, connectionPriceRate?: number) {
   return { clock, channel, metrics, registry, prices, settle, ack, price };
 }
 
+/** One stream held at the venue (asked for by `s1`, acknowledged); its tag. */
+async function heldStream(context: ReturnType<typeof setup>): Promise<string> {
+  const { channel, registry, settle, ack } = context;
+  channel.up();
+  const granted = registry.acquire(request('s1'));
+  await settle();
+  const tag = channel.sentOfType('subscribe')[0]?.tag ?? '';
+  channel.deliver(ack(tag));
+  await granted;
+  return tag;
+}
+
 /** Streams of these sizes held at the venue, each with one price (venue time 10). */
 async function priceStreams(context: ReturnType<typeof setup>, quantities: string[]): Promise<void> {
   const { channel, registry, settle, ack, price } = context;
@@ -142,19 +154,27 @@ describe('PriceStreamRegistry', () => {
   });
 
   it('drops updates whose venue timestamp is not newer, and counts them', async () => {
-    const { channel, registry, prices, settle, ack, price, metrics } = setup();
-    channel.up();
-    const granted = registry.acquire(request('s1'));
-    await settle();
-    const tag = channel.sentOfType('subscribe')[0]?.tag ?? '';
-    channel.deliver(ack(tag));
-    await granted;
+    const context = setup();
+    const { channel, prices, price, metrics } = context;
+    const tag = await heldStream(context);
     channel.deliver(price(tag, 3_000));
     channel.deliver(price(tag, 2_000));
     channel.deliver(price(tag, 3_000));
     channel.deliver(price(tag, 4_000));
     expect(prices.map((p) => p.venueTimestamp)).toEqual([3_000, 4_000]);
     expect((await metrics.outOfOrderDropped.get()).values[0]?.value).toBe(2);
+  });
+
+  it('refuses a price stamped far ahead of the clock, counted, and the stream goes on (it froze it, outside tester)', async () => {
+    const context = setup();
+    const { channel, prices, price, metrics, clock } = context;
+    const tag = await heldStream(context);
+    const now = clock.now();
+    channel.deliver(price(tag, now + 1e12));
+    channel.deliver(price(tag, now + 1));
+    expect(prices.map((p) => p.venueTimestamp)).toEqual([now + 1]);
+    const rejected = (await metrics.framesRejected.get()).values.find((v) => v.labels.reason === 'timestamp_ahead');
+    expect(rejected?.value).toBe(1);
   });
 
   it('counts a price for an unknown tag as rejected instead of publishing it', async () => {
@@ -220,13 +240,9 @@ describe('PriceStreamRegistry', () => {
   });
 
   it('re-subscribes every stream after a reconnect and counts "already held" as held', async () => {
-    const { channel, registry, settle, ack, price, prices } = setup();
-    channel.up();
-    const granted = registry.acquire(request('s1'));
-    await settle();
-    const tag = channel.sentOfType('subscribe')[0]?.tag ?? '';
-    channel.deliver(ack(tag));
-    await granted;
+    const context = setup();
+    const { channel, registry, settle, ack, price, prices } = context;
+    const tag = await heldStream(context);
     channel.down();
     expect(registry.counts().pending).toBe(1);
     channel.up();
@@ -365,13 +381,9 @@ describe('PriceStreamRegistry', () => {
   });
 
   it('publishes a streamStop as a stopped price and releases the stream', async () => {
-    const { channel, registry, settle, ack, prices } = setup();
-    channel.up();
-    const granted = registry.acquire(request('s1'));
-    await settle();
-    const tag = channel.sentOfType('subscribe')[0]?.tag ?? '';
-    channel.deliver(ack(tag));
-    await granted;
+    const context = setup();
+    const { channel, registry, settle, prices } = context;
+    const tag = await heldStream(context);
     channel.deliver({ messageType: 'streamStop', chanId: 'c', timestamp: 1, tag, code: 'HALTED', message: 'halted' });
     expect(prices.at(-1)).toEqual(expect.objectContaining({ status: 'stopped', code: 'HALTED' }));
     expect(registry.counts()).toEqual({ live: 0, stale: 0, pending: 0 });

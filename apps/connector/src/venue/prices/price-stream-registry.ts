@@ -38,6 +38,7 @@ export interface PriceStreamOptions {
 }
 
 export const DEFAULT_MAX_AHEAD_MS = 60_000;
+const AHEAD_WARN_EVERY_MS = 60_000;
 
 /** A stream's turn never comes later than a quote's life: beyond that, silence is stale whatever the rate. */
 const MAX_SHARED_STALE_AFTER_MS = QUOTE_LIFETIME_MS;
@@ -89,6 +90,7 @@ export class PriceStreamRegistry {
   /** Arrival time of the price being handled (the actor runs synchronously inside `onFrame`). */
   private arrivedAt = 0;
   private readonly env: { -readonly [K in keyof PriceStreamEnv]: PriceStreamEnv[K] };
+  private aheadWarnedAt = Number.NEGATIVE_INFINITY;
   /** One function for every actor (sampled per event). */
   private readonly sampleEnvironment = (): PriceStreamEnv => this.environment();
   /** One function for every actor: the actor it is called for is the stream's cell. */
@@ -327,6 +329,14 @@ export class PriceStreamRegistry {
         return;
       case 'aheadOfClock':
         this.metrics.framesRejected.inc({ reason: 'timestamp_ahead' });
+        if (this.env.now - this.aheadWarnedAt >= AHEAD_WARN_EVERY_MS) {
+          this.aheadWarnedAt = this.env.now;
+          this.log.warn('venue frame rejected', {
+            reason: 'timestamp_ahead',
+            detail: `price stamped more than ${this.env.maxAheadMs} ms ahead of this host's clock (said once a minute)`,
+            messageType: 'pricestream',
+          });
+        }
         return;
       case 'subscribe':
         this.subscribeAtVenue(cell, effect.attempt, self);
