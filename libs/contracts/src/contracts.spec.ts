@@ -159,6 +159,17 @@ describe('parseContract', () => {
     expect(parseContract(StreamRequest, '[1]')).toEqual({ ok: false, problems: ['payload must be a JSON object'] });
     expect(parseContract(StreamRequest, JSON.stringify({ ...valid, quantity: 0.5 })).ok).toBe(false);
     expect(parseContract(StreamRequest, JSON.stringify({ ...valid, quantity: '0' })).ok).toBe(false);
+    // one spelling per size: 00.5 would be another stream than 0.5
+    expect(parseContract(StreamRequest, JSON.stringify({ ...valid, quantity: '00.5' }))).toEqual({
+      ok: false,
+      problems: [
+        'quantity must be a plain decimal without leading zeros, at most 20 digits before the point and 8 after',
+      ],
+    });
+    const huge = parseContract(StreamRequest, JSON.stringify({ ...valid, quantity: '1'.repeat(400) }));
+    expect(huge.ok ? [] : huge.problems).toContain(
+      'quantity must be a plain decimal without leading zeros, at most 20 digits before the point and 8 after',
+    );
   });
 
   it('validates order commands with the venue identifier rules', () => {

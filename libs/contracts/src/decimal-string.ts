@@ -6,6 +6,14 @@ import { registerDecorator, type ValidationOptions } from 'class-validator';
  */
 export const DECIMAL_STRING = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
+/**
+ * A size as a strategy asks for it (a stream's or an order's quantity): plain, unsigned, no leading zero, at most 20
+ * digits before the point and 8 after. One spelling per size: `00.5` would name another stream than `0.5`.
+ */
+export const SIZE_DECIMAL = /^(?:0|[1-9]\d{0,19})(?:\.\d{1,8})?$/;
+export const SIZE_RULE =
+  'quantity must be a plain decimal without leading zeros, at most 20 digits before the point and 8 after';
+
 /** Largest |exponent| of a value `parseDecimal` takes (decimal.js's `e`: 1e1000 is the largest power). */
 const MAX_EXPONENT = 1000;
 

@@ -1,6 +1,6 @@
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { Type } from 'class-transformer';
-import { IsPositiveDecimalString } from './decimal-string.js';
+import { IsPositiveDecimalString, SIZE_DECIMAL, SIZE_RULE } from './decimal-string.js';
 import type { ErrorReply } from './reply.js';
 import { SUBJECT_TOKEN } from './subjects.js';
 
@@ -19,7 +19,7 @@ export class StreamRequest {
 
   /** Size in `currency`, at most 8 decimals. */
   @IsPositiveDecimalString()
-  @Matches(/^\d+(\.\d{1,8})?$/, { message: 'quantity must be a plain decimal with at most 8 decimals' })
+  @Matches(SIZE_DECIMAL, { message: SIZE_RULE })
   quantity!: string;
 
   @IsString()

@@ -22,6 +22,16 @@ describe('place request', () => {
     expect(parsePlaceOrder(JSON.stringify(request))).toMatchObject({ ok: true, value: request });
   });
 
+  it('one spelling per size, and no blank key (outside tester): 00.5, 400 digits and a key of spaces are refused', () => {
+    const quoteRequest = { ...base, instrument: 'BTC.USD', currency: 'BTC', tenor: 'T' };
+    for (const quantity of ['00.5', '01', '1'.repeat(21), '1'.repeat(400), '0.123456789', '1e3'])
+      expect(fields({ ...quoteRequest, quantity })).toEqual(['quantity']);
+    for (const quantity of ['0.5', '10', '0.00000001', '1'.repeat(20)])
+      expect(fields({ ...quoteRequest, quantity })).toEqual([]);
+    expect(fields({ ...base, quoteId: 'q', idempotencyKey: '     ' })).toEqual(['idempotencyKey']);
+    expect(fields({ ...base, quoteId: 'q', idempotencyKey: ' k ' })).toEqual([]);
+  });
+
   it('names every bad field, unknown fields included, and never echoes values', () => {
     const parsed = parsePlaceOrder(
       JSON.stringify({

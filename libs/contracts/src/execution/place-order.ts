@@ -5,15 +5,15 @@
  * `tenor`: the app uses the freshest live quote of that stream, asking the connector for it if needed).
  */
 import { printableName } from '../validate.js';
-import { isDecimalString } from '../decimal-string.js';
+import { isDecimalString, SIZE_DECIMAL, SIZE_RULE } from '../decimal-string.js';
 import { SUBJECT_TOKEN } from '../subjects.js';
 import type { OrderView } from './order-view.js';
 import { STRATEGY_ID } from './execution-subjects.js';
 
 /** Printable, no control characters. */
-const KEY = /^[^\p{Cc}]+$/u;
+/** No control character, and not only white space (a blank key is no key). */
+const KEY = /^(?=.*\S)[^\p{Cc}]+$/u;
 const INSTRUMENT = /^[A-Za-z0-9]{1,16}\.[A-Za-z0-9]{1,16}$/;
-const QUANTITY = /^\d{1,20}(\.\d{1,8})?$/;
 const CURRENCY = /^[A-Za-z0-9]{1,16}$/;
 
 export interface PlaceOrderRequest {
@@ -69,7 +69,7 @@ const positiveDecimal =
 const RULES: Record<keyof PlaceOrderRequest, { required: boolean; rule: Rule }> = {
   idempotencyKey: {
     required: true,
-    rule: text(1, 128, KEY, 'idempotencyKey must be 1–128 characters without control characters'),
+    rule: text(1, 128, KEY, 'idempotencyKey must be 1–128 characters without control characters, not only spaces'),
   },
   strategyId: { required: true, rule: text(1, 64, STRATEGY_ID, 'strategyId must be 1–64 letters, digits, _ or -') },
   accountGroup: {
@@ -81,9 +81,7 @@ const RULES: Record<keyof PlaceOrderRequest, { required: boolean; rule: Rule }> 
   instrument: { required: false, rule: text(3, 33, INSTRUMENT, 'instrument must be BASE.QUOTE') },
   quantity: {
     required: false,
-    rule: (v) =>
-      positiveDecimal(30, 'quantity')(v) ??
-      (QUANTITY.test(v as string) ? undefined : 'quantity must be a plain decimal with at most 8 decimals'),
+    rule: (v) => positiveDecimal(30, 'quantity')(v) ?? (SIZE_DECIMAL.test(v as string) ? undefined : SIZE_RULE),
   },
   currency: { required: false, rule: text(1, 16, CURRENCY, 'currency must be 1–16 letters or digits') },
   tenor: { required: false, rule: text(1, 16, SUBJECT_TOKEN, 'tenor must be one subject token of 1–16 characters') },

@@ -50,7 +50,7 @@ export class InvalidDecimalError extends Error {
 export const DECIMAL_PATTERN = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 /** Longest text we parse; guards against a hostile frame making us build a huge number. */
-const MAX_TEXT_LENGTH = 200;
+export const MAX_DECIMAL_TEXT = 200;
 /** Largest |exponent| of the value; keeps `toPlain` output bounded (1e-1000 would be 1000 chars). */
 const MAX_EXPONENT = 1000;
 
@@ -63,7 +63,7 @@ function describe(text: string): string {
  * pass the text on and parse it where it is used.
  */
 export function isDecimalText(text: unknown): text is string {
-  return typeof text === 'string' && text.length <= MAX_TEXT_LENGTH && DECIMAL_PATTERN.test(text);
+  return typeof text === 'string' && text.length <= MAX_DECIMAL_TEXT && DECIMAL_PATTERN.test(text);
 }
 
 /** True when {@link parseDecimal} would accept `text`. */
@@ -81,7 +81,7 @@ export function isParsableDecimal(text: unknown): text is string {
 export function parseDecimal(text: string, field?: string): Decimal {
   if (typeof text !== 'string') throw new InvalidDecimalError(`expected a string, got ${typeof text}`, field);
   if (text.length === 0) throw new InvalidDecimalError('empty string', field);
-  if (text.length > MAX_TEXT_LENGTH) throw new InvalidDecimalError(`longer than ${MAX_TEXT_LENGTH} characters`, field);
+  if (text.length > MAX_DECIMAL_TEXT) throw new InvalidDecimalError(`longer than ${MAX_DECIMAL_TEXT} characters`, field);
   if (!DECIMAL_PATTERN.test(text)) throw new InvalidDecimalError(`not a decimal number: ${describe(text)}`, field);
   const value = new Decimal(text);
   if (!value.isZero() && Math.abs(value.e) > MAX_EXPONENT) {

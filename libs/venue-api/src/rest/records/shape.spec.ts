@@ -72,6 +72,19 @@ describe('record readers', () => {
     // bytes, not characters: 342 three-byte characters are 1026 bytes
     expect(() => parseTransactionNotification(withUuid('€'.repeat(342)))).toThrow('got 1026');
     expect(() => parseTransactionNotification(withUuid(''))).toThrow(ShapeError);
+    // a NATS header (its message id) cannot carry CR or LF: refused, not answered 503 for ever (outside tester)
+    for (const uuid of ['tx-nl\nx', 'tx-cr\rx', 'tx\u0000'])
+      expect(() => parseTransactionNotification(withUuid(uuid))).toThrow(
+        'notification.uuid: expected no control characters',
+      );
+  });
+
+  it('bounds text and written-out decimals: a 50,000-character ccy, 1e400 (outside tester)', () => {
+    expect(() => read(text, JSON.stringify('x'.repeat(4_097)))).toThrow('body: expected at most 4096 characters');
+    expect(read(text, JSON.stringify('x'.repeat(4_096)))).toHaveLength(4_096);
+    expect(() => read(decimalText, '1e400')).toThrow(ShapeError);
+    expect(() => read(decimalText, '1e250')).toThrow('longer than 200 characters written out');
+    expect(read(decimalText, '1e150')).toHaveLength(151);
   });
 });
 

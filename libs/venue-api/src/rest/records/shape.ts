@@ -7,7 +7,7 @@
  * `record<T>(shape)` is checked against the interface `T`: every property needs a reader, optional
  * properties need an `optional(...)` reader.
  */
-import { parseDecimal, toPlain } from '../../money/decimal.js';
+import { MAX_DECIMAL_TEXT, parseDecimal, toPlain } from '../../money/decimal.js';
 import { JsonNumber } from '../../money/json-number.js';
 
 export class ShapeError extends Error {
@@ -87,8 +87,15 @@ export function nullable<T>(inner: Reader<T>): Reader<T | null> {
   return reader((value, path) => (value === null || value === undefined ? null : inner.read(value, path)));
 }
 
+/**
+ * Longest free text taken from a venue record (a comment, a description, a currency code): the spec bounds none
+ * but a withdrawal comment (1024); beyond this a value is refused rather than stored and republished.
+ */
+export const MAX_TEXT_CHARS = 4096;
+
 export const text: Reader<string> = reader((value, path) => {
   if (typeof value !== 'string') throw new ShapeError(path, `expected a string, got ${kindOf(value)}`);
+  if (value.length > MAX_TEXT_CHARS) throw new ShapeError(path, `expected at most ${MAX_TEXT_CHARS} characters`);
   return value;
 });
 
@@ -100,10 +107,14 @@ export const text: Reader<string> = reader((value, path) => {
  */
 export const MAX_IDENTIFIER_BYTES = 1024;
 
-/** A record's identifier: a non-empty string of at most {@link MAX_IDENTIFIER_BYTES} UTF-8 bytes. */
+const CONTROL = /\p{Cc}/u;
+
+/** A record's identifier: a non-empty string of at most {@link MAX_IDENTIFIER_BYTES} UTF-8 bytes, no control character. */
 export const identifier: Reader<string> = reader((value, path) => {
   if (typeof value !== 'string') throw new ShapeError(path, `expected a string, got ${kindOf(value)}`);
   if (value.length === 0) throw new ShapeError(path, 'expected a non-empty string');
+  // it becomes a NATS message id and key: a header cannot carry CR or LF
+  if (CONTROL.test(value)) throw new ShapeError(path, 'expected no control characters');
   const bytes = Buffer.byteLength(value, 'utf8');
   if (bytes > MAX_IDENTIFIER_BYTES) {
     throw new ShapeError(path, `expected at most ${MAX_IDENTIFIER_BYTES} bytes, got ${bytes}`);
@@ -125,7 +136,10 @@ export const decimalText: Reader<string> = reader((value, path) => {
   if (typeof raw !== 'string') throw new ShapeError(path, `expected a decimal, got ${kindOf(value)}`);
   try {
     const parsed = parseDecimal(raw, path);
-    return /[eE]/.test(raw) ? toPlain(parsed) : raw;
+    const plain = /[eE]/.test(raw) ? toPlain(parsed) : raw;
+    // `1e400` is short, written out it is not: the same bound as for a decimal sent in full
+    if (plain.length > MAX_DECIMAL_TEXT) throw new Error(`longer than ${MAX_DECIMAL_TEXT} characters written out`);
+    return plain;
   } catch (error) {
     throw new ShapeError(path, error instanceof Error ? error.message : 'not a decimal');
   }
