@@ -81,7 +81,8 @@ export function isParsableDecimal(text: unknown): text is string {
 export function parseDecimal(text: string, field?: string): Decimal {
   if (typeof text !== 'string') throw new InvalidDecimalError(`expected a string, got ${typeof text}`, field);
   if (text.length === 0) throw new InvalidDecimalError('empty string', field);
-  if (text.length > MAX_DECIMAL_TEXT) throw new InvalidDecimalError(`longer than ${MAX_DECIMAL_TEXT} characters`, field);
+  if (text.length > MAX_DECIMAL_TEXT)
+    throw new InvalidDecimalError(`longer than ${MAX_DECIMAL_TEXT} characters`, field);
   if (!DECIMAL_PATTERN.test(text)) throw new InvalidDecimalError(`not a decimal number: ${describe(text)}`, field);
   const value = new Decimal(text);
   if (!value.isZero() && Math.abs(value.e) > MAX_EXPONENT) {
