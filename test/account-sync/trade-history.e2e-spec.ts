@@ -23,6 +23,7 @@ let client: NatsConnection;
 let app: AppProcess | undefined;
 /** The connector of the same gateway, with its own share of the budget (4 requests/s), on the same address. */
 let connector: AppProcess | undefined;
+let attempts = 0;
 
 function counterSum(metrics: string, name: string, label: string): number {
   return metrics
@@ -61,6 +62,10 @@ describe('trade history', () => {
   }, 120_000);
 
   it('100 000 trades synced with zero 429s at the venue, at the default budget of 20 requests/s, beside a connector', async () => {
+    // A retry (test/kit/retry-once.ts) starts afresh: the earlier attempt's apps stopped, a new account and stream.
+    await app?.stop();
+    await connector?.stop();
+    const account = `${ACCOUNT}-${(attempts += 1)}`;
     connector = AppProcess.start('connector', {
       ...connectorEnv(nats, venue, { HTTP_PORT: String(await freePort()), LOG_LEVEL: 'info' }),
     });
@@ -73,7 +78,7 @@ describe('trade history', () => {
       WEBHOOK_HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       NATS_URL: nats.url,
-      ACCOUNT,
+      ACCOUNT: account,
       VENUE_REST_URL: venue.restBaseUrl,
       VENUE_API_KEY: venue.credentials.primary.apiKey,
       VENUE_API_SECRET: venue.credentials.primary.apiSecret,
@@ -85,7 +90,7 @@ describe('trade history', () => {
     const jsm = await jetstreamManager(client);
     const held = () =>
       jsm.streams
-        .info(AccountStateName.historyEvents(ACCOUNT))
+        .info(AccountStateName.historyEvents(account))
         .then((info) => info.state.messages)
         .catch(() => 0); // the stream does not exist until the app created it
     let exited: unknown;
