@@ -94,16 +94,31 @@ describe('trade history', () => {
         .then((info) => info.state.messages)
         .catch(() => 0); // the stream does not exist until the app created it
     let exited: unknown;
+    const progress: string[] = [];
     void app.exited.then((exit) => (exited = exit));
     await waitFor(
       async () => {
         if (exited !== undefined)
           throw new Error(`app exited ${JSON.stringify(exited)}: ${app?.lines.slice(-5).join('\n')}`);
-        return (await held()) >= TRADES;
+        const stored = await held();
+        progress.push(`${new Date().toISOString()} ${stored}`);
+        return stored >= TRADES;
       },
       `${TRADES} trade.created events stored`,
-      500_000,
-    );
+      240_000,
+    ).catch(async (error: unknown) => {
+      // what the app did meanwhile: how the count moved, its last log lines and its sync counters
+      const metrics = await fetch(`http://127.0.0.1:${httpPort}/metrics`)
+        .then((r) => r.text())
+        .catch((e: unknown) => `metrics unreadable: ${String(e)}`);
+      const counters = metrics
+        .split('\n')
+        .filter((line) => /^(account_sync_(sync|changes)|venue_rest_calls)/.test(line));
+      const moved = progress.filter((_, i) => i % 20 === 0 || i === progress.length - 1);
+      throw new Error(
+        [String(error), `stored: ${moved.join(', ')}`, ...(app?.lines.slice(-10) ?? []), ...counters].join('\n'),
+      );
+    });
     const venueMetrics = await (await fetch(`${venue.restBaseUrl}/metrics`)).text();
     expect(counterSum(venueMetrics, 'sandbox_rest_requests_total', 'status="429"')).toBe(0);
     const appMetrics = await (await fetch(`http://127.0.0.1:${httpPort}/metrics`)).text();
