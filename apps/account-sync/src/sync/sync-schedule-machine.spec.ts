@@ -167,7 +167,29 @@ describe('sync schedule (pure)', () => {
     expect(failed.effects).toContainEqual({ type: 'counted', resource: 'balances', mode: 'incremental', ok: false });
     expect(failed.state.lanes.balances.lastError).toHaveLength(200);
     expect(failed.state.lanes.balances.lastOkAt).toBe(5_000);
-    expect(failed.effects).toContainEqual({ type: 'arm', resource: 'balances', delayMs: 10_000 });
+    // tried again soon, not a whole interval later
+    expect(failed.effects).toContainEqual({ type: 'arm', resource: 'balances', delayMs: 1_000 });
+  });
+
+  it('failed runs in a row are tried again after 1 s, 2 s, 4 s … up to the interval; a good one resets it', () => {
+    let state = play([{ type: 'start' }, ok('balances')], 5_000).state;
+    const fail: ScheduleEvent = {
+      type: 'finished',
+      resource: 'balances',
+      mode: 'incremental',
+      result: { kind: 'failed', error: 'venue unreachable' },
+    };
+    const delays: number[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      const step = play([{ type: 'due', resource: 'balances' }, fail], 6_000 + i, state);
+      state = step.state;
+      const arm = step.effects.find((e) => e.type === 'arm');
+      delays.push(arm?.type === 'arm' ? arm.delayMs : -1);
+    }
+    expect(delays).toEqual([1_000, 2_000, 4_000, 8_000, 10_000, 10_000]);
+    const good = play([{ type: 'due', resource: 'balances' }, ok('balances')], 7_000, state);
+    expect(good.state.lanes.balances.failures).toBe(0);
+    expect(good.effects).toContainEqual({ type: 'arm', resource: 'balances', delayMs: 10_000 });
   });
 
   it('stop aborts, disarms every timer, drops what was queued; a run ending after it still counts but starts nothing', () => {

@@ -5,7 +5,7 @@
  * each resource on its interval (fast or slow), and soon (after a short coalescing delay) when a trigger names
  * it. One run per resource at a time: a request during a run, or while the resource waits for its
  * prerequisite, is remembered and runs after it (full wins over incremental). A failed run is counted and
- * logged, and the resource is tried again on its next turn.
+ * logged, and the resource is tried again 1 s later, then after twice as long each time, up to its interval.
  *
  * A lane: `waiting` (its first read waits for its prerequisite's) → `idle` ⇄ `running`. Timers are effects
  * (`arm`, `disarm`); time comes in `env.now`.
@@ -39,7 +39,12 @@ export interface Lane {
   readonly lastError: string | undefined;
   /** Its timer is a trigger's (due within the coalescing delay): later triggers leave it be, never push it out. */
   readonly triggerArmed: boolean;
+  /** Failed runs in a row (0 after a good one): the next is tried after 1 s, doubling, at most the interval. */
+  readonly failures: number;
 }
+
+/** A failed run is tried again this soon at first, then after twice as long each time, up to the interval. */
+export const RETRY_FIRST_MS = 1_000;
 
 export interface ScheduleState {
   readonly started: boolean;
@@ -72,7 +77,14 @@ export type ScheduleEffect =
 
 type Step = { readonly state: ScheduleState; readonly effects: readonly ScheduleEffect[] };
 
-const IDLE: Lane = { phase: 'idle', queued: undefined, lastOkAt: undefined, lastError: undefined, triggerArmed: false };
+const IDLE: Lane = {
+  phase: 'idle',
+  queued: undefined,
+  lastOkAt: undefined,
+  lastError: undefined,
+  triggerArmed: false,
+  failures: 0,
+};
 
 export function initialSchedule(): ScheduleState {
   const lanes = {} as Record<SyncResource, Lane>;
@@ -152,17 +164,17 @@ function onFinished(
   const effects: ScheduleEffect[] = [];
   let after: Lane = { ...lane, phase: 'idle', queued: undefined };
   if (result.kind === 'ok') {
-    after = { ...after, lastOkAt: env.now, lastError: undefined };
+    after = { ...after, lastOkAt: env.now, lastError: undefined, failures: 0 };
     effects.push({ type: 'counted', resource, mode, ok: true });
   } else if (result.kind === 'failed') {
     const error = result.error.slice(0, 200);
-    after = { ...after, lastError: error };
+    after = { ...after, lastError: error, failures: lane.failures + 1 };
     effects.push({ type: 'counted', resource, mode, ok: false }, { type: 'failed', resource, mode, error });
   }
   let next = withLane(state, resource, after);
   if (state.stopped) return { state: next, effects };
   if (lane.queued !== undefined) next = request(next, resource, lane.queued, effects);
-  else effects.push({ type: 'arm', resource, delayMs: intervalOf(resource, env.settings) });
+  else effects.push({ type: 'arm', resource, delayMs: nextTurnIn(resource, after.failures, env.settings) });
   // Its first read ended (well or not): whatever waited for it reads now.
   for (const dependent of SYNC_RESOURCES) {
     const waiting = next.lanes[dependent];
@@ -171,6 +183,16 @@ function onFinished(
     next = request(next, dependent, 'full', effects);
   }
   return { state: next, effects };
+}
+
+/**
+ * When the resource is read next after a run: its interval; after failed runs, sooner — 1 s, 2 s, 4 s … up to the
+ * interval (a page that failed mid-way through a long history is not left for a whole interval).
+ */
+function nextTurnIn(resource: SyncResource, failures: number, settings: ScheduleSettings): number {
+  const interval = intervalOf(resource, settings);
+  if (failures === 0) return interval;
+  return Math.min(interval, RETRY_FIRST_MS * 2 ** Math.min(failures - 1, 30));
 }
 
 /** A read of `resource` now, or after the run in progress / the prerequisite's read (full wins). */
