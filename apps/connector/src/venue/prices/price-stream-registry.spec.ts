@@ -41,6 +41,7 @@ function setup(staleAfterMs = 1_000, connectionPriceRate?: number) {
   const registry = new PriceStreamRegistry(channel, limiter, metrics, captureLogger().logger, clock, {
     staleAfterMs,
     subscribeTimeoutMs: 5_000,
+    maxAheadMs: 60_000,
     ...(connectionPriceRate !== undefined ? { connectionPriceRate } : {}),
   });
   registries.push(registry);

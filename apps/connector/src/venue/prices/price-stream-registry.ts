@@ -33,11 +33,10 @@ export interface PriceStreamOptions {
    * `staleAfterMs`. Unset: each stream has its own cadence and `staleAfterMs` is the threshold.
    */
   connectionPriceRate?: number;
-  /** A price stamped more than this ahead of the local clock is refused and counted (default 60 s). */
-  maxAheadMs?: number;
+  /** A price stamped more than this ahead of the local clock is refused and counted. */
+  maxAheadMs: number;
 }
 
-export const DEFAULT_MAX_AHEAD_MS = 60_000;
 const AHEAD_WARN_EVERY_MS = 60_000;
 
 /** A stream's turn never comes later than a quote's life: beyond that, silence is stale whatever the rate. */
@@ -113,7 +112,7 @@ export class PriceStreamRegistry {
       isOpen: false,
       staleAfterMs: options.staleAfterMs,
       subscribeTimeoutMs: options.subscribeTimeoutMs,
-      maxAheadMs: options.maxAheadMs ?? DEFAULT_MAX_AHEAD_MS,
+      maxAheadMs: options.maxAheadMs,
     };
     this.feed = new PriceFeed((error) =>
       this.log.error('price listener failed', { error: error instanceof Error ? error.message : String(error) }),
