@@ -62,10 +62,10 @@ const MAX_QUOTE_TRIES = 10;
 export const ABANDONED_PLACING_MARGIN_MS = 5_000;
 
 type KeyState =
-  | { kind: 'free'; takeOverRevision?: undefined }
+  | { kind: 'free' }
   | { kind: 'answered'; reply: PlaceOrderReply }
   /** The key held an abandoned order's claim, at this revision: a new order takes it over by compare-and-set. */
-  | { kind: 'take-over'; revision: number; takeOverRevision?: undefined };
+  | { kind: 'take-over'; revision: number };
 const FREE: KeyState = { kind: 'free' };
 
 export class PlaceOrderService {
@@ -129,7 +129,7 @@ export class PlaceOrderService {
     const payloadHash = hashOf(request);
     const keyState = await this.keyState(request, payloadHash);
     if (keyState.kind === 'answered') return keyState.reply;
-    const key = { takeOverRevision: keyState.kind === 'take-over' ? keyState.revision : undefined };
+    const takeOverRevision = keyState.kind === 'take-over' ? keyState.revision : undefined;
 
     const now = this.deps.clock.now();
     let known: KnownQuote | undefined;
@@ -235,7 +235,7 @@ export class PlaceOrderService {
     let quoteClaim: ClaimResult;
     try {
       [claim, quoteClaim] = await Promise.all([
-        this.deps.journal.claimKey(request.strategyId, request.idempotencyKey, keyEntry, key.takeOverRevision),
+        this.deps.journal.claimKey(request.strategyId, request.idempotencyKey, keyEntry, takeOverRevision),
         this.claimQuote(quoteId, orderId, quote.quantity),
       ]);
     } catch (error) {

@@ -51,9 +51,8 @@ export class OrderOwnership {
         continue;
       }
       const { record, revision } = stored;
-      // Closed since the list was read (a placing that gave its intent back, or an order done): nothing to resume.
-      if (!isFinalState(record.state) && !(await this.journal.isOpen(orderId))) continue;
       if (record.owner === me) {
+        if (await this.closedMeanwhile(record)) continue;
         this.desk.resume(record, revision, startup ? 'startup' : 'retry');
         continue;
       }
@@ -62,7 +61,7 @@ export class OrderOwnership {
         ownerAlive = await this.registry.isAlive(record.owner);
         alive.set(record.owner, ownerAlive);
       }
-      if (ownerAlive) continue;
+      if (ownerAlive || (await this.closedMeanwhile(record))) continue;
       const taken: OrderRecord = { ...record, owner: me };
       try {
         const next = await this.journal.update(taken, revision);
@@ -77,6 +76,14 @@ export class OrderOwnership {
         // another instance took it first, or its owner wrote: not ours
       }
     }
+  }
+
+  /**
+   * Closed since the list was read — a placing that gave its intent back, or an order done: nothing to resume. Read
+   * only before a resume or a takeover, not for every open order of a live instance.
+   */
+  private async closedMeanwhile(record: OrderRecord): Promise<boolean> {
+    return !isFinalState(record.state) && !(await this.journal.isOpen(record.orderId));
   }
 
   /** An open mark whose record was never written (a crash between the two writes): gone once it cannot be sent. */
