@@ -14,6 +14,19 @@ export const CLIENT_REQUEST_ID = /^[^/\s\p{Cc}.*>]{1,64}$/u;
 export const QUOTE_ID = /^[^\p{Cc}\p{Cf}]{1,512}$/u;
 export const QUOTE_ID_RULE = 'quoteId must be 1–512 characters without control or format characters';
 
+/**
+ * The `QUOTE_ID` rule, fast for the usual quote id (printable ASCII: a loop over its characters); only other text
+ * gets the Unicode class test. Every price frame runs it.
+ */
+export function isQuoteId(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 512) return false;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e) return QUOTE_ID.test(value);
+  }
+  return true;
+}
+
 /** Free text carried for context (an order's instrument): no control or format (bidi) character. */
 const PRINTABLE = /^[^\p{Cc}\p{Cf}]*$/u;
 

@@ -32,6 +32,12 @@ describe('place request', () => {
     expect(fields({ ...base, quoteId: 'q', idempotencyKey: ' k ' })).toEqual([]);
   });
 
+  it('a quoteId follows the rule the connector holds the command to (control and bidi characters refused)', () => {
+    for (const quoteId of ['q\u0000', 'q\u202e', 'q'.repeat(513), ''])
+      expect(fields({ ...base, quoteId })).toEqual(['quoteId']);
+    expect(fields({ ...base, quoteId: 'é-q'.repeat(10) })).toEqual([]);
+  });
+
   it('names every bad field, unknown fields included, and never echoes values', () => {
     const parsed = parsePlaceOrder(
       JSON.stringify({

@@ -7,6 +7,7 @@
 import { printableName } from '../validate.js';
 import { isDecimalString, SIZE_DECIMAL, SIZE_RULE } from '../decimal-string.js';
 import { SUBJECT_TOKEN } from '../subjects.js';
+import { isQuoteId, QUOTE_ID_RULE } from '../order.js';
 import type { OrderView } from './order-view.js';
 import { STRATEGY_ID } from './execution-subjects.js';
 
@@ -77,7 +78,7 @@ const RULES: Record<keyof PlaceOrderRequest, { required: boolean; rule: Rule }> 
     rule: text(1, 64, SUBJECT_TOKEN, 'accountGroup must be one subject token of 1–64 characters'),
   },
   side: { required: true, rule: (v) => (v === 'BUY' || v === 'SELL' ? undefined : 'side must be BUY or SELL') },
-  quoteId: { required: false, rule: text(1, 512, undefined, 'quoteId must be 1–512 characters') },
+  quoteId: { required: false, rule: (v) => (isQuoteId(v) ? undefined : QUOTE_ID_RULE) },
   instrument: { required: false, rule: text(3, 33, INSTRUMENT, 'instrument must be BASE.QUOTE') },
   quantity: {
     required: false,

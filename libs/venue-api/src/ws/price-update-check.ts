@@ -5,7 +5,7 @@
  * is built; the consumer parses what it uses). Allocation-free on success: the parsed object itself
  * becomes the message.
  */
-import { QUOTE_ID, QUOTE_ID_RULE } from '#contracts';
+import { isQuoteId, QUOTE_ID_RULE } from '#contracts';
 import { Decimal } from '../money/decimal.js';
 
 /** Same limit as `isDecimalText` (money/decimal.ts): a hostile frame cannot make anyone parse a huge number. */
@@ -160,15 +160,6 @@ export function comparePlain(a: string, b: string): number {
   return 0;
 }
 
-/** Hot path: a quote id is ASCII text; only one that is not needs the Unicode class test of `QUOTE_ID`. */
-function isPrintableAscii(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x20 || c > 0x7e) return false;
-  }
-  return true;
-}
-
 function isNonEmptyString(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0;
 }
@@ -225,7 +216,7 @@ export function checkPriceUpdate(frame: Record<string, unknown>): string | undef
   const quoteId = frame['quoteId'];
   if (!isNonEmptyString(quoteId)) return 'quoteId must be a non-empty string';
   // An order names it again (OrderCommand): one that could never be traded is no live quote.
-  if (quoteId.length > 512 || (!isPrintableAscii(quoteId) && !QUOTE_ID.test(quoteId))) return QUOTE_ID_RULE;
+  if (!isQuoteId(quoteId)) return QUOTE_ID_RULE;
   if (typeof frame['tenor'] !== 'string') return 'tenor must be a string';
   const sideError = checkSide(frame['offer'], true) ?? checkSide(frame['bid'], false);
   if (sideError !== undefined) return sideError;
