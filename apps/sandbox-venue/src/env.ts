@@ -1,6 +1,7 @@
 /**
  * Environment variables of `npm run sandbox`, validated once at start-up by `loadConfig` (every bad
- * variable is listed). The trading half reads its own variables (`trading/trading-config.ts`).
+ * variable is listed). The trading half's variables are declared beside it (`SandboxTradingEnv`,
+ * `trading/trading-config.ts`, which reads them again with the same rules) and checked here with the rest.
  */
 import { Type } from 'class-transformer';
 import { IsIn, IsNumber, IsOptional, IsPositive, IsString, IsUrl } from 'class-validator';
@@ -21,8 +22,10 @@ import {
 } from './dialect.js';
 import type { SandboxConfig, SandboxOptions } from './config.js';
 import { DEFAULT_SANDBOX_CONFIG } from './config.js';
+import { SandboxTradingEnv } from './trading/trading-config.js';
 
-export class SandboxEnv {
+/** The sandbox's variables, the trading half's included (checked together at start-up). */
+export class SandboxEnv extends SandboxTradingEnv {
   @EnvPort() SANDBOX_PORT: number = DEFAULT_SANDBOX_CONFIG.port;
   @EnvHost() SANDBOX_HOST: string = DEFAULT_SANDBOX_CONFIG.host;
 
@@ -43,13 +46,6 @@ export class SandboxEnv {
 
   @EnvInt(1, 1_000_000) SANDBOX_REST_RATE_LIMIT: number = DEFAULT_SANDBOX_CONFIG.restRateLimitPerSecond;
   @EnvMs(1) SANDBOX_TOKEN_TTL_MS: number = DEFAULT_SANDBOX_CONFIG.tokenTtlMs;
-
-  // ---- Trading: read by trading/trading-config.ts, checked here so that a bad one is refused at start-up by name
-  @EnvMs(1) SANDBOX_PRICE_INTERVAL_MS?: number;
-  @EnvMs(1) SANDBOX_MARKET_TICK_MS?: number;
-  @EnvInt(0, Number.MAX_SAFE_INTEGER) SANDBOX_MARKET_SEED?: number;
-  @EnvMs(0) SANDBOX_EXECUTION_DELAY_MS?: number;
-  @EnvInt(0, 1_000_000) SANDBOX_OFF_CONTRACT_EVERY_N_TICKS?: number;
 
   // ---- Dialect (dialect.ts): a preset, then any axis on its own
   @EnvEnum(Object.keys(SANDBOX_DIALECTS)) SANDBOX_DIALECT: DialectName = 'reference';

@@ -2,6 +2,7 @@
  * Configuration of the sandbox's trading half, read once from the environment. Tests and the bootstrap may
  * override any field through `TradingModule.withConfig(...)`; nothing else in `trading/` reads `process.env`.
  */
+import { EnvInt, EnvMs, loadConfig } from '#observability';
 import { SANDBOX_DIALECTS, type Dialect } from '../dialect.js';
 
 export interface TradingConfig {
@@ -45,33 +46,33 @@ export const DEFAULT_TRADING_CONFIG: TradingConfig = {
   dialect: SANDBOX_DIALECTS.reference,
 };
 
-type NumericSetting = Exclude<keyof TradingConfig, 'dialect'>;
+/**
+ * The trading half's variables, checked by the strict rules (digits only, refused by name, never echoed). The
+ * sandbox's own environment class extends it, so a bad one is refused at start-up with every other setting.
+ */
+export class SandboxTradingEnv {
+  @EnvMs(1) SANDBOX_PRICE_INTERVAL_MS?: number;
+  @EnvMs(1) SANDBOX_MARKET_TICK_MS?: number;
+  @EnvInt(0, Number.MAX_SAFE_INTEGER) SANDBOX_MARKET_SEED?: number;
+  @EnvMs(0) SANDBOX_EXECUTION_DELAY_MS?: number;
+  @EnvInt(0, 1_000_000) SANDBOX_OFF_CONTRACT_EVERY_N_TICKS?: number;
+}
 
-const ENV_NAMES: Partial<Record<NumericSetting, string>> = {
-  priceIntervalMs: 'SANDBOX_PRICE_INTERVAL_MS',
-  marketTickMs: 'SANDBOX_MARKET_TICK_MS',
-  marketSeed: 'SANDBOX_MARKET_SEED',
-  executionDelayMs: 'SANDBOX_EXECUTION_DELAY_MS',
-  offContractEveryNTicks: 'SANDBOX_OFF_CONTRACT_EVERY_N_TICKS',
-};
-
-/** Reads the environment; every bad variable is listed in one error. */
+/** Reads the environment (every bad variable listed in one ConfigError), then the overrides. */
 export function tradingConfigFromEnv(
   env: NodeJS.ProcessEnv = process.env,
   overrides: Partial<TradingConfig> = {},
 ): TradingConfig {
-  const config: TradingConfig = { ...DEFAULT_TRADING_CONFIG };
-  const problems: string[] = [];
-  for (const [key, name] of Object.entries(ENV_NAMES) as [NumericSetting, string][]) {
-    const raw = env[name];
-    if (raw === undefined || raw === '') continue;
-    if (!/^\d+$/.test(raw)) {
-      problems.push(`${name} must be a non-negative integer`);
-      continue;
-    }
-    config[key] = Number(raw);
-  }
-  if (problems.length > 0) throw new Error(`Invalid sandbox trading configuration: ${problems.join('; ')}`);
-  if (config.priceIntervalMs < 1) throw new Error('SANDBOX_PRICE_INTERVAL_MS must be at least 1');
-  return { ...config, ...overrides };
+  const read = loadConfig(SandboxTradingEnv, env);
+  return {
+    ...DEFAULT_TRADING_CONFIG,
+    ...(read.SANDBOX_PRICE_INTERVAL_MS !== undefined ? { priceIntervalMs: read.SANDBOX_PRICE_INTERVAL_MS } : {}),
+    ...(read.SANDBOX_MARKET_TICK_MS !== undefined ? { marketTickMs: read.SANDBOX_MARKET_TICK_MS } : {}),
+    ...(read.SANDBOX_MARKET_SEED !== undefined ? { marketSeed: read.SANDBOX_MARKET_SEED } : {}),
+    ...(read.SANDBOX_EXECUTION_DELAY_MS !== undefined ? { executionDelayMs: read.SANDBOX_EXECUTION_DELAY_MS } : {}),
+    ...(read.SANDBOX_OFF_CONTRACT_EVERY_N_TICKS !== undefined
+      ? { offContractEveryNTicks: read.SANDBOX_OFF_CONTRACT_EVERY_N_TICKS }
+      : {}),
+    ...overrides,
+  };
 }
