@@ -54,7 +54,8 @@ export interface PlaceOrderDeps {
 
 /**
  * Quotes an order by quote request tries when other instances' orders took the ones it chose first: each try
- * takes a quote no order on this instance took, so a burst spread over a few instances is placed in full.
+ * takes a quote no order on this instance took, so a burst spread over a few instances is placed in full. Also
+ * the bound on deciding again when a key claimed by another request was given back meanwhile.
  */
 const MAX_QUOTE_TRIES = 10;
 
@@ -246,9 +247,14 @@ export class PlaceOrderService {
       this.deps.risk.record({ kind: 'not-executed', orderId });
       if (quoteClaim.ok) await this.releaseQuote(quoteId, orderId);
       this.deps.desk.release(orderId);
-      return (
-        (await this.existing(request, payloadHash)) ??
-        this.reject(ExecutionErrorCode.Internal, 'idempotency key race', request.strategyId)
+      const answer = await this.existing(request, payloadHash);
+      if (answer !== undefined) return answer;
+      // The winner gave the key back meanwhile (it lost its quote, or its journal write failed): decide again.
+      if (tries < MAX_QUOTE_TRIES) return this.decideKey(request, receivedAt, tries + 1);
+      return this.reject(
+        ExecutionErrorCode.OrderBeingPlaced,
+        'other requests with this key are being decided; ask again with the same key in 1 s',
+        request.strategyId,
       );
     }
     if (!quoteClaim.ok) {

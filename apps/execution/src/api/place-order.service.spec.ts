@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { BusConnection, BusKv, BusMetrics } from '#bus';
+import { ExecutionErrorCode, type PlaceOrderReply } from '#contracts';
+import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
+import { FakeClock, startNatsServer, type NatsServerHandle } from '#testing';
+import type { ExecutionMetrics } from '../metrics/execution-metrics.js';
+import type { OrderDesk } from '../orders/order-desk.js';
+import { OrderJournal, type KeyEntry } from '../orders/order-journal.js';
+import type { QuoteBook } from '../quotes/quote-book.js';
+import type { PriceStreams } from '../quotes/price-streams.js';
+import type { QuoteClaims } from '../quotes/quote-claims.js';
+import type { RiskGate } from '../risk/risk-gate.js';
+import { PlaceOrderService } from './place-order.service.js';
+
+const silent = new JsonLogger('place-test', 'test', 'error', { write: () => undefined });
+
+/** The service on a real journal (JetStream KV); everything around the journal says yes. */
+function service(journal: OrderJournal, clock: FakeClock, rejected: string[]): PlaceOrderService {
+  const metrics = {
+    rejected: (code: string) => rejected.push(code),
+    duplicates: { inc: () => undefined },
+  } as unknown as ExecutionMetrics;
+  return new PlaceOrderService({
+    instanceId: 'i1',
+    journal,
+    desk: { reserve: () => undefined, release: () => undefined, place: () => undefined } as unknown as OrderDesk,
+    book: { quote: () => undefined } as unknown as QuoteBook,
+    streams: { markUsed: () => undefined } as unknown as PriceStreams,
+    claims: { claim: async () => ({ ok: true }), release: async () => undefined } as unknown as QuoteClaims,
+    risk: { admit: async () => ({ ok: true }), record: () => undefined } as unknown as RiskGate,
+    gate: { refusal: () => undefined },
+    metrics,
+    clock,
+    logger: silent,
+    quoteLifeMs: 2_000,
+    sendDeadlineMs: 5_000,
+  });
+}
+
+function request(key: string): Uint8Array {
+  return new TextEncoder().encode(
+    JSON.stringify({ idempotencyKey: key, strategyId: 's1', accountGroup: 'g1', side: 'BUY', quoteId: 'q-1' }),
+  );
+}
+
+describe('place-order service: an idempotency key contended by another request', () => {
+  let server: NatsServerHandle;
+  let connection: BusConnection;
+  let kv: BusKv;
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+    connection = await BusConnection.open(
+      { servers: server.url, name: 'place-test' },
+      new BusMetrics(new MetricsRegistry('place-test', { defaultMetrics: false })),
+      new HealthRegistry(500),
+      silent,
+    );
+    kv = new BusKv(connection);
+  });
+  afterAll(async () => {
+    await connection?.close();
+    await server?.stop();
+  });
+
+  it('the key won by a request that then gives it back (it lost its quote): this request is decided again, not refused as internal', async () => {
+    const journal = new OrderJournal(await kv.bucket('TEST_PLACE_RACE'));
+    const clock = new FakeClock(1_700_000_000_000);
+    const rejected: string[] = [];
+    const winner: KeyEntry = {
+      orderId: 'other',
+      clientRequestId: 'c-other',
+      payloadHash: 'h',
+      acceptedAt: clock.now(),
+    };
+    const claimKey = journal.claimKey.bind(journal);
+    let raced = false;
+    // The other request claims the key just before this one, and gives it back right after this one lost.
+    journal.claimKey = async (strategyId, key, entry, fromRevision) => {
+      if (raced) return claimKey(strategyId, key, entry, fromRevision);
+      raced = true;
+      await claimKey(strategyId, key, winner);
+      const lost = await claimKey(strategyId, key, entry, fromRevision);
+      await journal.releaseKey(strategyId, key, winner.orderId);
+      return lost;
+    };
+
+    const reply: PlaceOrderReply = await service(journal, clock, rejected).place(request('k-race'));
+
+    expect(raced).toBe(true);
+    expect(reply.ok).toBe(true);
+    expect(rejected).toEqual([]);
+    if (!reply.ok) return;
+    expect(reply.duplicate).toBe(false);
+    // the order is whole: the key names it, its record and its open mark are stored
+    expect((await journal.keyEntry('s1', 'k-race'))?.orderId).toBe(reply.orderId);
+    expect((await journal.read(reply.orderId))?.record.state).toBe('INTENT_RECORDED');
+    expect(await journal.isOpen(reply.orderId)).toBe(true);
+  });
+
+  it('a key another request holds and keeps: answered as that order being placed (retry later), never internal', async () => {
+    const journal = new OrderJournal(await kv.bucket('TEST_PLACE_HELD'));
+    const clock = new FakeClock(1_700_000_000_000);
+    const rejected: string[] = [];
+    const claimKey = journal.claimKey.bind(journal);
+    journal.claimKey = async (strategyId, key, entry, fromRevision) => {
+      // the other request's claim lands first; its payload is this one's (a retry sent twice at once)
+      await claimKey(strategyId, key, { ...entry, orderId: 'other', clientRequestId: 'c-other' });
+      return claimKey(strategyId, key, entry, fromRevision);
+    };
+
+    const reply = await service(journal, clock, rejected).place(request('k-held'));
+
+    expect(reply.ok).toBe(false);
+    if (reply.ok) return;
+    expect(reply.error.code).toBe(ExecutionErrorCode.OrderBeingPlaced);
+    expect(rejected).toEqual([ExecutionErrorCode.OrderBeingPlaced]);
+  });
+});
