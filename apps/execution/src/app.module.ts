@@ -62,6 +62,7 @@ export class ExecutionAppModule {
                 leaseMs: config.INSTANCE_LEASE_MS,
                 sweepMs: config.OWNERSHIP_SWEEP_MS,
                 quoteLifeMs: config.QUOTE_LIFE_MS,
+                priceSilentStaleMs: config.PRICE_SILENT_STALE_MS,
                 sendDeadlineMs: config.ORDER_SEND_DEADLINE_MS,
                 quoteWaitMs: config.QUOTE_WAIT_MS,
                 connectorRequestTimeoutMs: config.CONNECTOR_REQUEST_TIMEOUT_MS,

@@ -61,6 +61,8 @@ export interface ExecutionSettings {
   leaseMs: number;
   sweepMs: number;
   quoteLifeMs: number;
+  /** PRICE_SILENT_STALE_MS: a live stream silent this long counts as stale (its quotes are not traded). */
+  priceSilentStaleMs: number;
   /** ORDER_SEND_DEADLINE_MS: an order's command carries `sendBy` = acceptance + this (at most its quote's expiry). */
   sendDeadlineMs: number;
   quoteWaitMs: number;
@@ -154,7 +156,13 @@ export class ExecutionRuntime {
       priceStream = (await bus.streams.streamFor(subjects.allPrices)) ?? priceStream;
     };
     await findPriceStream();
-    const book = new QuoteBook(bus.core, subjects.allPrices, settings.quoteLifeMs, () => clock.now());
+    const book = new QuoteBook(
+      bus.core,
+      subjects.allPrices,
+      settings.quoteLifeMs,
+      () => clock.now(),
+      settings.priceSilentStaleMs,
+    );
     const priceStreams = new PriceStreams(subjects, bus.core, bus.streams, book, clock, {
       requester: `execution-${settings.account}`,
       requestTimeoutMs: settings.connectorRequestTimeoutMs,

@@ -32,6 +32,8 @@ export interface StoredJson<T> {
   subject: string;
   seq: number;
   value: T;
+  /** When the server stored it (epoch ms). */
+  storedAt: number;
 }
 
 /** JetStream stream definitions and reads that do not need a consumer. */
@@ -131,7 +133,9 @@ export class BusStreams {
   /** The last message stored on `subject` (a last-value read), decoded as JSON, or undefined. */
   async lastMessage<T>(stream: string, subject: string): Promise<StoredJson<T> | undefined> {
     const stored = await this.lastStored(stream, subject);
-    return stored && { subject: stored.subject, seq: stored.seq, value: stored.json<T>() };
+    return (
+      stored && { subject: stored.subject, seq: stored.seq, value: stored.json<T>(), storedAt: stored.time.getTime() }
+    );
   }
 
   private async lastStored(stream: string, subject: string): Promise<StoredMsg | undefined> {

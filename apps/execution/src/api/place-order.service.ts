@@ -429,14 +429,17 @@ export class PlaceOrderService {
   }
 }
 
-/** The quote as risk sees it: the side the order executes on (offer for BUY, bid for SELL). */
+/**
+ * The quote as risk sees it: the side the order executes on (offer for BUY, bid for SELL), and the status of its
+ * stream now (a quote held from a live price is not traded once its stream turned stale or stopped).
+ */
 function riskQuote(quoteId: string, known: KnownQuote | undefined, side: 'BUY' | 'SELL', book: QuoteBook): RiskQuote {
   if (known === undefined) return { quoteId, status: 'unknown' };
   const price = known.price;
   const sideQuote = side === 'BUY' ? price.offer : price.bid;
   return {
     quoteId,
-    status: price.status,
+    status: book.streamStatus(known),
     ...(price.venueTimestamp !== undefined ? { venueTimestamp: price.venueTimestamp } : {}),
     quoteExpiresAt: book.expiresAt(known),
     ...(sideQuote !== undefined

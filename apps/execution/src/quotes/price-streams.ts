@@ -99,7 +99,7 @@ export class PriceStreams {
       .lastMessage<PriceMessage>(this.options.priceStream(), subject)
       .catch(() => undefined);
     if (stored?.value.status === 'live') {
-      this.book.take(subject, stored.value);
+      this.book.take(subject, stored.value, stored.storedAt);
       const taken = this.book.latestOf(subject);
       if (this.usable(taken)) return this.take(taken);
     }
@@ -124,8 +124,14 @@ export class PriceStreams {
     };
   }
 
+  /** Live now (the stream not silent since: a dead connector says nothing), and not taken by an order here yet. */
   private usable(known: KnownQuote | undefined): known is KnownQuote {
-    return known?.price.status === 'live' && known.price.quoteId !== undefined && !this.used.has(known.price.quoteId);
+    return (
+      known?.price.status === 'live' &&
+      known.price.quoteId !== undefined &&
+      !this.used.has(known.price.quoteId) &&
+      this.book.streamStatus(known) === 'live'
+    );
   }
 
   private take(known: KnownQuote): FreshQuote {

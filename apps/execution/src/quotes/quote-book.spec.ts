@@ -26,7 +26,7 @@ function price(quoteId: string, venueTimestamp: number, status: PriceMessage['st
 describe('quote book', () => {
   it('finds a quote by id within its life, the latest per stream, and ignores an older update', () => {
     let now = T0;
-    const book = new QuoteBook(unused, 'gw.v1.price.>', 5_000, () => now);
+    const book = new QuoteBook(unused, 'gw.v1.price.>', 5_000, () => now, 8_000);
     book.take('s1', price('q1', T0));
     book.take('s1', price('q2', T0 + 100));
     book.take('s1', price('q0', T0 - 100)); // late: does not replace the latest
@@ -40,12 +40,41 @@ describe('quote book', () => {
   });
 
   it('wakes a waiter with the next live quote of its stream, not a stale one', async () => {
-    const book = new QuoteBook(unused, 'gw.v1.price.>', 600_000, () => T0);
+    const book = new QuoteBook(unused, 'gw.v1.price.>', 600_000, () => T0, 8_000);
     const next = book.nextLive('s1', 1_000);
     book.take('s1', price('q1', T0, 'stale'));
     book.take('s1', price('q2', T0 + 1));
     expect((await next)?.price.quoteId).toBe('q2');
     expect(await book.nextLive('s2', 10)).toBeUndefined();
+  });
+
+  it("a quote's stream status is its latest message's: a quote held from a live price is stale or stopped with it", () => {
+    const book = new QuoteBook(unused, 'gw.v1.price.>', 600_000, () => T0, 8_000);
+    book.take('s1', price('q1', T0));
+    const held = book.quote('q1') ?? assertNever();
+    expect(book.streamStatus(held)).toBe('live');
+    book.take('s1', { ...price('q1', T0), status: 'stale' });
+    expect(book.streamStatus(held)).toBe('stale');
+    book.take('s1', { ...price('q1', T0), status: 'stopped' });
+    expect(book.streamStatus(held)).toBe('stopped');
+    book.take('s1', price('q3', T0 + 1));
+    expect(book.streamStatus(held)).toBe('live'); // live again: the old quote is as good as its life and age limits
+  });
+
+  it('a live stream silent for longer than PRICE_SILENT_STALE_MS is stale (a dead connector never says so)', () => {
+    let now = T0;
+    const book = new QuoteBook(unused, 'gw.v1.price.>', 600_000, () => now, 8_000);
+    book.take('s1', price('q1', T0));
+    const held = book.quote('q1') ?? assertNever();
+    now = T0 + 8_000;
+    expect(book.streamStatus(held)).toBe('live');
+    now = T0 + 8_001;
+    expect(book.streamStatus(held)).toBe('stale');
+    // a price read from the last-value stream counts from when it was stored there, not from when it was read
+    book.take('s2', price('q2', T0), T0 - 10_000);
+    expect(book.streamStatus(book.latestOf('s2') ?? assertNever())).toBe('stale');
+    book.take('s1', price('q3', T0 + 8_001));
+    expect(book.streamStatus(held)).toBe('live');
   });
 });
 

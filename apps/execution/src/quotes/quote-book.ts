@@ -2,8 +2,12 @@
  * The prices the execution app knows: every price the connector publishes (core subscription on
  * `{prefix}.price.>`), the latest per stream subject and every quoteId still within its life, so an order
  * by quoteId finds its quote and an order by quote request takes the freshest live quote of its stream.
+ *
+ * A quote is traded only while its stream is live *now*: the status of the stream's latest message, not of the
+ * message that carried the quote. A connector that dies (or is cut off from NATS) never says `stale`: a live
+ * stream silent for longer than `silentStaleMs` counts as stale here.
  */
-import type { PriceMessage } from '#contracts';
+import type { PriceMessage, PriceStatus } from '#contracts';
 import type { BusCore, BusSubscription } from '#bus';
 
 export interface KnownQuote {
@@ -26,6 +30,8 @@ export class QuoteBook {
     private readonly allPrices: string,
     private readonly quoteLifeMs: number,
     private readonly now: () => number,
+    /** PRICE_SILENT_STALE_MS: above the connector's PRICE_STALE_AFTER_MS (it says `stale` itself first). */
+    private readonly silentStaleMs: number,
   ) {}
 
   start(): void {
@@ -40,9 +46,12 @@ export class QuoteBook {
     this.subscription = undefined;
   }
 
-  /** Records a price (from the subscription, or read from the last-value stream). Older updates are ignored. */
-  take(subject: string, price: PriceMessage): void {
-    const known: KnownQuote = { subject, price, receivedAt: this.now() };
+  /**
+   * Records a price (from the subscription, or read from the last-value stream with the time it was stored there).
+   * Older updates are ignored.
+   */
+  take(subject: string, price: PriceMessage, receivedAt = this.now()): void {
+    const known: KnownQuote = { subject, price, receivedAt };
     const current = this.latest.get(subject);
     const older =
       current !== undefined &&
@@ -71,6 +80,16 @@ export class QuoteBook {
       return undefined;
     }
     return known;
+  }
+
+  /**
+   * The status of the quote's stream now: its latest message's, and `stale` for a live stream silent for longer than
+   * `silentStaleMs` (nobody is left to say so).
+   */
+  streamStatus(known: KnownQuote): PriceStatus {
+    const latest = this.latest.get(known.subject) ?? known;
+    if (latest.price.status !== 'live') return latest.price.status;
+    return this.now() - latest.receivedAt > this.silentStaleMs ? 'stale' : 'live';
   }
 
   /** The latest message of a stream (live, stale or stopped). */
