@@ -1,7 +1,8 @@
 /**
  * A quote is traded only while its stream is live *now*: an order by quoteId on a quote taken from a live price is
  * refused once the stream turned stopped, or went silent with nobody left to say `stale` (a connector that died or
- * was cut off from NATS). Here the connector says `stale` only after 30 s, so the silence is execution's to see.
+ * was cut off from NATS). Here the connector says `stale` only after 30 s and its status once a minute, so the
+ * silence is execution's to see.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { PriceMessage } from '#contracts';
@@ -39,8 +40,8 @@ describe('execution: quotes of streams that are no longer live', () => {
 
   beforeAll(async () => {
     stack = await startExecutionStack({
-      // the connector neither says `stale` nor reconnects during the stall: only silence tells
-      connectorEnv: { PRICE_STALE_AFTER_MS: '30000', VENUE_STALL_TIMEOUT_MS: '15000' },
+      // as a dead connector: it says neither `stale` nor anything else (no status) during the stall, nor reconnects
+      connectorEnv: { PRICE_STALE_AFTER_MS: '30000', VENUE_STALL_TIMEOUT_MS: '15000', STATUS_INTERVAL_MS: '60000' },
       executionEnv: { PRICE_SILENT_STALE_MS: '1500', QUOTE_WAIT_MS: '500' },
     });
     group = stack.venue.seed.defaultGroupUuid;

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { riskSubjects, StreamName, type OrderAccepted } from '#contracts';
+import { riskSubjects, StreamName, type OrderAccepted, type PriceMessage } from '#contracts';
 import { eventually } from '#testing';
-import { liveQuotes, metricValue } from '../connector/connector-stack.js';
+import { askForStream, liveQuotes, metricValue, nextPrice, streamRequest } from '../connector/connector-stack.js';
 import {
   accepted,
   adminPost,
@@ -41,6 +41,19 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
     quoteId: (await quotes(1))[0],
     ...overrides,
   });
+
+  /** A live price of the tests' stream. */
+  const livePrice = async (): Promise<PriceMessage> => {
+    const granted = await askForStream(stack.algo, streamRequest(stack.venue, 'algo-recovery', { leaseSeconds: 600 }));
+    if (!granted.ok) throw new Error(`stream refused: ${JSON.stringify(granted)}`);
+    return nextPrice(stack.algo, granted.subject, (price) => price.status === 'live');
+  };
+  /**
+   * The stream's last price shown live again while the connector is down, as a connector that died leaves it (it
+   * never publishes `stopped`; execution trusts it until PRICE_SILENT_STALE_MS). A clean stop says `stopped`, and
+   * its quotes are refused.
+   */
+  const asIfItDied = (price: PriceMessage): void => stack.algo.publish(subjects.price(price), JSON.stringify(price));
 
   beforeAll(async () => {
     stack = await startExecutionStack({
@@ -219,9 +232,11 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
   it('an order accepted while the connector is down is never sent once its send deadline passed: FAILED, not executed', async () => {
     const instance = await stack.startInstance('late-1', { ORDER_SEND_DEADLINE_MS: '1000' });
     const before = await venueAccepted();
-    const request = await order('theta');
+    const price = await livePrice();
+    const request = await order('theta', { quoteId: price.quoteId });
     let reply: OrderAccepted | undefined;
     await stack.stack.restart('connector', async () => {
+      asIfItDied(price);
       // accepted (the intent is durable, the command waits in its stream), then held up past its deadline
       reply = accepted(await place(stack.algo, request));
       await new Promise((resolve) => setTimeout(resolve, 1_500));
@@ -242,7 +257,9 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
     let unaffected: OrderAccepted | undefined;
     const recallsStored = async () => (await stack.jsm.streams.info(StreamName.orderRecalls(ACCOUNT))).state.messages;
     const storedBefore = await recallsStored();
+    const price = await livePrice();
     await stack.stack.restart('connector', async () => {
+      asIfItDied(price);
       // accepted while the connector is down: the commands wait in their stream
       recalled = accepted(await place(stack.algo, halted));
       unaffected = accepted(await place(stack.algo, other));

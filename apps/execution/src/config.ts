@@ -52,11 +52,11 @@ export class ExecutionConfig extends withVenueCredentialsEnv(withNatsEnv(Service
    */
   @EnvMs(1_000, 3_600_000) CONNECTOR_STALE_MS: number = 15_000;
   /**
-   * A live price stream silent for this long counts as stale here: its quotes are refused (QUOTE_STALE) and an
-   * order by quote request waits for a fresh one. A connector that dies or is cut off never publishes `stale`
-   * itself. Above the connector's PRICE_STALE_AFTER_MS (5 s), which says `stale` first while it runs.
+   * A live price stream counts as stale here once neither it nor the connector (its status) has been heard for
+   * this long: its quotes are refused (QUOTE_STALE) and an order by quote request waits for a fresh one. A
+   * connector that dies or is cut off never publishes `stale` itself. Above the connector's STATUS_INTERVAL_MS (5 s).
    */
-  @EnvMs(1_000, 600_000) PRICE_SILENT_STALE_MS: number = 8_000;
+  @EnvMs(1_000, 600_000) PRICE_SILENT_STALE_MS: number = 12_000;
 
   // ---- Reconciliation
   /** The venue's own records (trade list) are first read this long after an order was sent without outcome. */

@@ -156,25 +156,26 @@ export class ExecutionRuntime {
       priceStream = (await bus.streams.streamFor(subjects.allPrices)) ?? priceStream;
     };
     await findPriceStream();
-    const book = new QuoteBook(
-      bus.core,
-      subjects.allPrices,
-      settings.quoteLifeMs,
-      () => clock.now(),
-      settings.priceSilentStaleMs,
-    );
-    const priceStreams = new PriceStreams(subjects, bus.core, bus.streams, book, clock, {
-      requester: `execution-${settings.account}`,
-      requestTimeoutMs: settings.connectorRequestTimeoutMs,
-      quoteWaitMs: settings.quoteWaitMs,
-      priceStream: () => priceStream,
-    });
     const connector = new ConnectorWatch({
       core: bus.core,
       streams: bus.streams,
       subjects,
       clock,
       staleMs: settings.connectorStaleMs,
+    });
+    const book = new QuoteBook(
+      bus.core,
+      subjects.allPrices,
+      settings.quoteLifeMs,
+      () => clock.now(),
+      settings.priceSilentStaleMs,
+      () => connector.lastHeardAt(),
+    );
+    const priceStreams = new PriceStreams(subjects, bus.core, bus.streams, book, clock, {
+      requester: `execution-${settings.account}`,
+      requestTimeoutMs: settings.connectorRequestTimeoutMs,
+      quoteWaitMs: settings.quoteWaitMs,
+      priceStream: () => priceStream,
     });
     // the desk needs the metrics and the metrics read the desk: bound once both exist
     const deskOf: { current?: OrderDesk } = {};

@@ -61,15 +61,29 @@ describe('quote book', () => {
     expect(book.streamStatus(held)).toBe('live'); // live again: the old quote is as good as its life and age limits
   });
 
-  it('a live stream silent for longer than PRICE_SILENT_STALE_MS is stale (a dead connector never says so)', () => {
+  it('a live stream is stale once neither it nor the connector was heard for PRICE_SILENT_STALE_MS (a dead connector never says so)', () => {
     let now = T0;
-    const book = new QuoteBook(unused, 'gw.v1.price.>', 600_000, () => now, 8_000);
+    let connectorHeardAt: number | undefined;
+    const book = new QuoteBook(
+      unused,
+      'gw.v1.price.>',
+      600_000,
+      () => now,
+      8_000,
+      () => connectorHeardAt,
+    );
     book.take('s1', price('q1', T0));
     const held = book.quote('q1') ?? assertNever();
     now = T0 + 8_000;
     expect(book.streamStatus(held)).toBe('live');
     now = T0 + 8_001;
     expect(book.streamStatus(held)).toBe('stale');
+    // the connector is heard: it says `stale` itself when its own rule (the venue's cadence) says so
+    connectorHeardAt = T0 + 5_000;
+    expect(book.streamStatus(held)).toBe('live');
+    now = T0 + 13_001;
+    expect(book.streamStatus(held)).toBe('stale');
+    connectorHeardAt = undefined;
     // a price read from the last-value stream counts from when it was stored there, not from when it was read
     book.take('s2', price('q2', T0), T0 - 10_000);
     expect(book.streamStatus(book.latestOf('s2') ?? assertNever())).toBe('stale');

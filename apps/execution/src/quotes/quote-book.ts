@@ -5,7 +5,9 @@
  *
  * A quote is traded only while its stream is live *now*: the status of the stream's latest message, not of the
  * message that carried the quote. A connector that dies (or is cut off from NATS) never says `stale`: a live
- * stream silent for longer than `silentStaleMs` counts as stale here.
+ * stream counts as stale here once neither it nor the connector (its status, every few seconds) has been heard
+ * for `silentStaleMs`. While the connector is heard it says `stale` itself, on its own rule (which knows the
+ * venue's cadence: a stream of a busy connection may be silent for longer).
  */
 import type { PriceMessage, PriceStatus } from '#contracts';
 import type { BusCore, BusSubscription } from '#bus';
@@ -30,8 +32,10 @@ export class QuoteBook {
     private readonly allPrices: string,
     private readonly quoteLifeMs: number,
     private readonly now: () => number,
-    /** PRICE_SILENT_STALE_MS: above the connector's PRICE_STALE_AFTER_MS (it says `stale` itself first). */
+    /** PRICE_SILENT_STALE_MS: above the connector's STATUS_INTERVAL_MS. */
     private readonly silentStaleMs: number,
+    /** When the connector was last heard (its status), if ever. */
+    private readonly connectorHeardAt: () => number | undefined = () => undefined,
   ) {}
 
   start(): void {
@@ -83,13 +87,14 @@ export class QuoteBook {
   }
 
   /**
-   * The status of the quote's stream now: its latest message's, and `stale` for a live stream silent for longer than
-   * `silentStaleMs` (nobody is left to say so).
+   * The status of the quote's stream now: its latest message's, and `stale` for a live stream when neither it nor
+   * the connector has been heard for longer than `silentStaleMs` (nobody is left to say so).
    */
   streamStatus(known: KnownQuote): PriceStatus {
     const latest = this.latest.get(known.subject) ?? known;
     if (latest.price.status !== 'live') return latest.price.status;
-    return this.now() - latest.receivedAt > this.silentStaleMs ? 'stale' : 'live';
+    const heard = Math.max(latest.receivedAt, this.connectorHeardAt() ?? Number.NEGATIVE_INFINITY);
+    return this.now() - heard > this.silentStaleMs ? 'stale' : 'live';
   }
 
   /** The latest message of a stream (live, stale or stopped). */

@@ -48,6 +48,11 @@ export class ConnectorWatch {
     this.subscription = undefined;
   }
 
+  /** When a connector status was last heard (any session state), if ever. */
+  lastHeardAt(): number | undefined {
+    return this.last?.at;
+  }
+
   /** Up while a connector was heard with its session open within `staleMs` (or since start, for that long). */
   health(): HealthCheckResult {
     const now = this.deps.clock.now();
