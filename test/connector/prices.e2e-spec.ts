@@ -172,4 +172,24 @@ describe('a stream the venue holds across a reconnect', () => {
     await nextPrice(stack.strategy, reply.subject, (p) => p.status === 'live' && (p.venueTimestamp ?? 0) > since);
     expect(await unknownTags()).toBe(lateOfReleased);
   });
+
+  it("the venue's clock steps back 20 s: its prices stay live (not held back until the clock has caught up)", async () => {
+    const reply = await askForStream(stack.strategy, streamRequest(stack.venue, 'clock-a', { quantity: '0.3' }));
+    if (!reply.ok) throw new Error(`stream refused: ${JSON.stringify(reply)}`);
+    await nextPrice(stack.strategy, reply.subject, (p) => p.status === 'live');
+    try {
+      await adminPost(stack.venue, 'clock', { skewMs: -20_000 });
+      const stepped = Date.now();
+      const behind = await nextPrice(
+        stack.strategy,
+        reply.subject,
+        (p) => p.status === 'live' && (p.venueTimestamp ?? Infinity) < stepped - 10_000,
+        10_000,
+      );
+      expect(behind.quoteId).toEqual(expect.any(String));
+      expect(await metricValue(stack.connector.httpUrl, 'connector_price_clock_steps_back_total')).toBeGreaterThan(0);
+    } finally {
+      await adminPost(stack.venue, 'clock', { skewMs: 0 });
+    }
+  });
 });

@@ -44,6 +44,7 @@ export class VenueMetrics {
   readonly priceHopSeconds: HopHistogram;
   readonly staleStreams: Gauge;
   readonly outOfOrderDropped: Counter;
+  readonly clockStepsBack: Counter;
   readonly framesRejected: Counter<'reason'>;
   readonly frameOddities: Counter<'messageType'>;
   readonly uncorrelatedReplies: Counter;
@@ -107,6 +108,11 @@ export class VenueMetrics {
     this.outOfOrderDropped = new Counter({
       name: 'connector_price_out_of_order_dropped_total',
       help: 'Price updates dropped because their venue timestamp was not newer than the last one',
+      registers,
+    });
+    this.clockStepsBack = new Counter({
+      name: 'connector_price_clock_steps_back_total',
+      help: "Price updates older than the stream's newest by more than PRICE_STALE_AFTER_MS, taken as the venue's clock stepping back (the stream's order starts again)",
       registers,
     });
     this.framesRejected = new Counter({

@@ -99,6 +99,55 @@ describe('price stream transition', () => {
     expect(live[0]?.bid?.price).toBe('64000.1');
   });
 
+  it("a new subscription's prices are ordered among themselves: a venue clock stepped back does not hold them", () => {
+    const before = [
+      [0, acquire('a')],
+      [1, { type: 'subscribeSent', attempt: 1, sent: true }],
+      [5, ack(true)],
+      [10, price(40_000)],
+      [20, { type: 'connectionDown' }],
+      [30, { type: 'connectionUp' }],
+      [31, { type: 'subscribeSent', attempt: 3, sent: true }],
+    ] as Array<[number, PriceStreamEvent]>;
+    // the venue dropped the subscription with the connection: a fresh ack, a new subscription
+    const renewed = run([...before, [40, ack(true, '', 'sub-2')], [50, price(39_500)]]);
+    expect(kinds(renewed.effects).slice(-1)).toEqual(['publish:live']);
+    expect(renewed.state).toMatchObject({ subscriptionId: 'sub-2', lastTimestamp: 39_500 });
+    // the venue kept it (RFS100017): the same subscription, its order stands
+    const kept = run([...before, [40, ack(false, 'RFS100017', undefined)], [50, price(39_500)]]);
+    expect(kinds(kept.effects).slice(-1)).toEqual(['outOfOrder']);
+    expect(kept.state).toMatchObject({ subscriptionId: 'sub-1', lastTimestamp: 40_000 });
+  });
+
+  it('within one subscription: frames crossing are dropped; a step back beyond a stale period is the clock, taken', () => {
+    const sameInstant: PriceStreamEvent = {
+      type: 'price',
+      update: { ...(price(50_000) as { update: PriceUpdate }).update, quoteId: 'q-other' },
+    };
+    const { state, effects } = run([
+      [0, acquire('a')],
+      [1, { type: 'subscribeSent', attempt: 1, sent: true }],
+      [5, ack(true)],
+      [10, price(50_000)],
+      [11, price(50_000)], // the same update again
+      [12, sameInstant], // another quote of the same instant: the later arrival
+      [13, price(49_500)], // crossing frames, half a second apart: dropped
+      [14, price(2_000)], // 48 s back: the venue's clock stepped back
+      [15, price(2_250)],
+    ]);
+    expect(kinds(effects).slice(2)).toEqual([
+      'publish:live',
+      'outOfOrder',
+      'publish:live',
+      'outOfOrder',
+      'clockStepBack',
+      'publish:live',
+      'publish:live',
+    ]);
+    expect(effects.find((e) => e.type === 'clockStepBack')).toEqual({ type: 'clockStepBack', stepMs: 48_000 });
+    expect(state).toMatchObject({ status: 'live', lastTimestamp: 2_250 });
+  });
+
   it('a price stamped further ahead of the clock than allowed is refused; the stream goes on with genuine prices', () => {
     const { state, effects } = run([
       [0, acquire('a')],
@@ -115,9 +164,11 @@ describe('price stream transition', () => {
       'publish:live',
       'aheadOfClock',
       'publish:live',
-      'outOfOrder',
+      // a minute behind the newest: not frames crossing but the venue's clock back in place — taken
+      'clockStepBack',
+      'publish:live',
     ]);
-    expect(state).toMatchObject({ status: 'live', lastTimestamp: 60_011 });
+    expect(state).toMatchObject({ status: 'live', lastTimestamp: 200 });
     const fresh = run([
       [0, acquire('a')],
       [1, { type: 'subscribeSent', attempt: 1, sent: true }],

@@ -97,6 +97,8 @@ export type PriceStreamEffect =
   | { readonly type: 'subscribeRefused'; readonly code: string }
   /** An update not newer than the newest accepted one: dropped (counted by the registry). */
   | { readonly type: 'outOfOrder' }
+  /** An update older than the newest by more than a stale period: the venue's clock stepped back; taken. */
+  | { readonly type: 'clockStepBack'; readonly stepMs: number }
   /** A price stamped implausibly far ahead of the local clock: refused, the stream's order untouched. */
   | { readonly type: 'aheadOfClock' }
   /** The stream is over: the registry forgets it. */
@@ -162,7 +164,20 @@ export function priceStreamTransition(state: PriceStreamState, event: PriceStrea
 /** Hot path: one allocation for the state, one for the message. */
 function onPrice(state: PriceStreamState, update: PriceUpdate, env: PriceStreamEnv): Step {
   const timestamp = update.timestamp;
-  if (timestamp <= state.lastTimestamp) return { state, effects: OUT_OF_ORDER };
+  let stepBack: PriceStreamEffect | undefined;
+  if (timestamp <= state.lastTimestamp) {
+    const behind = state.lastTimestamp - timestamp;
+    // The same instant with another quote: the later arrival is the newer quote (no order to keep between them).
+    if (behind === 0 && update.quoteId !== state.last?.quoteId) {
+      // taken below
+    } else if (behind > env.staleAfterMs) {
+      // Not frames crossing (those are milliseconds apart): the venue's clock stepped back. Dropping until it
+      // caught up would freeze the stream for the size of the step; its order starts again from this update.
+      stepBack = { type: 'clockStepBack', stepMs: behind };
+    } else {
+      return { state, effects: OUT_OF_ORDER };
+    }
+  }
   // Taken, it would be "newer" than every genuine price to come (all dropped as out of order) and its quote
   // would look valid for as long: the stream would freeze on it.
   if (timestamp > env.now + env.maxAheadMs) return { state, effects: AHEAD_OF_CLOCK };
@@ -183,15 +198,14 @@ function onPrice(state: PriceStreamState, update: PriceUpdate, env: PriceStreamE
   };
   if (update.settleDate !== undefined) price.settleDate = update.settleDate;
   const wasStale = state.status === 'stale';
-  return {
-    state: withQuote(state, timestamp, env.now, price),
-    effects: wasStale
-      ? [
-          { type: 'staleChanged', delta: -1 },
-          { type: 'publish', price },
-        ]
-      : [{ type: 'publish', price }],
-  };
+  const effects: PriceStreamEffect[] = wasStale
+    ? [
+        { type: 'staleChanged', delta: -1 },
+        { type: 'publish', price },
+      ]
+    : [{ type: 'publish', price }];
+  if (stepBack !== undefined) effects.unshift(stepBack);
+  return { state: withQuote(state, timestamp, env.now, price), effects };
 }
 
 /**
@@ -259,6 +273,9 @@ function onAck(state: PriceStreamState, ack: Extract<PriceStreamEvent, { type: '
       subscribeSentAt: undefined,
       // A fresh ack names the (new) subscription; "already held" keeps the id we had.
       subscriptionId: ack.success ? (ack.subscriptionId ?? state.subscriptionId) : state.subscriptionId,
+      // A new subscription's updates are ordered among themselves (§2.2), not against the old one's: a venue clock
+      // that stepped back meanwhile must not hold its prices back until it has caught up.
+      ...(ack.success ? { lastTimestamp: Number.NEGATIVE_INFINITY } : {}),
       lastUpdateAt: state.status === 'none' ? env.now : state.lastUpdateAt,
       waiting: 0,
     });

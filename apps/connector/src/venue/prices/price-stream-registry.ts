@@ -90,6 +90,7 @@ export class PriceStreamRegistry {
   private arrivedAt = 0;
   private readonly env: { -readonly [K in keyof PriceStreamEnv]: PriceStreamEnv[K] };
   private aheadWarnedAt = Number.NEGATIVE_INFINITY;
+  private stepWarnedAt = Number.NEGATIVE_INFINITY;
   /** One function for every actor (sampled per event). */
   private readonly sampleEnvironment = (): PriceStreamEnv => this.environment();
   /** One function for every actor: the actor it is called for is the stream's cell. */
@@ -325,6 +326,17 @@ export class PriceStreamRegistry {
         return;
       case 'outOfOrder':
         this.metrics.outOfOrderDropped.inc();
+        return;
+      case 'clockStepBack':
+        this.metrics.clockStepsBack.inc();
+        if (this.env.now - this.stepWarnedAt >= AHEAD_WARN_EVERY_MS) {
+          this.stepWarnedAt = this.env.now;
+          this.log.warn("venue clock stepped back; the stream's order starts again", {
+            tag: cell.id.tag,
+            stepMs: effect.stepMs,
+            detail: 'a price older than the newest by more than PRICE_STALE_AFTER_MS was taken (said once a minute)',
+          });
+        }
         return;
       case 'aheadOfClock':
         this.metrics.framesRejected.inc({ reason: 'timestamp_ahead' });
