@@ -223,6 +223,9 @@ describe('withdrawal desk: NOT_FOUND is watched, and a state stored but not publ
     expect(await published(requestId)).toEqual(['SUBMITTING', 'PENDING_APPROVAL']);
     await startDesk();
     expect(await published(requestId)).toEqual(['SUBMITTING', 'PENDING_APPROVAL', 'CANCELLED']);
+    // a change from the state last published, not from nothing (a consumer would take that for a new request)
+    const republished = await streams.lastMessage<WithdrawalStateChanged>(STREAM, subjects.changed(requestId));
+    expect(republished?.value).toMatchObject({ previousState: 'PENDING_APPROVAL', withdrawal: { state: 'CANCELLED' } });
     await startDesk(); // started again: nothing published twice
     expect(await published(requestId)).toEqual(['SUBMITTING', 'PENDING_APPROVAL', 'CANCELLED']);
     expect(uuid).not.toBe('');

@@ -79,6 +79,9 @@ describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
     expect(other).toMatchObject({ ok: false, error: { code: 'IDEMPOTENCY_CONFLICT' } });
     // the refusal carries the request the key names (its amount is the first one's)
     expect(other.withdrawal).toMatchObject({ idempotencyKey: 'wd-key-reuse', amount: '100.50' });
+    // the same amount written otherwise is the same request
+    const same = await fiat('wd-key-reuse', { amount: '100.5' });
+    expect(same).toMatchObject({ ok: true, withdrawal: { requestId: other.withdrawal?.requestId, amount: '100.50' } });
   });
 
   it('get and cancel name their request by exactly one of requestId and idempotencyKey', async () => {
@@ -113,23 +116,34 @@ describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
     ]);
   });
 
-  it('a cancel the venue refuses (PENDING, 409) leaves no cancel pending on the request', async () => {
+  it('a cancel of a request known to be PENDING is refused at once: the venue is not asked, nothing published', async () => {
     const submitted = await fiat('wd-cancel-late', { amount: '11.00' });
     const view = submitted.withdrawal as WithdrawalView;
     await admin(stack.venue, `/withdrawals/${view.venueUuid}/approve`);
     await waitFor(async () => (await get(view.requestId)).withdrawal?.state === 'PENDING', 'PENDING from the list');
     const refused = await request<Reply>(stack, withdrawalSubjects.cancel, { requestId: view.requestId });
-    expect(refused).toMatchObject({ ok: false, error: { code: 'NOT_CANCELLABLE' } });
-    expect(refused.withdrawal).toMatchObject({ state: 'PENDING', cancelRequested: false });
-    expect((await get(view.requestId)).withdrawal).toMatchObject({ state: 'PENDING', cancelRequested: false });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'NOT_CANCELLABLE' }, withdrawal: { state: 'PENDING' } });
+    expect(refused.withdrawal?.cancelRequested ?? false).toBe(false);
     const events = await withdrawalEvents(stack, view.requestId);
     expect(events.map((e) => [e.withdrawal.state, e.withdrawal.cancelRequested ?? false])).toEqual([
       ['SUBMITTING', false],
       ['PENDING_APPROVAL', false],
       ['PENDING', false],
-      ['PENDING', true],
-      ['PENDING', false],
     ]);
+  });
+
+  it('a cancel the venue refuses (approved there, not yet seen here: 409) leaves no cancel pending', async () => {
+    const submitted = await fiat('wd-cancel-lag', { amount: '12.00' });
+    const view = submitted.withdrawal as WithdrawalView;
+    await admin(stack.venue, `/withdrawals/${view.venueUuid}/approve`);
+    // at once: the gateway still holds PENDING_APPROVAL (or, polled meanwhile, PENDING: refused here as above)
+    const refused = await request<Reply>(stack, withdrawalSubjects.cancel, { requestId: view.requestId });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'NOT_CANCELLABLE' } });
+    expect(refused.withdrawal?.cancelRequested ?? false).toBe(false);
+    await waitFor(async () => (await get(view.requestId)).withdrawal?.state === 'PENDING', 'PENDING from the list');
+    expect((await get(view.requestId)).withdrawal).toMatchObject({ state: 'PENDING', cancelRequested: false });
+    const events = await withdrawalEvents(stack, view.requestId);
+    expect(events.at(-1)?.withdrawal).toMatchObject({ state: 'PENDING', cancelRequested: false });
   });
 
   it('a 500 on submit (the venue created it): found in the list by our id, no second request', async () => {

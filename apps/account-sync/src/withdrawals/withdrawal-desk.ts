@@ -14,6 +14,7 @@ import {
   callerPartOfComment,
   errorReply,
   isFinalWithdrawalState,
+  withdrawalStateRank,
   requestIdOfComment,
   withdrawalComment,
   WithdrawalErrorCode,
@@ -44,7 +45,7 @@ import type {
 import type { SyncTriggers } from '../sync/sync-triggers.js';
 import { AMOUNT_SCALE, checkDestination, checkRequestShape } from './withdrawal-checks.js';
 import { ChangeOutbox } from './change-outbox.js';
-import { legacyRequestIdOf, requestIdOf, rowIsOf } from './withdrawal-identity.js';
+import { legacyRequestIdOf, requestIdOf, rowIsOf, sameAmount } from './withdrawal-identity.js';
 import { withdrawalTransition, type WithdrawalEvent, type WithdrawalRecord } from './withdrawal-machine.js';
 import type { WithdrawalMetrics } from './withdrawal-metrics.js';
 import { classifyCancelFailure, classifySubmitFailure } from './withdrawal-outcomes.js';
@@ -414,7 +415,7 @@ export class WithdrawalDesk {
       view.kind === request.kind &&
       view.accountGroupUuid === request.accountGroupUuid &&
       view.ccy === request.ccy &&
-      view.amount === request.amount &&
+      sameAmount(view.amount, request.amount) && // a client that writes `100.5` for `100.50` repeats the request
       view.bankAccountUuid === request.bankAccountUuid &&
       view.walletUuid === request.walletUuid &&
       (view.clientComment ?? '') === (request.clientComment ?? '');
@@ -451,6 +452,16 @@ export class WithdrawalDesk {
     }
     if (view.venueUuid === undefined) {
       return errorReply(WithdrawalErrorCode.OutcomeUnknown, 'the venue has not shown this request yet; try again');
+    }
+    if (withdrawalStateRank(view.state) >= withdrawalStateRank('PENDING')) {
+      // §3.1: only PENDING_APPROVAL is cancellable, and a state never goes back: the venue is not asked
+      return {
+        ...errorReply(
+          WithdrawalErrorCode.NotCancellable,
+          `the request is ${view.state}: only PENDING_APPROVAL can be cancelled`,
+        ),
+        withdrawal: view,
+      };
     }
     await this.apply(requestId, { kind: 'cancel-sent' });
     try {
@@ -647,8 +658,10 @@ export class WithdrawalDesk {
   async republishUnpublished(): Promise<void> {
     for (const [requestId, stored] of this.recent.splice(0)) {
       const record = this.open.get(requestId) ?? stored;
-      if ((await this.events.lastPublished(this.subjects.changed(requestId))) === record.view.state) continue;
-      await this.mailbox.run(requestId, () => this.publish(requestId, record, null, ''));
+      const published = await this.events.lastPublished(this.subjects.changed(requestId));
+      if (published === record.view.state) continue;
+      // the change is from the state last published (null only when none was: a consumer's "new request")
+      await this.mailbox.run(requestId, () => this.publish(requestId, record, published ?? null, ''));
     }
   }
 

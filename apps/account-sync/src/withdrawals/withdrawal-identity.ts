@@ -39,7 +39,8 @@ export function rowIsOf(view: WithdrawalView, row: WithdrawalRequest): boolean {
   return true;
 }
 
-function sameAmount(listed: string, requested: string): boolean {
+/** The same value, however written (`100.5` and `100.50`). */
+export function sameAmount(listed: string, requested: string): boolean {
   try {
     return new Decimal(listed).equals(new Decimal(requested));
   } catch {

@@ -73,7 +73,11 @@ const PLAIN_POSITIVE_DECIMAL = /^(?:0|[1-9]\d{0,30})(?:\.\d{1,30})?$/;
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9_:-]{1,64}$/;
 const VENUE_ID = /^[^\s/]{1,128}$/;
 
-/** Request on `{prefix}.{account}.acct.withdrawal.submit`. */
+/**
+ * Request on `{prefix}.{account}.acct.withdrawal.submit`. A field it does not know is refused, naming it: a misspelt
+ * `clientComment` must not be dropped from a request that moves money.
+ */
+@RefuseUnknownFields()
 export class WithdrawalSubmitRequest {
   /** The caller's name for this request; a repeat with the same key returns the same request. */
   @IsString()
