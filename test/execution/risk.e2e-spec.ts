@@ -266,6 +266,42 @@ describe('execution: pre-trade risk through the app', () => {
     await control(risk.limitsSet, { scope: 'accountGroup', id: unlisted, limits: null, by: 'e2e', reason: 'undo' });
   });
 
+  it('a strategy halt names an id no order, position or limits use (mistyped, wrongly cased): applied, with a warning', async () => {
+    const warned = () =>
+      metricValue(instance.httpUrl, 'execution_risk_control_warnings_total', { reason: 'unknown-strategy' });
+    const before = (await warned()) ?? 0;
+    const typo = await control<TradingStateChangeAnswer>(risk.stateSet, {
+      scope: 'strategy',
+      id: 'ALPHA',
+      state: 'HALTED',
+      by: 'e2e',
+      reason: 'typo?',
+    });
+    expect(typo).toMatchObject({
+      ok: true,
+      entry: { id: 'ALPHA', state: 'HALTED' },
+      warnings: [expect.stringContaining('strategy ids are case-sensitive')],
+    });
+    expect(await warned()).toBe(before + 1);
+    // a strategy of the limits file: nothing to warn about
+    const known = await control<TradingStateChangeAnswer>(risk.stateSet, {
+      scope: 'strategy',
+      id: 'notional',
+      state: 'HALTED',
+      by: 'e2e',
+      reason: 'known',
+    });
+    expect(known.ok && known.warnings).toBeFalsy();
+    // an id no order could carry is refused, control characters included
+    for (const id of ['\u001b[31mX', 'has space', 'a'.repeat(65)]) {
+      expect(
+        await control(risk.stateSet, { scope: 'strategy', id, state: 'HALTED', by: 'e2e', reason: 'bad id' }),
+      ).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
+    }
+    for (const id of ['ALPHA', 'notional'])
+      await control(risk.stateSet, { scope: 'strategy', id, state: 'ACTIVE', by: 'e2e', reason: 'undo' });
+  });
+
   it('the kill switch over NATS halts the next order; it is counted, audited and visible', async () => {
     const killed = await control(risk.kill, { by: 'e2e-operator', reason: 'incident' });
     expect(killed).toMatchObject({ ok: true, entry: { scope: 'global', state: 'HALTED' } });

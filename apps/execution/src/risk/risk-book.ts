@@ -127,6 +127,11 @@ export class RiskBook {
   private unknownCount = 0;
   private readonly undone = new BoundedMap<string, true>(UNDONE_REMEMBERED);
 
+  /** Whether the scope has orders here: a position (durable, read at start), in flight, or in the last minute. */
+  knows(key: ScopeKey): boolean {
+    return this.filled.has(key) || this.inFlight.has(key) || this.windowCount.has(key);
+  }
+
   /** Orders in flight or of unknown outcome. */
   get open(): ReadonlyMap<string, OpenOrder> {
     return this.openOrders;

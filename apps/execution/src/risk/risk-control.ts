@@ -25,7 +25,7 @@ import type { BusResponder, BusSubscription } from '#bus';
 import type { Clock } from '#actors';
 import type { JsonLogger } from '#observability';
 import type { AccountGroupCheck } from './account-group-check.js';
-import { canonicalScopeId, resolveLimits, type Limits } from './limits.js';
+import { canonicalScopeId, resolveLimits, scopeKey, type Limits } from './limits.js';
 import type { RiskAudit } from './risk-audit.js';
 import type { RiskEngine } from './risk-engine.js';
 import type { RiskMetrics } from './risk-metrics.js';
@@ -141,19 +141,41 @@ export class RiskControl {
       limits,
       revision: done.revision,
       auditId: done.auditId,
-      ...(await this.warningsFor(stored)),
+      ...(await this.warningsFor(stored, 'limits')),
     };
   }
 
-  /** After a change is applied: an account group the venue does not list is told (never refused, see the check). */
-  private async warningsFor(stored: { scope: string; id?: string }): Promise<{ warnings?: string[] }> {
+  /**
+   * After a change is applied: an account group the venue does not list, or a strategy with no order, position or
+   * limits of its own here (a mistyped or wrongly cased id), is told — never refused: a halt must work ahead of a
+   * strategy's first order, and while the connector is down.
+   */
+  private async warningsFor(
+    stored: { scope: string; id?: string },
+    change: 'state' | 'limits' = 'state',
+  ): Promise<{ warnings?: string[] }> {
+    if (stored.id === undefined) return {};
     const check = this.deps.accountGroups;
-    if (check === undefined || stored.scope !== 'accountGroup' || stored.id === undefined) return {};
-    const warning = await check.warningFor(stored.id);
+    let warning: { reason: string; text: string } | undefined;
+    if (stored.scope === 'accountGroup' && check !== undefined) warning = await check.warningFor(stored.id);
+    // (limits of a strategy's own are what a new strategy is given before its first order)
+    else if (stored.scope === 'strategy' && change === 'state') warning = this.strategyWarning(stored.id);
     if (warning === undefined) return {};
     this.deps.metrics?.controlWarnings.inc({ reason: warning.reason });
     this.deps.logger.warn('risk change applied with a warning', { id: stored.id, warning: warning.text });
     return { warnings: [warning.text] };
+  }
+
+  private strategyWarning(id: string): { reason: string; text: string } | undefined {
+    const key = scopeKey('strategy', id);
+    const { book, limits } = this.deps.engine.state;
+    if (book.knows(key) || limits.fileLimits.has(key) || limits.overrides.has(key)) return undefined;
+    return {
+      reason: 'unknown-strategy',
+      text:
+        'strategy has no order, position or limits of its own here: it applies to no order until one names this id ' +
+        '(strategy ids are case-sensitive)',
+    };
   }
 
   /** Who, when and why of a change, for the store. */

@@ -28,6 +28,7 @@ import {
 import type { ErrorReply } from '../reply.js';
 import type { Subjects } from '../subjects.js';
 import { limitSetProblems, RISK_SCOPE_ID, type RiskLimitSet, type RiskLimitsFile } from './risk-limits.js';
+import { STRATEGY_ID } from './execution-subjects.js';
 
 export type TradingState = 'ACTIVE' | 'REDUCING' | 'HALTED';
 export const TRADING_STATES: readonly TradingState[] = ['ACTIVE', 'REDUCING', 'HALTED'];
@@ -135,6 +136,15 @@ abstract class ScopedChange extends AuditedChange {
     validator: {
       validate: (_value, args) => (args?.object as ScopedChange).scope !== 'global',
       defaultMessage: () => 'id must be absent for the global scope',
+    },
+  })
+  @ValidateBy({
+    name: 'strategyIdRule',
+    validator: {
+      // an order's strategyId follows this rule: a strategy change naming anything else applies to no order
+      validate: (value, args) =>
+        (args?.object as ScopedChange).scope !== 'strategy' || (typeof value === 'string' && STRATEGY_ID.test(value)),
+      defaultMessage: () => 'a strategy id is 1-64 letters, digits, _ or - (as an order’s strategyId)',
     },
   })
   id?: string;

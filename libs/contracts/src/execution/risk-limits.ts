@@ -53,8 +53,11 @@ export const RISK_LIMIT_FIELDS = [
  */
 const CURRENCY = /^[A-Z0-9]{1,16}$/;
 const INSTRUMENT = /^[A-Za-z0-9]{1,16}\.[A-Za-z0-9]{1,16}$/;
-/** Strategy ids and account groups: what an order may carry as a subject-safe identifier. */
-export const RISK_SCOPE_ID = /^[^\s.*>]{1,64}$/;
+/**
+ * Strategy ids and account groups: what an order may carry as a subject-safe identifier. No control or format
+ * characters either: an id is printed to operators (`gw trading`), where an escape sequence would be obeyed.
+ */
+export const RISK_SCOPE_ID = /^[^\s.*>\p{Cc}\p{Cf}]{1,64}$/u;
 const MAX_INSTRUMENTS = 1_000;
 const MAX_CURRENCIES = 200;
 const MAX_ENTRIES = 10_000;
