@@ -140,6 +140,7 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
       accountSyncEnv: {
         WITHDRAWAL_STUCK_AFTER_MS: '1500',
         WEBHOOK_TRUSTED_PROXIES: '127.0.0.1/32',
+        TRANSACTION_CORRECTION_AFTER_MS: '1000',
         ACCOUNT_LEASE_MS: '60000',
       },
     });
@@ -161,6 +162,11 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
         },
         // so do unusable webhooks, rows left out and a contradicted outcome
         { file: 'account-sync.yml', from: 'result="unusable"}[15m]', to: 'result="unusable"}[6s]' },
+        {
+          file: 'account-sync.yml',
+          from: 'result=~"disputed|corrected"}[15m]',
+          to: 'result=~"disputed|corrected"}[6s]',
+        },
         { file: 'venue-rest.yml', from: 'venue_rest_rows_skipped_total[15m]', to: 'venue_rest_rows_skipped_total[6s]' },
         { file: 'venue-rest.yml', from: 'rows_skipped_total offset 15m', to: 'rows_skipped_total offset 6s' },
         { file: 'connector.yml', from: 'contradictions_total[30m]', to: 'contradictions_total[6s]' },
@@ -254,6 +260,24 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
     const onHold = { uuid: 'prom-unusable-1', transactionState: 'ON_HOLD', amount: 1, ccy: 'USD' };
     await webhookAlert('unusable', 'GatewayWebhookUnusable', () => postWebhook(onHold), 503);
   }, 40_000);
+
+  it("a webhook's final state the venue's list contradicts: GatewayTransactionDisputed, the leg corrected to the list", async () => {
+    const leg = await deposit('3.10');
+    const stored = await webhooks('stored');
+    // from an allowed source, but not what the venue does: it processes the deposit
+    const forged = { uuid: leg, transactionClass: 'CASH', transactionType: 'DEPOSIT', ccy: 'USD', amount: 3.1 };
+    expect((await postWebhook({ ...forged, transactionState: 'CANCELLED' })).status).toBe(200);
+    await grown(accountUrl(), 'account_sync_webhooks_total', { result: 'stored' }, stored);
+    await adminPost(stack.venue, `transactions/${leg}/process`);
+    await expectFiring(['GatewayTransactionDisputed'], 'the list contradicts a webhook', 40_000).catch(
+      (error: unknown) => {
+        const lines = stack.accountSync.process.lines.filter((line) => line.includes(leg) || line.includes('sync'));
+        throw new Error(`${String(error)}\n  ${lines.slice(-20).join('\n  ')}`);
+      },
+    );
+    await grown(accountUrl(), 'account_sync_transactions_ingested_total', { source: 'list', result: 'corrected' }, 0);
+    await expectFiring([], 'the dispute out of the window', 40_000);
+  }, 120_000);
 
   it('a transaction list row without uuid: GatewayVenueRestRowsSkipped while the venue sends it', async () => {
     const skipped = { operation: 'listTransactions' };

@@ -49,6 +49,11 @@ export class AccountSyncConfig
   @EnvMs(0, 30 * DAY_MS) SYNC_OVERLAP_MS: number = 3_600_000;
   /** A resource whose last good sync is older than this many of its intervals makes /health down. */
   @EnvInt(2, 1_000) SYNC_STALE_INTERVALS: number = 3;
+  /**
+   * How long the venue's transaction list must keep showing another final state than a webhook gave before the leg
+   * is corrected to the list's (spec-gaps WH12): several list reads, so a read that lags a genuine webhook is none.
+   */
+  @EnvMs(0, DAY_MS) TRANSACTION_CORRECTION_AFTER_MS: number = 60_000;
   /** Wait after an order outcome or a webhook before the refresh (coalesces a burst into one refresh). */
   @EnvMs(0, 60_000) SYNC_TRIGGER_DELAY_MS: number = 250;
   /** How long an order outcome may stay unacknowledged before the server redelivers it to this app. */

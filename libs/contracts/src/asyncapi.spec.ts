@@ -266,6 +266,7 @@ const transactionSample: Required<TransactionStateChanged> = {
   outcome: 'pending',
   failed: false,
   source: 'webhook',
+  corrected: true,
   storedAt: 0,
   leg: { uuid: '', transactionClass: '', transactionType: '', transactionState: 'PENDING', ccy: '', amount: '' },
 };

@@ -318,8 +318,8 @@ export class SyncEngine {
         const leg = changed[next] as TransactionRecord;
         next += 1;
         try {
-          await intake.ingest(leg, 'list');
-          this.hold(leg);
+          // a disputed leg (WH12) is not held: the next read offers it again, until the ledger corrects it
+          if ((await intake.ingest(leg, 'list')).kind !== 'disputed') this.hold(leg);
         } catch (error) {
           failures.push(error);
         }

@@ -16,7 +16,11 @@ export type IngestResult =
   /** This (uuid, state) was stored before: nothing new (still a success for the sender). */
   | { kind: 'duplicate' }
   /** An older state than the one held (e.g. PENDING after PROCESSED): kept out of the current state, counted. */
-  | { kind: 'stale' };
+  | { kind: 'stale' }
+  /** The list shows another final state than a webhook gave: not stored yet (corrected if it keeps saying so). */
+  | { kind: 'disputed' }
+  /** The list's final state replaced a webhook's (stored and published with `corrected: true`). */
+  | { kind: 'corrected' };
 
 export interface TransactionIntake {
   /**

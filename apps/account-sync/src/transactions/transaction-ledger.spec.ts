@@ -152,6 +152,54 @@ describe('TransactionLedger (real nats-server)', () => {
     expect((await broken.health()).up).toBe(false);
   });
 
+  describe("the venue's list against a webhook's final state (WH12)", () => {
+    let now = 5_000_000;
+    const judging = () =>
+      new TransactionLedger(
+        store,
+        subjects,
+        new TransactionMetrics(new MetricsRegistry('j', { defaultMetrics: false })),
+        silent,
+        { now: () => now, correctionAfterMs: 60_000 },
+      );
+
+    it('a final state the list keeps contradicting is corrected to the list, once, and webhooks no longer move it', async () => {
+      const ledger = judging();
+      // a webhook from a listed address says CANCELLED; the venue processed the deposit
+      expect(await ledger.ingest(leg('t-forged', 'CANCELLED'), 'webhook')).toEqual({ kind: 'stored' });
+      expect(await ledger.ingest(leg('t-forged', 'PROCESSED'), 'list')).toEqual({ kind: 'disputed' });
+      now += 30_000;
+      expect(await ledger.ingest(leg('t-forged', 'PROCESSED'), 'list')).toEqual({ kind: 'disputed' });
+      now += 30_000;
+      expect(await ledger.ingest(leg('t-forged', 'PROCESSED'), 'list')).toEqual({ kind: 'corrected' });
+      const events = await history('t-forged');
+      expect(events.map((e) => [e.state, e.previousState, e.source, e.corrected ?? false])).toEqual([
+        ['CANCELLED', null, 'webhook', false],
+        ['PROCESSED', 'CANCELLED', 'list', true],
+      ]);
+      expect(events[1]).toMatchObject({ outcome: 'completed', failed: false });
+      // the same webhook again: the list decides this leg now
+      expect(await ledger.ingest(leg('t-forged', 'CANCELLED'), 'webhook')).toEqual({ kind: 'stale' });
+      expect(await ledger.ingest(leg('t-forged', 'PROCESSED'), 'list')).toEqual({ kind: 'duplicate' });
+      // another process, reading the leg from the stream, holds it the same way
+      expect(await judging().ingest(leg('t-forged', 'CANCELLED'), 'webhook')).toEqual({ kind: 'stale' });
+      expect((await history('t-forged')).length).toBe(2);
+    });
+
+    it('a list read that lags behind a genuine webhook is no correction: the next read agrees', async () => {
+      const ledger = judging();
+      expect(await ledger.ingest(leg('t-reversed', 'PROCESSED'), 'webhook')).toEqual({ kind: 'stored' });
+      expect(await ledger.ingest(leg('t-reversed', 'REVERSED'), 'webhook')).toEqual({ kind: 'stored' });
+      expect(await ledger.ingest(leg('t-reversed', 'PENDING'), 'list')).toEqual({ kind: 'stale' });
+      expect(await ledger.ingest(leg('t-reversed', 'PROCESSED'), 'list')).toEqual({ kind: 'disputed' });
+      expect(await ledger.ingest(leg('t-reversed', 'REVERSED'), 'list')).toEqual({ kind: 'duplicate' });
+      now += 120_000;
+      // the list showed REVERSED: a contrary read now is its own lag, never a correction
+      expect(await ledger.ingest(leg('t-reversed', 'PROCESSED'), 'list')).toEqual({ kind: 'stale' });
+      expect((await history('t-reversed')).map((e) => e.state)).toEqual(['PROCESSED', 'REVERSED']);
+    });
+  });
+
   it('reads back a state it stored once the list sees it later, and stores it again if the stream lost it', async () => {
     let now = 1_000_000;
     const checking = new TransactionLedger(

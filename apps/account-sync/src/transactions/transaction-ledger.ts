@@ -9,7 +9,8 @@
  *  - work for one uuid runs one at a time (a mailbox per uuid); the decision is the pure
  *    `decideTransaction` table; states held are cached (bounded), the stream stays the truth.
  *
- * Sources: the webhook receiver and the REST transaction-list sync (missed webhooks are filled from the list).
+ * Sources: the webhook receiver and the REST transaction-list sync (missed webhooks are filled from the list). The
+ * list is the venue's signed word: a final state it keeps showing against a webhook's is a correction (WH12).
  */
 import {
   transactionEventMsgId,
@@ -22,7 +23,7 @@ import type { LedgerEntry, LedgerAppend } from '#bus';
 import type { JsonLogger } from '#observability';
 import type { TransactionRecord } from '#venue-api';
 import type { SyncTriggers } from '../sync/sync-triggers.js';
-import { decideTransaction } from './transaction-decision.js';
+import { decideTransaction, type HeldLeg } from './transaction-decision.js';
 import type { IngestResult, TransactionIntake, TransactionSource } from './transaction-intake.js';
 import { legOf } from './transaction-leg.js';
 import type { TransactionMetrics } from './transaction-metrics.js';
@@ -34,11 +35,16 @@ export interface TransactionStore {
   last<T>(subject: string): Promise<LedgerEntry<T> | undefined>;
 }
 
-interface Held {
-  state: TransactionLegState;
+interface Held extends HeldLeg {
   seq: number;
   /** When this process stored it (undefined once read back from the stream: nothing left to check). */
   storedAt?: number;
+}
+
+/** A leg as the stream holds it (its last event). */
+function heldOf(entry: LedgerEntry<TransactionStateChanged>): Held {
+  const { state, source, corrected } = entry.value;
+  return { state, seq: entry.seq, source, listed: source === 'list', corrected: corrected === true };
 }
 
 export interface TransactionLedgerOptions {
@@ -50,17 +56,28 @@ export interface TransactionLedgerOptions {
    * list then stores it again rather than calling it a duplicate from memory.
    */
   verifyAfterMs?: number;
+  /**
+   * TRANSACTION_CORRECTION_AFTER_MS: how long the list must keep showing another final state than a webhook's before
+   * the leg is corrected to it (a list read just before a genuine webhook shows the state before it).
+   */
+  correctionAfterMs?: number;
   now?: () => number;
 }
 
 const MAX_ROUNDS = 4;
 const VERIFY_AFTER_MS = 30_000;
+const CORRECTION_AFTER_MS = 60_000;
+/** Disputed legs remembered (a bound: a flood of disputes forgets the oldest, which start again). */
+const MAX_DISPUTES = 10_000;
 
 export class TransactionLedger implements TransactionIntake {
   private readonly mailbox = new KeyedMailbox();
   private readonly held = new Map<string, Held>();
   private readonly cacheSize: number;
   private readonly verifyAfterMs: number;
+  private readonly correctionAfterMs: number;
+  /** uuid → the final state the list showed against a webhook's, and since when. */
+  private readonly disputes = new Map<string, { state: TransactionLegState; since: number }>();
   private readonly now: () => number;
   private triggers: SyncTriggers | undefined;
   private readonly listeners: Array<(event: TransactionStateChanged) => void> = [];
@@ -76,6 +93,7 @@ export class TransactionLedger implements TransactionIntake {
   ) {
     this.cacheSize = options.cacheSize ?? 100_000;
     this.verifyAfterMs = options.verifyAfterMs ?? VERIFY_AFTER_MS;
+    this.correctionAfterMs = options.correctionAfterMs ?? CORRECTION_AFTER_MS;
     this.now = options.now ?? Date.now;
   }
 
@@ -143,22 +161,31 @@ export class TransactionLedger implements TransactionIntake {
     }
     let msgIdSuffix = '';
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
-      const decision = decideTransaction(held?.state, incoming);
-      if (decision.kind === 'duplicate') return { kind: 'duplicate' };
+      const decision = decideTransaction(held, incoming, source);
+      if (decision.kind === 'duplicate') {
+        if (source === 'list' && held !== undefined && !held.listed)
+          this.remember(record.uuid, { ...held, listed: true });
+        this.disputes.delete(record.uuid);
+        return { kind: 'duplicate' };
+      }
       if (decision.kind === 'stale') {
         this.logger.info('older transaction state ignored', {
-          uuid: record.uuid,
+          uuid: record.uuid.slice(0, 64),
           incoming,
           held: decision.held,
           source,
         });
         return { kind: 'stale' };
       }
+      const correction = decision.kind === 'disputed';
+      if (correction && !this.disputeConfirmed(record.uuid, incoming, decision.held)) return { kind: 'disputed' };
+      if (correction) msgIdSuffix = `:corrected${msgIdSuffix}`;
       const event: TransactionStateChanged = {
         v: 1,
         uuid: record.uuid,
         state: incoming,
-        previousState: decision.previousState,
+        previousState: correction ? decision.held : decision.previousState,
+        ...(correction ? { corrected: true as const } : {}),
         outcome: transactionOutcomeOf(incoming),
         failed: transactionOutcomeOf(incoming) === 'failed',
         source,
@@ -173,8 +200,23 @@ export class TransactionLedger implements TransactionIntake {
       );
       this.storeFailing = false;
       if (appended.kind === 'stored') {
-        this.remember(record.uuid, { state: incoming, seq: appended.seq, storedAt: this.now() });
+        this.remember(record.uuid, {
+          state: incoming,
+          seq: appended.seq,
+          storedAt: this.now(),
+          source,
+          listed: source === 'list',
+          corrected: correction || (held?.corrected ?? false),
+        });
         this.metrics.states.inc({ state: incoming });
+        if (correction) {
+          this.logger.warn("transaction corrected to the venue's list: a webhook's final state was not the venue's", {
+            uuid: record.uuid.slice(0, 64),
+            webhook: event.previousState,
+            list: incoming,
+          });
+          return { kind: 'corrected' };
+        }
         if (event.failed) {
           this.logger.warn('transaction did not complete', { uuid: record.uuid, state: incoming, source });
         }
@@ -186,21 +228,21 @@ export class TransactionLedger implements TransactionIntake {
         // Trust, but verify: on a cluster, a leader lost in the middle of an append can leave its msgId in the
         // duplicate window without the message (seen on nats-server 2.9, R3). Only the stream proves it is held.
         const last = await this.store.last<TransactionStateChanged>(subject);
-        if (last !== undefined && decideTransaction(last.value.state, incoming).kind !== 'store') {
-          this.remember(record.uuid, { state: last.value.state, seq: last.seq });
+        if (last !== undefined && last.value.state === incoming) {
+          this.remember(record.uuid, heldOf(last));
           return { kind: 'duplicate' };
         }
         this.logger.warn('a duplicate answer for a transaction state the stream does not hold; storing it again', {
           uuid: record.uuid,
           state: incoming,
         });
-        held = last && { state: last.value.state, seq: last.seq };
+        held = last && heldOf(last);
         msgIdSuffix = `:again${round + 1}`;
         continue;
       }
       // The subject moved on (another writer, or a state this process no longer holds): read it and decide again.
       const last = await this.store.last<TransactionStateChanged>(subject);
-      held = last && { state: last.value.state, seq: last.seq };
+      held = last && heldOf(last);
       if (held) this.remember(record.uuid, held);
     }
     throw new Error(`transaction ${record.uuid.slice(0, 64)}: the stream kept moving; not stored`);
@@ -215,14 +257,40 @@ export class TransactionLedger implements TransactionIntake {
         state: held.state,
       });
       this.metrics.lost.inc();
-      const kept = last && { state: last.value.state, seq: last.seq };
+      const kept = last && heldOf(last);
       if (kept) this.remember(uuid, kept);
       else this.held.delete(uuid);
       return kept;
     }
-    const checked = { state: last.value.state, seq: last.seq };
+    const checked = { ...heldOf(last), listed: held.listed || last.value.source === 'list' };
     this.remember(uuid, checked);
     return checked;
+  }
+
+  /**
+   * The list shows `listed` against the webhook's `held`: true once it has shown it for `correctionAfterMs` (a list
+   * read a moment old lags behind a genuine webhook); until then counted and said, once per leg.
+   */
+  private disputeConfirmed(uuid: string, listed: TransactionLegState, held: TransactionLegState): boolean {
+    const now = this.now();
+    const dispute = this.disputes.get(uuid);
+    if (dispute !== undefined && dispute.state === listed) {
+      if (now - dispute.since < this.correctionAfterMs) return false;
+      this.disputes.delete(uuid);
+      return true;
+    }
+    if (this.disputes.size >= MAX_DISPUTES) this.disputes.delete(this.disputes.keys().next().value as string);
+    this.disputes.set(uuid, { state: listed, since: now });
+    this.logger.warn(
+      "the venue's list shows another final state than a webhook gave; corrected if it keeps saying so",
+      {
+        uuid: uuid.slice(0, 64),
+        webhook: held,
+        list: listed,
+        correctionAfterMs: this.correctionAfterMs,
+      },
+    );
+    return false;
   }
 
   private remember(uuid: string, held: Held): void {

@@ -16,10 +16,12 @@ export class TransactionMetrics {
   constructor(registry: MetricsRegistry) {
     this.ingested = new Counter({
       name: 'account_sync_transactions_ingested_total',
-      help: 'Transaction records offered to the ledger, by source and result (stored, duplicate, stale, store_failed)',
+      help: 'Transaction records offered to the ledger, by source and result (stored, duplicate, stale, store_failed; the list: disputed, corrected)',
       labelNames: ['source', 'result'],
       registers: [registry],
     });
+    // from zero, so that an alert on their increase sees the first one (a series born at 1 has increased by nothing)
+    for (const result of ['disputed', 'corrected']) this.ingested.inc({ source: 'list', result }, 0);
     this.states = new Counter({
       name: 'account_sync_transaction_states_total',
       help: 'Transaction states stored and published, by state',

@@ -78,6 +78,7 @@ export class TransactionsModule {
               new TransactionSubjects(config.NATS_SUBJECT_PREFIX, config.ACCOUNT),
               metrics,
               logger.child('TransactionLedger'),
+              { correctionAfterMs: config.TRANSACTION_CORRECTION_AFTER_MS },
             ),
           inject: [BusConnection, TransactionMetrics, JsonLogger],
         },

@@ -191,7 +191,13 @@ export class WebhookReceiver {
             result: result.kind,
           });
         this.metrics.storeSeconds.observe((this.now() - started) / 1_000);
-        this.answer(request, response, 200, result.kind);
+        // (disputed and corrected are the list's: a webhook is stored, a duplicate or stale)
+        this.answer(
+          request,
+          response,
+          200,
+          result.kind === 'disputed' || result.kind === 'corrected' ? 'stale' : result.kind,
+        );
       },
       (error: unknown) => {
         clearTimeout(deadline);

@@ -87,6 +87,11 @@ export interface TransactionStateChanged {
   failed: boolean;
   /** Where the gateway learnt it: the venue's webhook or its transaction list (a missed webhook, filled). */
   source: 'webhook' | 'list';
+  /**
+   * Set when this state replaces a webhook's final state that the venue's list kept contradicting (spec-gaps WH12):
+   * the earlier event was wrong; `previousState` is what it said.
+   */
+  corrected?: true;
   /** Epoch ms when the gateway stored it. */
   storedAt: number;
   leg: TransactionLeg;
