@@ -236,6 +236,13 @@ describe('gw CLI', () => {
     const usage = await gw(['prices', 'BTC.USD', '1']).catch((e: { code: number; stderr: string }) => e);
     expect(usage).toMatchObject({ code: 2 });
     expect((usage as { stderr: string }).stderr).toContain('next: see `gw prices --help`');
+    const unknownOrder = await gw(['orders', '--id', 'no-such-order', '--json']).catch(
+      (e: { code: number; stdout: string }) => e,
+    );
+    expect(unknownOrder).toMatchObject({ code: 1 });
+    expect(JSON.parse((unknownOrder as { stdout: string }).stdout)).toMatchObject({
+      error: { code: 'ORDER_NOT_FOUND', nextStep: expect.stringContaining('gw orders') },
+    });
 
     const noConnector = await gw(['prices', 'BTC.USD', '1', 'BTC', 'T', '--account', 'nobody']).catch(
       (e: { code: number; stderr: string }) => e,

@@ -225,6 +225,18 @@ describe('execution: pre-trade risk through the app', () => {
       code: 'TRADING_HALTED',
       values: { scope: 'accountGroup', scopeId: group, reason: 'group review' },
     });
+    // by quote request: the halt is said before any quote is sought (none could be had for this stream)
+    const byRequest = place(stack.algo, {
+      idempotencyKey: `risk-${(keys += 1)}`,
+      strategyId: 'alpha',
+      accountGroup: group,
+      side: 'BUY',
+      instrument: 'BTC.USD',
+      quantity: '0.5',
+      currency: 'BTC',
+      tenor: 'NOPE',
+    });
+    expect(await refused(byRequest)).toMatchObject({ code: 'TRADING_HALTED', values: { scope: 'accountGroup' } });
     await control(risk.stateSet, {
       scope: 'accountGroup',
       id: group,

@@ -105,6 +105,17 @@ function nextStepFor(code: string): string | undefined {
       return 'trading is halted: `gw trading` shows who halted it and why; `gw resume --reason <why>` resumes';
     case 'QUOTE_UNAVAILABLE':
       return 'no live quote for that stream: check it with `gw prices …`';
+    case 'QUOTE_STALE':
+    case 'QUOTE_NOT_LIVE':
+      return "the quote's stream is not live now: take a fresh quote (`gw prices …`; `gw status` shows the connector)";
+    case 'ORDER_NOT_FOUND':
+      return 'no order with that id or key here: `gw orders` lists the open ones';
+    case 'IDEMPOTENCY_KEY_REUSED_WITH_DIFFERENT_PAYLOAD':
+      return 'the key names an earlier order with other fields: re-send exactly that order, or use a new key for a new one';
+    case 'PRICE_WORSE_THAN_LIMIT':
+      return 'the quote is worse than your worst price: wait for a better quote or widen the limit';
+    case 'ORDER_BEING_PLACED':
+      return 'ask again with the same key after the time the message names: the order is placed at most once';
     default:
       return /^[A-Z]{3}\d{6}$/.test(code) ? 'a venue code: see the venue interface, section 7' : undefined;
   }

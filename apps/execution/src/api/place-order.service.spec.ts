@@ -37,9 +37,16 @@ function service(journal: OrderJournal, clock: FakeClock, rejected: string[]): P
   });
 }
 
-function request(key: string): Uint8Array {
+function request(key: string, extra: Record<string, string> = {}): Uint8Array {
   return new TextEncoder().encode(
-    JSON.stringify({ idempotencyKey: key, strategyId: 's1', accountGroup: 'g1', side: 'BUY', quoteId: 'q-1' }),
+    JSON.stringify({
+      idempotencyKey: key,
+      strategyId: 's1',
+      accountGroup: 'g1',
+      side: 'BUY',
+      quoteId: 'q-1',
+      ...extra,
+    }),
   );
 }
 
@@ -96,6 +103,17 @@ describe('place-order service: an idempotency key contended by another request',
     expect((await journal.keyEntry('s1', 'k-race'))?.orderId).toBe(reply.orderId);
     expect((await journal.read(reply.orderId))?.record.state).toBe('INTENT_RECORDED');
     expect(await journal.isOpen(reply.orderId)).toBe(true);
+  });
+
+  it('a retry with a decimal written with other trailing zeros is the same order (0.010 is 0.01)', async () => {
+    const journal = new OrderJournal(await kv.bucket('TEST_PLACE_ZEROS'));
+    const place = service(journal, new FakeClock(1_700_000_000_000), []);
+    const first = await place.place(request('k-zeros', { worstPrice: '64000.50' }));
+    const again = await place.place(request('k-zeros', { worstPrice: '64000.5' }));
+    const other = await place.place(request('k-zeros', { worstPrice: '64000.51' }));
+    expect(first).toMatchObject({ ok: true, duplicate: false });
+    expect(again).toMatchObject({ ok: true, duplicate: true, orderId: first.ok ? first.orderId : '' });
+    expect(other).toMatchObject({ ok: false, error: { code: ExecutionErrorCode.IdempotencyKeyReused } });
   });
 
   it('a key another request holds and keeps: answered as that order being placed (retry later), never internal', async () => {

@@ -137,6 +137,11 @@ export class PlaceOrderService {
     if (request.quoteId !== undefined) {
       known = this.deps.book.quote(request.quoteId);
     } else {
+      const halted = this.deps.risk.haltRefusal(request);
+      if (halted !== undefined) {
+        this.deps.metrics.rejected(halted.code, request.strategyId);
+        return { ok: false, error: { code: halted.code, message: halted.message, values: halted.values } };
+      }
       const fresh = await this.deps.streams.freshest({
         instrument: request.instrument as string,
         quantity: request.quantity as string,
@@ -457,10 +462,17 @@ function hashOf(request: PlaceOrderRequest): string {
     request.side,
     request.quoteId ?? '',
     request.instrument ?? '',
-    request.quantity ?? '',
+    sameValue(request.quantity),
     request.currency ?? '',
     request.tenor ?? '',
-    request.worstPrice ?? '',
+    sameValue(request.worstPrice),
   ];
   return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
+}
+
+/** A plain decimal without its trailing fraction zeros: `0.010` and `0.01` are one quantity (one stream, one order). */
+function sameValue(decimal: string | undefined): string {
+  if (decimal === undefined) return '';
+  if (!decimal.includes('.') || /[eE]/.test(decimal)) return decimal;
+  return decimal.replace(/0+$/, '').replace(/\.$/, '');
 }

@@ -73,8 +73,9 @@ export function viewOf(record: OrderRecord): OrderView {
     state: record.state,
     ...(record.status !== undefined ? { status: record.status } : {}),
     final: isFinalState(record.state),
-    ...(record.code !== undefined ? { code: record.code } : {}),
-    ...(record.message !== undefined ? { message: record.message } : {}),
+    // the venue's SUCCESS says code "" and message "": nothing to show
+    ...(record.code !== undefined && record.code !== '' ? { code: record.code } : {}),
+    ...(record.message !== undefined && record.message !== '' ? { message: record.message } : {}),
     ...(record.fill !== undefined ? { fill: record.fill } : {}),
     ...(record.evidence !== undefined ? { evidence: record.evidence } : {}),
     ...(record.undone !== undefined ? { undone: record.undone } : {}),

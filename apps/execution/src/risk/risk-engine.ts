@@ -6,7 +6,8 @@
 import { TRADING_STATES, type RiskScopeKind, type TradingState, type TradingStateEntry } from '#contracts';
 import { Actor, type Clock } from '#actors';
 import type { JsonLogger } from '#observability';
-import type { RiskDecision, RiskGate, RiskOrder, RiskOrderEvent, UndoneFill } from './risk-gate.js';
+import type { RiskDecision, RiskGate, RiskOrder, RiskOrderEvent, RiskRefusal, UndoneFill } from './risk-gate.js';
+import { tradingStateRefusal } from './checks.js';
 import { limitsFor } from './checks.js';
 import { RiskBook } from './risk-book.js';
 import { utilisationOf, type UtilisedLimit } from './utilisation.js';
@@ -57,6 +58,10 @@ export class RiskEngine implements RiskGate {
 
   admit(order: RiskOrder, now: number): Promise<RiskDecision> {
     return new Promise((reply) => this.actor.send({ kind: 'admit', order, now, reply }));
+  }
+
+  haltRefusal(order: Pick<RiskOrder, 'strategyId' | 'accountGroup'>): RiskRefusal | undefined {
+    return tradingStateRefusal(this.state.states, order);
   }
 
   record(event: RiskOrderEvent): void {

@@ -100,6 +100,11 @@ export interface RiskGate {
    * admits cannot both use the same headroom.
    */
   admit(order: RiskOrder, now: number): Promise<RiskDecision>;
+  /**
+   * The trading-state check alone (the first of `admit`'s), for an order by quote request before its quote is
+   * sought: a halted strategy is told TRADING_HALTED, not that no quote could be had (the connector down, say).
+   */
+  haltRefusal(order: Pick<RiskOrder, 'strategyId' | 'accountGroup'>): RiskRefusal | undefined;
   /** Later changes of an admitted order. Idempotent per (orderId, kind). */
   record(event: RiskOrderEvent): void;
   /**

@@ -52,7 +52,21 @@ describe('gw order rendering', () => {
     const lines = outcomeLines(unknown, colour);
     expect(lines[0]).toBe('outcome: \x1b[33mUNKNOWN\x1b[0m (from reply)');
     expect(lines.join('\n')).not.toMatch(/fail/i);
-    expect(lines[1]).toContain('never re-places it; follow with `gw orders --id o-1`');
+    expect(lines[1]).toContain(
+      'keeps reconciling it with the venue; it is never re-placed; follow with `gw orders --id o-1`',
+    );
+  });
+
+  it('an order whose command waits for the connector says so: it is not at the venue, and it ends by its deadline', () => {
+    for (const state of ['INTENT_RECORDED', 'SENT'] as const) {
+      const waiting: OrderView = { ...order, state, final: false };
+      delete waiting.fill;
+      delete waiting.evidence;
+      expect(outcomeLines(waiting, plain)[1]).toBe(
+        '  not final yet: its command waits for the connector; not sent by its send deadline, it ends FAILED ' +
+          'SEND_DEADLINE_PASSED; it is never re-placed; follow with `gw orders --id o-1`',
+      );
+    }
   });
 
   it('an order whose trade the venue undid says so, with the trade and that its fill was taken back', () => {

@@ -20,7 +20,7 @@ export const ORDER_HELP = `gw buy|sell <instrument> <quantity> <currency> <tenor
   --wait <seconds>    how long to wait for a final state (default 60); then the state it is in
   --timeout <seconds> how long to wait for the execution app's answer (default 15)
   --json              one JSON line per event, then the outcome
-  Exit code: 0 SUCCESS, 1 FAILED or refused, 3 not final yet (UNKNOWN/INDETERMINATE/PENDING: not a failure) or
+  Exit code: 0 SUCCESS, 1 FAILED or refused, 3 not final yet (INTENT_RECORDED/SENT/PENDING/UNKNOWN/INDETERMINATE: not a failure) or
   no answer at all (UNKNOWN: the order may have been placed — re-run with the same --key, never without it;
   \`gw orders --strategy <id> --key <key>\` looks it up).`;
 
@@ -169,9 +169,13 @@ export function outcomeLines(order: OrderView, colours: Pick<Terminal, 'colour'>
   if (order.code !== undefined && order.code !== '')
     lines.push(`  ${order.code}${order.message !== undefined ? `: ${order.message}` : ''}`);
   if (!order.final) {
-    lines.push(
-      `  not final yet: the gateway keeps reconciling it with the venue and never re-places it; follow with \`gw orders --id ${order.orderId}\``,
-    );
+    // not at the venue yet (INTENT_RECORDED, SENT: the command waits for the connector), or there without an
+    // answer: different promises, neither re-places it
+    const course =
+      order.state === 'INTENT_RECORDED' || order.state === 'SENT'
+        ? 'its command waits for the connector; not sent by its send deadline, it ends FAILED SEND_DEADLINE_PASSED'
+        : 'the gateway keeps reconciling it with the venue';
+    lines.push(`  not final yet: ${course}; it is never re-placed; follow with \`gw orders --id ${order.orderId}\``);
   }
   return lines;
 }
