@@ -228,9 +228,10 @@ export class TransactionLedger implements TransactionIntake {
         // Trust, but verify: on a cluster, a leader lost in the middle of an append can leave its msgId in the
         // duplicate window without the message (seen on nats-server 2.9, R3). Only the stream proves it is held.
         const last = await this.store.last<TransactionStateChanged>(subject);
-        if (last !== undefined && last.value.state === incoming) {
+        const again = last && decideTransaction(heldOf(last), incoming, source);
+        if (last !== undefined && again !== undefined && again.kind !== 'store') {
           this.remember(record.uuid, heldOf(last));
-          return { kind: 'duplicate' };
+          return { kind: again.kind === 'stale' ? 'stale' : 'duplicate' };
         }
         this.logger.warn('a duplicate answer for a transaction state the stream does not hold; storing it again', {
           uuid: record.uuid,
