@@ -81,8 +81,9 @@ export function changeFeed<T>(context: ClientContext, subject: string, app: stri
       if (!stopped) subscriber.complete(); // the connection closed
     })().catch((error: unknown) => {
       if (stopped) return;
-      // the client closed while a read was under way (it may end in an error rather than end): completed, as documented
-      if (context.nc.isClosed()) return subscriber.complete();
+      // the client closed (or is draining to close) while a read was under way: it may end in an error rather than
+      // end — completed, as documented
+      if (context.nc.isClosed() || context.nc.isDraining()) return subscriber.complete();
       subscriber.error(
         new GatewayError(
           ClientErrorCode.StreamMissing,
