@@ -135,8 +135,11 @@ function streamToken(account: string): string {
 
 const DECIMAL = /^(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
-/** Plain, normalised decimal text from a non-negative decimal string (scientific allowed). */
-function plainDecimal(text: string): string {
+/**
+ * Plain, normalised decimal text from a non-negative decimal string (scientific allowed): one spelling per value
+ * (`0.010`, `0.01` and `1e-2` are `0.01`), for subjects and for comparing requests.
+ */
+export function plainDecimal(text: string): string {
   const match = DECIMAL.exec(text);
   if (!match) throw new SubjectTokenError(`quantity "${text}" is not a non-negative decimal`);
   const [, intPart = '', fracPart = '', expPart] = match;

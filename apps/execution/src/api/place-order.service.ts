@@ -10,6 +10,7 @@ import {
   ExecutionErrorCode,
   RiskCode,
   parsePlaceOrder,
+  plainDecimal,
   type OrderAccepted,
   type OrderRejection,
   type PlaceOrderReply,
@@ -26,7 +27,7 @@ import type { KnownQuote, QuoteBook } from '../quotes/quote-book.js';
 import type { PriceStreams } from '../quotes/price-streams.js';
 import type { ClaimResult, QuoteClaims } from '../quotes/quote-claims.js';
 import { canonicalScopeId } from '../risk/limits.js';
-import type { RiskGate, RiskOrder, RiskQuote } from '../risk/risk-gate.js';
+import type { RiskGate, RiskOrder, RiskQuote, RiskRefusal } from '../risk/risk-gate.js';
 
 export interface PlaceGate {
   /** Undefined when orders may be taken; otherwise the refusal. */
@@ -138,10 +139,7 @@ export class PlaceOrderService {
       known = this.deps.book.quote(request.quoteId);
     } else {
       const halted = this.deps.risk.haltRefusal(request);
-      if (halted !== undefined) {
-        this.deps.metrics.rejected(halted.code, request.strategyId);
-        return { ok: false, error: { code: halted.code, message: halted.message, values: halted.values } };
-      }
+      if (halted !== undefined) return this.riskRefusal(halted, request.strategyId);
       const fresh = await this.deps.streams.freshest({
         instrument: request.instrument as string,
         quantity: request.quantity as string,
@@ -209,8 +207,7 @@ export class PlaceOrderService {
       // Another instance's order on the quote reached this risk book first: a quote request takes the next quote.
       if (decision.code === RiskCode.QuoteSizeExhausted && this.triesNext(request, quoteId, tries))
         return this.decideKey(request, receivedAt, tries + 1);
-      this.deps.metrics.rejected(decision.code, request.strategyId);
-      return { ok: false, error: { code: decision.code, message: decision.message, values: decision.values } };
+      return this.riskRefusal(decision, request.strategyId);
     }
     const record: OrderRecord = {
       v: 1,
@@ -428,6 +425,11 @@ export class PlaceOrderService {
     return { kind: 'take-over', revision };
   }
 
+  private riskRefusal(refusal: RiskRefusal, strategyId: string): OrderRejection {
+    this.deps.metrics.rejected(refusal.code, strategyId);
+    return { ok: false, error: { code: refusal.code, message: refusal.message, values: refusal.values } };
+  }
+
   private reject(code: string, message: string, strategyId: string | undefined): OrderRejection {
     this.deps.metrics.rejected(code, strategyId);
     return { ok: false, error: { code, message } };
@@ -462,17 +464,11 @@ function hashOf(request: PlaceOrderRequest): string {
     request.side,
     request.quoteId ?? '',
     request.instrument ?? '',
-    sameValue(request.quantity),
+    // one spelling per value: `0.010` repeats an order for `0.01` (one stream, one order)
+    request.quantity === undefined ? '' : plainDecimal(request.quantity),
     request.currency ?? '',
     request.tenor ?? '',
-    sameValue(request.worstPrice),
+    request.worstPrice === undefined ? '' : plainDecimal(request.worstPrice),
   ];
   return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
-}
-
-/** A plain decimal without its trailing fraction zeros: `0.010` and `0.01` are one quantity (one stream, one order). */
-function sameValue(decimal: string | undefined): string {
-  if (decimal === undefined) return '';
-  if (!decimal.includes('.') || /[eE]/.test(decimal)) return decimal;
-  return decimal.replace(/0+$/, '').replace(/\.$/, '');
 }
