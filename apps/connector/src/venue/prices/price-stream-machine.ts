@@ -164,20 +164,12 @@ export function priceStreamTransition(state: PriceStreamState, event: PriceStrea
 /** Hot path: one allocation for the state, one for the message. */
 function onPrice(state: PriceStreamState, update: PriceUpdate, env: PriceStreamEnv): Step {
   const timestamp = update.timestamp;
-  let stepBack: PriceStreamEffect | undefined;
-  if (timestamp <= state.lastTimestamp) {
-    const behind = state.lastTimestamp - timestamp;
-    // The same instant with another quote: the later arrival is the newer quote (no order to keep between them).
-    if (behind === 0 && update.quoteId !== state.last?.quoteId) {
-      // taken below
-    } else if (behind > env.staleAfterMs) {
-      // Not frames crossing (those are milliseconds apart): the venue's clock stepped back. Dropping until it
-      // caught up would freeze the stream for the size of the step; its order starts again from this update.
-      stepBack = { type: 'clockStepBack', stepMs: behind };
-    } else {
-      return { state, effects: OUT_OF_ORDER };
-    }
-  }
+  // Not newer than the newest: frames crossing (milliseconds apart) are dropped; another quote of the same instant
+  // is the later arrival, taken; more than a stale period behind is the venue's clock stepping back — dropping
+  // until it caught up would freeze the stream for the size of the step, so it is taken and the order starts again.
+  const behind = state.lastTimestamp - timestamp;
+  const anotherQuoteOfTheInstant = behind === 0 && update.quoteId !== state.last?.quoteId;
+  if (behind >= 0 && behind <= env.staleAfterMs && !anotherQuoteOfTheInstant) return { state, effects: OUT_OF_ORDER };
   // Taken, it would be "newer" than every genuine price to come (all dropped as out of order) and its quote
   // would look valid for as long: the stream would freeze on it.
   if (timestamp > env.now + env.maxAheadMs) return { state, effects: AHEAD_OF_CLOCK };
@@ -204,7 +196,7 @@ function onPrice(state: PriceStreamState, update: PriceUpdate, env: PriceStreamE
         { type: 'publish', price },
       ]
     : [{ type: 'publish', price }];
-  if (stepBack !== undefined) effects.unshift(stepBack);
+  if (behind > env.staleAfterMs) effects.unshift({ type: 'clockStepBack', stepMs: behind });
   return { state: withQuote(state, timestamp, env.now, price), effects };
 }
 
