@@ -248,6 +248,30 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
     expect(await instance.close()).toEqual({ code: 0, signal: null });
   });
 
+  it("the algo's own sendBy: passed → refused with nothing stored; short, with the connector down → FAILED, never sent", async () => {
+    const instance = await stack.startInstance('send-by-1');
+    const before = await venueAccepted();
+    const price = await livePrice();
+    const request = await order('theta-own', { quoteId: price.quoteId });
+    const passed = await place(stack.algo, { ...request, sendBy: Date.now() - 1 });
+    expect(passed).toMatchObject({ ok: false, error: { code: 'ORDER_SEND_BY_PASSED' } });
+    const found = await getOrder(stack.algo, { strategyId: 'theta-own', idempotencyKey: request.idempotencyKey });
+    expect(found).toMatchObject({ ok: false, error: { code: 'ORDER_NOT_FOUND' } });
+    let reply: OrderAccepted | undefined;
+    const sendBy = Date.now() + 1_000; // well before the app's send deadline and the quote's expiry
+    await stack.stack.restart('connector', async () => {
+      asIfItDied(price);
+      reply = accepted(await place(stack.algo, { ...request, sendBy }));
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+    });
+    expect(reply?.order.sendBy).toBe(sendBy);
+    const events = await finalEvents(stack.js, 'theta-own', (reply as OrderAccepted).orderId, 30_000, [instance]);
+    expect(finals(events)).toHaveLength(1);
+    expect(finals(events)[0]?.order).toMatchObject({ state: 'FAILED', code: 'SEND_DEADLINE_PASSED', sendBy });
+    expect(await venueAccepted()).toBe(before); // never reached the venue
+    expect(await instance.close()).toEqual({ code: 0, signal: null });
+  });
+
   it('a halt recalls the orders of its scope accepted before it and held up: the connector back never sends them', async () => {
     const instance = await stack.startInstance('recall-1');
     const [first, second] = await quotes(2);

@@ -218,6 +218,7 @@ const orderViewSample: Required<OrderView> = {
   instrument: '',
   quoteId: '',
   worstPrice: '',
+  sendBy: 0,
   state: 'SUCCESS',
   status: 'SUCCESS',
   final: true,
@@ -298,6 +299,7 @@ const placeOrderSample: Required<PlaceOrderRequest> = {
   quantity: '',
   currency: '',
   tenor: '',
+  sendBy: 0,
   worstPrice: '',
 };
 const withdrawalChangedSample: Required<WithdrawalStateChanged> = {

@@ -37,7 +37,7 @@ function service(journal: OrderJournal, clock: FakeClock, rejected: string[]): P
   });
 }
 
-function request(key: string, extra: Record<string, string> = {}): Uint8Array {
+function request(key: string, extra: Record<string, string | number> = {}): Uint8Array {
   return new TextEncoder().encode(
     JSON.stringify({
       idempotencyKey: key,
@@ -133,5 +133,27 @@ describe('place-order service: an idempotency key contended by another request',
     if (reply.ok) return;
     expect(reply.error.code).toBe(ExecutionErrorCode.OrderBeingPlaced);
     expect(rejected).toEqual([ExecutionErrorCode.OrderBeingPlaced]);
+  });
+
+  it("the algo's own sendBy: passed → refused, nothing stored, the key stays free; ahead → kept on the order; a retry with another sendBy is the same order", async () => {
+    const journal = new OrderJournal(await kv.bucket('TEST_PLACE_SEND_BY'));
+    const clock = new FakeClock(1_700_000_000_000);
+    const rejected: string[] = [];
+    const place = service(journal, clock, rejected);
+
+    const late = await place.place(request('k-send-by', { sendBy: clock.now() }));
+    expect(late).toMatchObject({ ok: false, error: { code: ExecutionErrorCode.SendByPassed } });
+    expect(rejected).toEqual([ExecutionErrorCode.SendByPassed]);
+    expect(await journal.keyEntry('s1', 'k-send-by')).toBeUndefined();
+
+    const sendBy = clock.now() + 3_000;
+    const placed = await place.place(request('k-send-by', { sendBy }));
+    expect(placed).toMatchObject({ ok: true, duplicate: false, order: { sendBy } });
+    if (!placed.ok) return;
+    expect((await journal.read(placed.orderId))?.record.sendBy).toBe(sendBy);
+    // not part of the order: a retry (even after the first sendBy passed) answers the order as it stands
+    clock.advance(5_000);
+    const retry = await place.place(request('k-send-by', { sendBy: clock.now() - 1 }));
+    expect(retry).toMatchObject({ ok: true, duplicate: true, orderId: placed.orderId, order: { sendBy } });
   });
 });

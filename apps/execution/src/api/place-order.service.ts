@@ -134,6 +134,17 @@ export class PlaceOrderService {
     const takeOverRevision = keyState.kind === 'take-over' ? keyState.revision : undefined;
 
     const now = this.deps.clock.now();
+    if (request.sendBy !== undefined && request.sendBy <= now) {
+      this.deps.metrics.rejected(ExecutionErrorCode.SendByPassed, request.strategyId);
+      return {
+        ok: false,
+        error: {
+          code: ExecutionErrorCode.SendByPassed,
+          message: 'sendBy had passed when the request was decided; nothing was stored (check the clocks agree)',
+          values: { sendBy: String(request.sendBy), now: String(now) },
+        },
+      };
+    }
     let known: KnownQuote | undefined;
     if (request.quoteId !== undefined) {
       known = this.deps.book.quote(request.quoteId);
@@ -222,6 +233,7 @@ export class PlaceOrderService {
       quoteId,
       quote: recorded,
       ...(request.worstPrice !== undefined ? { worstPrice: request.worstPrice } : {}),
+      ...(request.sendBy !== undefined ? { sendBy: request.sendBy } : {}),
       state: 'INTENT_RECORDED',
       acceptedAt: now,
       updatedAt: now,

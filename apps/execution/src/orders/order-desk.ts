@@ -70,7 +70,7 @@ export interface OrderDeskDeps {
   clock: Clock;
   logger: JsonLogger;
   timings: OrderTimings;
-  /** The command's `sendBy`: acceptance + this, at most the quote's expiry (OrderCommand.sendBy). */
+  /** The command's `sendBy`: acceptance + this, at most the quote's expiry and the algo's own `sendBy`. */
   sendDeadlineMs: number;
   crashAt?: CrashPoint;
 }
@@ -303,7 +303,11 @@ export class OrderDesk {
       side: record.side,
       ...(record.instrument !== undefined ? { instrument: record.instrument } : {}),
       // from the record, so a command published again after a crash carries the same deadline
-      sendBy: Math.min(record.acceptedAt + this.deps.sendDeadlineMs, record.quote.quoteExpiresAt),
+      sendBy: Math.min(
+        record.acceptedAt + this.deps.sendDeadlineMs,
+        record.quote.quoteExpiresAt,
+        record.sendBy ?? Number.POSITIVE_INFINITY,
+      ),
     };
     // The same command under the same msgId, retried through a NATS outage or a JetStream leader election:
     // the stream deduplicates it and the connector's mark sends a clientRequestId at most once, so a retry can

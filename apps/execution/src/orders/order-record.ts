@@ -29,6 +29,8 @@ export interface OrderRecord {
   quoteId: string;
   quote: RecordedQuote;
   worstPrice?: string;
+  /** The algo's own send deadline (PlaceOrderRequest.sendBy), when it gave one. */
+  sendBy?: number;
   state: OrderState;
   status?: OrderOutcomeStatus;
   code?: string;
@@ -70,6 +72,7 @@ export function viewOf(record: OrderRecord): OrderView {
     ...(record.instrument !== undefined ? { instrument: record.instrument } : {}),
     quoteId: record.quoteId,
     ...(record.worstPrice !== undefined ? { worstPrice: record.worstPrice } : {}),
+    ...(record.sendBy !== undefined ? { sendBy: record.sendBy } : {}),
     state: record.state,
     ...(record.status !== undefined ? { status: record.status } : {}),
     final: isFinalState(record.state),

@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { GatewayError, OutcomeUnknownError } from '../gateway-error.js';
 import { failureDocument } from './failure.js';
 import { commandLine } from './options.js';
+import { orderArgs } from './order-command.js';
 
 describe('the command line', () => {
   it('takes the common options before the command as well as after it', () => {
@@ -31,5 +32,18 @@ describe('--json failures', () => {
     expect(failureDocument(new Error('boom'))).toEqual({ error: { code: 'INTERNAL', message: 'boom' } });
     const unknown = new OutcomeUnknownError('order', 'k-1', new GatewayError('TIMEOUT', 'no answer'));
     expect(failureDocument(unknown).error).toMatchObject({ code: 'OUTCOME_UNKNOWN', idempotencyKey: 'k-1' });
+  });
+});
+
+describe('gw buy|sell options', () => {
+  const order = ['BTC.USD', '0.01', 'BTC', 'T', '--group', 'g-1', '--strategy', 'manual'];
+  it('--send-within <s> becomes the request’s own send deadline, in ms; a bad value is refused by name', () => {
+    expect(orderArgs('buy', [...order, '--send-within', '3']).parsed).toMatchObject({
+      side: 'BUY',
+      sendWithinMs: 3_000,
+    });
+    expect(orderArgs('sell', order).parsed?.sendWithinMs).toBeUndefined();
+    for (const bad of ['0', '-1', '1.5', 'soon'])
+      expect(() => orderArgs('buy', [...order, '--send-within', bad])).toThrow(/--send-within/);
   });
 });

@@ -15,6 +15,8 @@ export const ORDER_HELP = `gw buy|sell <instrument> <quantity> <currency> <tenor
   Places one order on the latest quote of that price stream and follows it to its outcome.
   e.g. gw buy BTC.USD 0.01 BTC T --group <account group uuid> --strategy manual
   --worst-price <p>   refuse a price worse than p (quote currency per base unit)
+  --send-within <s>   never send the order to the venue later than s seconds from now (it then ends FAILED
+                      SEND_DEADLINE_PASSED, never sent); default: the execution app's own send deadline
   --key <key>         idempotency key (a repeat answers the same order; default: a new one, printed on stderr
                       before the order is sent)
   --wait <seconds>    how long to wait for a final state (default 60); then the state it is in
@@ -34,6 +36,7 @@ const ORDER_FLAGS = {
   group: { type: 'string' },
   strategy: { type: 'string' },
   'worst-price': { type: 'string' },
+  'send-within': { type: 'string' },
   key: { type: 'string' },
   wait: { type: 'string' },
 } as const;
@@ -47,6 +50,8 @@ export interface OrderArgs {
   group: string;
   strategy: string;
   worstPrice?: string;
+  /** `--send-within` in ms: the request's `sendBy` is now + this, taken when it is sent. */
+  sendWithinMs?: number;
   key?: string;
   waitMs: number;
 }
@@ -69,6 +74,7 @@ export function orderArgs(
     throw usage(command, '--group <account group uuid> is required (`gw balances` lists them)');
   if (typeof strategy !== 'string') throw usage(command, '--strategy <id> is required (who places the order)');
   const wait = positiveInt(command, 'wait', values['wait']) ?? 60;
+  const sendWithin = positiveInt(command, 'send-within', values['send-within']);
   return {
     values,
     parsed: {
@@ -80,6 +86,7 @@ export function orderArgs(
       group,
       strategy,
       ...(typeof values['worst-price'] === 'string' ? { worstPrice: values['worst-price'] } : {}),
+      ...(sendWithin !== undefined ? { sendWithinMs: sendWithin * 1000 } : {}),
       ...(typeof values['key'] === 'string' ? { key: values['key'] } : {}),
       waitMs: wait * 1000,
     },
@@ -103,6 +110,7 @@ export async function runOrder(
       currency: args.currency,
       tenor: args.tenor,
       ...(args.worstPrice !== undefined ? { worstPrice: args.worstPrice } : {}),
+      ...(args.sendWithinMs !== undefined ? { sendBy: Date.now() + args.sendWithinMs } : {}),
       idempotencyKey,
     },
     { settleWaitMs: args.waitMs },

@@ -77,6 +77,8 @@ export interface OrderView {
   instrument?: string;
   quoteId: string;
   worstPrice?: string;
+  /** The algo's own send deadline, as the request gave it (epoch ms). */
+  sendBy?: number;
   state: OrderState;
   /** The venue status behind the state (absent before the first outcome). */
   status?: OrderOutcomeStatus;

@@ -32,6 +32,15 @@ describe('place request', () => {
     expect(fields({ ...base, quoteId: 'q', idempotencyKey: ' k ' })).toEqual([]);
   });
 
+  it('sendBy is a whole number of epoch milliseconds, kept as given', () => {
+    expect(parsePlaceOrder(JSON.stringify({ ...base, quoteId: 'q', sendBy: 1_700_000_000_000 }))).toMatchObject({
+      ok: true,
+      value: { sendBy: 1_700_000_000_000 },
+    });
+    for (const sendBy of ['1700000000000', 1.5, 0, -1, 2 ** 53, null, true])
+      expect(fields({ ...base, quoteId: 'q', sendBy })).toEqual(['sendBy']);
+  });
+
   it('a quoteId follows the rule the connector holds the command to (control and bidi characters refused)', () => {
     for (const quoteId of ['q\u0000', 'q\u202e', 'q'.repeat(513), ''])
       expect(fields({ ...base, quoteId })).toEqual(['quoteId']);

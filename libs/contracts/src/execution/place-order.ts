@@ -35,6 +35,14 @@ export interface PlaceOrderRequest {
   tenor?: string;
   /** Worst acceptable price (quote currency per base unit): BUY refuses a higher price, SELL a lower one. */
   worstPrice?: string;
+  /**
+   * Epoch ms (the execution host's clock) after which the order must not be sent to the venue: the algo's own
+   * deadline, e.g. when its request times out. Already passed: refused `ORDER_SEND_BY_PASSED`, nothing stored.
+   * Accepted: the order's command leaves by the earliest of this, the app's send deadline and the quote's expiry,
+   * or ends FAILED `SEND_DEADLINE_PASSED`, never sent. Not part of the order: a retry with the key and another
+   * `sendBy` is the same order (answered as it stands).
+   */
+  sendBy?: number;
 }
 
 export interface FieldProblem {
@@ -87,6 +95,11 @@ const RULES: Record<keyof PlaceOrderRequest, { required: boolean; rule: Rule }> 
   currency: { required: false, rule: text(1, 16, CURRENCY, 'currency must be 1–16 letters or digits') },
   tenor: { required: false, rule: text(1, 16, SUBJECT_TOKEN, 'tenor must be one subject token of 1–16 characters') },
   worstPrice: { required: false, rule: positiveDecimal(64, 'worstPrice') },
+  sendBy: {
+    required: false,
+    rule: (v) =>
+      Number.isSafeInteger(v) && (v as number) > 0 ? undefined : 'sendBy must be a whole number of epoch milliseconds',
+  },
 };
 const QUOTE_REQUEST_FIELDS = ['instrument', 'quantity', 'currency', 'tenor'] as const;
 
@@ -143,6 +156,7 @@ export function parsePlaceOrder(payload: Uint8Array | string): PlaceOrderParse {
   for (const field of ['quoteId', 'instrument', 'quantity', 'currency', 'tenor', 'worstPrice'] as const) {
     if (value[field] !== undefined) request[field] = value[field];
   }
+  if (value.sendBy !== undefined) request.sendBy = value.sendBy;
   return { ok: true, value: request };
 }
 
@@ -184,6 +198,8 @@ export const ExecutionErrorCode = {
    * crash): ask again with the same key; once it can no longer be sent, the key places a new order.
    */
   OrderBeingPlaced: 'ORDER_BEING_PLACED',
+  /** The request's `sendBy` had passed when it was decided: nothing stored, the key stays free. */
+  SendByPassed: 'ORDER_SEND_BY_PASSED',
 } as const;
 
 /** `{prefix}.{account}.exec.order.get`: by `orderId`, or by `strategyId` + `idempotencyKey`. */
