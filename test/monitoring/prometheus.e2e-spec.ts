@@ -141,6 +141,7 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
         WITHDRAWAL_STUCK_AFTER_MS: '1500',
         WEBHOOK_TRUSTED_PROXIES: '127.0.0.1/32',
         TRANSACTION_CORRECTION_AFTER_MS: '1000',
+        TRANSACTION_UNCONFIRMED_AFTER_MS: '1000',
         ACCOUNT_LEASE_MS: '60000',
       },
     });
@@ -173,6 +174,7 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
         // and an order refused for its pace, a trade undone
         { file: 'connector.yml', from: 'rate_limited_total[10m]', to: 'rate_limited_total[6s]' },
         { file: 'account-sync.yml', from: 'trades_undone_total[1h]', to: 'trades_undone_total[6s]' },
+        { file: 'account-sync.yml', from: 'unconfirmed_total[1h]', to: 'unconfirmed_total[6s]' },
       ],
     });
   }, 60_000);
@@ -277,6 +279,24 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
     );
     await grown(accountUrl(), 'account_sync_transactions_ingested_total', { source: 'list', result: 'corrected' }, 0);
     await expectFiring([], 'the dispute out of the window', 40_000);
+  }, 120_000);
+
+  it("a webhook naming a transaction the venue's list never shows: GatewayTransactionUnconfirmed, flagged once", async () => {
+    const madeUp = {
+      uuid: 'prom-unconfirmed-1',
+      transactionClass: 'CASH',
+      transactionType: 'DEPOSIT',
+      transactionState: 'PENDING',
+      ccy: 'USD',
+      amount: 5000,
+    };
+    const stored = await webhooks('stored');
+    expect((await postWebhook(madeUp)).status).toBe(200);
+    await grown(accountUrl(), 'account_sync_webhooks_total', { result: 'stored' }, stored);
+    await grown(accountUrl(), 'account_sync_transactions_unconfirmed_total', {}, 0);
+    await expectFiring(['GatewayTransactionUnconfirmed'], 'a leg only a webhook gave', 40_000);
+    await expectFiring([], 'the flag out of the window', 40_000);
+    expect(await metricValue(accountUrl(), 'account_sync_transactions_unconfirmed_total', {})).toBe(1);
   }, 120_000);
 
   it('a transaction list row without uuid: GatewayVenueRestRowsSkipped while the venue sends it', async () => {

@@ -54,6 +54,8 @@ export class AccountSyncConfig
    * is corrected to the list's (spec-gaps WH12): several list reads, so a read that lags a genuine webhook is none.
    */
   @EnvMs(0, DAY_MS) TRANSACTION_CORRECTION_AFTER_MS: number = 60_000;
+  /** A leg only a webhook gave, still not in the venue's transaction list this long after: flagged (WH13). */
+  @EnvMs(1_000, DAY_MS) TRANSACTION_UNCONFIRMED_AFTER_MS: number = 600_000;
   /** Wait after an order outcome or a webhook before the refresh (coalesces a burst into one refresh). */
   @EnvMs(0, 60_000) SYNC_TRIGGER_DELAY_MS: number = 250;
   /** How long an order outcome may stay unacknowledged before the server redelivers it to this app. */

@@ -220,6 +220,7 @@ export class SyncEngine {
    */
   private async syncTransactions(mode: SyncMode): Promise<void> {
     const { client, overlapMs } = this.deps;
+    const startedAt = this.deps.now();
     let legs: TransactionRecord[];
     const since = this.newestTransactionAt;
     const full = mode === 'full' || !this.transactionsFullyRead || since === undefined;
@@ -252,6 +253,7 @@ export class SyncEngine {
       legs = [...(await this.legsSince(from - overlapMs)), ...pending];
     }
     await this.ingest(legs);
+    this.deps.intake?.listRead?.(startedAt);
     if (full) this.transactionsFullyRead = true;
     this.deps.metrics.records.inc({ resource: 'transactions' }, legs.length);
     await this.checkBalances();

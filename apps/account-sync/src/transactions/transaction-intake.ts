@@ -28,4 +28,9 @@ export interface TransactionIntake {
    * so the webhook receiver answers 5xx and the venue retries.
    */
   ingest(record: TransactionRecord, source: TransactionSource): Promise<IngestResult>;
+  /**
+   * A read of the venue's transaction list that started at `startedAt` (epoch ms) was handed over whole: a leg only
+   * a webhook gave, stored long enough before it, that the read did not show is flagged unconfirmed (spec-gaps WH13).
+   */
+  listRead?(startedAt: number): void;
 }

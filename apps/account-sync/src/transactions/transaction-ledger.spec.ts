@@ -200,6 +200,46 @@ describe('TransactionLedger (real nats-server)', () => {
     });
   });
 
+  it('a leg only a webhook gave, which no list read long enough after it shows, is flagged once (WH13)', async () => {
+    let now = 9_000_000;
+    const metricsRegistry = new MetricsRegistry('u', { defaultMetrics: false });
+    const flagging = new TransactionLedger(store, subjects, new TransactionMetrics(metricsRegistry), silent, {
+      now: () => now,
+      unconfirmedAfterMs: 60_000,
+    });
+    const flagged = async () =>
+      (await metricsRegistry.getSingleMetric('account_sync_transactions_unconfirmed_total')?.get())?.values[0]?.value;
+    expect(await flagging.ingest(leg('t-webhook-only', 'PENDING'), 'webhook')).toEqual({ kind: 'stored' });
+    expect(await flagging.ingest(leg('t-genuine', 'PENDING'), 'webhook')).toEqual({ kind: 'stored' });
+    expect(await flagging.ingest(leg('t-genuine', 'PROCESSED'), 'webhook')).toEqual({ kind: 'stored' });
+    expect(await flagging.ingest(leg('t-listed-first', 'PENDING'), 'list')).toEqual({ kind: 'stored' });
+    expect(await flagging.ingest(leg('t-listed-first', 'PROCESSED'), 'webhook')).toEqual({ kind: 'stored' });
+    // a read started too soon after the webhooks proves nothing (the list may lag)
+    flagging.listRead(now + 59_999);
+    expect(await flagged()).toBe(0);
+    now += 30_000;
+    // the list shows the genuine leg (any state of it): confirmed
+    expect(await flagging.ingest(leg('t-genuine', 'PENDING'), 'list')).toEqual({ kind: 'stale' });
+    now += 30_000;
+    flagging.listRead(now);
+    expect(await flagged()).toBe(1);
+    // once each: later reads do not count it again
+    now += 60_000;
+    flagging.listRead(now);
+    expect(await flagged()).toBe(1);
+    // another process holding the leg from the stream: its next webhook state is no first sight
+    const other = new TransactionLedger(
+      store,
+      subjects,
+      new TransactionMetrics(new MetricsRegistry('u2', { defaultMetrics: false })),
+      silent,
+      { now: () => now, unconfirmedAfterMs: 1_000 },
+    );
+    expect(await other.ingest(leg('t-webhook-only', 'PROCESSED'), 'webhook')).toEqual({ kind: 'stored' });
+    other.listRead(now + 10_000);
+    expect(await flagged()).toBe(1);
+  });
+
   it('reads back a state it stored once the list sees it later, and stores it again if the stream lost it', async () => {
     let now = 1_000_000;
     const checking = new TransactionLedger(

@@ -61,6 +61,11 @@ export interface TransactionLedgerOptions {
    * the leg is corrected to it (a list read just before a genuine webhook shows the state before it).
    */
   correctionAfterMs?: number;
+  /**
+   * TRANSACTION_UNCONFIRMED_AFTER_MS: a leg a webhook gave first that no list read started this long after it has
+   * shown is flagged unconfirmed (WH13).
+   */
+  unconfirmedAfterMs?: number;
   now?: () => number;
 }
 
@@ -69,6 +74,9 @@ const VERIFY_AFTER_MS = 30_000;
 const CORRECTION_AFTER_MS = 60_000;
 /** Disputed legs remembered (a bound: a flood of disputes forgets the oldest, which start again). */
 const MAX_DISPUTES = 10_000;
+const UNCONFIRMED_AFTER_MS = 600_000;
+/** Webhook-only legs awaiting the list's sight (a bound: a flood forgets the oldest, never flagged). */
+const MAX_AWAITING_LIST = 10_000;
 
 export class TransactionLedger implements TransactionIntake {
   private readonly mailbox = new KeyedMailbox();
@@ -78,6 +86,9 @@ export class TransactionLedger implements TransactionIntake {
   private readonly correctionAfterMs: number;
   /** uuid → the final state the list showed against a webhook's, and since when. */
   private readonly disputes = new Map<string, { state: TransactionLegState; since: number }>();
+  private readonly unconfirmedAfterMs: number;
+  /** uuid → a leg a webhook gave first (the stream had nothing of it), not yet shown by the list: since when. */
+  private readonly awaitingList = new Map<string, { since: number; state: TransactionLegState }>();
   private readonly now: () => number;
   private triggers: SyncTriggers | undefined;
   private readonly listeners: Array<(event: TransactionStateChanged) => void> = [];
@@ -94,6 +105,7 @@ export class TransactionLedger implements TransactionIntake {
     this.cacheSize = options.cacheSize ?? 100_000;
     this.verifyAfterMs = options.verifyAfterMs ?? VERIFY_AFTER_MS;
     this.correctionAfterMs = options.correctionAfterMs ?? CORRECTION_AFTER_MS;
+    this.unconfirmedAfterMs = options.unconfirmedAfterMs ?? UNCONFIRMED_AFTER_MS;
     this.now = options.now ?? Date.now;
   }
 
@@ -141,6 +153,25 @@ export class TransactionLedger implements TransactionIntake {
       );
   }
 
+  /**
+   * Legs a webhook gave first that a list read started `unconfirmedAfterMs` or more after them did not show: counted
+   * and warned once each (WH13). The list is the venue's signed word; an allowed sender's notification alone is not.
+   * Held in memory: a restart forgets them (its first, full read confirms the genuine ones, and is the place to
+   * compare with).
+   */
+  listRead(startedAt: number): void {
+    for (const [uuid, awaiting] of this.awaitingList) {
+      if (awaiting.since + this.unconfirmedAfterMs > startedAt) break; // in order of arrival: the rest are younger
+      this.awaitingList.delete(uuid);
+      this.metrics.unconfirmed.inc();
+      this.logger.warn("a transaction only a webhook gave is not in the venue's list", {
+        uuid: uuid.slice(0, 64),
+        state: awaiting.state,
+        sinceMs: startedAt - awaiting.since,
+      });
+    }
+  }
+
   /** The current state of a transaction, from the stream. */
   async current(uuid: string): Promise<TransactionStateChanged | undefined> {
     const entry = await this.store.last<TransactionStateChanged>(this.subjects.changed(uuid));
@@ -155,6 +186,7 @@ export class TransactionLedger implements TransactionIntake {
   private async settle(record: TransactionRecord, source: TransactionSource): Promise<IngestResult> {
     const subject = this.subjects.changed(record.uuid);
     const incoming = record.transactionState;
+    if (source === 'list') this.awaitingList.delete(record.uuid);
     let held = this.held.get(record.uuid);
     if (held?.storedAt !== undefined && source === 'list' && this.now() - held.storedAt >= this.verifyAfterMs) {
       held = await this.readBack(record.uuid, subject, held);
@@ -220,6 +252,7 @@ export class TransactionLedger implements TransactionIntake {
         if (event.failed) {
           this.logger.warn('transaction did not complete', { uuid: record.uuid, state: incoming, source });
         }
+        if (source === 'webhook' && (held?.seq ?? 0) === 0) this.awaitList(record.uuid, incoming);
         if (source === 'webhook') this.triggers?.refreshAfter({ kind: 'transaction', record });
         for (const listener of this.listeners) listener(event);
         return { kind: 'stored' };
@@ -292,6 +325,13 @@ export class TransactionLedger implements TransactionIntake {
       },
     );
     return false;
+  }
+
+  /** The first state of a leg the stream held nothing of came from a webhook: the list is to show it. */
+  private awaitList(uuid: string, state: TransactionLegState): void {
+    if (this.awaitingList.size >= MAX_AWAITING_LIST)
+      this.awaitingList.delete(this.awaitingList.keys().next().value as string);
+    this.awaitingList.set(uuid, { since: this.now(), state });
   }
 
   private remember(uuid: string, held: Held): void {

@@ -12,6 +12,8 @@ export class TransactionMetrics {
   readonly storeSeconds: Histogram<'source'>;
   /** States this process stored that were later not found on the stream (stored again). */
   readonly lost: Counter;
+  /** Legs only a webhook gave that the venue's list still did not show `TRANSACTION_UNCONFIRMED_AFTER_MS` later. */
+  readonly unconfirmed: Counter;
 
   constructor(registry: MetricsRegistry) {
     this.ingested = new Counter({
@@ -31,6 +33,11 @@ export class TransactionMetrics {
     this.lost = new Counter({
       name: 'account_sync_transaction_states_lost_total',
       help: 'Transaction states stored and acknowledged, later not found on the stream when read back (stored again)',
+      registers: [registry],
+    });
+    this.unconfirmed = new Counter({
+      name: 'account_sync_transactions_unconfirmed_total',
+      help: "Transaction legs only a webhook gave that the venue's transaction list did not show TRANSACTION_UNCONFIRMED_AFTER_MS later (flagged once each)",
       registers: [registry],
     });
     this.storeSeconds = new Histogram({

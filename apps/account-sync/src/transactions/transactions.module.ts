@@ -78,7 +78,10 @@ export class TransactionsModule {
               new TransactionSubjects(config.NATS_SUBJECT_PREFIX, config.ACCOUNT),
               metrics,
               logger.child('TransactionLedger'),
-              { correctionAfterMs: config.TRANSACTION_CORRECTION_AFTER_MS },
+              {
+                correctionAfterMs: config.TRANSACTION_CORRECTION_AFTER_MS,
+                unconfirmedAfterMs: config.TRANSACTION_UNCONFIRMED_AFTER_MS,
+              },
             ),
           inject: [BusConnection, TransactionMetrics, JsonLogger],
         },
