@@ -57,6 +57,7 @@ describe('the limits file (RISK_LIMITS_FILE)', () => {
       strategies: {
         alpha: { maxNotionalPerOrder: { USD: '100,000' }, maxOrdersPerSecond: -1, maxOrderz: 3 },
         'bad.id': {},
+        'mm 1': {},
       },
       accountGroups: { g1: { allowedInstruments: ['BTCUSD'], maxOpenExposure: { btc: '0.001' } } },
       defaults: { strategy: { maxOpenExposure: 5 } },
@@ -71,7 +72,9 @@ describe('the limits file (RISK_LIMITS_FILE)', () => {
         'RISK_LIMITS_FILE: strategies.alpha.maxNotionalPerOrder.USD must be a non-negative decimal string',
         'RISK_LIMITS_FILE: strategies.alpha.maxOrdersPerSecond must be an integer from 0 to 1000000',
         expect.stringContaining('RISK_LIMITS_FILE: strategies.alpha.maxOrderz is not a limit'),
-        expect.stringContaining('RISK_LIMITS_FILE: strategies.bad.id: the id must be'),
+        // as an order's strategyId: an entry spelt otherwise would limit no order
+        "RISK_LIMITS_FILE: strategies.bad.id: a strategy id is 1-64 letters, digits, _ or - (as an order's)",
+        "RISK_LIMITS_FILE: strategies.mm 1: a strategy id is 1-64 letters, digits, _ or - (as an order's)",
         'RISK_LIMITS_FILE: accountGroups.g1.allowedInstruments[0] must be an instrument BASE.QUOTE',
         // a lower-case key would never match the venue's currency: a limit that holds nothing back
         'RISK_LIMITS_FILE: accountGroups.g1.maxOpenExposure.btc: a currency is 1-16 upper-case letters or digits, as the venue writes it (USD, BTC)',

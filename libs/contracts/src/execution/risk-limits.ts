@@ -5,6 +5,7 @@
  * docs/execution-risk.md.
  */
 import { isDecimalString } from '../decimal-string.js';
+import { STRATEGY_ID } from './execution-subjects.js';
 
 /** Amounts per currency, e.g. `{ "USD": "100000", "EUR": "90000" }`. */
 export type CurrencyAmounts = Record<string, string>;
@@ -118,7 +119,10 @@ export function limitsFileProblems(value: unknown): string[] {
       continue;
     }
     for (const [id, set] of Object.entries(entries)) {
-      if (!RISK_SCOPE_ID.test(id))
+      // a strategy entry names an order's strategyId: any other spelling would limit no order, silently
+      if (section === 'strategies' && !STRATEGY_ID.test(id))
+        problems.push(`${section}.${shortKey(id)}: a strategy id is 1-64 letters, digits, _ or - (as an order's)`);
+      else if (!RISK_SCOPE_ID.test(id))
         problems.push(`${section}.${shortKey(id)}: the id must be 1-64 characters without ., *, > or whitespace`);
       problems.push(...limitSetProblems(set, `${section}.${shortKey(id)}`));
     }
