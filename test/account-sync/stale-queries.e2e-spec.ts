@@ -163,4 +163,9 @@ describe('bad queries are refused, naming the field', () => {
     });
     expect(await counted()).toBe(before + 1);
   });
+
+  it('acct.drift.query is no query and no drift: no responder, nothing stored (the drift stream takes drift.{group}.{ccy} only)', async () => {
+    const drifts = `${subjects.query('balance').replace(/balance\.query$/, 'drift.query')}`;
+    await expect(stack.client.request(drifts, '{}', { timeout: 2_000 })).rejects.toThrow(/no responders|503/i);
+  });
 });

@@ -7,11 +7,12 @@
  * never a second one.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import {
+  AccountSyncSubjects,
   ExecutionSubjects,
   Subjects,
   WithdrawalSubjects,
@@ -68,6 +69,8 @@ describe('gw: an order or withdrawal the gateway took without answering', () => 
         message.respond(JSON.stringify({ ok: true, withdrawal: kept }));
       },
     });
+    // a balance query taken and never answered (a hung account-sync)
+    apps.subscribe(new AccountSyncSubjects(new Subjects('gw.v1', ACCOUNT)).query('balance'), { callback: () => {} });
     await apps.flush();
   });
   afterAll(async () => {
@@ -86,6 +89,28 @@ describe('gw: an order or withdrawal the gateway took without answering', () => 
     }
   };
   const buy = ['buy', 'BTC.USD', '0.01', 'BTC', 'T', '--group', GROUP, '--strategy', 'cli-hung'];
+
+  /**
+   * The command with a long timeout, interrupted (SIGINT, as Ctrl-C) once its stderr or stdout shows `ready`, or
+   * `ready` ms after it started (a read says nothing while it waits).
+   */
+  const interrupted = (args: string[], ready: RegExp | number): Promise<Run> =>
+    new Promise((resolve) => {
+      const child = spawn(process.execPath, [GW, ...args, '--nats', nats.url, '--account', ACCOUNT, '--timeout', '60']);
+      const out = { stdout: '', stderr: '' };
+      let sent = false;
+      const watch = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+        out[stream] += chunk.toString();
+        if (!sent && typeof ready !== 'number' && ready.test(out.stdout + out.stderr)) {
+          sent = true;
+          setTimeout(() => child.kill('SIGINT'), 300); // the request is out by then
+        }
+      };
+      if (typeof ready === 'number') setTimeout(() => child.kill('SIGINT'), ready);
+      child.stdout.on('data', watch('stdout'));
+      child.stderr.on('data', watch('stderr'));
+      child.on('exit', (code) => resolve({ code: code ?? -1, ...out }));
+    });
 
   it('gw buy: the generated key printed first, UNKNOWN with exit 3; the re-run with --key answers that order', async () => {
     const first = await gw(buy);
@@ -144,6 +169,44 @@ describe('gw: an order or withdrawal the gateway took without answering', () => 
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ requestId: 'w1', idempotencyKey: key, state: 'PENDING_APPROVAL' });
     expect(withdrawals.size).toBe(2); // the generated key's request and payout-9's: none twice
+  });
+
+  it('Ctrl-C while gw buy waits for its answer: UNKNOWN with the key, exit 3 — never a failure', async () => {
+    const stopped = await interrupted([...buy, '--key', 'ctrl-c-1'], /idempotency key ctrl-c-1/);
+    expect(stopped.code).toBe(3);
+    expect(stopped.stdout).toContain('outcome: UNKNOWN');
+    expect(stopped.stdout).toContain('interrupted before the answer came');
+    expect(stopped.stdout).toContain('re-run this command with --key ctrl-c-1');
+  });
+
+  it('Ctrl-C while a read waits: it stops at once, exit 130', async () => {
+    const started = Date.now();
+    const stopped = await interrupted(['balances'], 2_000); // connected and asking by then
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toContain('gw: interrupted');
+    expect(Date.now() - started).toBeLessThan(30_000); // not the 60 s request timeout
+  });
+
+  it('a usage error is exit 2 before any connection (NATS unreachable or not); gw --json alone is a JSON error', async () => {
+    const unreachable = ['--nats', 'nats://127.0.0.1:1', '--timeout', '1'];
+    const usageErrors = [
+      ['halt'],
+      ['orders', '--key', 'k'],
+      ['withdrawals', 'submit', 'fiat'],
+      ['trades', '--limit', '0'],
+    ];
+    for (const args of usageErrors) {
+      const failed = await run(process.execPath, [GW, ...args, ...unreachable], { encoding: 'utf8' }).catch(
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(failed).toMatchObject({ code: 2 });
+      expect((failed as { stderr: string }).stderr).not.toContain('NATS_UNREACHABLE');
+    }
+    const bare = await run(process.execPath, [GW, '--json'], { encoding: 'utf8' }).catch(
+      (error: { code: number; stdout: string }) => error,
+    );
+    expect(bare).toMatchObject({ code: 2 });
+    expect(JSON.parse((bare as { stdout: string }).stdout)).toMatchObject({ error: { code: 'BAD_ARGUMENT' } });
   });
 });
 

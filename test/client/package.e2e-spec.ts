@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +19,9 @@ import { filter, firstValueFrom } from 'rxjs';
 
 declare const process: { env: Record<string, string | undefined>; stdout: { write(text: string): void } };
 const client = await GatewayClient.connect({ servers: process.env.NATS_URL ?? '', account: 'default' });
-const group = (await client.accountGroups.natural())?.uuid ?? '';
+// as docs/strategy-guide.md writes it (strict: the group may be unknown)
+const group = (await client.accountGroups.natural())?.uuid;
+if (group === undefined) throw new Error('the venue reported no natural account group');
 const update: PriceUpdate = await firstValueFrom(
   client.prices
     .watch({ instrument: 'BTC.USD', quantity: '1', currency: 'BTC', tenor: 'T', accountGroup: group })
@@ -62,6 +64,9 @@ describe('the SDK package used from a fresh project', () => {
       cwd: project,
       timeout: 120_000,
     });
+    // the package holds no test files (they import jest, which it does not depend on)
+    const shipped = await readdir(join(project, 'node_modules/gw-client/libs'), { recursive: true });
+    expect(shipped.filter((file) => file.includes('.spec.'))).toEqual([]);
     await writeFile(join(project, 'strategy.ts'), STRATEGY);
     await writeFile(
       join(project, 'tsconfig.json'),

@@ -82,7 +82,7 @@ export function transportError(error: unknown, subject: string, account: string)
     return new GatewayError(
       ClientErrorCode.Timeout,
       `no answer on ${subject} in time`,
-      'the connector may be busy or restarting; try again, then look at `gw status`',
+      `the ${appOf(subject)} may be busy or restarting; try again, then look at \`gw status\``,
     );
   }
   return new GatewayError('INTERNAL', `request on ${subject} failed: ${text}`);

@@ -121,13 +121,24 @@ export class GatewayClient {
     return this.status.connector$();
   }
 
-  /** Completes every Observable of this client (price leases released), flushes, closes the connection. */
+  /**
+   * Completes every Observable of this client (price leases released), flushes, closes the connection. Bounded: a
+   * drain that cannot finish (NATS gone, the client reconnecting) gives way to a plain close after `CLOSE_DRAIN_MS`.
+   */
   async close(): Promise<void> {
-    if (this.context.nc.isClosed()) return;
+    const { nc } = this.context;
+    if (nc.isClosed()) return;
     this.prices.completeAll();
-    await this.context.nc.drain();
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_DRAIN_MS)));
+    await Promise.race([nc.drain().catch(() => undefined), bound]);
+    clearTimeout(timer);
+    if (!nc.isClosed()) await nc.close().catch(() => undefined);
   }
 }
+
+/** How long `close()` lets the connection drain before it closes it. */
+const CLOSE_DRAIN_MS = 3_000;
 
 function withoutCredentials(server: string): string {
   return server.replace(/^([a-z]+:\/\/)[^@/]*@/i, '$1');

@@ -58,7 +58,8 @@ function main(): void {
   writeFileSync(join(out, 'asyncapi.yaml'), readFileSync(join(root, 'docs/asyncapi.yaml')));
   writeFileSync(
     join(out, 'README.md'),
-    '# gw-client\n\nStrategy SDK (`GatewayClient`) and the `gw` CLI of the brokerage gateway. Guide: docs/strategy-guide.md of the gateway repository; contract: asyncapi.yaml.\n',
+    '# gw-client\n\nStrategy SDK (`GatewayClient`) and the `gw` CLI of the brokerage gateway. Guide: docs/strategy-guide.md of the gateway repository; contract: asyncapi.yaml.\n\n' +
+      'Node 20 or newer. `npm install` on Node 20 warns EBADENGINE for `@nats-io/nuid` (pinned by the NATS client, it declares node >= 22): it runs on Node 20, where the gateway is built and tested.\n',
   );
   chmodSync(join(out, cli), 0o755);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';

@@ -5,6 +5,26 @@ import { VenueRestClient, VenueRestMetrics } from '#venue-api';
 import { ACCOUNT_SYNC_CONFIG, type AccountSyncConfig } from '../config.js';
 import { createVenueRestClient } from './venue-rest.js';
 
+/** The venue REST operations account-sync calls: their throttle series exist from the start at 0 (docs/operations.md). */
+const ACCOUNT_SYNC_REST_OPERATIONS = [
+  'getBalances',
+  'listTrades',
+  'getAccountDetails',
+  'listBeneficiaries',
+  'listSenders',
+  'listTransactions',
+  'listTransfers',
+  'getCreditLimits',
+  'listPairs',
+  'getWebhookSourceAddresses',
+  'submitFiatWithdrawal',
+  'submitCryptoWithdrawal',
+  'cancelFiatWithdrawal',
+  'cancelCryptoWithdrawal',
+  'listFiatWithdrawals',
+  'listCryptoWithdrawals',
+] as const;
+
 /**
  * What every part of the app shares (global): the validated config (`ACCOUNT_SYNC_CONFIG`), the one venue
  * REST client with its budget and metrics (`VenueRestClient`), and the account's NATS `Subjects`.
@@ -21,7 +41,10 @@ export class AccountSyncCoreModule {
         {
           provide: VenueRestMetrics,
           useFactory: (registry: MetricsRegistry, health: HealthRegistry, logger: JsonLogger) => {
-            const metrics = new VenueRestMetrics(registry, { logger: logger.child('venue-rest') });
+            const metrics = new VenueRestMetrics(registry, {
+              logger: logger.child('venue-rest'),
+              operations: ACCOUNT_SYNC_REST_OPERATIONS,
+            });
             health.register('venue-rest', () => metrics.health());
             return metrics;
           },

@@ -23,7 +23,8 @@ export class TransactionMetrics {
       registers: [registry],
     });
     // from zero, so that an alert on their increase sees the first one (a series born at 1 has increased by nothing)
-    for (const result of ['disputed', 'corrected']) this.ingested.inc({ source: 'list', result }, 0);
+    for (const result of ['disputed', 'corrected', 'store_failed']) this.ingested.inc({ source: 'list', result }, 0);
+    this.ingested.inc({ source: 'webhook', result: 'store_failed' }, 0);
     this.states = new Counter({
       name: 'account_sync_transaction_states_total',
       help: 'Transaction states stored and published, by state',

@@ -37,7 +37,7 @@ import {
   type OrderTimings,
   type VenueEvidence,
 } from './order-machine.js';
-import { isFinalState, type OrderRecord } from './order-record.js';
+import { commandSendBy, isFinalState, unresolvedSince, type OrderRecord } from './order-record.js';
 import type { QuoteClaims } from '../quotes/quote-claims.js';
 import type { Positions } from './positions.js';
 import { SettledOrders } from './settled-orders.js';
@@ -181,12 +181,13 @@ export class OrderDesk {
     return counts;
   }
 
+  /** Orders of unknown outcome (`unresolvedSince`), and how old the oldest is. */
   unresolved(): { count: number; oldestAgeMs: number } {
     const now = this.deps.clock.now();
     let count = 0;
     let oldest = now;
     for (const managed of this.orders.values()) {
-      const since = managed.actor.state.record.unresolvedSince;
+      const since = unresolvedSince(managed.actor.state.record, this.deps.sendDeadlineMs, now);
       if (since === undefined) continue;
       count += 1;
       oldest = Math.min(oldest, since);
@@ -302,12 +303,7 @@ export class OrderDesk {
       quoteId: record.quoteId,
       side: record.side,
       ...(record.instrument !== undefined ? { instrument: record.instrument } : {}),
-      // from the record, so a command published again after a crash carries the same deadline
-      sendBy: Math.min(
-        record.acceptedAt + this.deps.sendDeadlineMs,
-        record.quote.quoteExpiresAt,
-        record.sendBy ?? Number.POSITIVE_INFINITY,
-      ),
+      sendBy: commandSendBy(record, this.deps.sendDeadlineMs),
     };
     // The same command under the same msgId, retried through a NATS outage or a JetStream leader election:
     // the stream deduplicates it and the connector's mark sends a clientRequestId at most once, so a retry can

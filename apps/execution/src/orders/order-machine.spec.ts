@@ -9,7 +9,7 @@ import {
   type OrderMachineEvent,
   type OrderMachineState,
 } from './order-machine.js';
-import type { OrderRecord } from './order-record.js';
+import { SILENT_AFTER_SEND_BY_MS, unresolvedSince, type OrderRecord } from './order-record.js';
 import { riskRestoreOf } from './risk-restore.js';
 
 const timings = {
@@ -203,10 +203,42 @@ describe('order machine', () => {
     expect(state.record).toMatchObject({ state: 'SUCCESS', evidence: 'trade-list' });
   });
 
-  it('a resumed order is never sent again: it is announced, read from the connector and checked at the venue', () => {
+  it('a resumed SENT order is not published again: it is announced, read from the connector and checked at the venue', () => {
     const { effects } = run(initialOrderState(record({ state: 'SENT', sentAt: T0 })), [{ type: 'resume' }]);
     expect(types(effects)).not.toContain('publish-command');
     expect(types(effects)).toEqual(['emit', 'read-outcome', 'query-venue', 'schedule']);
+  });
+
+  it('a resumed INTENT_RECORDED order publishes its command (again: the stream and the connector keep it to once)', () => {
+    const { state, effects } = run(initialOrderState(record({ state: 'INTENT_RECORDED' })), [
+      { type: 'resume' },
+      { type: 'command-published' },
+    ]);
+    expect(types(effects)).toEqual([
+      'publish-command',
+      'emit',
+      'read-outcome',
+      'query-venue',
+      'schedule',
+      'persist',
+      'emit',
+      'schedule',
+    ]);
+    expect(state.record.state).toBe('SENT');
+  });
+
+  it('an order with no outcome well past its command’s sendBy counts as unresolved, from that sendBy (outside tester)', () => {
+    const deadline = 10_000; // ORDER_SEND_DEADLINE_MS: sendBy = T0 + 10 s (before the quote's expiry)
+    for (const state of ['INTENT_RECORDED', 'SENT'] as const) {
+      expect(unresolvedSince(record({ state }), deadline, T0 + deadline + SILENT_AFTER_SEND_BY_MS)).toBeUndefined();
+      expect(unresolvedSince(record({ state }), deadline, T0 + deadline + SILENT_AFTER_SEND_BY_MS + 1)).toBe(
+        T0 + deadline,
+      );
+      // the algo's own sendBy, earlier, counts
+      expect(unresolvedSince(record({ state, sendBy: T0 + 1_000 }), deadline, T0 + 40_000)).toBe(T0 + 1_000);
+    }
+    expect(unresolvedSince(record({ state: 'PENDING' }), deadline, T0 + 3_600_000)).toBeUndefined();
+    expect(unresolvedSince(record({ state: 'UNKNOWN', unresolvedSince: T0 + 5 }), deadline, T0 + 6)).toBe(T0 + 5);
   });
 
   it('UNKNOWN is told to risk and resolved from the trade list (evidence named), fill from §2.4 fields', () => {

@@ -4,8 +4,12 @@
  * the venue's outcome (PENDING, UNKNOWN, INDETERMINATE) → one final state, SUCCESS or FAILED.
  *
  * Rules that protect money:
- *  - the command is published only on `start`, the first event of an order accepted in this process's life;
- *    a resumed order (restart, takeover) is only reconciled, never sent again;
+ *  - the command is published on `start`, the first event of an order accepted in this process's life, and once
+ *    more when a resumed order (restart, takeover) is still INTENT_RECORDED — its publish may never have happened.
+ *    That is safe: the same msgId (the stream deduplicates) and the connector's mark (a clientRequestId leaves at
+ *    most once) make a repeat a no-op, and the command's `sendBy`, fixed at acceptance, still bounds when it may
+ *    leave (past it, the connector answers FAILED SEND_DEADLINE_PASSED: never sent). A resumed order that was
+ *    SENT is only reconciled;
  *  - statuses only climb the lattice of `libs/contracts/src/order-status.ts`; nothing follows a final state;
  *  - FAILED comes only from the venue (a refusal, its order-state record) or from proof that the order cannot
  *    have filled: its quote has expired and neither the order-state endpoint nor the trade list knows it;
@@ -167,8 +171,14 @@ function resume(state: OrderMachineState, env: OrderEnv): Result {
     return { state, effects: [emit(record), ...finalEffects(record)] };
   }
   // Announce the current state again (deduplicated by msgId if it was published), read the connector's
-  // chain, and check the venue at once: a restarted instance must know where every order stands.
-  const effects: OrderEffect[] = [emit(record), { type: 'read-outcome' }];
+  // chain, and check the venue at once: a restarted instance must know where every order stands. An intent whose
+  // command may never have been published is published (again): it leaves in time, or is refused unsent at once,
+  // rather than waiting for its quote to expire.
+  const effects: OrderEffect[] = [
+    ...(record.state === 'INTENT_RECORDED' ? [{ type: 'publish-command' } as const] : []),
+    emit(record),
+    { type: 'read-outcome' },
+  ];
   if (record.state === 'UNKNOWN' || record.state === 'INDETERMINATE')
     effects.push({ type: 'risk', event: { kind: 'unknown', orderId: record.orderId } });
   effects.push(venueQuery(record, env), schedule(state, env));

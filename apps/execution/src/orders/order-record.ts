@@ -56,6 +56,35 @@ export interface OrderRecord {
   eventSeq: number;
 }
 
+/**
+ * When the order's command may leave for the venue at the latest (its `sendBy`): acceptance + the app's send
+ * deadline, at most the quote's expiry and the algo's own `sendBy`. From the record, so a command published again
+ * (a restart) carries the same deadline.
+ */
+export function commandSendBy(record: OrderRecord, sendDeadlineMs: number): number {
+  return Math.min(
+    record.acceptedAt + sendDeadlineMs,
+    record.quote.quoteExpiresAt,
+    record.sendBy ?? Number.POSITIVE_INFINITY,
+  );
+}
+
+/** An order with no outcome this long after its command's `sendBy` is of unknown outcome (a frame that left by then
+ * has been answered, or has timed out to UNKNOWN at the connector: ORDER_REPLY_TIMEOUT_MS). */
+export const SILENT_AFTER_SEND_BY_MS = 30_000;
+
+/**
+ * Since when the order's outcome is unknown, if it is: UNKNOWN or INDETERMINATE (`unresolvedSince`), or no outcome
+ * at all (INTENT_RECORDED, SENT) `SILENT_AFTER_SEND_BY_MS` past its command's `sendBy` — counted from that `sendBy`
+ * (outside tester: such orders waited for their quote's expiry unseen by the unresolved gauge and its alert).
+ */
+export function unresolvedSince(record: OrderRecord, sendDeadlineMs: number, now: number): number | undefined {
+  if (record.unresolvedSince !== undefined) return record.unresolvedSince;
+  if (record.state !== 'INTENT_RECORDED' && record.state !== 'SENT') return undefined;
+  const sendBy = commandSendBy(record, sendDeadlineMs);
+  return now > sendBy + SILENT_AFTER_SEND_BY_MS ? sendBy : undefined;
+}
+
 export function isFinalState(state: OrderState): boolean {
   return state === 'SUCCESS' || state === 'FAILED';
 }

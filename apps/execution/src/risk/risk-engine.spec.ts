@@ -57,6 +57,17 @@ describe('RiskEngine (the RiskGate of the order side)', () => {
     expect((await engine.admit(order(), T0)).ok).toBe(true);
   });
 
+  it('a halt refusal before any quote is sought (haltRefusal) is counted like an admit refusal (outside tester)', async () => {
+    const registry = new MetricsRegistry('halt-count', { defaultMetrics: false });
+    const metrics = new RiskMetrics(registry);
+    const engine = new RiskEngine(limits(), { clock: new FakeClock(T0), metrics }, states());
+    expect(engine.haltRefusal(order())).toBeUndefined();
+    engine.stateStored(entry('global', 'HALTED'));
+    expect(engine.haltRefusal(order())).toMatchObject({ code: 'TRADING_HALTED' });
+    const counted = await registry.getSingleMetric('execution_risk_refusals_total')?.get();
+    expect(counted?.values.find((v) => v.labels['code'] === 'TRADING_HALTED')?.value).toBe(1);
+  });
+
   it('restores open and unknown orders from the journal beside the durable positions (a restored fill counts once)', async () => {
     const file = { strategies: { alpha: { maxOpenExposure: { BTC: '2' }, maxOrdersPerMinute: 4 } } };
     const engine = new RiskEngine(limits(file), { clock: new FakeClock(T0 + 1_000) }, states());

@@ -61,7 +61,10 @@ export class RiskEngine implements RiskGate {
   }
 
   haltRefusal(order: Pick<RiskOrder, 'strategyId' | 'accountGroup'>): RiskRefusal | undefined {
-    return tradingStateRefusal(this.state.states, order);
+    const refusal = tradingStateRefusal(this.state.states, order);
+    // a refusal like admit's: counted under its code (an operator checks TRADING_HALTED there during a halt)
+    if (refusal !== undefined) this.deps.metrics?.refusals.inc({ code: refusal.code });
+    return refusal;
   }
 
   record(event: RiskOrderEvent): void {

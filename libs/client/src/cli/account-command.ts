@@ -7,8 +7,8 @@
  */
 import type { BalanceState, Freshness, TransactionLeg } from '#contracts';
 import type { KnownRecords, Page, TradeRecord } from '../account.js';
-import type { GatewayClient } from '../gateway-client.js';
-import { COMMON_FLAGS, positiveInt } from './options.js';
+
+import { COMMON_FLAGS, positiveInt, type ClientSource } from './options.js';
 import { paint, table, type Terminal } from './terminal.js';
 
 export const BALANCES_HELP = `gw balances [--group <uuid>] [--ccy <ccy>] [--non-zero]
@@ -96,17 +96,16 @@ function defined<T extends object>(value: T): T {
 }
 
 export async function runBalances(
-  client: GatewayClient,
+  client: ClientSource,
   values: Record<string, unknown>,
   output: Output,
 ): Promise<void> {
-  const balances = await client.account.balances(
-    defined({
-      accountGroupUuid: text(values['group']),
-      ccy: text(values['ccy']),
-      nonZero: values['non-zero'] === true || undefined,
-    }),
-  );
+  const query = defined({
+    accountGroupUuid: text(values['group']),
+    ccy: text(values['ccy']),
+    nonZero: values['non-zero'] === true || undefined,
+  });
+  const balances = await (await client()).account.balances(query);
   show(output, 'balances', known(balances), balancesTable);
 }
 
@@ -126,18 +125,21 @@ export function balancesTable(balances: BalanceState[]): string[] {
   ]);
 }
 
-export async function runTrades(client: GatewayClient, values: Record<string, unknown>, output: Output): Promise<void> {
+export async function runTrades(client: ClientSource, values: Record<string, unknown>, output: Output): Promise<void> {
   const query = defined({ accountGroupUuid: text(values['group']), state: text(values['state']) });
+  const limit = positiveInt('trades', 'limit', values['limit']) ?? 20;
   const trades =
     values['all'] === true
       ? known(
-          await client.account.allTrades(query, (read, total) => {
+          await (
+            await client()
+          ).account.allTrades(query, (read, total) => {
             const line = `reading trades: ${read} of ${total}`;
             if (output.terminal.isTty) output.terminal.redraw([paint(output.terminal, 'grey', line)]);
             else output.terminal.error(line);
           }),
         )
-      : await client.account.trades({ ...query, limit: positiveInt('trades', 'limit', values['limit']) ?? 20 });
+      : await (await client()).account.trades({ ...query, limit });
   show(output, 'trades', trades, (records) => tradesTable(records, output.terminal));
 }
 
@@ -163,18 +165,17 @@ export function tradesTable(trades: TradeRecord[], colours: Pick<Terminal, 'colo
 }
 
 export async function runTransactions(
-  client: GatewayClient,
+  client: ClientSource,
   values: Record<string, unknown>,
   output: Output,
 ): Promise<void> {
-  const page = await client.account.transactions(
-    defined({
-      accountGroupUuid: text(values['group']),
-      ccy: text(values['ccy']),
-      state: text(values['state']),
-      limit: positiveInt('transactions', 'limit', values['limit']) ?? 20,
-    }),
-  );
+  const query = defined({
+    accountGroupUuid: text(values['group']),
+    ccy: text(values['ccy']),
+    state: text(values['state']),
+    limit: positiveInt('transactions', 'limit', values['limit']) ?? 20,
+  });
+  const page = await (await client()).account.transactions(query);
   show(output, 'transactions', page, (records) => transactionsTable(records, output.terminal));
 }
 

@@ -57,16 +57,21 @@ describe('gw order rendering', () => {
     );
   });
 
-  it('an order whose command waits for the connector says so: it is not at the venue, and it ends by its deadline', () => {
-    for (const state of ['INTENT_RECORDED', 'SENT'] as const) {
+  it('an order not with the connector yet ends by its deadline; one with the connector may be at the venue (outside tester)', () => {
+    const view = (state: 'INTENT_RECORDED' | 'SENT'): OrderView => {
       const waiting: OrderView = { ...order, state, final: false };
       delete waiting.fill;
       delete waiting.evidence;
-      expect(outcomeLines(waiting, plain)[1]).toBe(
-        '  not final yet: its command waits for the connector; not sent by its send deadline, it ends FAILED ' +
-          'SEND_DEADLINE_PASSED; it is never re-placed; follow with `gw orders --id o-1`',
-      );
-    }
+      return waiting;
+    };
+    expect(outcomeLines(view('INTENT_RECORDED'), plain)[1]).toBe(
+      '  not final yet: its command is not with the connector yet; not sent by its send deadline, it ends FAILED ' +
+        'SEND_DEADLINE_PASSED; it is never re-placed; follow with `gw orders --id o-1`',
+    );
+    expect(outcomeLines(view('SENT'), plain)[1]).toBe(
+      '  not final yet: its command is with the connector, which may have sent it to the venue; the gateway settles ' +
+        'it either way; it is never re-placed; follow with `gw orders --id o-1`',
+    );
   });
 
   it('an order whose trade the venue undid says so, with the trade and that its fill was taken back', () => {

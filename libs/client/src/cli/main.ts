@@ -27,6 +27,7 @@ import { runTrading, TRADING_FLAGS, TRADING_HELP } from './trading-command.js';
 import { runWithdrawals, WITHDRAWALS_FLAGS, WITHDRAWALS_HELP } from './withdrawals-command.js';
 import { runStatus, runStreams, STATUS_HELP, STREAMS_HELP } from './status-command.js';
 import { processTerminal } from './terminal.js';
+import { EXIT_INTERRUPTED, interruption, INTERRUPTED } from './interrupt.js';
 
 const HELP = `gw — the brokerage gateway from a terminal
 
@@ -92,7 +93,7 @@ async function main(argv: string[]): Promise<number> {
         if (values['help'] === true || parsed === undefined) return help(ORDER_HELP);
         const options = commonOptions(values, process.env);
         client = await connect(options);
-        return await runOrder(client, parsed, { json: options.json, terminal });
+        return await runOrder(client, parsed, { json: options.json, terminal, signal: abort.signal });
       }
       case 'orders':
       case 'balances':
@@ -113,17 +114,33 @@ async function main(argv: string[]): Promise<number> {
           );
         }
         const options = commonOptions(values, process.env);
-        client = await connect(options);
-        const output = { json: options.json, terminal };
-        if (command === 'orders') await runOrders(client, values, output);
-        else if (command === 'balances') await runBalances(client, values, output);
-        else if (command === 'trades') await runTrades(client, values, output);
-        else if (command === 'transactions') await runTransactions(client, values, output);
-        else if (command === 'withdrawals') return await runWithdrawals(client, values, positionals, output);
-        else await runTrading(client, command, values, output);
-        return 0;
+        // connected on first use: each command checks its own arguments first (a usage error is exit 2, NATS or not)
+        let connecting: Promise<GatewayClient> | undefined;
+        const source = (): Promise<GatewayClient> =>
+          (connecting ??= connect(options).then((connected) => (client = connected)));
+        const output = { json: options.json, terminal, signal: abort.signal };
+        if (command === 'withdrawals' && positionals[0] === 'submit')
+          return await runWithdrawals(source, values, positionals, output); // an interrupt there: UNKNOWN, exit 3
+        const run = async (): Promise<number> => {
+          if (command === 'orders') await runOrders(source, values, output);
+          else if (command === 'balances') await runBalances(source, values, output);
+          else if (command === 'trades') await runTrades(source, values, output);
+          else if (command === 'transactions') await runTransactions(source, values, output);
+          else if (command === 'withdrawals') return runWithdrawals(source, values, positionals, output);
+          else await runTrading(source, command, values, output);
+          return 0;
+        };
+        // reads and one-shot controls: an interrupt stops the wait at once (a halt already sent stays sent)
+        const running = run();
+        running.catch(() => undefined); // interrupted first: its later failure is nobody's to report
+        const done = await Promise.race([running, interruption(abort.signal)]);
+        if (done !== INTERRUPTED) return done;
+        terminal.error('gw: interrupted');
+        return EXIT_INTERRUPTED;
       }
       case undefined:
+        if (json) throw new GatewayError(ClientErrorCode.BadArgument, 'no command given', 'see `gw --help`');
+        return help(HELP);
       case 'help':
       case '--help':
       case '-h':

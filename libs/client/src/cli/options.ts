@@ -3,6 +3,7 @@
  * NATS_SUBJECT_PREFIX), with the stack's defaults.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { GatewayClient } from '../gateway-client.js';
 import { ClientErrorCode, GatewayError } from '../gateway-error.js';
 
 export interface CommonOptions {
@@ -73,6 +74,9 @@ export function usage(command: string, message: string): GatewayError {
 }
 
 /** A positive integer flag (`--count 5`). */
+/** The client, connected on first use: a command checks its arguments first (a usage error never waits on NATS). */
+export type ClientSource = () => Promise<GatewayClient>;
+
 export function positiveInt(command: string, name: string, value: unknown): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !/^[1-9][0-9]{0,8}$/.test(value)) {

@@ -7,7 +7,8 @@
 import type { GetOrderRequest, OrderAccepted, OrderEvent, OrderView } from '#contracts';
 import type { GatewayClient } from '../gateway-client.js';
 import { OutcomeUnknownError } from '../gateway-error.js';
-import { parseCommand, positiveInt, usage, COMMON_FLAGS } from './options.js';
+import { answerOrInterrupt, interruption, INTERRUPTED } from './interrupt.js';
+import { parseCommand, positiveInt, usage, COMMON_FLAGS, type ClientSource } from './options.js';
 import { paint, table, type Terminal } from './terminal.js';
 import { announceKey, EXIT_OUTCOME_UNKNOWN, unansweredJson, unansweredLines } from './unanswered-write.js';
 
@@ -97,7 +98,7 @@ export function orderArgs(
 export async function runOrder(
   client: GatewayClient,
   args: OrderArgs,
-  output: { json: boolean; terminal: Terminal },
+  output: { json: boolean; terminal: Terminal; signal?: AbortSignal },
 ): Promise<number> {
   const idempotencyKey = announceKey(args.key, output.terminal);
   const placed = client.orders.place(
@@ -117,7 +118,7 @@ export async function runOrder(
   );
   let accepted: OrderAccepted;
   try {
-    accepted = await placed.accepted;
+    accepted = await answerOrInterrupt(placed.accepted, output.signal, 'order', idempotencyKey);
   } catch (error) {
     if (!(error instanceof OutcomeUnknownError)) throw error;
     const write = {
@@ -138,11 +139,17 @@ export async function runOrder(
       `order ${accepted.orderId} accepted${accepted.duplicate ? ' (same key: the existing order)' : ''}: ${describeRequest(accepted.order)}`,
     );
   }
+  let latest = accepted.order;
   const subscription = placed.events.subscribe({
-    next: (event) => output.terminal.line(output.json ? JSON.stringify(event) : eventLine(event, output.terminal)),
+    next: (event) => {
+      latest = event.order;
+      output.terminal.line(output.json ? JSON.stringify(event) : eventLine(event, output.terminal));
+    },
     error: () => undefined,
   });
-  const outcome = await placed.outcome;
+  // interrupted: the state it is in now (not final: exit 3, followed on with `gw orders --id`)
+  const followed = await Promise.race([placed.outcome, interruption(output.signal)]);
+  const outcome = followed === INTERRUPTED ? latest : followed;
   subscription.unsubscribe();
   if (output.json) output.terminal.line(JSON.stringify({ outcome }));
   else for (const line of outcomeLines(outcome, output.terminal)) output.terminal.line(line);
@@ -177,12 +184,14 @@ export function outcomeLines(order: OrderView, colours: Pick<Terminal, 'colour'>
   if (order.code !== undefined && order.code !== '')
     lines.push(`  ${order.code}${order.message !== undefined ? `: ${order.message}` : ''}`);
   if (!order.final) {
-    // not at the venue yet (INTENT_RECORDED, SENT: the command waits for the connector), or there without an
+    // not with the connector yet (INTENT_RECORDED), with it and maybe at the venue (SENT), or there without an
     // answer: different promises, neither re-places it
     const course =
-      order.state === 'INTENT_RECORDED' || order.state === 'SENT'
-        ? 'its command waits for the connector; not sent by its send deadline, it ends FAILED SEND_DEADLINE_PASSED'
-        : 'the gateway keeps reconciling it with the venue';
+      order.state === 'INTENT_RECORDED'
+        ? 'its command is not with the connector yet; not sent by its send deadline, it ends FAILED SEND_DEADLINE_PASSED'
+        : order.state === 'SENT'
+          ? 'its command is with the connector, which may have sent it to the venue; the gateway settles it either way'
+          : 'the gateway keeps reconciling it with the venue';
     lines.push(`  not final yet: ${course}; it is never re-placed; follow with \`gw orders --id ${order.orderId}\``);
   }
   return lines;
@@ -231,13 +240,13 @@ function oneOrder(values: Record<string, unknown>): GetOrderRequest | undefined 
 }
 
 export async function runOrders(
-  client: GatewayClient,
+  client: ClientSource,
   values: Record<string, unknown>,
   output: { json: boolean; terminal: Terminal },
 ): Promise<void> {
   const one = oneOrder(values);
   if (one !== undefined) {
-    const order = await client.orders.get(one);
+    const order = await (await client()).orders.get(one);
     if (output.json) output.terminal.line(JSON.stringify(order));
     else {
       for (const line of [...ordersTable([order], output.terminal), ...outcomeLines(order, output.terminal)]) {
@@ -246,7 +255,9 @@ export async function runOrders(
     }
     return;
   }
-  const orders = await client.orders.list({
+  const orders = await (
+    await client()
+  ).orders.list({
     filter: values['unresolved'] === true ? 'unresolved' : 'open',
     ...(typeof values['strategy'] === 'string' ? { strategyId: values['strategy'] } : {}),
   });

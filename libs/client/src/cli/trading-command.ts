@@ -4,8 +4,8 @@
  */
 import { userInfo } from 'node:os';
 import type { TradingStateEntry, TradingStatesReply } from '#contracts';
-import type { GatewayClient } from '../gateway-client.js';
-import { COMMON_FLAGS, usage } from './options.js';
+
+import { COMMON_FLAGS, usage, type ClientSource } from './options.js';
 import { paint, type Terminal } from './terminal.js';
 
 export const TRADING_HELP = `gw halt --reason <why> [--by <who>]     halt all trading (the kill switch)
@@ -18,13 +18,13 @@ export const TRADING_FLAGS = { ...COMMON_FLAGS, reason: { type: 'string' }, by: 
 type Output = { json: boolean; terminal: Terminal };
 
 export async function runTrading(
-  client: GatewayClient,
+  client: ClientSource,
   command: 'halt' | 'resume' | 'trading',
   values: Record<string, unknown>,
   output: Output,
 ): Promise<void> {
   if (command === 'trading') {
-    const states = await client.trading.states();
+    const states = await (await client()).trading.states();
     if (output.json) output.terminal.line(JSON.stringify(states));
     else for (const line of tradingLines(states, output.terminal)) output.terminal.line(line);
     return;
@@ -34,7 +34,9 @@ export async function runTrading(
     throw usage(command, `--reason <why> is required (kept in the audit)`);
   const by = typeof values['by'] === 'string' ? values['by'] : safeUser();
   const entry =
-    command === 'halt' ? await client.trading.halt({ by, reason }) : await client.trading.resume({ by, reason });
+    command === 'halt'
+      ? await (await client()).trading.halt({ by, reason })
+      : await (await client()).trading.resume({ by, reason });
   if (output.json) output.terminal.line(JSON.stringify(entry));
   else output.terminal.line(`trading ${entryText(entry, output.terminal)}`);
 }

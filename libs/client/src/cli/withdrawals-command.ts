@@ -6,9 +6,10 @@
  * with the same `--key`, or `gw withdrawals get --key`).
  */
 import type { WithdrawalListItem, WithdrawalView } from '#contracts';
-import type { GatewayClient } from '../gateway-client.js';
+
 import { OutcomeUnknownError } from '../gateway-error.js';
-import { COMMON_FLAGS, positiveInt, usage } from './options.js';
+import { answerOrInterrupt } from './interrupt.js';
+import { COMMON_FLAGS, positiveInt, usage, type ClientSource } from './options.js';
 import { paint, table, type Terminal } from './terminal.js';
 import { announceKey, EXIT_OUTCOME_UNKNOWN, unansweredJson, unansweredLines } from './unanswered-write.js';
 
@@ -33,10 +34,10 @@ export const WITHDRAWALS_FLAGS = {
   comment: { type: 'string' },
 } as const;
 
-type Output = { json: boolean; terminal: Terminal };
+type Output = { json: boolean; terminal: Terminal; signal?: AbortSignal };
 
 export async function runWithdrawals(
-  client: GatewayClient,
+  client: ClientSource,
   values: Record<string, unknown>,
   positionals: string[],
   output: Output,
@@ -49,7 +50,9 @@ export async function runWithdrawals(
       if (kind !== undefined && kind !== 'fiat' && kind !== 'crypto')
         throw usage('withdrawals', '--kind must be fiat or crypto');
       const limit = positiveInt('withdrawals', 'limit', values['limit']);
-      const list = await client.withdrawals.list({
+      const list = await (
+        await client()
+      ).withdrawals.list({
         ...(kind !== undefined ? { kind } : {}),
         ...(limit !== undefined ? { limit } : {}),
       });
@@ -69,7 +72,7 @@ export async function runWithdrawals(
       const idempotencyKey = announceKey(key, output.terminal);
       let view: WithdrawalView;
       try {
-        view = await client.withdrawals.submit({
+        const submitted = (await client()).withdrawals.submit({
           kind,
           amount,
           ccy,
@@ -79,6 +82,7 @@ export async function runWithdrawals(
           ...(typeof values['comment'] === 'string' ? { clientComment: values['comment'] } : {}),
           idempotencyKey,
         });
+        view = await answerOrInterrupt(submitted, output.signal, 'withdrawal', idempotencyKey);
       } catch (error) {
         if (!(error instanceof OutcomeUnknownError)) throw error;
         const write = { what: 'withdrawal', idempotencyKey, lookUp: `gw withdrawals get --key ${idempotencyKey}` };
@@ -98,7 +102,8 @@ export async function runWithdrawals(
       if (requestId === undefined && key === undefined)
         throw usage('withdrawals', `gw withdrawals ${action} needs <requestId> or --key`);
       const ref = requestId !== undefined ? { requestId } : { idempotencyKey: key ?? '' };
-      print(action === 'cancel' ? await client.withdrawals.cancel(ref) : await client.withdrawals.get(ref), output);
+      const withdrawals = (await client()).withdrawals;
+      print(action === 'cancel' ? await withdrawals.cancel(ref) : await withdrawals.get(ref), output);
       return 0;
     }
     default:

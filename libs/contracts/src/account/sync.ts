@@ -132,8 +132,12 @@ export class AccountSyncSubjects {
     return this.scoped(`drift.${stateKey(accountGroupUuid, ccy)}`);
   }
 
+  /**
+   * Every drift subject: exactly `drift.{group}.{ccy}` — not `drift.>`, which would capture a request on
+   * `acct.drift.query` in the state stream (the caller got a storage acknowledgement and a junk drift was stored).
+   */
   get allDrifts(): string {
-    return this.scoped('drift.>');
+    return this.scoped('drift.*.*');
   }
 
   query(resource: MirroredResource | 'transaction-list'): string {
