@@ -232,6 +232,30 @@ describe('gw CLI', () => {
     expect((await gw(['resume', '--reason', 'e2e done', '--by', 'tester'])).stdout).toContain('global: ACTIVE');
   }, 90_000); // some twenty gw processes one after another: over 30 s on a busy two-core machine
 
+  it('gw req and gw kv get stand in for `nats req` / `nats kv get` (no NATS CLI on the machines)', async () => {
+    const listed = JSON.parse(
+      (await gw(['req', 'gw.v1.default.exec.order.list', '{"filter":"unresolved"}'])).stdout,
+    ) as {
+      ok: boolean;
+      orders: unknown[];
+    };
+    expect(listed).toMatchObject({ ok: true, orders: expect.any(Array) });
+    const nobody = await gw(['req', 'gw.v1.default.no.such.subject', '--json']).catch(
+      (e: { code: number; stdout: string }) => e,
+    );
+    expect(nobody).toMatchObject({ code: 1 });
+    expect(JSON.parse((nobody as { stdout: string }).stdout)).toMatchObject({ error: { code: 'NO_RESPONDER' } });
+    const lease = await eventually(
+      async () => {
+        const result = await gw(['kv', 'get', 'GW_ACCOUNT_SYNC_LEASES', 'default']).catch(() => undefined);
+        return result === undefined ? undefined : (JSON.parse(result.stdout) as { key: string; value: string });
+      },
+      { what: 'the account-sync lease entry' },
+    );
+    expect(lease).toMatchObject({ key: 'default', value: expect.stringContaining('{') });
+    expect(await gw(['req', 'bad subject']).catch((e: { code: number }) => e)).toMatchObject({ code: 2 });
+  });
+
   it('errors say what went wrong and the next step, with exit codes 2 (usage) and 1 (failure)', async () => {
     const usage = await gw(['prices', 'BTC.USD', '1']).catch((e: { code: number; stderr: string }) => e);
     expect(usage).toMatchObject({ code: 2 });

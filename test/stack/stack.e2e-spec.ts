@@ -45,6 +45,15 @@ describe('the launcher (npm start)', () => {
     expect(existsSync('/tmp/gw-stack-never-created')).toBe(false);
   });
 
+  it('a STACK_HOST this machine cannot listen on is refused by that name, not as six ports in use (outside tester)', async () => {
+    const env = await launcherEnv('/tmp/gw-stack-never-created', { STACK_HOST: '192.0.2.77' }); // TEST-NET-1
+    const child = AppProcess.command(process.execPath, [join(process.cwd(), 'dist/tools/stack/src/main.js')], env);
+    expect((await child.exited).code).toBe(78);
+    const output = child.lines.join('\n');
+    expect(output).toContain('stack: configuration: STACK_HOST: not an address of this machine to listen on');
+    expect(output).not.toContain('is in use');
+  });
+
   it("an app's bad setting stops the start at that app, names the variable, and the launcher exits 78 too", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gw-stack-appconfig-'));
     try {

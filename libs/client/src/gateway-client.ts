@@ -40,6 +40,8 @@ export interface ConnectOptions {
    * answers after the venue, `VENUE_REST_TIMEOUT_MS` 10 s, a retry included), or `requestTimeoutMs` if longer.
    */
   venueWriteTimeoutMs?: number;
+  /** Bound on connecting to NATS (ms); default the NATS client's (20 000). */
+  connectTimeoutMs?: number;
   /** Clock (tests). */
   now?: () => number;
 }
@@ -85,6 +87,7 @@ export class GatewayClient {
         name: options.name ?? 'gw-client',
         maxReconnectAttempts: -1,
         reconnectTimeWait: 500,
+        ...(options.connectTimeoutMs !== undefined ? { timeout: options.connectTimeoutMs } : {}),
       });
     } catch (error) {
       throw new GatewayError(

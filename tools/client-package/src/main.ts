@@ -13,6 +13,7 @@ const root = process.cwd();
 const out = resolve(root, 'dist-client');
 const DEPENDENCIES = [
   '@nats-io/jetstream',
+  '@nats-io/kv',
   '@nats-io/transport-node',
   'class-transformer',
   'class-validator',

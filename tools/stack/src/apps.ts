@@ -92,6 +92,10 @@ export const STACK_APPS: readonly StackApp[] = [
     env: (wiring, httpPort) => ({
       ...sharedEnv(wiring, httpPort),
       VENUE_REST_REQUESTS_PER_SECOND: '4',
+      // stable per data folder (unless given): a restarted stack resumes its own orders as its own, not as a dead
+      // instance's (taken over only after INSTANCE_LEASE_MS)
+      INSTANCE_ID:
+        process.env['INSTANCE_ID'] ?? `exec-${wiring.sessionId}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64),
     }),
     describe: (wiring) => `order API on ${wiring.prefix}.${wiring.account}.exec.order.place`,
     restartExitCodes: [EXIT_CODE.unavailable],

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { ConfigError, EXIT_CODE, exitOnConfigError, loadConfig } from '#observability';
 import { STACK_APPS } from './apps.js';
 import { banner } from './banner.js';
-import { portIsFree } from './ports.js';
+import { checkPort, portIsFree } from './ports.js';
 import { Stack, StartError } from './stack.js';
 import { StackConfig } from './stack-config.js';
 import { loadStackState, lockDataDir } from './stack-state.js';
@@ -104,9 +104,14 @@ async function preflight(config: StackConfig): Promise<VenueWiring | undefined> 
   ports.push(['ACCOUNT_SYNC_WEBHOOK_PORT', config.ACCOUNT_SYNC_WEBHOOK_PORT]);
   if (config.STACK_VENUE === 'sandbox') ports.push(['SANDBOX_PORT', config.SANDBOX_PORT]);
   if (config.NATS_URL === undefined) ports.push(['STACK_NATS_PORT', config.STACK_NATS_PORT]);
-  for (const [name, port] of ports) {
-    if (!(await portIsFree(port, config.STACK_HOST))) {
-      problems.push(`${name}: port ${port} is in use on ${config.STACK_HOST} (another stack, or set ${name})`);
+  // the host first: one that cannot be listened on fails every port alike, and is the setting to fix
+  if ((await checkPort(0, config.STACK_HOST)) === 'bad-host') {
+    problems.push('STACK_HOST: not an address of this machine to listen on (an interface address, e.g. 127.0.0.1)');
+  } else {
+    for (const [name, port] of ports) {
+      if (!(await portIsFree(port, config.STACK_HOST))) {
+        problems.push(`${name}: port ${port} is in use on ${config.STACK_HOST} (another stack, or set ${name})`);
+      }
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);

@@ -54,7 +54,8 @@ describe('launcher configuration', () => {
     ]);
     expect(problems({ NATS_URL: 'http://x' })[0]).toMatch(/^NATS_URL must be a comma-separated list of URLs/);
     expect(problems({ SANDBOX_PORT: '3001' })).toEqual(['SANDBOX_PORT must differ from CONNECTOR_HTTP_PORT']);
-    expect(problems({ CONNECTOR_HTTP_PORT: '0' })[0]).toMatch(/^CONNECTOR_HTTP_PORT must be a fixed port/);
+    expect(problems({ CONNECTOR_HTTP_PORT: '0' })[0]).toMatch(/^CONNECTOR_HTTP_PORT must be .*from 1 to 65535/);
+    expect(problems({ CONNECTOR_HTTP_PORT: '70000' })[0]).toMatch(/^CONNECTOR_HTTP_PORT must be .*from 1 to 65535/);
     expect(problems({ ACCOUNT: 'a.b' })[0]).toMatch(/^ACCOUNT must be one subject token/);
   });
 

@@ -6,9 +6,9 @@
  */
 import {
   EnvEnum,
+  EnvInt,
   EnvHost,
   EnvMs,
-  EnvPort,
   EnvText,
   EnvUrl,
   LOG_LEVELS,
@@ -28,7 +28,7 @@ export class StackConfig implements CrossChecked {
   /** An existing NATS (with JetStream) to use instead of the embedded nats-server. */
   @EnvUrl({ schemes: ['nats', 'tls'], list: true }) NATS_URL?: string;
   /** Port of the embedded nats-server (unused with NATS_URL). */
-  @EnvPort() STACK_NATS_PORT: number = 4222;
+  @EnvInt(1, 65_535) STACK_NATS_PORT: number = 4222;
   @EnvText({ max: 128, pattern: SUBJECT_PREFIX, describe: 'dot-separated subject tokens (at most 128 characters)' })
   NATS_SUBJECT_PREFIX: string = DEFAULT_SUBJECT_PREFIX;
   @EnvText({ max: 64, pattern: SUBJECT_TOKEN, describe: 'one subject token of at most 64 characters' })
@@ -37,7 +37,7 @@ export class StackConfig implements CrossChecked {
 
   /** `sandbox`: the embedded sandbox venue, wired automatically. `real`: the VENUE_* settings below. */
   @EnvEnum(['sandbox', 'real']) STACK_VENUE: 'sandbox' | 'real' = 'sandbox';
-  @EnvPort() SANDBOX_PORT: number = 8080;
+  @EnvInt(1, 65_535) SANDBOX_PORT: number = 8080;
   @EnvUrl({ schemes: ['http', 'https'] }) VENUE_REST_URL?: string;
   @EnvUrl({ schemes: ['ws', 'wss'] }) VENUE_WS_URL?: string;
   /** The venue's webhook address list (the account-sync app checks senders against it). */
@@ -52,11 +52,11 @@ export class StackConfig implements CrossChecked {
   VENUE_SESSION_ID?: string;
 
   /** HTTP port (/health, /metrics) of each app; one variable per app (tools/stack/src/apps.ts). */
-  @EnvPort() CONNECTOR_HTTP_PORT: number = 3001;
-  @EnvPort() EXECUTION_HTTP_PORT: number = 3002;
-  @EnvPort() ACCOUNT_SYNC_HTTP_PORT: number = 3003;
+  @EnvInt(1, 65_535) CONNECTOR_HTTP_PORT: number = 3001;
+  @EnvInt(1, 65_535) EXECUTION_HTTP_PORT: number = 3002;
+  @EnvInt(1, 65_535) ACCOUNT_SYNC_HTTP_PORT: number = 3003;
   /** The account-sync app's webhook receiver; the sandbox sends its webhooks there. */
-  @EnvPort() ACCOUNT_SYNC_WEBHOOK_PORT: number = 3013;
+  @EnvInt(1, 65_535) ACCOUNT_SYNC_WEBHOOK_PORT: number = 3013;
 
   /** How long a component may take to become healthy before the start is given up. */
   @EnvMs(1_000, 600_000) STACK_READY_TIMEOUT_MS: number = 60_000;
@@ -91,8 +91,6 @@ export class StackConfig implements CrossChecked {
     if (this.STACK_VENUE === 'sandbox') ports.push(['SANDBOX_PORT', this.SANDBOX_PORT]);
     if (this.NATS_URL === undefined) ports.push(['STACK_NATS_PORT', this.STACK_NATS_PORT]);
     for (const [i, [name, port]] of ports.entries()) {
-      if (port === 0)
-        problems.push(`${name} must be a fixed port from 1 to 65535 (the launcher says where it listens)`);
       const other = ports.slice(0, i).find(([, p]) => p === port && p !== 0);
       if (other !== undefined) problems.push(`${name} must differ from ${other[0]}`);
     }

@@ -33,6 +33,19 @@ describe('SessionHealth', () => {
     health.stop();
   });
 
+  it('is down until the session first opens (outside tester: a wrong secret read up for the grace)', () => {
+    let now = 0;
+    const s = session('idle', 0);
+    const health = new SessionHealth(s, 30_000, () => now);
+    health.register(new HealthRegistry());
+    now = 10;
+    s.state$.next({ state: 'fetchingToken', since: now });
+    expect(health.check()).toEqual({ up: false, detail: 'fetchingToken; not open yet (10 ms since start)' });
+    s.state$.next({ state: 'open', since: now });
+    expect(health.check()).toEqual({ up: true });
+    health.stop();
+  });
+
   it('degrades once the session has not been open for the grace, however often it retries (symptom 7)', () => {
     let now = 0;
     const s = session('idle', 0);
@@ -43,7 +56,7 @@ describe('SessionHealth', () => {
       now += 300;
       s.state$.next({ state, since: now });
     }
-    expect(health.check()).toEqual({ up: false, detail: 'fetchingToken; not open for 1500 ms' });
+    expect(health.check()).toEqual({ up: false, detail: 'fetchingToken; not open yet (1500 ms since start)' });
 
     s.state$.next({ state: 'open', since: now });
     expect(health.check()).toEqual({ up: true });

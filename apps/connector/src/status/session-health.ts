@@ -8,14 +8,16 @@ const RECONNECTING: ReadonlySet<SessionState> = new Set(['idle', 'fetchingToken'
 /**
  * `/health` check of the venue session: up while the session is open, and for a short while after it was
  * last open (`graceMs`) so a routine token refresh or socket drop does not flap the probe. The grace counts
- * from when the session was last open (or from start if it never was), not from the current state: a venue
- * that is unreachable, or a wrong secret, cycles connecting → backoff → connecting forever, and each of
- * those states is young.
+ * from when the session was last open, not from the current state: a venue that is unreachable, or a wrong
+ * secret, cycles connecting → backoff → connecting forever, and each of those states is young. A session never
+ * open since start is down (outside tester: with a wrong secret it read up for the first 30 s, and the launcher took
+ * the connector for ready and blamed the next app).
  */
 export class SessionHealth {
   private state: SessionState = 'idle';
   /** When the session was last open (left the open state), or when this check started. */
   private lastOpenAt: number;
+  private everOpen = false;
   private subscription: Subscription | undefined;
 
   constructor(
@@ -29,6 +31,7 @@ export class SessionHealth {
   register(health: HealthRegistry): void {
     this.subscription ??= this.session.state$.subscribe(({ state }) => {
       if (this.state === 'open' || state === 'open') this.lastOpenAt = this.now();
+      if (state === 'open') this.everOpen = true;
       this.state = state;
     });
     health.register('venue-session', () => this.check());
@@ -42,6 +45,7 @@ export class SessionHealth {
   check(): { up: boolean; detail?: string } {
     if (this.state === 'open') return { up: true };
     const notOpenMs = this.now() - this.lastOpenAt;
+    if (!this.everOpen) return { up: false, detail: `${this.state}; not open yet (${notOpenMs} ms since start)` };
     return {
       up: RECONNECTING.has(this.state) && notOpenMs < this.graceMs,
       detail: `${this.state}; not open for ${notOpenMs} ms`,

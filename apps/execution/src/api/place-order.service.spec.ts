@@ -156,4 +156,33 @@ describe('place-order service: an idempotency key contended by another request',
     const retry = await place.place(request('k-send-by', { sendBy: clock.now() - 1 }));
     expect(retry).toMatchObject({ ok: true, duplicate: true, orderId: placed.orderId, order: { sendBy } });
   });
+
+  it('another payload on a key whose order was never opened: answered as being placed, not as reused (outside tester)', async () => {
+    const journal = new OrderJournal(await kv.bucket('TEST_PLACE_NEVER_OPENED'));
+    const clock = new FakeClock(1_700_000_000_000);
+    const place = service(journal, clock, []);
+    // a request claimed the key and died before its intent (kill -9): no record, no open mark
+    await journal.claimKey('s1', 'k-crashed', {
+      orderId: 'never-opened',
+      clientRequestId: 'c-never',
+      payloadHash: 'another payload',
+      acceptedAt: clock.now(),
+    });
+    const early = await place.place(request('k-crashed'));
+    expect(early).toMatchObject({ ok: false, error: { code: ExecutionErrorCode.OrderBeingPlaced } });
+    expect(JSON.stringify(early)).not.toContain('never-opened');
+    // once it can no longer be sent, the key passes to this request's order
+    clock.advance(5_000 + 5_001);
+    const placed = await place.place(request('k-crashed'));
+    expect(placed).toMatchObject({ ok: true, duplicate: false });
+    // and from then on another payload is refused naming the order that exists
+    const other = await place.place(request('k-crashed', { worstPrice: '1' }));
+    expect(other).toMatchObject({
+      ok: false,
+      error: {
+        code: ExecutionErrorCode.IdempotencyKeyReused,
+        values: { orderId: placed.ok ? placed.orderId : '' },
+      },
+    });
+  });
 });

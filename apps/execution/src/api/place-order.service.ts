@@ -380,7 +380,13 @@ export class PlaceOrderService {
     const claimed = await this.deps.journal.keyClaim(request.strategyId, request.idempotencyKey);
     if (claimed === undefined) return FREE;
     const { entry, revision } = claimed;
-    if (entry.payloadHash !== payloadHash) {
+    const stored = await this.deps.journal.read(entry.orderId);
+    const placed =
+      stored !== undefined && (isFinalState(stored.record.state) || (await this.deps.journal.isOpen(entry.orderId)));
+    // Another payload is refused naming the key's order only once that order exists: one never opened is answered
+    // as being placed below (outside tester: the refusal named an order that never existed; the key later went to
+    // another one).
+    if (placed && entry.payloadHash !== payloadHash) {
       this.deps.metrics.duplicates.inc({ result: 'refused' });
       this.deps.metrics.rejected(ExecutionErrorCode.IdempotencyKeyReused, request.strategyId);
       return {
@@ -395,11 +401,7 @@ export class PlaceOrderService {
         },
       };
     }
-    const stored = await this.deps.journal.read(entry.orderId);
-    if (
-      stored !== undefined &&
-      (isFinalState(stored.record.state) || (await this.deps.journal.isOpen(entry.orderId)))
-    ) {
+    if (placed) {
       this.deps.metrics.duplicates.inc({ result: 'existing' });
       return {
         kind: 'answered',

@@ -64,8 +64,12 @@ export class ConnectorWatch {
     if (last === undefined) {
       return { up: false, detail: `no connector status heard for ${seconds(now - this.startedAt)}: ${consequence}` };
     }
-    const heard = `the connector's last status (${seconds(now - last.at)} ago) says its venue session is ${last.sessionState}`;
-    return { up: false, detail: `${heard}; not open for ${seconds(now - usableSince)}: ${consequence}` };
+    // a silent connector whose last word was "open" is silent, not open (outside tester: "says open; not open")
+    const detail =
+      last.sessionState === 'open'
+        ? `no connector status heard for ${seconds(now - last.at)} (the last said its venue session was open)`
+        : `the connector's last status (${seconds(now - last.at)} ago) says its venue session is ${last.sessionState}; not open for ${seconds(now - usableSince)}`;
+    return { up: false, detail: `${detail}: ${consequence}` };
   }
 
   private heard(status: Partial<ConnectorStatus> | undefined, at: number): void {

@@ -9,7 +9,14 @@ import 'reflect-metadata'; // the contract classes' decorators (class-transforme
 import { GatewayClient } from '../gateway-client.js';
 import { ClientErrorCode, GatewayError } from '../gateway-error.js';
 import { failureDocument } from './failure.js';
-import { commandLine, commonOptions, parseCommand, COMMON_FLAGS, type CommonOptions } from './options.js';
+import {
+  commandLine,
+  commonOptions,
+  parseCommand,
+  COMMON_FLAGS,
+  type ClientSource,
+  type CommonOptions,
+} from './options.js';
 import { pricesArgs, runPrices, PRICES_HELP } from './prices-command.js';
 import {
   BALANCES_FLAGS,
@@ -27,6 +34,7 @@ import { runTrading, TRADING_FLAGS, TRADING_HELP } from './trading-command.js';
 import { runWithdrawals, WITHDRAWALS_FLAGS, WITHDRAWALS_HELP } from './withdrawals-command.js';
 import { runStatus, runStreams, STATUS_HELP, STREAMS_HELP } from './status-command.js';
 import { processTerminal } from './terminal.js';
+import { REQ_FLAGS, REQ_HELP, runKv, runReq } from './req-command.js';
 import { EXIT_INTERRUPTED, interruption, INTERRUPTED } from './interrupt.js';
 
 const HELP = `gw — the brokerage gateway from a terminal
@@ -40,10 +48,11 @@ const HELP = `gw — the brokerage gateway from a terminal
   gw balances | trades [--all] | transactions                             the account (account-sync)
   gw withdrawals [list|submit|cancel|get]                                 withdrawals
   gw halt|resume --reason <why>, gw trading                               the kill switch, trading states
+  gw req <subject> [<json>], gw kv get <bucket> <key>                     any request / KV entry (for \`nats req|kv\`)
 
 Every command takes, before or after it, --nats <url> (NATS_URL, default nats://127.0.0.1:4222), --account <name>
-(ACCOUNT, default "default"), --prefix <subjects> (NATS_SUBJECT_PREFIX, default gw.v1), --timeout <seconds> (each
-request, default 15) and --json (failures too: {"error":{"code","message","nextStep"}} on stdout, same exit code).
+(ACCOUNT, default "default"), --prefix <subjects> (NATS_SUBJECT_PREFIX, default gw.v1), --timeout <seconds> (the
+connection and each request, default 15) and --json (failures too: {"error":{"code","message","nextStep"}} on stdout, same exit code).
 \`gw <command> --help\` for more.
 Exit codes: 0 done, 1 failed, 2 bad usage, 3 outcome unknown (gw buy|sell, gw withdrawals submit: not final yet,
 or no answer — re-run with the idempotency key printed, --key <key>, never without it).`;
@@ -60,6 +69,11 @@ async function main(argv: string[]): Promise<number> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   let client: GatewayClient | undefined;
+  // connected on first use: each command checks its own arguments first (a usage error is exit 2, NATS or not)
+  const lazily = (options: CommonOptions): ClientSource => {
+    let connecting: Promise<GatewayClient> | undefined;
+    return () => (connecting ??= connect(options).then((connected) => (client = connected)));
+  };
   try {
     switch (command) {
       case 'prices': {
@@ -114,10 +128,7 @@ async function main(argv: string[]): Promise<number> {
           );
         }
         const options = commonOptions(values, process.env);
-        // connected on first use: each command checks its own arguments first (a usage error is exit 2, NATS or not)
-        let connecting: Promise<GatewayClient> | undefined;
-        const source = (): Promise<GatewayClient> =>
-          (connecting ??= connect(options).then((connected) => (client = connected)));
+        const source = lazily(options);
         const output = { json: options.json, terminal, signal: abort.signal };
         if (command === 'withdrawals' && positionals[0] === 'submit')
           return await runWithdrawals(source, values, positionals, output); // an interrupt there: UNKNOWN, exit 3
@@ -137,6 +148,15 @@ async function main(argv: string[]): Promise<number> {
         if (done !== INTERRUPTED) return done;
         terminal.error('gw: interrupted');
         return EXIT_INTERRUPTED;
+      }
+      case 'req':
+      case 'kv': {
+        const { values, positionals } = parseCommand(command, args, REQ_FLAGS);
+        if (values['help'] === true) return help(REQ_HELP);
+        const options = commonOptions(values, process.env);
+        const source = lazily(options);
+        if (command === 'kv') return await runKv(source, positionals, { terminal });
+        return await runReq(source, positionals, { terminal, timeoutMs: options.requestTimeoutMs ?? 15_000 });
       }
       case undefined:
         if (json) throw new GatewayError(ClientErrorCode.BadArgument, 'no command given', 'see `gw --help`');
@@ -184,6 +204,7 @@ function connect(options: CommonOptions): Promise<GatewayClient> {
     account: options.account,
     prefix: options.prefix,
     name: 'gw-cli',
+    connectTimeoutMs: options.requestTimeoutMs ?? 15_000,
     ...(options.requestTimeoutMs !== undefined
       ? { requestTimeoutMs: options.requestTimeoutMs, venueWriteTimeoutMs: options.requestTimeoutMs }
       : {}),

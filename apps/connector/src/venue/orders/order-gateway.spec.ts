@@ -159,6 +159,35 @@ describe('OrderGateway', () => {
     expect(channel.sent).toEqual([]);
   });
 
+  it('a session that drops while an order waits for its gap is waited for again within the send timeout (outside tester)', async () => {
+    const { clock, channel, gateway, flush } = setup();
+    channel.up();
+    await gateway.submit(order('o-before-drop'));
+    const waiting = gateway.submit(order('o-in-gap')); // behind the order gap
+    await flush();
+    channel.down(); // the socket closes during the gap wait
+    clock.advance(250);
+    await flush();
+    channel.up(); // reconnected well within VENUE_ORDER_SEND_TIMEOUT_MS (1 s here)
+    await flush();
+    clock.advance(250);
+    await waiting;
+    expect(channel.sentOfType('order').map((o) => o.clientRequestId)).toEqual(['o-before-drop', 'o-in-gap']);
+    // no session back within the send timeout: refused unsent
+    const stranded = gateway.submit(order('o-stranded')).then(
+      () => 'sent',
+      (error: OrderNotSentError) => error.code,
+    );
+    await flush();
+    channel.down();
+    clock.advance(250);
+    await flush();
+    clock.advance(1_000);
+    await flush();
+    expect(await stranded).toBe('NOT_CONNECTED');
+    expect(channel.sentOfType('order')).toHaveLength(2);
+  });
+
   it('never sends a command past its sendBy: at once, or after waiting for the session or the order gap', async () => {
     const { clock, channel, gateway, flush } = setup();
     channel.up();

@@ -1,0 +1,70 @@
+/**
+ * `gw req <subject> [<json>]`: one request/reply on any subject, the reply printed as it came — what `nats req`
+ * does, for machines without the NATS CLI (the docs' `nats req` examples run as `gw req`). `gw kv get <bucket>
+ * <key>`: one KV entry (e.g. `GW_ACCOUNT_SYNC_LEASES` in the runbook), as `nats kv get` would show it.
+ */
+import { Kvm } from '@nats-io/kv';
+import { transportError } from '../client-context.js';
+import { GatewayError } from '../gateway-error.js';
+import type { GatewayClient } from '../gateway-client.js';
+import { COMMON_FLAGS, usage, type ClientSource } from './options.js';
+import type { Terminal } from './terminal.js';
+
+export const REQ_HELP = `gw req <subject> [<json>]
+  One request on any subject (default body {}); the reply printed as it came. Replaces \`nats req\`.
+  e.g. gw req gw.v1.default.exec.order.list '{"filter":"unresolved"}'
+gw kv get <bucket> <key>
+  One JSON KV entry, e.g. gw kv get GW_ACCOUNT_SYNC_LEASES default. Replaces \`nats kv get\`.`;
+
+export const REQ_FLAGS = COMMON_FLAGS;
+
+/** Payloads above this are refused before sending (NATS's default max payload is 1 MiB). */
+const MAX_BODY = 1_000_000;
+
+export async function runReq(
+  client: ClientSource,
+  positionals: string[],
+  output: { terminal: Terminal; timeoutMs: number },
+): Promise<number> {
+  const [subject, body = '{}', ...rest] = positionals;
+  if (subject === undefined || !/^[^\s*>]+$/.test(subject))
+    throw usage('req', 'gw req needs a subject (no spaces or wildcards)');
+  if (rest.length > 0) throw usage('req', 'gw req takes one body: quote the JSON');
+  if (body.length > MAX_BODY) throw usage('req', `the body is over ${MAX_BODY} bytes`);
+  const connected = await client();
+  const reply = await connected.context.nc
+    .request(subject, body, { timeout: output.timeoutMs })
+    .catch((error: unknown) => {
+      throw transportError(error, subject, connected.context.subjects.account);
+    });
+  output.terminal.line(reply.string());
+  return 0;
+}
+
+export async function runKv(
+  client: ClientSource,
+  positionals: string[],
+  output: { terminal: Terminal },
+): Promise<number> {
+  const [action, bucket, key] = positionals;
+  if (action !== 'get' || bucket === undefined || key === undefined) throw usage('kv', 'gw kv get <bucket> <key>');
+  const connected: GatewayClient = await client();
+  const kv = await new Kvm(connected.context.nc).open(bucket);
+  const entry = await kv.get(key);
+  if (entry === null || entry.operation !== 'PUT')
+    throw new GatewayError(
+      'NOT_FOUND',
+      `no entry ${key} in ${bucket}`,
+      'check the bucket and key (gw streams --all lists KV_ buckets)',
+    );
+  output.terminal.line(
+    JSON.stringify({
+      bucket,
+      key,
+      revision: entry.revision,
+      created: entry.created.toISOString(),
+      value: entry.string(),
+    }),
+  );
+  return 0;
+}
