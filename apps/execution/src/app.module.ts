@@ -76,6 +76,7 @@ export class ExecutionAppModule {
                   reconcileMaxMs: config.RECONCILE_MAX_MS,
                   notExecutedGraceMs: config.NOT_EXECUTED_GRACE_MS,
                   fillLookups: config.FILL_LOOKUPS,
+                  sendDeadlineMs: config.ORDER_SEND_DEADLINE_MS,
                 },
                 shutdownWaitMs: config.SHUTDOWN_WAIT_MS,
                 maxLabelValues: config.METRIC_LABEL_VALUES_MAX,

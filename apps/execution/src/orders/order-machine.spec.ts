@@ -17,6 +17,7 @@ const timings = {
   reconcileInitialMs: 1_000,
   reconcileMaxMs: 60_000,
   notExecutedGraceMs: 60_000,
+  sendDeadlineMs: 10_000,
   fillLookups: 3,
 };
 const T0 = 1_700_000_000_000;
@@ -225,6 +226,11 @@ describe('order machine', () => {
       'schedule',
     ]);
     expect(state.record.state).toBe('SENT');
+    // past its sendBy (acceptance + 10 s here): not published again, only reconciled
+    const late = run(initialOrderState(record({ state: 'INTENT_RECORDED', acceptedAt: T0 - 10_000 })), [
+      { type: 'resume' },
+    ]);
+    expect(types(late.effects)).not.toContain('publish-command');
   });
 
   it('an order with no outcome well past its command’s sendBy counts as unresolved, from that sendBy (outside tester)', () => {

@@ -5,11 +5,11 @@
  *
  * Rules that protect money:
  *  - the command is published on `start`, the first event of an order accepted in this process's life, and once
- *    more when a resumed order (restart, takeover) is still INTENT_RECORDED — its publish may never have happened.
- *    That is safe: the same msgId (the stream deduplicates) and the connector's mark (a clientRequestId leaves at
- *    most once) make a repeat a no-op, and the command's `sendBy`, fixed at acceptance, still bounds when it may
- *    leave (past it, the connector answers FAILED SEND_DEADLINE_PASSED: never sent). A resumed order that was
- *    SENT is only reconciled;
+ *    more when a resumed order (restart, takeover) is still INTENT_RECORDED and its command's `sendBy` (fixed at
+ *    acceptance) has not passed — its publish may never have happened. That is safe: the same msgId (the stream
+ *    deduplicates) and the connector's mark (a clientRequestId leaves at most once) make a repeat a no-op. Past its
+ *    `sendBy` it is not published again (the mark of a send long ago may have aged out; only the venue's records
+ *    settle it then), and a resumed order that was SENT is only reconciled;
  *  - statuses only climb the lattice of `libs/contracts/src/order-status.ts`; nothing follows a final state;
  *  - FAILED comes only from the venue (a refusal, its order-state record) or from proof that the order cannot
  *    have filled: its quote has expired and neither the order-state endpoint nor the trade list knows it;
@@ -31,7 +31,7 @@ import { doublingDelay } from '#actors';
 import type { OrderStateRecord, Trade } from '#venue-api';
 import type { RiskOrderEvent } from '../risk/risk-gate.js';
 import { fillFromOutcome, fillFromQuote, fillFromTrade } from './fill.js';
-import { isFinalState, viewOf, type OrderRecord } from './order-record.js';
+import { commandSendBy, isFinalState, viewOf, type OrderRecord } from './order-record.js';
 import { finalRiskEvent } from './risk-restore.js';
 
 export interface OrderTimings {
@@ -44,6 +44,8 @@ export interface OrderTimings {
   notExecutedGraceMs: number;
   /** Trade-list reads for the fill of a SUCCESS whose outcome carried no figures, before the quote's figures are used. */
   fillLookups: number;
+  /** ORDER_SEND_DEADLINE_MS: with the quote's expiry and the algo's own, when a command may leave (commandSendBy). */
+  sendDeadlineMs: number;
 }
 
 export interface OrderEnv {
@@ -174,8 +176,9 @@ function resume(state: OrderMachineState, env: OrderEnv): Result {
   // chain, and check the venue at once: a restarted instance must know where every order stands. An intent whose
   // command may never have been published is published (again): it leaves in time, or is refused unsent at once,
   // rather than waiting for its quote to expire.
+  const sendable = record.state === 'INTENT_RECORDED' && env.now < commandSendBy(record, env.timings.sendDeadlineMs);
   const effects: OrderEffect[] = [
-    ...(record.state === 'INTENT_RECORDED' ? [{ type: 'publish-command' } as const] : []),
+    ...(sendable ? [{ type: 'publish-command' } as const] : []),
     emit(record),
     { type: 'read-outcome' },
   ];
