@@ -55,7 +55,8 @@ Every command takes, before or after it, --nats <url> (NATS_URL, default nats://
 connection and each request, default 15) and --json (failures too: {"error":{"code","message","nextStep"}} on stdout, same exit code).
 \`gw <command> --help\` for more.
 Exit codes: 0 done, 1 failed, 2 bad usage, 3 outcome unknown (gw buy|sell, gw withdrawals submit: not final yet,
-or no answer — re-run with the idempotency key printed, --key <key>, never without it).`;
+or no answer, or Ctrl-C before the answer — re-run with the idempotency key printed, --key <key>, never without
+it), 130 interrupted (Ctrl-C on any other command).`;
 
 async function main(argv: string[]): Promise<number> {
   // `gw prices … | head -3`: the reader went away; that ends the command, it is not a failure
@@ -73,6 +74,14 @@ async function main(argv: string[]): Promise<number> {
   const lazily = (options: CommonOptions): ClientSource => {
     let connecting: Promise<GatewayClient> | undefined;
     return () => (connecting ??= connect(options).then((connected) => (client = connected)));
+  };
+  // reads and one-shot controls: an interrupt stops the wait at once, exit 130 (a halt already sent stays sent)
+  const untilInterrupted = async (work: Promise<number>): Promise<number> => {
+    work.catch(() => undefined); // interrupted first: its later failure is nobody's to report
+    const done = await Promise.race([work, interruption(abort.signal)]);
+    if (done !== INTERRUPTED) return done;
+    terminal.error('gw: interrupted');
+    return EXIT_INTERRUPTED;
   };
   try {
     switch (command) {
@@ -96,10 +105,15 @@ async function main(argv: string[]): Promise<number> {
             `see \`gw ${command} --help\``,
           );
         const options = commonOptions(values, process.env);
-        client = await connect(options);
-        if (command === 'status') return (await runStatus(client, { json: options.json, terminal })) ? 0 : 1;
-        await runStreams(client, values['all'] === true, { json: options.json, terminal });
-        return 0;
+        const source = lazily(options);
+        return await untilInterrupted(
+          (async () => {
+            const connected = await source();
+            if (command === 'status') return (await runStatus(connected, { json: options.json, terminal })) ? 0 : 1;
+            await runStreams(connected, values['all'] === true, { json: options.json, terminal });
+            return 0;
+          })(),
+        );
       }
       case 'buy':
       case 'sell': {
@@ -141,13 +155,7 @@ async function main(argv: string[]): Promise<number> {
           else await runTrading(source, command, values, output);
           return 0;
         };
-        // reads and one-shot controls: an interrupt stops the wait at once (a halt already sent stays sent)
-        const running = run();
-        running.catch(() => undefined); // interrupted first: its later failure is nobody's to report
-        const done = await Promise.race([running, interruption(abort.signal)]);
-        if (done !== INTERRUPTED) return done;
-        terminal.error('gw: interrupted');
-        return EXIT_INTERRUPTED;
+        return await untilInterrupted(run());
       }
       case 'req':
       case 'kv': {
@@ -155,8 +163,11 @@ async function main(argv: string[]): Promise<number> {
         if (values['help'] === true) return help(REQ_HELP);
         const options = commonOptions(values, process.env);
         const source = lazily(options);
-        if (command === 'kv') return await runKv(source, positionals, { terminal });
-        return await runReq(source, positionals, { terminal, timeoutMs: options.requestTimeoutMs ?? 15_000 });
+        return await untilInterrupted(
+          command === 'kv'
+            ? runKv(source, positionals, { terminal })
+            : runReq(source, positionals, { terminal, timeoutMs: options.requestTimeoutMs ?? 15_000 }),
+        );
       }
       case undefined:
         if (json) throw new GatewayError(ClientErrorCode.BadArgument, 'no command given', 'see `gw --help`');
