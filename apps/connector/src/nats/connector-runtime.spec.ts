@@ -70,6 +70,13 @@ class TestGateway {
     this.recalled.push(...clientRequestIds);
     return { alreadySent: 0 };
   }
+  /** Orders reconciled here: settled by the execution app's final events. */
+  readonly settled: string[] = [];
+  settledElsewhere(clientRequestId: string, status: 'SUCCESS' | 'FAILED'): boolean {
+    if (!this.reconciled.includes(clientRequestId)) return false;
+    this.settled.push(`${clientRequestId}:${status}`);
+    return true;
+  }
 }
 function testVenue() {
   return {
@@ -322,6 +329,18 @@ describe('ConnectorRuntime (NATS side) against a real nats-server', () => {
       );
       expect(venue.gateway.recalled).toEqual(['ord-r1', 'ord-r2']);
       expect(await running.metrics.metrics()).toMatch(/connector_order_recalls_total\{result="applied".*\} 1/);
+    });
+
+    it('an order the execution app settled (its final event) is settled here when still reconciled; others untouched', async () => {
+      venue.gateway.reconciled.push('ord-unknown'); // reconciled here (UNKNOWN at the venue)
+      const event = (clientRequestId: string, state: string, final: boolean) =>
+        JSON.stringify({ v: 1, seq: 5, at: 0, order: { clientRequestId, state, final, evidence: 'trade-list' } });
+      strategy.publish('gw.v1.acct1.exec.order.event.alpha.o-1', event('ord-unknown', 'PENDING', false));
+      strategy.publish('gw.v1.acct1.exec.order.event.alpha.o-2', event('ord-other', 'SUCCESS', true));
+      strategy.publish('gw.v1.acct1.exec.order.event.alpha.o-3', 'not json');
+      strategy.publish('gw.v1.acct1.exec.order.event.alpha.o-1', event('ord-unknown', 'SUCCESS', true));
+      await waitFor(() => venue.gateway.settled.length === 1);
+      expect(venue.gateway.settled).toEqual(['ord-unknown:SUCCESS']);
     });
 
     it('refuses an invalid command with a FAILED INVALID_REQUEST outcome, never sent', async () => {

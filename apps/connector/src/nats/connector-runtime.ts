@@ -19,6 +19,7 @@ import { OrderCommands } from './order-commands.js';
 import { OrderMarks } from './order-marks.js';
 import { OrderOutcomes } from './order-outcomes.js';
 import { OrderRecalls } from './order-recalls.js';
+import { ExecutionSettlements } from './execution-settlements.js';
 import { PricePublication } from './price-publication.js';
 import { StreamRequests } from './stream-requests.js';
 import type { AccountGroupSource, OrderVenue, PriceStreams, SessionView } from './venue-ports.js';
@@ -130,6 +131,13 @@ export class ConnectorRuntime {
         settings.orderCommandAckWaitMs,
       ),
       recalls: new OrderRecalls(subjects, new BusCore(bus.connection, logger), venue.gateway, metrics, logger),
+      settlements: new ExecutionSettlements(
+        subjects,
+        new BusCore(bus.connection, logger),
+        venue.gateway,
+        marks,
+        logger,
+      ),
       marks,
     };
     this.parts = parts;
@@ -140,6 +148,7 @@ export class ConnectorRuntime {
     parts.streamRequests.start();
     parts.accountGroups.start();
     await parts.recalls.start(bus.streams);
+    parts.settlements.start();
     venue.session.start();
     await this.reconcileUnresolved(marks);
     await parts.commands.start();
@@ -161,6 +170,7 @@ export class ConnectorRuntime {
     this.venue.gateway.stopSending(); // nothing leaves after the signal; unsent commands go back (nak)
     await parts.commands.stop();
     parts.recalls.stop();
+    parts.settlements.stop();
     parts.streamRequests.stop();
     parts.accountGroups.stop();
     await this.venue.session.stop();
@@ -204,5 +214,6 @@ interface RunningParts {
   accountGroups: AccountGroupsResponder;
   commands: OrderCommands;
   recalls: OrderRecalls;
+  settlements: ExecutionSettlements;
   marks: OrderMarks;
 }

@@ -38,6 +38,8 @@ export interface OrderVenue {
   stopSending(): void;
   /** Orders not to send if their frames have not left (OrderRecall); how many had already. */
   recall(clientRequestIds: readonly string[]): { alreadySent: number };
+  /** The execution app settled an order still reconciled here (ExecutionSettlements): stop; true if it was. */
+  settledElsewhere(clientRequestId: string, status: 'SUCCESS' | 'FAILED'): boolean;
   /** Resolves an order whose frame may have left, never re-sending it; hints come from its mark. */
   reconcile(clientRequestId: string, hints?: ReconcileHints): Promise<void>;
   readonly outcomes$: Observable<OrderOutcome>;

@@ -13,7 +13,8 @@ import { OrderGateway, OrderNotSentError } from './order-gateway.js';
 function setup(states: (id: string) => Promise<OrderStateView[]> = () => Promise.resolve([])) {
   const clock = new FakeClock(0);
   const channel = new FakeChannel();
-  const metrics = new VenueMetrics(new MetricsRegistry('t', { defaultMetrics: false }));
+  const registry = new MetricsRegistry('t', { defaultMetrics: false });
+  const metrics = new VenueMetrics(registry);
   const limiter = new OutboundLimiter(
     {
       messagesPerWindow: 30,
@@ -69,7 +70,7 @@ function setup(states: (id: string) => Promise<OrderStateView[]> = () => Promise
     message: '',
     ...extra,
   });
-  return { clock, channel, metrics, limiter, gateway, outcomes, flush, reply, lookups, lines: log.lines };
+  return { clock, channel, metrics, registry, limiter, gateway, outcomes, flush, reply, lookups, lines: log.lines };
 }
 
 const order = (clientRequestId: string) => ({ clientRequestId, quoteId: 'q-1', side: 'BUY' as const });
@@ -303,6 +304,26 @@ describe('OrderGateway', () => {
     channel.deliver(reply('o-7', 'SUCCESS'));
     expect(outcomes.map((o) => o.status)).toEqual(['UNKNOWN', 'SUCCESS']);
     expect(channel.sentOfType('order')).toHaveLength(1);
+  });
+
+  it('an order still reconciled here that the execution app settled is no longer looked up nor unresolved', async () => {
+    const { clock, channel, gateway, outcomes, flush, lookups, registry } = setup(() => Promise.resolve([]));
+    channel.up();
+    await gateway.submit(order('o-elsewhere'));
+    expect(gateway.settledElsewhere('o-elsewhere', 'SUCCESS')).toBe(false); // awaiting its reply: it keeps waiting
+    clock.advance(2_000); // no reply within the reply timeout: reconciling
+    await flush();
+    const unresolved = async () =>
+      (await registry.getSingleMetric('connector_orders_unresolved')?.get())?.values[0]?.value;
+    expect(await unresolved()).toBe(1);
+    expect(gateway.settledElsewhere('o-elsewhere', 'SUCCESS')).toBe(true);
+    expect(await unresolved()).toBe(0);
+    const asked = lookups.length;
+    clock.advance(60_000);
+    await flush();
+    expect(lookups.length).toBe(asked); // no more order-state lookups
+    expect(outcomes.filter((o) => o.status === 'SUCCESS')).toEqual([]); // nothing published: the venue's word only
+    expect(gateway.settledElsewhere('o-unknown-here', 'FAILED')).toBe(false);
   });
 
   it('takes a final state from the order-state endpoint', async () => {

@@ -219,6 +219,18 @@ export class OrderGateway {
     return Promise.resolve();
   }
 
+  /**
+   * The execution app settled an order this gateway still reconciles (from the venue's trade list): it is no longer
+   * looked up here nor counted unresolved. Only a reconciling order (its frame answered UNKNOWN/INDETERMINATE, or
+   * never answered); one awaiting its reply keeps waiting. True when it was settled here.
+   */
+  settledElsewhere(clientRequestId: string, status: 'SUCCESS' | 'FAILED'): boolean {
+    const cell = this.cells.get(clientRequestId);
+    if (cell === undefined || cell.actor.state.phase !== 'reconciling') return false;
+    this.settle(clientRequestId, status);
+    return true;
+  }
+
   /** Orders whose outcome is not final yet, and the age of the oldest (for metrics and alerts). */
   private unresolved(): { count: number; oldestAgeMs: number | undefined } {
     const now = this.clock.now();
