@@ -254,6 +254,12 @@ describe('gw CLI', () => {
     );
     expect(lease).toMatchObject({ key: 'default', value: expect.stringContaining('{') });
     expect(await gw(['req', 'bad subject']).catch((e: { code: number }) => e)).toMatchObject({ code: 2 });
+    expect(await gw(['kv', 'get', 'bad.bucket', 'k']).catch((e: { code: number }) => e)).toMatchObject({ code: 2 });
+    const noBucket = await gw(['kv', 'get', 'NO_SUCH_BUCKET', 'k', '--json']).catch(
+      (e: { code: number; stdout: string }) => e,
+    );
+    expect(noBucket).toMatchObject({ code: 1 });
+    expect(JSON.parse((noBucket as { stdout: string }).stdout)).toMatchObject({ error: { code: 'NOT_FOUND' } });
   });
 
   it('errors say what went wrong and the next step, with exit codes 2 (usage) and 1 (failure)', async () => {

@@ -5,7 +5,7 @@
  */
 import { Kvm } from '@nats-io/kv';
 import { transportError } from '../client-context.js';
-import { GatewayError } from '../gateway-error.js';
+import { ClientErrorCode, GatewayError } from '../gateway-error.js';
 import type { GatewayClient } from '../gateway-client.js';
 import { COMMON_FLAGS, usage, type ClientSource } from './options.js';
 import type { Terminal } from './terminal.js';
@@ -18,6 +18,11 @@ gw kv get <bucket> <key>
 
 export const REQ_FLAGS = COMMON_FLAGS;
 
+/** Tokens of printable characters without spaces or wildcards, none empty. */
+const SUBJECT = /^[^\s*>.]+(\.[^\s*>.]+)*$/;
+const BUCKET = /^[A-Za-z0-9_-]{1,255}$/;
+const KV_KEY = /^[-/_=.A-Za-z0-9]{1,1024}$/;
+
 /** Payloads above this are refused before sending (NATS's default max payload is 1 MiB). */
 const MAX_BODY = 1_000_000;
 
@@ -27,15 +32,23 @@ export async function runReq(
   output: { terminal: Terminal; timeoutMs: number },
 ): Promise<number> {
   const [subject, body = '{}', ...rest] = positionals;
-  if (subject === undefined || !/^[^\s*>]+$/.test(subject))
-    throw usage('req', 'gw req needs a subject (no spaces or wildcards)');
+  if (subject === undefined || !SUBJECT.test(subject))
+    throw usage('req', 'gw req needs a subject: dot-separated tokens, no spaces or wildcards');
   if (rest.length > 0) throw usage('req', 'gw req takes one body: quote the JSON');
   if (body.length > MAX_BODY) throw usage('req', `the body is over ${MAX_BODY} bytes`);
   const connected = await client();
   const reply = await connected.context.nc
     .request(subject, body, { timeout: output.timeoutMs })
     .catch((error: unknown) => {
-      throw transportError(error, subject, connected.context.subjects.account);
+      const failure = transportError(error, subject, connected.context.subjects.account);
+      // any subject: nobody answering may be a mistyped one, not a missing app
+      throw failure.code === ClientErrorCode.NoResponder
+        ? new GatewayError(
+            failure.code,
+            `nobody answers ${subject}`,
+            'check the subject (docs/nats-contract.md, README "Subjects") and that the app serving it runs (`gw status`)',
+          )
+        : failure;
     });
   output.terminal.line(reply.string());
   return 0;
@@ -46,11 +59,18 @@ export async function runKv(
   positionals: string[],
   output: { terminal: Terminal },
 ): Promise<number> {
-  const [action, bucket, key] = positionals;
-  if (action !== 'get' || bucket === undefined || key === undefined) throw usage('kv', 'gw kv get <bucket> <key>');
+  const [action, bucket, key, ...rest] = positionals;
+  if (action !== 'get' || bucket === undefined || key === undefined || rest.length > 0)
+    throw usage('kv', 'gw kv get <bucket> <key>');
+  if (!BUCKET.test(bucket)) throw usage('kv', 'a bucket name is letters, digits, _ or -');
+  if (!KV_KEY.test(key)) throw usage('kv', 'a key is letters, digits and -/_=. (no spaces or wildcards)');
   const connected: GatewayClient = await client();
   const kv = await new Kvm(connected.context.nc).open(bucket);
-  const entry = await kv.get(key);
+  const entry = await kv.get(key).catch((error: unknown) => {
+    if (/stream not found/i.test(error instanceof Error ? error.message : String(error)))
+      throw new GatewayError('NOT_FOUND', `no bucket ${bucket}`, 'gw streams --all lists the KV_ buckets');
+    throw error;
+  });
   if (entry === null || entry.operation !== 'PUT')
     throw new GatewayError(
       'NOT_FOUND',
