@@ -121,7 +121,12 @@ async function main(argv: string[]): Promise<number> {
         if (values['help'] === true || parsed === undefined) return help(ORDER_HELP);
         const options = commonOptions(values, process.env);
         client = await connect(options);
-        return await runOrder(client, parsed, { json: options.json, terminal, signal: abort.signal });
+        return await runOrder(client, parsed, {
+          json: options.json,
+          terminal,
+          signal: abort.signal,
+          sendWithinMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+        });
       }
       case 'orders':
       case 'balances':
@@ -166,7 +171,7 @@ async function main(argv: string[]): Promise<number> {
         return await untilInterrupted(
           command === 'kv'
             ? runKv(source, positionals, { terminal })
-            : runReq(source, positionals, { terminal, timeoutMs: options.requestTimeoutMs ?? 15_000 }),
+            : runReq(source, positionals, { terminal, timeoutMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS }),
         );
       }
       case undefined:
@@ -215,12 +220,15 @@ function connect(options: CommonOptions): Promise<GatewayClient> {
     account: options.account,
     prefix: options.prefix,
     name: 'gw-cli',
-    connectTimeoutMs: options.requestTimeoutMs ?? 15_000,
+    connectTimeoutMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
     ...(options.requestTimeoutMs !== undefined
       ? { requestTimeoutMs: options.requestTimeoutMs, venueWriteTimeoutMs: options.requestTimeoutMs }
       : {}),
   });
 }
+
+/** `--timeout` when not given (the SDK's request bound too). */
+const DEFAULT_TIMEOUT_MS = 15_000;
 
 function help(text: string): number {
   process.stdout.write(`${text}\n`);

@@ -17,7 +17,8 @@ export const ORDER_HELP = `gw buy|sell <instrument> <quantity> <currency> <tenor
   e.g. gw buy BTC.USD 0.01 BTC T --group <account group uuid> --strategy manual
   --worst-price <p>   refuse a price worse than p (quote currency per base unit)
   --send-within <s>   never send the order to the venue later than s seconds from now (it then ends FAILED
-                      SEND_DEADLINE_PASSED, never sent); default: the execution app's own send deadline
+                      SEND_DEADLINE_PASSED, never sent); default: --timeout, so an order whose answer gw stopped
+                      waiting for is never placed later
   --key <key>         idempotency key (a repeat answers the same order; default: a new one, printed on stderr
                       before the order is sent)
   --wait <seconds>    how long to wait for a final state (default 60); then the state it is in
@@ -98,7 +99,7 @@ export function orderArgs(
 export async function runOrder(
   client: GatewayClient,
   args: OrderArgs,
-  output: { json: boolean; terminal: Terminal; signal?: AbortSignal },
+  output: { json: boolean; terminal: Terminal; signal?: AbortSignal; sendWithinMs: number },
 ): Promise<number> {
   const idempotencyKey = announceKey(args.key, output.terminal);
   const placed = client.orders.place(
@@ -111,7 +112,7 @@ export async function runOrder(
       currency: args.currency,
       tenor: args.tenor,
       ...(args.worstPrice !== undefined ? { worstPrice: args.worstPrice } : {}),
-      ...(args.sendWithinMs !== undefined ? { sendBy: Date.now() + args.sendWithinMs } : {}),
+      sendBy: Date.now() + (args.sendWithinMs ?? output.sendWithinMs),
       idempotencyKey,
     },
     { settleWaitMs: args.waitMs },
