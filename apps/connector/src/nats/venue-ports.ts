@@ -10,6 +10,8 @@ import type { ReconcileHints } from '../venue/index.js';
 export interface SessionView {
   readonly state$: Observable<{ state: SessionState; since: number }>;
   readonly reconnects: number;
+  /** Why the last attempt to open the session failed, if one did (bounded, never a secret). */
+  readonly lastFailure?: string | undefined;
   start(): void;
   stop(): Promise<void>;
 }

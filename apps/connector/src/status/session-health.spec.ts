@@ -33,14 +33,19 @@ describe('SessionHealth', () => {
     health.stop();
   });
 
-  it('is down until the session first opens (outside tester: a wrong secret read up for the grace)', () => {
+  it('is down until the session first opens (outside tester: a wrong secret read up for the grace), saying why', () => {
     let now = 0;
-    const s = session('idle', 0);
+    const s: ReturnType<typeof session> & { lastFailure?: string } = session('idle', 0);
     const health = new SessionHealth(s, 30_000, () => now);
     health.register(new HealthRegistry());
     now = 10;
     s.state$.next({ state: 'fetchingToken', since: now });
     expect(health.check()).toEqual({ up: false, detail: 'fetchingToken; not open yet (10 ms since start)' });
+    s.lastFailure = 'token fetch: createWebSocketToken: unauthorized, HTTP 401';
+    expect(health.check().detail).toBe(
+      'fetchingToken; not open yet (10 ms since start); last failure: token fetch: createWebSocketToken: unauthorized, HTTP 401',
+    );
+    s.lastFailure = undefined;
     s.state$.next({ state: 'open', since: now });
     expect(health.check()).toEqual({ up: true });
     health.stop();

@@ -45,10 +45,12 @@ export class SessionHealth {
   check(): { up: boolean; detail?: string } {
     if (this.state === 'open') return { up: true };
     const notOpenMs = this.now() - this.lastOpenAt;
-    if (!this.everOpen) return { up: false, detail: `${this.state}; not open yet (${notOpenMs} ms since start)` };
+    const failure = this.session.lastFailure === undefined ? '' : `; last failure: ${this.session.lastFailure}`;
+    if (!this.everOpen)
+      return { up: false, detail: `${this.state}; not open yet (${notOpenMs} ms since start)${failure}` };
     return {
       up: RECONNECTING.has(this.state) && notOpenMs < this.graceMs,
-      detail: `${this.state}; not open for ${notOpenMs} ms`,
+      detail: `${this.state}; not open for ${notOpenMs} ms${failure}`,
     };
   }
 }

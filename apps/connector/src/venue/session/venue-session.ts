@@ -141,6 +141,12 @@ export class VenueSession {
     return this.context.reconnects;
   }
 
+  /** Why the last attempt to open the session failed (token or socket; bounded, never a secret), until it opens. */
+  get lastFailure(): string | undefined {
+    return this.failure;
+  }
+  private failure: string | undefined;
+
   /** Generation of the open connection, or undefined when none is open. */
   get openConnection(): number | undefined {
     return this.openGeneration;
@@ -183,6 +189,7 @@ export class VenueSession {
         // After the effects before it ran, so an observer that sees `open` can send at once.
         this.metrics.setSessionState(effect.to);
         this.log.info('session state', { from: effect.from, to: effect.to, event: effect.event });
+        if (effect.to === 'open') this.failure = undefined;
         this.stateSubject.next({ state: this.context.state, since: this.context.since });
         return;
       case 'fetchToken':
@@ -249,6 +256,7 @@ export class VenueSession {
         this.metrics.tokenFetchSeconds.observe({ result: 'error' }, (performance.now() - started) / 1000);
         const reason = safeReason(error);
         this.log.warn('token fetch failed', { reason });
+        this.failure = `token fetch: ${reason}`.slice(0, 200);
         this.post({ type: 'tokenFailed', generation, reason });
       },
     );
@@ -277,6 +285,7 @@ export class VenueSession {
       response.resume();
       this.log.warn('venue refused the connection', { status });
       socket.terminate();
+      this.failure = `socket refused: HTTP ${status}`;
       this.post({ type: 'socketFailed', generation, reason: `HTTP ${status}` });
     });
     socket.on('error', (error) => {
