@@ -195,7 +195,13 @@ export class Stack {
       process: child,
       app: { spec: app, wiring, restarts: 0, lastStartAt: Date.now() },
     });
-    await this.waitFor(child, () => healthy(`${url}/health`), '/health 200');
+    const health = new HealthProbe(`${url}/health`);
+    await this.waitFor(
+      child,
+      () => health.ok(),
+      '/health 200',
+      () => health.lastDown,
+    );
   }
 
   private spawnApp(app: StackApp, wiring: StackWiring): ManagedProcess {
@@ -224,7 +230,12 @@ export class Stack {
   }
 
   /** Polls `probe` until it yields a value; fails when the process exits first or the ready timeout passes. */
-  private async waitFor<T>(child: ManagedProcess, probe: () => Promise<T | undefined>, what: string): Promise<T> {
+  private async waitFor<T>(
+    child: ManagedProcess,
+    probe: () => Promise<T | undefined>,
+    what: string,
+    lastAnswer: () => string | undefined = () => undefined,
+  ): Promise<T> {
     const deadline = Date.now() + this.config.STACK_READY_TIMEOUT_MS;
     for (;;) {
       if (!child.running) {
@@ -237,8 +248,9 @@ export class Stack {
       const value = await probe();
       if (value !== undefined) return value;
       if (Date.now() > deadline) {
+        const answer = lastAnswer();
         throw new StartError(
-          `${child.name} not ready (${what}) within STACK_READY_TIMEOUT_MS; its log ${child.logFile} ends:\n${indent(child.tail())}`,
+          `${child.name} not ready (no ${what}) within STACK_READY_TIMEOUT_MS${answer !== undefined ? `; it says: ${answer}` : ''}; its log ${child.logFile} ends:\n${indent(child.tail())}`,
         );
       }
       await new Promise((r) => setTimeout(r, 200));
@@ -246,11 +258,33 @@ export class Stack {
   }
 }
 
-async function healthy(url: string): Promise<true | undefined> {
+/** An app's /health, polled: ok once 200; otherwise the checks that were down at the last answer (for the error). */
+class HealthProbe {
+  lastDown: string | undefined;
+
+  constructor(private readonly url: string) {}
+
+  async ok(): Promise<true | undefined> {
+    try {
+      const response = await fetch(this.url, { signal: AbortSignal.timeout(2_000) });
+      const text = await response.text();
+      if (response.status === 200) return true;
+      this.lastDown = downChecks(text);
+    } catch {
+      // not listening yet
+    }
+    return undefined;
+  }
+}
+
+/** `name: detail` of each check down in a /health body, bounded (the body is the app's own). */
+export function downChecks(body: string): string | undefined {
   try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-    await response.arrayBuffer();
-    return response.status === 200 ? true : undefined;
+    const checks = (JSON.parse(body) as { checks?: Record<string, { up?: boolean; detail?: string }> }).checks ?? {};
+    const down = Object.entries(checks)
+      .filter(([, check]) => check.up === false)
+      .map(([name, check]) => `${name}: ${String(check.detail ?? 'down').slice(0, 300)}`);
+    return down.length > 0 ? down.join('; ').slice(0, 1_000) : undefined;
   } catch {
     return undefined;
   }
