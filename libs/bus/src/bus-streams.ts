@@ -1,4 +1,5 @@
 import {
+  DeliverPolicy,
   DiscardPolicy,
   JetStreamApiError,
   RetentionPolicy,
@@ -112,13 +113,17 @@ export class BusStreams {
     return jsm.streams.update(name, changeable);
   }
 
-  /** Every message the stream holds on `filterSubject` now, in order (see {@link readStreamJson}). */
+  /**
+   * Every message the stream holds on `filterSubject` now, in order (see {@link readStreamJson}); with `since`
+   * (epoch ms), only those stored since then.
+   */
   readAll<T>(
     stream: string,
     filterSubject: string,
     each: (subject: string, value: T | undefined) => void,
+    since?: number,
   ): Promise<void> {
-    return readStreamJson(this.connection, stream, filterSubject, each);
+    return readStreamJson(this.connection, stream, filterSubject, each, since);
   }
 
   /** The name of the stream that captures `subject`, if any. */
@@ -167,9 +172,15 @@ export async function readStreamJson<T>(
   stream: string,
   filterSubject: string,
   each: (subject: string, value: T | undefined) => void,
+  since?: number,
 ): Promise<void> {
   // One subject as a string: nats-server 2.9 takes a single filter.
-  const consumer = await connection.js.consumers.get(stream, { filter_subjects: filterSubject });
+  const consumer = await connection.js.consumers.get(stream, {
+    filter_subjects: filterSubject,
+    ...(since !== undefined
+      ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(since).toISOString() }
+      : {}),
+  });
   let pending = (await consumer.info()).num_pending;
   // In bounded batches: a batch that brings nothing ends the read (what `pending` counted may have aged out of
   // the stream meanwhile; a read waiting for it would never end).

@@ -1,10 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { accountLedgerStreams, AccountLedgerName, BusConnection, BusMetrics, BusStreams, SubjectLedger } from '#bus';
+import {
+  accountLedgerStreams,
+  AccountLedgerName,
+  BusConnection,
+  BusMetrics,
+  BusStreams,
+  readStreamJson,
+  SubjectLedger,
+} from '#bus';
 import { TransactionSubjects, type TransactionStateChanged } from '#contracts';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { startNatsServer, type NatsServerHandle } from '#testing';
 import type { TransactionRecord, TransactionState } from '#venue-api';
-import { TransactionLedger } from './transaction-ledger.js';
+import { TransactionLedger, type LedgerHistory } from './transaction-ledger.js';
 import { TransactionMetrics } from './transaction-metrics.js';
 
 const silent = new JsonLogger('ledger-test', 'test', 'error', { write: () => undefined });
@@ -238,6 +246,44 @@ describe('TransactionLedger (real nats-server)', () => {
     expect(await other.ingest(leg('t-webhook-only', 'PROCESSED'), 'webhook')).toEqual({ kind: 'stored' });
     other.listRead(now + 10_000);
     expect(await flagged()).toBe(1);
+  });
+
+  it('a restart does not forget webhook-only legs: those of the last day no list has shown await the list again (WH13)', async () => {
+    let now = Date.now();
+    const before = new TransactionLedger(
+      store,
+      subjects,
+      new TransactionMetrics(new MetricsRegistry('r1', { defaultMetrics: false })),
+      silent,
+      { now: () => now },
+    );
+    expect(await before.ingest(leg('t-forged-before-restart', 'PENDING'), 'webhook')).toEqual({ kind: 'stored' });
+    expect(await before.ingest(leg('t-forged-before-restart', 'PROCESSED'), 'webhook')).toEqual({ kind: 'stored' });
+    expect(await before.ingest(leg('t-seen-by-list', 'PENDING'), 'webhook')).toEqual({ kind: 'stored' });
+    expect(await before.ingest(leg('t-seen-by-list', 'PROCESSED'), 'list')).toEqual({ kind: 'stored' });
+    // the process restarts: a new ledger, nothing in memory
+    const registry = new MetricsRegistry('r2', { defaultMetrics: false });
+    const after = new TransactionLedger(store, subjects, new TransactionMetrics(registry), silent, {
+      now: () => now,
+      unconfirmedAfterMs: 60_000,
+    });
+    const history: LedgerHistory = (since, each) =>
+      readStreamJson<TransactionStateChanged>(
+        connection,
+        AccountLedgerName.transactions(ACCOUNT),
+        subjects.allChanged,
+        (_subject, event) => each(event),
+        since,
+      );
+    const restored = await after.restoreAwaitingList(history);
+    expect(restored).toBeGreaterThanOrEqual(1); // other tests' webhook-only legs of this stream too
+    now += 60_000;
+    after.listRead(now);
+    const warned = (await registry.getSingleMetric('account_sync_transactions_unconfirmed_total')?.get())?.values[0];
+    expect(warned?.value).toBe(restored); // each once: the listed leg is not among them
+    expect(restored).toBeLessThan(
+      (await connection.jsm.streams.info(AccountLedgerName.transactions(ACCOUNT))).state.num_subjects ?? 0,
+    );
   });
 
   it('reads back a state it stored once the list sees it later, and stores it again if the stream lost it', async () => {

@@ -77,6 +77,14 @@ const MAX_DISPUTES = 10_000;
 const UNCONFIRMED_AFTER_MS = 600_000;
 /** Webhook-only legs awaiting the list's sight (a bound: a flood forgets the oldest, never flagged). */
 const MAX_AWAITING_LIST = 10_000;
+/** How far back a start looks for webhook-only legs still awaiting the list (WH13). */
+export const AWAITING_LOOKBACK_MS = 24 * 3_600_000;
+
+/** Reads the ledger's events stored since an instant (epoch ms), in order. */
+export type LedgerHistory = (
+  since: number,
+  each: (event: TransactionStateChanged | undefined) => void,
+) => Promise<void>;
 
 export class TransactionLedger implements TransactionIntake {
   private readonly mailbox = new KeyedMailbox();
@@ -170,6 +178,34 @@ export class TransactionLedger implements TransactionIntake {
         sinceMs: startedAt - awaiting.since,
       });
     }
+  }
+
+  /**
+   * At start, before any list read: legs whose first event (within `AWAITING_LOOKBACK_MS`) came from a webhook and
+   * that no list event has shown await the list again, from when they were stored — so a restart does not forget
+   * them (WH13). A leg whose first event is older is left alone (it may have been listed before the window).
+   * Returns how many.
+   */
+  async restoreAwaitingList(history: LedgerHistory): Promise<number> {
+    const legs = new Map<string, { since: number; state: TransactionLegState; awaiting: boolean }>();
+    await history(this.now() - AWAITING_LOOKBACK_MS, (event) => {
+      if (event === undefined || typeof event.uuid !== 'string') return;
+      const leg = legs.get(event.uuid);
+      if (leg === undefined) {
+        const firstFromWebhook = event.previousState === null && event.source === 'webhook';
+        legs.set(event.uuid, { since: event.storedAt, state: event.state, awaiting: firstFromWebhook });
+        return;
+      }
+      leg.state = event.state;
+      if (event.source === 'list') leg.awaiting = false;
+    });
+    let restored = 0;
+    for (const [uuid, leg] of legs) {
+      if (!leg.awaiting || this.awaitingList.has(uuid)) continue;
+      this.awaitList(uuid, leg.state, leg.since);
+      restored += 1;
+    }
+    return restored;
   }
 
   /** The current state of a transaction, from the stream. */
@@ -328,10 +364,10 @@ export class TransactionLedger implements TransactionIntake {
   }
 
   /** The first state of a leg the stream held nothing of came from a webhook: the list is to show it. */
-  private awaitList(uuid: string, state: TransactionLegState): void {
+  private awaitList(uuid: string, state: TransactionLegState, since = this.now()): void {
     if (this.awaitingList.size >= MAX_AWAITING_LIST)
       this.awaitingList.delete(this.awaitingList.keys().next().value as string);
-    this.awaitingList.set(uuid, { since: this.now(), state });
+    this.awaitingList.set(uuid, { since, state });
   }
 
   private remember(uuid: string, held: Held): void {

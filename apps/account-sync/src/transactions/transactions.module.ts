@@ -6,7 +6,7 @@
 import { type DynamicModule, Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { AccountLedgerName, BusConnection, BusResponder, BusStreams, SubjectLedger, type BusSubscription } from '#bus';
-import { TransactionSubjects } from '#contracts';
+import { TransactionSubjects, type TransactionStateChanged } from '#contracts';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { ACCOUNT_SYNC_CONFIG, type AccountSyncConfig } from '../config.js';
 import { AppLifecycle } from '../lifecycle/app-lifecycle.js';
@@ -29,6 +29,7 @@ class TransactionsPart implements OnModuleInit {
     @Inject(AppLifecycle) private readonly lifecycle: AppLifecycle,
     @Inject(HealthRegistry) private readonly health: HealthRegistry,
     @Inject(ModuleRef) private readonly modules: ModuleRef,
+    @Inject(JsonLogger) private readonly logger: JsonLogger,
   ) {}
 
   onModuleInit(): void {
@@ -41,7 +42,19 @@ class TransactionsPart implements OnModuleInit {
     this.lifecycle.register('store', {
       name: 'transaction-ledger',
       start: async () => {
-        await ensureLedgerStream(this.streams, config, AccountLedgerName.transactions(config.ACCOUNT));
+        const stream = AccountLedgerName.transactions(config.ACCOUNT);
+        await ensureLedgerStream(this.streams, config, stream);
+        // webhook-only legs of the last day that no list has shown yet are awaited again (WH13), before any read
+        const restored = await this.ledger.restoreAwaitingList((since, each) =>
+          this.streams.readAll<TransactionStateChanged>(
+            stream,
+            subjects.allChanged,
+            (_subject, event) => each(event),
+            since,
+          ),
+        );
+        if (restored > 0)
+          this.logger.info('webhook-only transactions still awaiting the venue list', { legs: restored });
         const triggers = optionalSyncTriggers(this.modules);
         if (triggers !== undefined) this.ledger.useSyncTriggers(triggers);
       },
