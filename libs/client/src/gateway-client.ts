@@ -103,7 +103,7 @@ export class GatewayClient {
       subjects,
       requester: options.requester ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
       now: options.now ?? Date.now,
-      requestTimeoutMs: options.requestTimeoutMs ?? 15_000,
+      requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       venueWriteTimeoutMs: options.venueWriteTimeoutMs ?? Math.max(35_000, options.requestTimeoutMs ?? 0),
     };
     return new GatewayClient(context);
@@ -139,6 +139,9 @@ export class GatewayClient {
     if (!nc.isClosed()) await nc.close().catch(() => undefined);
   }
 }
+
+/** A gateway request's bound when `requestTimeoutMs` is not given (ms). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
 
 /** How long `close()` lets the connection drain before it closes it. */
 const CLOSE_DRAIN_MS = 3_000;

@@ -20,6 +20,5 @@ export function checkPort(port: number, host: string): Promise<PortCheck> {
 }
 
 export async function portIsFree(port: number, host: string): Promise<boolean> {
-  if (port === 0) return true;
   return (await checkPort(port, host)) === 'free';
 }

@@ -18,6 +18,9 @@ import {
 import { DEFAULT_SUBJECT_PREFIX, SUBJECT_PREFIX, SUBJECT_TOKEN } from '#contracts';
 import { STACK_APPS } from './apps.js';
 
+/** A port the launcher names to the user: fixed, never 0 ("any"). */
+const EnvFixedPort = (): PropertyDecorator => EnvInt(1, 65_535);
+
 const SESSION_ID = /^[^/\s\p{Cc}]{1,64}$/u;
 
 export class StackConfig implements CrossChecked {
@@ -28,7 +31,7 @@ export class StackConfig implements CrossChecked {
   /** An existing NATS (with JetStream) to use instead of the embedded nats-server. */
   @EnvUrl({ schemes: ['nats', 'tls'], list: true }) NATS_URL?: string;
   /** Port of the embedded nats-server (unused with NATS_URL). */
-  @EnvInt(1, 65_535) STACK_NATS_PORT: number = 4222;
+  @EnvFixedPort() STACK_NATS_PORT: number = 4222;
   @EnvText({ max: 128, pattern: SUBJECT_PREFIX, describe: 'dot-separated subject tokens (at most 128 characters)' })
   NATS_SUBJECT_PREFIX: string = DEFAULT_SUBJECT_PREFIX;
   @EnvText({ max: 64, pattern: SUBJECT_TOKEN, describe: 'one subject token of at most 64 characters' })
@@ -37,7 +40,7 @@ export class StackConfig implements CrossChecked {
 
   /** `sandbox`: the embedded sandbox venue, wired automatically. `real`: the VENUE_* settings below. */
   @EnvEnum(['sandbox', 'real']) STACK_VENUE: 'sandbox' | 'real' = 'sandbox';
-  @EnvInt(1, 65_535) SANDBOX_PORT: number = 8080;
+  @EnvFixedPort() SANDBOX_PORT: number = 8080;
   @EnvUrl({ schemes: ['http', 'https'] }) VENUE_REST_URL?: string;
   @EnvUrl({ schemes: ['ws', 'wss'] }) VENUE_WS_URL?: string;
   /** The venue's webhook address list (the account-sync app checks senders against it). */
@@ -52,11 +55,11 @@ export class StackConfig implements CrossChecked {
   VENUE_SESSION_ID?: string;
 
   /** HTTP port (/health, /metrics) of each app; one variable per app (tools/stack/src/apps.ts). */
-  @EnvInt(1, 65_535) CONNECTOR_HTTP_PORT: number = 3001;
-  @EnvInt(1, 65_535) EXECUTION_HTTP_PORT: number = 3002;
-  @EnvInt(1, 65_535) ACCOUNT_SYNC_HTTP_PORT: number = 3003;
+  @EnvFixedPort() CONNECTOR_HTTP_PORT: number = 3001;
+  @EnvFixedPort() EXECUTION_HTTP_PORT: number = 3002;
+  @EnvFixedPort() ACCOUNT_SYNC_HTTP_PORT: number = 3003;
   /** The account-sync app's webhook receiver; the sandbox sends its webhooks there. */
-  @EnvInt(1, 65_535) ACCOUNT_SYNC_WEBHOOK_PORT: number = 3013;
+  @EnvFixedPort() ACCOUNT_SYNC_WEBHOOK_PORT: number = 3013;
 
   /** How long a component may take to become healthy before the start is given up. */
   @EnvMs(1_000, 600_000) STACK_READY_TIMEOUT_MS: number = 60_000;

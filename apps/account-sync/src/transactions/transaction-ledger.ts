@@ -164,8 +164,7 @@ export class TransactionLedger implements TransactionIntake {
   /**
    * Legs a webhook gave first that a list read started `unconfirmedAfterMs` or more after them did not show: counted
    * and warned once each (WH13). The list is the venue's signed word; an allowed sender's notification alone is not.
-   * Held in memory: a restart forgets them (its first, full read confirms the genuine ones, and is the place to
-   * compare with).
+   * Held in memory; a restart rebuilds them from the ledger (`restoreAwaitingList`).
    */
   listRead(startedAt: number): void {
     for (const [uuid, awaiting] of this.awaitingList) {

@@ -135,15 +135,12 @@ export class PlaceOrderService {
 
     const now = this.deps.clock.now();
     if (request.sendBy !== undefined && request.sendBy <= now) {
-      this.deps.metrics.rejected(ExecutionErrorCode.SendByPassed, request.strategyId);
-      return {
-        ok: false,
-        error: {
-          code: ExecutionErrorCode.SendByPassed,
-          message: 'sendBy had passed when the request was decided; nothing was stored (check the clocks agree)',
-          values: { sendBy: String(request.sendBy), now: String(now) },
-        },
-      };
+      return this.reject(
+        ExecutionErrorCode.SendByPassed,
+        'sendBy had passed when the request was decided; nothing was stored (check the clocks agree)',
+        request.strategyId,
+        { sendBy: String(request.sendBy), now: String(now) },
+      );
     }
     let known: KnownQuote | undefined;
     if (request.quoteId !== undefined) {
@@ -444,9 +441,14 @@ export class PlaceOrderService {
     return { ok: false, error: { code: refusal.code, message: refusal.message, values: refusal.values } };
   }
 
-  private reject(code: string, message: string, strategyId: string | undefined): OrderRejection {
+  private reject(
+    code: string,
+    message: string,
+    strategyId: string | undefined,
+    values?: Record<string, string>,
+  ): OrderRejection {
     this.deps.metrics.rejected(code, strategyId);
-    return { ok: false, error: { code, message } };
+    return { ok: false, error: { code, message, ...(values !== undefined ? { values } : {}) } };
   }
 }
 

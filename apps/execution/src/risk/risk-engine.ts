@@ -7,8 +7,7 @@ import { TRADING_STATES, type RiskScopeKind, type TradingState, type TradingStat
 import { Actor, type Clock } from '#actors';
 import type { JsonLogger } from '#observability';
 import type { RiskDecision, RiskGate, RiskOrder, RiskOrderEvent, RiskRefusal, UndoneFill } from './risk-gate.js';
-import { tradingStateRefusal } from './checks.js';
-import { limitsFor } from './checks.js';
+import { limitsFor, tradingStateRefusal } from './checks.js';
 import { RiskBook } from './risk-book.js';
 import { utilisationOf, type UtilisedLimit } from './utilisation.js';
 import type { RiskPositionsStore, StoredRiskPositions } from './risk-positions.js';

@@ -7,7 +7,6 @@
  */
 import type { BalanceState, Freshness, TransactionLeg } from '#contracts';
 import type { KnownRecords, Page, TradeRecord } from '../account.js';
-
 import { COMMON_FLAGS, positiveInt, type ClientSource } from './options.js';
 import { paint, table, type Terminal } from './terminal.js';
 

@@ -6,7 +6,7 @@
  * (`gw buy|sell`, `gw withdrawals submit`: not final yet, or no answer — re-run with the same --key).
  */
 import 'reflect-metadata'; // the contract classes' decorators (class-transformer) need it loaded first
-import { GatewayClient } from '../gateway-client.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, GatewayClient } from '../gateway-client.js';
 import { ClientErrorCode, GatewayError } from '../gateway-error.js';
 import { failureDocument } from './failure.js';
 import {
@@ -125,7 +125,7 @@ async function main(argv: string[]): Promise<number> {
           json: options.json,
           terminal,
           signal: abort.signal,
-          sendWithinMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+          sendWithinMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
         });
       }
       case 'orders':
@@ -171,7 +171,10 @@ async function main(argv: string[]): Promise<number> {
         return await untilInterrupted(
           command === 'kv'
             ? runKv(source, positionals, { terminal })
-            : runReq(source, positionals, { terminal, timeoutMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS }),
+            : runReq(source, positionals, {
+                terminal,
+                timeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+              }),
         );
       }
       case undefined:
@@ -220,15 +223,12 @@ function connect(options: CommonOptions): Promise<GatewayClient> {
     account: options.account,
     prefix: options.prefix,
     name: 'gw-cli',
-    connectTimeoutMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    connectTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     ...(options.requestTimeoutMs !== undefined
       ? { requestTimeoutMs: options.requestTimeoutMs, venueWriteTimeoutMs: options.requestTimeoutMs }
       : {}),
   });
 }
-
-/** `--timeout` when not given (the SDK's request bound too). */
-const DEFAULT_TIMEOUT_MS = 15_000;
 
 function help(text: string): number {
   process.stdout.write(`${text}\n`);

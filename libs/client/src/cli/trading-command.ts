@@ -4,7 +4,6 @@
  */
 import { userInfo } from 'node:os';
 import type { TradingStateEntry, TradingStatesReply } from '#contracts';
-
 import { COMMON_FLAGS, usage, type ClientSource } from './options.js';
 import { paint, type Terminal } from './terminal.js';
 

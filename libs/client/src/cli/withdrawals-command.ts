@@ -6,7 +6,6 @@
  * with the same `--key`, or `gw withdrawals get --key`).
  */
 import type { WithdrawalListItem, WithdrawalView } from '#contracts';
-
 import { OutcomeUnknownError } from '../gateway-error.js';
 import { answerOrInterrupt } from './interrupt.js';
 import { COMMON_FLAGS, positiveInt, usage, type ClientSource } from './options.js';

@@ -61,6 +61,8 @@ const CLOSE_WAIT_MS = 1_000;
 export class VenueSession {
   private readonly actor: Actor<SessionContext, SessionEvent, SessionStep, SessionEnvironment>;
   private readonly stateSubject: BehaviorSubject<{ state: SessionState; since: number }>;
+  /** The last token or socket failure since the session was last open (`lastFailure`). */
+  private failure: string | undefined;
   private readonly connectionSubject = new Subject<ConnectionEvent>();
   private readonly listeners: FrameListener[] = [];
   private readonly drainHooks: Array<() => Promise<void>> = [];
@@ -145,7 +147,6 @@ export class VenueSession {
   get lastFailure(): string | undefined {
     return this.failure;
   }
-  private failure: string | undefined;
 
   /** Generation of the open connection, or undefined when none is open. */
   get openConnection(): number | undefined {
