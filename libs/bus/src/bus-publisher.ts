@@ -1,4 +1,4 @@
-import type { PubAck } from '@nats-io/jetstream';
+import { JetStreamApiError, type PubAck } from '@nats-io/jetstream';
 import type { Topic } from '#contracts';
 import type { JsonLogger } from '#observability';
 import type { BusConnection } from './bus-connection.js';
@@ -17,6 +17,11 @@ export interface DurablePublishOptions {
   /** Pause between attempts (ms). */
   retryDelayMs?: number;
   signal?: AbortSignal;
+  /**
+   * Stored only if the subject's last message in the stream has this sequence (0: none): optimistic
+   * concurrency. Otherwise it throws at once, without retrying (`isWrongLastSequence`).
+   */
+  expectLastSubjectSequence?: number;
 }
 
 /** Typed JSON publishing: fire-and-forget core messages, and acknowledged, deduplicated JetStream messages. */
@@ -87,9 +92,13 @@ export class BusPublisher {
         return await this.connection.js.publish(subject, payload, {
           msgID: options.msgId,
           timeout: options.ackTimeoutMs ?? 2_000,
+          ...(options.expectLastSubjectSequence !== undefined
+            ? { expect: { lastSubjectSequence: options.expectLastSubjectSequence } }
+            : {}),
         });
       } catch (error) {
         lastError = error;
+        if (isWrongLastSequence(error)) throw error;
         // no stream behind the subject: the server may have lost it; the retries below may find it declared again
         if (isNoStreamAnswer(error)) this.connection.topology.redeclare('no_stream');
         if (attempt === attempts) break;
@@ -106,6 +115,13 @@ export class BusPublisher {
     throw new DurablePublishError(options.kind, lastError);
   }
 }
+
+/** JetStream's answer to a publish whose expected last sequence is not the stream's (API error 10071). */
+export function isWrongLastSequence(error: unknown): boolean {
+  return error instanceof JetStreamApiError && error.code === WRONG_LAST_SEQUENCE;
+}
+
+const WRONG_LAST_SEQUENCE = 10071;
 
 export class DurablePublishError extends Error {
   constructor(kind: SubjectKind, cause: unknown) {

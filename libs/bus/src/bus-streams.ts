@@ -143,6 +143,42 @@ export class BusStreams {
     );
   }
 
+  /**
+   * The messages stored on `subject` after stream sequence `after`, in order, one request each (a few expected);
+   * returns the sequence to expect next: the last one read, or the subject's last (0 if it holds none).
+   */
+  async readAfter<T>(
+    stream: string,
+    subject: string,
+    after: number,
+    each: (stored: StoredJson<T | undefined>) => void,
+  ): Promise<number> {
+    let cursor = after;
+    for (;;) {
+      const stored = await this.nextStored(stream, subject, cursor + 1);
+      if (stored === undefined) break;
+      cursor = stored.seq;
+      each({
+        subject: stored.subject,
+        seq: stored.seq,
+        value: jsonOrUndefined<T>(stored),
+        storedAt: stored.time.getTime(),
+      });
+    }
+    return cursor > after ? cursor : ((await this.lastStored(stream, subject))?.seq ?? 0);
+  }
+
+  private async nextStored(stream: string, subject: string, from: number): Promise<StoredMsg | undefined> {
+    try {
+      // STREAM.MSG.GET takes `next_by_subj` with `seq` (nats-server 2.9); the client's type names only `seq`
+      const query = { seq: from, next_by_subj: subject } as { seq: number };
+      return (await this.connection.jsm.streams.getMessage(stream, query)) ?? undefined;
+    } catch (error) {
+      if (error instanceof JetStreamApiError && error.status === 404) return undefined;
+      throw error;
+    }
+  }
+
   private async lastStored(stream: string, subject: string): Promise<StoredMsg | undefined> {
     try {
       return (await this.connection.jsm.streams.getMessage(stream, { last_by_subj: subject })) ?? undefined;

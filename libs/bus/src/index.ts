@@ -2,7 +2,7 @@ export { BUS_OPTIONS, type BusOptions } from './bus-options.js';
 export { BusMetrics } from './bus-metrics.js';
 export { BusConnection } from './bus-connection.js';
 export { isBusUnavailable } from './bus-unavailable.js';
-export { BusPublisher, DurablePublishError, type DurablePublishOptions } from './bus-publisher.js';
+export { BusPublisher, DurablePublishError, isWrongLastSequence, type DurablePublishOptions } from './bus-publisher.js';
 export {
   BusResponder,
   MAX_REQUEST_BYTES,

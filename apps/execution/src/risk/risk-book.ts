@@ -177,6 +177,16 @@ export class RiskBook {
   }
 
   /**
+   * `admit` of an order another instance admitted, unless this book counted it already (it is heard of live and
+   * read from the stream): one still open, or one admitted here within the minute (perhaps settled since).
+   */
+  admitOnce(order: BookOrder, now: number): void {
+    const windowed = this.recentById.get(order.orderId);
+    if (this.openOrders.has(order.orderId) || (windowed !== undefined && !windowed.windowOnly)) return;
+    this.admit(order, now);
+  }
+
+  /**
    * A later change of an admitted order. Only orders still open are affected, so a repeated event (or one
    * arriving after the order settled) changes nothing: idempotent per (orderId, kind). Returns whether it did.
    */

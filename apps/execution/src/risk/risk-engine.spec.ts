@@ -3,7 +3,7 @@ import { MetricsRegistry } from '#observability';
 import { Decimal } from '#venue-api';
 import { FakeClock } from '#testing';
 import { RiskMetrics } from './risk-metrics.js';
-import { RiskEngine } from './risk-engine.js';
+import { RiskEngine, type AdmissionAnswer } from './risk-engine.js';
 import { entry, limits, order, states, T0 } from './testing/risk-fixtures.js';
 
 describe('RiskEngine (the RiskGate of the order side)', () => {
@@ -302,6 +302,7 @@ describe('RiskEngine (the RiskGate of the order side)', () => {
     const engine = new RiskEngine(limits(file), { clock: new FakeClock(T0) }, states());
     const told: string[] = [];
     engine.attachPeers({
+      publishAdmission: () => Promise.reject(new Error('not sequenced: never asked')),
       admitted: (o) => told.push(`admitted ${o.orderId}`),
       recorded: (e) => told.push(`${e.kind} ${e.orderId}`),
     });
@@ -316,5 +317,101 @@ describe('RiskEngine (the RiskGate of the order side)', () => {
     engine.record({ kind: 'unknown', orderId: mine.orderId });
     // a peer's event is not told back to the peers
     expect(told).toEqual([`admitted ${mine.orderId}`, `unknown ${mine.orderId}`]);
+  });
+
+  describe('admissions in sequence across instances (the book stream orders them)', () => {
+    type Publication = { orderId: string; expectedLast: number; answer: (a: AdmissionAnswer) => void };
+
+    /** An engine whose peers hold each publication until the test answers it as the stream would. */
+    function sequencedEngine(file: object, metrics?: RiskMetrics) {
+      const engine = new RiskEngine(
+        limits(file),
+        { clock: new FakeClock(T0), ...(metrics ? { metrics } : {}) },
+        states(),
+      );
+      const publications: Publication[] = [];
+      const plain: string[] = [];
+      engine.attachPeers({
+        publishAdmission: (o, _at, expectedLast) =>
+          new Promise((answer) => publications.push({ orderId: o.orderId, expectedLast, answer })),
+        admitted: (o) => plain.push(o.orderId),
+        recorded: () => undefined,
+      });
+      engine.startSequence(7);
+      return { engine, publications, plain };
+    }
+
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+    it('counts an admission only once the stream stored it, and decides the next admit after it', async () => {
+      const { engine, publications } = sequencedEngine({ strategies: { alpha: { maxOpenExposure: { BTC: '1.5' } } } });
+      const first = engine.admit(order(), T0);
+      const second = engine.admit(order(), T0);
+      await settle();
+      // one publication out at a time, expecting the last admission counted
+      expect(publications.map((p) => p.expectedLast)).toEqual([7]);
+      expect(engine.state.book.open.size).toBe(0);
+      publications[0]?.answer({ kind: 'stored', seq: 9 });
+      expect(await first).toEqual({ ok: true });
+      // the second is decided on the book that counts the first: over the limit, refused without a publication
+      expect(await second).toMatchObject({ code: 'RISK_EXPOSURE_EXCEEDS_MAX_OPEN' });
+      expect(publications).toHaveLength(1);
+      expect(engine.state.sequence?.last).toBe(9);
+    });
+
+    it('an admission overtaken by another instance counts that one and is decided again on it', async () => {
+      const metrics = new RiskMetrics(new MetricsRegistry('t'));
+      const { engine, publications } = sequencedEngine(
+        { strategies: { alpha: { maxOpenExposure: { BTC: '1.5' } } } },
+        metrics,
+      );
+      const mine = engine.admit(order(), T0);
+      await settle();
+      const theirs = order();
+      // the other instance's admission is read from the stream; and heard of live as well: counted once
+      publications[0]?.answer({ kind: 'overtaken', missed: [{ order: theirs, admittedAt: T0 }], last: 8 });
+      engine.peerAdmitted(theirs, T0);
+      expect(await mine).toMatchObject({ code: 'RISK_EXPOSURE_EXCEEDS_MAX_OPEN', values: { exposure: '1' } });
+      expect(engine.state.book.open.size).toBe(1);
+      expect(engine.state.sequence?.last).toBe(8);
+      expect(engine.state.sequence?.pending).toBeUndefined();
+      expect((await metrics.admissionRetries.get()).values[0]?.value).toBe(1);
+    });
+
+    it('an overtaken admission that still fits is published again after the one that came first', async () => {
+      const { engine, publications } = sequencedEngine({ strategies: { alpha: { maxOpenExposure: { BTC: '2.5' } } } });
+      const mine = engine.admit(order(), T0);
+      await settle();
+      publications[0]?.answer({ kind: 'overtaken', missed: [{ order: order(), admittedAt: T0 }], last: 8 });
+      await settle();
+      expect(publications.map((p) => p.expectedLast)).toEqual([7, 8]);
+      publications[1]?.answer({ kind: 'stored', seq: 10 });
+      expect(await mine).toEqual({ ok: true });
+      expect(engine.state.book.open.size).toBe(2);
+    });
+
+    it('refuses RISK_ADMISSION_CONTENDED once overtaken 20 times in a row, and counts nothing', async () => {
+      const { engine, publications } = sequencedEngine({});
+      const mine = engine.admit(order(), T0);
+      for (let i = 0; i < 20; i += 1) {
+        await settle();
+        publications[i]?.answer({ kind: 'overtaken', missed: [], last: 8 + i });
+      }
+      expect(await mine).toMatchObject({ ok: false, code: 'RISK_ADMISSION_CONTENDED', values: { attempts: '20' } });
+      expect(engine.state.book.open.size).toBe(0);
+    });
+
+    it('the stream unavailable: the order is admitted here alone, published plainly and counted as unsequenced', async () => {
+      const metrics = new RiskMetrics(new MetricsRegistry('t'));
+      const { engine, publications, plain } = sequencedEngine({}, metrics);
+      const mine = order();
+      const answer = engine.admit(mine, T0);
+      await settle();
+      publications[0]?.answer({ kind: 'unsequenced', reason: 'no answer in 1000 ms' });
+      expect(await answer).toEqual({ ok: true });
+      expect(plain).toEqual([mine.orderId]);
+      expect(engine.state.book.open.has(mine.orderId)).toBe(true);
+      expect((await metrics.admissionsUnsequenced.get()).values[0]?.value).toBe(1);
+    });
   });
 });

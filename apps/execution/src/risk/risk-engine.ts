@@ -12,7 +12,14 @@ import { RiskBook } from './risk-book.js';
 import { utilisationOf, type UtilisedLimit } from './utilisation.js';
 import type { RiskPositionsStore, StoredRiskPositions } from './risk-positions.js';
 import type { Limits, LimitsConfig, ScopeKey } from './limits.js';
-import { riskTransition, type RiskEffect, type RiskEnv, type RiskEvent, type RiskState } from './risk-machine.js';
+import {
+  riskTransition,
+  type PeerAdmission,
+  type RiskEffect,
+  type RiskEnv,
+  type RiskEvent,
+  type RiskState,
+} from './risk-machine.js';
 import type { RiskMetrics } from './risk-metrics.js';
 import { unreadableStates, type TradingStates } from './trading-states.js';
 
@@ -24,9 +31,17 @@ export interface RiskEngineDeps {
 
 /** The other execution instances of the account (see RiskBookSync): told what this one admits and learns. */
 export interface RiskPeers {
+  /** An admission published in sequence: stored, overtaken by others' (read back), or not sequenced. */
+  publishAdmission(order: RiskOrder, admittedAt: number, expectedLast: number): Promise<AdmissionAnswer>;
+  /** An admission published without sequence (the stream could not take it in sequence). */
   admitted(order: RiskOrder, admittedAt: number): void;
   recorded(event: RiskOrderEvent): void;
 }
+
+export type AdmissionAnswer =
+  | { kind: 'stored'; seq: number }
+  | { kind: 'overtaken'; missed: readonly PeerAdmission[]; last: number }
+  | { kind: 'unsequenced'; reason: string };
 
 export class RiskEngine implements RiskGate {
   private readonly actor: Actor<RiskState, RiskEvent, RiskEffect, RiskEnv>;
@@ -87,6 +102,11 @@ export class RiskEngine implements RiskGate {
   positionsLoaded(stored: StoredRiskPositions, store?: RiskPositionsStore): void {
     this.actor.send({ kind: 'positions-loaded', positions: stored.positions, applied: stored.applied });
     this.positions = store;
+  }
+
+  /** From now on admissions are published in sequence after `last` (the last one the stream holds). */
+  startSequence(last: number): void {
+    this.actor.send({ kind: 'sequence-started', last });
   }
 
   /** An order another instance admitted. */
@@ -185,6 +205,19 @@ export class RiskEngine implements RiskGate {
       case 'share-admitted':
         this.peers?.admitted(effect.order, effect.admittedAt);
         return;
+      case 'publish-admission':
+        this.publishAdmission(effect.order, effect.admittedAt, effect.expectedLast);
+        return;
+      case 'admission-retried':
+        metrics?.admissionRetries.inc();
+        return;
+      case 'admission-unsequenced':
+        metrics?.admissionsUnsequenced.inc();
+        logger?.warn('order admitted without sequence: other instances may have admitted against the same headroom', {
+          orderId: effect.orderId,
+          reason: effect.reason.slice(0, 200),
+        });
+        return;
       case 'share-event':
         this.peers?.recorded(effect.event);
         return;
@@ -219,6 +252,26 @@ export class RiskEngine implements RiskGate {
         );
         return;
     }
+  }
+
+  /** The publication's answer back into the mailbox, as the event the transition expects. */
+  private publishAdmission(order: RiskOrder, admittedAt: number, expectedLast: number): void {
+    const orderId = order.orderId;
+    const unsequenced = (reason: string): void => this.actor.send({ kind: 'admission-unsequenced', orderId, reason });
+    const peers = this.peers;
+    if (peers === undefined) {
+      unsequenced('no other instances are followed (stopping)');
+      return;
+    }
+    peers.publishAdmission(order, admittedAt, expectedLast).then(
+      (answer) => {
+        if (answer.kind === 'stored') this.actor.send({ kind: 'admission-stored', orderId, seq: answer.seq });
+        else if (answer.kind === 'overtaken') {
+          this.actor.send({ kind: 'admission-overtaken', orderId, missed: answer.missed, last: answer.last });
+        } else unsequenced(answer.reason);
+      },
+      (error: unknown) => unsequenced(error instanceof Error ? error.message : String(error)),
+    );
   }
 
   /** Utilisation of the order's scopes' limits; the gauge shows, per scope kind, the most used scope. */

@@ -3,11 +3,12 @@
  * all go through one mailbox, so two concurrent admits can never both use the same headroom (the second is
  * decided on the book that already counts the first). The transition is pure; its effects are the replies.
  */
-import type { TradingStateEntry, RiskScopeKind } from '#contracts';
+import { RiskCode, type TradingStateEntry, type RiskScopeKind } from '#contracts';
 import { isParsableDecimal, parseDecimal, type Decimal } from '#venue-api';
 import type { Transition } from '#actors';
 import type { FilledOrder, RiskDecision, RiskOrder, RiskOrderEvent } from './risk-gate.js';
 import { decide } from './checks.js';
+import { refusal } from './refusal.js';
 import { scopeKey, withOverride, type Limits, type LimitsConfig, type ScopeKey } from './limits.js';
 import { bookOrderOf, currenciesOf, factsOf } from './order-facts.js';
 import {
@@ -27,6 +28,41 @@ export interface RiskState {
   readonly states: TradingStates;
   /** Per scope, the orders whose fills the durable positions held when read (absent: not read). */
   readonly appliedFills?: ReadonlyMap<ScopeKey, ReadonlySet<string>>;
+  /** Admissions decided one after another for the whole account (absent: by this instance alone). */
+  readonly sequence?: AdmissionSequence;
+}
+
+/**
+ * The account's admissions in one order, across instances: an order this instance admits is published on the
+ * book stream expecting the last admission it has counted. If another instance's came in between, the
+ * publication is refused; that admission is counted here and the order decided again on the book that holds it.
+ */
+export interface AdmissionSequence {
+  /** Stream sequence of the last admission counted here (0: none). */
+  readonly last: number;
+  /** The admit whose publication is out: admits that come meanwhile wait behind it, in order. */
+  readonly pending?: PendingAdmit;
+  readonly waiting: readonly AdmitRequest[];
+}
+
+interface AdmitRequest {
+  readonly order: RiskOrder;
+  readonly now: number;
+  readonly reply: (decision: RiskDecision) => void;
+}
+
+interface PendingAdmit extends AdmitRequest {
+  readonly admittedAt: number;
+  readonly attempts: number;
+}
+
+/** Publications refused because another instance admitted first, in a row, before the order is refused. */
+export const ADMISSION_ATTEMPTS = 20;
+
+/** An admission another instance published: what the book needs to count it. */
+export interface PeerAdmission {
+  order: RiskOrder;
+  admittedAt: number;
 }
 
 export type RiskEvent =
@@ -35,6 +71,14 @@ export type RiskEvent =
   | { kind: 'record'; event: RiskOrderEvent; from: 'local' | 'peer'; settled?: Settled }
   /** An order another execution instance admitted: counted here too (no checks: that instance decided). */
   | { kind: 'peer-admitted'; order: RiskOrder; admittedAt: number }
+  /** From now on admissions are published in sequence; `last`: the last one read back from the stream. */
+  | { kind: 'sequence-started'; last: number }
+  /** The pending admission was stored at stream sequence `seq`. */
+  | { kind: 'admission-stored'; orderId: string; seq: number }
+  /** Another instance admitted first: what it (and any other since `last`) admitted; `last` is now the stream's. */
+  | { kind: 'admission-overtaken'; orderId: string; missed: readonly PeerAdmission[]; last: number }
+  /** The stream could not take it (NATS or the stream down, no answer): admitted here alone, as without peers. */
+  | { kind: 'admission-unsequenced'; orderId: string; reason: string }
   | { kind: 'restore'; orders: ReadonlyArray<{ order: RiskOrder; admittedAt: number; event?: RiskOrderEvent }> }
   /** The admissions of the last minute read back (`traded`: not known not executed): for the rolling windows. */
   | { kind: 'restore-window'; orders: ReadonlyArray<{ order: RiskOrder; admittedAt: number; traded: boolean }> }
@@ -62,6 +106,11 @@ export type RiskEffect =
   | { kind: 'reply'; reply: (decision: RiskDecision) => void; decision: RiskDecision; order: RiskOrder }
   /** Tell the other instances: an order admitted here, an event of an order learnt here. */
   | { kind: 'share-admitted'; order: RiskOrder; admittedAt: number }
+  /** Publish the admission expecting the last one counted here (`AdmissionSequence`); the answer comes back as an event. */
+  | { kind: 'publish-admission'; order: RiskOrder; admittedAt: number; expectedLast: number }
+  /** The admission's publication was overtaken by another instance's (counted for the metric), or not sequenced. */
+  | { kind: 'admission-retried'; orderId: string; attempts: number }
+  | { kind: 'admission-unsequenced'; orderId: string; reason: string }
   | { kind: 'share-event'; event: RiskOrderEvent }
   /**
    * A fill this instance learnt: add it to the durable positions of the order's scopes (an undone fill: its
@@ -78,19 +127,58 @@ export interface RiskEnv {
 export function riskTransition(state: RiskState, event: RiskEvent, env: RiskEnv): Transition<RiskState, RiskEffect> {
   switch (event.kind) {
     case 'admit': {
-      // the book is the actor's own: brought to now, then read by the pure checks, then counted in if admitted
-      state.book.prune(event.now);
-      const { decision, facts } = decide(event.order, { ...state, now: event.now });
-      const reply: RiskEffect = { kind: 'reply', reply: event.reply, decision, order: event.order };
-      if (!decision.ok || facts === undefined) return { state, effects: [reply] };
-      state.book.admit(bookOrderOf(facts, event.now), event.now);
-      return { state, effects: [reply, { kind: 'share-admitted', order: event.order, admittedAt: event.now }] };
+      const request: AdmitRequest = { order: event.order, now: event.now, reply: event.reply };
+      const sequence = state.sequence;
+      if (sequence?.pending !== undefined) {
+        return { state: { ...state, sequence: { ...sequence, waiting: [...sequence.waiting, request] } }, effects: [] };
+      }
+      return admitNext(state, [request], []);
     }
-    case 'peer-admitted': {
-      const facts = factsOf(event.order);
-      if ('ok' in facts) return { state, effects: [] };
-      state.book.admit(bookOrderOf(facts, event.admittedAt), env.now);
+    case 'peer-admitted':
+      countPeerAdmission(state, event, env.now);
       return { state, effects: [] };
+    case 'sequence-started':
+      return { state: { ...state, sequence: { last: event.last, waiting: [] } }, effects: [] };
+    case 'admission-stored': {
+      const out = pendingAnswered(state, event.orderId);
+      if (out === undefined) return { state, effects: [] };
+      const { sequence, pending } = out;
+      const last = Math.max(sequence.last, event.seq);
+      return admitNext({ ...state, sequence: { last, waiting: [] } }, sequence.waiting, [
+        admitted(state, pending, env),
+      ]);
+    }
+    case 'admission-overtaken': {
+      const out = pendingAnswered(state, event.orderId);
+      if (out === undefined) return { state, effects: [] };
+      const { sequence, pending } = out;
+      for (const admission of event.missed) countPeerAdmission(state, admission, env.now);
+      const attempts = pending.attempts + 1;
+      const retried: RiskEffect = { kind: 'admission-retried', orderId: pending.order.orderId, attempts };
+      const next: AdmissionSequence = { last: event.last, waiting: [] };
+      if (attempts >= ADMISSION_ATTEMPTS) {
+        const decision = refusal(
+          RiskCode.AdmissionContended,
+          "other instances admitted orders between this order's decision and its publication each time: ask again",
+          { attempts: String(attempts) },
+        );
+        const reply: RiskEffect = { kind: 'reply', reply: pending.reply, decision, order: pending.order };
+        return admitNext({ ...state, sequence: next }, sequence.waiting, [retried, reply]);
+      }
+      // decided again now, on the book that counts what came in between
+      const again: AdmitRequest = { order: pending.order, now: env.now, reply: pending.reply };
+      return admitNext({ ...state, sequence: next }, [again, ...sequence.waiting], [retried], attempts);
+    }
+    case 'admission-unsequenced': {
+      const out = pendingAnswered(state, event.orderId);
+      if (out === undefined) return { state, effects: [] };
+      const { sequence, pending } = out;
+      const effects: RiskEffect[] = [
+        admitted(state, pending, env),
+        { kind: 'share-admitted', order: pending.order, admittedAt: pending.admittedAt },
+        { kind: 'admission-unsequenced', orderId: pending.order.orderId, reason: event.reason },
+      ];
+      return admitNext({ ...state, sequence: { last: sequence.last, waiting: [] } }, sequence.waiting, effects);
     }
     case 'record': {
       const parsed = bookEventOf(event.event);
@@ -190,6 +278,69 @@ function filledOrderOf(
   const currencies = order === undefined ? undefined : currenciesOf(order.instrument);
   if (order === undefined || currencies === undefined) return undefined;
   return { strategyId: order.strategyId, accountGroup: order.accountGroup, side: order.side, ...currencies };
+}
+
+/**
+ * Decides the requests in order until one must wait for its publication (sequenced) or none is left. Each is
+ * decided on the book brought to its time; admitted alone, it is counted at once and told to the others.
+ * `attempts`: of the first request, when it is an overtaken one decided again.
+ */
+function admitNext(
+  state: RiskState,
+  requests: readonly AdmitRequest[],
+  effects: RiskEffect[],
+  attempts = 0,
+): Transition<RiskState, RiskEffect> {
+  for (let i = 0; i < requests.length; i += 1) {
+    const request = requests[i] as AdmitRequest;
+    // the book is the actor's own: brought to now, then read by the pure checks, then counted in if admitted
+    state.book.prune(request.now);
+    const { decision, facts } = decide(request.order, { ...state, now: request.now });
+    const reply: RiskEffect = { kind: 'reply', reply: request.reply, decision, order: request.order };
+    if (!decision.ok || facts === undefined) {
+      effects.push(reply);
+      continue;
+    }
+    const sequence = state.sequence;
+    if (sequence === undefined) {
+      state.book.admit(bookOrderOf(facts, request.now), request.now);
+      effects.push(reply, { kind: 'share-admitted', order: request.order, admittedAt: request.now });
+      continue;
+    }
+    const pending: PendingAdmit = { ...request, admittedAt: request.now, attempts: i === 0 ? attempts : 0 };
+    effects.push({
+      kind: 'publish-admission',
+      order: request.order,
+      admittedAt: request.now,
+      expectedLast: sequence.last,
+    });
+    return { state: { ...state, sequence: { last: sequence.last, pending, waiting: requests.slice(i + 1) } }, effects };
+  }
+  return { state, effects };
+}
+
+/** The sequence and its pending admit, if the answer is for that admit (a late answer of another is ignored). */
+function pendingAnswered(
+  state: RiskState,
+  orderId: string,
+): { sequence: AdmissionSequence; pending: PendingAdmit } | undefined {
+  const { sequence } = state;
+  const pending = sequence?.pending;
+  return sequence !== undefined && pending?.order.orderId === orderId ? { sequence, pending } : undefined;
+}
+
+/** The pending admit counted in the book, and its `ok` reply. */
+function admitted(state: RiskState, pending: PendingAdmit, env: RiskEnv): RiskEffect {
+  const facts = factsOf(pending.order);
+  if (!('ok' in facts)) state.book.admit(bookOrderOf(facts, pending.admittedAt), env.now);
+  return { kind: 'reply', reply: pending.reply, decision: { ok: true }, order: pending.order };
+}
+
+/** An order another instance admitted, counted once however often it is heard of (live and read back). */
+function countPeerAdmission(state: RiskState, admission: PeerAdmission, now: number): void {
+  const facts = factsOf(admission.order);
+  if ('ok' in facts) return;
+  state.book.admitOnce(bookOrderOf(facts, admission.admittedAt), now);
 }
 
 /** The scopes whose durable positions, as read at start, do not hold the order's fill (none if never read). */

@@ -16,6 +16,8 @@ export class RiskMetrics {
   readonly eventsIgnored: Counter;
   readonly positionWriteFailures: Counter;
   readonly limitUtilisation: Gauge<'limit' | 'scope'>;
+  readonly admissionRetries: Counter;
+  readonly admissionsUnsequenced: Counter;
 
   constructor(registry: MetricsRegistry) {
     const registers = [registry];
@@ -68,6 +70,16 @@ export class RiskMetrics {
     this.positionWriteFailures = new Counter({
       name: 'execution_risk_position_write_failures_total',
       help: 'Fills that could not be added to the durable risk positions (NATS KV); a restart would not count them',
+      registers,
+    });
+    this.admissionRetries = new Counter({
+      name: 'execution_risk_admission_retries_total',
+      help: "Admissions decided again because another instance's admission was published first",
+      registers,
+    });
+    this.admissionsUnsequenced = new Counter({
+      name: 'execution_risk_admissions_unsequenced_total',
+      help: 'Orders admitted by this instance alone because the admission stream could not take them in sequence (limits may be overshot across instances)',
       registers,
     });
     this.eventsIgnored = new Counter({

@@ -97,6 +97,16 @@ describe('pre-trade risk control over NATS (two instances, a plain NATS client)'
     return records;
   }
 
+  /** One strategy's limits set over NATS, once both instances apply them. */
+  async function strategyLimit(id: string, limits: object): Promise<void> {
+    await ask(subjects.limitsSet, { scope: 'strategy', id, limits, by: 'carol', reason: 'one limit for the account' });
+    for (const instance of [a, b]) {
+      await eventually(async () => (instance.engine.state.limits.overrides.has(`strategy:${id}`) ? true : undefined), {
+        what: `both instances have the limits of ${id}`,
+      });
+    }
+  }
+
   beforeAll(async () => {
     server = await startNatsServer();
     client = await connect({ servers: server.url });
@@ -269,16 +279,7 @@ describe('pre-trade risk control over NATS (two instances, a plain NATS client)'
   });
 
   it('the instances count each other’s orders: exposure and quote size hold for the account, not per instance', async () => {
-    await ask(subjects.limitsSet, {
-      scope: 'strategy',
-      id: 'shared',
-      limits: { maxOpenExposure: { BTC: '1.5' } },
-      by: 'carol',
-      reason: 'one limit for the account',
-    });
-    await eventually(async () => (b.engine.state.limits.overrides.has('strategy:shared') ? true : undefined), {
-      what: 'b has the limit',
-    });
+    await strategyLimit('shared', { maxOpenExposure: { BTC: '1.5' } });
     const first = liveOrder({ strategyId: 'shared' });
     expect(await a.engine.admit(first, Date.now())).toEqual({ ok: true });
     // probing b before it heard of the order would count the probe itself: wait for the order in b's book
@@ -294,6 +295,45 @@ describe('pre-trade risk control over NATS (two instances, a plain NATS client)'
       what: 'a hears what b learnt',
     });
     expect(await code(a, { strategyId: 'shared' })).toBe('OK');
+  });
+
+  it('a burst at both instances at once: the account’s limit holds to the unit (admissions in sequence)', async () => {
+    await strategyLimit('burst', { maxOpenExposure: { BTC: '10' } });
+    // 40 orders of 1 BTC, 20 at each instance, all asked before any is decided
+    const decisions = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => code(i % 2 === 0 ? a : b, { strategyId: 'burst' })),
+    );
+    expect(decisions.filter((d) => d === 'OK')).toHaveLength(10);
+    expect(new Set(decisions.filter((d) => d !== 'OK'))).toEqual(new Set(['RISK_EXPOSURE_EXCEEDS_MAX_OPEN']));
+    // each instance's book counts all ten, whoever admitted them
+    for (const instance of [a, b]) {
+      await eventually(
+        async () =>
+          [...instance.engine.state.book.open.values()].filter((o) => o.strategyId === 'burst').length === 10
+            ? true
+            : undefined,
+        { what: 'every instance counts the ten admitted' },
+      );
+    }
+    const unsequenced = async (instance: Instance) =>
+      (await instance.metrics.metrics()).includes('execution_risk_admissions_unsequenced_total{app="t"} 0');
+    expect(await unsequenced(a)).toBe(true);
+    expect(await unsequenced(b)).toBe(true);
+  });
+
+  it('the admission stream gone: an order is admitted by its instance alone, counted as unsequenced', async () => {
+    const jsm = await jetstreamManager(client);
+    await jsm.streams.delete(RiskStreamName.book(ACCOUNT));
+    expect(await code(a, { strategyId: 'streamless' })).toBe('OK');
+    expect(await a.metrics.metrics()).toContain('execution_risk_admissions_unsequenced_total{app="t"} 1');
+    // the stream is declared again (the bus's topology): admissions are in sequence again
+    await eventually(async () => ((await code(b, { strategyId: 'streamless' })) === 'OK' ? true : undefined), {
+      what: 'an order admitted again',
+    });
+    await eventually(
+      async () => ((await jsm.streams.info(RiskStreamName.book(ACCOUNT)).catch(() => undefined)) ? true : undefined),
+      { what: 'the stream declared again' },
+    );
   });
 
   it('positions from fills are durable: a new instance counts the fills of before, each once', async () => {

@@ -17,9 +17,6 @@ import type { RiskMetrics } from './risk-metrics.js';
 import { RiskPositionsStore } from './risk-positions.js';
 import { RiskStore } from './risk-store.js';
 
-/** How long the stream keeps the risk book's messages: the longest window (a minute) and a margin. */
-const BOOK_KEPT_MS = 3 * 60_000;
-
 export interface RiskModuleOptions {
   subjectPrefix: string;
   account: string;
@@ -78,15 +75,6 @@ export class RiskRuntime {
       instance,
     });
     await audit.ensureStream();
-    const bookStream = RiskStreamName.book(options.account);
-    // Memory, one copy: minutes of best-effort window data, read back when a process restarts (the common case);
-    // lost with its server or node, it is declared again and fills up again within the minute.
-    await deps.streams.ensureStream({
-      name: bookStream,
-      subjects: [riskSubjects(subjects).book],
-      storage: 'memory',
-      maxAgeMs: BOOK_KEPT_MS,
-    });
     const replicas = options.replicas !== undefined ? { replicas: options.replicas } : {};
     const openBucket = () =>
       deps.kv.bucket(RiskBucketName.control(options.account), { storage: 'file', history: 10, ...replicas });
@@ -100,6 +88,9 @@ export class RiskRuntime {
       {
         core: deps.core,
         publisher: deps.publisher,
+        streams: deps.streams,
+        stream: RiskStreamName.book(options.account),
+        clock,
         engine,
         instance,
         logger,
@@ -107,8 +98,9 @@ export class RiskRuntime {
       },
       subjects,
     );
+    await this.sync.declare();
     this.sync.start();
-    await this.sync.readBack(deps.streams, bookStream);
+    await this.sync.readBack();
     const store = new RiskStore(openBucket, engine, { connection: deps.connection, clock, logger });
     this.store = store;
     const accountGroups = new AccountGroupCheck(

@@ -8,8 +8,10 @@
  *   {prefix}.{account}.exec.risk.limits.get    limits in effect (file, run-time overrides)
  *   {prefix}.{account}.exec.risk.limits.set    replace (or with `limits: null` remove) one scope's override (audited)
  *   {prefix}.{account}.exec.risk.audit.{kind}  audit records (JetStream, durable; kind = state | limits)
- *   {prefix}.{account}.exec.risk.book          between execution instances: admitted orders and their events
- *                                              (kept a few minutes on a stream: a starting instance reads its
+ *   {prefix}.{account}.exec.risk.admissions    between execution instances: admitted orders, one at a time for the
+ *                                              account (published expecting the subject's last sequence)
+ *   {prefix}.{account}.exec.risk.book          between execution instances: later events of admitted orders
+ *                                              (both kept a few minutes on a stream: a starting instance reads its
  *                                              rolling windows back)
  */
 import {
@@ -45,7 +47,12 @@ export function riskSubjects(subjects: Subjects) {
     kill: `${base}.kill`,
     limitsGet: `${base}.limits.get`,
     limitsSet: `${base}.limits.set`,
-    /** Between execution instances (internal, `RiskBookMessage` of the app): admitted orders and their events. */
+    /**
+     * Between execution instances (internal, `RiskBookMessage` of the app): admitted orders. Each is published
+     * expecting the subject's last stream sequence, so the account's admissions are decided one after another.
+     */
+    admissions: `${base}.admissions`,
+    /** Between execution instances (internal, `RiskBookMessage` of the app): later events of admitted orders. */
     book: `${base}.book`,
     audit: (kind: RiskAuditKind) => `${base}.audit.${kind}`,
     allAudit: `${base}.audit.>`,
@@ -54,7 +61,10 @@ export function riskSubjects(subjects: Subjects) {
 
 export const RiskStreamName = {
   audit: (account: string) => `GW_EXEC_RISK_AUDIT_${account.replace(/[^A-Za-z0-9_-]/g, '_')}`,
-  /** The `…exec.risk.book` messages of the last minutes: a starting instance reads its rolling windows back. */
+  /**
+   * The `…exec.risk.admissions` and `…exec.risk.book` messages of the last minutes: admissions are sequenced on it,
+   * and a starting instance reads its rolling windows back.
+   */
   book: (account: string) => `GW_EXEC_RISK_BOOK_${account.replace(/[^A-Za-z0-9_-]/g, '_')}`,
 } as const;
 export const RiskBucketName = {
@@ -86,6 +96,8 @@ export const RiskCode = {
   OrderRateExceedsMaxPerSecond: 'RISK_ORDER_RATE_EXCEEDS_MAX_PER_SECOND',
   OrderRateExceedsMaxPerMinute: 'RISK_ORDER_RATE_EXCEEDS_MAX_PER_MINUTE',
   ExposureExceedsMax: 'RISK_EXPOSURE_EXCEEDS_MAX_OPEN',
+  /** Other instances' admissions kept coming between this one's decision and its publication: ask again. */
+  AdmissionContended: 'RISK_ADMISSION_CONTENDED',
 } as const;
 export type RiskCode = (typeof RiskCode)[keyof typeof RiskCode];
 
