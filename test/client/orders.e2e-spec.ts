@@ -11,7 +11,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { lastValueFrom, toArray } from 'rxjs';
 import { GatewayClient, GatewayError } from '#client';
 import { ExecutionStreamName, ExecutionSubjects, Subjects, type OrderState, type OrderView } from '#contracts';
-import { startNatsServer, type NatsServerHandle } from '#testing';
+import { eventually, startNatsServer, type NatsServerHandle } from '#testing';
 
 const ACCOUNT = 'orders-e2e';
 const subjects = new ExecutionSubjects(new Subjects('gw.v1', ACCOUNT));
@@ -63,7 +63,15 @@ describe('placeOrder (SDK) with an outcome the venue leaves open', () => {
       callback: (_error, message) => {
         if (refuse) {
           message.respond(
-            JSON.stringify({ ok: false, error: { code: 'TRADING_HALTED', message: 'trading is halted (global)' } }),
+            JSON.stringify({
+              ok: false,
+              error: {
+                code: 'TRADING_HALTED',
+                message: 'trading is halted (global)',
+                values: { scope: 'global', by: 'ops' },
+                fields: [{ field: 'quantity', problem: 'quantity must be positive' }],
+              },
+            }),
           );
           return;
         }
@@ -112,9 +120,18 @@ describe('placeOrder (SDK) with an outcome the venue leaves open', () => {
     expect((await events).map((e) => e.order.state)).toEqual(['INTENT_RECORDED', 'SENT', 'UNKNOWN', 'SUCCESS']);
   });
 
-  it('follow() replays an order from its first event', async () => {
+  it('follow() replays an order from its first event, and leaves no consumer behind once final', async () => {
     const states = await lastValueFrom(client.orders.follow('alpha', 'o-one').pipe(toArray()));
     expect(states.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    // outside tester: each followed order left its consumer on the server for 5 minutes (123 after a session)
+    const jsm = await jetstreamManager(execution);
+    await eventually(
+      async () =>
+        (await jsm.streams.info(ExecutionStreamName.orderEvents(ACCOUNT))).state.consumer_count === 0
+          ? true
+          : undefined,
+      { what: 'no consumer left on the order events' },
+    );
   });
 
   it('a refusal rejects with the gateway code and the next step; nothing to follow', async () => {
@@ -124,7 +141,15 @@ describe('placeOrder (SDK) with an outcome the venue leaves open', () => {
     expect(error).toBeInstanceOf(GatewayError);
     expect(error).toMatchObject({ code: 'TRADING_HALTED' });
     expect((error as GatewayError).nextStep).toContain('gw resume');
+    // outside tester: the reply's values and fields were readable only from the message text
+    expect(error).toMatchObject({
+      values: { scope: 'global', by: 'ops' },
+      fields: [{ field: 'quantity', problem: 'quantity must be positive' }],
+    });
     await expect(order.outcome).rejects.toBeInstanceOf(GatewayError);
+    // a placed order is a Promise (outside tester: `.catch` threw a TypeError)
+    const caught = await client.placeOrder({ ...request, idempotencyKey: 'two' }).catch((e: unknown) => e);
+    expect(caught).toMatchObject({ code: 'TRADING_HALTED' });
   });
 
   it('a refusal handled on `accepted` alone leaves no unhandled rejection behind (the algo process lives on)', async () => {

@@ -187,6 +187,48 @@ describe('strategy SDK: prices and status', () => {
     }
   });
 
+  it('a hung connector (answers nothing, says nothing): the last live price turns stale after silentStaleMs', async () => {
+    // outside testers: a SIGSTOPped connector left the last price tradable ~30 s (the renewal's lease and timeout)
+    const account = 'hung';
+    const subject = 'gw.v1.price.hung.BTC.USD.T.BTC.0_5';
+    let answering = true;
+    const responder = stack.strategy.subscribe(`gw.v1.${account}.stream.subscribe`, {
+      callback: (_error, message) => {
+        // hung after the grant: still subscribed (so no "no responders"), never answering again
+        if (answering) message.respond(JSON.stringify({ ok: true, subject, leaseExpiresAt: Date.now() + 60_000 }));
+        answering = false;
+      },
+    });
+    const other = await GatewayClient.connect({ servers: stack.nats.url, account, requester: 'sdk-hung' });
+    let beating: ReturnType<typeof setInterval> | undefined;
+    try {
+      const live = (await firstValueFrom(client.prices.watch(btc()).pipe(filter((u) => u.tradable)))).price;
+      const seen: PriceUpdate[] = [];
+      const watching = other.prices.watch(btc(), { silentStaleMs: 1_500 }).subscribe((u) => seen.push(u));
+      await eventually(() => {
+        stack.strategy.publish(subject, JSON.stringify(live));
+        return seen.some((u) => u.tradable) ? true : undefined;
+      });
+      // the stream is quiet but the connector's status is heard: its own rule decides, the price stays live
+      beating = setInterval(() => stack.strategy.publish(`gw.v1.${account}.connector.status`, '{}'), 300);
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(seen.some((u) => u.stale)).toBe(false);
+      // then nothing at all is heard: stale, well before the lease's renewal (15 s) would have found out
+      clearInterval(beating);
+      const stale = await eventually(() => seen.find((u) => u.stale), { what: 'a stale repeat', timeoutMs: 5_000 });
+      expect(stale).toMatchObject({ stale: true, tradable: false, price: { quoteId: live.quoteId } });
+      // a live price heard again is live again
+      stack.strategy.publish(subject, JSON.stringify(live));
+      await eventually(() => (seen.at(-1)?.tradable ? true : undefined), { what: 'live again' });
+      watching.unsubscribe();
+      expect(() => other.prices.watch(btc(), { silentStaleMs: 10 })).toThrow(/silentStaleMs/);
+    } finally {
+      clearInterval(beating);
+      responder.unsubscribe();
+      await other.close();
+    }
+  });
+
   it('unreachable NATS: NATS_UNREACHABLE', async () => {
     const error = (await GatewayClient.connect({ servers: 'nats://127.0.0.1:1', account: ACCOUNT }).catch(
       (e: unknown) => e,

@@ -102,12 +102,24 @@ describe('connector prices on NATS, against the sandbox venue', () => {
     if (!bad.ok) expect(bad.error.message).toMatch(/quantity/);
     const notJson = await stack.strategy.request(subjects.streamSubscribe, 'hello', { timeout: 5_000 });
     expect(notJson.json()).toEqual({ ok: false, error: { code: 'INVALID_REQUEST', message: 'payload is not JSON' } });
+    // outside tester: an instrument of 70,000 characters went to the venue, whose socket closed on it, again at
+    // every reconnect: every strategy's prices went stale. Now refused here, and the session stays open.
+    const huge = await askForStream(stack.strategy, {
+      ...streamRequest(stack.venue, 's'),
+      instrument: `${'A'.repeat(70_000)}.USD`,
+    });
+    expect(huge).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
+    if (!huge.ok) {
+      expect(huge.error.message).toMatch(/instrument/);
+      expect(huge.error.message.length).toBeLessThan(1_000);
+    }
     const refused = await askForStream(stack.strategy, streamRequest(stack.venue, 's', { tenor: 'NEVER' }));
     expect(refused.ok).toBe(false);
     if (!refused.ok) expect(refused.error.code).toMatch(/^RFS\d{6}$/);
     expect(
       await metricValue(stack.connector.httpUrl, 'bus_bad_requests_total', { subject_kind: 'stream.subscribe' }),
-    ).toBe(2);
+    ).toBe(3);
+    expect(await metricValue(stack.connector.httpUrl, 'connector_session_state', { state: 'open' })).toBe(1);
   });
 
   it('answers the account-group lookup over NATS', async () => {

@@ -44,6 +44,12 @@ export class BusConnection {
           metrics.staleReconnects.inc();
           logger.error('NATS connected but silent: no round trip answered; reconnecting', { silentMs });
         },
+        onUnanswered: (unanswered) => {
+          if (!this.up) return;
+          metrics.connected.set(unanswered ? 0 : 1);
+          if (unanswered) logger.warn('NATS connected but not answering round trips (a hung or overloaded server)');
+          else logger.info('NATS answers round trips again');
+        },
       },
       roundTrips,
     );
@@ -142,7 +148,7 @@ export class BusConnection {
   private health(): { up: boolean; detail?: string } {
     if (this.client.isClosed()) return { up: false, detail: 'closed' };
     if (!this.up) return { up: false, detail: 'disconnected, reconnecting' };
-    const silent = this.roundTrips.silentFor();
+    const silent = this.roundTrips.unansweredFor();
     if (silent !== undefined) {
       return { up: false, detail: `connected, but no round trip answered for ${Math.round(silent / 1000)} s` };
     }

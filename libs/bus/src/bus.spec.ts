@@ -489,3 +489,45 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+describe('BusConnection with a hung server (outside tester: SIGSTOP)', () => {
+  it('reports NATS down once round trips go unanswered, and up again once they are answered', async () => {
+    const server = await startNatsServer();
+    const registry = new MetricsRegistry('bus-hung', { defaultMetrics: false });
+    const health = new HealthRegistry(100);
+    const connection = await BusConnection.open(
+      {
+        servers: server.url,
+        name: 'bus-hung',
+        roundTrips: { intervalMs: 200, unansweredMs: 1_000, staleMs: 60_000 },
+      },
+      new BusMetrics(registry),
+      health,
+      silent,
+    );
+    const connected = async () => /bus_connected\{[^}]*\} 1/.test(await registry.metrics());
+    try {
+      expect(await connected()).toBe(true);
+      server.pause();
+      const down = await eventually(
+        async () => {
+          const nats = (await health.report()).checks['nats'];
+          return nats?.up === false ? nats : undefined;
+        },
+        { what: 'nats reported down', timeoutMs: 5_000 },
+      );
+      expect(down.detail).toMatch(/no round trip answered/);
+      expect(await connected()).toBe(false);
+      server.resume();
+      await eventually(async () => ((await health.report()).checks['nats']?.up ? true : undefined), {
+        what: 'nats reported up again',
+        timeoutMs: 5_000,
+      });
+      expect(await connected()).toBe(true);
+    } finally {
+      server.resume();
+      await connection.close();
+      await server.stop();
+    }
+  });
+});

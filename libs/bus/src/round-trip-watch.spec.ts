@@ -75,4 +75,30 @@ describe('RoundTripWatch', () => {
     expect(watch.silentFor()).toBeUndefined(); // counted from the reconnection, not from before the outage
     expect(state.reconnects).toBe(0);
   });
+
+  it('reports a server that stopped answering after unansweredMs, long before the reconnect is forced', async () => {
+    const { state, port } = fakeClient();
+    const told: boolean[] = [];
+    port.onUnanswered = (unanswered) => told.push(unanswered);
+    const watch = new RoundTripWatch(port, { intervalMs: 1_000, unansweredMs: 3_000, staleMs: 20_000 });
+    watch.tick();
+    await settle();
+    state.answering = false;
+    for (let t = 1_000; t <= 4_000; t += 1_000) {
+      state.now = t;
+      watch.tick();
+      await settle();
+    }
+    expect(watch.unansweredFor()).toBe(4_000);
+    expect(watch.silentFor()).toBeUndefined();
+    expect(state.reconnects).toBe(0);
+    expect(told).toEqual([true]);
+    // the forced reconnect (20 s of silence); the client reconnected: reported answering at once
+    state.now = 25_000;
+    watch.tick();
+    expect(state.reconnects).toBe(1);
+    watch.reset();
+    expect(watch.unansweredFor()).toBeUndefined();
+    expect(told).toEqual([true, false]);
+  });
 });

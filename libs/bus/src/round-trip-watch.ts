@@ -7,6 +7,9 @@
  */
 export interface RoundTripWatchOptions {
   intervalMs: number;
+  /** Reported not answering (health down) after this long without an answer; default `staleMs`. */
+  unansweredMs?: number;
+  /** A reconnect is forced after this long without an answer. */
   staleMs: number;
 }
 
@@ -19,15 +22,26 @@ export interface RoundTripPort {
   reconnect(): Promise<void>;
   now(): number;
   onStale(silentMs: number): void;
+  /** The server stopped answering for `unansweredMs` (true), or answers again (false). */
+  onUnanswered?(unanswered: boolean): void;
 }
 
-export const DEFAULT_ROUND_TRIP_WATCH: RoundTripWatchOptions = { intervalMs: 5_000, staleMs: 20_000 };
+/**
+ * A hung server (outside tester: SIGSTOP) is reported within 7 s; a reconnect is forced only after 20 s, as a
+ * busy server's answer may be late.
+ */
+export const DEFAULT_ROUND_TRIP_WATCH: RoundTripWatchOptions = {
+  intervalMs: 2_000,
+  unansweredMs: 7_000,
+  staleMs: 20_000,
+};
 
 export class RoundTripWatch {
   private lastAnswerAt: number;
   private lastForcedAt = Number.NEGATIVE_INFINITY;
   private inFlight = false;
   private timer: NodeJS.Timeout | undefined;
+  private unanswered = false;
 
   constructor(
     private readonly port: RoundTripPort,
@@ -49,6 +63,14 @@ export class RoundTripWatch {
   /** The socket came back (a reconnect): its round trips start anew. */
   reset(): void {
     this.lastAnswerAt = this.port.now();
+    this.tellUnanswered(false);
+  }
+
+  /** How long a connected client has gone without an answer, when that is longer than `unansweredMs`. */
+  unansweredFor(): number | undefined {
+    if (!this.port.connected()) return undefined;
+    const silent = this.port.now() - this.lastAnswerAt;
+    return silent > (this.options.unansweredMs ?? this.options.staleMs) ? silent : undefined;
   }
 
   /** How long a connected client has gone without an answer, when that is longer than `staleMs`. */
@@ -64,6 +86,7 @@ export class RoundTripWatch {
       this.reset();
       return;
     }
+    this.tellUnanswered(this.unansweredFor() !== undefined);
     const silent = this.silentFor();
     if (silent !== undefined && this.port.now() - this.lastForcedAt > this.options.staleMs) {
       this.lastForcedAt = this.port.now();
@@ -76,10 +99,17 @@ export class RoundTripWatch {
       () => {
         this.inFlight = false;
         this.lastAnswerAt = this.port.now();
+        this.tellUnanswered(false);
       },
       () => {
         this.inFlight = false;
       },
     );
+  }
+
+  private tellUnanswered(unanswered: boolean): void {
+    if (unanswered === this.unanswered) return;
+    this.unanswered = unanswered;
+    this.port.onUnanswered?.(unanswered);
   }
 }

@@ -53,7 +53,12 @@ export async function gatewayRequest<T extends { ok: true }>(
     throw new OutcomeUnknownError(write.what, write.idempotencyKey, failure);
   }
   if (reply.ok) return reply;
-  throw new GatewayError(reply.error.code, replyErrorMessage(reply.error), nextStepFor(reply.error.code));
+  throw new GatewayError(
+    reply.error.code,
+    replyErrorMessage(reply.error),
+    nextStepFor(reply.error.code),
+    reply.error as { values?: unknown; fields?: unknown },
+  );
 }
 
 /** An error reply's message, with the reason of each bad field when the reply names them (`error.fields`). */

@@ -19,15 +19,43 @@ export const ClientErrorCode = {
 } as const;
 
 export class GatewayError extends Error {
+  /** The values that caused a refusal, as the reply gave them (e.g. `unresolvedOrders`, `limit`). */
+  readonly values?: Readonly<Record<string, string>>;
+  /** Each bad field of a refused request, as the reply named them. */
+  readonly fields?: ReadonlyArray<{ field: string; problem: string }>;
+
   constructor(
     readonly code: string,
     message: string,
     /** What to do about it, for a person (the CLI prints it). */
     readonly nextStep?: string,
+    details: { values?: unknown; fields?: unknown } = {},
   ) {
     super(message);
     this.name = 'GatewayError';
+    const values = stringRecordOf(details.values);
+    if (values !== undefined) this.values = values;
+    const fields = fieldProblemsOf(details.fields);
+    if (fields !== undefined) this.fields = fields;
   }
+}
+
+/** A reply's `values` if it is an object of strings (a reply is outside input: nothing else is kept). */
+function stringRecordOf(value: unknown): Record<string, string> | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const entries = Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+  return entries.length === 0 ? undefined : Object.fromEntries(entries);
+}
+
+/** A reply's `fields` entries that name a field and its problem. */
+function fieldProblemsOf(value: unknown): Array<{ field: string; problem: string }> | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const problems = value.flatMap((f: unknown) => {
+    if (f === null || typeof f !== 'object') return [];
+    const { field, problem } = f as { field?: unknown; problem?: unknown };
+    return typeof field === 'string' && typeof problem === 'string' ? [{ field, problem }] : [];
+  });
+  return problems.length === 0 ? undefined : problems;
 }
 
 /**

@@ -35,7 +35,9 @@ export interface PlaceOptions {
 }
 
 /** An order in flight: awaitable for its outcome; its events as an Observable. */
-export class PlacedOrder implements PromiseLike<OrderView> {
+export class PlacedOrder implements Promise<OrderView> {
+  readonly [Symbol.toStringTag] = 'PlacedOrder';
+
   constructor(
     /** The key the order was sent with (the caller's, or a generated one): a retry must pass the same. */
     readonly idempotencyKey: string,
@@ -54,8 +56,16 @@ export class PlacedOrder implements PromiseLike<OrderView> {
   then<A = OrderView, B = never>(
     onFulfilled?: ((value: OrderView) => A | PromiseLike<A>) | null,
     onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
-  ): PromiseLike<A | B> {
+  ): Promise<A | B> {
     return this.outcome.then(onFulfilled, onRejected);
+  }
+
+  catch<B = never>(onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<OrderView | B> {
+    return this.outcome.catch(onRejected);
+  }
+
+  finally(onFinally?: (() => void) | null): Promise<OrderView> {
+    return this.outcome.finally(onFinally);
   }
 }
 
@@ -123,16 +133,21 @@ export class OrdersApi {
             deliver_policy: DeliverPolicy.All,
           },
         );
-        const messages = await consumer.consume();
-        stop = () => void messages.stop();
-        if (stopped) stop();
-        for await (const message of messages) {
-          const event = message.json<OrderEvent>();
-          subscriber.next(event);
-          if (event.order.final) {
-            subscriber.complete();
-            break;
+        try {
+          const messages = await consumer.consume();
+          stop = () => void messages.stop();
+          if (stopped) stop();
+          for await (const message of messages) {
+            const event = message.json<OrderEvent>();
+            subscriber.next(event);
+            if (event.order.final) {
+              subscriber.complete();
+              break;
+            }
           }
+        } finally {
+          // else the server keeps it until its inactivity threshold (5 min): one per order an algo followed
+          await consumer.delete().catch(() => undefined);
         }
       })().catch((error: unknown) =>
         subscriber.error(

@@ -3,7 +3,9 @@
  * (`stream.subscribe`), listens on the granted subject, reads the subject's last value at once (so a late
  * joiner starts with the last price, not the next one; a stored `stopped` is skipped, as the grant just given
  * supersedes it), renews the lease by itself every half lease, and marks a quote expired when its
- * `quoteExpiresAt` passes without a newer one. Unsubscribing stops renewing and releases the interest: the
+ * `quoteExpiresAt` passes without a newer one. A live price is repeated as stale when the connector is not
+ * heard (neither the stream nor its status for `silentStaleMs`, a renewal unanswered, this client's NATS
+ * connection lost): a hung or unreachable connector never says so itself. Unsubscribing stops renewing and releases the interest: the
  * client's lease on the stream, once no other watch of it remains (the connector keeps one lease per requester
  * and stream: stream-leases.ts). A refusal (a venue code, `NOT_CONNECTED`, no connector) is the Observable's
  * error, as a `GatewayError`.
@@ -22,15 +24,31 @@ export type PriceRequest = Omit<StreamRequest, 'requester' | 'leaseSeconds'>;
 export interface PriceOptions {
   /** Lease asked for (5–3600 s, default 30); renewed every half lease. */
   leaseSeconds?: number;
+  /**
+   * A live price is repeated as stale once neither its stream nor the connector's status has been heard this
+   * long (1,000–600,000 ms, default 12,000 — the execution app's `PRICE_SILENT_STALE_MS`): a hung or cut-off
+   * connector never says so itself. Also at once when this client loses its NATS connection.
+   */
+  silentStaleMs?: number;
 }
+
+/** The default of `PriceOptions.silentStaleMs`: the execution app's `PRICE_SILENT_STALE_MS`. */
+export const DEFAULT_SILENT_STALE_MS = 12_000;
+/** How often silence is looked for. */
+const SILENCE_CHECK_MS = 500;
 
 export class PricesApi {
   private readonly streamOf = new Map<string, Promise<string | undefined>>();
   private readonly feeds = new Set<PriceFeed>();
   /** This client's leases, one per stream whatever the number of watches (stream-leases.ts). */
   private readonly leases: StreamLeases;
+  /** When the connector's status was last heard: a sign of life while a stream is quiet (0: not listened to). */
+  private statusHeardAt = 0;
+  private statusSub: NatsSubscription | undefined;
+  private silenceCheck: ReturnType<typeof setInterval> | undefined;
 
   constructor(private readonly context: ClientContext) {
+    void this.followConnection();
     this.leases = new StreamLeases({
       subscribe: (request) => gatewayRequest<StreamGranted>(context, context.subjects.streamSubscribe, request),
       release: async (subject) => {
@@ -46,20 +64,62 @@ export class PricesApi {
     if (!Number.isInteger(leaseSeconds) || leaseSeconds < 5 || leaseSeconds > 3600) {
       throw new GatewayError(ClientErrorCode.BadArgument, 'leaseSeconds must be an integer from 5 to 3600');
     }
+    const silentStaleMs = options.silentStaleMs ?? DEFAULT_SILENT_STALE_MS;
+    if (!Number.isInteger(silentStaleMs) || silentStaleMs < 1_000 || silentStaleMs > 600_000) {
+      throw new GatewayError(ClientErrorCode.BadArgument, 'silentStaleMs must be an integer from 1000 to 600000');
+    }
     return new Observable<PriceUpdate>((subscriber) => {
       const feed = new PriceFeed(this.context, subscriber, this.leases, (subject) => this.lastPrice(subject));
+      feed.silentStaleMs = silentStaleMs;
       this.feeds.add(feed);
+      this.listenForLife();
       void feed.start({ ...request, requester: this.context.requester, leaseSeconds });
       return () => {
         this.feeds.delete(feed);
         feed.stop();
+        if (this.feeds.size === 0) this.stopListening();
       };
     });
+  }
+
+  /** While any price is watched: the connector's status heard, and each feed's silence looked for. */
+  private listenForLife(): void {
+    if (this.statusSub !== undefined || this.context.nc.isClosed()) return;
+    this.statusHeardAt = this.context.now();
+    this.statusSub = this.context.nc.subscribe(this.context.subjects.connectorStatus, {
+      callback: (error) => {
+        if (error === null) this.statusHeardAt = this.context.now();
+      },
+    });
+    this.silenceCheck = setInterval(() => {
+      const now = this.context.now();
+      for (const feed of this.feeds) feed.checkSilence(this.statusHeardAt, now);
+    }, SILENCE_CHECK_MS);
+    this.silenceCheck.unref?.();
+  }
+
+  private stopListening(): void {
+    clearInterval(this.silenceCheck);
+    this.silenceCheck = undefined;
+    this.statusSub?.unsubscribe();
+    this.statusSub = undefined;
+  }
+
+  /** This client's NATS connection lost: nothing it shows can be known live any more. */
+  private async followConnection(): Promise<void> {
+    try {
+      for await (const status of this.context.nc.status()) {
+        if (status.type === 'disconnect') for (const feed of this.feeds) feed.connectorLost();
+      }
+    } catch {
+      // the connection closed: its status ends
+    }
   }
 
   /** Completes every price Observable of this client and releases its leases (the client is closing). */
   completeAll(): void {
     for (const feed of [...this.feeds]) feed.complete();
+    this.stopListening();
   }
 
   /** The last price stored for a price subject (undefined: none yet, or aged out). */
@@ -96,6 +156,9 @@ class PriceFeed {
   private stopped = false;
   /** The last price emitted, repeated as `stale` when the connector no longer answers a renewal. */
   private last: PriceMessage | undefined;
+  /** When this stream was last heard (its grant, then each message on it). */
+  private heardAt = 0;
+  silentStaleMs = DEFAULT_SILENT_STALE_MS;
 
   constructor(
     private readonly context: ClientContext,
@@ -110,11 +173,13 @@ class PriceFeed {
       if (this.stopped) return this.leases.letGo(grant.subject, request.leaseSeconds);
       this.subject = grant.subject;
       this.leaseSeconds = request.leaseSeconds;
+      this.heardAt = this.context.now();
       this.sub = this.context.nc.subscribe(grant.subject, {
         callback: (error, msg) => {
           if (error !== null) return;
           const price = safeJson(() => asPriceMessage(msg.json<unknown>()));
           if (price === undefined) return;
+          this.heardAt = this.context.now();
           this.sawUpdate = true;
           this.emit(price, false);
         },
@@ -149,7 +214,13 @@ class PriceFeed {
     if (this.subject !== undefined) this.leases.letGo(this.subject, this.leaseSeconds);
   }
 
-  private connectorLost(): void {
+  /** Neither this stream nor the connector's status heard for `silentStaleMs`: the last live price is stale. */
+  checkSilence(statusHeardAt: number, now: number): void {
+    if (this.heardAt === 0) return;
+    if (now - Math.max(this.heardAt, statusHeardAt) >= this.silentStaleMs) this.connectorLost();
+  }
+
+  connectorLost(): void {
     const last = this.last;
     if (last === undefined || last.status !== 'live') return;
     this.emit({ ...last, status: 'stale' }, false);

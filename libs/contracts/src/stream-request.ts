@@ -13,7 +13,10 @@ const MAX_SUBJECT_LENGTH = 255;
  * before `leaseSeconds` run out to keep it; a crashed strategy's interest expires by itself.
  */
 export class StreamRequest {
+  /** `BASE.QUOTE`, 3–33 characters as in an order request (an unbounded one would reach the venue's socket). */
   @IsString()
+  @MinLength(3)
+  @MaxLength(33)
   @Matches(/^[A-Za-z0-9]+\.[A-Za-z0-9]+$/, { message: 'instrument must be BASE.QUOTE' })
   instrument!: string;
 

@@ -13,6 +13,9 @@ export interface NatsServerHandle {
   stop(options?: { keepStore?: boolean }): Promise<void>;
   /** Kills the process abruptly, keeping the store: for crash/restart tests. */
   kill(): Promise<void>;
+  /** SIGSTOP / SIGCONT: a hung server (connections stay open, nothing is answered). */
+  pause(): void;
+  resume(): void;
 }
 
 export interface StartNatsOptions {
@@ -62,6 +65,12 @@ export async function startNatsServer(options: StartNatsOptions = {}): Promise<N
     },
     async kill() {
       await terminate('SIGKILL');
+    },
+    pause() {
+      child.kill('SIGSTOP');
+    },
+    resume() {
+      child.kill('SIGCONT');
     },
   };
 }
