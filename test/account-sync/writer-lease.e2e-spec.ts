@@ -66,6 +66,9 @@ describe('account-sync: one writer per account (two processes)', () => {
       new RegExp(`^standby: the account is held by instance \\S+ on host \\S+ \\(pid ${first.process.pid}\\)`),
     );
     expect(await metricValue(second.httpUrl, 'account_sync_lease_state', { state: 'standby' })).toBe(1);
+    // its parts say they are not started (outside tester: the transaction ledger read "up")
+    expect(waiting.body.checks['transaction-ledger']).toEqual({ up: false, detail: 'not started' });
+    expect(waiting.body.checks['withdrawals']).toEqual({ up: false, detail: 'not started' });
     // a few of the first's sync periods later the standby has still started nothing: no read, no receiver
     await waitFor(async () => (await metricSum(first.httpUrl, 'account_sync_runs_total')) > 5, 'the first syncs on');
     expect(await metricSum(second.httpUrl, 'account_sync_runs_total')).toBe(0);

@@ -22,6 +22,7 @@ export async function startAccountSync(
   // a lost lease in the process: exit at once, no clean stop (that would write) — a supervisor restarts it
   const failStop = options.failStop ?? (() => process.exit(EXIT_CODE.leaseLost));
   const { app, httpUrl } = await startNestApp(AccountSyncAppModule.forRoot(config, failStop), {
+    app: 'account-sync',
     port: config.HTTP_PORT,
     host: config.HTTP_HOST,
     logger: options.logger ?? new JsonLogger('account-sync', 'nest'),

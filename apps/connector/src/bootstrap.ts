@@ -22,6 +22,7 @@ export async function startConnector(
   options: { logger?: JsonLogger } = {},
 ): Promise<RunningConnector> {
   const { app, httpUrl } = await startNestApp(ConnectorAppModule.forRoot(config), {
+    app: 'connector',
     port: config.HTTP_PORT,
     host: config.HTTP_HOST,
     logger: options.logger ?? new JsonLogger('connector', 'nest'),

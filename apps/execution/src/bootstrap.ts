@@ -21,6 +21,7 @@ export async function startExecution(
   options: { logger?: JsonLogger } = {},
 ): Promise<RunningExecution> {
   const { app, httpUrl } = await startNestApp(ExecutionAppModule.forRoot(config), {
+    app: 'execution',
     port: config.HTTP_PORT,
     host: config.HTTP_HOST,
     logger: options.logger ?? new JsonLogger('execution', 'nest'),

@@ -291,14 +291,28 @@ export class ExecutionRuntime {
     await ownership.sweep(true);
     undoneFills.start();
     const startupPhaseEnds = this.startedAt + settings.leaseMs + settings.sweepMs;
+    // one sweep at a time (during a NATS outage each waits for its timeout), and one log line per episode
+    const sweeps = { running: false, failed: 0 };
     running.timers.push(
       clock.setInterval(() => {
-        if (this.stopping !== undefined) return;
-        ownership.sweep(clock.now() < startupPhaseEnds).catch((error: unknown) =>
-          logger.warn('ownership sweep failed; next one shortly', {
-            error: error instanceof Error ? error.message : String(error),
-          }),
-        );
+        if (this.stopping !== undefined || sweeps.running) return;
+        sweeps.running = true;
+        ownership
+          .sweep(clock.now() < startupPhaseEnds)
+          .then(
+            () => {
+              if (sweeps.failed > 0) logger.info('ownership sweeps work again', { failedSweeps: sweeps.failed });
+              sweeps.failed = 0;
+            },
+            (error: unknown) => {
+              sweeps.failed += 1;
+              if (sweeps.failed > 1) return;
+              logger.warn('ownership sweep failed; sweeping on, said again once it works', {
+                error: error instanceof Error ? error.message : String(error),
+              });
+            },
+          )
+          .finally(() => (sweeps.running = false));
       }, settings.sweepMs),
       clock.setInterval(() => book.prune(), 60_000),
     );

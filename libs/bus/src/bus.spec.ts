@@ -517,13 +517,14 @@ describe('BusConnection with a hung server (outside tester: SIGSTOP)', () => {
         { what: 'nats reported down', timeoutMs: 5_000 },
       );
       expect(down.detail).toMatch(/no round trip answered/);
-      expect(await connected()).toBe(false);
+      // the gauge follows at the watch's next tick
+      await eventually(async () => ((await connected()) ? undefined : true), { what: 'bus_connected 0' });
       server.resume();
       await eventually(async () => ((await health.report()).checks['nats']?.up ? true : undefined), {
         what: 'nats reported up again',
         timeoutMs: 5_000,
       });
-      expect(await connected()).toBe(true);
+      await eventually(async () => ((await connected()) ? true : undefined), { what: 'bus_connected 1' });
     } finally {
       server.resume();
       await connection.close();

@@ -187,7 +187,11 @@ class PriceFeed {
       const renewEveryMs = ((request.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000) / 2;
       // A renewal the connector does not answer (killed: it published no `stopped`) means nobody keeps this
       // price fresh: the last one is repeated as stale, never left looking live until its quote expires.
-      const renew = () => void this.leases.renew(request, grant.subject).catch(() => this.connectorLost());
+      const renew = () => {
+        const askedAt = this.context.now();
+        // an answer that fails late (a hung connector that came back) says nothing of prices heard since
+        this.leases.renew(request, grant.subject).catch(() => this.heardAt <= askedAt && this.connectorLost());
+      };
       this.renewal = setInterval(renew, renewEveryMs);
       const last = await this.lastPrice(grant.subject);
       // An update that arrived meanwhile is newer than the stored one: keep the order. A stored `stopped`

@@ -71,6 +71,8 @@ export async function runApp<C extends object, R extends RunningApp>(app: AppDef
 }
 
 export interface NestAppOptions {
+  /** The app's name: the `app` label of its metrics. */
+  app: string;
   port: number;
   host: string;
   logger: JsonLogger;
@@ -87,7 +89,7 @@ export async function startNestApp(
   module: DynamicModule,
   options: NestAppOptions,
 ): Promise<{ app: INestApplication; httpUrl: string }> {
-  const starting = await serveStartingHealth(options.port, options.host, () => options.waitingFor);
+  const starting = await serveStartingHealth(options.port, options.host, () => options.waitingFor, options.app);
   let app: INestApplication;
   try {
     app = await NestFactory.create(module, { logger: options.logger, abortOnError: false });

@@ -34,6 +34,9 @@ export function optionalSyncTriggers(modules: ModuleRef): SyncTriggers | undefin
  * A store part's health indicator: down while NATS is not connected (its stream or bucket cannot be reached,
  * whatever its last write said), else the part's own check (down after a write failed, until a probe reads).
  */
+/** The health of a part a standby (or a start still under way) has not started. */
+export const NOT_STARTED = { up: false, detail: 'not started' } as const;
+
 export function storeHealth(connection: { readonly isUp: boolean }, what: string, check: HealthCheck): HealthCheck {
   return () => (connection.isUp ? check() : { up: false, detail: `NATS not connected: ${what} cannot be reached` });
 }

@@ -10,7 +10,7 @@ import { TransactionSubjects, type TransactionStateChanged } from '#contracts';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { ACCOUNT_SYNC_CONFIG, type AccountSyncConfig } from '../config.js';
 import { AppLifecycle } from '../lifecycle/app-lifecycle.js';
-import { ensureLedgerStream, optionalSyncTriggers, storeHealth } from './part-support.js';
+import { ensureLedgerStream, NOT_STARTED, optionalSyncTriggers, storeHealth } from './part-support.js';
 import { TRANSACTION_INTAKE } from './transaction-intake.js';
 import { TransactionLedger } from './transaction-ledger.js';
 import { TransactionMetrics } from './transaction-metrics.js';
@@ -35,9 +35,10 @@ class TransactionsPart implements OnModuleInit {
   onModuleInit(): void {
     const { config } = this;
     const subjects = new TransactionSubjects(config.NATS_SUBJECT_PREFIX, config.ACCOUNT);
+    let started = false; // a standby starts no part: its ledger is not read, whatever its store says
     this.health.register(
       'transaction-ledger',
-      storeHealth(this.connection, 'the transactions', () => this.ledger.health()),
+      storeHealth(this.connection, 'the transactions', () => (started ? this.ledger.health() : NOT_STARTED)),
     );
     this.lifecycle.register('store', {
       name: 'transaction-ledger',
@@ -57,6 +58,7 @@ class TransactionsPart implements OnModuleInit {
           this.logger.info('webhook-only transactions still awaiting the venue list', { legs: restored });
         const triggers = optionalSyncTriggers(this.modules);
         if (triggers !== undefined) this.ledger.useSyncTriggers(triggers);
+        started = true;
       },
       stop: () => this.ledger.drained(),
     });

@@ -1,3 +1,4 @@
+import { Agent, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { accountLedgerStreams, AccountLedgerName, BusConnection, BusMetrics, BusStreams, SubjectLedger } from '#bus';
 import { TransactionSubjects } from '#contracts';
@@ -32,6 +33,15 @@ class GatedAppends implements TransactionStore {
 }
 
 const silent = new JsonLogger('webhook-test', 'test', 'error', { write: () => undefined });
+
+const receiverOptions = {
+  port: 0,
+  host: '127.0.0.1',
+  path: '/hooks/venue',
+  maxBodyBytes: 4_096,
+  trustedProxies: CidrSet.empty(),
+  answerDeadlineMs: 8_000,
+};
 
 function notification(uuid: string, state: string, amount = '12345678901234567.123456789'): string {
   // amounts are JSON numbers (§2.9): written raw so that a lossy parse would show
@@ -87,20 +97,7 @@ describe('WebhookReceiver (real HTTP, real nats-server)', () => {
       new TransactionMetrics(registry),
       silent,
     );
-    receiver = new WebhookReceiver(
-      {
-        port: 0,
-        host: '127.0.0.1',
-        path: '/hooks/venue',
-        maxBodyBytes: 4_096,
-        trustedProxies: CidrSet.empty(),
-        answerDeadlineMs: 8_000,
-      },
-      sources,
-      ledger,
-      new WebhookMetrics(registry),
-      silent,
-    );
+    receiver = new WebhookReceiver(receiverOptions, sources, ledger, new WebhookMetrics(registry), silent);
     url = await receiver.start();
   });
   afterAll(async () => {
@@ -290,6 +287,43 @@ describe('WebhookReceiver (real HTTP, real nats-server)', () => {
     } finally {
       store.release();
       await hurried.stop();
+    }
+  });
+
+  it('at stop, a request on an open keep-alive connection is answered 503 and the connection closed, never reset', async () => {
+    // outside tester: 10 of 300 webhooks on keep-alive connections were reset unanswered at SIGTERM
+    const closing = new WebhookReceiver(
+      receiverOptions,
+      sources,
+      ledger,
+      new WebhookMetrics(new MetricsRegistry('t2', { defaultMetrics: false })),
+      silent,
+    );
+    const closingUrl = new URL(await closing.start());
+    const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+    const send = (uuid: string) =>
+      new Promise<string>((resolve) => {
+        const request = httpRequest(
+          { host: closingUrl.hostname, port: closingUrl.port, path: closingUrl.pathname, method: 'POST', agent },
+          (response) => {
+            response.resume();
+            response.on('end', () => resolve(`${response.statusCode} ${response.headers.connection}`));
+          },
+        );
+        request.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+        request.end(notification(uuid, 'PENDING'));
+      });
+    try {
+      // four connections kept alive, idle
+      expect(await Promise.all([1, 2, 3, 4].map((i) => send(`ka-${i}`)))).toEqual(Array(4).fill('200 keep-alive'));
+      const stopped = closing.stop();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // the senders write on them after the stop began: answered, told to close
+      expect(await Promise.all([1, 2, 3, 4].map((i) => send(`ka-late-${i}`)))).toEqual(Array(4).fill('503 close'));
+      await stopped;
+    } finally {
+      agent.destroy();
+      await closing.stop();
     }
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { WithdrawalSubmitRequest } from '#contracts';
+import { parseContract, WithdrawalSubmitRequest } from '#contracts';
 import type { Participant } from '#venue-api';
 import { checkDestination, checkRequestShape } from './withdrawal-checks.js';
 
@@ -74,6 +74,13 @@ describe('withdrawal checks', () => {
   it('the caller comment leaves room for the gateway reference', () => {
     expect(checkRequestShape(fiat({ clientComment: 'x'.repeat(996) }))).toBeUndefined();
     expect(checkRequestShape(fiat({ clientComment: 'x'.repeat(997) }))?.code).toBe('INVALID_REQUEST');
+    // outside tester: the contract's own check said 1024, a limit that is not the real one
+    const parsed = parseContract(
+      WithdrawalSubmitRequest,
+      JSON.stringify({ ...fiat(), clientComment: 'x'.repeat(1_100) }),
+    );
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(JSON.stringify(parsed)).toContain('clientComment must be at most 996 characters');
   });
 
   it('bank account: on the entity, enabled, verified, same currency', () => {

@@ -20,14 +20,12 @@ import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { VenueRestClient } from '#venue-api';
 import { ACCOUNT_SYNC_CONFIG, type AccountSyncConfig } from '../config.js';
 import { AppLifecycle } from '../lifecycle/app-lifecycle.js';
-import { ensureLedgerStream, optionalSyncTriggers, storeHealth } from '../transactions/part-support.js';
+import { ensureLedgerStream, NOT_STARTED, optionalSyncTriggers, storeHealth } from '../transactions/part-support.js';
 import { TRANSACTION_INTAKE } from '../transactions/transaction-intake.js';
 import type { TransactionLedger } from '../transactions/transaction-ledger.js';
 import { WithdrawalDesk } from './withdrawal-desk.js';
 import { WithdrawalMetrics } from './withdrawal-metrics.js';
 import { answerWithdrawals } from './withdrawal-responders.js';
-
-const notStarted = { up: false, detail: 'not started' };
 
 @Injectable()
 class WithdrawalsPart implements OnModuleInit {
@@ -56,7 +54,7 @@ class WithdrawalsPart implements OnModuleInit {
     const metrics = new WithdrawalMetrics(this.registry);
     this.health.register(
       'withdrawals',
-      storeHealth(this.connection, 'the withdrawal requests', () => this.desk?.health() ?? notStarted),
+      storeHealth(this.connection, 'the withdrawal requests', () => this.desk?.health() ?? NOT_STARTED),
     );
     this.lifecycle.register('store', {
       name: 'withdrawals',

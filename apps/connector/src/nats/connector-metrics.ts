@@ -11,6 +11,7 @@ export class ConnectorNatsMetrics {
   readonly outcomesPublished: Counter<'status'>;
   readonly outcomesSkipped: Counter<'reason'>;
   readonly outcomePublishFailures: Counter;
+  readonly outcomesUnstoredAtShutdown: Counter;
 
   constructor(registry: MetricsRegistry) {
     const registers = [registry];
@@ -54,6 +55,11 @@ export class ConnectorNatsMetrics {
       name: 'connector_order_outcomes_skipped_total',
       help: 'Outcomes not published again: already recorded (duplicate) or older than the recorded state (stale)',
       labelNames: ['reason'],
+      registers,
+    });
+    this.outcomesUnstoredAtShutdown = new Counter({
+      name: 'connector_order_outcomes_unstored_at_shutdown_total',
+      help: 'Order outcomes still in hand when the connector stopped (NATS unreachable): each named in the log, reconciled at the next start',
       registers,
     });
     this.outcomePublishFailures = new Counter({

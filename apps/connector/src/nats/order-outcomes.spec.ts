@@ -78,14 +78,7 @@ describe('OrderOutcomes against a real nats-server', () => {
 describe('OrderOutcomes across a nats-server outage', () => {
   it('stores an outcome that arrived while NATS was down once the server is back, without a connector restart', async () => {
     let server = await startNatsServer();
-    const registry = new MetricsRegistry('t', { defaultMetrics: false });
-    const busMetrics = new BusMetrics(registry);
-    const connection = await BusConnection.open(
-      { servers: server.url, name: 't', reconnectTimeWaitMs: 50 },
-      busMetrics,
-      new HealthRegistry(),
-      silent,
-    );
+    const { registry, busMetrics, connection } = await openBus(server.url);
     try {
       const subjects = new Subjects('gw.v1', 'acct-outage');
       await ensureConnectorStreams(new BusStreams(connection, silent), subjects, {
@@ -127,6 +120,64 @@ describe('OrderOutcomes across a nats-server outage', () => {
     }
   });
 });
+
+describe('OrderOutcomes stopped while NATS is down', () => {
+  it('names every outcome still in hand — the one being stored and those queued behind it — and counts them', async () => {
+    const server = await startNatsServer();
+    const { registry, busMetrics, connection } = await openBus(server.url);
+    const lines: string[] = [];
+    const logger = new JsonLogger('t', 'test', 'info', { write: (line: string) => lines.push(line) });
+    try {
+      const subjects = new Subjects('gw.v1', 'acct-down');
+      const bucket = await new BusKv(connection).bucket('T_MARKS_DOWN', { storage: 'file' });
+      const metrics = new ConnectorNatsMetrics(registry);
+      const publication = new OrderOutcomes(
+        subjects,
+        new OrderMarks(bucket),
+        new BusPublisher(connection, busMetrics, silent),
+        metrics,
+        logger,
+      );
+      const outcomes$ = new Subject<OrderOutcome>();
+      publication.start(outcomes$);
+      await server.kill();
+      // outside tester: five fills while NATS was gone; the shutdown log named one of them
+      for (let i = 1; i <= 5; i += 1) {
+        outcomes$.next({
+          v: 1,
+          clientRequestId: `down-${i}`,
+          status: 'SUCCESS',
+          code: '',
+          message: '',
+          source: 'reply',
+        });
+      }
+      await publication.stop(300);
+      const named = lines
+        .map((line) => JSON.parse(line) as { msg: string; clientRequestId?: string })
+        .filter((line) => line.msg.startsWith('order outcome not stored before shutdown'))
+        .map((line) => line.clientRequestId);
+      expect(named).toEqual(['down-1', 'down-2', 'down-3', 'down-4', 'down-5']);
+      expect((await metrics.outcomesUnstoredAtShutdown.get()).values[0]?.value).toBe(5);
+    } finally {
+      await connection.close();
+      await server.stop();
+    }
+  });
+});
+
+/** A bus connection of its own (metrics in a registry of its own) that reconnects quickly. */
+async function openBus(url: string) {
+  const registry = new MetricsRegistry('t', { defaultMetrics: false });
+  const busMetrics = new BusMetrics(registry);
+  const connection = await BusConnection.open(
+    { servers: url, name: 't', reconnectTimeWaitMs: 50 },
+    busMetrics,
+    new HealthRegistry(),
+    silent,
+  );
+  return { registry, busMetrics, connection };
+}
 
 async function until(condition: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

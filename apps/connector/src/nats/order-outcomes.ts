@@ -16,7 +16,8 @@ export class OrderOutcomes {
   private subscription: Subscription | undefined;
   private readonly decided = new Subject<OrderOutcome>();
   private readonly abort = new AbortController();
-  private inFlight = 0;
+  /** Outcomes taken and not yet stored (or skipped), in arrival order: what a shutdown would leave unstored. */
+  private readonly inHand = new Set<OrderOutcome>();
   private idle: (() => void) | undefined;
 
   constructor(
@@ -32,8 +33,8 @@ export class OrderOutcomes {
       .pipe(
         // Counted on arrival, not when its turn comes: an outcome queued behind another is in hand too,
         // and stop() must wait for it.
-        tap(() => (this.inFlight += 1)),
-        concatMap((outcome) => from(this.publish(outcome).finally(() => this.settled()))),
+        tap((outcome) => this.inHand.add(outcome)),
+        concatMap((outcome) => from(this.publish(outcome).finally(() => this.settled(outcome)))),
       )
       .subscribe({
         error: (error: unknown) =>
@@ -52,7 +53,7 @@ export class OrderOutcomes {
 
   /** Waits (bounded) for outcomes already taken to be stored, then stops. */
   async stop(timeoutMs: number): Promise<void> {
-    if (this.inFlight > 0) {
+    if (this.inHand.size > 0) {
       await Promise.race([
         new Promise<void>((resolve) => (this.idle = resolve)),
         new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref()),
@@ -61,6 +62,15 @@ export class OrderOutcomes {
     this.abort.abort();
     this.subscription?.unsubscribe();
     this.subscription = undefined;
+    // every one still in hand — the one being stored and those queued behind it — named, one line each
+    for (const { clientRequestId, status } of this.inHand) {
+      this.metrics.outcomesUnstoredAtShutdown.inc();
+      this.logger.error('order outcome not stored before shutdown; it will be reconciled at the next start', {
+        clientRequestId,
+        status,
+      });
+    }
+    this.inHand.clear();
   }
 
   /** Publishes one outcome unless its order's mark shows it (or a final one) already published. */
@@ -86,13 +96,7 @@ export class OrderOutcomes {
       } catch (error) {
         this.metrics.outcomePublishFailures.inc();
         const fields = { clientRequestId, status, error: error instanceof Error ? error.message : String(error) };
-        if (this.abort.signal.aborted) {
-          this.logger.error(
-            'order outcome not stored before shutdown; it will be reconciled at the next start',
-            fields,
-          );
-          return;
-        }
+        if (this.abort.signal.aborted) return; // named by stop()
         if (attempt === 1) this.logger.warn('order outcome not stored yet; retrying until it is', fields);
         await pause(STORE_RETRY_MS, this.abort.signal);
       }
@@ -123,9 +127,9 @@ export class OrderOutcomes {
     await this.marks.record(clientRequestId, status);
   }
 
-  private settled(): void {
-    this.inFlight -= 1;
-    if (this.inFlight === 0) {
+  private settled(outcome: OrderOutcome): void {
+    this.inHand.delete(outcome);
+    if (this.inHand.size === 0) {
       this.idle?.();
       this.idle = undefined;
     }

@@ -73,6 +73,11 @@ const PLAIN_POSITIVE_DECIMAL = /^(?:0|[1-9]\d{0,30})(?:\.\d{1,30})?$/;
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9_:-]{1,64}$/;
 const VENUE_ID = /^[^\s/]{1,128}$/;
 
+/** How the gateway's requestId is written into clientComment: `gw:{requestId}` then the caller's comment. */
+export const WITHDRAWAL_REFERENCE_PREFIX = 'gw:';
+/** requestId is 24 lowercase hex characters; the reference and a space take 28 of the venue's 1024. */
+export const MAX_CALLER_COMMENT = 1024 - (WITHDRAWAL_REFERENCE_PREFIX.length + 24 + 1);
+
 /**
  * Request on `{prefix}.{account}.acct.withdrawal.submit`. A field it does not know is refused, naming it: a misspelt
  * `clientComment` must not be dropped from a request that moves money.
@@ -116,7 +121,9 @@ export class WithdrawalSubmitRequest {
   /** Free text; the gateway's reference takes part of the venue's 1024 characters (see MAX_CALLER_COMMENT). */
   @IsOptional()
   @IsString()
-  @MaxLength(1024)
+  @MaxLength(MAX_CALLER_COMMENT, {
+    message: `clientComment must be at most ${MAX_CALLER_COMMENT} characters (the gateway's reference takes the rest of 1024)`,
+  })
   clientComment?: string;
 }
 
@@ -241,11 +248,6 @@ export const WithdrawalErrorCode = {
   StorageUnavailable: 'STORAGE_UNAVAILABLE',
 } as const;
 export type WithdrawalErrorCodeValue = (typeof WithdrawalErrorCode)[keyof typeof WithdrawalErrorCode];
-
-/** How the gateway's requestId is written into clientComment: `gw:{requestId}` then the caller's comment. */
-export const WITHDRAWAL_REFERENCE_PREFIX = 'gw:';
-/** requestId is 24 lowercase hex characters; the reference and a space take 28 of the venue's 1024. */
-export const MAX_CALLER_COMMENT = 1024 - (WITHDRAWAL_REFERENCE_PREFIX.length + 24 + 1);
 
 export function withdrawalComment(requestId: string, callerComment: string | undefined): string {
   const reference = `${WITHDRAWAL_REFERENCE_PREFIX}${requestId}`;
