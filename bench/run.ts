@@ -25,6 +25,7 @@ import { HopRecorder, percentile } from './hop-recorder.js';
 import { processCpuMicros, processCpuSplit, processSyscalls, threadCpuMicros, type ThreadCpu } from './process-cpu.js';
 import { restartFigure } from './restart.js';
 import { executionOrderFigures } from './execution.js';
+import { riskAdmissionFigure } from './risk-admissions.js';
 import { webhookIngestFigure } from './webhook-ingest.js';
 import { tradeSyncFigure } from './trade-sync.js';
 import { CONNECTOR_NODE_FLAGS } from '../tools/stack/src/apps.js';
@@ -114,6 +115,12 @@ async function main(): Promise<void> {
     clearTimeout(deadline);
     return;
   }
+  // BENCH_ONLY=admissions: only the cost of sequencing risk admissions across execution instances
+  if (process.env['BENCH_ONLY'] === 'admissions') {
+    process.stdout.write(`${await riskAdmissionFigure()}\n`);
+    clearTimeout(deadline);
+    return;
+  }
   // BENCH_ONLY=webhooks: only the webhook ingest figure (issue 9)
   if (process.env['BENCH_ONLY'] === 'webhooks') {
     process.stdout.write(`${await webhookIngestFigure(here)}\n`);
@@ -180,6 +187,7 @@ async function main(): Promise<void> {
   if (!pricesOnly) {
     process.stdout.write(`${await webhookIngestFigure(here)}\n`);
     process.stdout.write(`${await tradeSyncFigure(root)}\n`);
+    process.stdout.write(`${await riskAdmissionFigure()}\n`);
   }
   clearTimeout(deadline);
   await cleanup();

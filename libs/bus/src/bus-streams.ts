@@ -168,6 +168,57 @@ export class BusStreams {
     return cursor > after ? cursor : ((await this.lastStored(stream, subject))?.seq ?? 0);
   }
 
+  /**
+   * The messages stored on `subject` after stream sequence `after`, then each one stored later, in order, with
+   * its sequence (an ordered consumer; the client re-creates it after a reconnect from where it was). Only what
+   * the stream stored: a publication it refused (an expected last sequence not met) never comes here, as it
+   * would to a core subscriber. If the consumer ends (the stream lost, say), it is opened again a second later
+   * from the next sequence — from the stream's first if the stream now ends before that (declared afresh).
+   */
+  follow<T>(
+    stream: string,
+    subject: string,
+    after: number,
+    each: (stored: StoredJson<T | undefined>) => void,
+  ): { stop(): void } {
+    let stopped = false;
+    let cursor = after;
+    let current: { stop(): void } | undefined;
+    const run = async (): Promise<void> => {
+      while (!stopped) {
+        try {
+          const last = (await this.info(stream))?.state.last_seq ?? 0;
+          if (last < cursor) cursor = 0;
+          const consumer = await this.connection.js.consumers.get(stream, {
+            filter_subjects: subject,
+            opt_start_seq: cursor + 1,
+          });
+          const messages = await consumer.consume();
+          current = messages;
+          if (stopped) messages.stop();
+          for await (const message of messages) {
+            cursor = message.seq;
+            const value = jsonOrUndefined<T>(message);
+            each({ subject: message.subject, seq: message.seq, value, storedAt: message.info.timestampNanos / 1e6 });
+          }
+        } catch (error) {
+          this.logger.warn('following a stream failed; again in a second', {
+            stream,
+            error: error instanceof Error ? error.message : String(error),
+          });
+        }
+        if (!stopped) await new Promise((resolve) => setTimeout(resolve, FOLLOW_RETRY_MS).unref());
+      }
+    };
+    void run();
+    return {
+      stop: () => {
+        stopped = true;
+        current?.stop();
+      },
+    };
+  }
+
   private async nextStored(stream: string, subject: string, from: number): Promise<StoredMsg | undefined> {
     try {
       // STREAM.MSG.GET takes `next_by_subj` with `seq` (nats-server 2.9); the client's type names only `seq`
@@ -234,6 +285,7 @@ export async function readStreamJson<T>(
 }
 
 const READ_BATCH = 1_000;
+const FOLLOW_RETRY_MS = 1_000;
 const READ_BATCH_WAIT_MS = 2_000;
 
 function jsonOrUndefined<T>(message: { json<V>(): V }): T | undefined {

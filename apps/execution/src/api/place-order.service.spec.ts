@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { TimeoutError } from '@nats-io/transport-node';
 import { BusConnection, BusKv, BusMetrics } from '#bus';
 import { ExecutionErrorCode, type PlaceOrderReply } from '#contracts';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
@@ -114,6 +115,18 @@ describe('place-order service: an idempotency key contended by another request',
     expect(first).toMatchObject({ ok: true, duplicate: false });
     expect(again).toMatchObject({ ok: true, duplicate: true, orderId: first.ok ? first.orderId : '' });
     expect(other).toMatchObject({ ok: false, error: { code: ExecutionErrorCode.IdempotencyKeyReused } });
+  });
+
+  it('NATS not answering mid-request: EXECUTION_JOURNAL_UNAVAILABLE, ask again with the key — not INTERNAL (outside tester)', async () => {
+    const journal = new OrderJournal(await kv.bucket('TEST_PLACE_NATS_AWAY'));
+    const rejected: string[] = [];
+    journal.keyClaim = async () => {
+      throw new TimeoutError(); // what the client throws for a KV read left unanswered
+    };
+    const reply = await service(journal, new FakeClock(1_700_000_000_000), rejected).place(request('k-away'));
+    expect(reply).toMatchObject({ ok: false, error: { code: ExecutionErrorCode.JournalUnavailable } });
+    if (!reply.ok) expect(reply.error.message).toMatch(/same idempotency key/);
+    expect(rejected).toEqual([ExecutionErrorCode.JournalUnavailable]);
   });
 
   it('a key another request holds and keeps: answered as that order being placed (retry later), never internal', async () => {

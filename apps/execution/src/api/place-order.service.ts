@@ -17,6 +17,7 @@ import {
   type PlaceOrderRequest,
 } from '#contracts';
 import { KeyedMailbox, type Clock } from '#actors';
+import { isBusUnavailable } from '#bus';
 import type { JsonLogger } from '#observability';
 import type { ExecutionMetrics } from '../metrics/execution-metrics.js';
 import { crash, type CrashPoint, type OrderDesk } from '../orders/order-desk.js';
@@ -93,6 +94,14 @@ export class PlaceOrderService {
       return await this.decide(payload, receivedAt);
     } catch (error) {
       this.logger.error('place request failed', { error: error instanceof Error ? error.message : String(error) });
+      // NATS away mid-request (outside tester: 67 of a burst answered INTERNAL, which no guide says to ask again)
+      if (isBusUnavailable(error)) {
+        return this.reject(
+          ExecutionErrorCode.JournalUnavailable,
+          'NATS (the order journal) did not answer; ask again with the same idempotency key (it answers the same order, never a second one)',
+          undefined,
+        );
+      }
       return this.reject(ExecutionErrorCode.Internal, 'internal error; the order was not accepted', undefined);
     } finally {
       this.inFlight -= 1;

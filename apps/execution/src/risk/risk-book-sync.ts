@@ -1,7 +1,7 @@
 /**
  * Keeps the risk books of an account's execution instances together: each instance publishes what it admits
  * on `…exec.risk.admissions` and every event it learns of an order on `…exec.risk.book`, and counts what the
- * others publish. So the per-minute, rate, exposure and quote-size limits hold for the account, not per instance.
+ * others publish (their admissions as the stream stored them, followed with an ordered consumer). So the per-minute, rate, exposure and quote-size limits hold for the account, not per instance.
  *
  * Admissions are sequenced: each is published on the stream expecting the subject's last sequence to be the
  * last admission this instance has counted. When another instance admitted in between, the stream refuses it;
@@ -43,7 +43,8 @@ const BOOK_KEPT_MS = 3 * 60_000;
 export class RiskBookSync implements RiskPeers {
   private readonly admissions: string;
   private readonly events: string;
-  private readonly subscriptions: BusSubscription[] = [];
+  private subscription: BusSubscription | undefined;
+  private following: { stop(): void } | undefined;
   /** Until when admissions are published plainly: the stream did not answer the last one in sequence. */
   private unansweredUntil = Number.NEGATIVE_INFINITY;
 
@@ -51,7 +52,7 @@ export class RiskBookSync implements RiskPeers {
     private readonly deps: {
       core: BusCore;
       publisher: BusPublisher;
-      streams: Pick<BusStreams, 'ensureStream' | 'readAll' | 'readAfter' | 'lastMessage'>;
+      streams: Pick<BusStreams, 'ensureStream' | 'readAll' | 'readAfter' | 'lastMessage' | 'follow'>;
       /** The stream holding both subjects (`RiskStreamName.book`). */
       stream: string;
       clock: Clock;
@@ -79,27 +80,26 @@ export class RiskBookSync implements RiskPeers {
     });
   }
 
+  /**
+   * Events of the others, live (core NATS). Admissions are not taken from a core subscription: it would also
+   * hear a publication the stream refused (an instance overtaken, whose order may then be refused) — they are
+   * followed on the stream from `readBack` on.
+   */
   start(): void {
-    for (const subject of [this.admissions, this.events]) {
-      const subscription = this.deps.core.subscribe(subject, (message) => {
-        const peer = peerMessageOf(message.json<unknown>());
-        if (peer === undefined) {
-          this.deps.metrics?.eventsIgnored.inc();
-          this.deps.logger.warn('a risk book message from a peer does not have the expected shape; ignored');
-          return;
-        }
-        if (peer.instance === this.deps.instance) return;
-        if (peer.kind === 'admitted') this.deps.engine.peerAdmitted(peer.order, peer.admittedAt);
-        else this.deps.engine.peerRecorded(peer.event);
-      });
-      this.subscriptions.push(subscription);
-    }
+    this.subscription = this.deps.core.subscribe(this.events, (message) => {
+      const peer = this.messageOf(message.json<unknown>());
+      if (peer === undefined || peer.instance === this.deps.instance || peer.kind !== 'event') return;
+      this.deps.engine.peerRecorded(peer.event);
+    });
     this.deps.engine.attachPeers(this);
   }
 
   stop(): void {
     this.deps.engine.attachPeers(undefined);
-    for (const subscription of this.subscriptions.splice(0)) subscription.unsubscribe();
+    this.subscription?.unsubscribe();
+    this.subscription = undefined;
+    this.following?.stop();
+    this.following = undefined;
   }
 
   /**
@@ -131,6 +131,23 @@ export class RiskBookSync implements RiskPeers {
     }
     this.deps.engine.restoreWindow([...admitted.values()]);
     this.deps.engine.startSequence(last);
+    // every admission stored from then on, the others' counted, this instance's own moving the sequence on
+    this.following = this.deps.streams.follow<unknown>(this.deps.stream, this.admissions, last, (stored) => {
+      const peer = this.messageOf(stored.value);
+      if (peer?.kind !== 'admitted') return;
+      if (peer.instance === this.deps.instance) this.deps.engine.sequenceSeen(stored.seq);
+      else this.deps.engine.peerAdmitted(peer.order, peer.admittedAt, stored.seq);
+    });
+  }
+
+  /** A message of the expected shape, or undefined (counted and logged). */
+  private messageOf(value: unknown): RiskBookMessage | undefined {
+    const message = peerMessageOf(value);
+    if (message === undefined) {
+      this.deps.metrics?.eventsIgnored.inc();
+      this.deps.logger.warn('a risk book message from a peer does not have the expected shape; ignored');
+    }
+    return message;
   }
 
   async publishAdmission(order: RiskOrder, admittedAt: number, expectedLast: number): Promise<AdmissionAnswer> {

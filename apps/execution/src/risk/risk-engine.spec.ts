@@ -4,6 +4,7 @@ import { Decimal } from '#venue-api';
 import { FakeClock } from '#testing';
 import { RiskMetrics } from './risk-metrics.js';
 import { RiskEngine, type AdmissionAnswer } from './risk-engine.js';
+import { ADMISSION_ATTEMPTS } from './risk-machine.js';
 import { entry, limits, order, states, T0 } from './testing/risk-fixtures.js';
 
 describe('RiskEngine (the RiskGate of the order side)', () => {
@@ -390,14 +391,18 @@ describe('RiskEngine (the RiskGate of the order side)', () => {
       expect(engine.state.book.open.size).toBe(2);
     });
 
-    it('refuses RISK_ADMISSION_CONTENDED once overtaken 20 times in a row, and counts nothing', async () => {
+    it('refuses RISK_ADMISSION_CONTENDED once overtaken ADMISSION_ATTEMPTS (50) times in a row, and counts nothing', async () => {
       const { engine, publications } = sequencedEngine({});
       const mine = engine.admit(order(), T0);
-      for (let i = 0; i < 20; i += 1) {
+      for (let i = 0; i < ADMISSION_ATTEMPTS; i += 1) {
         await settle();
         publications[i]?.answer({ kind: 'overtaken', missed: [], last: 8 + i });
       }
-      expect(await mine).toMatchObject({ ok: false, code: 'RISK_ADMISSION_CONTENDED', values: { attempts: '20' } });
+      expect(await mine).toMatchObject({
+        ok: false,
+        code: 'RISK_ADMISSION_CONTENDED',
+        values: { attempts: String(ADMISSION_ATTEMPTS) },
+      });
       expect(engine.state.book.open.size).toBe(0);
     });
 

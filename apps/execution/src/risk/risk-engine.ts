@@ -109,10 +109,15 @@ export class RiskEngine implements RiskGate {
     this.actor.send({ kind: 'sequence-started', last });
   }
 
-  /** An order another instance admitted. */
-  peerAdmitted(order: RiskOrder, admittedAt: number): void {
-    this.actor.send({ kind: 'peer-admitted', order, admittedAt });
+  /** An order another instance admitted (`seq`: where the stream stored it, when followed there). */
+  peerAdmitted(order: RiskOrder, admittedAt: number, seq?: number): void {
+    this.actor.send({ kind: 'peer-admitted', order, admittedAt, ...(seq !== undefined ? { seq } : {}) });
     this.reportOpenOrders();
+  }
+
+  /** This instance's own admission, seen stored at `seq` on the stream: the sequence moves on. */
+  sequenceSeen(seq: number): void {
+    this.actor.send({ kind: 'sequence-seen', seq });
   }
 
   /** An event another instance learnt (it may own an order this instance admitted, after a takeover). */

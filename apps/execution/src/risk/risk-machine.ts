@@ -57,7 +57,7 @@ interface PendingAdmit extends AdmitRequest {
 }
 
 /** Publications refused because another instance admitted first, in a row, before the order is refused. */
-export const ADMISSION_ATTEMPTS = 20;
+export const ADMISSION_ATTEMPTS = 50;
 
 /** An admission another instance published: what the book needs to count it. */
 export interface PeerAdmission {
@@ -69,8 +69,13 @@ export type RiskEvent =
   | { kind: 'admit'; order: RiskOrder; now: number; reply: (decision: RiskDecision) => void }
   /** `settled`: told once the event's durable effect is done, or why it was ignored (an undone fill's). */
   | { kind: 'record'; event: RiskOrderEvent; from: 'local' | 'peer'; settled?: Settled }
-  /** An order another execution instance admitted: counted here too (no checks: that instance decided). */
-  | { kind: 'peer-admitted'; order: RiskOrder; admittedAt: number }
+  /**
+   * An order another execution instance admitted: counted here too (no checks: that instance decided). `seq`:
+   * where the stream stored it (followed there), which moves the sequence on.
+   */
+  | { kind: 'peer-admitted'; order: RiskOrder; admittedAt: number; seq?: number }
+  /** This instance's own admission seen stored at `seq`. */
+  | { kind: 'sequence-seen'; seq: number }
   /** From now on admissions are published in sequence; `last`: the last one read back from the stream. */
   | { kind: 'sequence-started'; last: number }
   /** The pending admission was stored at stream sequence `seq`. */
@@ -136,7 +141,9 @@ export function riskTransition(state: RiskState, event: RiskEvent, env: RiskEnv)
     }
     case 'peer-admitted':
       countPeerAdmission(state, event, env.now);
-      return { state, effects: [] };
+      return { state: event.seq === undefined ? state : sequencedTo(state, event.seq), effects: [] };
+    case 'sequence-seen':
+      return { state: sequencedTo(state, event.seq), effects: [] };
     case 'sequence-started':
       return { state: { ...state, sequence: { last: event.last, waiting: [] } }, effects: [] };
     case 'admission-stored': {
@@ -155,7 +162,10 @@ export function riskTransition(state: RiskState, event: RiskEvent, env: RiskEnv)
       for (const admission of event.missed) countPeerAdmission(state, admission, env.now);
       const attempts = pending.attempts + 1;
       const retried: RiskEffect = { kind: 'admission-retried', orderId: pending.order.orderId, attempts };
-      const next: AdmissionSequence = { last: event.last, waiting: [] };
+      // the stream's last as read — unless what was followed meanwhile is further on (read nothing: a stream
+      // declared afresh starts its sequence again, and so does this)
+      const last = event.missed.length > 0 ? Math.max(sequence.last, event.last) : event.last;
+      const next: AdmissionSequence = { last, waiting: [] };
       if (attempts >= ADMISSION_ATTEMPTS) {
         const decision = refusal(
           RiskCode.AdmissionContended,
@@ -317,6 +327,13 @@ function admitNext(
     return { state: { ...state, sequence: { last: sequence.last, pending, waiting: requests.slice(i + 1) } }, effects };
   }
   return { state, effects };
+}
+
+/** The sequence moved on to `seq` (an admission stored there is counted), never back. */
+function sequencedTo(state: RiskState, seq: number): RiskState {
+  const { sequence } = state;
+  if (sequence === undefined || seq <= sequence.last) return state;
+  return { ...state, sequence: { ...sequence, last: seq } };
 }
 
 /** The sequence and its pending admit, if the answer is for that admit (a late answer of another is ignored). */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { BusConnection, BusCore, BusKv, BusMetrics, BusPublisher, BusResponder, BusStreams } from '#bus';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { BusConnection, BusMetrics } from '#bus';
 import { riskSubjects, RiskStreamName, Subjects, type RiskAuditRecord } from '#contracts';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { eventually, startNatsServer, waitFor, type NatsServerHandle } from '#testing';
@@ -9,7 +9,7 @@ import { systemClock } from '#actors';
 import { limitsConfigFrom } from './limits.js';
 import { RiskEngine } from './risk-engine.js';
 import { RiskMetrics } from './risk-metrics.js';
-import { RiskRuntime, type RiskModuleOptions } from './risk-runtime.js';
+import { riskRuntimeOn, type RiskModuleOptions, type RiskRuntime } from './risk-runtime.js';
 import { order } from './testing/risk-fixtures.js';
 
 const silent = new JsonLogger('risk-test', 'test', 'error', { write: () => undefined });
@@ -38,19 +38,11 @@ async function startInstance(
   );
   const riskMetrics = new RiskMetrics(metrics);
   const engine = new RiskEngine(limitsConfigFrom(limitsFile), { clock: systemClock, metrics: riskMetrics });
-  const runtime = new RiskRuntime(
+  const runtime = riskRuntimeOn(
+    connection,
+    busMetrics,
     { subjectPrefix: 'gw.v1', account: ACCOUNT, killSwitch: false, ...options },
-    {
-      engine,
-      connection,
-      core: new BusCore(connection, silent),
-      kv: new BusKv(connection),
-      publisher: new BusPublisher(connection, busMetrics, silent),
-      responder: new BusResponder(connection, busMetrics, silent),
-      streams: new BusStreams(connection, silent),
-      logger: silent,
-      metrics: riskMetrics,
-    },
+    { engine, logger: silent, metrics: riskMetrics },
   );
   await runtime.start();
   return {
@@ -319,6 +311,36 @@ describe('pre-trade risk control over NATS (two instances, a plain NATS client)'
       (await instance.metrics.metrics()).includes('execution_risk_admissions_unsequenced_total{app="t"} 0');
     expect(await unsequenced(a)).toBe(true);
     expect(await unsequenced(b)).toBe(true);
+  });
+
+  it('an admission the stream refused is never counted; one it stored is, by every instance (outside tester: phantoms)', async () => {
+    const js = jetstream(client);
+    const admitted = (orderId: string) => ({
+      v: 1,
+      instance: 'ghost',
+      kind: 'admitted',
+      admittedAt: Date.now(),
+      order: { ...liveOrder({ strategyId: 'ghosted' }), orderId },
+    });
+    // an instance overtaken: its publication expected a sequence the subject is past, so the stream refused it
+    const refused = await js
+      .publish(subjects.admissions, JSON.stringify(admitted('ghost-refused')), { expect: { lastSubjectSequence: 1 } })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(Error);
+    const info = await (
+      await jetstreamManager(client)
+    ).streams.getMessage(RiskStreamName.book(ACCOUNT), {
+      last_by_subj: subjects.admissions,
+    });
+    await js.publish(subjects.admissions, JSON.stringify(admitted('ghost-stored')), {
+      expect: { lastSubjectSequence: info?.seq ?? 0 },
+    });
+    for (const instance of [a, b]) {
+      await eventually(async () => (instance.engine.state.book.open.has('ghost-stored') ? true : undefined), {
+        what: 'the stored admission counted',
+      });
+      expect(instance.engine.state.book.open.has('ghost-refused')).toBe(false);
+    }
   });
 
   it('the admission stream gone: an order is admitted by its instance alone, counted as unsequenced', async () => {

@@ -5,7 +5,7 @@
  */
 import { hostname } from 'node:os';
 import { RiskBucketName, RiskStreamName, riskSubjects, Subjects, type AccountGroupsReply } from '#contracts';
-import type { BusConnection, BusCore, BusKv, BusPublisher, BusResponder, BusStreams } from '#bus';
+import { BusCore, BusKv, BusPublisher, BusResponder, BusStreams, type BusConnection, type BusMetrics } from '#bus';
 import { systemClock, type Clock } from '#actors';
 import type { HealthRegistry, JsonLogger } from '#observability';
 import { AccountGroupCheck } from './account-group-check.js';
@@ -46,6 +46,25 @@ export interface RiskRuntimeDeps {
   logger: JsonLogger;
   metrics?: RiskMetrics;
   health?: HealthRegistry;
+}
+
+/** The runtime on one bus connection, its bus parts made here (specs and the bench; the app injects them). */
+export function riskRuntimeOn(
+  connection: BusConnection,
+  busMetrics: BusMetrics,
+  options: RiskModuleOptions,
+  parts: Pick<RiskRuntimeDeps, 'engine' | 'logger' | 'metrics' | 'health'>,
+): RiskRuntime {
+  const { logger } = parts;
+  return new RiskRuntime(options, {
+    ...parts,
+    connection,
+    core: new BusCore(connection, logger),
+    kv: new BusKv(connection),
+    publisher: new BusPublisher(connection, busMetrics, logger),
+    responder: new BusResponder(connection, busMetrics, logger),
+    streams: new BusStreams(connection, logger),
+  });
 }
 
 export class RiskRuntime {
