@@ -11,12 +11,22 @@ import {
   type SessionState,
   type StreamRequest,
 } from '#contracts';
-import { BusConnection, BusConsumers, BusKv, BusMetrics, BusPublisher, BusResponder, BusStreams } from '#bus';
+import {
+  BucketName,
+  BusConnection,
+  BusConsumers,
+  BusKv,
+  BusMetrics,
+  BusPublisher,
+  BusResponder,
+  BusStreams,
+} from '#bus';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { startNatsServer, type NatsServerHandle } from '#testing';
 import { ConnectorRuntime, type ConnectorVenue } from './connector-runtime.js';
+import { OrderMarks } from './order-marks.js';
 import type { AcquireResult, StreamKey } from './venue-ports.js';
-import { OrderNotSentError, type ReconcileHints } from '../venue/index.js';
+import { OrderNotSentError, type ReconcileHints, type SendGate } from '../venue/index.js';
 
 /* In-test implementations of the venue side's four singletons (a seam fake, unit tests only). */
 class TestSession {
@@ -53,9 +63,22 @@ class TestGateway {
   readonly submitted: OrderCommand[] = [];
   readonly reconciled: string[] = [];
   readonly hints = new Map<string, ReconcileHints>();
-  async submit(command: OrderCommand): Promise<void> {
+  /** Orders waiting for their gap (the test lets them go): the gate is asked only after. */
+  holdGap = false;
+  private readonly gap: Array<() => void> = [];
+  async submit(command: OrderCommand, gate?: SendGate): Promise<'sent' | 'held-back'> {
     if (command.quoteId === 'q-offline') throw new OrderNotSentError(command.clientRequestId, 'NOT_CONNECTED');
+    if (this.holdGap) await new Promise<void>((resolve) => this.gap.push(resolve));
+    if (gate !== undefined && (await gate()) === 'hold-back') return 'held-back';
     this.submitted.push(command);
+    return 'sent';
+  }
+  get waitingForGap(): number {
+    return this.gap.length;
+  }
+  openGap(): void {
+    this.holdGap = false;
+    for (const go of this.gap.splice(0)) go();
   }
   async reconcile(clientRequestId: string, hints: ReconcileHints = {}): Promise<void> {
     this.reconciled.push(clientRequestId);
@@ -423,6 +446,33 @@ describe('ConnectorRuntime (NATS side) against a real nats-server', () => {
     expect(second.gateway.submitted.map((c) => c.clientRequestId)).toEqual(['ord-s']);
     expect((await outcomesOn('ord-r')).map((o) => o.status)).toEqual(['PENDING', 'SUCCESS']);
     await two.runtime.stop();
+  });
+
+  it('killed while its order waits for the order gap: nothing marked, the command is sent after the restart (outside tester)', async () => {
+    const first = testVenue();
+    first.gateway.holdGap = true;
+    const one = await startRuntime(first, 'acct4');
+    await sendCommand({ clientRequestId: 'ord-gap', quoteId: 'q-gap', side: 'BUY' }, 'ord-gap', 'acct4');
+    await waitFor(() => first.gateway.waitingForGap === 1);
+    const marks = new OrderMarks(await new BusKv(one.connection).bucket(BucketName.orderMarks('acct4')));
+    expect(await marks.get('ord-gap')).toBeUndefined();
+    // the process dies: its connection goes, the command unacknowledged (before: marked SENDING, never sent,
+    // and reconciled as UNKNOWN until its quote expired)
+    await one.connection.client.close();
+    const second = testVenue();
+    const two = await startRuntime(second, 'acct4');
+    try {
+      await waitFor(() => second.gateway.submitted.length === 1, 15_000);
+      expect(second.gateway.submitted.map((c) => c.clientRequestId)).toEqual(['ord-gap']);
+      expect(second.gateway.reconciled).toEqual([]);
+      // the first process's gate, if it ever ran on, would find the mark taken: never a second send
+      first.gateway.openGap();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(first.gateway.submitted).toEqual([]);
+    } finally {
+      first.gateway.openGap();
+      await two.runtime.stop();
+    }
   });
 
   it('a recall published while the connector is down applies at its next start, before any command is taken', async () => {

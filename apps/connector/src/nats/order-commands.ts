@@ -10,15 +10,15 @@ import {
 import { ORDER_COMMANDS_DURABLE, type BusConsumers, type DurableConsumerHandle, type DurableMessage } from '#bus';
 import type { JsonLogger } from '#observability';
 import type { ConnectorNatsMetrics } from './connector-metrics.js';
-import { isFinal, type OrderMarks } from './order-marks.js';
+import { isFinal, type OrderMark, type OrderMarks } from './order-marks.js';
 import type { OrderOutcomes } from './order-outcomes.js';
 import type { OrderVenue } from './venue-ports.js';
 import { OrderNotSentError, type ReconcileHints } from '../venue/index.js';
 
 /**
- * Takes order commands from the account's JetStream work queue, one at a time. Before a command can
- * reach the venue its clientRequestId is marked (KV create-if-absent): only the call that created the
- * mark sends; a command whose mark already exists — a redelivery, a restart, a repeated id — is never
+ * Takes order commands from the account's JetStream work queue, one at a time. Right before a command's
+ * frame leaves (after the wait for the order gap) its clientRequestId is marked (KV create-if-absent): only
+ * the call that created the mark sends; a command whose mark already exists — a redelivery, a restart, a repeated id — is never
  * sent again, its outcome is reconciled instead (an order of unknown outcome is never re-placed).
  * The command is acknowledged after; an invalid one is acknowledged with a FAILED INVALID_REQUEST outcome.
  */
@@ -61,36 +61,55 @@ export class OrderCommands {
       return;
     }
     const command = parsed.value;
-    const id = command.clientRequestId;
-    const marked = await this.marks.mark(id, { status: 'SENDING', quoteId: command.quoteId, side: command.side });
-    if (marked === 'created') {
-      if ((await this.send(message, command)) === 'handed-back') return;
-    } else {
-      const mark = await this.marks.get(id);
-      if (mark !== undefined && isFinal(mark.status)) {
-        this.metrics.orderCommands.inc({ result: 'duplicate' });
-        this.logger.info('order command repeated after its final outcome; not sent again', { clientRequestId: id });
-      } else {
-        this.metrics.orderCommands.inc({ result: 'reconciled' });
-        this.logger.warn('order command seen before; not sent again, reconciling its outcome', {
-          clientRequestId: id,
-          deliveryCount: message.deliveryCount,
-        });
-        this.reconcile(id, {
-          markedAt: mark?.markedAt ?? Date.now(),
-          quoteId: mark?.quoteId ?? command.quoteId,
-          side: mark?.side ?? command.side,
-        });
-      }
-    }
+    const seen = await this.marks.get(command.clientRequestId);
+    if (seen !== undefined) this.seenBefore(message, command, seen);
+    else if ((await this.send(message, command)) === 'handed-back') return;
     await message.ack();
+  }
+
+  /** A command whose mark exists — a redelivery, a restart, a repeated id: never sent again; reconciled unless final. */
+  private seenBefore(message: DurableMessage, command: OrderCommand, mark: OrderMark | undefined): void {
+    const id = command.clientRequestId;
+    if (mark !== undefined && isFinal(mark.status)) {
+      this.metrics.orderCommands.inc({ result: 'duplicate' });
+      this.logger.info('order command repeated after its final outcome; not sent again', { clientRequestId: id });
+      return;
+    }
+    this.metrics.orderCommands.inc({ result: 'reconciled' });
+    this.logger.warn('order command seen before; not sent again, reconciling its outcome', {
+      clientRequestId: id,
+      deliveryCount: message.deliveryCount,
+    });
+    this.reconcile(id, {
+      markedAt: mark?.markedAt ?? Date.now(),
+      quoteId: mark?.quoteId ?? command.quoteId,
+      side: mark?.side ?? command.side,
+    });
   }
 
   /** 'handed-back': shutting down before the frame left; the command is back in the stream, unsent. */
   private async send(message: DurableMessage, command: OrderCommand): Promise<'done' | 'handed-back'> {
     const keepAlive = setInterval(() => message.working(), Math.max(500, Math.floor(this.ackWaitMs / 2)));
+    const id = command.clientRequestId;
+    let marked = false;
+    // Marked (create-if-absent) at the last moment before the frame leaves, after the wait for the order gap:
+    // only the call that created the mark sends. A process killed while its order waited for the gap left no
+    // mark, so the command, redelivered, is sent then — not reconciled as UNKNOWN until its quote expired.
+    const fields = { status: 'SENDING' as const, quoteId: command.quoteId, side: command.side };
+    const gate = async (): Promise<'send' | 'hold-back'> => {
+      try {
+        marked = (await this.marks.mark(id, fields)) === 'created';
+      } catch (cause) {
+        throw new MarkNotWritten(cause);
+      }
+      return marked ? 'send' : 'hold-back';
+    };
     try {
-      await this.venue.submit(command);
+      if ((await this.venue.submit(command, gate)) === 'held-back') {
+        // another delivery marked it meanwhile (or this process sent it already)
+        this.seenBefore(message, command, await this.marks.get(id));
+        return 'done';
+      }
       this.metrics.orderCommands.inc({ result: 'submitted' });
       await this.marks
         .record(command.clientRequestId, 'SENT')
@@ -98,8 +117,10 @@ export class OrderCommands {
           this.logger.warn('could not record SENT on the order mark', { error: String(error) }),
         );
     } catch (error) {
+      // nothing sent and nothing marked (NATS away): the command fails here and is delivered again
+      if (error instanceof MarkNotWritten) throw error.cause;
       if (error instanceof OrderNotSentError && error.code === 'SHUTTING_DOWN') {
-        await this.marks.release(command.clientRequestId);
+        if (marked) await this.marks.release(command.clientRequestId);
         message.nak(0);
         this.metrics.orderCommands.inc({ result: 'handed_back' });
         this.logger.info('order not sent before shutdown; handed back to the stream', {
@@ -108,6 +129,12 @@ export class OrderCommands {
         return 'handed-back';
       }
       if (error instanceof OrderNotSentError) {
+        // refused before the gate (no session in time, quote or sendBy past): marked first, as the FAILED it
+        // ends, so that no later delivery of the command sends it
+        if (!marked && (await this.marks.mark(id, fields)) === 'exists') {
+          this.seenBefore(message, command, await this.marks.get(id));
+          return 'done';
+        }
         this.failNeverSent(command, error);
         return 'done';
       }
@@ -172,6 +199,13 @@ export class OrderCommands {
         error: error instanceof Error ? error.message : String(error),
       }),
     );
+  }
+}
+
+/** The send mark could not be written: the order was not sent. */
+class MarkNotWritten extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the order mark could not be written', { cause });
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import type { Observable } from 'rxjs';
 import type { OrderCommand, OrderOutcome, PriceMessage, SessionState, StreamRequest } from '#contracts';
-import type { ReconcileHints } from '../venue/index.js';
+import type { ReconcileHints, SendGate } from '../venue/index.js';
 
 export interface SessionView {
   readonly state$: Observable<{ state: SessionState; since: number }>;
@@ -35,7 +35,8 @@ export interface PriceStreams {
 }
 
 export interface OrderVenue {
-  submit(command: OrderCommand): Promise<void>;
+  /** Sends the order unless `gate`, asked right before the frame leaves, holds it back. */
+  submit(command: OrderCommand, gate?: SendGate): Promise<'sent' | 'held-back'>;
   /** Shutdown: no order frame may leave any more; a submit in progress is refused (SHUTTING_DOWN), unsent. */
   stopSending(): void;
   /** Orders not to send if their frames have not left (OrderRecall); how many had already. */

@@ -9,7 +9,7 @@ export {
   type ReleaseRequest,
 } from './prices/price-stream-registry.js';
 export type { AcquireResult } from './prices/price-stream.js';
-export { OrderGateway, OrderNotSentError, type ReconcileHints } from './orders/order-gateway.js';
+export { OrderGateway, OrderNotSentError, type ReconcileHints, type SendGate } from './orders/order-gateway.js';
 export {
   AccountGroupLookup,
   AccountGroupLookupError,

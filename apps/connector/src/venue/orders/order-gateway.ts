@@ -45,6 +45,12 @@ export interface OrderGatewayOptions {
 }
 
 /** What is known of an order this process did not send itself (a redelivered command, a start-up mark). */
+/**
+ * Asked once, right before an order frame leaves (after the waits for the session and the order gap): 'send',
+ * or 'hold-back' to leave it unsent. It may throw (its store unreachable): the order is then not sent.
+ */
+export type SendGate = () => Promise<'send' | 'hold-back'>;
+
 export interface ReconcileHints {
   quoteId?: string;
   side?: 'BUY' | 'SELL';
@@ -129,11 +135,11 @@ export class OrderGateway {
   private readonly sendTimeoutMs: number;
 
   /** Resolves when the frame has left. Rejects with `OrderNotSentError` when it certainly did not. */
-  async submit(cmd: OrderCommand): Promise<void> {
+  async submit(cmd: OrderCommand, gate?: SendGate): Promise<'sent' | 'held-back'> {
     const id = cmd.clientRequestId;
     if (this.cells.has(id) || this.recent.has(id) || this.submitting.has(id)) {
       this.log.warn('order already sent by this process; not sending again', { clientRequestId: id });
-      return;
+      return 'held-back';
     }
     this.submitting.add(id);
     try {
@@ -152,6 +158,14 @@ export class OrderGateway {
         if (this.stopping) throw new OrderNotSentError(id, 'SHUTTING_DOWN');
         // the last moment before the frame leaves: the wait for the session and for the order gap is behind us
         this.checkSendable(cmd);
+        // the caller's last word (its durable send mark), taken only now: a process killed while the order
+        // waited for its gap leaves no mark, and the command is sent after its restart (outside tester)
+        if (gate !== undefined) {
+          const decision = await gate();
+          gate = undefined;
+          if (decision === 'hold-back') return 'held-back';
+          if (this.stopping) throw new OrderNotSentError(id, 'SHUTTING_DOWN');
+        }
         connection = this.channel.openConnection;
         if (connection !== undefined && this.sendOrderFrame(cmd)) break;
         if (this.clock.now() >= waitUntil) throw new OrderNotSentError(id, 'NOT_CONNECTED');
@@ -161,6 +175,7 @@ export class OrderGateway {
         type: 'sent',
         connection,
       });
+      return 'sent';
     } catch (error) {
       if (error instanceof OrderNotSentError) {
         this.metrics.countOrder('NOT_SENT', 'NOT_SENT');

@@ -79,13 +79,13 @@ function setup(staleAfterMs = 1_000, connectionPriceRate?: number) {
 }
 
 /** One stream held at the venue (asked for by `s1`, acknowledged); its tag. */
-async function heldStream(context: ReturnType<typeof setup>): Promise<string> {
+async function heldStream(context: ReturnType<typeof setup>, subscriptionId?: string): Promise<string> {
   const { channel, registry, settle, ack } = context;
   channel.up();
   const granted = registry.acquire(request('s1'));
   await settle();
   const tag = channel.sentOfType('subscribe')[0]?.tag ?? '';
-  channel.deliver(ack(tag));
+  channel.deliver(ack(tag, subscriptionId === undefined ? {} : { subscriptionId }));
   await granted;
   return tag;
 }
@@ -357,14 +357,33 @@ describe('PriceStreamRegistry', () => {
     expect(prices.at(-1)).toEqual(expect.objectContaining({ status: 'stopped', code: 'RFS100020' }));
   });
 
-  it("released and asked for again while its re-subscribe was in flight: the late grant is the new stream's, not unsubscribed", async () => {
-    const { channel, registry, settle, ack } = setup();
-    channel.up();
-    const first = registry.acquire(request('s1'));
+  it('released and asked for again at once: the old subscription’s stop (answering our unsubscribe) leaves the new stream alone', async () => {
+    // outside tester, dialect unsubscribe-then-streamStop: the new stream, still waiting for its ack, was stopped
+    const context = setup();
+    const { channel, registry, settle, ack, prices } = context;
+    const oldTag = await heldStream(context, 'S1');
+    registry.release(request('s1'));
+    const second = registry.acquire(request('s2'));
     await settle();
-    const oldTag = channel.sentOfType('subscribe')[0]?.tag ?? '';
-    channel.deliver(ack(oldTag, { subscriptionId: 'S1' }));
-    await first;
+    expect(channel.sentOfType('unsubscribe').map((u) => u.subscriptionId)).toEqual(['S1']);
+    const newTag = channel.sentOfType('subscribe').at(-1)?.tag ?? '';
+    channel.deliver({
+      messageType: 'streamStop',
+      chanId: 'c',
+      tag: oldTag,
+      code: 'UNSUBSCRIBED',
+      message: 'unsubscribed',
+    });
+    channel.deliver(ack(newTag, { subscriptionId: 'S2' }));
+    expect((await second).ok).toBe(true);
+    expect(prices.filter((p) => p.status === 'stopped' && p.code === 'UNSUBSCRIBED')).toEqual([]);
+    expect(registry.counts().pending + registry.counts().live + registry.counts().stale).toBe(1);
+  });
+
+  it("released and asked for again while its re-subscribe was in flight: the late grant is the new stream's, not unsubscribed", async () => {
+    const context = setup();
+    const { channel, registry, settle, ack } = context;
+    const oldTag = await heldStream(context, 'S1');
     channel.down();
     channel.up(); // re-subscribe of the old tag in flight
     await settle();
@@ -379,6 +398,24 @@ describe('PriceStreamRegistry', () => {
     registry.release(request('s2'));
     await settle();
     expect(channel.sentOfType('unsubscribe').map((u) => u.subscriptionId)).toEqual(['S1', 'S2']);
+  });
+
+  it('a stop of an adopted subscription (granted under the older tag) stops the stream that adopted it', async () => {
+    const context = setup();
+    const { channel, registry, settle, ack, prices } = context;
+    const oldTag = await heldStream(context, 'S1');
+    channel.down();
+    channel.up();
+    await settle();
+    registry.release(request('s1'));
+    const second = registry.acquire(request('s2'));
+    await settle();
+    const newTag = channel.sentOfType('subscribe').at(-1)?.tag ?? '';
+    channel.deliver(ack(oldTag, { subscriptionId: 'S2' })); // adopted by the new stream
+    channel.deliver(ack(newTag, { success: false, code: 'RFS100017', message: 'already held' }));
+    expect((await second).ok).toBe(true);
+    channel.deliver({ messageType: 'streamStop', chanId: 'c', tag: oldTag, code: 'RFS100020', message: 'halted' });
+    expect(prices.at(-1)).toEqual(expect.objectContaining({ status: 'stopped', code: 'RFS100020' }));
   });
 
   it('publishes a streamStop as a stopped price and releases the stream', async () => {

@@ -74,6 +74,8 @@ class StreamCell extends Actor<PriceStreamState, PriceStreamEvent, PriceStreamEf
 export class PriceStreamRegistry {
   private readonly byKey = new Map<string, StreamCell>();
   private readonly byTag = new Map<string, StreamCell>();
+  /** Older tags whose subscription the key's current stream adopted (granted under them after a release). */
+  private readonly adoptedTags = new Map<string, StreamCell>();
   /** Key hash → the key's current stream: prices under an older generation's tag still find it. */
   private readonly byHash = new Map<string, StreamCell>();
   private readonly feed: PriceFeed;
@@ -248,8 +250,10 @@ export class PriceStreamRegistry {
           // asked for again meanwhile): the subscription is that stream's, whose own subscribe the venue will
           // answer "already held". Otherwise interest vanished in flight: leave no orphan at the venue.
           const adopter = message.tag === undefined ? undefined : this.adopter(message.tag);
-          if (adopter !== undefined) adopter.send({ type: 'adopt', subscriptionId: message.subscriptionId });
-          else this.unsubscribeAtVenue(message.subscriptionId);
+          if (adopter !== undefined && message.tag !== undefined) {
+            adopter.send({ type: 'adopt', subscriptionId: message.subscriptionId });
+            this.adoptedTags.set(message.tag, adopter);
+          } else this.unsubscribeAtVenue(message.subscriptionId);
           return;
         }
         cell.send({
@@ -262,7 +266,7 @@ export class PriceStreamRegistry {
         return;
       }
       case 'streamStop': {
-        const cell = message.tag === undefined ? undefined : (this.byTag.get(message.tag) ?? this.adopter(message.tag));
+        const cell = message.tag === undefined ? undefined : this.stoppedBy(message.tag);
         if (cell === undefined) return; // an older generation's stop (e.g. answering our unsubscribe)
         this.log.warn('venue stopped a stream', {
           instrument: cell.id.instrument,
@@ -275,6 +279,19 @@ export class PriceStreamRegistry {
       default:
         return;
     }
+  }
+
+  /**
+   * The stream a venue's stop under `tag` ends: the tag's own; or the key's current stream when it streams that
+   * older subscription — adopted, or held without an id of its own ("already held"). Never a stream still
+   * waiting for its first acknowledgement (outside tester: released and asked again at once, the old
+   * subscription's stop — answering our unsubscribe — stopped the new stream).
+   */
+  private stoppedBy(tag: string): StreamCell | undefined {
+    const own = this.byTag.get(tag) ?? this.adoptedTags.get(tag);
+    if (own !== undefined) return own;
+    const current = this.ofOlderTag(tag);
+    return current?.state.venue === 'held' && current.state.subscriptionId === undefined ? current : undefined;
   }
 
   /** The current stream of an older tag's key when it streams that older subscription ("already held", no id of its own). */
@@ -432,6 +449,7 @@ export class PriceStreamRegistry {
   private forget(cell: StreamCell): void {
     if (this.byKey.get(cell.id.key) === cell) this.byKey.delete(cell.id.key);
     this.byTag.delete(cell.id.tag);
+    for (const [tag, adopter] of this.adoptedTags) if (adopter === cell) this.adoptedTags.delete(tag);
     const hash = cell.id.tag.slice(0, cell.id.tag.lastIndexOf('-'));
     if (this.byHash.get(hash) === cell) this.byHash.delete(hash);
   }
