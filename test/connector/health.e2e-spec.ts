@@ -115,6 +115,8 @@ describe('connector /health tells the truth', () => {
       { what: 'the venue session check saying why', timeoutMs: 15_000 },
     );
     expect(why).toMatch(/not open yet .*; last failure: token fetch: /);
+    // and which settings make the signature the venue refused (outside tester: a bare "unauthorized")
+    expect(why).toMatch(/check VENUE_API_KEY, VENUE_API_SECRET, VENUE_SIGNATURE_ENCODING/);
     // Many retries later (each state young), it is still down: the grace counts from the last open.
     for (let i = 0; i < 10; i += 1) {
       await new Promise((resolve) => setTimeout(resolve, 150));

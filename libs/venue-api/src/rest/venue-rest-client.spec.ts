@@ -61,10 +61,24 @@ describe('VenueRestClient: signing and body text', () => {
       token: 'tok-3',
       expiresAt: '1700000000000',
     });
+    // the error says where the response does hold one (outside tester: a wrong path looped without a hint),
+    // and never the token itself
     fixture.venue.reset(() => json(200, '{"token":"tok-4"}'));
-    await expect(fixture.client({ tokenPath: 'data.wsToken' }).createWebSocketToken()).rejects.toThrow(
-      /no token string at data\.wsToken/,
+    const missed = await fixture
+      .client({ tokenPath: 'data.wsToken' })
+      .createWebSocketToken()
+      .catch((e: Error) => e);
+    expect(String(missed)).toMatch(
+      /no token string at data\.wsToken; the response has one at token: set VENUE_TOKEN_PATH=token/,
     );
+    expect(String(missed)).not.toContain('tok-4');
+    fixture.venue.reset(() => json(200, '{"result":{"wsKey":"tok-6"},"status":"ok"}'));
+    const unknown = await fixture
+      .client()
+      .createWebSocketToken()
+      .catch((e: Error) => e);
+    expect(String(unknown)).toMatch(/the response's fields: result, status/);
+    expect(String(unknown)).not.toContain('tok-6');
   });
 
   it.each([

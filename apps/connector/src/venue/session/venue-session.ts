@@ -2,7 +2,13 @@ import { BehaviorSubject, filter, firstValueFrom, type Observable, Subject } fro
 import { Actor } from '#actors';
 import WebSocket from 'ws';
 import type { SessionState } from '#contracts';
-import { type ClientMessage, type DecodeResult, decodeServiceFrame, encodeClientMessage } from '#venue-api';
+import {
+  type ClientMessage,
+  type DecodeResult,
+  decodeServiceFrame,
+  encodeClientMessage,
+  VenueAuthError,
+} from '#venue-api';
 import type { JsonLogger } from '#observability';
 import type { Cancel, VenueClock } from '../clock.js';
 import type { FrameDecoder, FrameListener } from '../frames/service-frame.js';
@@ -255,7 +261,11 @@ export class VenueSession {
       },
       (error: unknown) => {
         this.metrics.tokenFetchSeconds.observe({ result: 'error' }, (performance.now() - started) / 1000);
-        const reason = safeReason(error);
+        // a refused signature says nothing of why: the settings that make it are named (outside tester)
+        const reason =
+          error instanceof VenueAuthError
+            ? `${safeReason(error)} — check VENUE_API_KEY, VENUE_API_SECRET, VENUE_SIGNATURE_ENCODING (base64 or hex) and this host's clock`
+            : safeReason(error);
         this.log.warn('token fetch failed', { reason });
         this.failure = `token fetch: ${reason}`.slice(0, 200);
         this.post({ type: 'tokenFailed', generation, reason });

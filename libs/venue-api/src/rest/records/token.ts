@@ -33,9 +33,29 @@ export function tokenReader(tokenPath?: string): Reader<WebSocketToken> {
           : { token: found };
       }
       const where = paths.map((p) => (p === '' ? 'the body' : p)).join(', ');
-      throw new ShapeError(path, `no token string at ${where}`);
+      throw new ShapeError(path, `no token string at ${where}${hintFor(value, paths)}`);
     },
   };
+}
+
+/**
+ * Where the response does hold a token string when the configured path missed it (outside tester: a wrong
+ * VENUE_TOKEN_PATH looped on "no token string at token"), else the names of its fields — names only, bounded.
+ */
+function hintFor(value: unknown, tried: readonly string[]): string {
+  const found = AUTO_TOKEN_PATHS.find(
+    (p) => !tried.includes(p) && typeof at(value, p) === 'string' && at(value, p) !== '',
+  );
+  if (found !== undefined) {
+    return found === ''
+      ? '; the body itself is a string: leave VENUE_TOKEN_PATH unset'
+      : `; the response has one at ${found}: set VENUE_TOKEN_PATH=${found}, or leave it unset`;
+  }
+  if (!isJsonObject(value)) return '';
+  const names = Object.keys(value)
+    .slice(0, 10)
+    .map((k) => (k.length > 32 ? `${k.slice(0, 32)}…` : k));
+  return names.length > 0 ? `; the response's fields: ${names.join(', ')}` : '';
 }
 
 function at(value: unknown, dotted: string): unknown {
