@@ -99,6 +99,8 @@ export async function ensureConnectorStreams(
 export const BucketName = {
   /** Order marks: one key per clientRequestId ever sent by this account's connector. */
   orderMarks: (account: string) => `GW_ORDER_MARKS_${account.replace(/[^A-Za-z0-9_-]/g, '_')}`,
+  /** The venue subscriptions the account's connector was granted, by tag: a restart ends those left streaming. */
+  venueSubscriptions: (account: string) => `GW_VENUE_SUBSCRIPTIONS_${account.replace(/[^A-Za-z0-9_-]/g, '_')}`,
   /** account-sync's single-writer leases: one key per account (docs/account-sync.md#one-writer-per-account). */
   accountSyncLeases: 'GW_ACCOUNT_SYNC_LEASES',
 } as const;

@@ -26,7 +26,7 @@ import { startNatsServer, type NatsServerHandle } from '#testing';
 import { ConnectorRuntime, type ConnectorVenue } from './connector-runtime.js';
 import { OrderMarks } from './order-marks.js';
 import type { AcquireResult, StreamKey } from './venue-ports.js';
-import { OrderNotSentError, type ReconcileHints, type SendGate } from '../venue/index.js';
+import { OrderNotSentError, type ReconcileHints, type SendGate, type SubscriptionLedger } from '../venue/index.js';
 
 /* In-test implementations of the venue side's four singletons (a seam fake, unit tests only). */
 class TestSession {
@@ -42,6 +42,11 @@ class TestSession {
 class TestRegistry {
   readonly prices$ = new Subject<PriceMessage>();
   readonly acquired: StreamRequest[] = [];
+  /** What the runtime handed over before the session started: the ledger and an earlier life's subscriptions. */
+  ledger: { ledger: SubscriptionLedger; leftovers: ReadonlyMap<string, string> } | undefined;
+  useSubscriptionLedger(ledger: SubscriptionLedger, leftovers: ReadonlyMap<string, string>): void {
+    this.ledger = { ledger, leftovers };
+  }
   readonly released: (StreamKey & { requester: string })[] = [];
   async acquire(request: StreamRequest): Promise<AcquireResult> {
     if (request.instrument === 'NOPE.USD') return { ok: false, code: 'RFS100011', message: 'instrument disabled' };
@@ -422,6 +427,11 @@ describe('ConnectorRuntime (NATS side) against a real nats-server', () => {
       source: 'reply',
     });
     await waitFor(async () => (await outcomesOn('ord-r')).length === 1);
+    // a venue subscription granted to this life: remembered in NATS KV for the next one
+    first.registry.ledger?.ledger.remember('gKey-1', 'S-1');
+    first.registry.ledger?.ledger.remember('gGone-2', 'S-2');
+    first.registry.ledger?.ledger.forget('gGone-2');
+    await new Promise((resolve) => setTimeout(resolve, 100));
     await one.runtime.stop();
 
     const second = testVenue();
@@ -429,6 +439,8 @@ describe('ConnectorRuntime (NATS side) against a real nats-server', () => {
     const restartedAt = Date.now();
     const two = await startRuntime(second);
     expect(second.gateway.reconciled).toContain('ord-r');
+    // handed to the venue side before its session starts: what the earlier life left at the venue
+    expect(second.registry.ledger?.leftovers).toEqual(new Map([['gKey-1', 'S-1']]));
     // what the mark knows goes with it: the quote (to correlate a redelivered reply) and when it was marked
     // (the venue's 24 h order-state retention counts from there, not from this start)
     const hints = second.gateway.hints.get('ord-r');

@@ -17,6 +17,7 @@ import { AccountGroupsResponder } from './account-groups.js';
 import { ConnectorNatsMetrics } from './connector-metrics.js';
 import { OrderCommands } from './order-commands.js';
 import { OrderMarks } from './order-marks.js';
+import { VenueSubscriptionLedger } from './venue-subscription-ledger.js';
 import { OrderOutcomes } from './order-outcomes.js';
 import { OrderRecalls } from './order-recalls.js';
 import { ExecutionSettlements } from './execution-settlements.js';
@@ -149,6 +150,15 @@ export class ConnectorRuntime {
     parts.accountGroups.start();
     await parts.recalls.start(bus.streams);
     parts.settlements.start();
+    // before the session opens: a leftover of an earlier life streaming at once is known for what it is
+    const subscriptions = new VenueSubscriptionLedger(
+      await bus.kv.bucket(BucketName.venueSubscriptions(subjects.account), {
+        storage: 'file',
+        replicas: settings.replicas,
+      }),
+      logger,
+    );
+    venue.registry.useSubscriptionLedger(subscriptions, await subscriptions.load());
     venue.session.start();
     await this.reconcileUnresolved(marks);
     await parts.commands.start();

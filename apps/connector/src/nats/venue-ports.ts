@@ -5,7 +5,7 @@
  */
 import type { Observable } from 'rxjs';
 import type { OrderCommand, OrderOutcome, PriceMessage, SessionState, StreamRequest } from '#contracts';
-import type { ReconcileHints, SendGate } from '../venue/index.js';
+import type { ReconcileHints, SendGate, SubscriptionLedger } from '../venue/index.js';
 
 export interface SessionView {
   readonly state$: Observable<{ state: SessionState; since: number }>;
@@ -28,6 +28,8 @@ export type AcquireResult = { ok: true; leaseExpiresAt: number } | { ok: false; 
 
 export interface PriceStreams {
   acquire(request: StreamRequest): Promise<AcquireResult>;
+  /** Granted subscriptions remembered in `ledger`; `leftovers`: those an earlier life left (tag → id). */
+  useSubscriptionLedger(ledger: SubscriptionLedger, leftovers: ReadonlyMap<string, string>): void;
   release(request: StreamKey & { requester: string }): void;
   readonly prices$: Observable<PriceMessage>;
   counts(): { live: number; stale: number; pending: number };

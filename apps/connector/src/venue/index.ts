@@ -9,6 +9,7 @@ export {
   type ReleaseRequest,
 } from './prices/price-stream-registry.js';
 export type { AcquireResult } from './prices/price-stream.js';
+export type { SubscriptionLedger } from './prices/earlier-subscriptions.js';
 export { OrderGateway, OrderNotSentError, type ReconcileHints, type SendGate } from './orders/order-gateway.js';
 export {
   AccountGroupLookup,

@@ -39,6 +39,7 @@ export type OutboundKind = 'order' | 'subscribe' | 'unsubscribe' | 'orderUnsubsc
 export class VenueMetrics {
   readonly sessionState: Gauge<'state'>;
   readonly reconnects: Counter<'reason'>;
+  readonly leftoverSubscriptionsEnded: Counter;
   readonly tokenFetchSeconds: Histogram<'result'>;
   readonly priceUpdates: Counter;
   readonly priceHopSeconds: HopHistogram;
@@ -113,6 +114,11 @@ export class VenueMetrics {
     this.clockStepsBack = new Counter({
       name: 'connector_price_clock_steps_back_total',
       help: "Price updates older than the stream's newest by more than PRICE_STALE_AFTER_MS, taken as the venue's clock stepping back (the stream's order starts again)",
+      registers,
+    });
+    this.leftoverSubscriptionsEnded = new Counter({
+      name: 'connector_leftover_subscriptions_ended_total',
+      help: 'Subscriptions of an earlier life of this connector found streaming at the venue (held across the restart) and unsubscribed',
       registers,
     });
     this.framesRejected = new Counter({

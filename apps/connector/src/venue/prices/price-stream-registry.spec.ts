@@ -418,6 +418,62 @@ describe('PriceStreamRegistry', () => {
     expect(prices.at(-1)).toEqual(expect.objectContaining({ status: 'stopped', code: 'RFS100020' }));
   });
 
+  describe('subscriptions of an earlier life of the connector (a venue that holds them across the restart)', () => {
+    /** A ledger in memory: what the NATS side keeps in KV. */
+    function ledger(leftovers: Record<string, string> = {}) {
+      const kept = new Map(Object.entries(leftovers));
+      return {
+        kept,
+        remember: (tag: string, id: string) => void kept.set(tag, id),
+        forget: (tag: string) => void kept.delete(tag),
+      };
+    }
+
+    it('remembers each grant by its tag and forgets it once unsubscribed', async () => {
+      const context = setup();
+      const { registry, settle, channel } = context;
+      const kept = ledger();
+      registry.useSubscriptionLedger(kept, new Map());
+      const tag = await heldStream(context, 'S1');
+      expect(kept.kept).toEqual(new Map([[tag, 'S1']]));
+      registry.release(request('s1'));
+      await settle();
+      expect(channel.sentOfType('unsubscribe').map((u) => u.subscriptionId)).toEqual(['S1']);
+      expect(kept.kept.size).toBe(0);
+    });
+
+    it('an earlier life’s subscription streaming under a tag this life does not know is unsubscribed, once (outside tester)', async () => {
+      const context = setup();
+      const { registry, settle, channel, price, metrics } = context;
+      const kept = ledger({ 'gEarlier-7': 'S-old', 'gQuiet-3': 'S-quiet' });
+      registry.useSubscriptionLedger(kept, new Map(kept.kept));
+      channel.up();
+      channel.deliver(price('gEarlier-7', 10));
+      channel.deliver(price('gEarlier-7', 11));
+      await settle();
+      expect(channel.sentOfType('unsubscribe').map((u) => u.subscriptionId)).toEqual(['S-old']);
+      expect([...kept.kept.keys()]).toEqual(['gQuiet-3']); // one that never streams is never sent anything
+      expect((await metrics.leftoverSubscriptionsEnded.get()).values[0]?.value).toBe(1);
+    });
+
+    it('this life’s stream held under an earlier life’s tag ("already held") adopts its id, so a release ends it', async () => {
+      const context = setup();
+      const { registry, settle, channel, ack } = context;
+      channel.up();
+      const granted = registry.acquire(request('s1'));
+      await settle();
+      const tag = channel.sentOfType('subscribe')[0]?.tag ?? '';
+      const kept = ledger({ [tag]: 'S-earlier' });
+      registry.useSubscriptionLedger(kept, new Map(kept.kept));
+      channel.deliver(ack(tag, { success: false, code: 'RFS100017', message: 'already held', subscriptionId: '' }));
+      expect((await granted).ok).toBe(true);
+      registry.release(request('s1'));
+      await settle();
+      expect(channel.sentOfType('unsubscribe').map((u) => u.subscriptionId)).toEqual(['S-earlier']);
+      expect(kept.kept.size).toBe(0);
+    });
+  });
+
   it('publishes a streamStop as a stopped price and releases the stream', async () => {
     const context = setup();
     const { channel, registry, settle, prices } = context;

@@ -7,10 +7,12 @@ import type { Cancel, VenueClock } from '../clock.js';
 import type { OutboundLimiter } from '../outbound/outbound-limiter.js';
 import type { VenueChannel } from '../session/venue-channel.js';
 import type { VenueMetrics } from '../venue-metrics.js';
+import { EarlierSubscriptions, type SubscriptionLedger } from './earlier-subscriptions.js';
 import { LazyCount } from './lazy-count.js';
 import { PriceFeed } from './price-feed.js';
 import type { AcquireResult, StreamKeyFields, StreamWaiter } from './price-stream.js';
 import {
+  ALREADY_HELD,
   newPriceStream,
   priceStreamTransition,
   QUOTE_LIFETIME_MS,
@@ -76,6 +78,7 @@ export class PriceStreamRegistry {
   private readonly byTag = new Map<string, StreamCell>();
   /** Older tags whose subscription the key's current stream adopted (granted under them after a release). */
   private readonly adoptedTags = new Map<string, StreamCell>();
+  private readonly earlier = new EarlierSubscriptions();
   /** Key hash → the key's current stream: prices under an older generation's tag still find it. */
   private readonly byHash = new Map<string, StreamCell>();
   private readonly feed: PriceFeed;
@@ -132,6 +135,14 @@ export class PriceStreamRegistry {
       this.env.staleAfterMs = this.staleAfterMs();
       this.toAll({ type: 'sweep' });
     }, period);
+  }
+
+  /**
+   * Granted subscriptions are remembered in `ledger` from now on; `leftovers` (tag → id): those an earlier life
+   * of this connector left remembered — ended if they stream, adopted if this life's stream is held under one.
+   */
+  useSubscriptionLedger(ledger: SubscriptionLedger, leftovers: ReadonlyMap<string, string>): void {
+    this.earlier.use(ledger, leftovers);
   }
 
   /** Resolves once the venue acked (or the shared stream is already held): ok → the requester holds a lease. */
@@ -236,6 +247,7 @@ export class PriceStreamRegistry {
           message.tag === undefined ? undefined : (this.byTag.get(message.tag) ?? this.ofOlderTag(message.tag));
         if (cell === undefined) {
           this.metrics.framesRejected.inc({ reason: 'unknown_tag' });
+          if (message.tag !== undefined) this.endLeftover(message.tag);
           return;
         }
         this.arrivedAt = arrivedAt;
@@ -253,8 +265,17 @@ export class PriceStreamRegistry {
           if (adopter !== undefined && message.tag !== undefined) {
             adopter.send({ type: 'adopt', subscriptionId: message.subscriptionId });
             this.adoptedTags.set(message.tag, adopter);
+            this.earlier.granted(message.tag, message.subscriptionId);
           } else this.unsubscribeAtVenue(message.subscriptionId);
           return;
+        }
+        if (message.success && message.subscriptionId) this.earlier.granted(cell.id.tag, message.subscriptionId);
+        else if (!message.success && message.code === ALREADY_HELD) {
+          // held under this very tag by an earlier life of this connector (the same key, the same generation)
+          const earlier = this.earlier.heldFromEarlier(cell.id.tag);
+          if (earlier !== undefined && cell.state.subscriptionId === undefined) {
+            cell.send({ type: 'adopt', subscriptionId: earlier });
+          }
         }
         cell.send({
           type: 'ack',
@@ -273,6 +294,7 @@ export class PriceStreamRegistry {
           tenor: cell.id.tenor,
           code: message.code,
         });
+        this.earlier.stopped(message.tag ?? '');
         cell.send({ type: 'streamStop', code: message.code ?? '', message: message.message ?? '' });
         return;
       }
@@ -434,10 +456,20 @@ export class PriceStreamRegistry {
    * across a reconnect would otherwise stream it, unreleasable, for ever; one that dropped them ignores it.
    */
   private unsubscribeAtVenue(subscriptionId: string): void {
+    this.earlier.released(subscriptionId);
     void this.limiter.acquire('unsubscribe').then(() => {
       if (!this.channel.send({ messageType: 'unsubscribe', subscriptionId }))
         this.unsentUnsubscribes.add(subscriptionId);
     });
+  }
+
+  /** A price under a tag no stream of this life knows: an earlier life's subscription still streaming is ended. */
+  private endLeftover(tag: string): void {
+    const subscriptionId = this.earlier.leftoverStreaming(tag);
+    if (subscriptionId === undefined) return;
+    this.log.info('a subscription of an earlier life of this connector streams on at the venue: unsubscribed');
+    this.metrics.leftoverSubscriptionsEnded.inc();
+    this.unsubscribeAtVenue(subscriptionId);
   }
 
   private sendUnsentUnsubscribes(): void {
