@@ -173,7 +173,7 @@ export class BusStreams {
    * its sequence (an ordered consumer; the client re-creates it after a reconnect from where it was). Only what
    * the stream stored: a publication it refused (an expected last sequence not met) never comes here, as it
    * would to a core subscriber. If the consumer ends (the stream lost, say), it is opened again a second later
-   * from the next sequence — from the stream's first if the stream now ends before that (declared afresh).
+   * from the next sequence; a stream declared afresh is read from its start (a message may then come twice).
    */
   follow<T>(
     stream: string,
@@ -184,11 +184,15 @@ export class BusStreams {
     let stopped = false;
     let cursor = after;
     let current: { stop(): void } | undefined;
+    let failing = false; // one log line per episode, not one a second
+    let created: string | undefined;
     const run = async (): Promise<void> => {
       while (!stopped) {
         try {
-          const last = (await this.info(stream))?.state.last_seq ?? 0;
-          if (last < cursor) cursor = 0;
+          const info = await this.info(stream);
+          // a stream declared afresh (lost with its server) starts its sequence again: read it from its start
+          if (created !== undefined && info !== undefined && info.created !== created) cursor = 0;
+          if (info !== undefined) created = info.created;
           const consumer = await this.connection.js.consumers.get(stream, {
             filter_subjects: subject,
             opt_start_seq: cursor + 1,
@@ -196,16 +200,27 @@ export class BusStreams {
           const messages = await consumer.consume();
           current = messages;
           if (stopped) messages.stop();
+          // the stream (or the consumer) gone: the client waits on; this ends the read and opens it again
+          void (async () => {
+            for await (const status of messages.status()) {
+              if (GONE.has(status.type)) messages.stop();
+            }
+          })().catch(() => undefined);
+          if (failing) this.logger.info('following the stream again', { stream });
+          failing = false;
           for await (const message of messages) {
             cursor = message.seq;
             const value = jsonOrUndefined<T>(message);
             each({ subject: message.subject, seq: message.seq, value, storedAt: message.info.timestampNanos / 1e6 });
           }
         } catch (error) {
-          this.logger.warn('following a stream failed; again in a second', {
-            stream,
-            error: error instanceof Error ? error.message : String(error),
-          });
+          if (!failing) {
+            this.logger.warn('following a stream failed; trying again every second', {
+              stream,
+              error: error instanceof Error ? error.message : String(error),
+            });
+          }
+          failing = true;
         }
         if (!stopped) await new Promise((resolve) => setTimeout(resolve, FOLLOW_RETRY_MS).unref());
       }
@@ -286,6 +301,8 @@ export async function readStreamJson<T>(
 
 const READ_BATCH = 1_000;
 const FOLLOW_RETRY_MS = 1_000;
+/** Consumer notices that say the followed stream (or its consumer) is gone. */
+const GONE = new Set(['consumer_deleted', 'consumer_not_found', 'stream_not_found']);
 const READ_BATCH_WAIT_MS = 2_000;
 
 function jsonOrUndefined<T>(message: { json<V>(): V }): T | undefined {

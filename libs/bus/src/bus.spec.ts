@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { AckPolicy } from '@nats-io/jetstream';
+import { AckPolicy, jetstreamManager } from '@nats-io/jetstream';
 import { IsString, MinLength } from 'class-validator';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { eventually, startNatsServer, type NatsServerHandle } from '#testing';
@@ -13,6 +13,7 @@ import {
   BusResponder,
   MAX_REQUEST_BYTES,
   BusStreams,
+  isWrongLastSequence,
   readStreamJson,
   type DurableMessage,
 } from './index.js';
@@ -75,6 +76,43 @@ describe('libs/bus against a real nats-server', () => {
     const updated = await streams.ensureStream({ ...definition, maxAgeMs: 60_000 });
     expect(updated.config.max_age).toBe(60_000 * 1_000_000);
     expect(updated.config.max_msgs_per_subject).toBe(1);
+  });
+
+  it('follows a subject as the stream stored it: a publication it refused never comes; on after the stream is declared afresh', async () => {
+    const definition = { name: 'T_FOLLOW', subjects: ['t.follow.>'], storage: 'memory' as const };
+    await streams.ensureStream(definition);
+    const seen: Array<[number, unknown]> = [];
+    const following = streams.follow<{ n: number }>('T_FOLLOW', 't.follow.a', 0, (stored) =>
+      seen.push([stored.seq, stored.value?.n]),
+    );
+    try {
+      const first = await publisher.publishDurable('t.follow.a', { n: 1 }, { msgId: 'f1', kind: 'test' });
+      const refused = await publisher
+        .publishDurable('t.follow.a', { n: 2 }, { msgId: 'f2', kind: 'test', expectLastSubjectSequence: 0 })
+        .catch((error: unknown) => error);
+      expect(isWrongLastSequence(refused)).toBe(true);
+      await publisher.publishDurable(
+        't.follow.a',
+        { n: 3 },
+        { msgId: 'f3', kind: 'test', expectLastSubjectSequence: first.seq },
+      );
+      await eventually(async () => (seen.length === 2 ? true : undefined), { what: 'two stored messages followed' });
+      expect(seen).toEqual([
+        [1, 1],
+        [2, 3],
+      ]);
+      // the stream lost and declared again: its sequence starts anew, and so does the follower
+      await (await jetstreamManager(peer)).streams.delete('T_FOLLOW');
+      await streams.ensureStream(definition);
+      await publisher.publishDurable('t.follow.a', { n: 4 }, { msgId: 'f4', kind: 'test' });
+      await eventually(async () => (seen.length === 3 ? true : undefined), {
+        what: 'followed on the new stream',
+        timeoutMs: 10_000,
+      });
+      expect(seen[2]).toEqual([1, 4]);
+    } finally {
+      following.stop();
+    }
   });
 
   it('keeps the last core-published JSON value per subject for a late joiner', async () => {
