@@ -229,6 +229,36 @@ describe('strategy SDK: prices and status', () => {
     }
   });
 
+  it('a renewal that failed is asked again within seconds, not at the next half lease (outside tester)', async () => {
+    const account = 'comeback';
+    const subject = 'gw.v1.price.comeback.BTC.USD.T.BTC.0_5';
+    const asked: number[] = [];
+    const answer = (_error: unknown, message: { respond(data: string): boolean }) => {
+      asked.push(Date.now());
+      message.respond(JSON.stringify({ ok: true, subject, leaseExpiresAt: Date.now() + 10_000 }));
+    };
+    let responder = stack.strategy.subscribe(`gw.v1.${account}.stream.subscribe`, { callback: answer });
+    const other = await GatewayClient.connect({ servers: stack.nats.url, account, requester: 'sdk-comeback' });
+    try {
+      const watching = other.prices.watch(btc(), { leaseSeconds: 10 }).subscribe(() => undefined);
+      await eventually(() => (asked.length === 1 ? true : undefined), { what: 'the grant' });
+      responder.unsubscribe(); // the renewal at 5 s finds no connector
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      responder = stack.strategy.subscribe(`gw.v1.${account}.stream.subscribe`, { callback: answer });
+      const back = Date.now();
+      // the next renewal at the half-lease tick would be at 10 s; the retry comes within its 2 s
+      await eventually(() => (asked.length === 2 ? true : undefined), {
+        what: 'a renewal asked again',
+        timeoutMs: 3_500,
+      });
+      expect((asked[1] ?? 0) - back).toBeLessThan(3_000);
+      watching.unsubscribe();
+    } finally {
+      responder.unsubscribe();
+      await other.close();
+    }
+  }, 20_000);
+
   it('unreachable NATS: NATS_UNREACHABLE', async () => {
     const error = (await GatewayClient.connect({ servers: 'nats://127.0.0.1:1', account: ACCOUNT }).catch(
       (e: unknown) => e,

@@ -76,6 +76,7 @@ describe('connector across a nats-server restart', () => {
         StreamName.orderRecalls(ACCOUNT),
         StreamName.prices(ACCOUNT),
         `KV_${BucketName.orderMarks(ACCOUNT)}`,
+        `KV_${BucketName.venueSubscriptions(ACCOUNT)}`,
       ].sort(),
     );
     await worksOn('nats-empty-1');

@@ -36,7 +36,7 @@ export class BusConnection {
     this.topology = new DeclaredTopology(metrics, logger, () => this.isUp, topologyOptions);
     this.roundTrips = new RoundTripWatch(
       {
-        connected: () => this.isUp,
+        connected: () => this.socketUp,
         roundTrip: () => this.client.rtt(),
         reconnect: () => this.client.reconnect(),
         now: Date.now,
@@ -45,6 +45,7 @@ export class BusConnection {
           logger.error('NATS connected but silent: no round trip answered; reconnecting', { silentMs });
         },
         onUnanswered: (unanswered) => {
+          this.answering = !unanswered;
           if (!this.up) return;
           metrics.connected.set(unanswered ? 0 : 1);
           if (unanswered) logger.warn('NATS connected but not answering round trips (a hung or overloaded server)');
@@ -60,6 +61,8 @@ export class BusConnection {
 
   /** The server answers round trips, not only "connected" (a client that stopped reading is reconnected). */
   private readonly roundTrips: RoundTripWatch;
+  /** False while round trips go unanswered (`unansweredMs`): a hung server. */
+  private answering = true;
 
   static async open(
     options: BusOptions,
@@ -106,7 +109,17 @@ export class BusConnection {
   }
 
   /** True while the socket is up and the connection is neither draining nor closed. */
+  /**
+   * Connected and answering: a server that stopped answering round trips (hung) counts as down, so core
+   * publishes (prices) are dropped and counted rather than queued in the client and delivered, old, as live
+   * once it answers again (outside tester: prices 25 s old arrived live after a 25 s hang).
+   */
   get isUp(): boolean {
+    return this.socketUp && this.answering;
+  }
+
+  /** The client's own view: connected, not closing (whether the server still answers aside). */
+  private get socketUp(): boolean {
     return this.up && !this.client.isClosed() && !this.client.isDraining();
   }
 

@@ -533,13 +533,14 @@ describe('BusConnection with a hung server (outside tester: SIGSTOP)', () => {
     const server = await startNatsServer();
     const registry = new MetricsRegistry('bus-hung', { defaultMetrics: false });
     const health = new HealthRegistry(100);
+    const busMetrics = new BusMetrics(registry);
     const connection = await BusConnection.open(
       {
         servers: server.url,
         name: 'bus-hung',
         roundTrips: { intervalMs: 200, unansweredMs: 1_000, staleMs: 60_000 },
       },
-      new BusMetrics(registry),
+      busMetrics,
       health,
       silent,
     );
@@ -555,6 +556,9 @@ describe('BusConnection with a hung server (outside tester: SIGSTOP)', () => {
         { what: 'nats reported down', timeoutMs: 5_000 },
       );
       expect(down.detail).toMatch(/no round trip answered/);
+      // a core publish now is dropped and counted, never queued to arrive old once the server answers again
+      await eventually(async () => (connection.isUp ? undefined : true), { what: 'isUp false' });
+      expect(new BusPublisher(connection, busMetrics, silent).publish('t.hung', { n: 1 }, 'price')).toBe(false);
       // the gauge follows at the watch's next tick
       await eventually(async () => ((await connected()) ? undefined : true), { what: 'bus_connected 0' });
       server.resume();

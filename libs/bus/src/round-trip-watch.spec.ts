@@ -94,11 +94,28 @@ describe('RoundTripWatch', () => {
     expect(state.reconnects).toBe(0);
     expect(told).toEqual([true]);
     // the forced reconnect (20 s of silence); the client reconnected: reported answering at once
-    state.now = 25_000;
-    watch.tick();
+    for (let t = 5_000; t <= 25_000; t += 1_000) {
+      state.now = t;
+      watch.tick();
+    }
     expect(state.reconnects).toBe(1);
     watch.reset();
     expect(watch.unansweredFor()).toBeUndefined();
     expect(told).toEqual([true, false]);
+  });
+
+  it('this process paused (SIGSTOP) is not the server going silent: counted again from its waking (outside tester)', async () => {
+    const { state, port } = fakeClient();
+    const told: boolean[] = [];
+    port.onUnanswered = (unanswered) => told.push(unanswered);
+    const watch = new RoundTripWatch(port, { intervalMs: 1_000, unansweredMs: 3_000, staleMs: 5_000 });
+    watch.tick();
+    await settle();
+    state.answering = false; // the answer to the question asked on waking has not come yet
+    state.now = 30_000; // 30 s without a tick: this process was stopped
+    watch.tick();
+    expect(watch.unansweredFor()).toBeUndefined();
+    expect(state).toMatchObject({ reconnects: 0, stale: [] });
+    expect(told).toEqual([]);
   });
 });

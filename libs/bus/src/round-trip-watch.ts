@@ -27,11 +27,11 @@ export interface RoundTripPort {
 }
 
 /**
- * A hung server (outside tester: SIGSTOP) is reported within 7 s; a reconnect is forced only after 20 s, as a
- * busy server's answer may be late.
+ * A hung server (outside tester: SIGSTOP) is reported after 7 s, looked at every second; a reconnect is forced
+ * only after 20 s, as a busy server's answer may be late.
  */
 export const DEFAULT_ROUND_TRIP_WATCH: RoundTripWatchOptions = {
-  intervalMs: 2_000,
+  intervalMs: 1_000,
   unansweredMs: 7_000,
   staleMs: 20_000,
 };
@@ -42,6 +42,7 @@ export class RoundTripWatch {
   private inFlight = false;
   private timer: NodeJS.Timeout | undefined;
   private unanswered = false;
+  private lastTickAt: number | undefined;
 
   constructor(
     private readonly port: RoundTripPort,
@@ -86,6 +87,12 @@ export class RoundTripWatch {
       this.reset();
       return;
     }
+    // This process itself was stopped or blocked (SIGSTOP, a long pause): the silence is its own, not the
+    // server's — counted again from now (outside tester: a paused app woke up blaming NATS and reconnected).
+    const now = this.port.now();
+    const paused = this.lastTickAt !== undefined && now - this.lastTickAt > 3 * this.options.intervalMs;
+    this.lastTickAt = now;
+    if (paused) this.lastAnswerAt = Math.max(this.lastAnswerAt, now - this.options.intervalMs);
     this.tellUnanswered(this.unansweredFor() !== undefined);
     const silent = this.silentFor();
     if (silent !== undefined && this.port.now() - this.lastForcedAt > this.options.staleMs) {

@@ -36,6 +36,8 @@ export interface PriceOptions {
 export const DEFAULT_SILENT_STALE_MS = 12_000;
 /** How often silence is looked for. */
 const SILENCE_CHECK_MS = 500;
+/** After a renewal that failed, the next one (not the next half lease). */
+const RENEW_RETRY_MS = 2_000;
 
 export class PricesApi {
   private readonly streamOf = new Map<string, Promise<string | undefined>>();
@@ -110,6 +112,9 @@ export class PricesApi {
     try {
       for await (const status of this.context.nc.status()) {
         if (status.type === 'disconnect') for (const feed of this.feeds) feed.connectorLost();
+        // back: the lease renewed at once (outside tester: a lease lapsed in a long outage stayed stale until
+        // the next half-lease tick, up to 15 s after everything else was back)
+        if (status.type === 'reconnect') for (const feed of this.feeds) feed.renewNow();
       }
     } catch {
       // the connection closed: its status ends
@@ -158,6 +163,8 @@ class PriceFeed {
   private last: PriceMessage | undefined;
   /** When this stream was last heard (its grant, then each message on it). */
   private heardAt = 0;
+  private renew: (() => void) | undefined;
+  private retry: ReturnType<typeof setTimeout> | undefined;
   silentStaleMs = DEFAULT_SILENT_STALE_MS;
 
   constructor(
@@ -187,12 +194,18 @@ class PriceFeed {
       const renewEveryMs = ((request.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000) / 2;
       // A renewal the connector does not answer (killed: it published no `stopped`) means nobody keeps this
       // price fresh: the last one is repeated as stale, never left looking live until its quote expires.
-      const renew = () => {
+      const renew = (): void => {
         const askedAt = this.context.now();
-        // an answer that fails late (a hung connector that came back) says nothing of prices heard since
-        this.leases.renew(request, grant.subject).catch(() => this.heardAt <= askedAt && this.connectorLost());
+        clearTimeout(this.retry);
+        this.leases.renew(request, grant.subject).catch(() => {
+          // an answer that fails late (a hung connector that came back) says nothing of prices heard since
+          if (this.heardAt <= askedAt) this.connectorLost();
+          // asked again soon, not at the next half lease: the stream is back within seconds of the connector
+          if (!this.stopped) this.retry = setTimeout(renew, RENEW_RETRY_MS);
+        });
       };
       this.renewal = setInterval(renew, renewEveryMs);
+      this.renew = renew;
       const last = await this.lastPrice(grant.subject);
       // An update that arrived meanwhile is newer than the stored one: keep the order. A stored `stopped`
       // describes the stream's earlier life (released, connector stopped): the grant just given supersedes it.
@@ -213,9 +226,15 @@ class PriceFeed {
     this.stopped = true;
     clearInterval(this.renewal);
     clearTimeout(this.expiry);
+    clearTimeout(this.retry);
     this.sub?.unsubscribe();
     // the lease is released when no other feed of this client holds the stream
     if (this.subject !== undefined) this.leases.letGo(this.subject, this.leaseSeconds);
+  }
+
+  /** Renews the lease now (this client's NATS connection is back). */
+  renewNow(): void {
+    if (!this.stopped) this.renew?.();
   }
 
   /** Neither this stream nor the connector's status heard for `silentStaleMs`: the last live price is stale. */
