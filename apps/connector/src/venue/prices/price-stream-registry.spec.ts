@@ -298,6 +298,20 @@ describe('PriceStreamRegistry', () => {
     expect(registry.counts()).toEqual({ live: 1, stale: 0, pending: 0 });
   });
 
+  it('woken after a pause longer than the lease, it reads the renewals that waited before judging leases (outside tester)', async () => {
+    const context = setup();
+    const { clock, registry, prices, settle } = context;
+    await heldStream(context);
+    clock.jump(40_000); // stopped 40 s: the 30 s lease is past, its renewal waits in the socket
+    clock.advance(100); // the first sweep on waking: the process was paused, leases are not judged yet
+    expect(prices.filter((p) => p.status === 'stopped')).toEqual([]);
+    await registry.acquire(request('s1')); // the renewal, read after the timer
+    clock.advance(1_000);
+    await settle();
+    expect(prices.filter((p) => p.status === 'stopped')).toEqual([]);
+    expect(registry.counts().live + registry.counts().stale).toBe(1);
+  });
+
   it('unsubscribes at the venue when the last lease is released or expires', async () => {
     const { clock, channel, registry, settle, ack, prices } = setup();
     channel.up();

@@ -131,7 +131,15 @@ export class PriceStreamRegistry {
       this.toAll({ type: event.up ? 'connectionUp' : 'connectionDown' });
     });
     const period = Math.max(10, Math.min(1_000, Math.floor(options.staleAfterMs / 4)));
+    let lastSweepAt = clock.now();
     this.cancelSweep = clock.setInterval(() => {
+      const now = clock.now();
+      const paused = now - lastSweepAt > 3 * period;
+      lastSweepAt = now;
+      // This process was itself stopped (SIGSTOP, a long pause): the renewals that came meanwhile wait in its
+      // socket, read after this timer — one round later, leases are judged on them (outside tester: every
+      // lease expired on waking, `stopped` LEASE_EXPIRED, then live again).
+      if (paused) return;
       this.env.staleAfterMs = this.staleAfterMs();
       this.toAll({ type: 'sweep' });
     }, period);
