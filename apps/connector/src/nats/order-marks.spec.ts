@@ -95,6 +95,8 @@ describe('OrderMarks (JetStream KV)', () => {
     const first = new OrderMarks(losingNextAnswer('createIfAbsent'));
     await expect(first.mark('lost-3', { status: 'SENDING' })).rejects.toThrow('TIMEOUT');
     expect(await new OrderMarks(bucket).mark('lost-3', { status: 'SENDING' })).toBe('exists');
+    // and it is listed for reconciliation at every later start (outside tester: its open entry was never written)
+    expect((await new OrderMarks(bucket).unresolved()).map((m) => m.clientRequestId)).toContain('lost-3');
   });
 
   it('a failed call for an id this process already sent never makes it sendable again', async () => {

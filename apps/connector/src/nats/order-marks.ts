@@ -54,6 +54,10 @@ export class OrderMarks {
     const attempt = randomUUID();
     return this.serial(clientRequestId, async () => {
       try {
+        // the open entry first: a process that dies once the mark is stored (its answer in flight, say) leaves
+        // it listed, so every later start reconciles it (outside tester: written after, it was lost with the
+        // process, and the order, marked and never sent, was never looked at again); a stray one is cleaned
+        await this.bucket.put(openKey(clientRequestId), { markedAt: now });
         let created = await this.bucket.createIfAbsent(markKey(clientRequestId), {
           clientRequestId,
           ...fields,
@@ -62,7 +66,6 @@ export class OrderMarks {
           attempt,
         });
         if (created === 'exists' && this.unanswered.has(clientRequestId)) created = await this.reclaim(clientRequestId);
-        if (created === 'created') await this.bucket.put(openKey(clientRequestId), { markedAt: now });
         this.unanswered.delete(clientRequestId);
         return created;
       } catch (error) {
@@ -107,16 +110,14 @@ export class OrderMarks {
         const entry = await this.bucket.get<OrderMark>(markKey(clientRequestId));
         const now = this.now();
         if (entry === undefined) {
+          if (!isFinal(status)) await this.bucket.put(openKey(clientRequestId), { markedAt: now }); // first, as above
           const created = await this.bucket.createIfAbsent(markKey(clientRequestId), {
             clientRequestId,
             status,
             markedAt: now,
             updatedAt: now,
           });
-          if (created === 'created') {
-            if (!isFinal(status)) await this.bucket.put(openKey(clientRequestId), { markedAt: now });
-            return;
-          }
+          if (created === 'created') return;
           continue;
         }
         const current = entry.value.status;
