@@ -71,8 +71,9 @@ export class PricesApi {
       throw new GatewayError(ClientErrorCode.BadArgument, 'silentStaleMs must be an integer from 1000 to 600000');
     }
     return new Observable<PriceUpdate>((subscriber) => {
-      const feed = new PriceFeed(this.context, subscriber, this.leases, (subject) => this.lastPrice(subject));
-      feed.silentStaleMs = silentStaleMs;
+      const feed = new PriceFeed(this.context, subscriber, this.leases, silentStaleMs, (subject) =>
+        this.lastPrice(subject),
+      );
       this.feeds.add(feed);
       this.listenForLife();
       void feed.start({ ...request, requester: this.context.requester, leaseSeconds });
@@ -165,12 +166,12 @@ class PriceFeed {
   private heardAt = 0;
   private renew: (() => void) | undefined;
   private retry: ReturnType<typeof setTimeout> | undefined;
-  silentStaleMs = DEFAULT_SILENT_STALE_MS;
 
   constructor(
     private readonly context: ClientContext,
     private readonly out: Subscriber<PriceUpdate>,
     private readonly leases: StreamLeases,
+    private readonly silentStaleMs: number,
     private readonly lastPrice: (subject: string) => Promise<PriceMessage | undefined>,
   ) {}
 

@@ -1,7 +1,8 @@
 /**
  * Keeps the risk books of an account's execution instances together: each instance publishes what it admits
  * on `…exec.risk.admissions` and every event it learns of an order on `…exec.risk.book`, and counts what the
- * others publish (their admissions as the stream stored them, followed with an ordered consumer). So the per-minute, rate, exposure and quote-size limits hold for the account, not per instance.
+ * others publish (their admissions as the stream stored them, followed with an ordered consumer). So the
+ * per-minute, rate, exposure and quote-size limits hold for the account, not per instance.
  *
  * Admissions are sequenced: each is published on the stream expecting the subject's last sequence to be the
  * last admission this instance has counted. When another instance admitted in between, the stream refuses it;

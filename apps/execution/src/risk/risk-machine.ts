@@ -51,8 +51,8 @@ interface AdmitRequest {
   readonly reply: (decision: RiskDecision) => void;
 }
 
+/** Admitted, if stored, at its decision's `now`. */
 interface PendingAdmit extends AdmitRequest {
-  readonly admittedAt: number;
   readonly attempts: number;
 }
 
@@ -185,7 +185,7 @@ export function riskTransition(state: RiskState, event: RiskEvent, env: RiskEnv)
       const { sequence, pending } = out;
       const effects: RiskEffect[] = [
         admitted(state, pending, env),
-        { kind: 'share-admitted', order: pending.order, admittedAt: pending.admittedAt },
+        { kind: 'share-admitted', order: pending.order, admittedAt: pending.now },
         { kind: 'admission-unsequenced', orderId: pending.order.orderId, reason: event.reason },
       ];
       return admitNext({ ...state, sequence: { last: sequence.last, waiting: [] } }, sequence.waiting, effects);
@@ -317,7 +317,7 @@ function admitNext(
       effects.push(reply, { kind: 'share-admitted', order: request.order, admittedAt: request.now });
       continue;
     }
-    const pending: PendingAdmit = { ...request, admittedAt: request.now, attempts: i === 0 ? attempts : 0 };
+    const pending: PendingAdmit = { ...request, attempts: i === 0 ? attempts : 0 };
     effects.push({
       kind: 'publish-admission',
       order: request.order,
@@ -349,7 +349,7 @@ function pendingAnswered(
 /** The pending admit counted in the book, and its `ok` reply. */
 function admitted(state: RiskState, pending: PendingAdmit, env: RiskEnv): RiskEffect {
   const facts = factsOf(pending.order);
-  if (!('ok' in facts)) state.book.admit(bookOrderOf(facts, pending.admittedAt), env.now);
+  if (!('ok' in facts)) state.book.admit(bookOrderOf(facts, pending.now), env.now);
   return { kind: 'reply', reply: pending.reply, decision: { ok: true }, order: pending.order };
 }
 
