@@ -123,4 +123,41 @@ describe('connector /health tells the truth', () => {
       expect((await health(httpPort))?.status).toBe(503);
     }
   });
+
+  it('two connectors on one VENUE_SESSION_ID take the session from each other: both /health 503 "contested", counted', async () => {
+    const nats = await startNatsServer();
+    servers.push(nats);
+    const ports = [String(await freePort()), String(await freePort())];
+    const duel = ports.map((port, i) =>
+      AppProcess.start(
+        'connector',
+        connectorEnv(nats, venue, {
+          HTTP_PORT: port,
+          ACCOUNT: `duel${i}`,
+          VENUE_SESSION_ID: 'health-duel',
+          VENUE_RECONNECT_INITIAL_MS: '100',
+          VENUE_RECONNECT_MAX_MS: '300',
+        }),
+      ),
+    );
+    apps.push(...duel);
+    for (const port of ports) {
+      const contested = await eventually(
+        async () => {
+          const answer = await health(port);
+          const detail = answer?.body.checks?.['venue-session']?.detail ?? '';
+          return answer?.status === 503 && detail.includes('contested') ? detail : undefined;
+        },
+        { what: `connector on ${port}: /health 503, session contested`, timeoutMs: 20_000 },
+      );
+      expect(contested).toMatch(
+        /contested: the venue gave this session id to another connection \d+ times in the last 300 s \(run one connector per VENUE_SESSION_ID\)/,
+      );
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      const recent = /^connector_venue_session_replacements_recent\{[^}]*\} (\d+)/m.exec(metrics)?.[1];
+      expect(Number(recent)).toBeGreaterThanOrEqual(2);
+      expect(metrics).toMatch(/^connector_venue_reconnects_total\{reason="replaced",[^}]*\} [1-9]/m);
+    }
+    expect(duel.some((app) => app.lines.some((line) => line.includes('venue session contested')))).toBe(true);
+  });
 });

@@ -4,7 +4,7 @@
  * the venue moved without a transaction leg, an order's reply lost while the venue's order records cannot be
  * read (and execution restarted into it), the risk positions bucket refusing writes while a fill arrives,
  * account-sync started without its webhook sources, account-sync started while another instance holds the
- * account. At each step exactly the alerts that step should raise
+ * account, a second connector started on the connector's venue session id. At each step exactly the alerts that step should raise
  * are firing, and no other; each clears once its fault is gone. Rules as shipped, `for:` waits shortened to
  * seconds and the long thresholds and windows cut by checked edits (prometheus-harness.ts).
  */
@@ -16,6 +16,7 @@ import { eventually, freePort } from '#testing';
 import { RestPath } from '#venue-api';
 import { ACCOUNT, adminPost, liveQuotes, metricSum, metricValue } from '../connector/connector-stack.js';
 import { finalEvents, place } from '../execution/execution-stack.js';
+import { AppProcess } from '../kit/app-process.js';
 import { startGatewayStack, type GatewayStack } from './gateway-stack.js';
 import { startPrometheus, type RunningPrometheus } from './prometheus-harness.js';
 import { grown, RAISED_BY_FAULT_SCENARIO, watchAlerts } from './alert-watch.js';
@@ -75,7 +76,8 @@ describe('alerts raised by faults, on a real Prometheus scraping the running sta
   beforeAll(async () => {
     stack = await startGatewayStack({
       // a lost reply is published UNKNOWN after 1.5 s: execution then reconciles it from the venue's records
-      connectorEnv: { ORDER_REPLY_TIMEOUT_MS: '1500' },
+      // a contested session clears 15 s after the last replacement (5 min by default)
+      connectorEnv: { ORDER_REPLY_TIMEOUT_MS: '1500', SESSION_CONTESTED_WINDOW_MS: '15000' },
       venue: { trading: { priceIntervalMs: 100, offContractEveryNTicks: 0 } },
       // every resource read each second: one the venue cannot serve is stale within the edited 5 s threshold
       accountSyncEnv: { SYNC_FAST_INTERVAL_MS: '1000', SYNC_SLOW_INTERVAL_MS: '1000' },
@@ -218,6 +220,28 @@ describe('alerts raised by faults, on a real Prometheus scraping the running sta
     await grown(accountUrl(), 'account_sync_lease_taken_total', { reason: 'lapsed' }, 0);
     await alerts.expectFiring([], 'the lease lapsed and taken over', 30_000);
   }, 90_000);
+
+  it("a second connector on the connector's venue session id: GatewayVenueSessionContested until it is stopped", async () => {
+    const duplicate = AppProcess.start('connector', {
+      ...stack.env,
+      HTTP_PORT: String(await freePort()),
+      ACCOUNT: 'prom-duplicate',
+      VENUE_RECONNECT_INITIAL_MS: '200',
+      VENUE_RECONNECT_MAX_MS: '1000',
+    });
+    // its price streams die at each replacement; the session is open most of the time
+    const sideEffects = ['GatewayPricesStale', 'GatewayVenueSessionDown'];
+    try {
+      await alerts.expectFiring(['GatewayVenueSessionContested'], 'a duel for the session', 40_000, sideEffects);
+      const health = await fetch(`${stack.connector.httpUrl}/health`);
+      expect(health.status).toBe(503);
+      expect(JSON.stringify(await health.json())).toContain('contested');
+    } finally {
+      await duplicate.stop();
+    }
+    await alerts.expectFiring([], 'the duplicate stopped, the window passed', 60_000, sideEffects);
+    await alerts.expectFiring([], 'the session held alone', 30_000);
+  }, 150_000);
 
   it('raised every alert it names', async () => {
     const names = await prometheus.alertNames();

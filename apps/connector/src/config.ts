@@ -76,6 +76,8 @@ export class ConnectorConfig
   @EnvInt(1, 100_000) VENUE_MESSAGES_PER_SECOND?: number;
   /** /health tolerates a venue session that is not open this long (from when it was last open) before reporting down. */
   @EnvMs(0, 3_600_000) SESSION_HEALTH_GRACE_MS: number = 30_000;
+  /** Two replacements of the venue session (SESSION_REPLACED) within this window: contested, /health down. */
+  @EnvMs(1_000, 86_400_000) SESSION_CONTESTED_WINDOW_MS: number = 300_000;
 
   crossCheck(): string[] {
     const problems: string[] = [];
@@ -116,6 +118,7 @@ export function venueOptionsFrom(config: ConnectorConfig): VenueOptions {
     staleAfterMs: config.PRICE_STALE_AFTER_MS,
     ...optional('connectionPriceRate', config.VENUE_PRICE_UPDATES_PER_CONNECTION),
     stallTimeoutMs: config.VENUE_STALL_TIMEOUT_MS,
+    sessionContestedWindowMs: config.SESSION_CONTESTED_WINDOW_MS,
     reconnect: { initialMs: config.VENUE_RECONNECT_INITIAL_MS, maxMs: config.VENUE_RECONNECT_MAX_MS },
     connectionMaxAgeMs: config.VENUE_CONNECTION_MAX_AGE_MS,
     orderReplyTimeoutMs: config.ORDER_REPLY_TIMEOUT_MS,

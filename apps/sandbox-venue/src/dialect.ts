@@ -37,6 +37,12 @@ export type PriceCadence = 'per-stream' | 'per-connection';
  * had accepted (a high-water mark, as for nonces), so requests of one key that overtake each other fail.
  */
 export type TonceOrder = 'once' | 'increasing';
+/**
+ * How the older connection of a session learns that a newer one took it (W19; §4.2 says only that it is closed):
+ * `error-then-4001` — an `error` frame SESSION_REPLACED, then close code 4001 with that code as its reason;
+ * `error-then-1008` — the same error frame, then a policy-violation close (1008) with no reason.
+ */
+export type ReplacedClose = 'error-then-4001' | 'error-then-1008';
 
 export interface Dialect {
   tokenResponse: TokenResponseShape;
@@ -51,6 +57,7 @@ export interface Dialect {
   priceCadence: PriceCadence;
   /** Set on its own too: with several processes on one key, `increasing` fails some of their requests by design. */
   tonceOrder: TonceOrder;
+  replacedClose: ReplacedClose;
 }
 
 export type DialectName = 'reference' | 'alternate';
@@ -66,6 +73,7 @@ export const SANDBOX_DIALECTS: Readonly<Record<DialectName, Dialect>> = {
     rateLimitedSubscribe: 'ack',
     priceCadence: 'per-stream',
     tonceOrder: 'once',
+    replacedClose: 'error-then-4001',
   },
   alternate: {
     tokenResponse: 'data.token',
@@ -77,6 +85,7 @@ export const SANDBOX_DIALECTS: Readonly<Record<DialectName, Dialect>> = {
     rateLimitedSubscribe: 'error',
     priceCadence: 'per-stream',
     tonceOrder: 'once',
+    replacedClose: 'error-then-1008',
   },
 };
 
@@ -95,6 +104,7 @@ export const DIALECT_AXES = {
   rateLimitedSubscribe: ['ack', 'error'],
   priceCadence: ['per-stream', 'per-connection'],
   tonceOrder: ['once', 'increasing'],
+  replacedClose: ['error-then-4001', 'error-then-1008'],
 } as const;
 
 /** A preset by name, with any axis overridden. */

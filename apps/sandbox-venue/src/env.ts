@@ -15,6 +15,7 @@ import {
   type OrderReplyShape,
   type PriceCadence,
   type RateLimitedSubscribe,
+  type ReplacedClose,
   type SubscriptionsOnReconnect,
   type TokenResponseShape,
   type TonceOrder,
@@ -61,6 +62,7 @@ export class SandboxEnv extends SandboxTradingEnv {
   @EnvEnum(DIALECT_AXES.rateLimitedSubscribe) SANDBOX_RATE_LIMITED_SUBSCRIBE?: RateLimitedSubscribe;
   @EnvEnum(DIALECT_AXES.priceCadence) SANDBOX_PRICE_CADENCE?: PriceCadence;
   @EnvEnum(DIALECT_AXES.tonceOrder) SANDBOX_TONCE_ORDER?: TonceOrder;
+  @EnvEnum(DIALECT_AXES.replacedClose) SANDBOX_REPLACED_CLOSE?: ReplacedClose;
 }
 
 export function sandboxOptionsFromEnv(env: SandboxEnv): SandboxOptions {
@@ -84,6 +86,7 @@ export function sandboxOptionsFromEnv(env: SandboxEnv): SandboxOptions {
       rateLimitedSubscribe: env.SANDBOX_RATE_LIMITED_SUBSCRIBE,
       priceCadence: env.SANDBOX_PRICE_CADENCE,
       tonceOrder: env.SANDBOX_TONCE_ORDER,
+      replacedClose: env.SANDBOX_REPLACED_CLOSE,
     }),
   };
 }

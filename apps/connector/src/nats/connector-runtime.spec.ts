@@ -32,6 +32,9 @@ import { OrderNotSentError, type ReconcileHints, type SendGate, type Subscriptio
 class TestSession {
   readonly state$ = new BehaviorSubject<{ state: SessionState; since: number }>({ state: 'idle', since: Date.now() });
   reconnects = 0;
+  recentReplacements(): { count: number; windowMs: number } {
+    return { count: 0, windowMs: 300_000 };
+  }
   start(): void {
     this.state$.next({ state: 'open', since: Date.now() });
   }

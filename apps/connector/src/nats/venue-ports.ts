@@ -12,6 +12,8 @@ export interface SessionView {
   readonly reconnects: number;
   /** Why the last attempt to open the session failed, if one did (bounded, never a secret). */
   readonly lastFailure?: string | undefined;
+  /** Times the venue replaced this session's connection (another client with our sessionId) within `windowMs`. */
+  recentReplacements(): { count: number; windowMs: number };
   start(): void;
   stop(): Promise<void>;
 }

@@ -8,6 +8,12 @@ function session(state: SessionState, since: number) {
   return {
     state$: new BehaviorSubject<{ state: SessionState; since: number }>({ state, since }),
     reconnects: 0,
+    replacedAt: [] as number[],
+    now: 0,
+    recentReplacements() {
+      const windowMs = 300_000;
+      return { count: this.replacedAt.filter((at) => at >= this.now - windowMs).length, windowMs };
+    },
     start: () => undefined,
     stop: async () => undefined,
   };
@@ -72,6 +78,25 @@ describe('SessionHealth', () => {
     expect(health.check().up).toBe(true);
     now += 1;
     expect(health.check().up).toBe(false);
+    health.stop();
+  });
+
+  it('is down while another connection keeps taking the session id, though open half the time (two connectors on one account)', () => {
+    const s = session('open', 0);
+    s.now = 1_000_000;
+    const health = new SessionHealth(s, 30_000, () => s.now);
+    health.register(new HealthRegistry());
+    s.replacedAt.push(s.now - 20_000);
+    expect(health.check()).toEqual({ up: true }); // one replacement: a hand-over
+    s.replacedAt.push(s.now - 5_000);
+    expect(health.check()).toEqual({
+      up: false,
+      detail:
+        'open; contested: the venue gave this session id to another connection 2 times in the last 300 s ' +
+        '(run one connector per VENUE_SESSION_ID)',
+    });
+    s.now += 5 * 60_000 - 19_999; // the older one leaves the window
+    expect(health.check()).toEqual({ up: true });
     health.stop();
   });
 });

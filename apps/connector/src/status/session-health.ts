@@ -2,6 +2,7 @@ import type { Subscription } from 'rxjs';
 import type { SessionState } from '#contracts';
 import type { HealthRegistry } from '#observability';
 import type { SessionView } from '../nats/venue-ports.js';
+import { CONTESTED_AFTER } from '../venue/index.js';
 
 const RECONNECTING: ReadonlySet<SessionState> = new Set(['idle', 'fetchingToken', 'connecting', 'backoff']);
 
@@ -12,6 +13,10 @@ const RECONNECTING: ReadonlySet<SessionState> = new Set(['idle', 'fetchingToken'
  * secret, cycles connecting → backoff → connecting forever, and each of those states is young. A session never
  * open since start is down (outside tester: with a wrong secret it read up for the first 30 s, and the launcher took
  * the connector for ready and blamed the next app).
+ *
+ * A session the venue keeps handing to another connection with our sessionId (a second connector on the same
+ * account, each taking it back in turn) is down too, although it is open half of the time: order replies go to
+ * whichever connection holds the session when they come.
  */
 export class SessionHealth {
   private state: SessionState = 'idle';
@@ -43,6 +48,15 @@ export class SessionHealth {
   }
 
   check(): { up: boolean; detail?: string } {
+    const replaced = this.session.recentReplacements();
+    if (replaced.count >= CONTESTED_AFTER) {
+      return {
+        up: false,
+        detail:
+          `${this.state}; contested: the venue gave this session id to another connection ${replaced.count} times ` +
+          `in the last ${replaced.windowMs / 1000} s (run one connector per VENUE_SESSION_ID)`,
+      };
+    }
     if (this.state === 'open') return { up: true };
     const notOpenMs = this.now() - this.lastOpenAt;
     const failure = this.session.lastFailure === undefined ? '' : `; last failure: ${this.session.lastFailure}`;

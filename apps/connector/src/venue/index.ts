@@ -2,6 +2,7 @@ export { VENUE_OPTIONS, type VenueOptions, type ResolvedVenueOptions, withDefaul
 export { VenueModule } from './venue.module.js';
 export { VenueSide, type VenueSideDeps } from './venue-side.js';
 export { VenueSession, type ConnectionEvent } from './session/venue-session.js';
+export { CONTESTED_AFTER } from './session/session-machine.js';
 export {
   PriceStreamRegistry,
   streamKey,

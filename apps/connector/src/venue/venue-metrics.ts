@@ -3,6 +3,7 @@ import type { MetricsRegistry } from '#observability';
 import { ORDER_OUTCOME_SOURCES, type SessionState } from '#contracts';
 import { SandboxCode, VenueCode, VenueRestMetrics } from '#venue-api';
 import { HopHistogram } from './hop-histogram.js';
+import { LOSS_REASONS } from './session/session-machine.js';
 
 const SESSION_STATES: readonly SessionState[] = [
   'idle',
@@ -54,6 +55,8 @@ export class VenueMetrics {
   readonly unresolvedOrders: Gauge;
   readonly oldestUnresolvedSeconds: Gauge;
   private unresolved: () => UnresolvedOrders = () => ({ count: 0, oldestAgeMs: undefined });
+  readonly sessionReplacements: Gauge;
+  private replacements: () => number = () => 0;
   readonly rateLimitWaits: Counter<'kind'>;
   readonly orderGapSeconds: Gauge;
   readonly orderRateLimited: Counter;
@@ -62,6 +65,11 @@ export class VenueMetrics {
   readonly subscribeFailures: Counter<'code'>;
   /** The venue REST client's calls: the `venue_rest_*` series every app calling the venue's REST API shares. */
   readonly rest: VenueRestMetrics;
+
+  /** The session tells how to count its recent replacements; read at scrape time. */
+  watchSessionReplacements(read: () => number): void {
+    this.replacements = read;
+  }
 
   /** The order gateway tells how to read its open orders; read at scrape time. */
   watchUnresolvedOrders(read: () => UnresolvedOrders): void {
@@ -82,6 +90,16 @@ export class VenueMetrics {
       help: 'Venue connections left for a new one, by reason (closed, stalled, refresh, replaced)',
       labelNames: ['reason'],
       registers,
+    });
+    for (const reason of LOSS_REASONS) this.reconnects.inc({ reason }, 0);
+    const replacements = () => this.replacements();
+    this.sessionReplacements = new Gauge({
+      name: 'connector_venue_session_replacements_recent',
+      help: 'Times within SESSION_CONTESTED_WINDOW_MS (5 min) the venue closed the session for another connection with the same sessionId; 2 or more: another client uses VENUE_SESSION_ID',
+      registers,
+      collect() {
+        this.set(replacements());
+      },
     });
     this.tokenFetchSeconds = new Histogram({
       name: 'connector_token_fetch_seconds',

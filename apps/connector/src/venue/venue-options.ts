@@ -1,4 +1,5 @@
 import type { SignatureEncoding } from '#venue-api';
+import { CONTESTED_WINDOW_MS } from './session/session-machine.js';
 
 /**
  * Everything the venue side of the connector needs, validated by the app's config before it gets here.
@@ -57,6 +58,11 @@ export interface VenueOptions {
   redeliveryGraceMs?: number;
   /** A connection open at least this long resets the backoff; shorter ones count as failures (default 2 s). */
   stableConnectionMs?: number;
+  /**
+   * The session is contested (another client connects with our sessionId) once the venue replaced our connection
+   * twice within this window (default 5 min); /health and `connector_venue_session_replacements_recent` read it.
+   */
+  sessionContestedWindowMs?: number;
   /** Bound on draining at shutdown (default 2 s). */
   drainTimeoutMs?: number;
   /** REST request timeout for token and order-state calls (default 10 s). */
@@ -92,6 +98,7 @@ export function withDefaults(options: VenueOptions): ResolvedVenueOptions {
     orderSendTimeoutMs: 5_000,
     redeliveryGraceMs: 1_000,
     stableConnectionMs: 2_000,
+    sessionContestedWindowMs: CONTESTED_WINDOW_MS,
     drainTimeoutMs: 2_000,
     restTimeoutMs: 10_000,
     reconcileInitialMs: 5_000,

@@ -2,6 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { reconnectDelay } from '#actors';
 import {
   initialSessionContext,
+  REPLACEMENTS_KEPT,
+  replacementsSince,
   type SessionContext,
   type SessionEffect,
   type SessionEvent,
@@ -190,6 +192,36 @@ describe('session transitions', () => {
   it('backs off instead of snatching the session back when replaced (close 4001)', () => {
     const { context } = run([{ type: 'socketClosed', generation: 1, code: 4001, reason: '' }], open);
     expect(context.state).toBe('backoff');
+  });
+
+  it('takes any plausible sign of a replacement for one (W19, not shown): an error frame before any close, or the close reason', () => {
+    const signs: SessionEvent[] = [
+      { type: 'socketClosed', generation: 1, code: 1008, reason: '', replacedNotice: true },
+      { type: 'socketClosed', generation: 1, code: 1000, reason: 'SESSION_REPLACED' },
+    ];
+    for (const sign of signs) {
+      const { context, effects } = run([sign], open);
+      expect(context.state).toBe('backoff');
+      expect(effects[0]).toContainEqual({ type: 'countReconnect', reason: 'replaced' });
+    }
+    const plain = run([{ type: 'socketClosed', generation: 1, code: 1000, reason: 'bye' }], open);
+    expect(plain.effects[0]).toContainEqual({ type: 'countReconnect', reason: 'closed' });
+  });
+
+  it('remembers when the venue replaced the connection (a session id in use elsewhere), not other losses', () => {
+    const replaced = { type: 'socketClosed', generation: 1, code: 4001, reason: '' } as const;
+    const once = run([replaced], open, 5_000).context;
+    expect(once.replacedAt).toEqual([5_000]);
+    const closed = run([{ type: 'socketClosed', generation: 1, code: 1006, reason: '' }], open, 6_000).context;
+    expect(closed.replacedAt).toEqual([]);
+    let ctx: SessionContext = { ...open, replacedAt: once.replacedAt };
+    for (let at = 6_000; at < 6_000 + 12 * 1_000; at += 1_000) {
+      ctx = run([replaced], { ...ctx, state: 'open', generation: 1 }, at).context;
+    }
+    expect(ctx.replacedAt).toHaveLength(REPLACEMENTS_KEPT);
+    expect(ctx.replacedAt.at(-1)).toBe(17_000);
+    expect(replacementsSince(ctx, 15_000)).toBe(3);
+    expect(replacementsSince(ctx, 0)).toBe(REPLACEMENTS_KEPT);
   });
 
   it('drains an open session before closing it', () => {

@@ -21,9 +21,32 @@ export interface SessionContext {
   refreshing: boolean;
   /** Refresh token fetches failed in a row (drives their backoff; each is a REST call of the shared budget). */
   refreshFailures: number;
+  /**
+   * When the venue last closed the open connection for another one with our sessionId (epoch ms, newest last,
+   * at most REPLACEMENTS_KEPT): several in a short while mean another client uses this session id.
+   */
+  replacedAt: readonly number[];
 }
 
-export type LossReason = 'closed' | 'stalled' | 'refresh' | 'replaced';
+/** Replacements remembered: enough for any "how many in the last few minutes" question. */
+export const REPLACEMENTS_KEPT = 8;
+
+/**
+ * The session is *contested* — another client (a second connector, a forgotten script) connects with our
+ * sessionId, and the two take the session from each other — once the venue replaced our connection this many
+ * times within CONTESTED_WINDOW_MS. One replacement alone can be a hand-over; two are a duel.
+ */
+export const CONTESTED_AFTER = 2;
+/** The window's default (connector setting SESSION_CONTESTED_WINDOW_MS). */
+export const CONTESTED_WINDOW_MS = 5 * 60_000;
+
+/** How many times the venue replaced this session's connection since `sinceMs` (epoch ms). */
+export function replacementsSince(ctx: SessionContext, sinceMs: number): number {
+  return ctx.replacedAt.filter((at) => at >= sinceMs).length;
+}
+
+export const LOSS_REASONS = ['closed', 'stalled', 'refresh', 'replaced'] as const;
+export type LossReason = (typeof LOSS_REASONS)[number];
 
 export type SessionEvent =
   | { type: 'start' }
@@ -32,7 +55,8 @@ export type SessionEvent =
   | { type: 'tokenFailed'; generation: number; reason: string }
   | { type: 'socketOpened'; generation: number }
   | { type: 'socketFailed'; generation: number; reason: string }
-  | { type: 'socketClosed'; generation: number; code: number; reason: string }
+  /** `replacedNotice`: the connection carried an error frame saying the session was replaced (W19). */
+  | { type: 'socketClosed'; generation: number; code: number; reason: string; replacedNotice?: boolean }
   | { type: 'stalled'; generation: number }
   | { type: 'refreshDue'; generation: number }
   | { type: 'backoffElapsed'; generation: number }
@@ -80,6 +104,7 @@ export function initialSessionContext(now: number): SessionContext {
     reconnects: 0,
     refreshing: false,
     refreshFailures: 0,
+    replacedAt: [],
   };
 }
 
@@ -140,8 +165,7 @@ export function transition(ctx: SessionContext, event: SessionEvent, env: Sessio
     case 'socketClosed':
       if (ctx.state === 'connecting') return fail(ctx, env, [{ type: 'closeSocket', reason: 'closed' }]);
       if (ctx.state === 'open') {
-        const reason: LossReason = event.code === VenueCloseCode.SessionReplaced ? 'replaced' : 'closed';
-        return lose(ctx, env, reason);
+        return lose(ctx, env, replacedClose(event) ? 'replaced' : 'closed');
       }
       if (ctx.state === 'draining') {
         return enter(ctx, env, 'stopped', {}, [
@@ -160,6 +184,17 @@ export function transition(ctx: SessionContext, event: SessionEvent, env: Sessio
       if (ctx.state !== 'backoff') return unchanged(ctx);
       return attempt(ctx, env, ctx.failures, []);
   }
+}
+
+/**
+ * W19: how the venue closes a connection whose session id another connection took is not shown. Any of the
+ * plausible signs counts: the sandbox's close code 4001, an error frame on that connection saying so (whatever
+ * close code follows), or a close reason naming it.
+ */
+function replacedClose(event: { code: number; reason: string; replacedNotice?: boolean }): boolean {
+  return (
+    event.code === VenueCloseCode.SessionReplaced || event.replacedNotice === true || /replaced/i.test(event.reason)
+  );
 }
 
 function unchanged(ctx: SessionContext): Transition {
@@ -207,7 +242,10 @@ function lose(ctx: SessionContext, env: SessionEnvironment, reason: LossReason):
     { type: 'connectionDown', reason },
   ];
   // Another holder took our sessionId: do not snatch it straight back; wait a jittered backoff.
-  if (reason === 'replaced') return fail({ ...lost, failures: Math.max(1, ctx.failures) }, env, before);
+  if (reason === 'replaced') {
+    const replacedAt = [...ctx.replacedAt, env.now].slice(-REPLACEMENTS_KEPT);
+    return fail({ ...lost, replacedAt, failures: Math.max(1, ctx.failures) }, env, before);
+  }
   // A short-lived connection is one more failure; a stable one lost starts over with an immediate retry.
   const stable = env.now - ctx.since >= env.stableAfterMs;
   return fail({ ...lost, failures: stable ? 0 : ctx.failures }, env, before);

@@ -16,12 +16,14 @@ import type { TokenSource } from '../rest/venue-sources.js';
 import type { ResolvedVenueOptions } from '../venue-options.js';
 import type { VenueMetrics } from '../venue-metrics.js';
 import {
+  CONTESTED_AFTER,
   initialSessionContext,
   type LossReason,
   type SessionContext,
   type SessionEffect,
   type SessionEnvironment,
   type SessionEvent,
+  replacementsSince,
   transition,
 } from './session-machine.js';
 
@@ -82,6 +84,8 @@ export class VenueSession {
   private openGeneration: number | undefined;
   private lastFrameAt = 0;
   private readonly unknownTypesSeen = new Set<string>();
+  /** Generation of the connection that carried an error frame saying its session was replaced (W19). */
+  private replacedNoticeOn: number | undefined;
   private lastMessageAt = 0;
   private trafficExpected: () => boolean = () => false;
   private cancelBackoff: Cancel | undefined;
@@ -121,6 +125,7 @@ export class VenueSession {
       onError: (error, where) =>
         this.log.error('session effect failed', { effect: where.effect?.type, reason: safeReason(error) }),
     });
+    metrics.watchSessionReplacements(() => this.recentReplacements().count);
   }
 
   private get context(): SessionContext {
@@ -152,6 +157,26 @@ export class VenueSession {
   /** Why the last attempt to open the session failed (token or socket; bounded, never a secret), until it opens. */
   get lastFailure(): string | undefined {
     return this.failure;
+  }
+
+  private warnIfContested(): void {
+    const recent = this.recentReplacements();
+    if (recent.count < CONTESTED_AFTER) return;
+    this.log.error('venue session contested: another client connects with this VENUE_SESSION_ID', {
+      replaced: recent.count,
+      withinMs: recent.windowMs,
+      action:
+        'run one connector per venue account; find the other holder (docs/runbook.md#gatewayvenuesessioncontested)',
+    });
+  }
+
+  /**
+   * How many times the venue closed this session's connection for another with our sessionId within the
+   * contested window (`sessionContestedWindowMs`); CONTESTED_AFTER or more: another client uses the session id.
+   */
+  recentReplacements(): { count: number; windowMs: number } {
+    const windowMs = this.options.sessionContestedWindowMs;
+    return { count: replacementsSince(this.context, this.clock.now() - windowMs), windowMs };
   }
 
   /** Generation of the open connection, or undefined when none is open. */
@@ -245,6 +270,7 @@ export class VenueSession {
       case 'countReconnect':
         this.metrics.reconnects.inc({ reason: effect.reason });
         this.log.warn('venue connection lost; reconnecting', { reason: effect.reason });
+        if (effect.reason === 'replaced') this.warnIfContested();
         return;
       case 'drain':
         void this.drain();
@@ -305,7 +331,8 @@ export class VenueSession {
       if (!opened) this.post({ type: 'socketFailed', generation, reason });
     });
     socket.on('close', (code, reasonBuffer) => {
-      this.post({ type: 'socketClosed', generation, code, reason: reasonBuffer.toString() });
+      const replacedNotice = this.replacedNoticeOn === generation;
+      this.post({ type: 'socketClosed', generation, code, reason: reasonBuffer.toString(), replacedNotice });
     });
     socket.on('pong', () => {
       this.lastFrameAt = this.clock.now();
@@ -334,7 +361,10 @@ export class VenueSession {
       });
     }
     if (message.messageType === 'error') {
-      this.log.warn('venue error frame', { code: bounded(message.code, 64), message: bounded(message.message, 200) });
+      const code = bounded(message.code, 64);
+      const text = bounded(message.message, 200);
+      this.log.warn('venue error frame', { code, message: text });
+      if (/replaced/i.test(`${code} ${text}`)) this.replacedNoticeOn = this.socketGeneration;
     }
     for (let i = 0; i < this.listeners.length; i++) {
       const listener = this.listeners[i];

@@ -132,10 +132,12 @@ export class TradingSocketServer implements OnModuleInit, OnModuleDestroy {
     if (earlier !== undefined) {
       // W19: the older connection of this session is told why, then closed; its subscriptions die with it.
       this.release(earlier);
+      const byPolicy = this.config.dialect.replacedClose === 'error-then-1008';
       earlier.refuse(
         SandboxCode.SessionReplaced,
         'A newer connection joined this session',
-        VenueCloseCode.SessionReplaced,
+        byPolicy ? VenueCloseCode.PolicyViolation : VenueCloseCode.SessionReplaced,
+        byPolicy ? '' : SandboxCode.SessionReplaced,
       );
     }
     connection.socket.on('message', (data, isBinary) => this.onMessage(connection, data, isBinary));

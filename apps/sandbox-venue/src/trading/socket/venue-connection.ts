@@ -100,10 +100,10 @@ export class VenueConnection {
   }
 
   /** Sends an error frame, then closes (W9, W19). */
-  refuse(code: string, message: string, closeCode: number): void {
+  refuse(code: string, message: string, closeCode: number, closeReason: string = code): void {
     this.send({ messageType: 'error', code, message });
     this.resume();
-    this.socket.close(closeCode, code);
+    this.socket.close(closeCode, closeReason);
   }
 
   /** Stops timers; the socket is closing or closed. */
