@@ -1,5 +1,5 @@
 import type { Msg, Subscription } from '@nats-io/transport-node';
-import { errorReply, GatewayErrorCode, parseContract, type Parsed } from '#contracts';
+import { errorReply, GatewayErrorCode, MAX_REQUEST_BYTES, parseContract, type Parsed } from '#contracts';
 import type { JsonLogger } from '#observability';
 import type { BusConnection } from './bus-connection.js';
 import type { BusMetrics } from './bus-metrics.js';
@@ -39,11 +39,8 @@ export interface RawResponderOptions<R> {
   queue?: string;
 }
 
-/**
- * The largest request read (the largest contract, an order recall of a thousand ids, is ≈ 50 KB): a bigger one
- * is refused unread, so a flood of near-1 MB payloads costs no parsing.
- */
-export const MAX_REQUEST_BYTES = 256 * 1024;
+/** The largest request read (libs/contracts `json-payload.ts`): a bigger one is refused unread. */
+export { MAX_REQUEST_BYTES };
 
 /**
  * Request/reply responders that never crash on bad input: an invalid request gets an `INVALID_REQUEST`

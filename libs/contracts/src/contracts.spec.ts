@@ -106,6 +106,19 @@ describe('parseContract', () => {
     expect(parseContract(StreamRequest, JSON.stringify({ ...valid, x: { a: { b: 1 } } })).ok).toBe(true);
   });
 
+  it('an optional field may be absent, never null; numbers are JSON numbers, never strings (outside tester)', () => {
+    expect(parseContract(WithdrawalCancelRequest, '{"requestId":null}')).toMatchObject({ ok: false });
+    expect(parseContract(WithdrawalGetRequest, '{"idempotencyKey":null}')).toMatchObject({ ok: false });
+    expect(parseContract(WithdrawalGetRequest, '{"requestId":"abc123"}')).toMatchObject({ ok: true });
+    for (const leaseSeconds of ['1e3', '0x10', '60', true, null]) {
+      expect(parseContract(StreamRequest, JSON.stringify({ ...valid, leaseSeconds }))).toMatchObject({ ok: false });
+    }
+    expect(parseContract(StreamRequest, JSON.stringify({ ...valid, leaseSeconds: 60 }))).toMatchObject({ ok: true });
+    expect(parseContract(TradeQuery, '{"limit":"10"}')).toMatchObject({ ok: false });
+    expect(parseContract(TradeQuery, '{"limit":10}')).toMatchObject({ ok: true });
+    expect(parseContract(WithdrawalListRequest, '{"limit":"5"}')).toMatchObject({ ok: false });
+  });
+
   it('a payload of more than 1000 fields is refused before any is copied; declared fields only are read', () => {
     const wide = { ...valid, ...Object.fromEntries(Array.from({ length: 1_000 }, (_, i) => [`k${i}`, 1])) };
     expect(parseContract(StreamRequest, JSON.stringify(wide))).toEqual({

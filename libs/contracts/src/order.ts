@@ -1,4 +1,5 @@
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsString, Matches, MaxLength, Min } from 'class-validator';
+import { Optional } from './validate.js';
 import type { OrderOutcomeStatus } from './order-status.js';
 
 /**
@@ -52,13 +53,13 @@ export class OrderCommand {
   side!: 'BUY' | 'SELL';
 
   /** Optional context for audit and metrics; the quote already carries price, size and tenor. */
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(32)
   @Matches(PRINTABLE, { message: 'instrument must not hold control or format characters' })
   instrument?: string;
 
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   autoSubscribe?: boolean;
 
@@ -68,7 +69,7 @@ export class OrderCommand {
    * long queue — would otherwise reach the venue minutes later on its old quote, at a price the market has left.
    * Absent: no deadline (the quote's own life at the venue still applies).
    */
-  @IsOptional()
+  @Optional()
   @IsInt()
   @Min(0)
   sendBy?: number;

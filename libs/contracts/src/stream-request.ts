@@ -1,5 +1,5 @@
-import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { Type } from 'class-transformer';
+import { IsInt, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { Optional } from './validate.js';
 import { IsPositiveDecimalString, SIZE_DECIMAL, SIZE_RULE } from './decimal-string.js';
 import type { ErrorReply } from './reply.js';
 import { SUBJECT_TOKEN } from './subjects.js';
@@ -48,8 +48,7 @@ export class StreamRequest {
   @MaxLength(128)
   requester!: string;
 
-  @IsOptional()
-  @Type(() => Number)
+  @Optional()
   @IsInt()
   @Min(5)
   @Max(3600)

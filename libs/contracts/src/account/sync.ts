@@ -24,11 +24,10 @@
  * A query's unknown field or bad value is refused (INVALID_REQUEST naming the field, never echoing the value).
  * Records are the last known ones: `asOf`/`stale` (Freshness) say how current they are.
  */
-import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsString, Max, MaxLength, Min, ValidateBy } from 'class-validator';
 import type { ErrorReply } from '../reply.js';
 import type { Subjects } from '../subjects.js';
-import { RefuseUnknownFields } from '../validate.js';
+import { RefuseUnknownFields, Optional } from '../validate.js';
 
 /** The mirrored resources, as subject tokens. */
 export const MIRRORED_RESOURCES = [
@@ -186,44 +185,44 @@ function IsIsoInstant(): PropertyDecorator {
 /** Filters of `acct.balance.query`. */
 @RefuseUnknownFields()
 export class BalanceQuery {
-  @IsOptional() @IsString() @MaxLength(64) accountGroupUuid?: string;
-  @IsOptional() @IsString() @MaxLength(32) ccy?: string;
+  @Optional() @IsString() @MaxLength(64) accountGroupUuid?: string;
+  @Optional() @IsString() @MaxLength(32) ccy?: string;
   /** True: leave out zero balances. */
-  @IsOptional() @IsBoolean() nonZero?: boolean;
+  @Optional() @IsBoolean() nonZero?: boolean;
 }
 
 /** Filters of `acct.trade.query` (newest first; `limit` default 100, at most 1000). */
 @RefuseUnknownFields()
 export class TradeQuery {
-  @IsOptional() @IsString() @MaxLength(64) accountGroupUuid?: string;
-  @IsOptional() @IsIn(['PENDING_SETTLEMENT', 'SETTLED', 'CANCELLED', 'FAILED']) state?: string;
-  @IsOptional() @IsIn(['BUY', 'SELL']) side?: string;
-  @IsOptional() @IsIn(['OTC', 'RFS']) tradeClass?: string;
-  @IsOptional() @IsString() @MaxLength(128) clientRef?: string;
-  @IsOptional() @IsString() @MaxLength(128) tradeRef?: string;
+  @Optional() @IsString() @MaxLength(64) accountGroupUuid?: string;
+  @Optional() @IsIn(['PENDING_SETTLEMENT', 'SETTLED', 'CANCELLED', 'FAILED']) state?: string;
+  @Optional() @IsIn(['BUY', 'SELL']) side?: string;
+  @Optional() @IsIn(['OTC', 'RFS']) tradeClass?: string;
+  @Optional() @IsString() @MaxLength(128) clientRef?: string;
+  @Optional() @IsString() @MaxLength(128) tradeRef?: string;
   /** ISO 8601 date or date-time (`isIsoInstant`); on createdAt, inclusive. */
-  @IsOptional() @IsIsoInstant() from?: string;
-  @IsOptional() @IsIsoInstant() to?: string;
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000) limit?: number;
-  @IsOptional() @Type(() => Number) @IsInt() @Min(0) offset?: number;
+  @Optional() @IsIsoInstant() from?: string;
+  @Optional() @IsIsoInstant() to?: string;
+  @Optional() @IsInt() @Min(1) @Max(1000) limit?: number;
+  @Optional() @IsInt() @Min(0) offset?: number;
 }
 
 /** Filters of `acct.transaction-list.query` (the legs the sync read from the venue's list, newest first). */
 @RefuseUnknownFields()
 export class TransactionListQuery {
-  @IsOptional() @IsString() @MaxLength(64) accountGroupUuid?: string;
-  @IsOptional() @IsString() @MaxLength(32) ccy?: string;
-  @IsOptional() @IsIn(['PENDING', 'PROCESSED', 'REVERSED', 'CANCELLED']) state?: string;
-  @IsOptional() @IsIn(['TRADE_CREDIT', 'TRADE_DEBIT', 'DEPOSIT', 'WITHDRAWAL']) type?: string;
-  @IsOptional() @IsString() @MaxLength(128) tradeId?: string;
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000) limit?: number;
-  @IsOptional() @Type(() => Number) @IsInt() @Min(0) offset?: number;
+  @Optional() @IsString() @MaxLength(64) accountGroupUuid?: string;
+  @Optional() @IsString() @MaxLength(32) ccy?: string;
+  @Optional() @IsIn(['PENDING', 'PROCESSED', 'REVERSED', 'CANCELLED']) state?: string;
+  @Optional() @IsIn(['TRADE_CREDIT', 'TRADE_DEBIT', 'DEPOSIT', 'WITHDRAWAL']) type?: string;
+  @Optional() @IsString() @MaxLength(128) tradeId?: string;
+  @Optional() @IsInt() @Min(1) @Max(1000) limit?: number;
+  @Optional() @IsInt() @Min(0) offset?: number;
 }
 
 /** Filters of the other queries (account details, beneficiaries, senders, limits, transfers). */
 @RefuseUnknownFields()
 export class StateQuery {
-  @IsOptional() @IsString() @MaxLength(64) accountGroupUuid?: string;
+  @Optional() @IsString() @MaxLength(64) accountGroupUuid?: string;
 }
 
 /** `acct.pair.query` takes no filter: `{}` (or an empty body); any field is refused as unknown. */

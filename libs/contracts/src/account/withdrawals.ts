@@ -14,10 +14,9 @@
  * one. The gateway's `requestId` travels to the venue inside `clientComment` (the API has no reference
  * field), so a submit whose outcome is unknown (HTTP 500) is found again in the venue's list.
  */
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import type { ErrorReply } from '../reply.js';
-import { RefuseUnknownFields } from '../validate.js';
+import { RefuseUnknownFields, Optional } from '../validate.js';
 
 export type WithdrawalKind = 'fiat' | 'crypto';
 
@@ -107,19 +106,19 @@ export class WithdrawalSubmitRequest {
   amount!: string;
 
   /** Fiat: the bank account (enabled, verified, currency = ccy). */
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(VENUE_ID, { message: 'bankAccountUuid must be 1-128 characters without whitespace or /' })
   bankAccountUuid?: string;
 
   /** Crypto: the wallet (enabled, whitelisted, asset = ccy). */
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(VENUE_ID, { message: 'walletUuid must be 1-128 characters without whitespace or /' })
   walletUuid?: string;
 
   /** Free text; the gateway's reference takes part of the venue's 1024 characters (see MAX_CALLER_COMMENT). */
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(MAX_CALLER_COMMENT, {
     message: `clientComment must be at most ${MAX_CALLER_COMMENT} characters (the gateway's reference takes the rest of 1024)`,
@@ -130,12 +129,12 @@ export class WithdrawalSubmitRequest {
 /** Request on `…withdrawal.cancel` and `…withdrawal.get`: the gateway's requestId or the caller's key. */
 @RefuseUnknownFields()
 export class WithdrawalGetRequest {
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(/^[a-z0-9]{1,64}$/, { message: 'requestId must be the gateway request id' })
   requestId?: string;
 
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(IDEMPOTENCY_KEY, { message: 'idempotencyKey must be 1-64 characters of A-Z a-z 0-9 _ : -' })
   idempotencyKey?: string;
@@ -146,13 +145,12 @@ export class WithdrawalCancelRequest extends WithdrawalGetRequest {}
 /** Request on `…withdrawal.list`: the venue's own lists (every API-raised request of the account's groups). */
 @RefuseUnknownFields()
 export class WithdrawalListRequest {
-  @IsOptional()
+  @Optional()
   @IsIn(['fiat', 'crypto'])
   kind?: WithdrawalKind;
 
   /** At most this many rows per kind (newest first); default 500. */
-  @IsOptional()
-  @Type(() => Number)
+  @Optional()
   @IsInt()
   @Min(1)
   @Max(2_000)

@@ -5,6 +5,7 @@
  * `tenor`: the app uses the freshest live quote of that stream, asking the connector for it if needed).
  */
 import { printableName } from '../validate.js';
+import { readJsonObject } from '../json-payload.js';
 import { isDecimalString, SIZE_DECIMAL, SIZE_RULE } from '../decimal-string.js';
 import { SUBJECT_TOKEN } from '../subjects.js';
 import { isQuoteId, QUOTE_ID_RULE } from '../order.js';
@@ -105,16 +106,9 @@ const QUOTE_REQUEST_FIELDS = ['instrument', 'quantity', 'currency', 'tenor'] as 
 
 /** Decodes and validates a place request, naming every bad field (never throws, never echoes the values). */
 export function parsePlaceOrder(payload: Uint8Array | string): PlaceOrderParse {
-  let plain: unknown;
-  try {
-    plain = JSON.parse(typeof payload === 'string' ? payload : new TextDecoder().decode(payload));
-  } catch {
-    return { ok: false, problems: [{ field: '(payload)', problem: 'payload is not JSON' }] };
-  }
-  if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) {
-    return { ok: false, problems: [{ field: '(payload)', problem: 'payload must be a JSON object' }] };
-  }
-  const input = plain as Record<string, unknown>;
+  const read = readJsonObject(payload);
+  if (!read.ok) return { ok: false, problems: [{ field: '(payload)', problem: read.problem }] };
+  const input = read.value;
   const problems: FieldProblem[] = [];
   const unknown = Object.keys(input).filter((key) => !(key in RULES));
   for (const field of unknown.slice(0, 10)) problems.push({ field: printableName(field), problem: 'unknown field' });

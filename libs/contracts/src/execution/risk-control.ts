@@ -18,7 +18,6 @@ import {
   Equals,
   IsIn,
   IsInt,
-  IsOptional,
   IsString,
   Matches,
   MaxLength,
@@ -27,6 +26,7 @@ import {
   ValidateBy,
   ValidateIf,
 } from 'class-validator';
+import { Optional } from '../validate.js';
 import type { ErrorReply } from '../reply.js';
 import type { Subjects } from '../subjects.js';
 import { limitSetProblems, RISK_SCOPE_ID, type RiskLimitSet, type RiskLimitsFile } from './risk-limits.js';
@@ -162,7 +162,7 @@ abstract class ScopedChange extends AuditedChange {
   id?: string;
 
   /** Compare-and-set: applied only if the scope's entry is still at this revision (0: never set). */
-  @IsOptional()
+  @Optional()
   @IsInt()
   @Min(0)
   expectedRevision?: number;
@@ -176,7 +176,7 @@ export class TradingStateChange extends ScopedChange {
 
 /** On `…exec.risk.kill`: global HALTED. */
 export class KillSwitchRequest extends AuditedChange {
-  @IsOptional()
+  @Optional()
   @Equals(true, { message: 'halt must be true (the kill switch only halts; resume with state.set)' })
   halt?: true;
 }
@@ -195,11 +195,11 @@ export class RiskLimitsChange extends ScopedChange {
 
 /** On `…exec.risk.limits.get` (optional filter) and `…exec.risk.state.get` (body ignored). */
 export class RiskScopeQuery {
-  @IsOptional()
+  @Optional()
   @IsIn(RISK_SCOPE_KINDS)
   scope?: RiskScopeKind;
 
-  @IsOptional()
+  @Optional()
   @IsString()
   @IsRiskScopeId()
   id?: string;
