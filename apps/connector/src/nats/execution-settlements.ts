@@ -1,6 +1,6 @@
 /**
  * The execution app's final order events (`…exec.order.event.{strategyId}.{orderId}`, core subscription): an order
- * this connector still reconciles (UNKNOWN or INDETERMINATE at the venue) that execution settled from the venue's
+ * this connector still reconciles (UNKNOWN or INDETERMINATE at the venue), or awaits after a PENDING reply, that execution settled from the venue's
  * own records (its trade list, after the order-state endpoint could not) is settled here too — the connector stops
  * asking, its mark becomes final, and it no longer counts in `connector_orders_unresolved` (outside tester: the
  * critical `GatewayOrderOutcomeUnresolved` kept firing for orders settled SUCCESS). Nothing is published: the

@@ -326,6 +326,20 @@ describe('OrderGateway', () => {
     expect(gateway.settledElsewhere('o-unknown-here', 'FAILED')).toBe(false);
   });
 
+  it('an order the venue answered PENDING, its final reply lost, that the execution app settled: ended here too', async () => {
+    const { channel, gateway, flush, lookups, clock, reply } = setup(() => Promise.resolve([]));
+    channel.up();
+    await gateway.submit(order('o-pending-elsewhere'));
+    channel.deliver(reply('o-pending-elsewhere', 'PENDING'));
+    await flush();
+    expect(gateway.stateOf('o-pending-elsewhere')?.phase).toBe('awaiting');
+    expect(gateway.settledElsewhere('o-pending-elsewhere', 'SUCCESS')).toBe(true);
+    expect(gateway.stateOf('o-pending-elsewhere')).toBeUndefined();
+    clock.advance(60_000); // its reply timeout and any check would have come by now
+    await flush();
+    expect(lookups).toEqual([]);
+  });
+
   it('takes a final state from the order-state endpoint', async () => {
     const record: OrderStateView = {
       timestamp: 5,

@@ -241,7 +241,7 @@ export class OrderGateway {
    */
   settledElsewhere(clientRequestId: string, status: 'SUCCESS' | 'FAILED'): boolean {
     const cell = this.cells.get(clientRequestId);
-    if (cell === undefined || cell.actor.state.phase !== 'reconciling') return false;
+    if (cell === undefined || !settleableElsewhere(cell.actor.state)) return false;
     this.settle(clientRequestId, status);
     return true;
   }
@@ -479,4 +479,15 @@ export class OrderGateway {
   private wakeSettledWaiters(): void {
     for (const wake of this.settledWaiters.splice(0)) wake();
   }
+}
+
+/**
+ * Whether another component's final word (the execution app's, from the venue's trade list) may end this order
+ * here: once the venue has shown it holds the order — reconciling, or awaiting its final reply after a first one
+ * (PENDING). Outside tester: a PENDING order whose final reply was lost was settled SUCCESS by execution while the
+ * connector still awaited; the connector went on to reconcile it as INDETERMINATE for up to 24 h. An order sent
+ * and not yet answered keeps waiting for its reply.
+ */
+function settleableElsewhere(state: OrderState): boolean {
+  return state.phase === 'reconciling' || (state.phase === 'awaiting' && state.replied);
 }
