@@ -61,6 +61,8 @@ export class ConnectorConfig
   @EnvMs(100, 600_000) ORDER_REPLY_TIMEOUT_MS: number = 10_000;
   // optional venue tuning; unset = the venue side's defaults
   @EnvMs(10, 600_000) VENUE_SUBSCRIBE_TIMEOUT_MS?: number;
+  /** Price streams held at most (a new one beyond is refused STREAM_LIMIT). */
+  @EnvInt(1, 100_000) VENUE_MAX_STREAMS?: number;
   @EnvMs(10, 600_000) VENUE_ACCOUNT_GROUPS_TIMEOUT_MS?: number;
   @EnvMs(10, 600_000) VENUE_ORDER_SEND_TIMEOUT_MS?: number;
   /** Least gap between two order frames (§8: 1 per 250 ms per account); unset: 300 (50 ms for jitter). */
@@ -124,6 +126,7 @@ export function venueOptionsFrom(config: ConnectorConfig): VenueOptions {
     orderReplyTimeoutMs: config.ORDER_REPLY_TIMEOUT_MS,
     account: config.ACCOUNT,
     ...optional('subscribeTimeoutMs', config.VENUE_SUBSCRIBE_TIMEOUT_MS),
+    ...optional('maxStreams', config.VENUE_MAX_STREAMS),
     priceMaxAheadMs: config.PRICE_MAX_CLOCK_AHEAD_MS,
     ...optional('accountGroupsTimeoutMs', config.VENUE_ACCOUNT_GROUPS_TIMEOUT_MS),
     ...optional('orderSendTimeoutMs', config.VENUE_ORDER_SEND_TIMEOUT_MS),

@@ -106,6 +106,10 @@ function nextStepFor(code: string): string | undefined {
       return 'the connector has no open venue session yet; `gw status` shows its session state';
     case 'INVALID_REQUEST':
       return 'fix the request as the message says (docs/nats-contract.md)';
+    case 'BUSY':
+      return 'the connector is asking the venue for many streams at once: ask again in a few seconds';
+    case 'STREAM_LIMIT':
+      return 'the connector holds its maximum of streams (VENUE_MAX_STREAMS): release the ones no strategy needs';
     case 'TRADING_HALTED':
       return 'trading is halted: `gw trading` shows who halted it and why; `gw resume --reason <why>` resumes';
     case 'QUOTE_UNAVAILABLE':

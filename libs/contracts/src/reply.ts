@@ -10,6 +10,10 @@ export const GatewayErrorCode = {
   NotConnected: 'NOT_CONNECTED',
   Timeout: 'TIMEOUT',
   Internal: 'INTERNAL',
+  /** The connector's venue message budget is taken by queued subscriptions: ask again in a few seconds. */
+  Busy: 'BUSY',
+  /** The connector holds its maximum number of price streams (`VENUE_MAX_STREAMS`). */
+  StreamLimit: 'STREAM_LIMIT',
 } as const;
 
 /** Longest error message (characters) a reply carries: a request's own bad value is never echoed whole. */

@@ -63,6 +63,8 @@ export interface VenueOptions {
    * twice within this window (default 5 min); /health and `connector_venue_session_replacements_recent` read it.
    */
   sessionContestedWindowMs?: number;
+  /** Price streams this connector holds at most; a request for one more is refused STREAM_LIMIT (default 2,000). */
+  maxStreams?: number;
   /** Bound on draining at shutdown (default 2 s). */
   drainTimeoutMs?: number;
   /** REST request timeout for token and order-state calls (default 10 s). */
@@ -99,6 +101,7 @@ export function withDefaults(options: VenueOptions): ResolvedVenueOptions {
     redeliveryGraceMs: 1_000,
     stableConnectionMs: 2_000,
     sessionContestedWindowMs: CONTESTED_WINDOW_MS,
+    maxStreams: 2_000,
     drainTimeoutMs: 2_000,
     restTimeoutMs: 10_000,
     reconcileInitialMs: 5_000,

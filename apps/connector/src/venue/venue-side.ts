@@ -42,6 +42,8 @@ export class VenueSide {
     this.limiter = new OutboundLimiter(
       {
         messagesPerWindow: this.options.messagesPerSecond,
+        // two thirds for subscribes and unsubscribes, spread; a third kept for orders (spec-gaps K1)
+        othersPerWindow: Math.max(1, Math.floor((this.options.messagesPerSecond * 2) / 3)),
         windowMs: this.options.messageWindowMs,
         orderIntervalMs: this.options.orderIntervalMs,
         orderGap: {
@@ -57,6 +59,7 @@ export class VenueSide {
     this.prices = new PriceStreamRegistry(this.session, this.limiter, this.metrics, logger, clock, {
       staleAfterMs: this.options.staleAfterMs,
       subscribeTimeoutMs: this.options.subscribeTimeoutMs,
+      maxStreams: this.options.maxStreams,
       maxAheadMs: this.options.priceMaxAheadMs,
       ...(this.options.connectionPriceRate !== undefined
         ? { connectionPriceRate: this.options.connectionPriceRate }

@@ -161,4 +161,51 @@ describe('OutboundLimiter', () => {
       expect(limiter.orderGapMs).toBe(250);
     });
   });
+
+  it('spreads subscribes evenly over a share of the window and keeps the rest for orders (a flood of stream requests)', async () => {
+    const { clock, granted, ask, settle } = setup({
+      messagesPerWindow: 6,
+      othersPerWindow: 4,
+      windowMs: 1_000,
+      orderIntervalMs: 100,
+    });
+    for (let i = 0; i < 10; i++) void ask('subscribe');
+    await settle();
+    for (let t = 0; t < 1_000; t += 50) {
+      clock.advance(50);
+      await settle();
+    }
+    const subscribes = granted.filter((g) => g.kind === 'subscribe').map((g) => g.at);
+    expect(subscribes).toEqual([0, 250, 500, 750, 1_000]); // one per 250 ms, never a burst
+    void ask('order');
+    void ask('order');
+    await settle();
+    clock.advance(100);
+    await settle();
+    // the orders did not wait behind the five subscribes still queued
+    expect(granted.filter((g) => g.kind === 'order').map((g) => g.at)).toEqual([1_000, 1_100]);
+  });
+
+  it('drops a queued frame no longer wanted when its turn comes, without spending the budget', async () => {
+    const { clock, limiter, granted, ask, settle } = setup({
+      messagesPerWindow: 1,
+      windowMs: 1_000,
+      orderIntervalMs: 0,
+    });
+    void ask('subscribe');
+    let wanted = true;
+    let dropped = false;
+    void limiter.acquire('subscribe', () => wanted).then(() => (dropped = true));
+    void ask('unsubscribe');
+    await settle();
+    expect(limiter.othersQueued).toBe(2);
+    wanted = false;
+    clock.advance(1_000);
+    await settle();
+    expect(dropped).toBe(true);
+    expect(granted.map((g) => [g.kind, g.at])).toEqual([
+      ['subscribe', 0],
+      ['unsubscribe', 1_000], // in the slot the unwanted one did not take
+    ]);
+  });
 });

@@ -6,6 +6,14 @@ export interface OutboundLimits {
   /** Frames of any kind per sliding window (§8: 30 messages per second per account). */
   messagesPerWindow: number;
   windowMs: number;
+  /**
+   * Subscribes and unsubscribes per window, spread evenly over it (`windowMs / othersPerWindow` apart); the rest
+   * of `messagesPerWindow` is kept for orders and the lookups callers wait on. Default: all of it, unspread.
+   * Why: the venue counts frames when it reads them; a burst of 30 sent at the end of one window and 30 at the
+   * start of the next, read late, land in one second of the venue's and it drops the excess, an order among them
+   * (outside tester: a flood of stream requests got orders refused MESSAGE_RATE_LIMITED and one left UNKNOWN).
+   */
+  othersPerWindow?: number;
   /** Least gap between two order frames (§8: 1 order per 250 ms); the floor of the adaptive gap. */
   orderIntervalMs: number;
   /** How the gap adapts to the venue's pace refusals (order-gap.ts); without it the gap stays fixed. */
@@ -23,6 +31,8 @@ const URGENT: ReadonlySet<OutboundKind> = new Set(['order', 'orderUnsubscribe', 
 interface Waiter {
   kind: OutboundKind;
   resolve: () => void;
+  /** False once the frame is no longer wanted (its request timed out): dropped without taking a slot. */
+  wanted: (() => boolean) | undefined;
 }
 
 /**
@@ -34,6 +44,10 @@ interface Waiter {
  */
 export class OutboundLimiter {
   private readonly sentAt: number[] = [];
+  /** When the subscribes and unsubscribes of the window left (a subset of sentAt). */
+  private readonly othersSentAt: number[] = [];
+  private readonly othersPerWindow: number;
+  private readonly othersSpacingMs: number;
   private readonly waiting: Waiter[] = [];
   private lastOrderAt: number;
   private wake: { at: number; cancel: Cancel } | undefined;
@@ -49,6 +63,8 @@ export class OutboundLimiter {
     this.gapPolicy = { maxMs: base, stepMs: 0, narrowAfter: 1, ...limits.orderGap, baseMs: base };
     this.gap = initialGap(this.gapPolicy);
     this.lastOrderAt = limits.lastOrderAt ?? clock.now();
+    this.othersPerWindow = Math.min(limits.othersPerWindow ?? limits.messagesPerWindow, limits.messagesPerWindow);
+    this.othersSpacingMs = limits.othersPerWindow === undefined ? 0 : limits.windowMs / this.othersPerWindow;
     metrics.orderGapSeconds.set(this.gap.ms / 1000);
   }
 
@@ -79,15 +95,31 @@ export class OutboundLimiter {
     return this.waiting.length;
   }
 
-  /** Resolves when a frame of `kind` may be sent now; the caller must send it right away. */
-  acquire(kind: OutboundKind): Promise<void> {
+  /** How many subscribes and unsubscribes may leave within `ms` (their share of the budget, spread). */
+  othersSendableWithin(ms: number): number {
+    return Math.floor((ms / this.limits.windowMs) * this.othersPerWindow);
+  }
+
+  /** Subscribes and unsubscribes waiting for the budget (those still wanted). */
+  get othersQueued(): number {
+    let count = 0;
+    for (const waiter of this.waiting) if (!URGENT.has(waiter.kind) && waiter.wanted?.() !== false) count += 1;
+    return count;
+  }
+
+  /**
+   * Resolves when a frame of `kind` may be sent now; the caller must send it right away. `wanted`, asked when
+   * its turn comes: false drops the frame without spending the budget (the promise then resolves too, and the
+   * caller finds it has nothing to send).
+   */
+  acquire(kind: OutboundKind, wanted?: () => boolean): Promise<void> {
     if (this.waiting.length === 0 && this.eligible(kind, this.clock.now())) {
       this.take(kind, this.clock.now());
       return Promise.resolve();
     }
     this.metrics.rateLimitWaits.inc({ kind });
     return new Promise((resolve) => {
-      this.waiting.push({ kind, resolve });
+      this.waiting.push({ kind, resolve, wanted });
       this.release();
     });
   }
@@ -102,18 +134,22 @@ export class OutboundLimiter {
   private eligible(kind: OutboundKind, now: number): boolean {
     this.expire(now);
     if (this.sentAt.length >= this.limits.messagesPerWindow) return false;
-    return kind !== 'order' || now - this.lastOrderAt >= this.gap.ms;
+    if (kind === 'order') return now - this.lastOrderAt >= this.gap.ms;
+    if (URGENT.has(kind)) return true;
+    if (this.othersSentAt.length >= this.othersPerWindow) return false;
+    const last = this.othersSentAt[this.othersSentAt.length - 1];
+    return last === undefined || now - last >= this.othersSpacingMs;
   }
 
   private take(kind: OutboundKind, now: number): void {
     this.sentAt.push(now);
     if (kind === 'order') this.lastOrderAt = now;
+    else if (!URGENT.has(kind)) this.othersSentAt.push(now);
   }
 
   private expire(now: number): void {
-    let drop = 0;
-    while (drop < this.sentAt.length && (this.sentAt[drop] ?? now) <= now - this.limits.windowMs) drop++;
-    if (drop > 0) this.sentAt.splice(0, drop);
+    expireBefore(this.sentAt, now - this.limits.windowMs);
+    expireBefore(this.othersSentAt, now - this.limits.windowMs);
   }
 
   private release(): void {
@@ -123,7 +159,7 @@ export class OutboundLimiter {
       if (index < 0) break;
       const [waiter] = this.waiting.splice(index, 1);
       if (waiter === undefined) break;
-      this.take(waiter.kind, now);
+      if (waiter.wanted?.() !== false) this.take(waiter.kind, now);
       waiter.resolve();
     }
     if (this.waiting.length > 0) this.wakeAt(this.nextChance(now));
@@ -150,12 +186,24 @@ export class OutboundLimiter {
     return other;
   }
 
+  /** The earliest moment a waiter may become eligible (a lower bound: release() checks again then). */
   private nextChance(now: number): number {
+    const windowMs = this.limits.windowMs;
+    const windowFrees = (this.sentAt[0] ?? now) + windowMs;
     const windowFull = this.sentAt.length >= this.limits.messagesPerWindow;
-    const windowFrees = (this.sentAt[0] ?? now) + this.limits.windowMs;
-    if (windowFull) return windowFrees;
-    // Only orders wait, for their gap.
-    return this.lastOrderAt + this.gap.ms;
+    let chance = Number.POSITIVE_INFINITY;
+    const kinds = new Set(this.waiting.map((waiter) => waiter.kind));
+    for (const kind of kinds) {
+      let at = windowFull ? windowFrees : now;
+      if (kind === 'order') at = Math.max(at, this.lastOrderAt + this.gap.ms);
+      else if (!URGENT.has(kind)) {
+        const others = this.othersSentAt;
+        if (others.length >= this.othersPerWindow) at = Math.max(at, (others[0] ?? now) + windowMs);
+        at = Math.max(at, (others[others.length - 1] ?? Number.NEGATIVE_INFINITY) + this.othersSpacingMs);
+      }
+      chance = Math.min(chance, at);
+    }
+    return chance;
   }
 
   private wakeAt(at: number): void {
@@ -174,4 +222,11 @@ export class OutboundLimiter {
       ),
     };
   }
+}
+
+/** Drops the leading times at or before `limit` from an ascending list. */
+function expireBefore(times: number[], limit: number): void {
+  let drop = 0;
+  while (drop < times.length && (times[drop] ?? limit) <= limit) drop++;
+  if (drop > 0) times.splice(0, drop);
 }

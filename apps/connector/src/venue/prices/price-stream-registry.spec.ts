@@ -103,6 +103,72 @@ async function priceStreams(context: ReturnType<typeof setup>, quantities: strin
 }
 
 describe('PriceStreamRegistry', () => {
+  it('refuses a new stream BUSY while more subscribes wait than can leave in time, STREAM_LIMIT at its maximum (a flood of requests)', async () => {
+    const clock = new FakeClock(1_700_000_000_000);
+    const channel = new FakeChannel();
+    const metrics = new VenueMetrics(new MetricsRegistry('t', { defaultMetrics: false }));
+    // two subscribes per second, spread: ten can leave within 5 s, four fifths of the 6.25 s subscribe timeout
+    const limiter = new OutboundLimiter(
+      { messagesPerWindow: 3, othersPerWindow: 2, windowMs: 1_000, orderIntervalMs: 250 },
+      clock,
+      metrics,
+    );
+    const registry = new PriceStreamRegistry(channel, limiter, metrics, captureLogger().logger, clock, {
+      staleAfterMs: 1_000,
+      subscribeTimeoutMs: 6_250,
+      maxAheadMs: 60_000,
+      maxStreams: 14,
+    });
+    registries.push(registry);
+    channel.up();
+    const asked = Array.from({ length: 15 }, (_, i) =>
+      registry.acquire(request(`flood${i}`, { quantity: `${i + 1}` })),
+    );
+    expect(limiter.othersQueued).toBe(10);
+    const refused = await Promise.all(asked.slice(11));
+    expect(refused.map((r) => (r.ok ? 'ok' : r.code))).toEqual(['BUSY', 'BUSY', 'BUSY', 'BUSY']);
+    expect(refused[0]).toMatchObject({
+      message: "10 subscriptions wait for the venue's message budget; ask again in a few seconds",
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(channel.sentOfType('subscribe')).toHaveLength(1); // one left, ten wait: nothing queued for the refused
+    // an identical request joins its stream (no new frame), however busy
+    const joined = registry.acquire(request('joiner', { quantity: '11' }));
+    // the subscribe timeout passes with most still queued: they time out, and their frames never leave
+    clock.advance(6_250);
+    await new Promise((resolve) => setImmediate(resolve));
+    const sentByNow = channel.sentOfType('subscribe').length;
+    expect(sentByNow).toBeLessThanOrEqual(11);
+    expect(await joined).toMatchObject({ ok: false, code: 'TIMEOUT' });
+    clock.advance(10_000);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(channel.sentOfType('subscribe')).toHaveLength(sentByNow);
+    expect(limiter.othersQueued).toBe(0);
+  });
+
+  it('refuses a new stream STREAM_LIMIT once it holds maxStreams; a held one is still granted', async () => {
+    const { channel, clock, metrics, settle, ack } = setup();
+    const limiter = new OutboundLimiter(
+      { messagesPerWindow: 1_000, windowMs: 1_000, orderIntervalMs: 250 },
+      clock,
+      metrics,
+    );
+    const options = { staleAfterMs: 1_000, subscribeTimeoutMs: 5_000, maxAheadMs: 60_000, maxStreams: 1 };
+    const capped = new PriceStreamRegistry(channel, limiter, metrics, captureLogger().logger, clock, options);
+    registries.push(capped);
+    channel.up();
+    const first = capped.acquire(request('s1'));
+    await settle();
+    channel.deliver(ack(channel.sentOfType('subscribe').at(-1)?.tag ?? ''));
+    expect((await first).ok).toBe(true);
+    expect(await capped.acquire(request('s2', { quantity: '2' }))).toEqual({
+      ok: false,
+      code: 'STREAM_LIMIT',
+      message: 'this connector holds its maximum of 1 price streams (VENUE_MAX_STREAMS); release some first',
+    });
+    expect((await capped.acquire(request('s3'))).ok).toBe(true);
+  });
+
   it('shares one venue subscription between identical requests and resolves both on the ack', async () => {
     const { channel, registry, settle, ack } = setup();
     channel.up();

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Actor, type ActorOptions, type ActorRef } from '#actors';
-import { DEFAULT_LEASE_SECONDS, type PriceMessage, sizeToken, type StreamRequest } from '#contracts';
+import { DEFAULT_LEASE_SECONDS, GatewayErrorCode, type PriceMessage, sizeToken, type StreamRequest } from '#contracts';
 import type { ServiceMessage } from '#venue-api';
 import type { JsonLogger } from '#observability';
 import type { Cancel, VenueClock } from '../clock.js';
@@ -28,6 +28,8 @@ export { ALREADY_HELD, QUOTE_LIFETIME_MS } from './price-stream-machine.js';
 export interface PriceStreamOptions {
   staleAfterMs: number;
   subscribeTimeoutMs: number;
+  /** Streams held at most: a request for a new one beyond it is refused STREAM_LIMIT. */
+  maxStreams?: number;
   /**
    * W13, the per-connection reading of "at most 4 updates per second per connection" (§6.2, §8): the venue's
    * update rate shared by every stream of the connection. A stream is then judged stale only after
@@ -162,7 +164,12 @@ export class PriceStreamRegistry {
       return Promise.resolve({ ok: false, code: 'INVALID_REQUEST', message: (error as Error).message });
     }
     const leaseExpiresAt = this.clock.now() + (req.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000;
-    const cell = this.byKey.get(key) ?? this.create(key, req);
+    const existing = this.byKey.get(key);
+    if (existing === undefined) {
+      const refusal = this.refusalOfNewStream();
+      if (refusal !== undefined) return Promise.resolve(refusal);
+    }
+    const cell = existing ?? this.create(key, req);
     const { requester } = req;
     // Held, or a renewal of a lease still valid (the stream is being re-subscribed after a reconnect): the
     // lease is extended at once. A renewal that waited for the venue and timed out would drop a valid lease.
@@ -198,6 +205,33 @@ export class PriceStreamRegistry {
       cell.waiters.push(waiter);
       cell.send({ type: 'acquire', requester, leaseExpiresAt, waits: true });
     });
+  }
+
+  /**
+   * Why a new stream cannot be asked for now, if it cannot: this connector holds its maximum, or more subscribes
+   * already wait for the venue's message budget than can leave before this one would time out (outside tester:
+   * 500 requests at once queued for 25 s, most timed out, and orders waited behind them). Refused at once, the
+   * requester asks again later; no frame is queued for it.
+   */
+  private refusalOfNewStream(): AcquireResult | undefined {
+    const max = this.options.maxStreams;
+    if (max !== undefined && this.byKey.size >= max) {
+      return {
+        ok: false,
+        code: GatewayErrorCode.StreamLimit,
+        message: `this connector holds its maximum of ${max} price streams (VENUE_MAX_STREAMS); release some first`,
+      };
+    }
+    const queued = this.limiter.othersQueued;
+    // a fifth of the subscribe timeout is left for the venue's answer to the last one queued
+    if (queued >= this.limiter.othersSendableWithin(this.options.subscribeTimeoutMs * 0.8)) {
+      return {
+        ok: false,
+        code: GatewayErrorCode.Busy,
+        message: `${queued} subscriptions wait for the venue's message budget; ask again in a few seconds`,
+      };
+    }
+    return undefined;
   }
 
   release(req: ReleaseRequest): void {
@@ -442,9 +476,9 @@ export class PriceStreamRegistry {
   }
 
   private subscribeAtVenue(cell: StreamCell, attempt: number, self: ActorRef<PriceStreamEvent>): void {
-    void this.limiter.acquire('subscribe').then(() => {
-      const state = cell.state;
-      if (state.venue !== 'subscribing' || state.attempt !== attempt) return; // a newer attempt, or stopped
+    const wanted = () => cell.state.venue === 'subscribing' && cell.state.attempt === attempt;
+    void this.limiter.acquire('subscribe', wanted).then(() => {
+      if (!wanted()) return; // a newer attempt, or stopped: dropped from the queue without a frame
       const { id } = cell;
       const sent = this.channel.send({
         messageType: 'subscribe',
