@@ -118,13 +118,51 @@ describe('gw CLI', () => {
     expect(piped.stdout).toMatch(/ BTC\.USD 1 BTC T live /);
     expect(piped.stderr).toBe('');
 
-    const status = JSON.parse((await gw(['status', '--json'])).stdout) as { connector: { sessionState: string } };
+    const status = JSON.parse((await gw(['status', '--json'])).stdout) as {
+      connector: { sessionState: string };
+      streams: { name: string }[];
+    };
     expect(status.connector.sessionState).toBe('open');
+    expect(status.streams.map((s) => s.name)).toContain('GW_ORDER_COMMANDS_default');
+    for (const stream of status.streams) expect(stream.name).toMatch(/^GW_[A-Z_]+_default$/);
     const streams = JSON.parse((await gw(['streams', '--json'])).stdout) as { name: string }[];
     expect(streams.map((s) => s.name)).toEqual(
       expect.arrayContaining(['GW_PRICES_default', 'GW_ORDER_COMMANDS_default', 'GW_ORDER_OUTCOMES_default']),
     );
   });
+
+  it('in a pipe to a slow reader: an output over 64 KiB arrives whole before the exit code; a reader gone early is no failure', async () => {
+    await eventually(
+      async () => {
+        const page = JSON.parse((await gw(['balances', '--json'])).stdout) as { records: unknown[] };
+        return page.records.length > 0 ? true : undefined;
+      },
+      { what: 'balances mirrored' },
+    );
+    // the reader takes nothing for 3 s (longer than gw takes to end): the pipe's 64 KiB fill, the rest waits in gw until it is read
+    const pipeline = (command: string, reader: string) =>
+      run(
+        'bash',
+        [
+          '-c',
+          `"${process.execPath}" "${GW}" ${command} --nats ${stack.natsUrl} | ${reader}; echo "gw exit=\${PIPESTATUS[0]}" >&2`,
+        ],
+        { encoding: 'utf8', timeout: 30_000, maxBuffer: 64 * 1024 * 1024 },
+      );
+    const json = await pipeline('balances --json', '(sleep 3; cat)');
+    expect(json.stdout.length).toBeGreaterThan(64 * 1024); // else this test proves nothing: the sandbox's account is ~100 KB
+    expect(json.stderr).toContain('gw exit=0');
+    const document = JSON.parse(json.stdout) as { records: unknown[] };
+    expect(document.records.length).toBeGreaterThan(0);
+
+    const table = await pipeline('balances', '(sleep 3; cat)');
+    expect(table.stderr).toContain('gw exit=0');
+    // the freshness line and the heading, then one row per record
+    expect(table.stdout.trimEnd().split('\n')).toHaveLength(document.records.length + 2);
+
+    const gone = await pipeline('balances --json', 'head -c 100 >/dev/null');
+    expect(gone.stderr).toBe('gw exit=0\n');
+  }, 60_000);
 
   it('gw buy in a terminal: the order on the latest quote, each state, then its outcome in colour', async () => {
     await session(
@@ -253,6 +291,12 @@ describe('gw CLI', () => {
       { what: 'the account-sync lease entry' },
     );
     expect(lease).toMatchObject({ key: 'default', value: expect.stringContaining('{') });
+    // the name `gw streams --all` prints (the bucket's stream, KV_<bucket>) names the same bucket
+    const byStreamName = JSON.parse((await gw(['kv', 'get', 'KV_GW_ACCOUNT_SYNC_LEASES', 'default'])).stdout) as {
+      bucket: string;
+      key: string;
+    };
+    expect(byStreamName).toMatchObject({ bucket: 'GW_ACCOUNT_SYNC_LEASES', key: 'default' });
     expect(await gw(['req', 'bad subject']).catch((e: { code: number }) => e)).toMatchObject({ code: 2 });
     expect(await gw(['kv', 'get', 'bad.bucket', 'k']).catch((e: { code: number }) => e)).toMatchObject({ code: 2 });
     const noBucket = await gw(['kv', 'get', 'NO_SUCH_BUCKET', 'k', '--json']).catch(
@@ -291,6 +335,11 @@ describe('gw CLI', () => {
     const noStatus = await gw(['status', '--account', 'nobody']).catch((e: { code: number; stdout: string }) => e);
     expect(noStatus).toMatchObject({ code: 1 });
     expect((noStatus as { stdout: string }).stdout).toContain('no status');
+    // another account's streams are not listed under this one
+    expect((noStatus as { stdout: string }).stdout).toContain('no streams of account nobody');
+    expect((noStatus as { stdout: string }).stdout).not.toContain('_default');
+    const noStatusJson = await gw(['status', '--account', 'nobody', '--json']).catch((e: { stdout: string }) => e);
+    expect(JSON.parse(noStatusJson.stdout)).toMatchObject({ account: 'nobody', connector: null, streams: [] });
 
     const unreachable = await run(process.execPath, [GW, 'status', '--nats', 'nats://127.0.0.1:1']).catch(
       (e: { code: number; stderr: string }) => e,

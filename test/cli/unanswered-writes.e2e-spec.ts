@@ -171,6 +171,26 @@ describe('gw: an order or withdrawal the gateway took without answering', () => 
     expect(withdrawals.size).toBe(2); // the generated key's request and payout-9's: none twice
   });
 
+  it('gw withdrawals submit answered NOT_FOUND (never created: a crash between intent and send): exit 1, the next step', async () => {
+    // what account-sync keeps for a key whose request was stored, never sent, and not in the venue's lists since
+    withdrawals.set('crashed-1', { ...pendingApproval(submitOf('crashed-1'), 'w-lost'), state: 'NOT_FOUND' });
+    const submit = ['withdrawals', 'submit', 'fiat', '1.13', 'USD', '--group', GROUP, '--bank-account', 'b-1'];
+    const human = await gw([...submit, '--key', 'crashed-1']);
+    expect(human.code).toBe(1);
+    expect(human.stdout).toContain('withdrawal w-lost (key crashed-1): NOT_FOUND — fiat 1.13 USD');
+    expect(human.stdout).toContain('never created');
+    expect(human.stdout).toContain("next: check the venue's own records before submitting it again under a new key");
+
+    const json = await gw([...submit, '--key', 'crashed-1', '--json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      requestId: 'w-lost',
+      idempotencyKey: 'crashed-1',
+      state: 'NOT_FOUND',
+    });
+    expect(keysReceived.filter((key) => key === 'crashed-1')).toHaveLength(2); // asked with its key, answered as kept
+  });
+
   it('Ctrl-C while gw buy waits for its answer: UNKNOWN with the key, exit 3 — never a failure', async () => {
     const stopped = await interrupted([...buy, '--key', 'ctrl-c-1'], /idempotency key ctrl-c-1/);
     expect(stopped.code).toBe(3);
@@ -226,6 +246,17 @@ function filled(request: PlaceOrderRequest, orderId: string): OrderView {
     acceptedAt: 0,
     updatedAt: 0,
     quoteExpiresAt: 600_000,
+  };
+}
+
+function submitOf(idempotencyKey: string): WithdrawalSubmitRequest {
+  return {
+    kind: 'fiat',
+    amount: '1.13',
+    ccy: 'USD',
+    accountGroupUuid: GROUP,
+    bankAccountUuid: 'b-1',
+    idempotencyKey,
   };
 }
 

@@ -3,6 +3,7 @@ import { GatewayError, OutcomeUnknownError } from '../gateway-error.js';
 import { failureDocument } from './failure.js';
 import { commandLine } from './options.js';
 import { orderArgs } from './order-command.js';
+import { bucketName } from './req-command.js';
 
 describe('the command line', () => {
   it('takes the common options before the command as well as after it', () => {
@@ -45,5 +46,11 @@ describe('gw buy|sell options', () => {
     expect(orderArgs('sell', order).parsed?.sendWithinMs).toBeUndefined();
     for (const bad of ['0', '-1', '1.5', 'soon'])
       expect(() => orderArgs('buy', [...order, '--send-within', bad])).toThrow(/--send-within/);
+  });
+
+  it('gw kv get takes a bucket by its name or by its stream name (KV_<bucket>, as gw streams --all prints it)', () => {
+    expect(bucketName('GW_ACCOUNT_SYNC_LEASES')).toBe('GW_ACCOUNT_SYNC_LEASES');
+    expect(bucketName('KV_GW_ACCOUNT_SYNC_LEASES')).toBe('GW_ACCOUNT_SYNC_LEASES');
+    expect(bucketName('KV_')).toBe('KV_'); // no bucket after the prefix: left for the name check to judge
   });
 });

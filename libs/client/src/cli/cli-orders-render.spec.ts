@@ -3,7 +3,7 @@ import type { OrderView, TradingStatesReply, WithdrawalView } from '#contracts';
 import { balancesTable, freshnessLine, transactionsTable } from './account-command.js';
 import { orderArgs, ordersTable, outcomeLines } from './order-command.js';
 import { tradingLines } from './trading-command.js';
-import { withdrawalLines } from './withdrawals-command.js';
+import { submitExitCode, withdrawalLines } from './withdrawals-command.js';
 
 const plain = { colour: false };
 const colour = { colour: true };
@@ -171,6 +171,29 @@ describe('gw account rendering', () => {
     const lines = withdrawalLines(view, plain);
     expect(lines[0]).toBe('withdrawal r1 (key k): UNKNOWN — fiat 100.50 USD from group g');
     expect(lines[1]).toContain('never submits it twice');
+  });
+
+  it('a submit answered NOT_FOUND (never created) exits 1 with the next step; UNKNOWN 3; a request the venue has 0', () => {
+    const view: WithdrawalView = {
+      requestId: 'r2',
+      idempotencyKey: 'k2',
+      kind: 'fiat',
+      state: 'NOT_FOUND',
+      accountGroupUuid: 'g',
+      ccy: 'USD',
+      amount: '1.13',
+      createdAt: 0,
+      updatedAt: 0,
+    };
+    const lines = withdrawalLines(view, plain);
+    expect(lines[0]).toBe('withdrawal r2 (key k2): NOT_FOUND — fiat 1.13 USD from group g');
+    expect(lines[1]).toContain('never created');
+    expect(lines[2]).toMatch(/^ {2}next: check the venue's own records .*gw withdrawals get r2/);
+    expect(submitExitCode(view)).toBe(1);
+    expect(submitExitCode({ state: 'REJECTED' })).toBe(1);
+    expect(submitExitCode({ state: 'UNKNOWN' })).toBe(3);
+    for (const state of ['SUBMITTING', 'PENDING_APPROVAL', 'PENDING', 'PROCESSED', 'CANCELLED', 'FAILED'] as const)
+      expect(submitExitCode({ state })).toBe(0);
   });
 
   it('trading states: who halted and why; unreadable store said first', () => {

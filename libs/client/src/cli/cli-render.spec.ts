@@ -2,7 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import type { ConnectorStatus, PriceMessage } from '#contracts';
 import { priceUpdate } from '../price-update.js';
 import { priceLine, priceTable, pricesArgs } from './prices-command.js';
-import { connectorLines, streamLines } from './status-command.js';
+import { accountStreams, connectorLines, streamLines } from './status-command.js';
+import type { StreamSummary } from '../inspect.js';
 import { paint, table, visibleLength } from './terminal.js';
 
 const plain = { colour: false };
@@ -111,5 +112,34 @@ describe('gw rendering', () => {
     expect(lines[1]).toMatch(/^GW_ORDER_COMMANDS_a\s+file\/workqueue\s+2\s+300$/);
     expect(lines[2]).toMatch(/^ {2}connector\s+2\s+1\s+0$/);
     expect(streamLines([], plain)[0]).toContain('no gateway streams');
+  });
+
+  it("gw status --account: that account's streams only, never another's with a longer or shorter name", () => {
+    const stream = (name: string): StreamSummary => ({
+      name,
+      subjects: [],
+      storage: 'file',
+      retention: 'limits',
+      messages: 0,
+      bytes: 0,
+      firstSeq: 0,
+      lastSeq: 0,
+      consumers: [],
+    });
+    const names = [
+      'GW_ORDER_COMMANDS_default',
+      'GW_ACCT_TRANSACTIONS_default',
+      'GW_PRICES_prod_default',
+      'GW_PRICES_nobody',
+      'GW_PRICES_acct_1',
+      'GW_ORDER_COMMANDS_prod-2',
+    ];
+    const of = (account: string) => accountStreams(names.map(stream), account).map((s) => s.name);
+    expect(of('default')).toEqual(['GW_ORDER_COMMANDS_default', 'GW_ACCT_TRANSACTIONS_default']);
+    expect(of('prod_default')).toEqual(['GW_PRICES_prod_default']);
+    expect(of('nobody')).toEqual(['GW_PRICES_nobody']);
+    expect(of('acct$1')).toEqual(['GW_PRICES_acct_1']); // named as the apps name it: [^A-Za-z0-9_-] as _
+    expect(of('prod-2')).toEqual(['GW_ORDER_COMMANDS_prod-2']);
+    expect(of('other')).toEqual([]);
   });
 });

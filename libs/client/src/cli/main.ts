@@ -36,6 +36,7 @@ import { runStatus, runStreams, STATUS_HELP, STREAMS_HELP } from './status-comma
 import { processTerminal } from './terminal.js';
 import { REQ_FLAGS, REQ_HELP, runKv, runReq } from './req-command.js';
 import { EXIT_INTERRUPTED, interruption, INTERRUPTED } from './interrupt.js';
+import { exitWhenWritten } from './exit.js';
 
 const HELP = `gw — the brokerage gateway from a terminal
 
@@ -59,7 +60,8 @@ or no answer, or Ctrl-C before the answer — re-run with the idempotency key pr
 it), 130 interrupted (Ctrl-C on any other command).`;
 
 async function main(argv: string[]): Promise<number> {
-  // `gw prices … | head -3`: the reader went away; that ends the command, it is not a failure
+  // `gw prices … | head -3`: the reader went away; that ends the command (even while the last output waits to
+  // be taken, exitWhenWritten), it is not a failure
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);
   });
@@ -236,9 +238,9 @@ function help(text: string): number {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => exitWhenWritten(code),
   (error: unknown) => {
     process.stderr.write(`gw: ${String(error)}\n`);
-    process.exit(1);
+    exitWhenWritten(1);
   },
 );

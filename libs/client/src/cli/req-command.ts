@@ -14,13 +14,16 @@ export const REQ_HELP = `gw req <subject> [<json>]
   One request on any subject (default body {}); the reply printed as it came. Replaces \`nats req\`.
   e.g. gw req gw.v1.default.exec.order.list '{"filter":"unresolved"}'
 gw kv get <bucket> <key>
-  One JSON KV entry, e.g. gw kv get GW_ACCOUNT_SYNC_LEASES default. Replaces \`nats kv get\`.`;
+  One JSON KV entry, e.g. gw kv get GW_ACCOUNT_SYNC_LEASES default. Replaces \`nats kv get\`.
+  The bucket as its stream's name (\`gw streams --all\`: KV_GW_ACCOUNT_SYNC_LEASES) is taken too.`;
 
 export const REQ_FLAGS = COMMON_FLAGS;
 
 /** Tokens of printable characters without spaces or wildcards, none empty. */
 const SUBJECT = /^[^\s*>.]+(\.[^\s*>.]+)*$/;
 const BUCKET = /^[A-Za-z0-9_-]{1,255}$/;
+/** JetStream keeps KV bucket `b` as the stream `KV_b`. */
+const KV_STREAM_PREFIX = 'KV_';
 const KV_KEY = /^[-/_=.A-Za-z0-9]{1,1024}$/;
 
 /** Payloads above this are refused before sending (NATS's default max payload is 1 MiB). */
@@ -59,23 +62,28 @@ export async function runKv(
   positionals: string[],
   output: { terminal: Terminal },
 ): Promise<number> {
-  const [action, bucket, key, ...rest] = positionals;
-  if (action !== 'get' || bucket === undefined || key === undefined || rest.length > 0)
+  const [action, named, key, ...rest] = positionals;
+  if (action !== 'get' || named === undefined || key === undefined || rest.length > 0)
     throw usage('kv', 'gw kv get <bucket> <key>');
+  const bucket = bucketName(named);
   if (!BUCKET.test(bucket)) throw usage('kv', 'a bucket name is letters, digits, _ or -');
   if (!KV_KEY.test(key)) throw usage('kv', 'a key is letters, digits and -/_=. (no spaces or wildcards)');
   const connected: GatewayClient = await client();
   const kv = await new Kvm(connected.context.nc).open(bucket);
   const entry = await kv.get(key).catch((error: unknown) => {
     if (/stream not found/i.test(error instanceof Error ? error.message : String(error)))
-      throw new GatewayError('NOT_FOUND', `no bucket ${bucket}`, 'gw streams --all lists the KV_ buckets');
+      throw new GatewayError(
+        'NOT_FOUND',
+        `no bucket ${bucket}`,
+        'gw streams --all lists the buckets (stream KV_<bucket>; either name works here)',
+      );
     throw error;
   });
   if (entry === null || entry.operation !== 'PUT')
     throw new GatewayError(
       'NOT_FOUND',
       `no entry ${key} in ${bucket}`,
-      'check the bucket and key (gw streams --all lists KV_ buckets)',
+      'check the bucket and key (gw streams --all lists the buckets as KV_<bucket>)',
     );
   output.terminal.line(
     JSON.stringify({
@@ -87,4 +95,14 @@ export async function runKv(
     }),
   );
   return 0;
+}
+
+/**
+ * The bucket a name means: a KV bucket is stored as the stream `KV_<bucket>`, the name `gw streams --all` prints,
+ * so that name is taken too (a bucket whose own name starts with `KV_` is not one the gateway makes).
+ */
+export function bucketName(named: string): string {
+  return named.startsWith(KV_STREAM_PREFIX) && named.length > KV_STREAM_PREFIX.length
+    ? named.slice(KV_STREAM_PREFIX.length)
+    : named;
 }

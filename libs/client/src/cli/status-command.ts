@@ -1,7 +1,7 @@
 /**
- * `gw status`: is the gateway up? The connector's session (from its last-value status), then every stream of
- * the gateway with its consumers and their lag — what `nats stream report` would show; there is no NATS CLI on
- * these machines. `gw streams`: the streams part alone. Both take `--json`.
+ * `gw status`: is the gateway up for one account? The connector's session (from its last-value status), then
+ * the gateway's streams of that account with their consumers and lag — what `nats stream report` would show;
+ * there is no NATS CLI on these machines. `gw streams`: the streams alone, every account's. Both take `--json`.
  */
 import type { ConnectorStatus } from '#contracts';
 import type { GatewayClient } from '../gateway-client.js';
@@ -9,7 +9,8 @@ import type { StreamSummary } from '../inspect.js';
 import { paint, table, type Terminal } from './terminal.js';
 
 export const STATUS_HELP = `gw status
-  The connector's venue session, then the gateway's JetStream streams and consumers with their lag.
+  The connector's venue session, then the account's JetStream streams and consumers with their lag
+  (--account / ACCOUNT; \`gw streams\` lists every account's).
   Exit code 0 when the session is open, 1 otherwise (for scripts and probes).
   --json           one JSON document`;
 
@@ -23,14 +24,18 @@ export async function runStatus(
   client: GatewayClient,
   output: { json: boolean; terminal: Terminal },
 ): Promise<boolean> {
-  const [connector, streams] = await Promise.all([client.status.connector(), client.inspect.streams()]);
   const account = client.context.subjects.account;
+  const [connector, streams] = await Promise.all([
+    client.status.connector(),
+    client.inspect.streams().then((all) => accountStreams(all, account)),
+  ]);
   if (output.json) {
     output.terminal.line(JSON.stringify({ account, connector: connector ?? null, streams }));
   } else {
     for (const line of connectorLines(account, connector, Date.now(), output.terminal)) output.terminal.line(line);
     output.terminal.line('');
-    for (const line of streamLines(streams, output.terminal)) output.terminal.line(line);
+    const none = `no streams of account ${account} on this NATS — its apps create them when they start (\`gw streams\`: every account's)`;
+    for (const line of streamLines(streams, output.terminal, none)) output.terminal.line(line);
   }
   return connector?.sessionState === 'open';
 }
@@ -66,8 +71,26 @@ export function connectorLines(
   ];
 }
 
-export function streamLines(streams: StreamSummary[], colours: Pick<Terminal, 'colour'>): string[] {
-  if (streams.length === 0) return ['no gateway streams on this NATS yet — the connector creates them when it starts'];
+/**
+ * The streams of one account: the gateway names each `GW_<STEM>_<account>` (the stem upper-case words, the
+ * account with any character outside [A-Za-z0-9_-] as `_`), so another account's never shows under this one.
+ */
+export function accountStreams(streams: StreamSummary[], account: string): StreamSummary[] {
+  const suffix = `_${account.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+  return streams.filter(
+    ({ name }) => name.endsWith(suffix) && GATEWAY_STEM.test(name.slice(0, name.length - suffix.length)),
+  );
+}
+
+/** `GW_ORDER_COMMANDS`, `GW_ACCT_TRANSACTIONS`: what precedes the account in a gateway stream's name. */
+const GATEWAY_STEM = /^GW_[A-Z]+(?:_[A-Z]+)*$/;
+
+export function streamLines(
+  streams: StreamSummary[],
+  colours: Pick<Terminal, 'colour'>,
+  none = 'no gateway streams on this NATS yet — the connector creates them when it starts',
+): string[] {
+  if (streams.length === 0) return [none];
   const rows: string[][] = [
     ['STREAM / CONSUMER', 'STORAGE', 'MESSAGES', 'BYTES', 'PENDING', 'ACK PENDING', 'REDELIVERED'],
   ];

@@ -19,7 +19,8 @@ gw withdrawals get <requestId> | --key <k>
   --key <k>        submit: the idempotency key (default: a new one, printed on stderr before the request is sent)
   --timeout <s>    how long to wait for account-sync's answer (default 15; submit and cancel 35: they wait for the venue)
   --json           one JSON document
-  Exit code of submit: 0 answered, 1 refused, 3 outcome UNKNOWN — the gateway's answer (it settles it from the
+  Exit code of submit: 0 answered, 1 refused or NOT_FOUND (never created: the venue's lists never showed it —
+  check the venue's records before a new key), 3 outcome UNKNOWN — the gateway's answer (it settles it from the
   venue's lists) or none at all: re-run with the same --key (never without it), or \`gw withdrawals get --key <k>\`.`;
 
 export const WITHDRAWALS_FLAGS = {
@@ -93,7 +94,7 @@ export async function runWithdrawals(
         return EXIT_OUTCOME_UNKNOWN;
       }
       print(view, output);
-      return view.state === 'UNKNOWN' ? EXIT_OUTCOME_UNKNOWN : 0;
+      return submitExitCode(view);
     }
     case 'cancel':
     case 'get': {
@@ -108,6 +109,16 @@ export async function runWithdrawals(
     default:
       throw usage('withdrawals', `unknown action "${action.slice(0, 40)}" (list, submit, cancel, get)`);
   }
+}
+
+/**
+ * A submit's answer as its exit code: 3 while its outcome is UNKNOWN; 1 when the request was never created — an
+ * UNKNOWN one the venue's lists never showed (NOT_FOUND, e.g. its intent stored, then a crash before the send),
+ * like a refusal; 0 for a request the venue has, whatever its state.
+ */
+export function submitExitCode(view: Pick<WithdrawalView, 'state'>): number {
+  if (view.state === 'UNKNOWN') return EXIT_OUTCOME_UNKNOWN;
+  return view.state === 'NOT_FOUND' || view.state === 'REJECTED' ? 1 : 0;
 }
 
 function print(view: WithdrawalView, output: Output): void {
@@ -131,6 +142,12 @@ export function withdrawalLines(view: WithdrawalView, colours: Pick<Terminal, 'c
       "  outcome not known yet: the gateway settles it from the venue's lists and never submits it twice; `gw withdrawals get " +
         view.requestId +
         '`',
+    );
+  }
+  if (view.state === 'NOT_FOUND') {
+    lines.push(
+      "  never created: the venue's lists do not show it (the gateway never sends it again, and watches the lists for it a while longer)",
+      `  next: check the venue's own records before submitting it again under a new key; \`gw withdrawals get ${view.requestId}\``,
     );
   }
   if (view.cancelRequested === true && view.state !== 'CANCELLED')
