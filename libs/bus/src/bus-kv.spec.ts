@@ -58,4 +58,22 @@ describe('KvBucket compare-and-set and watch (real nats-server)', () => {
     }
     await watch.ended;
   });
+
+  it('leaves no consumer on the bucket after reads: keys, values, and a watch once stopped', async () => {
+    const stream = 'KV_T_KV_CAS';
+    const consumers = async () => (await connection.jsm.consumers.list(stream).next()).map((c) => c.name);
+    await bucket.put('open.1', true);
+    await bucket.put('open.2', true);
+    await bucket.remove('open.2');
+    for (let pass = 0; pass < 5; pass += 1) {
+      expect(await bucket.keys('open.>')).toEqual(['open.1']);
+      expect(await bucket.keys('none.>')).toEqual([]); // nothing matches: a read with nothing to fetch
+      expect((await bucket.values<unknown>()).get('open.1')).toBe(true);
+    }
+    const { watch } = await bucket.watch<unknown>('open.>', () => undefined);
+    expect(await consumers()).toHaveLength(1); // the running watch's own
+    watch.stop();
+    await watch.ended;
+    await eventually(async () => ((await consumers()).length === 0 ? true : undefined), { what: 'no consumer left' });
+  });
 });

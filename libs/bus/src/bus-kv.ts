@@ -1,5 +1,5 @@
-import { KvWatchInclude, Kvm, type KV } from '@nats-io/kv';
-import { JetStreamApiError, StorageType } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
+import { DeliverPolicy, JetStreamApiError, StorageType, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
 import type { BusConnection } from './bus-connection.js';
 import { isNoStreamAnswer } from './declared-topology.js';
 
@@ -34,15 +34,26 @@ export interface KvWatch {
   readonly ended: Promise<void>;
 }
 
-/** A JetStream KV bucket holding JSON values. */
+/**
+ * A JetStream KV bucket holding JSON values. Reads over many keys (`keys`, `values`) go through a consumer this
+ * class creates and deletes itself: the client's own `kv.keys()`/`kv.watch()` leave theirs on the server until
+ * its 5-minute inactivity expiry, which for a read done every second kept hundreds on the bucket's stream.
+ */
 export class KvBucket {
   private readonly encoder = new TextEncoder();
+  private readonly stream: string;
+  private readonly subjectPrefix: string;
 
   constructor(
     private readonly kv: KV,
+    private readonly js: JetStreamClient,
+    name: string,
     /** Told when a write finds no stream behind the bucket (the server lost it). */
     private readonly noStream: () => void = () => undefined,
-  ) {}
+  ) {
+    this.stream = `KV_${name}`;
+    this.subjectPrefix = `$KV.${name}.`;
+  }
 
   /**
    * Writes `value` only if `key` has no value yet. 'exists' means someone (maybe an earlier life of this
@@ -104,36 +115,71 @@ export class KvBucket {
       if (entry !== null && entry.operation === 'PUT') initial.push(changeOf<T>(entry));
     }
     const iterator = await this.kv.watch({ key: filter, resumeFromRevision: lastRevision + 1 });
+    // The client keeps the watch's consumer on its iterator and never deletes it when the watch stops.
+    const consumer = (iterator as { _data?: unknown })._data;
     const ended = (async () => {
       for await (const entry of iterator) onChange(changeOf<T>(entry));
-    })();
+    })().finally(() => (isDeletable(consumer) ? consumer.delete().catch(() => undefined) : undefined));
     return { initial, watch: { stop: () => iterator.stop(), ended } };
   }
 
   /** Keys with a value, optionally only those matching a subject-style filter (`open.>`). */
-  async keys(filter?: string): Promise<string[]> {
-    const keys: string[] = [];
-    for await (const key of await this.kv.keys(filter)) keys.push(key);
-    return keys;
+  async keys(filter = '>'): Promise<string[]> {
+    const keys = new Set<string>();
+    await this.readLatest(filter, true, (key, message) => (message === undefined ? keys.delete(key) : keys.add(key)));
+    return [...keys];
   }
 
-  /** Every key's current value, read in one pass (a watch of last values), for loading state at start. */
+  /** Every key's current value, read in one pass, for loading state at start. */
   async values<T>(): Promise<Map<string, T>> {
     const values = new Map<string, T>();
-    if ((await this.kv.status()).values === 0) return values;
-    const watch = await this.kv.watch({ include: KvWatchInclude.LastValue });
-    for await (const entry of watch) {
-      if (entry.operation === 'PUT') values.set(entry.key, entry.json<T>());
-      else values.delete(entry.key);
-      if (!entry.delta) break; // 0: the last of the values held when the watch began
-    }
-    watch.stop();
+    await this.readLatest('>', false, (key, message) =>
+      message === undefined ? values.delete(key) : values.set(key, message.json<T>()),
+    );
     return values;
   }
 
   /** Removes the key's value and history (idempotent). */
   async remove(key: string): Promise<void> {
     await this.written(this.kv.purge(key));
+  }
+
+  /**
+   * The latest entry of each key matching `filter`, in stream order (`undefined`: deleted or purged), read with
+   * an ordered consumer deleted when done. A later message for a key overrides an earlier one (a consumer the
+   * client re-creates mid-read reads on from its last sequence, so a key may come twice).
+   */
+  private async readLatest(
+    filter: string,
+    headersOnly: boolean,
+    each: (key: string, message: JsMsg | undefined) => void,
+  ): Promise<void> {
+    const consumer = await this.js.consumers.get(this.stream, {
+      filter_subjects: `${this.subjectPrefix}${filter}`,
+      deliver_policy: DeliverPolicy.LastPerSubject,
+      ...(headersOnly ? { headers_only: true } : {}),
+    });
+    try {
+      let pending = (await consumer.info(true)).num_pending;
+      // In bounded batches; a batch that brings nothing ends the read (what `pending` counted may be gone since).
+      while (pending > 0) {
+        const batch = await consumer.fetch({
+          max_messages: Math.min(pending, READ_BATCH),
+          expires: READ_BATCH_WAIT_MS,
+        });
+        let read = 0;
+        for await (const message of batch) {
+          read += 1;
+          pending = message.info.pending;
+          const operation = message.headers?.get(KV_OPERATION);
+          const removed = operation === 'DEL' || operation === 'PURGE';
+          each(message.subject.slice(this.subjectPrefix.length), removed ? undefined : message);
+        }
+        if (read === 0) break;
+      }
+    } finally {
+      await consumer.delete().catch(() => undefined); // else it lingers until its 5-minute inactivity expiry
+    }
   }
 
   /** A write answered "no stream" tells the topology before the caller sees the error. */
@@ -175,7 +221,7 @@ export class BusKv {
       if (!exists) await declare();
     };
     topology.keep({ kind: 'bucket', name, declare: createIfMissing });
-    return new KvBucket(kv, () => topology.redeclare('no_stream'));
+    return new KvBucket(kv, this.connection.js, name, () => topology.redeclare('no_stream'));
   }
 }
 
@@ -186,6 +232,15 @@ function changeOf<T>(entry: { key: string; revision: number; operation: string; 
   } catch {
     return { key: entry.key, value: undefined, revision: entry.revision, malformed: true };
   }
+}
+
+/** The header a KV delete or purge marker carries (the client's `kvOperationHdr`, not exported). */
+const KV_OPERATION = 'KV-Operation';
+const READ_BATCH = 1_000;
+const READ_BATCH_WAIT_MS = 2_000;
+
+function isDeletable(value: unknown): value is { delete(): Promise<unknown> } {
+  return typeof value === 'object' && value !== null && typeof (value as { delete?: unknown }).delete === 'function';
 }
 
 function isWrongLastSequence(error: unknown): boolean {
