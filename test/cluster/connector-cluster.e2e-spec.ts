@@ -101,4 +101,26 @@ describe('connector on a three-node JetStream cluster', () => {
     // each order reached the venue once: PENDING plus one final per order (sandbox_orders_total counts both)
     expect((await metricSum(venue.restBaseUrl, 'sandbox_orders_total')) - filledBefore).toBe(2 * ORDERS);
   }, 180_000);
+
+  it('the node holding the prices stream (memory, one copy) dies: the stream is created again on a live node and refilled', async () => {
+    await cluster.heal();
+    const pricesStream = StreamName.prices(ACCOUNT);
+    await liveQuotes(strategy, venue, 'cluster-prices', 1); // a stream held, its prices flowing
+    const holder = await eventually(() => cluster.streamLeader(pricesStream), { what: 'the prices stream node' });
+    await cluster.kill(cluster.indexOf(holder));
+    // the meta layer keeps listing it on the dead node; two topology checks (15 s apart) find it unserved
+    const moved = await eventually(
+      async () => {
+        const info = await jsm.streams.info(pricesStream).catch(() => undefined);
+        const leader = info?.cluster?.leader;
+        return leader !== undefined && leader !== holder && (info?.state.messages ?? 0) > 0 ? leader : undefined;
+      },
+      {
+        what: 'the prices stream served again, by another node, with prices in it',
+        timeoutMs: 90_000,
+        intervalMs: 1_000,
+      },
+    );
+    expect(moved).not.toBe(holder);
+  }, 150_000);
 });

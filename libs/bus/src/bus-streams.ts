@@ -10,6 +10,7 @@ import {
 } from '@nats-io/jetstream';
 import type { JsonLogger } from '#observability';
 import type { BusConnection } from './bus-connection.js';
+import { isBusUnavailable } from './bus-unavailable.js';
 
 /** The stream settings the gateway uses, in its own words (mapped onto JetStream's config). */
 export interface StreamDefinition {
@@ -37,8 +38,14 @@ export interface StoredJson<T> {
   storedAt: number;
 }
 
+/** Unanswered reads of a memory stream, at consecutive checks, before it is taken for lost with its server. */
+const OFFLINE_CHECKS_BEFORE_REPLACING = 2;
+
 /** JetStream stream definitions and reads that do not need a consumer. */
 export class BusStreams {
+  /** Memory streams found offline by consecutive checks, by name (see replaceIfOffline). */
+  private readonly offlineChecks = new Map<string, number>();
+
   constructor(
     private readonly connection: BusConnection,
     private readonly logger: JsonLogger,
@@ -78,6 +85,8 @@ export class BusStreams {
       current: () => owner ?? definition.name,
       declare: async () => {
         owner = await this.streamFor(subject);
+        // ours: read it too — listed by the cluster's meta layer is not the same as served (a node gone with it)
+        if (owner === definition.name) await this.createIfMissing(definition);
         if (owner !== undefined) return;
         await this.createIfMissing(definition);
         owner = definition.name;
@@ -92,8 +101,46 @@ export class BusStreams {
    * reconnection disturbed the elections). A read that fails for another reason throws (retried later).
    */
   private async createIfMissing(definition: StreamDefinition): Promise<void> {
-    if ((await this.info(definition.name)) !== undefined) return;
+    let info: StreamInfo | undefined;
+    try {
+      info = await this.info(definition.name);
+    } catch (error) {
+      if (await this.replaceIfOffline(definition, error)) return;
+      throw error;
+    }
+    this.offlineChecks.delete(definition.name);
+    if (info !== undefined) return;
     await this.declare(definition);
+  }
+
+  /**
+   * A memory stream on one server dies with it, but a cluster's meta layer keeps listing it on the dead peer: it
+   * is neither served nor "not found", so it would never be created again (outside tester: the prices stream gone
+   * for the 2 min 22 s its node was down, last-value reads timing out, every check "ok"). When its read goes
+   * unanswered while JetStream itself answers, two checks running (≈ 15 s apart), it is deleted and created
+   * again where a server can hold it. Only memory streams: their messages are gone with the server anyway, and
+   * their owners publish them again (last values, the connector's status, the risk book's next admissions).
+   * Resolves true once replaced; false when this is not that case (the caller rethrows).
+   */
+  private async replaceIfOffline(definition: StreamDefinition, error: unknown): Promise<boolean> {
+    if (definition.storage !== 'memory' || !isBusUnavailable(error)) return false;
+    const { jsm } = this.connection;
+    try {
+      await jsm.getAccountInfo(); // JetStream answers: the stream, not the cluster, is unreachable
+    } catch {
+      return false;
+    }
+    const checks = (this.offlineChecks.get(definition.name) ?? 0) + 1;
+    this.offlineChecks.set(definition.name, checks);
+    if (checks < OFFLINE_CHECKS_BEFORE_REPLACING) return false;
+    this.logger.warn('memory stream unreachable while JetStream answers (its server gone): created again', {
+      stream: definition.name,
+      checks,
+    });
+    await jsm.streams.delete(definition.name).catch(() => undefined); // the meta layer drops it even unanswered
+    await jsm.streams.add(toStreamConfig(definition));
+    this.offlineChecks.delete(definition.name);
+    return true;
   }
 
   private async declare(definition: StreamDefinition): Promise<StreamInfo> {

@@ -24,6 +24,12 @@ export class SyncMetrics {
       labelNames: ['resource', 'mode', 'result'],
       registers: [registry],
     });
+    // At 0 from the start, so increase() sees a resource's first failure (GatewayAccountSyncFailing) and first success.
+    for (const resource of resources) {
+      for (const mode of ['full', 'incremental'] as const) {
+        for (const result of ['ok', 'failed'] as const) this.runs.inc({ resource, mode, result }, 0);
+      }
+    }
     this.changes = new Counter({
       name: 'account_sync_changes_total',
       help: 'Mirrored records created, changed, state-changed or removed, by resource',

@@ -59,6 +59,15 @@ export class ExecutionMetrics {
       labelNames: ['source', 'result'],
       registers,
     });
+    // At 0 from the start: GatewayReconciliationFailing clears on increase() of a success, and a series born at
+    // 1 shows no increase (outside tester: the alert fired on for minutes after the order was settled).
+    for (const source of ['trade-list', 'order-state'] as const) {
+      for (const result of ['found', 'none', 'unreachable'] as const)
+        this.reconciliationAttempts.inc({ source, result }, 0);
+    }
+    for (const result of ['found', 'none', 'final', 'unreachable'] as const) {
+      this.reconciliationAttempts.inc({ source: 'connector', result }, 0);
+    }
     this.hop = new Histogram({
       name: 'execution_order_hop_seconds',
       help: 'Place request received → order command stored in the connector’s stream (intent write included).',
