@@ -9,7 +9,8 @@ import type { RunningPrometheus } from './prometheus-harness.js';
 /**
  * Alerts raised by the fault scenario (prometheus-faults.e2e-spec.ts): each needs a fault of its own (a
  * resource the venue cannot serve, a balance moved without a leg, an app restarted into a fault, a bucket
- * refusing writes, another instance holding the account, a second connector on the venue session id). The main scenario (prometheus.e2e-spec.ts) raises every other shipped alert.
+ * refusing writes, another instance holding the account, a second connector on the venue session id, a withdrawal
+ * the venue carries out twice). The main scenario (prometheus.e2e-spec.ts) raises every other shipped alert.
  */
 export const RAISED_BY_FAULT_SCENARIO = [
   'GatewayAccountSyncFailing',
@@ -22,6 +23,7 @@ export const RAISED_BY_FAULT_SCENARIO = [
   'GatewayStartupReconciliationStuck',
   'GatewayVenueSessionContested',
   'GatewayWebhookSourcesUnloaded',
+  'GatewayWithdrawalDuplicated',
 ] as const;
 
 export interface AlertWatch {

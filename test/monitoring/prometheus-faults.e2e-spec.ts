@@ -4,14 +4,15 @@
  * the venue moved without a transaction leg, an order's reply lost while the venue's order records cannot be
  * read (and execution restarted into it), the risk positions bucket refusing writes while a fill arrives,
  * account-sync started without its webhook sources, account-sync started while another instance holds the
- * account, a second connector started on the connector's venue session id. At each step exactly the alerts that step should raise
+ * account, a second connector started on the connector's venue session id, a withdrawal the venue carries out
+ * and then answers 401 (re-sent once by the REST client: carried out twice). At each step exactly the alerts that step should raise
  * are firing, and no other; each clears once its fault is gone. Rules as shipped, `for:` waits shortened to
  * seconds and the long thresholds and windows cut by checked edits (prometheus-harness.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Kvm } from '@nats-io/kv';
 import { BucketName } from '#bus';
-import { RiskBucketName } from '#contracts';
+import { RiskBucketName, WithdrawalSubjects, type WithdrawalReply, type WithdrawalView } from '#contracts';
 import { eventually, freePort } from '#testing';
 import { RestPath } from '#venue-api';
 import { ACCOUNT, adminPost, liveQuotes, metricSum, metricValue } from '../connector/connector-stack.js';
@@ -87,6 +88,12 @@ describe('alerts raised by faults, on a real Prometheus scraping the running sta
       ruleEdits: [
         { file: 'account-sync.yml', from: '(account_sync_age_seconds) > 900', to: '(account_sync_age_seconds) > 5' },
         { file: 'account-sync.yml', from: '[10m]', to: '[6s]' },
+        // a withdrawal carried out twice is alerted for a day
+        {
+          file: 'account-sync.yml',
+          from: 'account_sync_withdrawals_duplicated_total[24h]',
+          to: 'account_sync_withdrawals_duplicated_total[6s]',
+        },
         {
           file: 'execution.yml',
           from: '(execution_oldest_unresolved_age_seconds) > 300',
@@ -126,6 +133,41 @@ describe('alerts raised by faults, on a real Prometheus scraping the running sta
     await alerts.expectFiring(['GatewayBalanceDrift'], 'balance drift', 30_000);
     await processedDeposit('1.00');
     await alerts.expectFiring([], 'balance explained by its newest leg', 30_000);
+  }, 70_000);
+
+  it('a withdrawal the venue carries out, then answers 401 (re-sent once): GatewayWithdrawalDuplicated', async () => {
+    await adminPost(stack.venue, 'faults/rest', {
+      status: 401,
+      count: 1,
+      path: RestPath.WithdrawalFiat,
+      applyThenFail: true,
+    });
+    const withdrawals = new WithdrawalSubjects('gw.v1', ACCOUNT);
+    const ask = async (subject: string, body: unknown) =>
+      (await stack.strategy.request(subject, JSON.stringify(body), { timeout: 20_000 })).json<
+        WithdrawalReply & { withdrawal?: WithdrawalView }
+      >();
+    const reply = await ask(withdrawals.submit, {
+      idempotencyKey: 'prom-faults-twice',
+      kind: 'fiat',
+      accountGroupUuid: group(),
+      ccy: 'USD',
+      amount: '1.41',
+      bankAccountUuid: stack.venue.seed.bankUsdOk,
+    });
+    expect(reply).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL' } });
+    await grown(accountUrl(), 'account_sync_withdrawals_duplicated_total', {}, 0);
+    await alerts.expectFiring(['GatewayWithdrawalDuplicated'], 'a withdrawal carried out twice', 30_000);
+    // the runbook's way out: the duplicate cancelled at the venue (here its operator declines it); ours too
+    const requestId = reply.withdrawal?.requestId;
+    const duplicates = (await ask(withdrawals.get, { requestId })).withdrawal?.duplicates ?? [];
+    expect(duplicates).toHaveLength(1);
+    for (const uuid of duplicates) await adminPost(stack.venue, `withdrawals/${uuid}/decline`);
+    expect(await ask(withdrawals.cancel, { requestId })).toMatchObject({
+      ok: true,
+      withdrawal: { state: 'CANCELLED' },
+    });
+    await alerts.expectFiring([], 'the duplicate out of its window', 30_000);
   }, 70_000);
 
   let unresolved = '';

@@ -288,6 +288,7 @@ const withdrawalSample: Required<WithdrawalView> = {
   createdAt: 0,
   updatedAt: 0,
   venueLastUpdated: '',
+  duplicates: [],
 };
 const placeOrderSample: Required<PlaceOrderRequest> = {
   idempotencyKey: '',

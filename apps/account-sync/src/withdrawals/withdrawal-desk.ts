@@ -8,7 +8,9 @@
  *
  * Each request's changes go through one mailbox (per requestId) and the pure `withdrawalTransition`; its
  * effects persist the record (KV) and publish the change (JetStream, `Nats-Msg-Id` per state). A poll of the
- * venue's lists on a schedule moves open requests forward (PENDING_APPROVAL → PENDING → PROCESSED, …).
+ * venue's lists on a schedule moves open requests forward (PENDING_APPROVAL → PENDING → PROCESSED, …), and
+ * finds a request the venue carried out twice (two rows with its reference): logged, counted and kept on the
+ * request, never followed (cancelling the second is an operator's task).
  */
 import {
   callerPartOfComment,
@@ -45,8 +47,13 @@ import type {
 import type { SyncTriggers } from '../sync/sync-triggers.js';
 import { AMOUNT_SCALE, checkDestination, checkRequestShape } from './withdrawal-checks.js';
 import { ChangeOutbox } from './change-outbox.js';
-import { legacyRequestIdOf, requestIdOf, rowIsOf, sameAmount } from './withdrawal-identity.js';
-import { withdrawalTransition, type WithdrawalEvent, type WithdrawalRecord } from './withdrawal-machine.js';
+import { duplicatesOf, legacyRequestIdOf, requestIdOf, rowIsOf, sameAmount } from './withdrawal-identity.js';
+import {
+  withdrawalTransition,
+  type DuplicateRow,
+  type WithdrawalEvent,
+  type WithdrawalRecord,
+} from './withdrawal-machine.js';
 import type { WithdrawalMetrics } from './withdrawal-metrics.js';
 import { classifyCancelFailure, classifySubmitFailure } from './withdrawal-outcomes.js';
 
@@ -540,7 +547,10 @@ export class WithdrawalDesk {
     this.refreshGauges();
   }
 
-  /** Each request of `ids` found in `rows` (by venue uuid, or by our id in clientComment) moves with it. */
+  /**
+   * Each request of `ids` found in `rows` (by venue uuid, or by our id in clientComment) moves with it. Rows
+   * besides that one carrying its reference and fields are duplicates: the venue carried the request out twice.
+   */
   private async applyRows(
     kind: WithdrawalKind,
     rows: WithdrawalRequest[],
@@ -556,10 +566,11 @@ export class WithdrawalDesk {
     for (const requestId of ids) {
       const record = this.open.get(requestId);
       if (record === undefined || record.view.kind !== kind) continue;
+      const ours = byRequestId.get(requestId) ?? [];
       const row =
         record.view.venueUuid !== undefined
           ? byVenueUuid.get(record.view.venueUuid)
-          : byRequestId.get(requestId)?.find((candidate) => rowIsOf(record.view, candidate));
+          : ours.find((candidate) => rowIsOf(record.view, candidate));
       const event: WithdrawalEvent | undefined =
         row !== undefined
           ? {
@@ -572,6 +583,11 @@ export class WithdrawalDesk {
             ? { kind: 'absent-from-list' }
             : undefined;
       if (event !== undefined) await deliver(requestId, event);
+      const tracked = record.view.venueUuid ?? row?.uuid;
+      const duplicates = tracked === undefined ? [] : duplicatesOf(record.view, tracked, ours);
+      if (duplicates.length > 0) {
+        await deliver(requestId, { kind: 'duplicates-listed', rows: duplicates.map(duplicateRowOf) });
+      }
     }
   }
 
@@ -617,9 +633,31 @@ export class WithdrawalDesk {
             requestId,
           });
           break;
+        case 'log-duplicated':
+          for (const duplicate of effect.rows) this.reportDuplicate(next.record.view, duplicate);
+          break;
       }
     }
     this.refreshGauges();
+  }
+
+  /** Once per duplicate venue request (it is stored on the request first): money may leave twice. */
+  private reportDuplicate(view: WithdrawalView, duplicate: DuplicateRow): void {
+    this.metrics.duplicated.inc();
+    this.logger.error('withdrawal carried out twice at the venue', {
+      requestId: view.requestId,
+      kind: view.kind,
+      accountGroupUuid: view.accountGroupUuid,
+      ccy: view.ccy,
+      venueUuid: view.venueUuid,
+      amount: view.amount,
+      state: view.state,
+      duplicateVenueUuid: duplicate.venueUuid,
+      duplicateAmount: duplicate.amount,
+      duplicateState: duplicate.state,
+      action:
+        'cancel the duplicate at the venue while it is PENDING_APPROVAL (docs/runbook.md#gatewaywithdrawalduplicated)',
+    });
   }
 
   private remember(requestId: string, record: WithdrawalRecord): void {
@@ -755,6 +793,14 @@ function listItemOf(kind: WithdrawalKind, row: WithdrawalRequest): WithdrawalLis
   if (row.bankAccount !== undefined) item.bankAccount = row.bankAccount;
   if (row.wallet !== undefined) item.wallet = row.wallet;
   return item;
+}
+
+function duplicateRowOf(row: WithdrawalRequest): DuplicateRow {
+  return {
+    venueUuid: row.uuid,
+    ...(row.amount !== undefined ? { amount: row.amount } : {}),
+    ...(row.state !== undefined ? { state: row.state } : {}),
+  };
 }
 
 function messageOf(error: unknown): string {

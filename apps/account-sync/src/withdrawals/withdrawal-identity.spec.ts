@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { WithdrawalView } from '#contracts';
 import type { WithdrawalRequest } from '#venue-api';
-import { legacyRequestIdOf, requestIdOf, rowIsOf } from './withdrawal-identity.js';
+import { duplicatesOf, legacyRequestIdOf, requestIdOf, rowIsOf } from './withdrawal-identity.js';
 
 const view: WithdrawalView = {
   requestId: requestIdOf('acct1', 'payout-42'),
@@ -47,5 +47,23 @@ describe('withdrawal identity', () => {
     expect(rowIsOf(view, row({ amount: 'not a number' }))).toBe(false);
     expect(rowIsOf(view, row({ bankAccount: { uuid: 'bank-2' } }))).toBe(false);
     expect(rowIsOf({ ...view, kind: 'crypto', walletUuid: 'w-1' }, row({ wallet: { uuid: 'w-2' } }))).toBe(false);
+  });
+
+  it('a second row with our reference and fields besides the tracked one is a duplicate; others are not', () => {
+    const tracked = row({ uuid: 'venue-1', amount: '100.50' });
+    const second = row({ uuid: 'venue-2', amount: '100.5', ccy: 'EUR', accountGroupUuid: 'group-1' });
+    const rows = [
+      tracked,
+      second,
+      row({ uuid: 'venue-3', amount: '200.00' }), // our reference, another amount: not ours
+      row({ uuid: 'venue-4', clientComment: `gw:${requestIdOf('acct2', 'payout-42')}` }), // another request
+      row({ uuid: 'venue-5', clientComment: 'rent' }), // no reference
+    ];
+    expect(duplicatesOf(view, 'venue-1', rows)).toEqual([second]);
+    // whichever row is tracked, the other is the duplicate
+    expect(duplicatesOf(view, 'venue-2', rows)).toEqual([tracked]);
+    expect(duplicatesOf(view, 'venue-1', [tracked])).toEqual([]);
+    // the tracked row absent from this read (a lagging list): a row of ours with another uuid still is one
+    expect(duplicatesOf(view, 'venue-1', [second])).toEqual([second]);
   });
 });

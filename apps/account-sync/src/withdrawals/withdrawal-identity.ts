@@ -39,6 +39,19 @@ export function rowIsOf(view: WithdrawalView, row: WithdrawalRequest): boolean {
   return true;
 }
 
+/**
+ * The rows besides the tracked one (`trackedUuid`) that are this request's too: the venue carried it out more than
+ * once. The only known way is a venue that processed a submit and answered 401 (contrary to §5.5), which the REST
+ * client re-sends once, freshly signed (spec-gaps C6).
+ */
+export function duplicatesOf(
+  view: WithdrawalView,
+  trackedUuid: string,
+  rows: readonly WithdrawalRequest[],
+): WithdrawalRequest[] {
+  return rows.filter((row) => row.uuid !== trackedUuid && rowIsOf(view, row));
+}
+
 /** The same value, however written (`100.5` and `100.50`). */
 export function sameAmount(listed: string, requested: string): boolean {
   try {

@@ -141,4 +141,42 @@ describe('withdrawalTransition', () => {
     const cancelled = record('CANCELLED', { venueUuid: 'v1', cancelRequested: true });
     expect(withdrawalTransition(cancelled, { kind: 'cancel-refused' }, env).effects).toEqual([]);
   });
+
+  it('a duplicate row is remembered, logged and published once; the state still follows the tracked request', () => {
+    const held = record('PENDING_APPROVAL', { venueUuid: 'v1' });
+    const first = withdrawalTransition(
+      held,
+      { kind: 'duplicates-listed', rows: [{ venueUuid: 'v2', amount: '10.00', state: 'PENDING_APPROVAL' }] },
+      env,
+    );
+    expect(first.record.view).toMatchObject({ state: 'PENDING_APPROVAL', venueUuid: 'v1', duplicates: ['v2'] });
+    expect(first.effects).toEqual([
+      { kind: 'persist' },
+      { kind: 'log-duplicated', rows: [{ venueUuid: 'v2', amount: '10.00', state: 'PENDING_APPROVAL' }] },
+      { kind: 'publish', previousState: 'PENDING_APPROVAL', msgSuffix: 'duplicated-1' },
+    ]);
+    // read again by the next poll (and the tracked row, or the same row twice): nothing
+    const again = withdrawalTransition(
+      first.record,
+      { kind: 'duplicates-listed', rows: [{ venueUuid: 'v2' }, { venueUuid: 'v1' }] },
+      { ...env, now: 2_000 },
+    );
+    expect(again).toEqual({ record: first.record, effects: [] });
+    // a third request with the reference: only it is new
+    const third = withdrawalTransition(
+      first.record,
+      { kind: 'duplicates-listed', rows: [{ venueUuid: 'v2' }, { venueUuid: 'v3' }, { venueUuid: 'v3' }] },
+      env,
+    );
+    expect(third.record.view.duplicates).toEqual(['v2', 'v3']);
+    expect(third.effects).toContainEqual({ kind: 'log-duplicated', rows: [{ venueUuid: 'v3' }] });
+    expect(third.effects).toContainEqual({
+      kind: 'publish',
+      previousState: 'PENDING_APPROVAL',
+      msgSuffix: 'duplicated-2',
+    });
+    // the tracked request moves on with its duplicates kept
+    const moved = withdrawalTransition(third.record, { kind: 'listed', venueUuid: 'v1', state: 'PENDING' }, env);
+    expect(moved.record.view).toMatchObject({ state: 'PENDING', venueUuid: 'v1', duplicates: ['v2', 'v3'] });
+  });
 });

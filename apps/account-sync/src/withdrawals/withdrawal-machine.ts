@@ -7,6 +7,9 @@
  *       └──500 / timeout / restart──▶ UNKNOWN ──found in a list (by the requestId in clientComment)──▶ its state
  *                                        └──absent from every list for the settle time──▶ NOT_FOUND
  *
+ * Further rows of the lists with the request's reference (the venue carried it out twice) are remembered in
+ * `duplicates`, each logged and published once; the state still follows the one venue request tracked.
+ *
  * Nothing here ever submits: a request is sent once, by the desk, right after its intent is stored; an
  * UNKNOWN request is settled only by the venue's lists.
  */
@@ -27,12 +30,21 @@ export interface WithdrawalRecord {
   cancelsSent?: number;
 }
 
+/** A row of the venue's lists that is this request's too, besides the one tracked. */
+export interface DuplicateRow {
+  venueUuid: string;
+  amount?: string;
+  state?: WithdrawalRequestState;
+}
+
 export type WithdrawalEvent =
   | { kind: 'submit-acknowledged'; venueUuid: string }
   | { kind: 'submit-refused'; code: string; message: string }
   | { kind: 'submit-unknown'; reason: string }
   | { kind: 'listed'; venueUuid: string; state: WithdrawalRequestState | undefined; lastUpdated?: string }
   | { kind: 'absent-from-list' }
+  /** Rows of one list read carrying the request's reference and fields, besides the tracked one. */
+  | { kind: 'duplicates-listed'; rows: DuplicateRow[] }
   | { kind: 'cancel-acknowledged' }
   | { kind: 'cancel-sent' }
   /** The venue answered the cancel with a refusal (409 not cancellable, 404, 401/403): nothing was cancelled. */
@@ -42,7 +54,9 @@ export type WithdrawalEffect =
   | { kind: 'persist' }
   | { kind: 'publish'; previousState: WithdrawalRequestState | null; msgSuffix: string }
   | { kind: 'log-unknown'; reason: string }
-  | { kind: 'log-settled-absent' };
+  | { kind: 'log-settled-absent' }
+  /** Rows not seen before: each one logged and counted once (it is persisted first). */
+  | { kind: 'log-duplicated'; rows: DuplicateRow[] };
 
 export interface WithdrawalEnv {
   now: number;
@@ -100,6 +114,26 @@ export function withdrawalTransition(
         return { record: moved.record, effects: [...moved.effects, { kind: 'log-settled-absent' }] };
       }
       return { record: { ...record, absentLists }, effects: NOTHING };
+    }
+    case 'duplicates-listed': {
+      const known = new Set([...(record.view.duplicates ?? []), record.view.venueUuid]);
+      const fresh: DuplicateRow[] = [];
+      for (const row of event.rows) {
+        if (known.has(row.venueUuid)) continue;
+        known.add(row.venueUuid);
+        fresh.push(row);
+      }
+      if (fresh.length === 0) return { record, effects: NOTHING };
+      const duplicates = [...(record.view.duplicates ?? []), ...fresh.map((row) => row.venueUuid)];
+      return {
+        record: { ...record, view: { ...record.view, duplicates, updatedAt: env.now } },
+        effects: [
+          { kind: 'persist' },
+          { kind: 'log-duplicated', rows: fresh },
+          // the same state with more duplicates: its own message id, so a change is never published twice
+          { kind: 'publish', previousState: current, msgSuffix: `duplicated-${duplicates.length}` },
+        ],
+      };
     }
     case 'cancel-sent': {
       if (record.view.cancelRequested || isFinalWithdrawalState(current)) return { record, effects: NOTHING };

@@ -14,6 +14,8 @@ export class WithdrawalMetrics {
   readonly polls: Counter<'result'>;
   /** Change events JetStream did not take yet (published again with the next poll). */
   readonly unpublished: Gauge;
+  /** Venue requests found carrying a request's reference besides the one it tracks (each counted once). */
+  readonly duplicated: Counter;
 
   constructor(registry: MetricsRegistry) {
     this.requests = new Counter({
@@ -49,6 +51,12 @@ export class WithdrawalMetrics {
     this.unpublished = new Gauge({
       name: 'account_sync_withdrawal_changes_unpublished',
       help: 'Withdrawal change events not yet taken by JetStream; published again, in order, with the next poll',
+      registers: [registry],
+    });
+    // no labels: exported at 0 from the start, so an alert's increase() sees the first one
+    this.duplicated = new Counter({
+      name: 'account_sync_withdrawals_duplicated_total',
+      help: "Venue withdrawal requests carrying a gateway request's reference besides the one it tracks: carried out twice",
       registers: [registry],
     });
   }

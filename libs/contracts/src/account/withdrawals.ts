@@ -183,6 +183,12 @@ export interface WithdrawalView {
   updatedAt: number;
   /** The venue's `lastUpdated`, when seen in a list. */
   venueLastUpdated?: string;
+  /**
+   * The venue uuids of further requests its lists hold with this request's reference and fields: the venue carried
+   * it out more than once (a 401 after processing it, contrary to §5.5, and the REST client's one re-send). Only
+   * `venueUuid` is followed; each of these must be cancelled at the venue by hand (docs/runbook.md).
+   */
+  duplicates?: string[];
 }
 
 /** A failure about an existing request (REJECTED, a refused cancel) carries the request too. */
