@@ -27,6 +27,10 @@ describe('record readers', () => {
     expect(read(decimalText, '0.1000000000000000000000000001')).toBe('0.1000000000000000000000000001');
     expect(read(decimalText, '1.5E-7')).toBe('0.00000015');
     expect(read(decimalText, '"42.00"')).toBe('42.00');
+    // negative zero is zero (outside tester: a webhook amount -0 was published as "-0")
+    expect(read(decimalText, '-0')).toBe('0');
+    expect(read(decimalText, '"-0.00"')).toBe('0.00');
+    expect(read(decimalText, '-0E3')).toBe('0');
     expect(() => read(decimalText, '"12,5"')).toThrow(ShapeError);
     expect(() => read(decimalText, 'true')).toThrow('body: expected a decimal, got boolean');
   });

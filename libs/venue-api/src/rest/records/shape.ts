@@ -136,7 +136,8 @@ export const decimalText: Reader<string> = reader((value, path) => {
   if (typeof raw !== 'string') throw new ShapeError(path, `expected a decimal, got ${kindOf(value)}`);
   try {
     const parsed = parseDecimal(raw, path);
-    const plain = /[eE]/.test(raw) ? toPlain(parsed) : raw;
+    // negative zero (`-0`, `-0.00`) is zero: consumers comparing signs must not see a minus on nothing
+    const plain = /[eE]/.test(raw) ? toPlain(parsed) : parsed.isZero() ? raw.replace(/^-/, '') : raw;
     // `1e400` is short, written out it is not: the same bound as for a decimal sent in full
     if (plain.length > MAX_DECIMAL_TEXT) throw new Error(`longer than ${MAX_DECIMAL_TEXT} characters written out`);
     return plain;
