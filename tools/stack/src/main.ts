@@ -13,6 +13,7 @@ import { checkPort, portIsFree } from './ports.js';
 import { Stack, StartError } from './stack.js';
 import { StackConfig } from './stack-config.js';
 import { loadStackState, lockDataDir } from './stack-state.js';
+import { stopLeftovers } from './leftovers.js';
 import { realVenueWiring, type VenueWiring } from './venue.js';
 
 const DOCS = 'README.md#configuration';
@@ -22,21 +23,28 @@ const complain = (line: string): boolean => process.stderr.write(`stack: ${line}
 async function main(): Promise<number> {
   const root = process.cwd();
   let config: StackConfig;
-  let realVenue: VenueWiring | undefined;
   try {
     config = loadConfig(StackConfig, process.env);
-    realVenue = await preflight(config);
   } catch (error) {
     if (error instanceof ConfigError) exitOnConfigError(error, 'stack', DOCS);
     throw error;
   }
-
   const dataDir = resolve(root, config.STACK_DATA_DIR);
   const state = await loadStackState(dataDir, config.VENUE_SESSION_ID);
   const lock = await lockDataDir(dataDir);
   if ('heldBy' in lock) {
     complain(`another stack (pid ${lock.heldBy}) runs on ${dataDir}; stop it first, or set STACK_DATA_DIR`);
     return 1;
+  }
+  // before the ports are checked: what a launcher killed without stopping left running holds them
+  await stopLeftovers(dataDir, say);
+  let realVenue: VenueWiring | undefined;
+  try {
+    realVenue = await preflight(config);
+  } catch (error) {
+    await lock.release();
+    if (error instanceof ConfigError) exitOnConfigError(error, 'stack', DOCS);
+    throw error;
   }
   const stack = new Stack(config, root, state, realVenue, say);
   let signalled: NodeJS.Signals | undefined;
@@ -50,6 +58,9 @@ async function main(): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // the terminal closed (an SSH session dropped): stop as for Ctrl-C; its output may be gone, so never fail on it
+  process.on('SIGHUP', onSignal);
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   process.on('exit', () => stack.killAll()); // nothing outlives the launcher
 
   const starting = stack.start();

@@ -4,6 +4,7 @@
  * order), stopped with SIGTERM and killed if it outlasts the stop timeout.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildRecord } from './leftovers.js';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 
 export interface ProcessExit {
@@ -45,6 +46,12 @@ export class ManagedProcess {
 
   get running(): boolean {
     return !this.done;
+  }
+
+  /** Its pid and command line, for the record of what this launcher started (leftovers.ts). */
+  get record(): ChildRecord | undefined {
+    const pid = this.child.pid;
+    return pid === undefined ? undefined : { name: this.name, pid, command: this.child.spawnargs.join(' ') };
   }
 
   /** The stop signal, then SIGKILL after `timeoutMs`; resolves with how it ended. */

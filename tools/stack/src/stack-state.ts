@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { processExists } from '#venue-api';
+import { forgetChildren } from './leftovers.js';
 
 export interface StackState {
   v: 1;
@@ -59,5 +60,10 @@ export async function lockDataDir(dataDir: string): Promise<{ release(): Promise
     // no lock
   }
   await writeFile(path, `${process.pid}\n`);
-  return { release: () => rm(path, { force: true }) };
+  return {
+    release: async () => {
+      await forgetChildren(dataDir); // stopped: nothing left for the next start to stop
+      await rm(path, { force: true });
+    },
+  };
 }

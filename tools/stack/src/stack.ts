@@ -6,6 +6,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { STACK_APPS, webhookUrl, type StackApp, type StackWiring } from './apps.js';
+import { recordChildren } from './leftovers.js';
 import { ManagedProcess } from './managed-process.js';
 import type { StackConfig } from './stack-config.js';
 import type { LoadedState } from './stack-state.js';
@@ -38,6 +39,8 @@ export class StartError extends Error {
 
 export class Stack {
   readonly components: Component[] = [];
+  /** Every process started, by component name (the newest of a restarted one). */
+  private readonly spawned = new Map<string, ManagedProcess>();
   private stopping: Promise<void> | undefined;
 
   constructor(
@@ -226,7 +229,11 @@ export class Stack {
   ): ManagedProcess {
     if (this.stopping !== undefined) throw new StartError('stopping: nothing more is started');
     const log = join(this.logDir, `${name}.log`);
-    return new ManagedProcess(name, command, args, { ...process.env, ...env }, log, stopSignal);
+    const started = new ManagedProcess(name, command, args, { ...process.env, ...env }, log, stopSignal);
+    this.spawned.set(name, started);
+    const records = [...this.spawned.values()].flatMap((p) => (p.running && p.record ? [p.record] : []));
+    void recordChildren(this.dataDir, records).catch(() => undefined); // best effort: only for a later start
+    return started;
   }
 
   /** Polls `probe` until it yields a value; fails when the process exits first or the ready timeout passes. */
