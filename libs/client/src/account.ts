@@ -9,6 +9,7 @@
 import type { Observable } from 'rxjs';
 import {
   AccountSyncSubjects,
+  GatewayErrorCode,
   TransactionSubjects,
   type BalanceQuery,
   type BalanceState,
@@ -23,6 +24,7 @@ import {
 } from '#contracts';
 import { changeFeed } from './change-feed.js';
 import { gatewayRequest, type ClientContext } from './client-context.js';
+import { GatewayError } from './gateway-error.js';
 
 /** A venue trade (§2.4) as mirrored; the venue's own fields, decimals as strings. */
 export interface TradeRecord {
@@ -46,6 +48,11 @@ export interface TradeRecord {
 export interface Page<T> extends Freshness {
   total: number;
   records: T[];
+  /**
+   * Trades: where the page ends (absent on an empty page) — pass it as `before` for the page after it, which
+   * then neither repeats nor skips a trade when new ones are booked meanwhile (`offset` does).
+   */
+  next?: string;
 }
 
 /**
@@ -84,27 +91,42 @@ export class AccountApi {
     return Object.assign(records, { asOf, stale });
   }
 
-  /** One page of trades, newest first (`limit` default 100, at most 1000). */
+  /** One page of trades, newest first (`limit` default 100, at most 1000; `before`: the `next` of the page before). */
   trades(query: TradeQuery = {}): Promise<Page<TradeRecord>> {
     return this.query<TradeRecord>('trade', query);
   }
 
   /**
-   * Every trade matching `query`, newest first, read page by page; `progress(read, total)` after each page.
-   * Stale if any page was, as of the oldest page.
+   * Every trade matching `query` when the first page is read, newest first, each once: read page by page, each
+   * page starting right after the last trade of the one before (`before`: a position in the order, not an
+   * offset, which trades booked meanwhile would move). `progress(read, total)` after each page (`total`: the
+   * trades read so far and those still to read), awaited before the next page is asked. Stale if any page was,
+   * as of the oldest page.
    */
   async allTrades(
-    query: Omit<TradeQuery, 'limit' | 'offset'> = {},
-    progress?: (read: number, total: number) => void,
+    query: Omit<TradeQuery, 'limit' | 'offset' | 'before'> = {},
+    progress?: (read: number, total: number) => void | Promise<void>,
   ): Promise<KnownRecords<TradeRecord>> {
     const trades: TradeRecord[] = [];
     const pages: Freshness[] = [];
+    let before: string | undefined;
     for (;;) {
-      const page = await this.trades({ ...query, limit: PAGE, offset: trades.length });
+      const page = await this.trades({ ...query, limit: PAGE, ...(before === undefined ? {} : { before }) });
+      const read = trades.length;
       trades.push(...page.records);
       pages.push(page);
-      progress?.(trades.length, page.total);
-      if (page.records.length === 0 || trades.length >= page.total) return Object.assign(trades, together(pages));
+      // with `before`, `total` counts the trades after it: those on this page and the ones still to read
+      await progress?.(trades.length, read + page.total);
+      if (page.records.length < PAGE) return Object.assign(trades, together(pages));
+      if (page.next === undefined) {
+        // an app older than the cursor: offsets would move under new trades, so no page is read by offset
+        throw new GatewayError(
+          GatewayErrorCode.Internal,
+          'the account-sync app answered a full page of trades without `next`: it cannot page the history exactly',
+          "upgrade the account-sync app to this SDK's version",
+        );
+      }
+      before = page.next;
     }
   }
 
@@ -142,6 +164,12 @@ export class AccountApi {
       Omit<Extract<StateQueryReply<T>, { ok: true }>, keyof Freshness> & Partial<Freshness>
     >(this.context, this.subjects.query(resource), query);
     // An app older than the freshness fields: nothing says the records are current.
-    return { total: reply.total, records: reply.records, asOf: reply.asOf ?? null, stale: reply.stale ?? true };
+    return {
+      total: reply.total,
+      records: reply.records,
+      ...(reply.next === undefined ? {} : { next: reply.next }),
+      asOf: reply.asOf ?? null,
+      stale: reply.stale ?? true,
+    };
   }
 }

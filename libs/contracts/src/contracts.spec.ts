@@ -6,6 +6,8 @@ import {
   declaredFields,
   isDecimalString,
   isIsoInstant,
+  parseTradeCursor,
+  tradeCursor,
   StateQuery,
   TradeQuery,
   TransactionGetRequest,
@@ -288,6 +290,17 @@ describe('account queries: a bad date or an unknown field is refused, never answ
     expect(parseContract(BalanceQuery, JSON.stringify({ accountGroupUuid: 'g', ccy: 'USD', nonZero: true })).ok).toBe(
       true,
     );
+  });
+
+  it('trade query before: a cursor (the `next` of a reply) is accepted, anything else refused without echoing it', () => {
+    const cursor = tradeCursor({ createdAt: 1_763_800_000_123, uuid: 'a:b c' });
+    expect(parseTradeCursor(cursor)).toEqual({ createdAt: 1_763_800_000_123, uuid: 'a:b c' });
+    expect(parseTradeCursor(tradeCursor({ createdAt: 0, uuid: 'u' }))).toEqual({ createdAt: 0, uuid: 'u' });
+    expect(parseContract(TradeQuery, JSON.stringify({ before: cursor, limit: 1000 })).ok).toBe(true);
+    for (const bad of ['garbage', '12:', ':u', '1.5:u', `1:${'u'.repeat(1025)}`, '99999999999999999:u', 12]) {
+      const found = problems(TradeQuery, { before: bad });
+      expect(found).toEqual(['before must be the `next` of an earlier trade query reply']);
+    }
   });
 
   it('declaredFields: the properties a contract class declares (its validated fields), one set per class', () => {

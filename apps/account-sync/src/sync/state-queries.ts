@@ -11,9 +11,12 @@ import {
   StateQuery,
   TradeQuery,
   TransactionListQuery,
+  parseTradeCursor,
+  tradeCursor,
   type AccountSyncSubjects,
   type Freshness,
   type StateQueryReply,
+  type TradePosition,
 } from '#contracts';
 import type { Participant, Trade, TransactionRecord } from '#venue-api';
 import { parseVenueDateTime } from '#venue-api';
@@ -55,6 +58,43 @@ function byNewest<T>(records: T[], at: (record: T) => number): T[] {
 function createdAtOf(trade: Trade): number {
   const at = trade.createdAt === undefined ? NaN : parseVenueDateTime(trade.createdAt);
   return Number.isNaN(at) ? 0 : at;
+}
+
+function positionOf(trade: Trade): TradePosition {
+  return { createdAt: createdAtOf(trade), uuid: trade.uuid };
+}
+
+/**
+ * The trade query's order: newest first, a tie by uuid — one total order, the same in every instance and after
+ * a restart (the mirror's own order, the order it loaded or read the trades in, is neither).
+ */
+function tradeOrder(a: TradePosition, b: TradePosition): number {
+  if (a.createdAt !== b.createdAt) return b.createdAt - a.createdAt;
+  return a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0;
+}
+
+/**
+ * One page of `acct.trade.query`: the matching trades after `before` (a cursor: `TradePosition`), from `offset`
+ * on; `next` the position of the page's last trade, for the page after it.
+ */
+export function tradePage(trades: Trade[], query: TradeQuery, freshness: ResourceFreshness): StateQueryReply<Trade> {
+  // validated by the contract: a cursor that does not parse never gets here
+  const before = query.before === undefined ? undefined : parseTradeCursor(query.before);
+  const matching = trades
+    .filter((trade) => matchesTrade(query, trade))
+    .map((trade) => [positionOf(trade), trade] as const)
+    .filter(([position]) => before === undefined || tradeOrder(before, position) < 0)
+    .sort(([a], [b]) => tradeOrder(a, b));
+  const start = query.offset ?? 0;
+  const shown = matching.slice(start, start + (query.limit ?? DEFAULT_LIMIT));
+  const last = shown.at(-1);
+  return {
+    ok: true,
+    total: matching.length,
+    records: shown.map(([, trade]) => trade),
+    ...(last === undefined ? {} : { next: tradeCursor(last[0]) }),
+    ...replyFreshness(freshness),
+  };
 }
 
 export function matchesTrade(query: TradeQuery, trade: Trade): boolean {
@@ -117,16 +157,7 @@ export function serveStateQueries(
       kind: 'acct.trade.query',
       contract: TradeQuery,
       queue,
-      handle: (query) =>
-        page(
-          byNewest(
-            mirrors.trade.values().filter((trade) => matchesTrade(query, trade)),
-            createdAtOf,
-          ),
-          query.limit,
-          query.offset,
-          freshness('trades'),
-        ),
+      handle: (query) => tradePage(mirrors.trade.values(), query, freshness('trades')),
     }),
     responder.respond({
       subject: subjects.query('transaction-list'),
