@@ -120,7 +120,11 @@ export class PriceStreams {
     return {
       ok: false,
       code: 'QUOTE_UNAVAILABLE',
-      message: `no live quote on the stream within ${this.options.quoteWaitMs} ms (last status ${last?.price.status ?? 'none'}${last?.price.code ? `, ${last.price.code}` : ''})`,
+      // outside tester: "(last status live)" alone read like a fault — the quotes were there, each taken by an order
+      message:
+        `no unused live quote on the stream within ${this.options.quoteWaitMs} ms: each quote serves one order, and ` +
+        `the stream's quotes were taken by other orders or none came (last status ${last?.price.status ?? 'none'}` +
+        `${last?.price.code ? `, ${last.price.code}` : ''}); ask again`,
     };
   }
 
