@@ -37,6 +37,8 @@ interface Run {
 describe('gw: an order or withdrawal the gateway took without answering', () => {
   let nats: NatsServerHandle;
   let apps: NatsConnection;
+  /** Balance queries the hung stand-in took (gw is surely past its start-up, signal handlers set, once one is). */
+  let balanceAsked = 0;
   /** Every key the stand-ins received, in order, and what each kept per key. */
   const keysReceived: string[] = [];
   const orders = new Map<string, OrderView>();
@@ -70,7 +72,11 @@ describe('gw: an order or withdrawal the gateway took without answering', () => 
       },
     });
     // a balance query taken and never answered (a hung account-sync)
-    apps.subscribe(new AccountSyncSubjects(new Subjects('gw.v1', ACCOUNT)).query('balance'), { callback: () => {} });
+    apps.subscribe(new AccountSyncSubjects(new Subjects('gw.v1', ACCOUNT)).query('balance'), {
+      callback: () => {
+        balanceAsked += 1;
+      },
+    });
     await apps.flush();
   });
   afterAll(async () => {
@@ -92,21 +98,28 @@ describe('gw: an order or withdrawal the gateway took without answering', () => 
 
   /**
    * The command with a long timeout, interrupted (SIGINT, as Ctrl-C) once its stderr or stdout shows `ready`, or
-   * `ready` ms after it started (a read says nothing while it waits).
+   * once `ready()` says so (a read says nothing while it waits).
    */
-  const interrupted = (args: string[], ready: RegExp | number): Promise<Run> =>
+  const interrupted = (args: string[], ready: RegExp | (() => boolean)): Promise<Run> =>
     new Promise((resolve) => {
       const child = spawn(process.execPath, [GW, ...args, '--nats', nats.url, '--account', ACCOUNT, '--timeout', '60']);
       const out = { stdout: '', stderr: '' };
       let sent = false;
       const watch = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
         out[stream] += chunk.toString();
-        if (!sent && typeof ready !== 'number' && ready.test(out.stdout + out.stderr)) {
+        if (!sent && typeof ready !== 'function' && ready.test(out.stdout + out.stderr)) {
           sent = true;
           setTimeout(() => child.kill('SIGINT'), 300); // the request is out by then
         }
       };
-      if (typeof ready === 'number') setTimeout(() => child.kill('SIGINT'), ready);
+      if (typeof ready === 'function') {
+        const poll = setInterval(() => {
+          if (!ready()) return;
+          clearInterval(poll);
+          child.kill('SIGINT');
+        }, 50);
+        child.on('exit', () => clearInterval(poll));
+      }
       child.stdout.on('data', watch('stdout'));
       child.stderr.on('data', watch('stderr'));
       child.on('exit', (code) => resolve({ code: code ?? -1, ...out }));
@@ -201,7 +214,10 @@ describe('gw: an order or withdrawal the gateway took without answering', () => 
 
   it('Ctrl-C while a read waits: it stops at once, exit 130', async () => {
     const started = Date.now();
-    const stopped = await interrupted(['balances'], 2_000); // connected and asking by then
+    const asked = balanceAsked;
+    // interrupted once its query reached the (hung) app: before that, under load, the signal could come while node
+    // was still loading gw's modules, with no handler yet (the test failed so, code -1, on a busy machine)
+    const stopped = await interrupted(['balances'], () => balanceAsked > asked);
     expect(stopped.code).toBe(130);
     expect(stopped.stderr).toContain('gw: interrupted');
     expect(Date.now() - started).toBeLessThan(30_000); // not the 60 s request timeout
