@@ -196,6 +196,25 @@ describe('gw account rendering', () => {
       expect(submitExitCode({ state })).toBe(0);
   });
 
+  it('a withdrawal the venue carried out twice names the other venue uuid', () => {
+    const view: WithdrawalView = {
+      requestId: 'r3',
+      idempotencyKey: 'k3',
+      kind: 'fiat',
+      state: 'PENDING_APPROVAL',
+      accountGroupUuid: 'g',
+      ccy: 'USD',
+      amount: '1.41',
+      venueUuid: 'v-1',
+      duplicates: ['v-2'],
+      createdAt: 0,
+      updatedAt: 0,
+    };
+    expect(withdrawalLines(view, plain)[1]).toBe(
+      '  carried out twice at the venue: also venue v-2 (cancel it there while it can be; docs/runbook.md#gatewaywithdrawalduplicated)',
+    );
+  });
+
   it('trading states: who halted and why; unreadable store said first', () => {
     const states: TradingStatesReply = {
       ok: true,

@@ -137,6 +137,12 @@ export function withdrawalLines(view: WithdrawalView, colours: Pick<Terminal, 'c
     `withdrawal ${view.requestId} (key ${view.idempotencyKey}): ${paint(colours, colour, view.state)} — ${view.kind} ${view.amount} ${view.ccy} from group ${view.accountGroupUuid}${view.venueUuid !== undefined ? `, venue ${view.venueUuid}` : ''}`,
   ];
   if (view.rejection !== undefined) lines.push(`  ${view.rejection.code}: ${view.rejection.message}`);
+  if (view.duplicates !== undefined && view.duplicates.length > 0) {
+    lines.push(
+      `  ${paint(colours, 'red', 'carried out twice at the venue')}: also venue ${view.duplicates.join(', ')} ` +
+        '(cancel it there while it can be; docs/runbook.md#gatewaywithdrawalduplicated)',
+    );
+  }
   if (view.state === 'UNKNOWN') {
     lines.push(
       "  outcome not known yet: the gateway settles it from the venue's lists and never submits it twice; `gw withdrawals get " +
