@@ -18,6 +18,23 @@ describe('fault controls', () => {
   });
   afterAll(() => venue.close());
 
+  it('GET /admin lists every operator route (the launcher prints that address; it answered 404)', async () => {
+    const index = (await (await fetch(venue.adminUrl)).json()) as { routes: string[]; docs: string };
+    expect(index.routes).toEqual(
+      expect.arrayContaining([
+        'POST /admin/faults/rest',
+        'DELETE /admin/faults/rest',
+        'POST /admin/faults/ws/drop-order-outcomes',
+        'GET /admin/market',
+        'POST /admin/deposits',
+        'POST /admin/webhooks/url',
+      ]),
+    );
+    expect(index.routes).not.toContain('GET /admin');
+    expect(index.routes.every((route) => /^(GET|POST|PUT|DELETE|PATCH) \/admin\//.test(route))).toBe(true);
+    expect(index.docs).toContain('apps/sandbox-venue/README.md');
+  });
+
   it('reject token issuance for the next N requests, then recover', async () => {
     await admin(venue.adminUrl, '/faults/token', { count: 2 });
     for (let i = 0; i < 2; i++) {
