@@ -18,7 +18,9 @@ export interface ChildRecord {
 }
 
 const FILE = 'stack.children.json';
-const STOP_WAIT_MS = 5_000;
+/** How long the leftovers get to stop on SIGTERM (an app's own drain is bounded below it), then to go after SIGKILL. */
+const STOP_WAIT_MS = 15_000;
+const KILL_WAIT_MS = 5_000;
 
 export async function recordChildren(dataDir: string, children: readonly ChildRecord[]): Promise<void> {
   await writeFile(join(dataDir, FILE), `${JSON.stringify(children)}\n`);
@@ -43,14 +45,20 @@ export async function stopLeftovers(dataDir: string, say: (line: string) => void
     const names = alive.map((child) => `${child.name} (pid ${child.pid})`).join(', ');
     say(`stack: an earlier stack on this data folder did not stop its components; stopping them first: ${names}`);
     for (const child of alive) signalGroup(child.pid, 'SIGTERM');
-    const until = Date.now() + STOP_WAIT_MS;
-    while (Date.now() < until && alive.some((child) => commandOf(child.pid) === child.command)) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await gone(alive, STOP_WAIT_MS);
     for (const child of alive) if (commandOf(child.pid) === child.command) signalGroup(child.pid, 'SIGKILL');
+    await gone(alive, KILL_WAIT_MS);
   }
   await forgetChildren(dataDir);
   return alive;
+}
+
+/** Resolves once none of `children` runs any more, or after `ms`. */
+async function gone(children: readonly ChildRecord[], ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until && children.some((child) => commandOf(child.pid) === child.command)) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** The command line of a running process (Linux `/proc`), or undefined when there is none. */

@@ -12,7 +12,7 @@ import { banner } from './banner.js';
 import { checkPort, portIsFree } from './ports.js';
 import { Stack, StartError } from './stack.js';
 import { StackConfig } from './stack-config.js';
-import { loadStackState, lockDataDir } from './stack-state.js';
+import { launcherOf, loadStackState, lockDataDir } from './stack-state.js';
 import { stopLeftovers } from './leftovers.js';
 import { realVenueWiring, type VenueWiring } from './venue.js';
 
@@ -23,28 +23,25 @@ const complain = (line: string): boolean => process.stderr.write(`stack: ${line}
 async function main(): Promise<number> {
   const root = process.cwd();
   let config: StackConfig;
+  let realVenue: VenueWiring | undefined;
   try {
     config = loadConfig(StackConfig, process.env);
+    // before the ports are checked: what a launcher killed without stopping left running holds them (nothing is
+    // created: a bad setting still leaves no data folder)
+    const earlier = resolve(root, config.STACK_DATA_DIR);
+    if ((await launcherOf(earlier)) === undefined) await stopLeftovers(earlier, say);
+    realVenue = await preflight(config);
   } catch (error) {
     if (error instanceof ConfigError) exitOnConfigError(error, 'stack', DOCS);
     throw error;
   }
+
   const dataDir = resolve(root, config.STACK_DATA_DIR);
   const state = await loadStackState(dataDir, config.VENUE_SESSION_ID);
   const lock = await lockDataDir(dataDir);
   if ('heldBy' in lock) {
     complain(`another stack (pid ${lock.heldBy}) runs on ${dataDir}; stop it first, or set STACK_DATA_DIR`);
     return 1;
-  }
-  // before the ports are checked: what a launcher killed without stopping left running holds them
-  await stopLeftovers(dataDir, say);
-  let realVenue: VenueWiring | undefined;
-  try {
-    realVenue = await preflight(config);
-  } catch (error) {
-    await lock.release();
-    if (error instanceof ConfigError) exitOnConfigError(error, 'stack', DOCS);
-    throw error;
   }
   const stack = new Stack(config, root, state, realVenue, say);
   let signalled: NodeJS.Signals | undefined;

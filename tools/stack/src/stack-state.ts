@@ -51,14 +51,21 @@ async function readState(path: string): Promise<StackState | undefined> {
 }
 
 /** Takes the data folder for this launcher; refuses when another running launcher holds it. */
-export async function lockDataDir(dataDir: string): Promise<{ release(): Promise<void> } | { heldBy: number }> {
-  const path = join(dataDir, 'stack.lock');
+/** The pid of another launcher running on `dataDir` now, if one is (reads only; creates nothing). */
+export async function launcherOf(dataDir: string): Promise<number | undefined> {
   try {
-    const pid = Number((await readFile(path, 'utf8')).trim());
-    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && processExists(pid)) return { heldBy: pid };
+    const pid = Number((await readFile(join(dataDir, 'stack.lock'), 'utf8')).trim());
+    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && processExists(pid)) return pid;
   } catch {
     // no lock
   }
+  return undefined;
+}
+
+export async function lockDataDir(dataDir: string): Promise<{ release(): Promise<void> } | { heldBy: number }> {
+  const path = join(dataDir, 'stack.lock');
+  const heldBy = await launcherOf(dataDir);
+  if (heldBy !== undefined) return { heldBy };
   await writeFile(path, `${process.pid}\n`);
   return {
     release: async () => {
