@@ -3,7 +3,7 @@
  * stream it serves gets a last `stopped`; after a crash the last-value entries age out (PRICE_MAX_AGE_MS),
  * and so does its last status. Both streams are readable by direct get, as the contract says.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { StreamName, type ConnectorStatus, type PriceMessage } from '#contracts';
@@ -28,6 +28,12 @@ describe('last-value prices and status after the connector stops or dies', () =>
     jsm = await jetstreamManager(strategy);
   });
 
+  // a step that failed half-way must not leave its connector publishing into the retry (it kept the dead quote live)
+  const started: AppProcess[] = [];
+  afterEach(async () => {
+    for (const app of started.splice(0)) await app.stop();
+  });
+
   afterAll(async () => {
     await strategy?.close();
     await venue?.close();
@@ -37,6 +43,7 @@ describe('last-value prices and status after the connector stops or dies', () =>
   async function startConnector(overrides: Record<string, string>): Promise<AppProcess> {
     const env = connectorEnv(nats, venue, { HTTP_PORT: String(await freePort()), LOG_LEVEL: 'info', ...overrides });
     const app = AppProcess.start('connector', env);
+    started.push(app);
     await app.waitForLine(READY);
     return app;
   }

@@ -536,6 +536,26 @@ describe('PriceStreamRegistry', () => {
       expect((await metrics.leftoverSubscriptionsEnded.get()).values[0]?.value).toBe(1);
     });
 
+    it('a stream asked for right after an earlier life’s subscription under its tag was ended is not stopped by that end', async () => {
+      const first = setup();
+      const tag = await heldStream(first); // the tag the earlier life minted for this key
+      const context = setup();
+      const { registry, settle, channel, price, ack } = context;
+      registry.useSubscriptionLedger(ledger({ [tag]: 'S-old' }), new Map([[tag, 'S-old']]));
+      channel.up();
+      channel.deliver(price(tag, 10)); // the earlier life's subscription streams on: ended
+      await settle();
+      expect(channel.sentOfType('unsubscribe').map((u) => u.subscriptionId)).toEqual(['S-old']);
+      const granted = registry.acquire(request('s1'));
+      await settle();
+      const mine = channel.sentOfType('subscribe')[0]?.tag ?? '';
+      expect(mine).not.toBe(tag);
+      // the venue's answer to that unsubscribe: a stop under the earlier tag, before this stream's ack
+      channel.deliver({ messageType: 'streamStop', chanId: 'c', tag, code: 'UNSUBSCRIBED', message: 'Unsubscribed' });
+      channel.deliver(ack(mine));
+      expect(await granted).toMatchObject({ ok: true });
+    });
+
     it('this life’s stream held under an earlier life’s tag ("already held") adopts its id, so a release ends it', async () => {
       const context = setup();
       const { registry, settle, channel, ack } = context;

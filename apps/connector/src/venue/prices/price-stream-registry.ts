@@ -81,6 +81,13 @@ export class PriceStreamRegistry {
   /** Older tags whose subscription the key's current stream adopted (granted under them after a release). */
   private readonly adoptedTags = new Map<string, StreamCell>();
   private readonly earlier = new EarlierSubscriptions();
+  /**
+   * Tags of earlier lives' subscriptions this life unsubscribed: never minted again in this life. A new stream of
+   * the same key would otherwise get the same tag (generations count from 1 in each life), and the venue's
+   * streamStop answering that unsubscribe — a stop carries a tag, no subscription id — stopped the new stream
+   * before its own ack (CI, dialect alternate: `stream refused: UNSUBSCRIBED`).
+   */
+  private readonly endedTags = new Set<string>();
   /** Key hash → the key's current stream: prices under an older generation's tag still find it. */
   private readonly byHash = new Map<string, StreamCell>();
   private readonly feed: PriceFeed;
@@ -373,9 +380,12 @@ export class PriceStreamRegistry {
 
   private create(key: string, req: StreamKeyFields): StreamCell {
     const hash = `g${createHash('sha256').update(key).digest('base64url').slice(0, 12)}`;
+    let tag: string;
+    do tag = `${hash}-${(++this.generation).toString(36)}`;
+    while (this.endedTags.has(tag));
     const id: StreamIdentity = {
       key,
-      tag: `${hash}-${(++this.generation).toString(36)}`,
+      tag,
       accountGroup: req.accountGroup,
       instrument: req.instrument,
       tenor: req.tenor,
@@ -511,6 +521,7 @@ export class PriceStreamRegistry {
     if (subscriptionId === undefined) return;
     this.log.info('a subscription of an earlier life of this connector streams on at the venue: unsubscribed');
     this.metrics.leftoverSubscriptionsEnded.inc();
+    this.endedTags.add(tag);
     this.unsubscribeAtVenue(subscriptionId);
   }
 
