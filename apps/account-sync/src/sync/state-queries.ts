@@ -85,15 +85,13 @@ export function tradePage(trades: Trade[], query: TradeQuery, freshness: Resourc
     .map((trade) => [positionOf(trade), trade] as const)
     .filter(([position]) => before === undefined || tradeOrder(before, position) < 0)
     .sort(([a], [b]) => tradeOrder(a, b));
-  const start = query.offset ?? 0;
-  const shown = matching.slice(start, start + (query.limit ?? DEFAULT_LIMIT));
-  const last = shown.at(-1);
+  const reply = page(matching, query.limit, query.offset, freshness);
+  if (!reply.ok) return reply;
+  const last = reply.records.at(-1);
   return {
-    ok: true,
-    total: matching.length,
-    records: shown.map(([, trade]) => trade),
+    ...reply,
+    records: reply.records.map(([, trade]) => trade),
     ...(last === undefined ? {} : { next: tradeCursor(last[0]) }),
-    ...replyFreshness(freshness),
   };
 }
 
