@@ -7,6 +7,7 @@ import { IsOptional, ValidateBy } from 'class-validator';
 import { withNatsEnv } from '#bus';
 import { EnvInt, EnvMs, EnvRequired, EnvText, EnvUrl, ServiceEnv, type CrossChecked } from '#observability';
 import { isValidIdentifier, withVenueAntiReplayEnv, withVenueCredentialsEnv } from '#venue-api';
+import { CONTESTED_WINDOW_MS } from './venue/session/session-machine.js';
 import type { VenueOptions } from './venue/venue-options.js';
 
 const DAY_MS = 24 * 3_600_000;
@@ -79,7 +80,7 @@ export class ConnectorConfig
   /** /health tolerates a venue session that is not open this long (from when it was last open) before reporting down. */
   @EnvMs(0, 3_600_000) SESSION_HEALTH_GRACE_MS: number = 30_000;
   /** Two replacements of the venue session (SESSION_REPLACED) within this window: contested, /health down. */
-  @EnvMs(1_000, 86_400_000) SESSION_CONTESTED_WINDOW_MS: number = 300_000;
+  @EnvMs(1_000, 86_400_000) SESSION_CONTESTED_WINDOW_MS: number = CONTESTED_WINDOW_MS;
 
   crossCheck(): string[] {
     const problems: string[] = [];
