@@ -38,13 +38,16 @@ export interface StoredJson<T> {
   storedAt: number;
 }
 
-/** Unanswered reads of a memory stream, at consecutive checks, before it is taken for lost with its server. */
-const OFFLINE_CHECKS_BEFORE_REPLACING = 2;
+/**
+ * How long a memory stream's reads go unanswered (while JetStream answers) before it is taken for lost with its
+ * server: longer than a retry burst of one redeclaration pass, shorter than two topology checks (15 s apart).
+ */
+const OFFLINE_BEFORE_REPLACING_MS = 10_000;
 
 /** JetStream stream definitions and reads that do not need a consumer. */
 export class BusStreams {
-  /** Memory streams found offline by consecutive checks, by name (see replaceIfOffline). */
-  private readonly offlineChecks = new Map<string, number>();
+  /** Memory streams found unanswered since (epoch ms), by name (see replaceIfOffline). */
+  private readonly offlineSince = new Map<string, number>();
 
   constructor(
     private readonly connection: BusConnection,
@@ -108,7 +111,7 @@ export class BusStreams {
       if (await this.replaceIfOffline(definition, error)) return;
       throw error;
     }
-    this.offlineChecks.delete(definition.name);
+    this.offlineSince.delete(definition.name);
     if (info !== undefined) return;
     await this.declare(definition);
   }
@@ -116,8 +119,8 @@ export class BusStreams {
   /**
    * A memory stream on one server dies with it, but a cluster's meta layer keeps listing it on the dead peer: it
    * is neither served nor "not found", so it would never be created again (outside tester: the prices stream gone
-   * for the 2 min 22 s its node was down, last-value reads timing out, every check "ok"). When its read goes
-   * unanswered while JetStream itself answers, two checks running (≈ 15 s apart), it is deleted and created
+   * for the 2 min 22 s its node was down, last-value reads timing out, every check "ok"). When its reads go
+   * unanswered while JetStream itself answers for OFFLINE_BEFORE_REPLACING_MS (two checks), it is deleted and created
    * again where a server can hold it. Only memory streams: their messages are gone with the server anyway, and
    * their owners publish them again (last values, the connector's status, the risk book's next admissions).
    * Resolves true once replaced; false when this is not that case (the caller rethrows).
@@ -130,16 +133,17 @@ export class BusStreams {
     } catch {
       return false;
     }
-    const checks = (this.offlineChecks.get(definition.name) ?? 0) + 1;
-    this.offlineChecks.set(definition.name, checks);
-    if (checks < OFFLINE_CHECKS_BEFORE_REPLACING) return false;
+    const since = this.offlineSince.get(definition.name) ?? Date.now();
+    this.offlineSince.set(definition.name, since);
+    const unansweredMs = Date.now() - since;
+    if (unansweredMs < OFFLINE_BEFORE_REPLACING_MS) return false;
     this.logger.warn('memory stream unreachable while JetStream answers (its server gone): created again', {
       stream: definition.name,
-      checks,
+      unansweredMs,
     });
     await jsm.streams.delete(definition.name).catch(() => undefined); // the meta layer drops it even unanswered
     await jsm.streams.add(toStreamConfig(definition));
-    this.offlineChecks.delete(definition.name);
+    this.offlineSince.delete(definition.name);
     return true;
   }
 
