@@ -234,7 +234,7 @@ export class BusStreams {
   ): { stop(): void } {
     let stopped = false;
     let cursor = after;
-    let current: { stop(): void } | undefined;
+    let current: { stop(): void; delete(): Promise<unknown> } | undefined;
     let failing = false; // one log line per episode, not one a second
     let created: string | undefined;
     const run = async (): Promise<void> => {
@@ -249,8 +249,12 @@ export class BusStreams {
             opt_start_seq: cursor + 1,
           });
           const messages = await consumer.consume();
-          current = messages;
-          if (stopped) messages.stop();
+          // stopping the read leaves the server's consumer until its inactivity threshold (minutes): deleted too
+          current = { stop: () => messages.stop(), delete: () => consumer.delete() };
+          if (stopped) {
+            messages.stop();
+            await consumer.delete().catch(() => undefined);
+          }
           // the stream (or the consumer) gone: the client waits on; this ends the read and opens it again
           void (async () => {
             for await (const status of messages.status()) {
@@ -279,8 +283,10 @@ export class BusStreams {
     void run();
     return {
       stop: () => {
+        if (stopped) return;
         stopped = true;
         current?.stop();
+        current?.delete().catch(() => undefined);
       },
     };
   }

@@ -115,6 +115,24 @@ describe('libs/bus against a real nats-server', () => {
     }
   });
 
+  it('leaves no consumer on the server once a follow is stopped (none lingers until its inactivity threshold)', async () => {
+    await streams.ensureStream({ name: 'T_FOLLOW_STOP', subjects: ['t.followstop.>'], storage: 'memory' });
+    const manager = await jetstreamManager(peer);
+    const consumers = async (): Promise<number> => (await manager.consumers.list('T_FOLLOW_STOP').next()).length;
+    const seen: number[] = [];
+    const following = streams.follow<{ n: number }>('T_FOLLOW_STOP', 't.followstop.a', 0, (stored) =>
+      seen.push(stored.seq),
+    );
+    await publisher.publishDurable('t.followstop.a', { n: 1 }, { msgId: 'fs1', kind: 'test' });
+    await eventually(async () => (seen.length === 1 ? true : undefined), { what: 'the message followed' });
+    expect(await consumers()).toBe(1);
+    following.stop();
+    await eventually(async () => ((await consumers()) === 0 ? true : undefined), {
+      what: 'the follower consumer deleted',
+      timeoutMs: 5_000,
+    });
+  });
+
   it('keeps the last core-published JSON value per subject for a late joiner', async () => {
     expect(publisher.publish('t.last.a', { n: 1 }, 'test')).toBe(true);
     expect(publisher.publish('t.last.a', { n: 2 }, 'test')).toBe(true);
