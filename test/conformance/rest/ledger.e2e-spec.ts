@@ -221,4 +221,27 @@ describe('trades, transactions and balances', () => {
       (await client.post(RestPath.Trades, { accountGrpUuid: v.venue.seed.subGroupUuid, clientRef: 'page' })).json,
     ).toMatchObject({ total: 0 });
   });
+  it('a trade reference is never reused by a later life of the sandbox (it starts afresh in memory each time)', async () => {
+    const otc = (venue: WsVenue['venue']): Promise<{ tradeRef: string }> =>
+      admin(venue.adminUrl, '/trades/otc', {
+        accountGroupUuid: venue.seed.subGroupUuid,
+        instrument: 'BTC.USD',
+        side: 'BUY',
+        baseAmount: '0.01',
+        quoteAmount: '642.50',
+        price: '64250',
+        settleDate: '20260105',
+      }).then((res) => res.json as { tradeRef: string });
+    const earlier = await otc(v.venue);
+    const later = await startWsVenue();
+    try {
+      const first = await otc(later.venue);
+      expect(first.tradeRef).toMatch(/^SBX-OTC-/);
+      expect(first.tradeRef).not.toBe(earlier.tradeRef);
+      // within one life the references still run in order
+      expect((await otc(later.venue)).tradeRef > first.tradeRef).toBe(true);
+    } finally {
+      await later.close();
+    }
+  });
 });

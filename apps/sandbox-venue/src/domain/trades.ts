@@ -49,17 +49,28 @@ const LEG_STATE_FOR: Record<Exclude<TradeState, 'PENDING_SETTLEMENT'>, Exclude<T
 /** Who entered an OTC trade when the operator names nobody (§2.4 executorLogin). */
 export const DESK_TRADER_LOGIN = 'desk.trader@sandbox-venue.example';
 
+/** Trade books made in this process (several sandboxes may start within one millisecond in a test). */
+let lives = 0;
+
 @Injectable()
 export class TradeBook implements TradeBooking {
   private readonly trades: TradeRecord[] = [];
   private refSeq = 0;
+  /**
+   * This life of the sandbox (it starts afresh in memory): part of every reference, so a restarted sandbox never
+   * hands out a reference an earlier life gave another trade (a gateway keeps what it read across the restart).
+   */
+  private readonly life: string;
 
   constructor(
     @Inject(VENUE_CLOCK) private readonly clock: VenueClock,
     @Inject(VenueDirectory) private readonly directory: VenueDirectory,
     @Inject(Ledger) private readonly ledger: Ledger,
     @Inject(TransactionBook) private readonly transactions: TransactionBook,
-  ) {}
+  ) {
+    lives += 1;
+    this.life = `${clock.now().toString(36)}${lives.toString(36)}`.toUpperCase();
+  }
 
   bookRfsTrade(input: RfsTradeInput): BookedTrade {
     return this.book(input, 'RFS');
@@ -184,7 +195,7 @@ export class TradeBook implements TradeBooking {
 
   private nextRef(kind: 'RFS' | 'OTC'): string {
     this.refSeq += 1;
-    return `SBX-${kind}-${String(this.refSeq).padStart(6, '0')}`;
+    return `SBX-${kind}-${this.life}-${String(this.refSeq).padStart(6, '0')}`;
   }
 }
 
