@@ -25,6 +25,7 @@ import {
   parseContract,
   printableName,
   sizeToken,
+  StreamRelease,
   StreamRequest,
   SubjectTokenError,
   Subjects,
@@ -156,8 +157,47 @@ describe('parseContract', () => {
   });
 
   it('tells a field breaking several rules with one message once', () => {
-    const parsed = parseContract(KillSwitchRequest, JSON.stringify({ by: 'ops' }));
+    const parsed = parseContract(KillSwitchRequest, JSON.stringify({ by: 'ops', reason: '' }));
     expect(parsed).toEqual({ ok: false, problems: ['reason must say why (1-1024 characters, not only spaces)'] });
+  });
+
+  it('tells a missing field that it is required, not every rule its value would have had to meet', () => {
+    expect(parseContract(KillSwitchRequest, JSON.stringify({ by: 'ops' }))).toEqual({
+      ok: false,
+      problems: ['reason is required'],
+    });
+    const empty = parseContract(StreamRequest, '{}');
+    expect(empty.ok).toBe(false);
+    if (empty.ok) return;
+    expect(empty.problems).toContain('instrument is required');
+    expect(empty.problems.every((p) => p.endsWith(' is required'))).toBe(true);
+  });
+
+  it('refuses a requester of white space only, or holding control or format characters (it is echoed in replies)', () => {
+    for (const requester of ['   ', 'a\u0000b', 'a\u001b[31m', 'a\u202eb']) {
+      expect(parseContract(StreamRequest, JSON.stringify({ ...valid, requester }))).toEqual({
+        ok: false,
+        problems: ['requester must be 1–128 characters without control or format characters, not only spaces'],
+      });
+      expect(parseContract(StreamRelease, JSON.stringify({ subject: 'gw.v1.price.x', requester })).ok).toBe(false);
+    }
+    expect(parseContract(StreamRequest, JSON.stringify({ ...valid, requester: 'desk één / α-1' })).ok).toBe(true);
+  });
+
+  it('tells a value of the wrong JSON type only its type, not the bounds it was never compared with', () => {
+    const parsed = parseContract(
+      StreamRequest,
+      JSON.stringify({
+        instrument: 'BTC.USD',
+        quantity: '1',
+        currency: 'BTC',
+        tenor: 'T',
+        accountGroup: 'g1',
+        requester: 'r',
+        leaseSeconds: '30',
+      }),
+    );
+    expect(parsed).toEqual({ ok: false, problems: ['leaseSeconds must be an integer number'] });
   });
 
   it('an audited change says who and why with more than white space', () => {

@@ -1,8 +1,10 @@
 import { IsInt, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { Optional } from './validate.js';
+import { Optional, VISIBLE_TEXT } from './validate.js';
 import { IsPositiveDecimalString, SIZE_DECIMAL, SIZE_RULE } from './decimal-string.js';
 import type { ErrorReply } from './reply.js';
 import { SUBJECT_TOKEN } from './subjects.js';
+
+const REQUESTER_RULE = 'requester must be 1–128 characters without control or format characters, not only spaces';
 
 /** Longest price subject a release may name (a NATS subject of ours is far shorter). */
 const MAX_SUBJECT_LENGTH = 255;
@@ -46,6 +48,7 @@ export class StreamRequest {
   @IsString()
   @MinLength(1)
   @MaxLength(128)
+  @Matches(VISIBLE_TEXT, { message: REQUESTER_RULE })
   requester!: string;
 
   @Optional()
@@ -68,7 +71,7 @@ export type StreamReply = StreamGranted | ErrorReply;
 /** `{prefix}.{account}.stream.release` */
 export class StreamRelease {
   @IsString() @MinLength(1) @MaxLength(MAX_SUBJECT_LENGTH) subject!: string;
-  @IsString() @MinLength(1) @MaxLength(128) requester!: string;
+  @IsString() @MinLength(1) @MaxLength(128) @Matches(VISIBLE_TEXT, { message: REQUESTER_RULE }) requester!: string;
 }
 
 export type StreamReleaseReply = { ok: true } | ErrorReply;

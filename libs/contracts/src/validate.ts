@@ -1,5 +1,5 @@
 import { plainToInstance } from 'class-transformer';
-import { getMetadataStorage, ValidateIf, validateSync } from 'class-validator';
+import { getMetadataStorage, ValidateIf, validateSync, type ValidationError } from 'class-validator';
 import { MAX_REQUEST_DEPTH, readJsonObject } from './json-payload.js';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problems: string[] };
@@ -57,6 +57,12 @@ export function declaredFields(Class: new () => object): ReadonlySet<string> {
   return fields;
 }
 
+/**
+ * Text a person reads back (a requester's name): no control, invisible format or bidi-override character, and not
+ * only white space — it comes back in replies and logs, where `\u001b[31m` would recolour an operator's terminal.
+ */
+export const VISIBLE_TEXT = /^(?=.*\S)[^\p{Cc}\p{Cf}\u2028\u2029]+$/u;
+
 /** Controls, invisible format characters and bidi overrides: written as `\uXXXX` when a request's text is named. */
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
 
@@ -104,10 +110,26 @@ export function parseContract<T extends object>(Class: new () => T, payload: Uin
     return { ok: false, problems: ['payload could not be read as this contract'] };
   }
   // A field breaking several rules that share one message (e.g. min and max length) is told it once.
-  const broken = errors.flatMap((e) => Object.values(e.constraints ?? { [e.property]: 'invalid' }));
+  const broken = errors.flatMap((e) => fieldProblems(e));
   const problems = [...unknown, ...new Set(broken)];
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, value };
+}
+
+/** class-validator's rules on a value's JSON type: when one fails, the field's other rules are beside the point. */
+const TYPE_RULES = new Set(['isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject']);
+
+/**
+ * What one field's validation error tells the requester: `x is required` for a missing field (not every rule it
+ * would have had to meet); only the type rule for a value of the wrong JSON type (`"30"` for an integer was told
+ * it must be at most 3600, at least 5 and an integer at once); else every rule it breaks.
+ */
+function fieldProblems(error: ValidationError): string[] {
+  if (error.value === undefined) return [`${error.property} is required`];
+  const constraints = Object.entries(error.constraints ?? {});
+  if (constraints.length === 0) return [`${error.property} is invalid`];
+  const typeRules = constraints.filter(([rule]) => TYPE_RULES.has(rule));
+  return (typeRules.length > 0 ? typeRules : constraints).map(([, message]) => message);
 }
 
 /** Whether `plain` (parsed JSON) nests objects or arrays deeper than `limit` — iteratively, never on the stack. */
