@@ -83,6 +83,10 @@ export default tseslint.config(
                     allowTypeImports: true,
                     message: 'The sandbox takes only types and protocol constants from #venue-api.',
                   },
+                  {
+                    name: 'decimal.js',
+                    message: 'Take Decimal from the sandbox money module: decimal.js as imported rounds to 20 digits.',
+                  },
                 ],
               }
             : {}),

@@ -194,6 +194,22 @@ describe('trades, transactions and balances', () => {
     expect((await account(group, 'USD')).Balance.value).toBe('25500.05');
   });
 
+  it('adds amounts of any size exactly: a deposit of 1e20 keeps the cents of the balance it lands on', async () => {
+    const group = v.venue.seed.noRoleGroup;
+    const before = (await account(group, 'EUR')).Balance.value;
+    const res = await admin(v.venue.adminUrl, '/deposits', {
+      accountGroupUuid: group,
+      ccy: 'EUR',
+      amount: '100000000000000000000.01',
+    });
+    const leg = res.json as { uuid: string };
+    await admin(v.venue.adminUrl, `/transactions/${leg.uuid}/process`);
+    const after = (await account(group, 'EUR')).Balance.value;
+    // decimal.js as imported keeps 20 significant digits: the cents of both were lost
+    const [whole = '', cents = ''] = before.split('.');
+    expect(after).toBe(`${BigInt(whole) + 100000000000000000000n}.${String(Number(cents) + 1).padStart(2, '0')}`);
+  });
+
   it('§4.5 filters and pagination: total counts matches, pages hold at most max', async () => {
     for (let i = 0; i < 3; i++) {
       await admin(v.venue.adminUrl, '/trades/otc', {

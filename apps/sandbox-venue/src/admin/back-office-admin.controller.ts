@@ -14,7 +14,7 @@ import {
   Param,
   Post,
 } from '@nestjs/common';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../money.js';
 import type { Side } from '#venue-api';
 import { VenueDirectory } from '../domain/directory.js';
 import { Ledger } from '../domain/ledger.js';

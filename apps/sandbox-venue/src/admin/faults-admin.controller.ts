@@ -13,7 +13,7 @@ import {
   NotFoundException,
   Post,
 } from '@nestjs/common';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../money.js';
 import { RestPath } from '#venue-api';
 import { SkewableClock } from '../domain/clock.js';
 import { VenueDirectory } from '../domain/directory.js';

@@ -1,5 +1,5 @@
 /** spec-gaps R20: the balance detail object of §2.6. */
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../money.js';
 import type { WireValue } from '../http/json.js';
 import { currencyInfo } from '../reference/currencies.js';
 

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../money.js';
 import { CURRENCIES } from '../reference/currencies.js';
 import { SEED_BALANCES } from './seed.js';
 

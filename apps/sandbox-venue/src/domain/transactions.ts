@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../money.js';
 import { JsonNumber, type WireValue } from '../http/json.js';
 import { VENUE_CLOCK, type VenueClock } from '../ports.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';

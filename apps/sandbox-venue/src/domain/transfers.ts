@@ -1,7 +1,7 @@
 /** spec-gaps R10: internal transfers between a user's account groups, settled at once. */
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { Decimal } from 'decimal.js';
+import type { Decimal } from '../money.js';
 import { VENUE_CLOCK, type VenueClock } from '../ports.js';
 import { Ledger } from './ledger.js';
 

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../money.js';
 import { VENUE_CLOCK, type VenueClock } from '../ports.js';
 import { Ledger } from './ledger.js';
 import { TransactionBook } from './transactions.js';

@@ -4,7 +4,7 @@
  */
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { SANDBOX_CONFIG, type SandboxConfig } from '../../config.js';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../money.js';
 import { RestPath } from '#venue-api';
 import { VenueDirectory } from '../../domain/directory.js';
 import { Ledger } from '../../domain/ledger.js';

@@ -1,6 +1,6 @@
 /** §4.4 `POST /api/3/account`: balances of every account group of the caller (§2.6). */
 import { Inject, Injectable } from '@nestjs/common';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../money.js';
 import { RestPath } from '#venue-api';
 import { balanceDetail } from '../../domain/balance-format.js';
 import { VenueDirectory } from '../../domain/directory.js';

@@ -4,7 +4,7 @@
  * params`) → ROLE_OPERATIONS on the group (403) → business rules (422) / cancel target (404) and state (409).
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../money.js';
 import { RestPath } from '#venue-api';
 import { VenueDirectory } from '../../domain/directory.js';
 import { WithdrawalBook, type WithdrawalKind } from '../../domain/withdrawals.js';

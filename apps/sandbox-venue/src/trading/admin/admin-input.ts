@@ -1,5 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../money.js';
 
 /**
  * Admin requests may carry their fields as a JSON body or as query parameters (handy from curl);

@@ -1,5 +1,5 @@
 import { describe, it, expect } from '@jest/globals';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../money.js';
 import { firstValueFrom } from 'rxjs';
 import { Market } from './market.js';
 

@@ -1,4 +1,4 @@
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../money.js';
 import { Subject, type Observable } from 'rxjs';
 import { INSTRUMENTS, type InstrumentInfo } from '../../reference/instruments.js';
 import { SeededRandom, seedFor } from './seeded-random.js';

@@ -1,4 +1,4 @@
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../money.js';
 
 /**
  * Prices are arbitrary-precision and "very small values may use scientific notation" (§2.2). The sandbox

@@ -1,7 +1,7 @@
 import { describe, it, expect, beforeEach, afterEach } from '@jest/globals';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../money.js';
 import { Registry } from 'prom-client';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { BookedTrade, RfsTradeInput, TradeBooking } from '../../ports.js';

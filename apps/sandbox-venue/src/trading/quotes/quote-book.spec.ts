@@ -1,5 +1,5 @@
 import { describe, it, expect } from '@jest/globals';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../money.js';
 import { instrumentInfo } from '../../reference/instruments.js';
 import { QuoteBook } from './quote-book.js';
 import { twoWayPrice } from './quote-pricing.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../money.js';
 import type { Side } from '#venue-api';
 import type { TwoWayPrice } from './quote-pricing.js';
 

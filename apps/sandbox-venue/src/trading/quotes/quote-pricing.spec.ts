@@ -1,5 +1,5 @@
 import { describe, it, expect } from '@jest/globals';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../money.js';
 import { instrumentInfo, type InstrumentInfo } from '../../reference/instruments.js';
 import { sidePrices, twoWayPrice } from './quote-pricing.js';
 

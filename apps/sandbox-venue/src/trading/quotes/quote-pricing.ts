@@ -1,4 +1,4 @@
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../money.js';
 import type { PriceSide } from '#venue-api';
 import { currencyInfo } from '../../reference/currencies.js';
 import type { InstrumentInfo } from '../../reference/instruments.js';

@@ -1,4 +1,4 @@
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../money.js';
 import { SandboxCode } from '#venue-api';
 import type { UserDirectory } from '../../ports.js';
 import { currencyInfo } from '../../reference/currencies.js';
