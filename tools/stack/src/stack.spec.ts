@@ -11,7 +11,7 @@ import { StackConfig } from './stack-config.js';
 
 /**
  * A stand-in app: serves /health on HTTP_PORT; exits with EXIT_CODE once, a moment after its first start (a
- * marker file tells a restart from the first run); stops with exit 0 on SIGTERM.
+ * marker file tells a restart from the first run), or kills itself (EXIT_CODE=SIGKILL); stops with exit 0 on SIGTERM.
  */
 const FAKE_APP = `
 const fs = require('node:fs');
@@ -21,7 +21,7 @@ const first = !fs.existsSync(marker);
 fs.appendFileSync(marker, 'started\\n');
 const server = http.createServer((req, res) => res.end('ok'));
 server.listen(Number(process.env.HTTP_PORT), '127.0.0.1', () => {
-  if (first) setTimeout(() => process.exit(Number(process.env.EXIT_CODE)), 300);
+  if (first) setTimeout(() => process.env.EXIT_CODE === 'SIGKILL' ? process.kill(process.pid, 'SIGKILL') : process.exit(Number(process.env.EXIT_CODE)), 300);
 });
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
 `;
@@ -42,7 +42,7 @@ describe('the launcher supervises its apps', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const start = async (exitCode: number): Promise<{ stack: Stack; marker: string }> => {
+  const start = async (exitCode: number | 'SIGKILL'): Promise<{ stack: Stack; marker: string }> => {
     const port = await freePort();
     const marker = join(dir, 'starts');
     const app: StackApp = {
@@ -74,14 +74,30 @@ describe('the launcher supervises its apps', () => {
     return { stack: running, marker };
   };
 
-  it('an app that exits with its restart code (account-sync: lease lost, 75) is started again; the stack runs on', async () => {
-    const { stack: running, marker } = await start(EXIT_CODE.leaseLost);
+  it.each([
+    [
+      'its restart code (account-sync: lease lost, 75)',
+      EXIT_CODE.leaseLost,
+      'stack: fake exited (code 75); starting it again in 1 s',
+    ],
+    [
+      'exit 0 after a stop nobody asked the launcher for (kill -TERM <pid>: a restart is routine)',
+      0,
+      'stack: fake stopped (code 0) without the launcher asking; starting it again in 1 s',
+    ],
+    [
+      'a signal (kill -9)',
+      'SIGKILL' as const,
+      'stack: fake stopped (SIGKILL) without the launcher asking; starting it again in 1 s',
+    ],
+  ])('an app that exits with %s is started again; the stack runs on', async (_what, exitCode, line) => {
+    const { stack: running, marker } = await start(exitCode);
     const fatal = running.supervise();
     await eventually(
       async () => ((await readFile(marker, 'utf8')).split('\n').filter((l) => l !== '').length >= 2 ? true : undefined),
       { what: 'the app started a second time', timeoutMs: 10_000 },
     );
-    expect(said).toContain('stack: fake exited (code 75); starting it again in 1 s');
+    expect(said).toContain(line);
     expect(running.components.find((c) => c.name === 'fake')?.process?.running).toBe(true);
     let settled = false;
     void fatal.then(() => (settled = true));
@@ -89,12 +105,12 @@ describe('the launcher supervises its apps', () => {
     expect(settled).toBe(false); // no failure reported: the stack runs on
   });
 
-  it('the apps are restarted on 75 (account-sync: lease lost; any: NATS gone during start-up), nothing else', () => {
+  it("the apps' restart codes are 75 (account-sync: lease lost; any: NATS gone during start-up), no other", () => {
     expect(EXIT_CODE.unavailable).toBe(EXIT_CODE.leaseLost);
     for (const app of STACK_APPS) expect(app.restartExitCodes).toEqual([75]);
   });
 
-  it('any other exit is a failure of the stack: reported, nothing restarted', async () => {
+  it('any other exit (a crash: exit 1) is a failure of the stack: reported, nothing restarted', async () => {
     const { stack: running, marker } = await start(1);
     const exit = await running.supervise();
     expect(exit).toMatchObject({ code: 1, component: { name: 'fake' } });

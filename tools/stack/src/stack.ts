@@ -27,6 +27,19 @@ export type ComponentExit = { component: Component; code: number | null; signal:
 /** Pause before restarting an app that exits to be restarted: 1 s, doubling while it keeps exiting, at most 30 s. */
 const RESTART_PAUSE_MS = { first: 1_000, max: 30_000, calmAfterMs: 60_000 };
 
+/**
+ * Why an app that exited while the stack runs is started again, or undefined when its exit is a failure of the
+ * stack: one of its restart codes (75: lease lost, NATS gone during start-up); or a stop the launcher did not ask
+ * for — exit 0 after someone's SIGTERM, or a signal (kill -9): restarts are routine (a rolling restart, a chaos
+ * drill), not a reason to take the whole stack down. Any other exit code is a crash.
+ */
+export function restartReason(exit: ComponentExit, app: StackApp): string | undefined {
+  if (exit.code !== null && app.restartExitCodes?.includes(exit.code)) return `exited (code ${exit.code})`;
+  if (exit.code === 0) return 'stopped (code 0) without the launcher asking';
+  if (exit.signal !== null) return `stopped (${exit.signal}) without the launcher asking`;
+  return undefined;
+}
+
 /** The stack could not start; `exitCode`: the component's own exit code when it exited during its start. */
 export class StartError extends Error {
   constructor(
@@ -123,14 +136,14 @@ export class Stack {
     for (;;) {
       const exit = await this.firstExit();
       const app = exit.component.app;
-      const restartable = app !== undefined && exit.code !== null && app.spec.restartExitCodes?.includes(exit.code);
       if (this.stopping !== undefined) return new Promise(() => undefined);
-      if (!restartable) return exit;
+      const why = app === undefined ? undefined : restartReason(exit, app.spec);
+      if (app === undefined || why === undefined) return exit;
       // restarts in a row: reset once it ran calmly for a minute
       const inARow = Date.now() - app.lastStartAt > RESTART_PAUSE_MS.calmAfterMs ? 0 : app.restarts;
       app.restarts = inARow + 1;
       const pauseMs = Math.min(RESTART_PAUSE_MS.max, RESTART_PAUSE_MS.first * 2 ** inARow);
-      this.say(`stack: ${exit.component.name} exited (code ${exit.code}); starting it again in ${pauseMs / 1000} s`);
+      this.say(`stack: ${exit.component.name} ${why}; starting it again in ${pauseMs / 1000} s`);
       await new Promise((resolvePause) => setTimeout(resolvePause, pauseMs));
       if (this.stopping !== undefined) return new Promise(() => undefined);
       exit.component.process = this.spawnApp(app.spec, app.wiring);
