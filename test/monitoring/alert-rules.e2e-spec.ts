@@ -1,7 +1,8 @@
 /**
  * The alert rules are valid and unit-tested (promtool, from Debian's prometheus package, installed by
  * deploy/install.sh), and each alert is complete: a `Gateway…` name, a severity, summary, description, a
- * runbook_url whose section exists in docs/runbook.md, and at least one promtool test case.
+ * runbook_url whose section exists in docs/runbook.md, at least one promtool test case, and a row in docs/operations.md's
+ * alert table with its severity and rules file.
  */
 import { describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
@@ -40,6 +41,14 @@ describe('Prometheus alert rules (deploy/prometheus)', () => {
 
   it('name, label, annotate, document and test every alert', async () => {
     const runbook = await readFile(join(process.cwd(), 'docs/runbook.md'), 'utf8');
+    // docs/operations.md's alert table claims to list every alert, with its severity and rules file
+    const operations = await readFile(join(process.cwd(), 'docs/operations.md'), 'utf8');
+    const listed = new Map(
+      [...operations.matchAll(/^\| `(Gateway\w+)` \| (\w+) \|.*\| `(\S+\.yml)` \|$/gm)].map((m) => [
+        m[1],
+        `${m[2]} ${m[3]}`,
+      ]),
+    );
     const anchors = new Set(
       [...runbook.matchAll(/^## (\S+)/gm)].map((m) => `docs/runbook.md#${(m[1] ?? '').toLowerCase()}`),
     );
@@ -60,6 +69,10 @@ describe('Prometheus alert rules (deploy/prometheus)', () => {
         const url = /runbook_url: '([^']+)'/.exec(block)?.[1];
         if (url === undefined || !anchors.has(url)) problems.push(`${name}: runbook_url ${url} has no section`);
         if (!tested.has(name)) problems.push(`${name}: no promtool test case`);
+        const severity = /severity: (\w+)/.exec(block)?.[1];
+        const row = `${severity} ${file.slice(file.lastIndexOf('/') + 1)}`;
+        if (listed.get(name) !== row)
+          problems.push(`${name}: docs/operations.md's alert table says ${listed.get(name)}, not ${row}`);
       }
     }
     expect(count).toBeGreaterThan(0);
