@@ -5,7 +5,8 @@
  * read (and execution restarted into it), the risk positions bucket refusing writes while a fill arrives,
  * account-sync started without its webhook sources, account-sync started while another instance holds the
  * account, a second connector started on the connector's venue session id, a withdrawal the venue carries out
- * and then answers 401 (re-sent once by the REST client: carried out twice). At each step exactly the alerts that step should raise
+ * and then answers 401 (re-sent once by the REST client: carried out twice), and one it carries out and answers
+ * 401 both times (reported REJECTED, then found in its list). At each step exactly the alerts that step should raise
  * are firing, and no other; each clears once its fault is gone. Rules as shipped, `for:` waits shortened to
  * seconds and the long thresholds and windows cut by checked edits (prometheus-harness.ts).
  */
@@ -95,6 +96,11 @@ describe('alerts raised by faults, on a real Prometheus scraping the running sta
           to: 'account_sync_withdrawals_duplicated_total[6s]',
         },
         {
+          file: 'account-sync.yml',
+          from: 'account_sync_withdrawals_carried_out_after_rejection_total[24h]',
+          to: 'account_sync_withdrawals_carried_out_after_rejection_total[6s]',
+        },
+        {
           file: 'execution.yml',
           from: '(execution_oldest_unresolved_age_seconds) > 300',
           to: '(execution_oldest_unresolved_age_seconds) > 3',
@@ -168,6 +174,47 @@ describe('alerts raised by faults, on a real Prometheus scraping the running sta
       withdrawal: { state: 'CANCELLED' },
     });
     await alerts.expectFiring([], 'the duplicate out of its window', 30_000);
+  }, 70_000);
+
+  it('a withdrawal the venue carries out but answers 401 to, send and re-send: GatewayWithdrawalCarriedOutAfterRejection', async () => {
+    await adminPost(stack.venue, 'faults/rest', {
+      status: 401,
+      count: 2,
+      path: RestPath.WithdrawalFiat,
+      applyThenFail: true,
+    });
+    const withdrawals = new WithdrawalSubjects('gw.v1', ACCOUNT);
+    const ask = async (subject: string, body: unknown) =>
+      (await stack.strategy.request(subject, JSON.stringify(body), { timeout: 20_000 })).json<
+        WithdrawalReply & { withdrawal?: WithdrawalView }
+      >();
+    const reply = await ask(withdrawals.submit, {
+      idempotencyKey: 'prom-faults-401-done',
+      kind: 'fiat',
+      accountGroupUuid: group(),
+      ccy: 'USD',
+      amount: '1.42',
+      bankAccountUuid: stack.venue.seed.bankUsdOk,
+    });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'VENUE_UNAUTHORIZED' } });
+    await grown(accountUrl(), 'account_sync_withdrawals_carried_out_after_rejection_total', {}, 0);
+    // both rows are its: one followed, the other a duplicate
+    await alerts.expectFiring(
+      ['GatewayWithdrawalCarriedOutAfterRejection', 'GatewayWithdrawalDuplicated'],
+      'a withdrawal reported REJECTED, carried out twice',
+      30_000,
+    );
+    const found = (await ask(withdrawals.get, { requestId: reply.withdrawal?.requestId })).withdrawal;
+    expect(found).toMatchObject({
+      state: 'PENDING_APPROVAL',
+      carriedOutAfterRejection: { venueUuid: found?.venueUuid },
+    });
+    for (const uuid of found?.duplicates ?? []) await adminPost(stack.venue, `withdrawals/${uuid}/decline`);
+    expect(await ask(withdrawals.cancel, { requestId: found?.requestId })).toMatchObject({
+      ok: true,
+      withdrawal: { state: 'CANCELLED' },
+    });
+    await alerts.expectFiring([], 'out of their window', 30_000);
   }, 70_000);
 
   let unresolved = '';

@@ -46,6 +46,16 @@ describe('AccountSyncConfig', () => {
     expect(problems).not.toContain('do-not-print-me');
   });
 
+  it('watches a withdrawal REJECTED on a 401 for 7 days by default; 0 to 90 days, else refused by name', () => {
+    expect(loadConfig(AccountSyncConfig, required).WITHDRAWAL_REJECTED_WATCH_MS).toBe(7 * 24 * 3_600_000);
+    expect(loadConfig(AccountSyncConfig, { ...required, WITHDRAWAL_REJECTED_WATCH_MS: '0' })).toMatchObject({
+      WITHDRAWAL_REJECTED_WATCH_MS: 0,
+    });
+    for (const bad of ['-1', String(91 * 24 * 3_600_000), 'a week']) {
+      expect(problemsOf({ ...required, WITHDRAWAL_REJECTED_WATCH_MS: bad })).toContain('WITHDRAWAL_REJECTED_WATCH_MS');
+    }
+  });
+
   it('refuses rules across variables and nonce mode without its directory', () => {
     expect(problemsOf({ ...required, SYNC_FAST_INTERVAL_MS: '60000', SYNC_SLOW_INTERVAL_MS: '1000' })).toContain(
       'SYNC_FAST_INTERVAL_MS must not exceed SYNC_SLOW_INTERVAL_MS',

@@ -100,6 +100,12 @@ export class AccountSyncConfig
   @EnvMs(1_000, DAY_MS) WITHDRAWAL_UNKNOWN_SETTLE_MS: number = 120_000;
   /** A NOT_FOUND request is still looked for in the lists this long: a later sighting moves it on. */
   @EnvMs(0, 90 * DAY_MS) WITHDRAWAL_NOT_FOUND_WATCH_MS: number = 7 * DAY_MS;
+  /**
+   * A request answered REJECTED on a 401 (§5.5: "not processed") is still looked for in the lists this long: a venue
+   * that carried it out anyway moves it to the venue's state, reported once. As long as the NOT_FOUND watch (the
+   * same lagging lists); 0 turns it off.
+   */
+  @EnvMs(0, 90 * DAY_MS) WITHDRAWAL_REJECTED_WATCH_MS: number = 7 * DAY_MS;
   /** A request not final and unchanged this long counts in account_sync_withdrawals_stuck. */
   @EnvMs(1_000, 30 * DAY_MS) WITHDRAWAL_STUCK_AFTER_MS: number = DAY_MS;
   /** Account details (bank accounts, wallets) used to check a withdrawal are reused this long. */

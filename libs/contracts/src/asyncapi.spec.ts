@@ -289,6 +289,7 @@ const withdrawalSample: Required<WithdrawalView> = {
   updatedAt: 0,
   venueLastUpdated: '',
   duplicates: [],
+  carriedOutAfterRejection: { venueUuid: '', venueState: 'PENDING_APPROVAL', foundAt: 0 },
 };
 const placeOrderSample: Required<PlaceOrderRequest> = {
   idempotencyKey: '',

@@ -2,6 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { isParsableDecimal } from '#venue-api';
 import {
   BalanceQuery,
+  canFollowWithdrawalState,
+  WITHDRAWAL_STATES,
   boundedText,
   declaredFields,
   isDecimalString,
@@ -420,5 +422,26 @@ describe('isDecimalString: what the contracts accept, the gateway parses', () =>
     }
     const disagree = cases.filter((text) => isDecimalString(text) !== isParsableDecimal(text));
     expect(disagree).toEqual([]);
+  });
+});
+
+describe("withdrawal states: forward only; the venue's evidence overturns NOT_FOUND and REJECTED", () => {
+  const venueStates = ['PENDING_APPROVAL', 'PENDING', 'PROCESSED', 'CANCELLED', 'FAILED'] as const;
+
+  it('REJECTED moves only to a state the venue shows (a 401 it carried out anyway); never back to ours', () => {
+    for (const next of WITHDRAWAL_STATES) {
+      expect([next, canFollowWithdrawalState('REJECTED', next)]).toEqual([
+        next,
+        (venueStates as readonly string[]).includes(next),
+      ]);
+    }
+  });
+
+  it('the other final states stay final; open ones only move forward', () => {
+    for (const final of ['PROCESSED', 'CANCELLED', 'FAILED'] as const) {
+      expect(WITHDRAWAL_STATES.filter((next) => canFollowWithdrawalState(final, next))).toEqual([]);
+    }
+    expect(canFollowWithdrawalState('PENDING', 'PENDING_APPROVAL')).toBe(false);
+    expect(canFollowWithdrawalState('PENDING_APPROVAL', 'REJECTED')).toBe(true);
   });
 });

@@ -10,7 +10,9 @@
  * effects persist the record (KV) and publish the change (JetStream, `Nats-Msg-Id` per state). A poll of the
  * venue's lists on a schedule moves open requests forward (PENDING_APPROVAL → PENDING → PROCESSED, …), and
  * finds a request the venue carried out twice (two rows with its reference): logged, counted and kept on the
- * request, never followed (cancelling the second is an operator's task).
+ * request, never followed (cancelling the second is an operator's task). A request answered REJECTED on a 401 is
+ * still looked for in the lists for `rejectedWatchMs`: a venue that carried it out anyway (contrary to §5.5) moves
+ * it to the venue's state, reported once, never re-sent nor cancelled by the gateway.
  */
 import {
   callerPartOfComment,
@@ -49,6 +51,7 @@ import { AMOUNT_SCALE, checkDestination, checkRequestShape } from './withdrawal-
 import { ChangeOutbox } from './change-outbox.js';
 import { duplicatesOf, legacyRequestIdOf, requestIdOf, rowIsOf, sameAmount } from './withdrawal-identity.js';
 import {
+  isWatched,
   withdrawalTransition,
   type DuplicateRow,
   type WithdrawalEvent,
@@ -91,6 +94,11 @@ export interface WithdrawalDeskOptions {
    * after a settle time, and the venue may show it later (a lagging list) — then it moves to the state shown.
    */
   notFoundWatchMs?: number;
+  /**
+   * How long a request REJECTED on a 401 is still looked for in the lists (default 7 days): §5.5 makes a 401 "not
+   * processed", but a venue that carried it out anyway must not leave treasury told REJECTED while money moves.
+   */
+  rejectedWatchMs?: number;
   stuckAfterMs: number;
   accountDetailsTtlMs: number;
   listLimit: number;
@@ -100,6 +108,7 @@ const DEFAULT_LIST_LIMIT = 500;
 /** What the rows of a list reply may take, under NATS's default 1 MB payload with room for the rest. */
 const LIST_REPLY_BUDGET_BYTES = 768 * 1024;
 const DEFAULT_NOT_FOUND_WATCH_MS = 7 * 24 * 3_600_000;
+const DEFAULT_REJECTED_WATCH_MS = 7 * 24 * 3_600_000;
 
 export class WithdrawalDesk {
   private readonly mailbox = new KeyedMailbox();
@@ -143,15 +152,16 @@ export class WithdrawalDesk {
   }
 
   /**
-   * Loads the requests not final, and the NOT_FOUND ones still watched; one caught mid-submit by a crash is
-   * UNKNOWN (looked up, never re-sent).
+   * Loads the requests not final, and the NOT_FOUND and REJECTED-on-401 ones still watched; one caught mid-submit
+   * by a crash is UNKNOWN (looked up, never re-sent).
    */
   async start(): Promise<void> {
     const now = this.clock.now();
+    const recentMs = Math.max(this.notFoundWatchMs, this.rejectedWatchMs);
     for (const key of await this.records.keys()) {
       const stored = await this.records.get<WithdrawalRecord>(key);
       if (stored === undefined) continue;
-      if (now - stored.value.view.updatedAt < this.notFoundWatchMs) this.recent.push([key, stored.value]);
+      if (now - stored.value.view.updatedAt < recentMs) this.recent.push([key, stored.value]);
       if (!this.watched(stored.value)) continue;
       this.open.set(key, stored.value);
       if (stored.value.view.state === 'SUBMITTING') {
@@ -454,6 +464,10 @@ export class WithdrawalDesk {
     const stored = this.open.get(requestId) ?? (await this.records.get<WithdrawalRecord>(requestId))?.value;
     if (stored === undefined) return notFound();
     const view = stored.view;
+    if (view.state === 'REJECTED' && view.carriedOutAfterRejection !== undefined) {
+      const message = 'the venue holds this request (after a 401) in a state not read yet; try again';
+      return { ...errorReply(WithdrawalErrorCode.OutcomeUnknown, message), withdrawal: view };
+    }
     if (view.state === 'REJECTED' || view.state === 'NOT_FOUND') {
       return errorReply(WithdrawalErrorCode.NotCancellable, `the request was never created (${view.state})`);
     }
@@ -636,6 +650,9 @@ export class WithdrawalDesk {
         case 'log-duplicated':
           for (const duplicate of effect.rows) this.reportDuplicate(next.record.view, duplicate);
           break;
+        case 'log-carried-out-after-rejection':
+          this.reportCarriedOutAfterRejection(next.record.view);
+          break;
       }
     }
     this.refreshGauges();
@@ -660,19 +677,48 @@ export class WithdrawalDesk {
     });
   }
 
+  /**
+   * Once per request (the finding is stored on it first): the gateway answered REJECTED / VENUE_UNAUTHORIZED and the
+   * venue holds the request. The caller may have submitted it again under a new key.
+   */
+  private reportCarriedOutAfterRejection(view: WithdrawalView): void {
+    this.metrics.carriedOutAfterRejection.inc();
+    this.logger.error('withdrawal reported REJECTED was carried out at the venue', {
+      requestId: view.requestId,
+      idempotencyKey: view.idempotencyKey,
+      kind: view.kind,
+      accountGroupUuid: view.accountGroupUuid,
+      ccy: view.ccy,
+      amount: view.amount,
+      rejection: view.rejection?.code,
+      venueUuid: view.carriedOutAfterRejection?.venueUuid,
+      venueState: view.carriedOutAfterRejection?.venueState,
+      state: view.state,
+      action:
+        'tell treasury; check it was not submitted again under another key (docs/runbook.md#gatewaywithdrawalcarriedoutafterrejection)',
+    });
+  }
+
   private remember(requestId: string, record: WithdrawalRecord): void {
     if (this.watched(record)) this.open.set(requestId, record);
     else this.open.delete(requestId);
   }
 
-  /** Not final, or NOT_FOUND within the watch: looked for in the lists. */
+  /** Not final, or NOT_FOUND or REJECTED on a 401 within its watch: looked for in the lists. */
   private watched(record: WithdrawalRecord): boolean {
-    if (record.view.state === 'NOT_FOUND') return this.clock.now() - record.view.updatedAt < this.notFoundWatchMs;
-    return !isFinalWithdrawalState(record.view.state);
+    return isWatched(record, {
+      now: this.clock.now(),
+      notFoundWatchMs: this.notFoundWatchMs,
+      rejectedWatchMs: this.rejectedWatchMs,
+    });
   }
 
   private get notFoundWatchMs(): number {
     return this.options.notFoundWatchMs ?? DEFAULT_NOT_FOUND_WATCH_MS;
+  }
+
+  private get rejectedWatchMs(): number {
+    return this.options.rejectedWatchMs ?? DEFAULT_REJECTED_WATCH_MS;
   }
 
   private async publish(
@@ -709,7 +755,9 @@ export class WithdrawalDesk {
     let stuck = 0;
     for (const record of this.open.values()) {
       counts.set(record.view.state, (counts.get(record.view.state) ?? 0) + 1);
-      if (record.view.state !== 'NOT_FOUND' && now - record.view.updatedAt > this.options.stuckAfterMs) stuck += 1;
+      if (!isFinalWithdrawalState(record.view.state) && now - record.view.updatedAt > this.options.stuckAfterMs) {
+        stuck += 1;
+      }
     }
     for (const state of WITHDRAWAL_STATES) this.metrics.open.set({ state }, counts.get(state) ?? 0);
     this.metrics.stuck.set(stuck);

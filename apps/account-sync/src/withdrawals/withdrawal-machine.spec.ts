@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { WithdrawalView } from '#contracts';
-import { withdrawalTransition, type WithdrawalRecord } from './withdrawal-machine.js';
+import { isWatched, withdrawalTransition, type WithdrawalRecord } from './withdrawal-machine.js';
 
 const env = { now: 1_000, unknownSettleMs: 60_000 };
 
@@ -178,5 +178,98 @@ describe('withdrawalTransition', () => {
     // the tracked request moves on with its duplicates kept
     const moved = withdrawalTransition(third.record, { kind: 'listed', venueUuid: 'v1', state: 'PENDING' }, env);
     expect(moved.record.view).toMatchObject({ state: 'PENDING', venueUuid: 'v1', duplicates: ['v2', 'v3'] });
+  });
+});
+
+describe('a request answered REJECTED on a 401 that the venue carried out (contrary to §5.5)', () => {
+  const DAY = 24 * 3_600_000;
+  const watch = { now: 1_000, notFoundWatchMs: 7 * DAY, rejectedWatchMs: 7 * DAY };
+  const unauthorized = { code: 'VENUE_UNAUTHORIZED', message: 'Unauthorized' };
+  const rejectedOn401 = (): WithdrawalRecord =>
+    withdrawalTransition(record('SUBMITTING'), { kind: 'submit-refused', ...unauthorized }, env).record;
+
+  it('is watched from its rejection for the watch time; any other refusal is not watched at all', () => {
+    const rejected = rejectedOn401();
+    expect(rejected.rejectedAt).toBe(1_000);
+    expect(isWatched(rejected, { ...watch, now: 1_000 + 7 * DAY - 1 })).toBe(true);
+    expect(isWatched(rejected, { ...watch, now: 1_000 + 7 * DAY })).toBe(false);
+    expect(isWatched(rejected, { ...watch, rejectedWatchMs: 0 })).toBe(false);
+    // a record of before the watch existed: from its last change
+    const { rejectedAt: _r, ...older } = rejected;
+    expect(isWatched(older, { ...watch, now: 1_000 + DAY })).toBe(true);
+    for (const code of ['VENUE_FORBIDDEN', 'INSUFFICIENT_FUNDS', 'VENUE_REJECTED', 'INVALID_REQUEST']) {
+      const refused = withdrawalTransition(record('SUBMITTING'), { kind: 'submit-refused', code, message: 'no' }, env);
+      expect(isWatched(refused.record, watch)).toBe(false);
+    }
+    // the other states as before
+    expect(isWatched(record('PENDING'), watch)).toBe(true);
+    expect(isWatched(record('PROCESSED'), watch)).toBe(false);
+    expect(isWatched(record('NOT_FOUND'), { ...watch, now: 7 * DAY - 1 })).toBe(true);
+    expect(isWatched(record('NOT_FOUND'), { ...watch, now: 7 * DAY })).toBe(false);
+  });
+
+  it("moves to the venue's state when a list shows it: stored, reported once, then published", () => {
+    const found = withdrawalTransition(
+      rejectedOn401(),
+      { kind: 'listed', venueUuid: 'v1', state: 'PENDING_APPROVAL', lastUpdated: 't1' },
+      { ...env, now: 5_000 },
+    );
+    expect(found.record.view).toMatchObject({
+      state: 'PENDING_APPROVAL',
+      venueUuid: 'v1',
+      venueLastUpdated: 't1',
+      rejection: unauthorized,
+      carriedOutAfterRejection: { venueUuid: 'v1', venueState: 'PENDING_APPROVAL', foundAt: 5_000 },
+    });
+    expect(found.effects).toEqual([
+      { kind: 'persist' },
+      { kind: 'log-carried-out-after-rejection' },
+      { kind: 'publish', previousState: 'REJECTED', msgSuffix: '' },
+    ]);
+    // followed from then on like any request, never reported again
+    const next = withdrawalTransition(found.record, { kind: 'listed', venueUuid: 'v1', state: 'PROCESSED' }, env);
+    expect(next.record.view.state).toBe('PROCESSED');
+    expect(next.record.view.carriedOutAfterRejection).toEqual(found.record.view.carriedOutAfterRejection);
+    expect(next.effects.map((effect) => effect.kind)).toEqual(['persist', 'publish']);
+    expect(
+      withdrawalTransition(found.record, { kind: 'listed', venueUuid: 'v1', state: 'PENDING_APPROVAL' }, env),
+    ).toEqual({ record: found.record, effects: [] });
+  });
+
+  it('a row whose state cannot be read is reported at once (still REJECTED); a later read moves it, not reported again', () => {
+    const found = withdrawalTransition(rejectedOn401(), { kind: 'listed', venueUuid: 'v1', state: undefined }, env);
+    expect(found.record.view).toMatchObject({
+      state: 'REJECTED',
+      venueUuid: 'v1',
+      carriedOutAfterRejection: { venueUuid: 'v1', foundAt: 1_000 },
+    });
+    expect(found.effects).toEqual([
+      { kind: 'persist' },
+      { kind: 'log-carried-out-after-rejection' },
+      { kind: 'publish', previousState: 'REJECTED', msgSuffix: 'carried-out' },
+    ]);
+    // the venue holds it: watched past the watch time, until it shows a state
+    expect(isWatched(found.record, { ...watch, now: 30 * 24 * 3_600_000 })).toBe(true);
+    expect(
+      withdrawalTransition(found.record, { kind: 'listed', venueUuid: 'v1', state: undefined }, env).effects,
+    ).toEqual([]);
+    const moved = withdrawalTransition(found.record, { kind: 'listed', venueUuid: 'v1', state: 'PENDING' }, env);
+    expect(moved.record.view.state).toBe('PENDING');
+    expect(moved.effects).toEqual([{ kind: 'persist' }, { kind: 'publish', previousState: 'REJECTED', msgSuffix: '' }]);
+  });
+
+  it('any other rejection is the venue’s word: a listed row changes nothing; no late answer or cancel leaves REJECTED', () => {
+    const forbidden = record('REJECTED', { rejection: { code: 'VENUE_FORBIDDEN', message: 'no' } });
+    expect(withdrawalTransition(forbidden, { kind: 'listed', venueUuid: 'v1', state: 'PENDING' }, env).effects).toEqual(
+      [],
+    );
+    const rejected = rejectedOn401();
+    for (const event of [
+      { kind: 'submit-acknowledged', venueUuid: 'v1' },
+      { kind: 'cancel-acknowledged' },
+      { kind: 'absent-from-list' },
+    ] as const) {
+      expect(withdrawalTransition(rejected, event, env).effects).toEqual([]);
+    }
   });
 });

@@ -3,12 +3,17 @@
  *
  *   SUBMITTING ──ack──▶ PENDING_APPROVAL ──list──▶ PENDING ──list──▶ PROCESSED | FAILED
  *       │                      └──cancel ack / list──▶ CANCELLED
- *       ├──refused (401/403/422, or not sent)──▶ REJECTED
+ *       ├──refused (401/403/422, or not sent)──▶ REJECTED ──401 only: found in a list, within the watch──▶ its state
  *       └──500 / timeout / restart──▶ UNKNOWN ──found in a list (by the requestId in clientComment)──▶ its state
  *                                        └──absent from every list for the settle time──▶ NOT_FOUND
  *
  * Further rows of the lists with the request's reference (the venue carried it out twice) are remembered in
  * `duplicates`, each logged and published once; the state still follows the one venue request tracked.
+ *
+ * A 401 is "not processed" (§5.5), but a venue that carried the request out and answered 401 anyway (to the send
+ * and to the REST client's one re-send) leaves a request we report REJECTED while money moves: such a request is
+ * watched for a while (`isWatched`), and a row with its reference and fields moves it to the venue's state, reported
+ * once (`carriedOutAfterRejection`, stored first).
  *
  * Nothing here ever submits: a request is sent once, by the desk, right after its intent is stored; an
  * UNKNOWN request is settled only by the venue's lists.
@@ -16,6 +21,7 @@
 import {
   canFollowWithdrawalState,
   isFinalWithdrawalState,
+  WithdrawalErrorCode,
   type WithdrawalRequestState,
   type WithdrawalView,
 } from '#contracts';
@@ -28,6 +34,8 @@ export interface WithdrawalRecord {
   absentLists?: number;
   /** Cancels sent so far (each one's `cancel-requested` change gets its own message id). */
   cancelsSent?: number;
+  /** When it was REJECTED (epoch ms): a 401's watch runs from then (records of before: `view.updatedAt`). */
+  rejectedAt?: number;
 }
 
 /** A row of the venue's lists that is this request's too, besides the one tracked. */
@@ -56,7 +64,9 @@ export type WithdrawalEffect =
   | { kind: 'log-unknown'; reason: string }
   | { kind: 'log-settled-absent' }
   /** Rows not seen before: each one logged and counted once (it is persisted first). */
-  | { kind: 'log-duplicated'; rows: DuplicateRow[] };
+  | { kind: 'log-duplicated'; rows: DuplicateRow[] }
+  /** A request answered REJECTED on a 401 is in the venue's list after all: logged and counted once (persisted first). */
+  | { kind: 'log-carried-out-after-rejection' };
 
 export interface WithdrawalEnv {
   now: number;
@@ -79,11 +89,14 @@ export function withdrawalTransition(
       return moveTo(record, 'PENDING_APPROVAL', env, { venueUuid: event.venueUuid });
     case 'submit-refused':
       if (current !== 'SUBMITTING') return { record, effects: NOTHING };
-      return moveTo(record, 'REJECTED', env, { rejection: { code: event.code, message: event.message } });
+      return moveTo({ ...record, rejectedAt: env.now }, 'REJECTED', env, {
+        rejection: { code: event.code, message: event.message },
+      });
     case 'submit-unknown':
       if (current !== 'SUBMITTING') return { record, effects: NOTHING };
       return becomeUnknown(record, event.reason, env);
     case 'listed': {
+      if (current === 'REJECTED') return foundAfterRejection(record, event, env);
       const next = event.state;
       const learnt: Partial<WithdrawalView> = {
         ...(record.view.venueUuid === undefined ? { venueUuid: event.venueUuid } : {}),
@@ -158,6 +171,79 @@ export function withdrawalTransition(
   }
 }
 
+/**
+ * A row of the venue's lists carries the reference and fields of a request answered REJECTED: only a 401 may have
+ * hidden a request the venue created (any other refusal is the venue's own word that it was not). The first row
+ * seen is the request's from then on (its uuid followed, a further one is a duplicate); it moves the request to
+ * the state it shows, and is reported once: stored first, then logged and counted, then published. A row whose
+ * state cannot be read is still reported (the request stays REJECTED, published as `…:carried-out`) and a later
+ * read moves it.
+ */
+function foundAfterRejection(
+  record: WithdrawalRecord,
+  event: Extract<WithdrawalEvent, { kind: 'listed' }>,
+  env: WithdrawalEnv,
+): WithdrawalTransition {
+  const view = record.view;
+  if (!mayHaveBeenCarriedOut(view)) return { record, effects: NOTHING };
+  const first = view.carriedOutAfterRejection === undefined;
+  const next = event.state;
+  const moves = next !== undefined && canFollowWithdrawalState(view.state, next);
+  if (!first && !moves) return { record, effects: NOTHING };
+  const updated: WithdrawalView = {
+    ...view,
+    venueUuid: view.venueUuid ?? event.venueUuid,
+    ...(event.lastUpdated !== undefined ? { venueLastUpdated: event.lastUpdated } : {}),
+    ...(first
+      ? {
+          carriedOutAfterRejection: {
+            venueUuid: event.venueUuid,
+            ...(next !== undefined ? { venueState: next } : {}),
+            foundAt: env.now,
+          },
+        }
+      : {}),
+    ...(moves ? { state: next } : {}),
+    updatedAt: env.now,
+  };
+  return {
+    record: { ...record, view: updated },
+    effects: [
+      { kind: 'persist' },
+      ...(first ? [{ kind: 'log-carried-out-after-rejection' } as const] : []),
+      { kind: 'publish', previousState: view.state, msgSuffix: moves ? '' : 'carried-out' },
+    ],
+  };
+}
+
+/** REJECTED on a 401: the one refusal a venue may have carried out anyway (contrary to §5.5). */
+export function mayHaveBeenCarriedOut(view: WithdrawalView): boolean {
+  return view.state === 'REJECTED' && view.rejection?.code === WithdrawalErrorCode.Unauthorized;
+}
+
+export interface WatchEnv {
+  now: number;
+  /** How long a NOT_FOUND request is still looked for, from when it became NOT_FOUND. */
+  notFoundWatchMs: number;
+  /** How long a request REJECTED on a 401 is looked for, from its rejection. */
+  rejectedWatchMs: number;
+}
+
+/**
+ * Whether the venue's lists are read for this request: not final; NOT_FOUND within its watch; REJECTED on a 401
+ * within its watch, or found in a list in a state not read yet (the venue holds it: followed until it shows one).
+ */
+export function isWatched(record: WithdrawalRecord, env: WatchEnv): boolean {
+  const view = record.view;
+  if (view.state === 'NOT_FOUND') return env.now - view.updatedAt < env.notFoundWatchMs;
+  if (view.state === 'REJECTED') {
+    if (!mayHaveBeenCarriedOut(view)) return false;
+    if (view.carriedOutAfterRejection !== undefined) return true;
+    return env.now - (record.rejectedAt ?? view.updatedAt) < env.rejectedWatchMs;
+  }
+  return !isFinalWithdrawalState(view.state);
+}
+
 function becomeUnknown(record: WithdrawalRecord, reason: string, env: WithdrawalEnv): WithdrawalTransition {
   const moved = moveTo({ ...record, unknownSince: env.now, absentLists: 0 }, 'UNKNOWN', env, {});
   return { record: moved.record, effects: [...moved.effects, { kind: 'log-unknown', reason }] };
@@ -170,7 +256,8 @@ function moveTo(
   changes: Partial<WithdrawalView>,
 ): WithdrawalTransition {
   const current = record.view.state;
-  if (!canFollowWithdrawalState(current, next)) return { record, effects: NOTHING };
+  // only the venue's list leaves REJECTED (foundAfterRejection): no late answer or cancel does
+  if (current === 'REJECTED' || !canFollowWithdrawalState(current, next)) return { record, effects: NOTHING };
   return {
     record: { ...record, view: { ...record.view, ...changes, state: next, updatedAt: env.now } },
     effects: [{ kind: 'persist' }, { kind: 'publish', previousState: current, msgSuffix: '' }],

@@ -7,7 +7,7 @@ export class WithdrawalMetrics {
   readonly requests: Counter<'operation' | 'result'>;
   /** Every state a request entered. */
   readonly transitions: Counter<'state'>;
-  /** Requests not final, by state. */
+  /** Requests not final, and NOT_FOUND or REJECTED ones still watched, by state. */
   readonly open: Gauge<'state'>;
   /** Requests not final and unchanged for longer than WITHDRAWAL_STUCK_AFTER_MS. */
   readonly stuck: Gauge;
@@ -16,6 +16,8 @@ export class WithdrawalMetrics {
   readonly unpublished: Gauge;
   /** Venue requests found carrying a request's reference besides the one it tracks (each counted once). */
   readonly duplicated: Counter;
+  /** Requests answered REJECTED on a 401 that the venue's lists show after all (each counted once). */
+  readonly carriedOutAfterRejection: Counter;
 
   constructor(registry: MetricsRegistry) {
     this.requests = new Counter({
@@ -32,7 +34,7 @@ export class WithdrawalMetrics {
     });
     this.open = new Gauge({
       name: 'account_sync_withdrawals_open',
-      help: 'Withdrawal requests not final, by state',
+      help: "Withdrawal requests not final (and NOT_FOUND or REJECTED ones still looked for in the venue's lists), by state",
       labelNames: ['state'],
       registers: [registry],
     });
@@ -57,6 +59,11 @@ export class WithdrawalMetrics {
     this.duplicated = new Counter({
       name: 'account_sync_withdrawals_duplicated_total',
       help: "Venue withdrawal requests carrying a gateway request's reference besides the one it tracks: carried out twice",
+      registers: [registry],
+    });
+    this.carriedOutAfterRejection = new Counter({
+      name: 'account_sync_withdrawals_carried_out_after_rejection_total',
+      help: "Withdrawal requests answered REJECTED on a 401 that the venue's lists show after all: carried out (money may move)",
       registers: [registry],
     });
   }

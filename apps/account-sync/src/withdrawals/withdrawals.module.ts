@@ -87,6 +87,7 @@ class WithdrawalsPart implements OnModuleInit {
             pollMs: config.WITHDRAWAL_POLL_MS,
             unknownSettleMs: config.WITHDRAWAL_UNKNOWN_SETTLE_MS,
             notFoundWatchMs: config.WITHDRAWAL_NOT_FOUND_WATCH_MS,
+            rejectedWatchMs: config.WITHDRAWAL_REJECTED_WATCH_MS,
             stuckAfterMs: config.WITHDRAWAL_STUCK_AFTER_MS,
             accountDetailsTtlMs: config.WITHDRAWAL_ACCOUNT_DETAILS_TTL_MS,
             listLimit: config.WITHDRAWAL_LIST_LIMIT,

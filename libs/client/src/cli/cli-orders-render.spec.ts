@@ -215,6 +215,28 @@ describe('gw account rendering', () => {
     );
   });
 
+  it('a withdrawal answered REJECTED that the venue carried out says so, with the venue uuid, beside the old answer', () => {
+    const view: WithdrawalView = {
+      requestId: 'r4',
+      idempotencyKey: 'k4',
+      kind: 'fiat',
+      state: 'PENDING_APPROVAL',
+      accountGroupUuid: 'g',
+      ccy: 'USD',
+      amount: '2.01',
+      venueUuid: 'v-1',
+      rejection: { code: 'VENUE_UNAUTHORIZED', message: 'Unauthorized' },
+      carriedOutAfterRejection: { venueUuid: 'v-1', venueState: 'PENDING_APPROVAL', foundAt: 5 },
+      createdAt: 0,
+      updatedAt: 5,
+    };
+    expect(withdrawalLines(view, plain).slice(1)).toEqual([
+      '  VENUE_UNAUTHORIZED: Unauthorized',
+      '  carried out at the venue after the gateway answered REJECTED: venue v-1 (PENDING_APPROVAL when found); ' +
+        'money may move — check it was not submitted again under another key (docs/runbook.md#gatewaywithdrawalcarriedoutafterrejection)',
+    ]);
+  });
+
   it('trading states: who halted and why; unreadable store said first', () => {
     const states: TradingStatesReply = {
       ok: true,

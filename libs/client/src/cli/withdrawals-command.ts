@@ -137,6 +137,14 @@ export function withdrawalLines(view: WithdrawalView, colours: Pick<Terminal, 'c
     `withdrawal ${view.requestId} (key ${view.idempotencyKey}): ${paint(colours, colour, view.state)} — ${view.kind} ${view.amount} ${view.ccy} from group ${view.accountGroupUuid}${view.venueUuid !== undefined ? `, venue ${view.venueUuid}` : ''}`,
   ];
   if (view.rejection !== undefined) lines.push(`  ${view.rejection.code}: ${view.rejection.message}`);
+  const found = view.carriedOutAfterRejection;
+  if (found !== undefined) {
+    lines.push(
+      `  ${paint(colours, 'red', 'carried out at the venue after the gateway answered REJECTED')}: venue ${found.venueUuid}` +
+        `${found.venueState !== undefined ? ` (${found.venueState} when found)` : ''}; money may move — ` +
+        'check it was not submitted again under another key (docs/runbook.md#gatewaywithdrawalcarriedoutafterrejection)',
+    );
+  }
   if (view.duplicates !== undefined && view.duplicates.length > 0) {
     lines.push(
       `  ${paint(colours, 'red', 'carried out twice at the venue')}: also venue ${view.duplicates.join(', ')} ` +

@@ -25,7 +25,9 @@ export type WithdrawalKind = 'fiat' | 'crypto';
  *   SUBMITTING        intent stored, submit in flight
  *   UNKNOWN           the submit's outcome is undefined (500, timeout); the venue's lists settle it
  *   PENDING_APPROVAL, PENDING, PROCESSED, CANCELLED, FAILED   the venue's states (§3.1)
- *   REJECTED          the venue (or the gateway, before sending) refused it: never created
+ *   REJECTED          the venue (or the gateway, before sending) refused it: never created — but a 401
+ *                     (VENUE_UNAUTHORIZED) is watched a while: a venue that carried it out all the same moves it
+ *                     to the venue's state (`carriedOutAfterRejection`)
  *   NOT_FOUND         an UNKNOWN request absent from the venue's lists for the settle time: taken as never created
  */
 export const WITHDRAWAL_STATES = [
@@ -61,9 +63,23 @@ export function isFinalWithdrawalState(state: WithdrawalRequestState): boolean {
   return RANK[state] === 4;
 }
 
-/** A state only moves forward; the venue's evidence may move a NOT_FOUND request to the state it shows. */
+/** The states the venue's lists show (§3.1). */
+const VENUE_STATES: ReadonlySet<WithdrawalRequestState> = new Set([
+  'PENDING_APPROVAL',
+  'PENDING',
+  'PROCESSED',
+  'CANCELLED',
+  'FAILED',
+]);
+
+/**
+ * A state only moves forward; the venue's evidence may overturn the gateway's reading that a request was never
+ * created: a NOT_FOUND request, or one REJECTED on a 401 (§5.5 says "not processed"; account-sync watches only
+ * those), moves to the state the venue's lists show.
+ */
 export function canFollowWithdrawalState(current: WithdrawalRequestState, next: WithdrawalRequestState): boolean {
   if (current === 'NOT_FOUND') return next !== 'NOT_FOUND' && next !== 'SUBMITTING' && next !== 'UNKNOWN';
+  if (current === 'REJECTED') return VENUE_STATES.has(next);
   return RANK[next] > RANK[current];
 }
 
@@ -172,7 +188,10 @@ export interface WithdrawalView {
   clientComment?: string;
   /** The venue's request uuid, once known. */
   venueUuid?: string;
-  /** For REJECTED: the reason (a WithdrawalErrorCode) and the venue's message. */
+  /**
+   * For REJECTED: the reason (a WithdrawalErrorCode) and the venue's message. Kept when the venue's lists later show
+   * the request (`carriedOutAfterRejection`): what the gateway had answered.
+   */
   rejection?: { code: string; message: string };
   /**
    * A cancel the gateway sent is pending (the venue's list confirms the CANCELLED state); back to false when the
@@ -189,6 +208,13 @@ export interface WithdrawalView {
    * `venueUuid` is followed; each of these must be cancelled at the venue by hand (docs/runbook.md).
    */
   duplicates?: string[];
+  /**
+   * The venue carried out a request the gateway had answered REJECTED / VENUE_UNAUTHORIZED (a 401 to the send and to
+   * its re-send, which §5.5 makes "not processed"): its lists showed a row with this request's reference and fields.
+   * The row as first seen (its venue uuid and state, when shown) and when (epoch ms). `state` and `venueUuid` follow
+   * that row from then on; `rejection` keeps what was answered. Money may be moving: see docs/runbook.md.
+   */
+  carriedOutAfterRejection?: { venueUuid: string; venueState?: WithdrawalRequestState; foundAt: number };
 }
 
 /** A failure about an existing request (REJECTED, a refused cancel) carries the request too. */
