@@ -194,6 +194,18 @@ describe('session transitions', () => {
     expect(context.state).toBe('backoff');
   });
 
+  it('waits at least the initial delay after a replacement, whatever the jitter draws (K5: never at once)', () => {
+    const replaced = { type: 'socketClosed', generation: 1, code: 4001, reason: '' } as const;
+    for (const random of [0, 0.001, 0.5, 0.999]) {
+      const next = transition(open, replaced, { ...env, random });
+      const backoff = next.effects.find((e) => e.type === 'scheduleBackoff');
+      expect(backoff).toBeDefined();
+      const delayMs = (backoff as { delayMs: number }).delayMs;
+      expect(delayMs).toBeGreaterThanOrEqual(env.backoff.initialMs);
+      expect(delayMs).toBeLessThanOrEqual(2 * env.backoff.initialMs);
+    }
+  });
+
   it('takes any plausible sign of a replacement for one (W19, not shown): an error frame before any close, or the close reason', () => {
     const signs: SessionEvent[] = [
       { type: 'socketClosed', generation: 1, code: 1008, reason: '', replacedNotice: true },

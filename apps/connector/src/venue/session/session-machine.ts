@@ -241,10 +241,16 @@ function lose(ctx: SessionContext, env: SessionEnvironment, reason: LossReason):
     { type: 'closeSocket', reason },
     { type: 'connectionDown', reason },
   ];
-  // Another holder took our sessionId: do not snatch it straight back; wait a jittered backoff.
+  // Another holder took our sessionId: do not snatch it straight back. The full jitter of a retry may draw ~0
+  // (outside tester: back 22 ms later), so a replacement waits the initial delay first, then the jittered backoff.
   if (reason === 'replaced') {
     const replacedAt = [...ctx.replacedAt, env.now].slice(-REPLACEMENTS_KEPT);
-    return fail({ ...lost, replacedAt, failures: Math.max(1, ctx.failures) }, env, before);
+    const failures = Math.max(1, ctx.failures) + 1;
+    const delayMs = env.backoff.initialMs + reconnectDelay(failures, env.backoff, env.random);
+    return enter({ ...lost, replacedAt }, env, 'backoff', { failures }, [
+      ...before,
+      { type: 'scheduleBackoff', generation: ctx.generation, delayMs },
+    ]);
   }
   // A short-lived connection is one more failure; a stable one lost starts over with an immediate retry.
   const stable = env.now - ctx.since >= env.stableAfterMs;
