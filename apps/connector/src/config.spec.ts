@@ -41,6 +41,14 @@ describe('ConnectorConfig', () => {
     });
     const tooFast = configProblems(ConnectorConfig, { ...required, VENUE_ORDER_INTERVAL_MS: '200' }).join('\n');
     expect(tooFast).toContain('VENUE_ORDER_INTERVAL_MS');
+    // the venue's own interval, counted from its answer to the previous order (spec-gaps K1)
+    expect(withDefaults(options).orderPaceMs).toBe(250);
+    expect(venueOptionsFrom(loadConfig(ConnectorConfig, { ...required, VENUE_ORDER_PACE_MS: '500' })).orderPaceMs).toBe(
+      500,
+    );
+    expect(configProblems(ConnectorConfig, { ...required, VENUE_ORDER_PACE_MS: '249' }).join('\n')).toContain(
+      'VENUE_ORDER_PACE_MS',
+    );
   });
 
   it('lists every bad or missing variable by name, never the secret', () => {

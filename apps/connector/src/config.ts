@@ -70,6 +70,11 @@ export class ConnectorConfig
   @EnvMs(250, 10_000) VENUE_ORDER_INTERVAL_MS?: number;
   /** Ceiling of the order gap, which widens after ORDER_RATE_LIMITED refusals (spec-gaps K1); unset: 1000. */
   @EnvMs(250, 10_000) VENUE_ORDER_INTERVAL_MAX_MS?: number;
+  /**
+   * The venue's own order interval (§8: 1 per 250 ms per account), counted from its first answer to the previous
+   * order: no order leaves sooner after that answer (spec-gaps K1); unset: 250.
+   */
+  @EnvMs(250, 10_000) VENUE_ORDER_PACE_MS?: number;
   @EnvMs(0, 600_000) VENUE_REDELIVERY_GRACE_MS?: number;
   @EnvMs(10, 600_000) VENUE_DRAIN_TIMEOUT_MS?: number;
   @EnvMs(10, 600_000) VENUE_REST_TIMEOUT_MS?: number;
@@ -133,6 +138,7 @@ export function venueOptionsFrom(config: ConnectorConfig): VenueOptions {
     ...optional('orderSendTimeoutMs', config.VENUE_ORDER_SEND_TIMEOUT_MS),
     ...optional('orderIntervalMs', config.VENUE_ORDER_INTERVAL_MS),
     ...optional('orderIntervalMaxMs', config.VENUE_ORDER_INTERVAL_MAX_MS),
+    ...optional('orderPaceMs', config.VENUE_ORDER_PACE_MS),
     ...optional('redeliveryGraceMs', config.VENUE_REDELIVERY_GRACE_MS),
     ...optional('drainTimeoutMs', config.VENUE_DRAIN_TIMEOUT_MS),
     ...optional('restTimeoutMs', config.VENUE_REST_TIMEOUT_MS),

@@ -3,6 +3,7 @@ import type { MetricsRegistry } from '#observability';
 import { ORDER_OUTCOME_SOURCES, type SessionState } from '#contracts';
 import { SandboxCode, VenueCode, VenueRestMetrics } from '#venue-api';
 import { HopHistogram } from './hop-histogram.js';
+import { PACE_BOUNDS } from './outbound/order-pace.js';
 import { LOSS_REASONS } from './session/session-machine.js';
 
 const SESSION_STATES: readonly SessionState[] = [
@@ -60,6 +61,7 @@ export class VenueMetrics {
   readonly rateLimitWaits: Counter<'kind'>;
   readonly orderGapSeconds: Gauge;
   readonly orderRateLimited: Counter;
+  readonly orderPaceWaitSeconds: Histogram<'bound'>;
   readonly orders: Counter<'status' | 'code'>;
   readonly orderReplySeconds: Histogram<'phase'>;
   readonly subscribeFailures: Counter<'code'>;
@@ -193,9 +195,17 @@ export class VenueMetrics {
     });
     this.orderGapSeconds = new Gauge({
       name: 'connector_order_gap_seconds',
-      help: 'Least gap between two order frames now: the configured interval, wider after the venue refused orders for their pace',
+      help: 'Least gap between two order frames now, counted from our send: the configured interval, wider after the venue refused orders for their pace (an order also waits VENUE_ORDER_PACE_MS from the venue first answer to the previous one: connector_order_pace_wait_seconds)',
       registers,
     });
+    this.orderPaceWaitSeconds = new Histogram({
+      name: 'connector_order_pace_wait_seconds',
+      help: "How long an order waited for its pace, by the bound that held it when it left: gap (our previous send + the order gap), answer (the venue's first answer to the previous order + VENUE_ORDER_PACE_MS) or unanswered (no answer came: let go at the previous send + VENUE_ORDER_INTERVAL_MAX_MS)",
+      labelNames: ['bound'],
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.3, 0.5, 0.75, 1, 2, 5],
+      registers,
+    });
+    for (const bound of PACE_BOUNDS) this.orderPaceWaitSeconds.zero({ bound });
     this.orderRateLimited = new Counter({
       name: 'connector_order_rate_limited_total',
       help: 'Orders the venue refused for the pace of the account (ORDER_RATE_LIMITED); each one widens the order gap',

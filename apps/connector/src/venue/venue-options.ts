@@ -46,6 +46,12 @@ export interface VenueOptions {
   orderIntervalMaxMs?: number;
   orderIntervalStepMs?: number;
   orderIntervalNarrowAfter?: number;
+  /**
+   * The venue's interval between two orders' arrivals (§8: 1 per 250 ms; default 250), counted from its first
+   * answer to the previous order, which it read no later (spec-gaps K1). An unanswered order holds the next one
+   * until its answer, at most `orderIntervalMaxMs` from its send.
+   */
+  orderPaceMs?: number;
   /** How long `acquire` waits for the venue's subscribe acknowledgement (default 10 s). */
   subscribeTimeoutMs?: number;
   /** A price stamped more than this ahead of the local clock is refused and counted (default 60 s). */
@@ -94,6 +100,7 @@ export function withDefaults(options: VenueOptions): ResolvedVenueOptions {
     orderIntervalMaxMs: 1_000,
     orderIntervalStepMs: 50,
     orderIntervalNarrowAfter: 20,
+    orderPaceMs: 250,
     subscribeTimeoutMs: 10_000,
     priceMaxAheadMs: 60_000,
     accountGroupsTimeoutMs: 5_000,

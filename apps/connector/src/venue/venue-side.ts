@@ -46,6 +46,7 @@ export class VenueSide {
         othersPerWindow: Math.max(1, Math.floor((this.options.messagesPerSecond * 2) / 3)),
         windowMs: this.options.messageWindowMs,
         orderIntervalMs: this.options.orderIntervalMs,
+        orderPaceMs: this.options.orderPaceMs,
         orderGap: {
           maxMs: this.options.orderIntervalMaxMs,
           stepMs: this.options.orderIntervalStepMs,

@@ -20,6 +20,7 @@ function setup(states: (id: string) => Promise<OrderStateView[]> = () => Promise
       messagesPerWindow: 30,
       windowMs: 1_000,
       orderIntervalMs: 250,
+      orderPaceMs: 200,
       orderGap: { maxMs: 1_000, stepMs: 50, narrowAfter: 20 },
       lastOrderAt: Number.NEGATIVE_INFINITY, // no earlier life's order to space from
     },
@@ -161,9 +162,10 @@ describe('OrderGateway', () => {
   });
 
   it('a session that drops while an order waits for its gap is waited for again within the send timeout (outside tester)', async () => {
-    const { clock, channel, gateway, flush } = setup();
+    const { clock, channel, gateway, flush, reply } = setup();
     channel.up();
     await gateway.submit(order('o-before-drop'));
+    channel.deliver(reply('o-before-drop', 'PENDING'));
     const waiting = gateway.submit(order('o-in-gap')); // behind the order gap
     await flush();
     channel.down(); // the socket closes during the gap wait
@@ -189,8 +191,60 @@ describe('OrderGateway', () => {
     expect(channel.sentOfType('order')).toHaveLength(2);
   });
 
+  it('an order that never leaves (its sendBy passed while it waited) gives its turn back: the next one is paced from the order before', async () => {
+    const { clock, channel, gateway, flush, reply } = setup();
+    channel.up();
+    await gateway.submit(order('o-a'));
+    channel.deliver(reply('o-a', 'PENDING'));
+    const late = gateway.submit({ ...order('o-late'), sendBy: 100 });
+    await flush();
+    clock.advance(250);
+    await expect(late).rejects.toMatchObject({ code: 'SEND_DEADLINE_PASSED' });
+    // not held until o-late's answer (it has none: it was never sent) nor the ceiling
+    await gateway.submit(order('o-next'));
+    expect(channel.sentOfType('order').map((o) => o.clientRequestId)).toEqual(['o-a', 'o-next']);
+  });
+
+  it("the pace survives a reconnect: the next order waits for the last one's answer, redelivered, or at most the ceiling", async () => {
+    const { clock, channel, gateway, flush, reply, metrics } = setup();
+    const sent = () => channel.sentOfType('order').map((o) => o.clientRequestId);
+    channel.up();
+    await gateway.submit(order('o-before-drop'));
+    channel.down(); // its answer is lost with the connection; the venue counted the order all the same
+    clock.advance(100);
+    channel.up();
+    const next = gateway.submit(order('o-after'));
+    await flush();
+    clock.advance(400);
+    await flush();
+    expect(sent()).toEqual(['o-before-drop']); // our gap (250) passed; the venue's reading of it is unknown
+    channel.deliver(reply('o-before-drop', 'PENDING')); // redelivered on the new connection, at 500
+    clock.advance(200);
+    await flush();
+    expect(sent()).toEqual(['o-before-drop']);
+    clock.advance(1);
+    await next;
+    // the venue's interval (200 ms here) and a millisecond of clock resolution after the answer
+    expect(sent()).toEqual(['o-before-drop', 'o-after']);
+    // o-after's answer never comes: the next order goes at the ceiling (1 s after o-after left), not later
+    const last = gateway.submit(order('o-last'));
+    await flush();
+    clock.advance(999);
+    await flush();
+    expect(sent()).toHaveLength(2);
+    clock.advance(1);
+    await last;
+    expect(sent()).toEqual(['o-before-drop', 'o-after', 'o-last']);
+    const waits = (await metrics.orderPaceWaitSeconds.get()).values.filter((v) => v.metricName?.endsWith('_count'));
+    expect(Object.fromEntries(waits.map((v) => [v.labels.bound, v.value]))).toEqual({
+      gap: 0,
+      answer: 1,
+      unanswered: 1,
+    });
+  });
+
   it('never sends a command past its sendBy: at once, or after waiting for the session or the order gap', async () => {
-    const { clock, channel, gateway, flush } = setup();
+    const { clock, channel, gateway, flush, reply } = setup();
     channel.up();
     clock.advance(10_000);
     // already late when it arrives (a connector that was down, a long queue)
@@ -199,6 +253,7 @@ describe('OrderGateway', () => {
     });
     // in time when it arrives, late once the order gap lets it go (the previous order left just now)
     await gateway.submit({ ...order('o-first'), sendBy: 20_000 });
+    channel.deliver(reply('o-first', 'PENDING'));
     const waiting = gateway.submit({ ...order('o-gap'), sendBy: 10_100 });
     await flush();
     clock.advance(250);
@@ -212,11 +267,12 @@ describe('OrderGateway', () => {
   });
 
   it('never sends a recalled command: recalled before it came, or while it waited for the order gap; a sent one stays sent', async () => {
-    const { clock, channel, gateway, flush } = setup();
+    const { clock, channel, gateway, flush, reply } = setup();
     channel.up();
     expect(gateway.recall(['o-before'])).toEqual({ alreadySent: 0 });
     await expect(gateway.submit(order('o-before'))).rejects.toMatchObject({ code: 'RECALLED' });
     await gateway.submit(order('o-sent'));
+    channel.deliver(reply('o-sent', 'PENDING'));
     const waiting = gateway.submit(order('o-waiting')); // behind the order gap
     await flush();
     expect(gateway.recall(['o-sent', 'o-waiting'])).toEqual({ alreadySent: 1 });

@@ -148,32 +148,39 @@ export class OrderGateway {
       // A session that closes while the order waits for its gap is waited for again, within the same send timeout
       // (outside tester: such an order failed NOT_CONNECTED 0.2 s after a drop the session recovered from in 1 s).
       const waitUntil = this.clock.now() + this.sendTimeoutMs;
-      let connection: number | undefined;
-      for (;;) {
+      let sentOn: number | undefined;
+      while (sentOn === undefined) {
         const open = await this.waitOpen(Math.max(0, waitUntil - this.clock.now()));
         if (this.stopping) throw new OrderNotSentError(id, 'SHUTTING_DOWN');
         this.checkSendable(cmd);
         if (!open) throw new OrderNotSentError(id, 'NOT_CONNECTED');
-        await this.limiter.acquire('order');
-        if (this.stopping) throw new OrderNotSentError(id, 'SHUTTING_DOWN');
-        // the last moment before the frame leaves: the wait for the session and for the order gap is behind us
-        this.checkSendable(cmd);
-        // the caller's last word (its durable send mark), taken only now: a process killed while the order
-        // waited for its gap leaves no mark, and the command is sent after its restart (outside tester)
-        if (gate !== undefined) {
-          const decision = await gate();
-          gate = undefined;
-          if (decision === 'hold-back') return 'held-back';
+        const slot = await this.limiter.acquireOrder();
+        // the slot is settled on every path: an order that never left must not hold up the next one's pace
+        try {
           if (this.stopping) throw new OrderNotSentError(id, 'SHUTTING_DOWN');
+          // the last moment before the frame leaves: the wait for the session and for the order gap is behind us
+          this.checkSendable(cmd);
+          // the caller's last word (its durable send mark), taken only now: a process killed while the order
+          // waited for its gap leaves no mark, and the command is sent after its restart (outside tester)
+          if (gate !== undefined) {
+            const decision = await gate();
+            gate = undefined;
+            if (decision === 'hold-back') return 'held-back';
+            if (this.stopping) throw new OrderNotSentError(id, 'SHUTTING_DOWN');
+          }
+          const connection = this.channel.openConnection;
+          if (connection !== undefined && this.sendOrderFrame(cmd)) sentOn = connection;
+        } finally {
+          if (sentOn !== undefined) slot.sent(id);
+          else slot.unused();
         }
-        connection = this.channel.openConnection;
-        if (connection !== undefined && this.sendOrderFrame(cmd)) break;
+        if (sentOn !== undefined) break;
         if (this.clock.now() >= waitUntil) throw new OrderNotSentError(id, 'NOT_CONNECTED');
       }
       this.index.quote(cmd.quoteId, id);
       this.cell(id, this.clock.now(), { quoteId: cmd.quoteId, side: cmd.side }).actor.send({
         type: 'sent',
-        connection,
+        connection: sentOn,
       });
       return 'sent';
     } catch (error) {
@@ -374,7 +381,7 @@ export class OrderGateway {
       case 'latency':
         return this.metrics.orderReplySeconds.observe({ phase: effect.phase }, effect.ms / 1000);
       case 'firstAnswer':
-        return this.limiter.orderAnswered(effect.code);
+        return this.limiter.orderAnswered(id, effect.code);
       case 'conflict':
         return this.contradicted(id, effect.kept, effect.status, effect.source);
       case 'expired':

@@ -12,7 +12,16 @@ function setup(limits: OutboundLimits = { messagesPerWindow: 3, windowMs: 1_000,
   // no earlier life's order to space from, unless a test says otherwise
   const limiter = new OutboundLimiter({ lastOrderAt: Number.NEGATIVE_INFINITY, ...limits }, clock, metrics);
   const granted: Array<{ kind: OutboundKind; at: number }> = [];
-  const ask = (kind: OutboundKind) => limiter.acquire(kind).then(() => granted.push({ kind, at: clock.now() }));
+  let orders = 0;
+  /** Asks for a frame; an order is sent as soon as it may go, as `order-<n>` (1, 2, …). */
+  const ask = (kind: OutboundKind) => {
+    if (kind !== 'order') return limiter.acquire(kind).then(() => granted.push({ kind, at: clock.now() }));
+    const id = `order-${++orders}`;
+    return limiter.acquireOrder().then((slot) => {
+      slot.sent(id);
+      granted.push({ kind, at: clock.now() });
+    });
+  };
   const settle = () => new Promise((resolve) => setImmediate(resolve));
   return { clock, metrics, limiter, granted, ask, settle };
 }
@@ -28,7 +37,7 @@ describe('OutboundLimiter', () => {
     );
     const granted: number[] = [];
     void limiter.acquire('subscribe').then(() => granted.push(-clock.now()));
-    void limiter.acquire('order').then(() => granted.push(clock.now()));
+    void limiter.acquireOrder().then(() => granted.push(clock.now()));
     await new Promise((resolve) => setImmediate(resolve));
     expect(granted).toEqual([-10_000]); // only orders wait
     clock.advance(249);
@@ -111,7 +120,7 @@ describe('OutboundLimiter', () => {
       expect(await gauge(metrics)).toBe(0.3);
       void ask('order');
       await settle();
-      limiter.orderAnswered('ORDER_RATE_LIMITED');
+      limiter.orderAnswered('order-1', 'ORDER_RATE_LIMITED');
       void ask('order');
       clock.advance(300);
       await settle();
@@ -119,37 +128,32 @@ describe('OutboundLimiter', () => {
       clock.advance(50);
       await settle();
       expect(orderTimes(granted)).toEqual([0, 350]);
-      for (let i = 0; i < 3; i++) limiter.orderAnswered('ORDER_RATE_LIMITED');
+      for (let i = 0; i < 3; i++) limiter.orderAnswered('order-2', 'ORDER_RATE_LIMITED');
       expect(limiter.orderGapMs).toBe(400);
       expect(await gauge(metrics)).toBe(0.4);
       expect((await metrics.orderRateLimited.get()).values[0]?.value).toBe(4);
     });
 
-    it('narrows back after a run of orders let through; the next order waits the gap from the venue’s answer', async () => {
+    it('narrows back after a run of orders let through', async () => {
       const { clock, granted, ask, settle, limiter, metrics } = setup(adaptive);
-      limiter.orderAnswered('ORDER_RATE_LIMITED');
-      limiter.orderAnswered('ORDER_RATE_LIMITED'); // answered now: the next order waits the widened gap from now
+      limiter.orderAnswered('earlier', 'ORDER_RATE_LIMITED');
+      limiter.orderAnswered('earlier', 'ORDER_RATE_LIMITED');
+      expect(limiter.orderGapMs).toBe(400);
       void ask('order');
       void ask('order');
       await settle();
-      clock.advance(399);
-      await settle();
-      expect(orderTimes(granted)).toEqual([]);
-      clock.advance(1);
-      await settle();
-      expect(orderTimes(granted)).toEqual([400]);
-      clock.advance(10); // the venue answers the order sent at 400: let through, twice → narrower
-      limiter.orderAnswered('');
-      limiter.orderAnswered('RFS600021');
+      clock.advance(10); // the venue lets two orders through, the one sent at 0 among them: narrower
+      limiter.orderAnswered('order-1', '');
+      limiter.orderAnswered('earlier', 'RFS600021');
       await settle();
       expect(limiter.orderGapMs).toBe(350);
-      clock.advance(349);
+      clock.advance(339);
       await settle();
-      expect(orderTimes(granted)).toEqual([400]); // counted from the answer (410), not the send (400)
+      expect(orderTimes(granted)).toEqual([0]);
       clock.advance(1);
       await settle();
-      expect(orderTimes(granted)).toEqual([400, 760]);
-      for (let i = 0; i < 10; i++) limiter.orderAnswered('');
+      expect(orderTimes(granted)).toEqual([0, 350]);
+      for (let i = 0; i < 10; i++) limiter.orderAnswered('order-2', '');
       expect(limiter.orderGapMs).toBe(300);
       expect(await gauge(metrics)).toBe(0.3);
       expect((await metrics.orderRateLimited.get()).values[0]?.value).toBe(2);
@@ -157,8 +161,116 @@ describe('OutboundLimiter', () => {
 
     it('stays at the configured interval without a gap policy', () => {
       const { limiter } = setup({ messagesPerWindow: 30, windowMs: 1_000, orderIntervalMs: 250 });
-      limiter.orderAnswered('ORDER_RATE_LIMITED');
+      limiter.orderAnswered('order-1', 'ORDER_RATE_LIMITED');
       expect(limiter.orderGapMs).toBe(250);
+    });
+  });
+
+  describe("pace anchored on the venue's first answer (order-pace.ts)", () => {
+    const paced: OutboundLimits = {
+      messagesPerWindow: 30,
+      windowMs: 1_000,
+      orderIntervalMs: 300,
+      orderPaceMs: 250,
+      orderGap: { maxMs: 1_000, stepMs: 50, narrowAfter: 20 },
+    };
+    const orderTimes = (granted: Array<{ kind: OutboundKind; at: number }>) =>
+      granted.filter((g) => g.kind === 'order').map((g) => g.at);
+    const waits = async (metrics: VenueMetrics) =>
+      Object.fromEntries(
+        (await metrics.orderPaceWaitSeconds.get()).values
+          .filter((v) => v.metricName?.endsWith('_count'))
+          .map((v) => [v.labels.bound, v.value]),
+      );
+
+    /** Steps the clock to `at`, a millisecond at a time, so every wake-up fires when it is due. */
+    async function runTo(clock: FakeClock, settle: () => Promise<unknown>, at: number): Promise<void> {
+      while (clock.now() < at) {
+        clock.advance(1);
+        await settle();
+      }
+    }
+
+    it("a quick answer keeps today's throughput: our gap from the send binds", async () => {
+      const { clock, granted, ask, settle, limiter, metrics } = setup(paced);
+      void ask('order');
+      void ask('order');
+      await settle();
+      await runTo(clock, settle, 20);
+      limiter.orderAnswered('order-1', '');
+      await runTo(clock, settle, 300);
+      expect(orderTimes(granted)).toEqual([0, 300]);
+      expect(await waits(metrics)).toEqual({ gap: 1, answer: 0, unanswered: 0 });
+    });
+
+    it('a late answer holds the next order until the venue interval after it, whatever our gap says', async () => {
+      const { clock, granted, ask, settle, limiter, metrics } = setup(paced);
+      void ask('order');
+      void ask('order');
+      await settle();
+      await runTo(clock, settle, 600); // our gap (300) long passed: the venue may not have read order-1 yet
+      expect(orderTimes(granted)).toEqual([0]);
+      limiter.orderAnswered('order-1', ''); // now it has
+      await runTo(clock, settle, 850);
+      expect(orderTimes(granted)).toEqual([0]);
+      await runTo(clock, settle, 851);
+      expect(orderTimes(granted)).toEqual([0, 851]);
+      expect(await waits(metrics)).toEqual({ gap: 0, answer: 1, unanswered: 0 });
+    });
+
+    it('an answer that never comes holds the next order no longer than the ceiling from the send', async () => {
+      const { clock, granted, ask, settle, metrics } = setup(paced);
+      void ask('order');
+      await settle();
+      await runTo(clock, settle, 100);
+      void ask('order');
+      await runTo(clock, settle, 999);
+      expect(orderTimes(granted)).toEqual([0]);
+      await runTo(clock, settle, 1_000);
+      expect(orderTimes(granted)).toEqual([0, 1_000]);
+      expect(await waits(metrics)).toEqual({ gap: 0, answer: 0, unanswered: 1 });
+    });
+
+    it('the answer to an older order does not anchor the last one', async () => {
+      const { clock, granted, ask, settle, limiter } = setup(paced);
+      void ask('order');
+      void ask('order');
+      void ask('order');
+      await settle();
+      await runTo(clock, settle, 1_000); // order-1 unanswered: order-2 goes at the ceiling
+      expect(orderTimes(granted)).toEqual([0, 1_000]);
+      limiter.orderAnswered('order-1', ''); // late, says nothing of when the venue read order-2
+      await runTo(clock, settle, 1_999);
+      expect(orderTimes(granted)).toEqual([0, 1_000]);
+      limiter.orderAnswered('order-2', '');
+      await runTo(clock, settle, 2_250);
+      expect(orderTimes(granted)).toEqual([0, 1_000, 2_250]);
+    });
+
+    it('an order let go but never sent gives its turn back; the next one is paced from the order before', async () => {
+      const { clock, granted, ask, settle, limiter } = setup(paced);
+      void ask('order');
+      await settle();
+      limiter.orderAnswered('order-1', '');
+      const unsent = limiter.acquireOrder();
+      await runTo(clock, settle, 300);
+      (await unsent).unused(); // its deadline passed, it was recalled, or the connection was down
+      void ask('order');
+      await settle();
+      expect(orderTimes(granted)).toEqual([0, 300]); // not held for an answer that cannot come
+    });
+
+    it('holds every order while an earlier one is let go but its sender has not said it left', async () => {
+      const { clock, granted, ask, settle, limiter } = setup(paced);
+      const first = limiter.acquireOrder();
+      await settle();
+      void ask('order');
+      await runTo(clock, settle, 500); // the sender still writes its durable send mark
+      expect(orderTimes(granted)).toEqual([]);
+      (await first).sent('first');
+      limiter.orderAnswered('first', '');
+      await runTo(clock, settle, 800);
+      expect(orderTimes(granted)).toEqual([800]); // 300 from the send at 500, not from the grant at 0
     });
   });
 

@@ -1,6 +1,7 @@
 import type { Cancel, VenueClock } from '../clock.js';
 import type { OutboundKind, VenueMetrics } from '../venue-metrics.js';
 import { initialGap, nextGap, type OrderGap, type OrderGapPolicy, paceVerdict } from './order-gap.js';
+import { type LastOrder, nextOrderAt, orderBefore } from './order-pace.js';
 
 export interface OutboundLimits {
   /** Frames of any kind per sliding window (§8: 30 messages per second per account). */
@@ -14,8 +15,13 @@ export interface OutboundLimits {
    * (outside tester: a flood of stream requests got orders refused MESSAGE_RATE_LIMITED and one left UNKNOWN).
    */
   othersPerWindow?: number;
-  /** Least gap between two order frames (§8: 1 order per 250 ms); the floor of the adaptive gap. */
+  /** Least gap between two order frames, from our send (§8: 1 order per 250 ms); the floor of the adaptive gap. */
   orderIntervalMs: number;
+  /**
+   * The venue's interval between two orders' arrivals (§8: 250 ms), counted from the venue's first answer to the
+   * previous order (order-pace.ts). Default: `orderIntervalMs` (no answer-anchored bound beyond the gap).
+   */
+  orderPaceMs?: number;
   /** How the gap adapts to the venue's pace refusals (order-gap.ts); without it the gap stays fixed. */
   orderGap?: Omit<OrderGapPolicy, 'baseMs'>;
   /**
@@ -30,9 +36,27 @@ const URGENT: ReadonlySet<OutboundKind> = new Set(['order', 'orderUnsubscribe', 
 
 interface Waiter {
   kind: OutboundKind;
-  resolve: () => void;
+  resolve: (grant: OrderGrant | undefined) => void;
   /** False once the frame is no longer wanted (its request timed out): dropped without taking a slot. */
   wanted: (() => boolean) | undefined;
+  /** When it began to wait. */
+  since: number;
+}
+
+/**
+ * The right to send one order frame now. Its sender says what became of it, once: `sent` the moment the frame
+ * left, `unused` when nothing left (deadline passed, recalled, held back, no connection) — the venue then counted
+ * nothing, and the next order is paced from the order before.
+ */
+export interface OrderSlot {
+  sent(clientRequestId: string): void;
+  unused(): void;
+}
+
+interface OrderGrant {
+  readonly previous: LastOrder;
+  readonly previousId: string | undefined;
+  settled: boolean;
 }
 
 /**
@@ -41,6 +65,9 @@ interface Waiter {
  * go before subscribes and unsubscribes; an order waiting for its gap holds up nothing. A wait is counted in
  * `connector_rate_limit_waits_total{kind}`. The order gap widens when the venue refuses an order for its pace
  * and narrows back after a run of orders it let through (`orderAnswered`; gauge `connector_order_gap_seconds`).
+ * An order also waits the venue's interval after the venue's first answer to the previous one, and while that
+ * answer has not come, for it, at most the gap ceiling (order-pace.ts; `connector_order_pace_wait_seconds{bound}`).
+ * The limiter lives as long as the process, across reconnects: the venue counts the pace per account.
  */
 export class OutboundLimiter {
   private readonly sentAt: number[] = [];
@@ -49,7 +76,12 @@ export class OutboundLimiter {
   private readonly othersPerWindow: number;
   private readonly othersSpacingMs: number;
   private readonly waiting: Waiter[] = [];
-  private lastOrderAt: number;
+  /** The account's last order frame: when it left and when the venue first answered it (order-pace.ts). */
+  private lastOrder: LastOrder;
+  private lastOrderId: string | undefined;
+  /** The order let go whose sender has not yet said whether it left. */
+  private pendingGrant: OrderGrant | undefined;
+  private readonly orderPaceMs: number;
   private wake: { at: number; cancel: Cancel } | undefined;
   private readonly gapPolicy: OrderGapPolicy;
   private gap: OrderGap;
@@ -62,7 +94,8 @@ export class OutboundLimiter {
     const base = limits.orderIntervalMs;
     this.gapPolicy = { maxMs: base, stepMs: 0, narrowAfter: 1, ...limits.orderGap, baseMs: base };
     this.gap = initialGap(this.gapPolicy);
-    this.lastOrderAt = limits.lastOrderAt ?? clock.now();
+    this.lastOrder = orderBefore(limits.lastOrderAt ?? clock.now());
+    this.orderPaceMs = limits.orderPaceMs ?? base;
     this.othersPerWindow = Math.min(limits.othersPerWindow ?? limits.messagesPerWindow, limits.messagesPerWindow);
     this.othersSpacingMs = limits.othersPerWindow === undefined ? 0 : limits.windowMs / this.othersPerWindow;
     metrics.orderGapSeconds.set(this.gap.ms / 1000);
@@ -75,20 +108,19 @@ export class OutboundLimiter {
 
   /**
    * The venue's first answer to an order we sent, by its code: a pace refusal widens the order gap, an order
-   * let through counts towards narrowing it. A narrower gap may free a waiting order at once.
+   * let through counts towards narrowing it. The answer to the last order sent also anchors the next one's pace
+   * (order-pace.ts): the venue read that order no later than now. Either may free a waiting order.
    */
-  orderAnswered(code: string): void {
-    // The venue paces orders by when it reads them, later than we sent them: counting the next gap from its
-    // answer (when the order was surely read) keeps a frame held up on the way (a loaded host, the network)
-    // from arriving within the venue's interval of the next one. Costs a round trip per order of a burst.
-    this.lastOrderAt = Math.max(this.lastOrderAt, this.clock.now());
+  orderAnswered(clientRequestId: string, code: string): void {
+    if (clientRequestId === this.lastOrderId && this.lastOrder.answeredAt === undefined) {
+      this.lastOrder = { ...this.lastOrder, answeredAt: this.clock.now() };
+    }
     const verdict = paceVerdict(code);
     if (verdict === 'rateLimited') this.metrics.orderRateLimited.inc();
     const before = this.gap.ms;
     this.gap = nextGap(this.gap, verdict, this.gapPolicy);
-    if (this.gap.ms === before) return;
-    this.metrics.orderGapSeconds.set(this.gap.ms / 1000);
-    if (this.gap.ms < before && this.waiting.length > 0) this.release();
+    if (this.gap.ms !== before) this.metrics.orderGapSeconds.set(this.gap.ms / 1000);
+    if (this.waiting.length > 0) this.release();
   }
 
   get queued(): number {
@@ -110,18 +142,52 @@ export class OutboundLimiter {
   /**
    * Resolves when a frame of `kind` may be sent now; the caller must send it right away. `wanted`, asked when
    * its turn comes: false drops the frame without spending the budget (the promise then resolves too, and the
-   * caller finds it has nothing to send).
+   * caller finds it has nothing to send). Orders go through `acquireOrder`.
    */
-  acquire(kind: OutboundKind, wanted?: () => boolean): Promise<void> {
-    if (this.waiting.length === 0 && this.eligible(kind, this.clock.now())) {
-      this.take(kind, this.clock.now());
-      return Promise.resolve();
-    }
+  async acquire(kind: Exclude<OutboundKind, 'order'>, wanted?: () => boolean): Promise<void> {
+    await this.enqueue(kind, wanted);
+  }
+
+  /**
+   * Resolves when an order frame may be sent now, with the slot its sender must settle (`sent` or `unused`):
+   * until then the next order waits, at most the gap ceiling.
+   */
+  async acquireOrder(): Promise<OrderSlot> {
+    const grant = await this.enqueue('order', undefined);
+    if (grant === undefined) throw new Error('an order was let go without its grant');
+    return {
+      sent: (clientRequestId) => this.orderSent(grant, clientRequestId),
+      unused: () => this.orderUnused(grant),
+    };
+  }
+
+  private enqueue(kind: OutboundKind, wanted: (() => boolean) | undefined): Promise<OrderGrant | undefined> {
+    const now = this.clock.now();
+    if (this.waiting.length === 0 && this.eligible(kind, now)) return Promise.resolve(this.take(kind, now, now));
     this.metrics.rateLimitWaits.inc({ kind });
     return new Promise((resolve) => {
-      this.waiting.push({ kind, resolve, wanted });
+      this.waiting.push({ kind, resolve, wanted, since: now });
       this.release();
     });
+  }
+
+  private orderSent(grant: OrderGrant, clientRequestId: string): void {
+    if (grant.settled) return;
+    grant.settled = true;
+    if (this.pendingGrant === grant) this.pendingGrant = undefined;
+    // the latest send binds the next order, even one let go after a later grant took the ceiling's turn
+    this.lastOrder = { sentAt: this.clock.now(), answeredAt: undefined };
+    this.lastOrderId = clientRequestId;
+  }
+
+  private orderUnused(grant: OrderGrant): void {
+    if (grant.settled) return;
+    grant.settled = true;
+    if (this.pendingGrant !== grant) return;
+    this.pendingGrant = undefined;
+    this.lastOrder = grant.previous;
+    this.lastOrderId = grant.previousId;
+    if (this.waiting.length > 0) this.release();
   }
 
   /** Drops every waiter (shutdown). Their promises never resolve; callers time out on their own. */
@@ -134,17 +200,38 @@ export class OutboundLimiter {
   private eligible(kind: OutboundKind, now: number): boolean {
     this.expire(now);
     if (this.sentAt.length >= this.limits.messagesPerWindow) return false;
-    if (kind === 'order') return now - this.lastOrderAt >= this.gap.ms;
+    if (kind === 'order') return now >= this.nextOrder().at;
     if (URGENT.has(kind)) return true;
     if (this.othersSentAt.length >= this.othersPerWindow) return false;
     const last = this.othersSentAt[this.othersSentAt.length - 1];
     return last === undefined || now - last >= this.othersSpacingMs;
   }
 
-  private take(kind: OutboundKind, now: number): void {
+  private take(kind: OutboundKind, now: number, since: number): OrderGrant | undefined {
     this.sentAt.push(now);
-    if (kind === 'order') this.lastOrderAt = now;
-    else if (!URGENT.has(kind)) this.othersSentAt.push(now);
+    if (kind === 'order') return this.grantOrder(now, since);
+    if (!URGENT.has(kind)) this.othersSentAt.push(now);
+    return undefined;
+  }
+
+  /** Lets an order go: until its sender says it left, it counts as sent now and unanswered. */
+  private grantOrder(now: number, since: number): OrderGrant {
+    if (now > since) {
+      this.metrics.orderPaceWaitSeconds.observe({ bound: this.nextOrder().bound }, (now - since) / 1000);
+    }
+    const grant: OrderGrant = { previous: this.lastOrder, previousId: this.lastOrderId, settled: false };
+    this.pendingGrant = grant;
+    this.lastOrder = { sentAt: now, answeredAt: undefined };
+    this.lastOrderId = undefined;
+    return grant;
+  }
+
+  private nextOrder(): ReturnType<typeof nextOrderAt> {
+    return nextOrderAt(this.lastOrder, {
+      gapMs: this.gap.ms,
+      venueIntervalMs: this.orderPaceMs,
+      ceilingMs: this.gapPolicy.maxMs,
+    });
   }
 
   private expire(now: number): void {
@@ -159,8 +246,7 @@ export class OutboundLimiter {
       if (index < 0) break;
       const [waiter] = this.waiting.splice(index, 1);
       if (waiter === undefined) break;
-      if (waiter.wanted?.() !== false) this.take(waiter.kind, now);
-      waiter.resolve();
+      waiter.resolve(waiter.wanted?.() !== false ? this.take(waiter.kind, now, waiter.since) : undefined);
     }
     if (this.waiting.length > 0) this.wakeAt(this.nextChance(now));
   }
@@ -195,7 +281,7 @@ export class OutboundLimiter {
     const kinds = new Set(this.waiting.map((waiter) => waiter.kind));
     for (const kind of kinds) {
       let at = windowFull ? windowFrees : now;
-      if (kind === 'order') at = Math.max(at, this.lastOrderAt + this.gap.ms);
+      if (kind === 'order') at = Math.max(at, this.nextOrder().at);
       else if (!URGENT.has(kind)) {
         const others = this.othersSentAt;
         if (others.length >= this.othersPerWindow) at = Math.max(at, (others[0] ?? now) + windowMs);

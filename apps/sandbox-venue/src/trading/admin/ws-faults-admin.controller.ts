@@ -78,6 +78,20 @@ export class WsFaultsAdminController {
     return this.faults.snapshot();
   }
 
+  /**
+   * The next `count` order frames (default 1) are read `ms` late, and the frames behind them on their socket after
+   * them: the venue's pace check (W15) counts the order when it reads it, so a client pacing by its own sends
+   * sees its next order refused ORDER_RATE_LIMITED.
+   */
+  @Post('late-order-reads')
+  @HttpCode(200)
+  lateOrderReads(@Body() body: unknown, @Query() query: Record<string, unknown>) {
+    const input = new AdminInput(body, query);
+    this.faults.lateOrderReadMs = input.count('ms');
+    this.faults.lateOrderReads = input.count('count', 1);
+    return this.faults.snapshot();
+  }
+
   /** The next `count` orders are refused before execution with `code` (default RFS100019). */
   @Post('reject-quotes')
   @HttpCode(200)

@@ -11,6 +11,12 @@ export class WsFaults {
   indeterminateOrders = 0;
   /** The next N subscribes that pass validation fail with RFS100013. */
   failSubscribes = 0;
+  /**
+   * The next N order frames are read `lateOrderReadMs` late, and every frame behind them on the same socket after
+   * them (a loaded venue host or a slow path: the pace check, the order and its answers all happen then).
+   */
+  lateOrderReads = 0;
+  lateOrderReadMs = 0;
   /** The next N orders are refused with `rejectQuoteCode` before execution. */
   rejectQuotes = 0;
   rejectQuoteCode = 'RFS100019';
@@ -27,6 +33,11 @@ export class WsFaults {
     return this.take('failSubscribes');
   }
 
+  /** How late to read this order frame, or undefined to read it now. */
+  takeLateOrderRead(): number | undefined {
+    return this.take('lateOrderReads') ? this.lateOrderReadMs : undefined;
+  }
+
   takeRejectQuote(): string | undefined {
     return this.take('rejectQuotes') ? this.rejectQuoteCode : undefined;
   }
@@ -38,6 +49,8 @@ export class WsFaults {
     this.failSubscribes = 0;
     this.rejectQuotes = 0;
     this.rejectQuoteCode = 'RFS100019';
+    this.lateOrderReads = 0;
+    this.lateOrderReadMs = 0;
   }
 
   snapshot(): Record<string, number | string> {
@@ -48,10 +61,14 @@ export class WsFaults {
       failSubscribes: this.failSubscribes,
       rejectQuotes: this.rejectQuotes,
       rejectQuoteCode: this.rejectQuoteCode,
+      lateOrderReads: this.lateOrderReads,
+      lateOrderReadMs: this.lateOrderReadMs,
     };
   }
 
-  private take(key: 'dropOrderOutcomes' | 'indeterminateOrders' | 'failSubscribes' | 'rejectQuotes'): boolean {
+  private take(
+    key: 'dropOrderOutcomes' | 'indeterminateOrders' | 'failSubscribes' | 'rejectQuotes' | 'lateOrderReads',
+  ): boolean {
     if (this[key] <= 0) return false;
     this[key] -= 1;
     return true;

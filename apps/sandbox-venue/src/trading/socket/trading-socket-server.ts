@@ -19,6 +19,7 @@ import { Market } from '../market/market.js';
 import { OrderDesk } from '../orders/order-desk.js';
 import { parseSessionIdParam } from '../session/identifier-rules.js';
 import { SubscriptionDesk } from '../subscriptions/subscription-desk.js';
+import { WsFaults } from '../faults/ws-faults.js';
 import { TRADING_CONFIG, type TradingConfig } from '../trading-config.js';
 import { TradingMetrics } from '../trading-metrics.js';
 import { AccountLimits } from './account-limits.js';
@@ -57,6 +58,7 @@ export class TradingSocketServer implements OnModuleInit, OnModuleDestroy {
     @Inject(ConnectionRegistry) private readonly connections: ConnectionRegistry,
     @Inject(AccountLimits) private readonly limits: AccountLimits,
     @Inject(TradingMetrics) private readonly metrics: TradingMetrics,
+    @Inject(WsFaults) private readonly faults: WsFaults,
     @Optional() @Inject(JsonLogger) logger?: JsonLogger,
   ) {
     this.log = (logger ?? new JsonLogger('sandbox-venue')).child('trading-socket');
@@ -167,6 +169,21 @@ export class TradingSocketServer implements OnModuleInit, OnModuleDestroy {
   private onMessage(connection: VenueConnection, data: WebSocket.RawData, isBinary: boolean): void {
     if (this.connections.byChan(connection.chanId) !== connection) return;
     const frame = isBinary ? { ok: false as const } : parseClientFrame(rawText(data));
+    // Fault `late-order-reads`: the venue reads this order (and what follows it on the socket) late, so its pace
+    // check (W15) counts it then, not when it arrived.
+    const lateMs =
+      connection.readingLate || !frame.ok || frame.messageType !== ClientMessageType.Order
+        ? undefined
+        : this.faults.takeLateOrderRead();
+    if (connection.readingLate || lateMs !== undefined) {
+      connection.readLate(() => this.read(connection, frame), lateMs);
+      return;
+    }
+    this.read(connection, frame);
+  }
+
+  private read(connection: VenueConnection, frame: ReturnType<typeof parseClientFrame>): void {
+    if (this.connections.byChan(connection.chanId) !== connection) return;
     this.metrics.frameIn(frame.ok ? frame.messageType : undefined);
     if (!this.limits.admitMessage(connection.userUuid)) {
       this.metrics.rateLimit('messages');

@@ -31,6 +31,8 @@ export class VenueConnection {
   private stalled = false;
   private stallTimer: NodeJS.Timeout | undefined;
   private readonly heldWhileStalled: string[] = [];
+  /** Frames read late (fault `late-order-reads`): read in arrival order when the timer fires. */
+  private lateReads: { frames: Array<() => void>; timer: NodeJS.Timeout } | undefined;
 
   constructor(
     readonly socket: WebSocket,
@@ -106,8 +108,32 @@ export class VenueConnection {
     this.socket.close(closeCode, closeReason);
   }
 
+  /** True while frames wait to be read late: a frame arriving now is read after them (`readLate` queues it). */
+  get readingLate(): boolean {
+    return this.lateReads !== undefined;
+  }
+
+  /**
+   * Reads a frame `delayMs` from now, or, while earlier frames wait, after them: a socket is read in order. The
+   * queue is read at once when the timer fires.
+   */
+  readLate(read: () => void, delayMs?: number): void {
+    if (this.lateReads !== undefined) {
+      this.lateReads.frames.push(read);
+      return;
+    }
+    const frames = [read];
+    const timer = setTimeout(() => {
+      this.lateReads = undefined;
+      for (const frame of frames) frame();
+    }, delayMs ?? 0);
+    this.lateReads = { frames, timer };
+  }
+
   /** Stops timers; the socket is closing or closed. */
   dispose(): void {
+    if (this.lateReads !== undefined) clearTimeout(this.lateReads.timer);
+    this.lateReads = undefined;
     if (this.cadence !== undefined) clearTimeout(this.cadence);
     if (this.stallTimer !== undefined) clearTimeout(this.stallTimer);
     this.cadence = undefined;
