@@ -382,6 +382,39 @@ describe('OrderGateway', () => {
     expect(gateway.settledElsewhere('o-unknown-here', 'FAILED')).toBe(false);
   });
 
+  it('an order the execution app settled is orderUnsubscribed, so the venue stops redelivering it at every reconnect', async () => {
+    const { channel, gateway, flush, clock } = setup(() => Promise.resolve([]));
+    channel.up();
+    await gateway.submit(order('o-settled-unsub'));
+    clock.advance(2_000); // no reply: reconciling
+    await flush();
+    expect(gateway.settledElsewhere('o-settled-unsub', 'SUCCESS')).toBe(true);
+    await flush();
+    expect(channel.sentOfType('orderUnsubscribe').map((f) => f.clientRequestId)).toEqual(['o-settled-unsub']);
+  });
+
+  it('a late duplicate final that does not say it is unsubscribed (minimal reply) is orderUnsubscribed again', async () => {
+    const { channel, gateway, reply, flush } = setup();
+    channel.up();
+    await gateway.submit(order('o-dup'));
+    channel.deliver(reply('o-dup', 'SUCCESS'));
+    channel.deliver({
+      messageType: 'orderUnsubscribe',
+      chanId: 'c',
+      timestamp: 1,
+      clientRequestId: 'o-dup',
+      success: true,
+    });
+    await flush();
+    expect(gateway.inFlight).toBe(0);
+    const before = channel.sentOfType('orderUnsubscribe').length;
+    const { subscriptionStatus: _omitted, ...minimal } = reply('o-dup', 'SUCCESS');
+    channel.deliver(minimal as OrderReply); // redelivered after a reconnect, no subscriptionStatus
+    channel.deliver(reply('o-dup', 'SUCCESS', { subscriptionStatus: 'NOT_SUBSCRIBED' })); // says it is not: none
+    await flush();
+    expect(channel.sentOfType('orderUnsubscribe').length).toBe(before + 1);
+  });
+
   it('an order the venue answered PENDING, its final reply lost, that the execution app settled: ended here too', async () => {
     const { channel, gateway, flush, lookups, clock, reply } = setup(() => Promise.resolve([]));
     channel.up();

@@ -30,6 +30,7 @@ import {
   type OrderPolicy,
   type OrderState,
   orderTransition,
+  saysUnsubscribed,
 } from './order-machine.js';
 
 export interface OrderGatewayOptions {
@@ -250,6 +251,8 @@ export class OrderGateway {
     const cell = this.cells.get(clientRequestId);
     if (cell === undefined || !settleableElsewhere(cell.actor.state)) return false;
     this.settle(clientRequestId, status);
+    // the venue may still hold its outcome for us: without this it redelivers it at every reconnect for 24 h
+    this.orderUnsubscribe(clientRequestId);
     return true;
   }
 
@@ -329,7 +332,8 @@ export class OrderGateway {
       if (finished !== undefined && !canFollow(finished, reply.orderStatus)) {
         // A late duplicate of a finished order: the venue may still deliver it; stop that again.
         if (contradicts(finished, reply.orderStatus)) this.contradicted(id, finished, reply.orderStatus, 'redelivery');
-        if (isFinalStatus(reply.orderStatus) && reply.subscriptionStatus === 'SUBSCRIBED') this.orderUnsubscribe(id);
+        // K7: a reply that does not say (the minimal reply has no subscriptionStatus) is taken as still subscribed
+        if (isFinalStatus(reply.orderStatus) && !saysUnsubscribed(reply.subscriptionStatus)) this.orderUnsubscribe(id);
         return;
       }
       this.recent.delete(id);

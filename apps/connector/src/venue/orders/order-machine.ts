@@ -210,6 +210,11 @@ function onReply(state: OrderState, reply: OrderReply, connection: number | unde
   return { state: next, effects };
 }
 
+/** The venue says it no longer redelivers the order (K7); a reply that does not say is taken as subscribed. */
+export function saysUnsubscribed(subscription: OrderReply['subscriptionStatus']): boolean {
+  return subscription === 'NOT_SUBSCRIBED' || subscription === 'UNSUBSCRIBED';
+}
+
 /**
  * Final: stop delivery for a session-bound order (we always send autoSubscribe), then done. A reply that
  * does not say (subscriptionStatus is not shown by the spec) is treated as still subscribed.
@@ -220,7 +225,7 @@ function finalReached(
   env: OrderEnv,
   effects: OrderEffect[],
 ): Step {
-  if (subscription === 'NOT_SUBSCRIBED' || subscription === 'UNSUBSCRIBED') {
+  if (saysUnsubscribed(subscription)) {
     if (state.phase === 'unsubscribing') return { state, effects }; // the orderUnsubscribe reply closes it
     effects.push({ type: 'disarm' }, { type: 'finished' });
     return { state: { ...state, phase: 'done', checking: false }, effects };
