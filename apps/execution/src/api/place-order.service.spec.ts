@@ -117,6 +117,22 @@ describe('place-order service: an idempotency key contended by another request',
     expect(other).toMatchObject({ ok: false, error: { code: ExecutionErrorCode.IdempotencyKeyReused } });
   });
 
+  it('worstPrice is kept plain (outside tester: 070000 was stored and shown as written); 070000, 7E+4 and 70000 are one payload', async () => {
+    const journal = new OrderJournal(await kv.bucket('TEST_PLACE_PLAIN'));
+    const place = service(journal, new FakeClock(1_700_000_000_000), []);
+    const first = await place.place(request('k-plain', { worstPrice: '070000' }));
+    expect(first).toMatchObject({ ok: true, duplicate: false, order: { worstPrice: '70000' } });
+    if (!first.ok) return;
+    expect((await journal.read(first.orderId))?.record.worstPrice).toBe('70000');
+    for (const worstPrice of ['70000', '7E+4', '70000.000'])
+      expect(await place.place(request('k-plain', { worstPrice }))).toMatchObject({
+        ok: true,
+        duplicate: true,
+        orderId: first.orderId,
+        order: { worstPrice: '70000' },
+      });
+  });
+
   it('NATS not answering mid-request: EXECUTION_JOURNAL_UNAVAILABLE, ask again with the key — not INTERNAL (outside tester)', async () => {
     const journal = new OrderJournal(await kv.bucket('TEST_PLACE_NATS_AWAY'));
     const rejected: string[] = [];

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { limitsFileProblemsAt, loadLimitsFile } from './limits-file.js';
-import { LimitsFileError, parseLimitSet, resolveLimits } from './limits.js';
+import { LimitsFileError, limitsConfigFrom, parseLimitSet, resolveLimits } from './limits.js';
 
 const EXAMPLE = {
   global: { maxOpenExposure: { BTC: '25', USD: '2000000' } },
@@ -45,6 +45,26 @@ describe('the limits file (RISK_LIMITS_FILE)', () => {
     const unlisted = resolveLimits(config, 'strategy', 'other');
     expect(unlisted.kind === 'limits' && unlisted.limits?.maxNotionalPerOrder?.get('USD')?.toFixed()).toBe('10000');
     expect(limitsFileProblemsAt(join(dir, 'ok.json'))).toEqual([]);
+  });
+
+  it('amounts are kept in their plain form: written back as 1000 whether the file says 001000 or 1E+3', () => {
+    const config = limitsConfigFrom({
+      global: { maxNotionalPerOrder: { USD: '001000', EUR: '1E+3' } },
+      strategies: { s: { maxOpenExposure: { BTC: '0.50' } } },
+      defaults: { accountGroup: { maxNotionalPerMinute: { USD: '2e3' } } },
+    });
+    expect(config.file).toEqual({
+      global: { maxNotionalPerOrder: { USD: '1000', EUR: '1000' } },
+      strategies: { s: { maxOpenExposure: { BTC: '0.5' } } },
+      defaults: { accountGroup: { maxNotionalPerMinute: { USD: '2000' } } },
+    });
+  });
+
+  it('an amount longer than 64 characters written plainly is refused (1e100), not stored as a hundred digits', () => {
+    expect(() => limitsConfigFrom({ global: { maxOpenExposure: { BTC: '1e100' } } })).toThrow(
+      'global.maxOpenExposure.BTC must be at most 64 characters written plainly',
+    );
+    expect(parseLimitSet({ maxOpenExposure: { BTC: '1e63' } })).not.toBe('invalid');
   });
 
   it('no file: no limits beyond the quote checks and trading states', () => {

@@ -4,6 +4,7 @@
  * without either takes the file's default for its kind (or is refused when the file says `refuseUnlisted`).
  */
 import {
+  canonicalLimitsFile,
   limitSetProblems,
   limitsFileProblems,
   type RiskLimitSet,
@@ -63,7 +64,8 @@ export class LimitsFileError extends Error {
 export function limitsConfigFrom(file: unknown): LimitsConfig {
   const problems = limitsFileProblems(file);
   if (problems.length > 0) throw new LimitsFileError(problems);
-  const valid = file as RiskLimitsFile;
+  // written back (limits.get) in the plain form the run-time limits take too
+  const valid = canonicalLimitsFile(file as RiskLimitsFile);
   const fileLimits = new Map<ScopeKey, Limits>();
   if (valid.global) fileLimits.set('global', parseLimits(valid.global));
   for (const [id, set] of Object.entries(valid.strategies ?? {}))

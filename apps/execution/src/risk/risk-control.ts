@@ -5,6 +5,7 @@
  * through its watch of the store.
  */
 import {
+  canonicalLimitSet,
   errorReply,
   KillSwitchRequest,
   riskSubjects,
@@ -128,8 +129,9 @@ export class RiskControl {
 
   /** Replaces (or with `limits: null` removes) one scope's run-time limits, then stores its audit record. */
   async setLimits(change: RiskLimitsChange, via: string): Promise<RiskLimitsChangeAnswer> {
-    const stored = { ...this.scoped(change), limits: change.limits };
-    const done = await this.change('limits', stored, via, change.expectedRevision, change.limits, (s, revision) =>
+    // stored, applied and written back in their one plain form: `001000` and `1E+3` are kept as `1000`
+    const stored = { ...this.scoped(change), limits: change.limits === null ? null : canonicalLimitSet(change.limits) };
+    const done = await this.change('limits', stored, via, change.expectedRevision, stored.limits, (s, revision) =>
       this.deps.store.writeLimits(s, revision).then((w) => (w.ok ? { ...w, before: w.before ?? null } : w)),
     );
     if (!done.ok) return done;

@@ -257,6 +257,22 @@ describe('pre-trade risk control over NATS (two instances, a plain NATS client)'
     ]);
   });
 
+  it('amounts are kept in their plain form (outside tester: 001000 and 1E+3 were stored and echoed as written)', async () => {
+    const limits = { maxNotionalPerOrder: { USD: '001000', EUR: '1E+3' }, maxOpenExposure: { BTC: '2.50' } };
+    const plain = { maxNotionalPerOrder: { USD: '1000', EUR: '1000' }, maxOpenExposure: { BTC: '2.5' } };
+    const changed = await ask(subjects.limitsSet, { scope: 'strategy', id: 'plain', limits, by: 'carol', reason: 'r' });
+    expect(changed).toMatchObject({ ok: true, limits: plain });
+    const read = await ask<{ overrides: { id?: string; limits: unknown }[] }>(subjects.limitsGet, {
+      scope: 'strategy',
+      id: 'plain',
+    });
+    expect(read).toMatchObject({ effective: plain });
+    expect(read.overrides.find((o) => o.id === 'plain')?.limits).toEqual(plain);
+    const records = await auditRecords();
+    expect(records.filter((r) => r.kind === 'limits').at(-1)?.after).toEqual(plain);
+    await ask(subjects.limitsSet, { scope: 'strategy', id: 'plain', limits: null, by: 'carol', reason: 'done' });
+  });
+
   it('refuses limits that do not validate, naming the bad entry', async () => {
     const reply = await ask<{ ok: false; error: { code: string; message: string } }>(subjects.limitsSet, {
       scope: 'accountGroup',

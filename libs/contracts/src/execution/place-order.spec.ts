@@ -32,6 +32,31 @@ describe('place request', () => {
     expect(fields({ ...base, quoteId: 'q', idempotencyKey: ' k ' })).toEqual([]);
   });
 
+  it('worstPrice is kept in its one plain form (outside tester: 070000 was stored and shown as written)', () => {
+    const plain = (worstPrice: string) => {
+      const parsed = parsePlaceOrder(JSON.stringify({ ...base, quoteId: 'q', worstPrice }));
+      return parsed.ok ? parsed.value.worstPrice : parsed.problems.map((p) => p.problem);
+    };
+    expect(plain('070000')).toBe('70000');
+    expect(plain('7E+4')).toBe('70000');
+    expect(plain('70000.500')).toBe('70000.5');
+    expect(plain('2.45e-5')).toBe('0.0000245');
+    expect(plain('42000.5')).toBe('42000.5');
+    for (const worstPrice of ['-5', '0', '0e3', '.5', '5.', '1,5', '1'.repeat(65)])
+      expect(fields({ ...base, quoteId: 'q', worstPrice })).toEqual(['worstPrice']);
+    // short as written, a hundred digits written plainly: refused, never stored as such
+    expect(plain('1e100')).toEqual(['worstPrice must be at most 64 characters written plainly']);
+  });
+
+  it('names at most 10 unknown fields and counts the rest', () => {
+    const junk = Object.fromEntries(Array.from({ length: 13 }, (_, i) => [`x${i}`, i]));
+    const parsed = parsePlaceOrder(JSON.stringify({ ...base, quoteId: 'q', ...junk }));
+    expect(parsed.ok ? [] : parsed.problems.map((p) => p.problem)).toEqual([
+      ...Array.from({ length: 10 }, () => 'unknown field'),
+      'and 3 more unknown fields',
+    ]);
+  });
+
   it('sendBy is a whole number of epoch milliseconds, kept as given', () => {
     expect(parsePlaceOrder(JSON.stringify({ ...base, quoteId: 'q', sendBy: 1_700_000_000_000 }))).toMatchObject({
       ok: true,

@@ -7,7 +7,7 @@
 import { printableName } from '../validate.js';
 import { readJsonObject } from '../json-payload.js';
 import { isDecimalString, SIZE_DECIMAL, SIZE_RULE } from '../decimal-string.js';
-import { SUBJECT_TOKEN } from '../subjects.js';
+import { plainDecimal, SUBJECT_TOKEN } from '../subjects.js';
 import { isQuoteId, QUOTE_ID_RULE } from '../order.js';
 import type { OrderView } from './order-view.js';
 import { STRATEGY_ID } from './execution-subjects.js';
@@ -34,7 +34,11 @@ export interface PlaceOrderRequest {
   quantity?: string;
   currency?: string;
   tenor?: string;
-  /** Worst acceptable price (quote currency per base unit): BUY refuses a higher price, SELL a lower one. */
+  /**
+   * Worst acceptable price (quote currency per base unit): BUY refuses a higher price, SELL a lower one. Any decimal
+   * spelling (`070000`, `7e4`, `70000.0`) is taken and kept in its one plain form (`70000`): stored, shown and
+   * compared as such. At most 64 characters as written and as plain text.
+   */
   worstPrice?: string;
   /**
    * Epoch ms (the execution host's clock) after which the order must not be sent to the venue: the algo's own
@@ -95,7 +99,12 @@ const RULES: Record<keyof PlaceOrderRequest, { required: boolean; rule: Rule }> 
   },
   currency: { required: false, rule: text(1, 16, CURRENCY, 'currency must be 1–16 letters or digits') },
   tenor: { required: false, rule: text(1, 16, SUBJECT_TOKEN, 'tenor must be one subject token of 1–16 characters') },
-  worstPrice: { required: false, rule: positiveDecimal(64, 'worstPrice') },
+  worstPrice: {
+    required: false,
+    rule: (v) =>
+      positiveDecimal(64, 'worstPrice')(v) ??
+      (plainDecimal(v as string).length <= 64 ? undefined : 'worstPrice must be at most 64 characters written plainly'),
+  },
   sendBy: {
     required: false,
     rule: (v) =>
@@ -103,6 +112,8 @@ const RULES: Record<keyof PlaceOrderRequest, { required: boolean; rule: Rule }> 
   },
 };
 const QUOTE_REQUEST_FIELDS = ['instrument', 'quantity', 'currency', 'tenor'] as const;
+/** Unknown fields named in a refusal (the rest are counted): a payload's own keys are never echoed unbounded. */
+const MAX_NAMED_FIELDS = 10;
 
 /** Decodes and validates a place request, naming every bad field (never throws, never echoes the values). */
 export function parsePlaceOrder(payload: Uint8Array | string): PlaceOrderParse {
@@ -111,7 +122,10 @@ export function parsePlaceOrder(payload: Uint8Array | string): PlaceOrderParse {
   const input = read.value;
   const problems: FieldProblem[] = [];
   const unknown = Object.keys(input).filter((key) => !(key in RULES));
-  for (const field of unknown.slice(0, 10)) problems.push({ field: printableName(field), problem: 'unknown field' });
+  for (const field of unknown.slice(0, MAX_NAMED_FIELDS))
+    problems.push({ field: printableName(field), problem: 'unknown field' });
+  if (unknown.length > MAX_NAMED_FIELDS)
+    problems.push({ field: '(payload)', problem: `and ${unknown.length - MAX_NAMED_FIELDS} more unknown fields` });
   for (const [field, { required, rule }] of Object.entries(RULES)) {
     const value = input[field];
     if (value === undefined) {
@@ -147,9 +161,11 @@ export function parsePlaceOrder(payload: Uint8Array | string): PlaceOrderParse {
     accountGroup: value.accountGroup,
     side: value.side,
   };
-  for (const field of ['quoteId', 'instrument', 'quantity', 'currency', 'tenor', 'worstPrice'] as const) {
+  for (const field of ['quoteId', 'instrument', 'quantity', 'currency', 'tenor'] as const) {
     if (value[field] !== undefined) request[field] = value[field];
   }
+  // one spelling per price: the order keeps (and shows, and compares) `70000` for `070000` or `7E+4`
+  if (value.worstPrice !== undefined) request.worstPrice = plainDecimal(value.worstPrice);
   if (value.sendBy !== undefined) request.sendBy = value.sendBy;
   return { ok: true, value: request };
 }

@@ -1,10 +1,12 @@
 /**
  * Pre-trade risk limits of the execution app: the shape of the limits file (`RISK_LIMITS_FILE`) and of a
  * limit set changed at run time over NATS (`{prefix}.{account}.exec.risk.limits.set`). Amounts are decimal
- * strings keyed by currency (never numbers); counts and durations are integers. Documented with an example in
- * docs/execution-risk.md.
+ * strings keyed by currency (never numbers), taken in any decimal spelling and kept in their one plain form
+ * (`001000` and `1E+3` are `1000`: {@link canonicalLimitSet}); counts and durations are integers. Documented with
+ * an example in docs/execution-risk.md.
  */
 import { isDecimalString } from '../decimal-string.js';
+import { plainDecimal } from '../subjects.js';
 import { STRATEGY_ID } from './execution-subjects.js';
 
 /** Amounts per currency, e.g. `{ "USD": "100000", "EUR": "90000" }`. */
@@ -64,6 +66,8 @@ const MAX_CURRENCIES = 200;
 const MAX_ENTRIES = 10_000;
 const MAX_COUNT = 1_000_000;
 const MAX_AGE_MS = 24 * 3_600_000;
+/** Longest amount, as written and as plain text (an exponent must not make the stored text a thousand digits). */
+const MAX_AMOUNT = 64;
 
 /** Problems of one limit set, each naming its path (`strategies.alpha.maxNotionalPerOrder.USD`); [] when valid. */
 export function limitSetProblems(value: unknown, path: string): string[] {
@@ -149,6 +153,46 @@ export function limitsFileProblems(value: unknown): string[] {
   return problems;
 }
 
+/**
+ * A valid limit set (see {@link limitSetProblems}) with every amount in its one plain form — what is stored,
+ * applied and written back: `{ USD: '001000' }` and `{ USD: '1E+3' }` become `{ USD: '1000' }`. Exact (string to
+ * string, never a binary number).
+ */
+export function canonicalLimitSet(set: RiskLimitSet): RiskLimitSet {
+  const canonical: RiskLimitSet = { ...set };
+  for (const field of ['maxNotionalPerOrder', 'maxNotionalPerMinute', 'maxOpenExposure'] as const) {
+    const amounts = set[field];
+    if (amounts !== undefined) {
+      canonical[field] = Object.fromEntries(
+        Object.entries(amounts).map(([ccy, amount]) => [ccy, plainDecimal(amount)]),
+      );
+    }
+  }
+  return canonical;
+}
+
+/** A valid limits file (see {@link limitsFileProblems}) with every limit set's amounts in their plain form. */
+export function canonicalLimitsFile(file: RiskLimitsFile): RiskLimitsFile {
+  const sets = (entries: Record<string, RiskLimitSet> | undefined) =>
+    entries === undefined
+      ? undefined
+      : Object.fromEntries(Object.entries(entries).map(([id, set]) => [id, canonicalLimitSet(set)]));
+  const canonical: RiskLimitsFile = { ...file };
+  if (file.global !== undefined) canonical.global = canonicalLimitSet(file.global);
+  const strategies = sets(file.strategies);
+  if (strategies !== undefined) canonical.strategies = strategies;
+  const accountGroups = sets(file.accountGroups);
+  if (accountGroups !== undefined) canonical.accountGroups = accountGroups;
+  if (file.defaults !== undefined) {
+    const { strategy, accountGroup } = file.defaults;
+    canonical.defaults = {
+      ...(strategy !== undefined ? { strategy: canonicalLimitSet(strategy) } : {}),
+      ...(accountGroup !== undefined ? { accountGroup: canonicalLimitSet(accountGroup) } : {}),
+    };
+  }
+  return canonical;
+}
+
 function currencyAmountProblems(value: unknown, path: string): string[] {
   if (!isPlainObject(value)) return [`${path} must be an object of currency → decimal string`];
   const entries = Object.entries(value);
@@ -159,8 +203,10 @@ function currencyAmountProblems(value: unknown, path: string): string[] {
       problems.push(
         `${path}.${shortKey(currency)}: a currency is 1-16 upper-case letters or digits, as the venue writes it (USD, BTC)`,
       );
-    if (!isDecimalString(amount) || amount.length > 64 || amount.startsWith('-')) {
+    if (!isDecimalString(amount) || amount.length > MAX_AMOUNT || amount.startsWith('-')) {
       problems.push(`${path}.${shortKey(currency)} must be a non-negative decimal string`);
+    } else if (plainDecimal(amount).length > MAX_AMOUNT) {
+      problems.push(`${path}.${shortKey(currency)} must be at most ${MAX_AMOUNT} characters written plainly`);
     }
   }
   return problems;
