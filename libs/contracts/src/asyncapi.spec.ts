@@ -57,6 +57,8 @@ import {
  *  - each schema's property and required lists match the contract class (validation metadata) or interface
  *    (typed samples below: the type checker fails when a contract gains or loses a field);
  *  - each example of a request the apps validate passes the apps' own validation (`parseContract`).
+ * Patterns, bounds, `additionalProperties` and the quoteId-or-quote-request rule are compared value by value in
+ * asyncapi-rules.spec.ts (also run by `npm run check:asyncapi`).
  *
  * An app adding subjects (execution, account-sync) adds: its subjects object to SUBJECT_CATALOGUES, its
  * classes to VALIDATED, its interfaces to INTERFACES, its channels and schemas to docs/asyncapi.yaml.
