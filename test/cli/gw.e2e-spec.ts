@@ -186,7 +186,7 @@ describe('gw CLI', () => {
     expect(text).toContain('exit=0');
   });
 
-  it('orders, balances, trades (with progress), transactions, withdrawals, halt/resume: plain and --json', async () => {
+  it('orders, balances, trades and transactions (with progress), withdrawals, halt/resume: plain and --json', async () => {
     const bought = await gw([
       'sell',
       'BTC.USD',
@@ -237,6 +237,11 @@ describe('gw CLI', () => {
     expect(trades.stdout).toMatch(/^trades as of \S+ \(\d+s ago\)\nCREATED\s+TRADE\s+SIDE/);
 
     expect((await gw(['transactions'])).stdout).toMatch(
+      /^(transactions as of|STALE: transactions)[^\n]*\n(TIME\s+TRANSACTION|no transactions)/,
+    );
+    const legs = await gw(['transactions', '--all']);
+    expect(legs.stderr).toMatch(/reading transactions: \d+ of \d+/); // progress on stderr in a pipe
+    expect(legs.stdout).toMatch(
       /^(transactions as of|STALE: transactions)[^\n]*\n(TIME\s+TRANSACTION|no transactions)/,
     );
     // a withdrawal: submitted once per key (a repeat answers the same request), listed, cancelled

@@ -49,8 +49,8 @@ export interface Page<T> extends Freshness {
   total: number;
   records: T[];
   /**
-   * Trades: where the page ends (absent on an empty page) — pass it as `before` for the page after it, which
-   * then neither repeats nor skips a trade when new ones are booked meanwhile (`offset` does).
+   * Trades and transaction legs: where the page ends (absent on an empty page) — pass it as `before` for the
+   * page after it, which then neither repeats nor skips a record when new ones arrive meanwhile (`offset` does).
    */
   next?: string;
 }
@@ -76,6 +76,9 @@ const APP = 'account-sync app';
 /** Rows per request when a whole history is read page by page. */
 const PAGE = 1_000;
 
+/** Called after each page of a whole history: the records read so far, and those plus the ones still to read. */
+export type PageProgress = (read: number, total: number) => void | Promise<void>;
+
 export class AccountApi {
   readonly subjects: AccountSyncSubjects;
   private readonly transactionSubjects: TransactionSubjects;
@@ -97,42 +100,32 @@ export class AccountApi {
   }
 
   /**
-   * Every trade matching `query` when the first page is read, newest first, each once: read page by page, each
-   * page starting right after the last trade of the one before (`before`: a position in the order, not an
-   * offset, which trades booked meanwhile would move). `progress(read, total)` after each page (`total`: the
-   * trades read so far and those still to read), awaited before the next page is asked. Stale if any page was,
-   * as of the oldest page.
+   * Every trade matching `query` when the first page is read, newest first, each once (`allPages`).
+   * `progress(read, total)` after each page (`total`: the trades read so far and those still to read), awaited
+   * before the next page is asked. Stale if any page was, as of the oldest page.
    */
-  async allTrades(
+  allTrades(
     query: Omit<TradeQuery, 'limit' | 'offset' | 'before'> = {},
-    progress?: (read: number, total: number) => void | Promise<void>,
+    progress?: PageProgress,
   ): Promise<KnownRecords<TradeRecord>> {
-    const trades: TradeRecord[] = [];
-    const pages: Freshness[] = [];
-    let before: string | undefined;
-    for (;;) {
-      const page = await this.trades({ ...query, limit: PAGE, ...(before === undefined ? {} : { before }) });
-      const read = trades.length;
-      trades.push(...page.records);
-      pages.push(page);
-      // with `before`, `total` counts the trades after it: those on this page and the ones still to read
-      await progress?.(trades.length, read + page.total);
-      if (page.records.length < PAGE) return Object.assign(trades, together(pages));
-      if (page.next === undefined) {
-        // an app older than the cursor: offsets would move under new trades, so no page is read by offset
-        throw new GatewayError(
-          GatewayErrorCode.Internal,
-          'the account-sync app answered a full page of trades without `next`: it cannot page the history exactly',
-          "upgrade the account-sync app to this SDK's version",
-        );
-      }
-      before = page.next;
-    }
+    return this.allPages<TradeRecord>('trade', 'trades', query, progress);
   }
 
-  /** One page of transaction legs, newest first. */
+  /** One page of transaction legs, newest `received` first (`limit` default 100, at most 1000; `before` as for trades). */
   transactions(query: TransactionListQuery = {}): Promise<Page<TransactionLeg>> {
     return this.query<TransactionLeg>('transaction-list', query);
+  }
+
+  /**
+   * Every transaction leg matching `query` when the first page is read, newest `received` first, each once,
+   * however many legs arrive meanwhile (webhooks, syncs); `progress` and freshness as `allTrades`. A leg's row
+   * is as it was when its page was read (a state changed later shows in a new reading or `transactionChanges$`).
+   */
+  allTransactions(
+    query: Omit<TransactionListQuery, 'limit' | 'offset' | 'before'> = {},
+    progress?: PageProgress,
+  ): Promise<KnownRecords<TransactionLeg>> {
+    return this.allPages<TransactionLeg>('transaction-list', 'transaction legs', query, progress);
   }
 
   /** One transaction's latest state (by its uuid). */
@@ -157,6 +150,43 @@ export class AccountApi {
   /** Live transaction state changes from now on, in order, none lost to a reconnect (the transaction ledger). */
   transactionChanges$(): Observable<TransactionStateChanged> {
     return changeFeed<TransactionStateChanged>(this.context, this.transactionSubjects.allChanged, APP);
+  }
+
+  /**
+   * A whole history read page by page, each page starting right after the last record of the one before
+   * (`before`: a position in the query's order, not an offset, which records arriving meanwhile would move).
+   */
+  private async allPages<T>(
+    resource: 'trade' | 'transaction-list',
+    what: string,
+    query: object,
+    progress: PageProgress | undefined,
+  ): Promise<KnownRecords<T>> {
+    const records: T[] = [];
+    const pages: Freshness[] = [];
+    let before: string | undefined;
+    for (;;) {
+      const page = await this.query<T>(resource, {
+        ...query,
+        limit: PAGE,
+        ...(before === undefined ? {} : { before }),
+      });
+      const read = records.length;
+      records.push(...page.records);
+      pages.push(page);
+      // with `before`, `total` counts the records after it: those on this page and the ones still to read
+      await progress?.(records.length, read + page.total);
+      if (page.records.length < PAGE) return Object.assign(records, together(pages));
+      if (page.next === undefined) {
+        // an app older than the cursor: offsets would move under new records, so no page is read by offset
+        throw new GatewayError(
+          GatewayErrorCode.Internal,
+          `the account-sync app answered a full page of ${what} without \`next\`: it cannot page the history exactly`,
+          "upgrade the account-sync app to this SDK's version",
+        );
+      }
+      before = page.next;
+    }
   }
 
   private async query<T>(resource: MirroredResource | 'transaction-list', query: object): Promise<Page<T>> {

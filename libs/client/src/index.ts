@@ -13,7 +13,7 @@ export { AccountGroupsApi, type AccountGroup } from './account-groups.js';
 export { InspectApi, type StreamSummary, type ConsumerSummary } from './inspect.js';
 export { OrdersApi, PlacedOrder, type OrderRequest, type PlaceOptions } from './orders.js';
 export { TradingApi, type TradingChange } from './trading.js';
-export { AccountApi, type TradeRecord, type Page, type KnownRecords } from './account.js';
+export { AccountApi, type TradeRecord, type Page, type KnownRecords, type PageProgress } from './account.js';
 export { WithdrawalsApi, type WithdrawalRequest, type WithdrawalRef } from './withdrawals.js';
 export type {
   OrderView,

@@ -8,8 +8,8 @@ import {
   declaredFields,
   isDecimalString,
   isIsoInstant,
-  parseTradeCursor,
-  tradeCursor,
+  listCursor,
+  parseListCursor,
   StateQuery,
   TradeQuery,
   TransactionGetRequest,
@@ -334,14 +334,20 @@ describe('account queries: a bad date or an unknown field is refused, never answ
     );
   });
 
-  it('trade query before: a cursor (the `next` of a reply) is accepted, anything else refused without echoing it', () => {
-    const cursor = tradeCursor({ createdAt: 1_763_800_000_123, uuid: 'a:b c' });
-    expect(parseTradeCursor(cursor)).toEqual({ createdAt: 1_763_800_000_123, uuid: 'a:b c' });
-    expect(parseTradeCursor(tradeCursor({ createdAt: 0, uuid: 'u' }))).toEqual({ createdAt: 0, uuid: 'u' });
-    expect(parseContract(TradeQuery, JSON.stringify({ before: cursor, limit: 1000 })).ok).toBe(true);
-    for (const bad of ['garbage', '12:', ':u', '1.5:u', `1:${'u'.repeat(1025)}`, '99999999999999999:u', 12]) {
-      const found = problems(TradeQuery, { before: bad });
-      expect(found).toEqual(['before must be the `next` of an earlier trade query reply']);
+  it('trade and transaction list before: a cursor (the `next` of a reply) is accepted, anything else refused without echoing it', () => {
+    const cursor = listCursor({ at: 1_763_800_000_123, uuid: 'a:b c' });
+    expect(parseListCursor(cursor)).toEqual({ at: 1_763_800_000_123, uuid: 'a:b c' });
+    expect(parseListCursor(listCursor({ at: 0, uuid: 'u' }))).toEqual({ at: 0, uuid: 'u' });
+    expect(parseListCursor(listCursor({ at: -5, uuid: 'u' }))).toEqual({ at: -5, uuid: 'u' });
+    const bad = ['garbage', '12:', ':u', '1.5:u', `1:${'u'.repeat(1025)}`, '99999999999999999:u', 12, null, ''];
+    for (const [query, name] of [
+      [TradeQuery, 'trade query'],
+      [TransactionListQuery, 'transaction list query'],
+    ] as const) {
+      expect(parseContract(query, JSON.stringify({ before: cursor, limit: 1000 })).ok).toBe(true);
+      for (const value of bad) {
+        expect(problems(query, { before: value })).toEqual([`before must be the \`next\` of an earlier ${name} reply`]);
+      }
     }
   });
 

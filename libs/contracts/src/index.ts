@@ -15,3 +15,4 @@ export * from './execution/index.js';
 export * from './account/transactions.js';
 export * from './account/withdrawals.js';
 export * from './account/sync.js';
+export * from './account/list-cursor.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseTradeCursor, type TradeQuery } from '#contracts';
-import type { Trade } from '#venue-api';
-import { tradePage } from './state-queries.js';
+import { parseListCursor, type TradeQuery, type TransactionListQuery } from '#contracts';
+import type { Trade, TransactionRecord } from '#venue-api';
+import { tradePage, transactionListPage } from './state-queries.js';
 
 const FRESH = { asOf: 1_000, stale: false };
 
@@ -44,7 +44,7 @@ describe('trade query pages', () => {
     const first = tradePage(held(), { limit: 2 }, FRESH);
     if (!first.ok) throw new Error('refused');
     expect(first.records.map((t) => t.uuid)).toEqual(['new', 'a']);
-    expect(parseTradeCursor(first.next)).toEqual({ createdAt: Date.parse(T1), uuid: 'a' });
+    expect(parseListCursor(first.next)).toEqual({ at: Date.parse(T1), uuid: 'a' });
     const second = tradePage(held(), { limit: 2, before: first.next as string }, FRESH);
     // total counts what matches every filter, the cursor included: this page and what comes after it
     expect(second).toMatchObject({ ok: true, total: 3, asOf: 1_000, stale: false });
@@ -84,5 +84,119 @@ describe('trade query pages', () => {
     expect(reply).toMatchObject({ ok: true, total: 2, records: [{ uuid: 'p1' }] });
     if (!reply.ok) throw new Error('refused');
     expect(uuidsOf(trades, { state: 'PENDING_SETTLEMENT', before: reply.next as string })).toEqual(['p2']);
+  });
+});
+
+function leg(uuid: string, received: number | undefined, fields: Partial<TransactionRecord> = {}): TransactionRecord {
+  return {
+    uuid,
+    transactionClass: 'CASH',
+    transactionType: 'DEPOSIT',
+    transactionState: 'PENDING',
+    ccy: 'USD',
+    amount: '10',
+    displayTitle: null,
+    displayDescription: null,
+    paymentTransferType: null,
+    beneficiaryUuid: null,
+    ...(received === undefined ? {} : { received, timestampMillis: received }),
+    ...fields,
+  };
+}
+
+/** The legs' uuids of one transaction list page (`next` kept in `cursor`). */
+function legPage(
+  legs: Map<string, TransactionRecord>,
+  query: TransactionListQuery,
+): { uuids: string[]; next?: string } {
+  const reply = transactionListPage(legs.values(), query, FRESH);
+  if (!reply.ok) throw new Error('refused');
+  return { uuids: reply.records.map((l) => l.uuid), ...(reply.next === undefined ? {} : { next: reply.next }) };
+}
+
+/** Legs by uuid, as the sync engine holds them (a changed leg replaces the one held, in place). */
+function held(...legs: TransactionRecord[]): Map<string, TransactionRecord> {
+  return new Map(legs.map((l) => [l.uuid, l]));
+}
+
+describe('transaction list pages', () => {
+  const AT = 1_763_800_000_000;
+
+  it('newest received first, a tie by uuid, a leg without a usable received last: one order whatever is held first', () => {
+    const legs = [leg('c', AT), leg('a', AT), leg('none', undefined, { timestampMillis: AT + 9 }), leg('b', AT)];
+    const huge = leg('huge', undefined, { received: 1e20 });
+    expect(legPage(held(...legs, leg('new', AT + 1), huge), {}).uuids).toEqual(['new', 'a', 'b', 'c', 'huge', 'none']);
+    expect(legPage(held(leg('new', AT + 1), ...legs.reverse()), {}).uuids).toEqual(['new', 'a', 'b', 'c', 'none']);
+    // every position names a cursor that parses (a time beyond a safe integer sorts as none)
+    expect(parseListCursor(legPage(held(huge), {}).next)).toEqual({ at: 0, uuid: 'huge' });
+  });
+
+  it('next is the position of the last leg; before starts right after it, within a tie too; offset still pages', () => {
+    const legs = held(leg('new', AT + 1), leg('c', AT), leg('a', AT), leg('b', AT), leg('old', AT - 1));
+    const first = legPage(legs, { limit: 2 });
+    expect(first.uuids).toEqual(['new', 'a']);
+    expect(parseListCursor(first.next)).toEqual({ at: AT, uuid: 'a' });
+    const reply = transactionListPage(legs.values(), { limit: 2, before: first.next as string }, FRESH);
+    expect(reply).toMatchObject({ ok: true, total: 3, records: [{ uuid: 'b' }, { uuid: 'c' }], asOf: 1_000 });
+    expect(legPage(legs, { before: first.next as string, offset: 2 })).toMatchObject({ uuids: ['old'] });
+    expect(legPage(legs, { before: first.next as string, offset: 3 })).toEqual({ uuids: [] });
+    // an old client paging by offset alone gets what it got before
+    expect(legPage(legs, { limit: 2, offset: 2 }).uuids).toEqual(['b', 'c']);
+  });
+
+  it('a leg that changes state keeps its place: timestampMillis moves, received does not', () => {
+    const legs = held(leg('d1', AT), leg('d2', AT - 1), leg('d3', AT - 2), leg('d4', AT - 3));
+    const first = legPage(legs, { limit: 2 });
+    expect(first.uuids).toEqual(['d1', 'd2']);
+    // the oldest leg is processed (the venue stamps timestampMillis and processed now) and a read ones too
+    for (const uuid of ['d4', 'd1']) {
+      const before = legs.get(uuid) as TransactionRecord;
+      legs.set(uuid, {
+        ...before,
+        transactionState: 'PROCESSED',
+        processed: AT + 60_000,
+        timestampMillis: AT + 60_000,
+      });
+    }
+    expect(legPage(legs, { limit: 2, before: first.next as string }).uuids).toEqual(['d3', 'd4']);
+  });
+
+  it('legs arriving between pages neither repeat a leg nor push one out (an offset does both)', () => {
+    const history = Array.from({ length: 25 }, (_, i) => leg(`l${String(i).padStart(2, '0')}`, AT + (i % 5)));
+    const arrive = (legs: Map<string, TransactionRecord>, page: number) => {
+      for (let i = 0; i < 3; i += 1) legs.set(`new-${page}-${i}`, leg(`new-${page}-${i}`, AT + 1_000 * page));
+    };
+    const byCursor: string[] = [];
+    const mirror = held(...history);
+    let before: string | undefined;
+    for (let page = 1; page <= 3; page += 1) {
+      const read = legPage(mirror, { limit: 10, ...(before === undefined ? {} : { before }) });
+      byCursor.push(...read.uuids);
+      before = read.next;
+      arrive(mirror, page);
+    }
+    expect(byCursor).toHaveLength(history.length);
+    expect(new Set(byCursor)).toEqual(new Set(history.map((l) => l.uuid)));
+
+    const byOffset: string[] = [];
+    const moving = held(...history);
+    for (let page = 1; page <= 3; page += 1) {
+      byOffset.push(...legPage(moving, { limit: 10, offset: byOffset.length }).uuids);
+      arrive(moving, page);
+    }
+    expect(new Set(byOffset).size).toBeLessThan(byOffset.length);
+    expect(history.filter((l) => !byOffset.includes(l.uuid))).not.toEqual([]);
+  });
+
+  it('filters apply before the page: total and next count the matching legs only', () => {
+    const legs = held(
+      leg('w1', AT + 2, { transactionType: 'WITHDRAWAL' }),
+      leg('d1', AT + 1),
+      leg('w2', AT, { transactionType: 'WITHDRAWAL' }),
+    );
+    const reply = transactionListPage(legs.values(), { type: 'WITHDRAWAL', limit: 1 }, FRESH);
+    expect(reply).toMatchObject({ ok: true, total: 2, records: [{ uuid: 'w1' }] });
+    if (!reply.ok) throw new Error('refused');
+    expect(legPage(legs, { type: 'WITHDRAWAL', before: reply.next as string }).uuids).toEqual(['w2']);
   });
 });

@@ -11,88 +11,64 @@ import {
   StateQuery,
   TradeQuery,
   TransactionListQuery,
-  parseTradeCursor,
-  tradeCursor,
   type AccountSyncSubjects,
-  type Freshness,
+  type ListPosition,
   type StateQueryReply,
-  type TradePosition,
 } from '#contracts';
 import type { Participant, Trade, TransactionRecord } from '#venue-api';
 import { parseVenueDateTime } from '#venue-api';
+import { all, cursorPage } from './query-page.js';
 import type { ResourceFreshness } from './sync-schedule-machine.js';
 import type { SyncEngine, Mirrors } from './sync-engine.js';
 import type { SyncResource } from './sync-triggers.js';
 
-const DEFAULT_LIMIT = 100;
-
 /** How current a resource's records are (the sync schedule's judgement). */
 export type FreshnessOf = (resource: SyncResource) => ResourceFreshness;
-
-/** The reply fields of a resource's freshness (`asOf` null: no good read since this process started). */
-function replyFreshness({ asOf, stale }: ResourceFreshness): Freshness {
-  return { asOf: asOf ?? null, stale };
-}
-
-function page<T>(
-  records: T[],
-  limit: number | undefined,
-  offset: number | undefined,
-  freshness: ResourceFreshness,
-): StateQueryReply<T> {
-  const start = offset ?? 0;
-  return all(records.slice(start, start + (limit ?? DEFAULT_LIMIT)), freshness, records.length);
-}
-
-function all<T>(records: T[], freshness: ResourceFreshness, total: number = records.length): StateQueryReply<T> {
-  return { ok: true, total, records, ...replyFreshness(freshness) };
-}
-
-function byNewest<T>(records: T[], at: (record: T) => number): T[] {
-  return records
-    .map((record) => [at(record), record] as const)
-    .sort((a, b) => b[0] - a[0])
-    .map(([, record]) => record);
-}
 
 function createdAtOf(trade: Trade): number {
   const at = trade.createdAt === undefined ? NaN : parseVenueDateTime(trade.createdAt);
   return Number.isNaN(at) ? 0 : at;
 }
 
-function positionOf(trade: Trade): TradePosition {
-  return { createdAt: createdAtOf(trade), uuid: trade.uuid };
+/** A trade's place in `acct.trade.query`'s order: its `createdAt` (none or unreadable: 0), a tie by uuid. */
+function tradePosition(trade: Trade): ListPosition {
+  return { at: createdAtOf(trade), uuid: trade.uuid };
 }
 
 /**
- * The trade query's order: newest first, a tie by uuid — one total order, the same in every instance and after
- * a restart (the mirror's own order, the order it loaded or read the trades in, is neither).
+ * A leg's place in `acct.transaction-list.query`'s order: `received`, the time the venue booked it, which its
+ * state changes leave alone — never `timestampMillis`, which the venue sets again at each change (the leg
+ * would move between two pages); none, or not a safe integer: 0 (after every leg with one). A tie by uuid.
  */
-function tradeOrder(a: TradePosition, b: TradePosition): number {
-  if (a.createdAt !== b.createdAt) return b.createdAt - a.createdAt;
-  return a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0;
+export function legPosition(leg: TransactionRecord): ListPosition {
+  return { at: leg.received !== undefined && Number.isSafeInteger(leg.received) ? leg.received : 0, uuid: leg.uuid };
 }
 
 /**
- * One page of `acct.trade.query`: the matching trades after `before` (a cursor: `TradePosition`), from `offset`
- * on; `next` the position of the page's last trade, for the page after it.
+ * One page of `acct.trade.query`: newest `createdAt` first, a tie by uuid — one total order, the same in every
+ * instance and after a restart (the mirror's own order, the order it loaded or read the trades in, is neither).
  */
 export function tradePage(trades: Trade[], query: TradeQuery, freshness: ResourceFreshness): StateQueryReply<Trade> {
-  // validated by the contract: a cursor that does not parse never gets here
-  const before = query.before === undefined ? undefined : parseTradeCursor(query.before);
-  const matching = trades
-    .filter((trade) => matchesTrade(query, trade))
-    .map((trade) => [positionOf(trade), trade] as const)
-    .filter(([position]) => before === undefined || tradeOrder(before, position) < 0)
-    .sort(([a], [b]) => tradeOrder(a, b));
-  const reply = page(matching, query.limit, query.offset, freshness);
-  if (!reply.ok) return reply;
-  const last = reply.records.at(-1);
-  return {
-    ...reply,
-    records: reply.records.map(([, trade]) => trade),
-    ...(last === undefined ? {} : { next: tradeCursor(last[0]) }),
-  };
+  return cursorPage(
+    trades.filter((trade) => matchesTrade(query, trade)),
+    tradePosition,
+    query,
+    freshness,
+  );
+}
+
+/** One page of `acct.transaction-list.query`: newest `received` first, a tie by uuid (`legPosition`). */
+export function transactionListPage(
+  legs: Iterable<TransactionRecord>,
+  query: TransactionListQuery,
+  freshness: ResourceFreshness,
+): StateQueryReply<TransactionRecord> {
+  return cursorPage(
+    [...legs].filter((leg) => matchesLeg(query, leg)),
+    legPosition,
+    query,
+    freshness,
+  );
 }
 
 export function matchesTrade(query: TradeQuery, trade: Trade): boolean {
@@ -162,16 +138,7 @@ export function serveStateQueries(
       kind: 'acct.transaction-list.query',
       contract: TransactionListQuery,
       queue,
-      handle: (query) =>
-        page(
-          byNewest(
-            [...engine.transactions.values()].filter((leg) => matchesLeg(query, leg)),
-            (leg) => leg.received ?? leg.timestampMillis ?? 0,
-          ),
-          query.limit,
-          query.offset,
-          freshness('transactions'),
-        ),
+      handle: (query) => transactionListPage(engine.transactions.values(), query, freshness('transactions')),
     }),
     responder.respond({
       subject: subjects.query('account-details'),

@@ -158,6 +158,16 @@ export class BackOfficeAdminController {
     return { uuid: trade.uuid, state: trade.state };
   }
 
+  @Get('transactions')
+  listTransactions(): WireValue {
+    return this.transactions.all().map((l) => ({
+      uuid: l.uuid,
+      transactionType: l.transactionType,
+      transactionState: l.transactionState,
+      tradeId: l.tradeId,
+    }));
+  }
+
   @Get('trades/:uuid/transactions')
   legs(@Param('uuid') uuid: string): WireValue {
     return this.transactions.byTrade(uuid).map(transactionWire);

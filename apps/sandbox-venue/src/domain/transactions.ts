@@ -75,6 +75,11 @@ export class TransactionBook {
     return record;
   }
 
+  /** Every leg, oldest first. */
+  all(): readonly TransactionRecord[] {
+    return this.records;
+  }
+
   find(uuid: string): TransactionRecord | undefined {
     return this.records.find((r) => r.uuid === uuid);
   }

@@ -1,12 +1,13 @@
 /**
  * `gw balances`, `gw trades`, `gw transactions`: the account as the account-sync app mirrors it. `gw trades
- * --all` reads the whole history page by page and shows its progress (redrawn on a terminal, on stderr
+ * --all` and `gw transactions --all` read the whole history page by page (each record once, however many
+ * arrive meanwhile) and show their progress (redrawn on a terminal, on stderr
  * elsewhere so a pipe gets only the rows). Each says first how current its rows are: `as of` a time, or
  * `STALE` when account-sync has not read them from the venue within its bound (they are the last known ones).
  * `--json`: `{"total","asOf","stale","records"}`.
  */
 import type { BalanceState, Freshness, TransactionLeg } from '#contracts';
-import type { KnownRecords, Page, TradeRecord } from '../account.js';
+import type { KnownRecords, Page, PageProgress, TradeRecord } from '../account.js';
 import { COMMON_FLAGS, positiveInt, type ClientSource } from './options.js';
 import { paint, table, type Terminal } from './terminal.js';
 
@@ -20,8 +21,9 @@ export const TRADES_HELP = `gw trades [--group <uuid>] [--state <state>] [--limi
   After the time account-sync last read them from the venue — STALE when that is too long ago.
   --json           one JSON document {total, asOf, stale, records}`;
 
-export const TRANSACTIONS_HELP = `gw transactions [--group <uuid>] [--ccy <ccy>] [--state <state>] [--limit <n>]
-  Transaction legs (deposits, withdrawals, trade debits and credits), newest first; STALE as above.
+export const TRANSACTIONS_HELP = `gw transactions [--group <uuid>] [--ccy <ccy>] [--state <state>] [--limit <n>] [--all]
+  Transaction legs (deposits, withdrawals, trade debits and credits), newest first (default the 20 newest).
+  --all reads the whole list, with progress, each leg once however many arrive meanwhile. STALE as above.
   --json           one JSON document {total, asOf, stale, records}`;
 
 export const BALANCES_FLAGS = {
@@ -43,6 +45,7 @@ export const TRANSACTIONS_FLAGS = {
   ccy: { type: 'string' },
   state: { type: 'string' },
   limit: { type: 'string' },
+  all: { type: 'boolean' },
 } as const;
 
 type Output = { json: boolean; terminal: Terminal };
@@ -84,6 +87,15 @@ function show<T>(output: Output, what: string, page: Page<T>, rows: (records: T[
 
 function known<T>(records: KnownRecords<T>): Page<T> {
   return { total: records.length, records: [...records], asOf: records.asOf, stale: records.stale };
+}
+
+/** `--all`'s progress: redrawn on a terminal, on stderr elsewhere (a pipe gets only the rows). */
+function progressOf(output: Output, what: string): PageProgress {
+  return (read, total) => {
+    const line = `reading ${what}: ${read} of ${total}`;
+    if (output.terminal.isTty) output.terminal.redraw([paint(output.terminal, 'grey', line)]);
+    else output.terminal.error(line);
+  };
 }
 
 function text(value: unknown): string | undefined {
@@ -129,15 +141,7 @@ export async function runTrades(client: ClientSource, values: Record<string, unk
   const limit = positiveInt('trades', 'limit', values['limit']) ?? 20;
   const trades =
     values['all'] === true
-      ? known(
-          await (
-            await client()
-          ).account.allTrades(query, (read, total) => {
-            const line = `reading trades: ${read} of ${total}`;
-            if (output.terminal.isTty) output.terminal.redraw([paint(output.terminal, 'grey', line)]);
-            else output.terminal.error(line);
-          }),
-        )
+      ? known(await (await client()).account.allTrades(query, progressOf(output, 'trades')))
       : await (await client()).account.trades({ ...query, limit });
   show(output, 'trades', trades, (records) => tradesTable(records, output.terminal));
 }
@@ -172,9 +176,12 @@ export async function runTransactions(
     accountGroupUuid: text(values['group']),
     ccy: text(values['ccy']),
     state: text(values['state']),
-    limit: positiveInt('transactions', 'limit', values['limit']) ?? 20,
   });
-  const page = await (await client()).account.transactions(query);
+  const limit = positiveInt('transactions', 'limit', values['limit']) ?? 20;
+  const page =
+    values['all'] === true
+      ? known(await (await client()).account.allTransactions(query, progressOf(output, 'transactions')))
+      : await (await client()).account.transactions({ ...query, limit });
   show(output, 'transactions', page, (records) => transactionsTable(records, output.terminal));
 }
 

@@ -46,7 +46,7 @@ const HELP = `gw — the brokerage gateway from a terminal
   gw buy|sell <instrument> <qty> <ccy> <tenor> --group <uuid> --strategy <id>
                                                                           an order on the latest quote, to its outcome
   gw orders [--unresolved] [--id <orderId>]                               open orders, or one order
-  gw balances | trades [--all] | transactions                             the account (account-sync)
+  gw balances | trades [--all] | transactions [--all]                     the account (account-sync)
   gw withdrawals [list|submit|cancel|get]                                 withdrawals
   gw halt|resume --reason <why>, gw trading                               the kill switch, trading states
   gw req <subject> [<json>], gw kv get <bucket> <key>                     any request / KV entry (for \`nats req|kv\`)

@@ -21,7 +21,7 @@
  *
  * Queries (request/reply, `{ok:true,total,records,asOf,stale}` or an error reply):
  *   {prefix}.{account}.acct.{resource}.query   e.g. acct.balance.query, acct.trade.query (filters: TradeQuery;
- *   its reply's `next` pages on exactly: TradePosition)
+ *   its reply's `next` pages on exactly: list-cursor.ts), acct.transaction-list.query (the same)
  * A query's unknown field or bad value is refused (INVALID_REQUEST naming the field, never echoing the value).
  * Records are the last known ones: `asOf`/`stale` (Freshness) say how current they are.
  */
@@ -29,6 +29,7 @@ import { IsBoolean, IsIn, IsInt, IsString, Max, MaxLength, Min, ValidateBy } fro
 import type { ErrorReply } from '../reply.js';
 import type { Subjects } from '../subjects.js';
 import { RefuseUnknownFields, Optional } from '../validate.js';
+import { IsListCursor } from './list-cursor.js';
 
 /** The mirrored resources, as subject tokens. */
 export const MIRRORED_RESOURCES = [
@@ -193,45 +194,6 @@ export class BalanceQuery {
 }
 
 /**
- * A position in `acct.trade.query`'s order — newest `createdAt` first (epoch ms; none or unreadable: 0), a tie
- * in `uuid` order (UTF-16 code units) — written `{createdAt}:{uuid}`. A reply's `next` is the position of its
- * last record; passed back as `before`, the next page starts right after it. A trade keeps its `createdAt` and
- * the mirror never drops one, so every trade held when a page was read and placed after it is still after it
- * for the next page: trades booked meanwhile (newer ones) neither repeat rows nor push rows out, as they do
- * with `offset`. Opaque to a consumer: pass `next` back as it came.
- */
-export interface TradePosition {
-  createdAt: number;
-  uuid: string;
-}
-
-/** A venue uuid is at most 1024 UTF-8 bytes (spec-gaps C8); the time at most 16 digits and a sign. */
-const TRADE_POSITION = /^(-?\d{1,16}):(.{1,1024})$/s;
-
-export function tradeCursor(position: TradePosition): string {
-  return `${position.createdAt}:${position.uuid}`;
-}
-
-/** The position a cursor names; undefined when the value is not a cursor. */
-export function parseTradeCursor(cursor: unknown): TradePosition | undefined {
-  if (typeof cursor !== 'string') return undefined;
-  const match = TRADE_POSITION.exec(cursor);
-  const createdAt = Number(match?.[1]);
-  if (match === null || !Number.isSafeInteger(createdAt)) return undefined;
-  return { createdAt, uuid: match[2] as string };
-}
-
-function IsTradeCursor(): PropertyDecorator {
-  return ValidateBy({
-    name: 'isTradeCursor',
-    validator: {
-      validate: (value) => parseTradeCursor(value) !== undefined,
-      defaultMessage: (args) => `${args?.property ?? 'value'} must be the \`next\` of an earlier trade query reply`,
-    },
-  });
-}
-
-/**
  * Filters of `acct.trade.query` (newest first; `limit` default 100, at most 1000). `total` counts the trades
  * matching every filter, `before` included; `offset` skips rows after `before` (or from the newest).
  */
@@ -249,13 +211,21 @@ export class TradeQuery {
   @Optional() @IsInt() @Min(1) @Max(1000) limit?: number;
   @Optional() @IsInt() @Min(0) offset?: number;
   /**
-   * Only the trades after this position in the order (`TradePosition`): the `next` of the previous page. Reading a
-   * history page by page, this — not `offset` — gives each trade once, however many are booked meanwhile.
+   * Only the trades after this position in the order (`ListPosition`, at: createdAt): the `next` of the previous
+   * page. Reading a history page by page, this — not `offset` — gives each trade once, however many are booked
+   * meanwhile.
    */
-  @Optional() @IsTradeCursor() before?: string;
+  @Optional() @IsListCursor('trade query') before?: string;
 }
 
-/** Filters of `acct.transaction-list.query` (the legs the sync read from the venue's list, newest first). */
+/**
+ * Filters of `acct.transaction-list.query`: the legs the sync read from the venue's list, newest `received`
+ * first (the time the venue booked the leg, which its state changes leave alone; none or unreadable: 0, after
+ * every leg with one), a tie by uuid (`ListPosition`, at: received). Not `timestampMillis`: the venue sets it
+ * again at each state change, so a leg ordered by it would jump to the top when processed (spec-gaps AS11).
+ * `limit` default 100, at most 1000; `total` counts the legs matching every filter, `before` included;
+ * `offset` skips rows after `before` (or from the newest).
+ */
 @RefuseUnknownFields()
 export class TransactionListQuery {
   @Optional() @IsString() @MaxLength(64) accountGroupUuid?: string;
@@ -265,6 +235,11 @@ export class TransactionListQuery {
   @Optional() @IsString() @MaxLength(128) tradeId?: string;
   @Optional() @IsInt() @Min(1) @Max(1000) limit?: number;
   @Optional() @IsInt() @Min(0) offset?: number;
+  /**
+   * Only the legs after this position in the order: the `next` of the previous page. Reading the list page by
+   * page, this — not `offset` — gives each leg once, however many arrive meanwhile (webhooks, syncs).
+   */
+  @Optional() @IsListCursor('transaction list query') before?: string;
 }
 
 /** Filters of the other queries (account details, beneficiaries, senders, limits, transfers). */
@@ -300,7 +275,10 @@ export type StateQueryReply<T> =
       ok: true;
       total: number;
       records: T[];
-      /** `acct.trade.query` only, when `records` is not empty: the position of the last record (`TradePosition`). */
+      /**
+       * `acct.trade.query` and `acct.transaction-list.query`, when `records` is not empty: the position of the
+       * last record (`ListPosition`), for `before`.
+       */
       next?: string;
     } & Freshness)
   | ErrorReply;
