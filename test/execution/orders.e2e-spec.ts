@@ -65,6 +65,8 @@ describe('execution: the order API, one final outcome per order', () => {
     expect(byKey).toMatchObject({ ok: true, order: { orderId: reply.orderId } });
     const open = await listOrders(stack.algo, { filter: 'open' });
     expect(open.ok && open.orders.some((o) => o.orderId === reply.orderId)).toBe(false);
+    // no filter lists the open ones, and the reply says so; final orders are never listed (outside tester: a silent [])
+    expect(await listOrders(stack.algo, { strategyId: 'alpha' })).toEqual({ ok: true, filter: 'open', orders: [] });
     const positions = await positionsOf(stack.algo, 'alpha');
     expect(positions).toMatchObject({ ok: true, positions: { positions: { BTC: '0.5' }, fills: 1 } });
   });
@@ -188,12 +190,17 @@ describe('execution: the order API, one final outcome per order', () => {
       (await stack.algo.request('gw.v1.acct1.exec.order.list', body, { timeout: 10_000 })).json();
     expect(await list('garbage')).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
     expect(await list('[1]')).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
-    expect(await list('')).toMatchObject({ ok: true });
+    expect(await list('')).toMatchObject({ ok: true, filter: 'open' });
+    // a filter the journal cannot answer is refused naming the allowed values and where final orders are read
+    expect(await list('{"filter":"final"}')).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_REQUEST', message: expect.stringMatching(/open, unresolved.*exec\.order\.get/) },
+    });
     // the hand-read queries count their refusals like every bad request
     const badRequests = (kind: string) => metricSum(instance.httpUrl, 'bus_bad_requests_total', { subject_kind: kind });
     const ask = async (subject: string, body: string) =>
       (await stack.algo.request(`gw.v1.acct1.exec.${subject}`, body, { timeout: 10_000 })).json();
-    expect(await badRequests('order.list')).toBe(2);
+    expect(await badRequests('order.list')).toBe(3);
     expect(await ask('order.get', 'notjson')).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
     expect(await ask('position.get', '{}')).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
     expect(await badRequests('order.get')).toBe(1);

@@ -89,6 +89,6 @@ describe('execution: one quote across two instances', () => {
     const events = [...(await strategyEvents(stack.js, 'byid')), ...(await strategyEvents(stack.js, 'byrequest'))];
     expect(new Set(events.map((e) => e.order.orderId))).toEqual(new Set(acceptedIds));
     const open = await stack.algo.request(exec.list, JSON.stringify({ filter: 'open' }), { timeout: 5_000 });
-    expect(open.json<{ ok: boolean; orders: unknown[] }>()).toEqual({ ok: true, orders: [] });
+    expect(open.json<{ ok: boolean; orders: unknown[] }>()).toEqual({ ok: true, filter: 'open', orders: [] });
   });
 });

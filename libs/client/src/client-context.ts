@@ -113,7 +113,9 @@ function nextStepFor(code: string): string | undefined {
     case 'TRADING_HALTED':
       return 'trading is halted: `gw trading` shows who halted it and why; `gw resume --reason <why>` resumes';
     case 'QUOTE_UNAVAILABLE':
-      return 'no live quote for that stream: check it with `gw prices …`';
+      return 'no unused live quote for that stream now (it passes): ask again with the same key; `gw prices …` shows the stream';
+    case 'QUOTE_REFUSED':
+      return 'the venue refused that price stream for the request itself (error.values.venueCode): change the instrument, size, tenor or account group — asking again gets the same answer';
     case 'QUOTE_STALE':
     case 'QUOTE_NOT_LIVE':
       return "the quote's stream is not live now: take a fresh quote (`gw prices …`; `gw status` shows the connector)";

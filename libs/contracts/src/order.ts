@@ -82,6 +82,23 @@ export const SEND_DEADLINE_PASSED = 'SEND_DEADLINE_PASSED';
 export const RECALLED = 'RECALLED';
 
 /**
+ * The FAILED codes the connector gives a command whose frame certainly never left (source `gateway`): never sent,
+ * certainly not executed. (A command not sent because the connector is shutting down is handed back to the stream
+ * for the next connector, never failed.)
+ */
+export const OrderNotSentCode = {
+  SendDeadlinePassed: SEND_DEADLINE_PASSED,
+  Recalled: RECALLED,
+  /** No open venue session within the command's wait. */
+  NotConnected: 'NOT_CONNECTED',
+  /** The order frame failed the venue's message rules before it left. */
+  InvalidOrder: 'INVALID_ORDER',
+  /** The command failed the contract (`OrderCommand`). */
+  InvalidRequest: 'INVALID_REQUEST',
+} as const;
+export type OrderNotSentCode = (typeof OrderNotSentCode)[keyof typeof OrderNotSentCode];
+
+/**
  * On `{prefix}.{account}.order.recall` (core NATS, best effort): the execution app asks the connector not to send
  * these orders if their frames have not left yet — on a halt, for the orders of the halted scope accepted before
  * it. A recalled command ends FAILED `RECALLED` (source `gateway`), never sent; one already sent is unaffected.

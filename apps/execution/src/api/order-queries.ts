@@ -42,7 +42,7 @@ export class OrderQueries {
       orders.push(view);
     }
     orders.sort((a, b) => a.acceptedAt - b.acceptedAt);
-    return { ok: true, orders };
+    return { ok: true, filter, orders };
   }
 
   async positionsOf({ strategyId }: { strategyId: string }): Promise<PositionsReply> {

@@ -20,13 +20,28 @@ describe('the bodies of the order queries', () => {
 
   it('a listing defaults to the open orders; an empty body is the defaults, anything not an object is refused', () => {
     expect(parseOrderListing(new Uint8Array())).toEqual({ ok: true, value: { filter: 'open' } });
+    // outside tester: `{}` and `{"strategyId":…}` answered [] for a strategy with only final orders — the default
+    expect(parseOrderListing(bytes('{}'))).toEqual({ ok: true, value: { filter: 'open' } });
+    expect(parseOrderListing(bytes('{"strategyId":"alpha"}'))).toEqual({
+      ok: true,
+      value: { filter: 'open', strategyId: 'alpha' },
+    });
     expect(parseOrderListing(bytes('{"filter":"unresolved","strategyId":"alpha"}'))).toEqual({
       ok: true,
       value: { filter: 'unresolved', strategyId: 'alpha' },
     });
     for (const body of ['garbage', '[1]', 'null'])
       expect(parseOrderListing(bytes(body))).toEqual(refused('body (a JSON object, or empty)'));
-    expect(parseOrderListing(bytes('{"filter":"all"}'))).toEqual(refused('filter (open or unresolved)'));
+    for (const filter of ['all', 'final', 'OPEN', 7]) {
+      const parsed = parseOrderListing(bytes(JSON.stringify({ filter })));
+      expect(parsed.ok).toBe(false);
+      // the allowed values, the default, and where final orders are read
+      expect(parsed.ok ? [] : parsed.problems).toEqual([
+        expect.stringMatching(
+          /^filter must be one of open, unresolved \(default open\); final orders .*exec\.order\.get/,
+        ),
+      ]);
+    }
     expect(parseOrderListing(bytes('{"strategyId":7}'))).toEqual(refused('strategyId'));
   });
 

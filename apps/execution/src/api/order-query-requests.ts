@@ -3,11 +3,11 @@
  * the contract classes and their refusal texts are documented). Pure and never throwing, so the bus responder
  * answers and counts a refusal (`bus_bad_requests_total`) like any other bad request.
  */
-import { STRATEGY_ID, type Parsed } from '#contracts';
+import { LIST_ORDER_FILTERS, STRATEGY_ID, type ListOrdersFilter, type Parsed } from '#contracts';
 
 export type OrderLookup = { orderId: string } | { strategyId: string; idempotencyKey: string };
 export interface OrderListing {
-  filter: 'open' | 'unresolved';
+  filter: ListOrdersFilter;
   strategyId?: string;
 }
 
@@ -29,12 +29,24 @@ export function parseOrderLookup(payload: Uint8Array): Parsed<OrderLookup> {
   return invalid('orderId (or strategyId with idempotencyKey)');
 }
 
-/** An empty body lists with the defaults; anything not a JSON object is refused. */
+/**
+ * An empty body, or one without `filter`, lists the open orders (`filter: "open"`, the default the reply names);
+ * anything not a JSON object is refused, and so is a filter the journal cannot answer (`final`, `all`): it indexes
+ * the orders not final yet, never the final ones.
+ */
 export function parseOrderListing(payload: Uint8Array): Parsed<OrderListing> {
   const request = payload.length === 0 ? {} : objectOf(jsonOf(payload));
   if (request === undefined) return invalid('body (a JSON object, or empty)');
   const filter = request['filter'] ?? 'open';
-  if (filter !== 'open' && filter !== 'unresolved') return invalid('filter (open or unresolved)');
+  if (!isListFilter(filter)) {
+    return {
+      ok: false,
+      problems: [
+        `filter must be one of ${LIST_ORDER_FILTERS.join(', ')} (default open); final orders are not listed — ` +
+          'read one with exec.order.get (orderId, or strategyId + idempotencyKey)',
+      ],
+    };
+  }
   const strategyId = request['strategyId'];
   if (strategyId === undefined) return { ok: true, value: { filter } };
   if (typeof strategyId !== 'string' || !STRATEGY_ID.test(strategyId)) return invalid('strategyId');
@@ -45,6 +57,10 @@ export function parsePositionsQuery(payload: Uint8Array): Parsed<{ strategyId: s
   const strategyId = objectOf(jsonOf(payload))?.['strategyId'];
   if (typeof strategyId !== 'string' || !STRATEGY_ID.test(strategyId)) return invalid('strategyId');
   return { ok: true, value: { strategyId } };
+}
+
+function isListFilter(value: unknown): value is ListOrdersFilter {
+  return (LIST_ORDER_FILTERS as readonly unknown[]).includes(value);
 }
 
 function jsonOf(payload: Uint8Array): unknown {

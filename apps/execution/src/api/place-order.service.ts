@@ -167,7 +167,8 @@ export class PlaceOrderService {
       // Another instance may have placed this key's order meanwhile (the quote it took is why none is left).
       if (!fresh.ok)
         return (
-          (await this.existing(request, payloadHash)) ?? this.reject(fresh.code, fresh.message, request.strategyId)
+          (await this.existing(request, payloadHash)) ??
+          this.reject(fresh.code, fresh.message, request.strategyId, 'values' in fresh ? fresh.values : undefined)
         );
       known = fresh.quote;
     }

@@ -18,6 +18,7 @@
 import {
   canFollow,
   contradicts,
+  ExecutionFailureCode,
   needsReconciliation,
   type EvidenceSource,
   type OrderEvent,
@@ -254,7 +255,7 @@ function applyOutcome(state: OrderMachineState, outcome: OrderOutcome, env: Orde
     return finish(
       { ...state, record },
       effects,
-      { status: 'FAILED', evidence, code: outcome.code || 'FAILED', message: outcome.message },
+      { status: 'FAILED', evidence, code: outcome.code || ExecutionFailureCode.Failed, message: outcome.message },
       env,
     );
   }
@@ -410,7 +411,12 @@ function applyEvidence(state: OrderMachineState, evidence: VenueEvidence, env: O
     return finish(
       checked,
       [],
-      { status: 'FAILED', evidence: 'order-state', code: failed?.code || 'FAILED', message: failed?.message ?? '' },
+      {
+        status: 'FAILED',
+        evidence: 'order-state',
+        code: failed?.code || ExecutionFailureCode.Failed,
+        message: failed?.message ?? '',
+      },
       env,
     );
   }
@@ -442,7 +448,7 @@ function applyEvidence(state: OrderMachineState, evidence: VenueEvidence, env: O
       {
         status: 'FAILED',
         evidence: 'quote-expired-unknown-to-venue',
-        code: 'NOT_EXECUTED',
+        code: ExecutionFailureCode.NotExecuted,
         message: 'quote expired; unknown to the order-state endpoint and the trade list',
       },
       env,

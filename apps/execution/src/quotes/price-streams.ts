@@ -5,6 +5,7 @@
  */
 import {
   DEFAULT_LEASE_SECONDS,
+  ExecutionErrorCode,
   type PriceMessage,
   type PriceSubjectKey,
   type StreamReply,
@@ -13,6 +14,7 @@ import {
 import type { BusCore, BusStreams } from '#bus';
 import type { Cancel, Clock } from '#actors';
 import type { KnownQuote, QuoteBook } from './quote-book.js';
+import { streamRefusal, streamUnanswered, type QuoteRefusal } from './stream-refusal.js';
 
 export interface StreamAsk {
   instrument: string;
@@ -22,7 +24,11 @@ export interface StreamAsk {
   accountGroup: string;
 }
 
-export type FreshQuote = { ok: true; quote: KnownQuote } | { ok: false; code: string; message: string };
+/** A live quote, or why there is none: `QUOTE_UNAVAILABLE` passes, `QUOTE_REFUSED` does not (stream-refusal.ts). */
+export type FreshQuote =
+  | { ok: true; quote: KnownQuote }
+  | QuoteRefusal
+  | { ok: false; code: typeof ExecutionErrorCode.QuoteRequestInvalid; message: string };
 
 interface Held {
   request: StreamAsk;
@@ -79,7 +85,7 @@ export class PriceStreams {
     } catch (error) {
       return {
         ok: false,
-        code: 'QUOTE_REQUEST_INVALID',
+        code: ExecutionErrorCode.QuoteRequestInvalid,
         message: error instanceof Error ? error.message : String(error),
       };
     }
@@ -119,12 +125,13 @@ export class PriceStreams {
     const last = this.book.latestOf(subject);
     return {
       ok: false,
-      code: 'QUOTE_UNAVAILABLE',
+      code: ExecutionErrorCode.QuoteUnavailable,
       // outside tester: "(last status live)" alone read like a fault — the quotes were there, each taken by an order
       message:
         `no unused live quote on the stream within ${this.options.quoteWaitMs} ms: each quote serves one order, and ` +
         `the stream's quotes were taken by other orders or none came (last status ${last?.price.status ?? 'none'}` +
         `${last?.price.code ? `, ${last.price.code}` : ''}); ask again`,
+      values: { waitedMs: String(this.options.quoteWaitMs) },
     };
   }
 
@@ -149,10 +156,7 @@ export class PriceStreams {
     this.used.add(quoteId);
   }
 
-  private async acquire(
-    ask: StreamAsk,
-    subject: string,
-  ): Promise<{ ok: true } | { ok: false; code: string; message: string }> {
+  private async acquire(ask: StreamAsk, subject: string): Promise<{ ok: true } | QuoteRefusal> {
     let reply: StreamReply;
     try {
       reply = await this.core.request<StreamReply>(
@@ -161,18 +165,10 @@ export class PriceStreams {
         this.options.requestTimeoutMs,
       );
     } catch (error) {
-      return {
-        ok: false,
-        code: 'QUOTE_UNAVAILABLE',
-        message: `connector did not grant the stream: ${error instanceof Error ? error.message : String(error)}`,
-      };
+      return streamUnanswered(error);
     }
-    if (!reply.ok)
-      return {
-        ok: false,
-        code: 'QUOTE_UNAVAILABLE',
-        message: `connector refused the stream: ${reply.error.code} ${reply.error.message}`,
-      };
+    // A refusal of the request itself (QUOTE_REFUSED) is told apart from one that passes (QUOTE_UNAVAILABLE).
+    if (!reply.ok) return streamRefusal(reply.error);
     const now = this.clock.now();
     const lease = { request: ask, leaseExpiresAt: reply.leaseExpiresAt, lastUsed: now, askedAt: now };
     this.held.set(reply.subject, { ...lease, subject: reply.subject });

@@ -196,7 +196,20 @@ export type PlaceOrderReply = OrderAccepted | OrderRejection;
 export const ExecutionErrorCode = {
   InvalidRequest: 'INVALID_REQUEST',
   IdempotencyKeyReused: 'IDEMPOTENCY_KEY_REUSED_WITH_DIFFERENT_PAYLOAD',
+  /**
+   * A quote request found no unused live quote within `QUOTE_WAIT_MS`, or the connector could not grant its price
+   * stream for a reason that passes (`values.connectorCode`: `BUSY`, `STREAM_LIMIT`, `TIMEOUT`, `NOT_CONNECTED`, …;
+   * `values.venueCode`: a venue refusal that may pass, e.g. `RFS100013`): ask again with the same key.
+   */
   QuoteUnavailable: 'QUOTE_UNAVAILABLE',
+  /**
+   * The venue (or the connector) refused the quote request's price stream for the request itself
+   * (`values.venueCode`, e.g. `RFS600004` account group unknown, `RFS100011` no price at that size, pair or tenor;
+   * or `values.connectorCode` `INVALID_REQUEST`): the same request gets the same answer — change it, do not loop.
+   */
+  QuoteRefused: 'QUOTE_REFUSED',
+  /** The quote request's fields form no price subject (checked before the connector is asked). */
+  QuoteRequestInvalid: 'QUOTE_REQUEST_INVALID',
   Reconciling: 'EXECUTION_RECONCILING_UNRESOLVED_ORDERS',
   NotReady: 'EXECUTION_NOT_READY',
   Stopping: 'EXECUTION_STOPPING',
@@ -219,14 +232,22 @@ export interface GetOrderRequest {
   idempotencyKey?: string;
 }
 
-/** `{prefix}.{account}.exec.order.list`: `open` = not final; `unresolved` = UNKNOWN or INDETERMINATE. */
+/** What `exec.order.list` lists: `open` = not final; `unresolved` = UNKNOWN or INDETERMINATE. */
+export const LIST_ORDER_FILTERS = ['open', 'unresolved'] as const;
+export type ListOrdersFilter = (typeof LIST_ORDER_FILTERS)[number];
+
+/**
+ * `{prefix}.{account}.exec.order.list`: the orders that are not final yet (at most 500, oldest first). `filter`
+ * defaults to `open`; the reply names the filter it applied. Final orders (SUCCESS, FAILED) are never listed: read
+ * one with `exec.order.get` (by orderId or strategyId + idempotencyKey), all of a strategy from the order event stream.
+ */
 export interface ListOrdersRequest {
-  filter?: 'open' | 'unresolved';
+  filter?: ListOrdersFilter;
   strategyId?: string;
 }
 
 export type GetOrderReply = { ok: true; order: OrderView } | OrderRejection;
-export type ListOrdersReply = { ok: true; orders: OrderView[] } | OrderRejection;
+export type ListOrdersReply = { ok: true; filter: ListOrdersFilter; orders: OrderView[] } | OrderRejection;
 
 /** `{prefix}.{account}.exec.position.get` `{strategyId}`: net amount per currency from the strategy's fills. */
 export interface StrategyPositions {

@@ -7,6 +7,7 @@ import {
   RECALLED,
   SEND_DEADLINE_PASSED,
   type OrderCommand,
+  type OrderNotSentCode,
   type OrderOutcome,
   type OrderOutcomeSource,
   type OrderOutcomeStatus,
@@ -64,7 +65,7 @@ export class OrderNotSentError extends Error {
   override readonly name = 'OrderNotSentError';
   constructor(
     readonly clientRequestId: string,
-    readonly code: 'NOT_CONNECTED' | 'SHUTTING_DOWN' | 'INVALID_ORDER' | typeof SEND_DEADLINE_PASSED | typeof RECALLED,
+    readonly code: Exclude<OrderNotSentCode, typeof OrderNotSentCode.InvalidRequest> | 'SHUTTING_DOWN',
   ) {
     super(`order ${clientRequestId} not sent: ${code}`);
   }

@@ -1,0 +1,63 @@
+import { describe, expect, it } from '@jest/globals';
+import { DEFINITIVE_SUBSCRIBE_REFUSALS } from '#venue-api';
+import { streamRefusal, streamUnanswered } from './stream-refusal.js';
+
+describe('streamRefusal: a refused price stream of a quote request', () => {
+  it.each([...DEFINITIVE_SUBSCRIBE_REFUSALS])(
+    'the venue judged the request itself (%s): QUOTE_REFUSED with the venue code',
+    (code) => {
+      const refusal = streamRefusal({ code, message: 'Account group not found' });
+
+      expect(refusal).toMatchObject({ ok: false, code: 'QUOTE_REFUSED', values: { venueCode: code } });
+      expect(refusal.message).toContain(code);
+      expect(refusal.message).toContain('Account group not found');
+    },
+  );
+
+  it('the connector judged the request invalid: QUOTE_REFUSED with the connector code', () => {
+    expect(streamRefusal({ code: 'INVALID_REQUEST', message: 'tenor must be one subject token' })).toMatchObject({
+      code: 'QUOTE_REFUSED',
+      values: { connectorCode: 'INVALID_REQUEST' },
+    });
+  });
+
+  it.each(['BUSY', 'STREAM_LIMIT', 'TIMEOUT', 'NOT_CONNECTED', 'INTERNAL', 'SHUTDOWN', 'SUBSCRIBE_FAILED'])(
+    'the connector could not grant it now (%s): QUOTE_UNAVAILABLE, the retry class, with the connector code',
+    (code) => {
+      expect(streamRefusal({ code, message: 'ask again later' })).toMatchObject({
+        code: 'QUOTE_UNAVAILABLE',
+        values: { connectorCode: code },
+      });
+    },
+  );
+
+  it.each(['RFS100013', 'RFS100017', 'MESSAGE_RATE_LIMITED', 'RFS999999'])(
+    'a venue refusal that may pass (%s: its own failure, a rate limit, a code §7.1 does not name): QUOTE_UNAVAILABLE with the venue code',
+    (code) => {
+      expect(streamRefusal({ code, message: '' })).toMatchObject({
+        code: 'QUOTE_UNAVAILABLE',
+        values: { venueCode: code },
+      });
+    },
+  );
+
+  it('bounds what a connector sends: a 10 kB code and message come back short', () => {
+    const refusal = streamRefusal({ code: 'X'.repeat(10_000), message: 'y'.repeat(10_000) });
+
+    expect(refusal.code).toBe('QUOTE_UNAVAILABLE');
+    expect(refusal.values?.['connectorCode']?.length).toBeLessThan(100);
+    expect(refusal.message.length).toBeLessThan(600);
+  });
+
+  it('a reply without a code or message is still answered (retry class)', () => {
+    expect(streamRefusal(undefined)).toMatchObject({ code: 'QUOTE_UNAVAILABLE', values: { connectorCode: 'UNKNOWN' } });
+  });
+
+  it('no answer from the connector: QUOTE_UNAVAILABLE, no code to name', () => {
+    const refusal = streamUnanswered(new Error('no responders'));
+
+    expect(refusal).toMatchObject({ code: 'QUOTE_UNAVAILABLE' });
+    expect(refusal.values).toBeUndefined();
+    expect(refusal.message).toContain('no responders');
+  });
+});
