@@ -167,7 +167,7 @@ export class ExecutionRuntime {
       bus.core,
       subjects.allPrices,
       settings.quoteLifeMs,
-      () => clock.now(),
+      clock,
       settings.priceSilentStaleMs,
       () => connector.lastHeardAt(),
     );
@@ -314,7 +314,6 @@ export class ExecutionRuntime {
           )
           .finally(() => (sweeps.running = false));
       }, settings.sweepMs),
-      clock.setInterval(() => book.prune(), 60_000),
     );
     bus.connection.onReconnect(() => void findPriceStream().catch(() => undefined));
     this.running = running;

@@ -1,7 +1,9 @@
-import { describe, expect, it } from '@jest/globals';
-import type { BusCore } from '#bus';
-import type { PriceMessage } from '#contracts';
-import { QuoteBook } from './quote-book.js';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { BusConnection, BusCore, BusMetrics, BusPublisher } from '#bus';
+import { Subjects, type PriceMessage } from '#contracts';
+import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
+import { FakeClock, startNatsServer, waitFor, type NatsServerHandle } from '#testing';
+import { QUOTE_SWEEP_MS, QuoteBook } from './quote-book.js';
 
 const T0 = 1_700_000_000_000;
 const unused = {} as BusCore; // start() is not called: prices are handed in with take()
@@ -25,8 +27,8 @@ function price(quoteId: string, venueTimestamp: number, status: PriceMessage['st
 
 describe('quote book', () => {
   it('finds a quote by id within its life, the latest per stream, and ignores an older update', () => {
-    let now = T0;
-    const book = new QuoteBook(unused, 'gw.v1.price.>', 5_000, () => now, 8_000);
+    const clock = new FakeClock(T0);
+    const book = new QuoteBook(unused, 'gw.v1.price.>', 5_000, clock, 8_000);
     book.take('s1', price('q1', T0));
     book.take('s1', price('q2', T0 + 100));
     book.take('s1', price('q0', T0 - 100)); // late: does not replace the latest
@@ -34,22 +36,25 @@ describe('quote book', () => {
     expect(book.quote('q1')?.subject).toBe('s1');
     // the earlier of the connector's expiry (10 min) and venue timestamp + the configured life (5 s)
     expect(book.expiresAt(book.quote('q1') ?? assertNever())).toBe(T0 + 5_000);
-    now = T0 + 5_000;
+    clock.advance(5_000);
     expect(book.quote('q1')).toBeUndefined();
     expect(book.quote('q2')?.price.quoteId).toBe('q2');
   });
 
   it('wakes a waiter with the next live quote of its stream, not a stale one', async () => {
-    const book = new QuoteBook(unused, 'gw.v1.price.>', 600_000, () => T0, 8_000);
+    const clock = new FakeClock(T0);
+    const book = new QuoteBook(unused, 'gw.v1.price.>', 600_000, clock, 8_000);
     const next = book.nextLive('s1', 1_000);
     book.take('s1', price('q1', T0, 'stale'));
     book.take('s1', price('q2', T0 + 1));
     expect((await next)?.price.quoteId).toBe('q2');
-    expect(await book.nextLive('s2', 10)).toBeUndefined();
+    const none = book.nextLive('s2', 10);
+    clock.advance(10);
+    expect(await none).toBeUndefined();
   });
 
   it("a quote's stream status is its latest message's: a quote held from a live price is stale or stopped with it", () => {
-    const book = new QuoteBook(unused, 'gw.v1.price.>', 600_000, () => T0, 8_000);
+    const book = new QuoteBook(unused, 'gw.v1.price.>', 600_000, new FakeClock(T0), 8_000);
     book.take('s1', price('q1', T0));
     const held = book.quote('q1') ?? assertNever();
     expect(book.streamStatus(held)).toBe('live');
@@ -62,26 +67,19 @@ describe('quote book', () => {
   });
 
   it('a live stream is stale once neither it nor the connector was heard for PRICE_SILENT_STALE_MS (a dead connector never says so)', () => {
-    let now = T0;
+    const clock = new FakeClock(T0);
     let connectorHeardAt: number | undefined;
-    const book = new QuoteBook(
-      unused,
-      'gw.v1.price.>',
-      600_000,
-      () => now,
-      8_000,
-      () => connectorHeardAt,
-    );
+    const book = new QuoteBook(unused, 'gw.v1.price.>', 600_000, clock, 8_000, () => connectorHeardAt);
     book.take('s1', price('q1', T0));
     const held = book.quote('q1') ?? assertNever();
-    now = T0 + 8_000;
+    clock.advance(8_000);
     expect(book.streamStatus(held)).toBe('live');
-    now = T0 + 8_001;
+    clock.advance(1);
     expect(book.streamStatus(held)).toBe('stale');
     // the connector is heard: it says `stale` itself when its own rule (the venue's cadence) says so
     connectorHeardAt = T0 + 5_000;
     expect(book.streamStatus(held)).toBe('live');
-    now = T0 + 13_001;
+    clock.advance(5_000);
     expect(book.streamStatus(held)).toBe('stale');
     connectorHeardAt = undefined;
     // a price read from the last-value stream counts from when it was stored there, not from when it was read
@@ -89,6 +87,109 @@ describe('quote book', () => {
     expect(book.streamStatus(book.latestOf('s2') ?? assertNever())).toBe('stale');
     book.take('s1', price('q3', T0 + 8_001));
     expect(book.streamStatus(held)).toBe('live');
+  });
+});
+
+describe('quote book: it holds what is within its life', () => {
+  const LIFE = 600_000;
+
+  it('expired quotes and streams leave as new prices arrive, a few per price (no walk over the book)', () => {
+    const clock = new FakeClock(T0);
+    const book = new QuoteBook(unused, 'gw.v1.price.>', LIFE, clock, 8_000);
+    for (let i = 0; i < 200; i++) book.take(`s${i % 100}`, price(`q${i}`, T0));
+    expect(book.counts).toEqual({ quotes: 200, streams: 100, waiting: 0 });
+
+    clock.advance(LIFE);
+    book.take('fresh', price('f0', clock.now()));
+    // one price does not pay for the whole book
+    expect(book.counts.quotes).toBeGreaterThan(100);
+    for (let i = 1; i < 100; i++) book.take('fresh', price(`f${i}`, clock.now()));
+    expect(book.counts).toEqual({ quotes: 100, streams: 1, waiting: 0 });
+    expect(book.quote('q0')).toBeUndefined();
+    expect(book.quote('f99')?.subject).toBe('fresh');
+  });
+
+  it('a stopped stream is kept while its quotes are within their life (they read stopped), then forgotten', () => {
+    const clock = new FakeClock(T0);
+    const book = new QuoteBook(unused, 'gw.v1.price.>', LIFE, clock, 8_000);
+    book.take('s1', price('q1', T0));
+    const held = book.quote('q1') ?? assertNever();
+    clock.advance(1_000);
+    const { quoteId: _none, ...stopped } = price('q1', T0 + 1_000, 'stopped');
+    book.take('s1', stopped);
+
+    clock.advance(LIFE - 1_001);
+    expect(book.quote('q1')).toBe(held);
+    expect(book.streamStatus(held)).toBe('stopped');
+    expect(book.latestOf('s1')?.price.status).toBe('stopped');
+
+    clock.advance(1_001);
+    book.prune();
+    expect(book.quote('q1')).toBeUndefined();
+    expect(book.latestOf('s1')).toBeUndefined();
+    expect(book.counts).toEqual({ quotes: 0, streams: 0, waiting: 0 });
+  });
+
+  it('a waiter no quote reaches is forgotten at its timeout; a woken one leaves nothing behind', async () => {
+    const clock = new FakeClock(T0);
+    const book = new QuoteBook(unused, 'gw.v1.price.>', LIFE, clock, 8_000);
+    const first = book.nextLive('never', 1_000);
+    const second = book.nextLive('never', 2_000);
+    const woken = book.nextLive('s1', 1_000);
+    expect(book.counts.waiting).toBe(2);
+    book.take('s1', price('q1', T0));
+    expect((await woken)?.price.quoteId).toBe('q1');
+    expect(book.counts.waiting).toBe(1);
+    clock.advance(1_000);
+    expect(await first).toBeUndefined();
+    expect(book.counts.waiting).toBe(1);
+    clock.advance(1_000);
+    expect(await second).toBeUndefined();
+    expect(book.counts.waiting).toBe(0);
+    expect(clock.pending).toBe(0);
+  });
+});
+
+describe('quote book on NATS: prices taken from the subscription, swept on its clock', () => {
+  const silent = new JsonLogger('quote-book-test', 'test', 'error', { write: () => undefined });
+  const subjects = new Subjects('gw.v1', 'acct');
+  let server: NatsServerHandle;
+  let connection: BusConnection;
+  let publisher: BusPublisher;
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+    const metrics = new BusMetrics(new MetricsRegistry('quote-book-test', { defaultMetrics: false }));
+    connection = await BusConnection.open(
+      { servers: server.url, name: 'quote-book-test' },
+      metrics,
+      new HealthRegistry(500),
+      silent,
+    );
+    publisher = new BusPublisher(connection, metrics, silent);
+  });
+  afterAll(async () => {
+    await connection?.close();
+    await server?.stop();
+  });
+
+  it('quotes past their life and their streams are dropped by the sweep with no further price; stop ends it', async () => {
+    const clock = new FakeClock(T0);
+    const book = new QuoteBook(new BusCore(connection, silent), subjects.allPrices, 600_000, clock, 8_000);
+    book.start();
+    await connection.client.flush();
+    for (let i = 0; i < 30; i++) {
+      const message = price(`q${i}`, T0);
+      const subject = subjects.price({ ...message, instrument: i % 2 === 0 ? 'BTC.USD' : 'ETH.USD' });
+      publisher.publish(subject, message, 'price');
+    }
+    await waitFor(() => book.counts.quotes === 30, 'the 30 quotes taken');
+    expect(book.counts.streams).toBe(2);
+
+    clock.advance(600_000 + QUOTE_SWEEP_MS);
+    expect(book.counts).toEqual({ quotes: 0, streams: 0, waiting: 0 });
+    book.stop();
+    expect(clock.pending).toBe(0);
   });
 });
 

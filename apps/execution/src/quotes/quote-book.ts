@@ -8,9 +8,15 @@
  * stream counts as stale here once neither it nor the connector (its status, every few seconds) has been heard
  * for `silentStaleMs`. While the connector is heard it says `stale` itself, on its own rule (which knows the
  * venue's cadence: a stream of a busy connection may be silent for longer).
+ *
+ * It holds what is live, nothing more: a quote goes when its life ends, a stream (its latest message) once every
+ * message taken on it is past its life — a stopped stream stays that long, so its held quotes read `stopped` —
+ * and a waiter at its timeout. Each price drops a few expired entries from the oldest end (the maps are kept in
+ * arrival order), and the whole book is swept every {@link QUOTE_SWEEP_MS} on the injected clock.
  */
 import type { PriceMessage, PriceStatus } from '#contracts';
 import type { BusCore, BusSubscription } from '#bus';
+import type { Cancel, Clock } from '#actors';
 
 export interface KnownQuote {
   subject: string;
@@ -19,19 +25,36 @@ export interface KnownQuote {
   receivedAt: number;
 }
 
+/** A stream's latest message, kept while any message taken on it (its quotes, its status) is within its life. */
+interface StreamEntry {
+  latest: KnownQuote;
+  keepUntil: number;
+}
+
+/** A safety net only: the quotes within their life are far fewer (one per stream per update, for 10 minutes). */
 const MAX_QUOTES = 200_000;
+/**
+ * Expired entries dropped per price taken, from the oldest end: more than the one a price adds, so the book
+ * keeps up; few, so no price pays for a walk over the book.
+ */
+const EXPIRED_PER_PRICE = 4;
+/** The whole book is swept this often (quotes that arrived out of expiry order, and a book no price reaches). */
+export const QUOTE_SWEEP_MS = 60_000;
 
 export class QuoteBook {
-  private readonly latest = new Map<string, KnownQuote>();
+  /** Per price subject; in the order of their last message (the least recently heard first). */
+  private readonly streams = new Map<string, StreamEntry>();
+  /** In the order the quotes arrived: the oldest, first to expire, first. */
   private readonly byQuoteId = new Map<string, KnownQuote>();
-  private readonly waiters = new Map<string, Array<(quote: KnownQuote) => void>>();
+  private readonly waiters = new Map<string, Set<(quote: KnownQuote) => void>>();
   private subscription: BusSubscription | undefined;
+  private sweep: Cancel | undefined;
 
   constructor(
     private readonly core: BusCore,
     private readonly allPrices: string,
     private readonly quoteLifeMs: number,
-    private readonly now: () => number,
+    private readonly clock: Clock,
     /** PRICE_SILENT_STALE_MS: above the connector's STATUS_INTERVAL_MS. */
     private readonly silentStaleMs: number,
     /** When the connector was last heard (its status), if ever. */
@@ -43,29 +66,39 @@ export class QuoteBook {
       const price = message.json<PriceMessage>();
       if (price !== undefined && typeof price === 'object' && price !== null) this.take(message.subject, price);
     });
+    this.sweep ??= this.clock.setInterval(() => this.prune(), QUOTE_SWEEP_MS);
   }
 
   stop(): void {
     this.subscription?.unsubscribe();
     this.subscription = undefined;
+    this.sweep?.();
+    this.sweep = undefined;
   }
 
   /**
    * Records a price (from the subscription, or read from the last-value stream with the time it was stored there).
    * Older updates are ignored.
    */
-  take(subject: string, price: PriceMessage, receivedAt = this.now()): void {
+  take(subject: string, price: PriceMessage, receivedAt = this.clock.now()): void {
+    const now = this.clock.now();
+    this.dropExpired(now, EXPIRED_PER_PRICE);
     const known: KnownQuote = { subject, price, receivedAt };
-    const current = this.latest.get(subject);
+    const stream = this.streams.get(subject);
     const older =
-      current !== undefined &&
+      stream !== undefined &&
       price.status === 'live' &&
-      current.price.venueTimestamp !== undefined &&
+      stream.latest.price.venueTimestamp !== undefined &&
       price.venueTimestamp !== undefined &&
-      price.venueTimestamp < current.price.venueTimestamp;
-    if (!older) this.latest.set(subject, known);
+      price.venueTimestamp < stream.latest.price.venueTimestamp;
+    // moved to the end: the map stays in the order streams were last heard
+    this.streams.delete(subject);
+    this.streams.set(subject, {
+      latest: older ? stream.latest : known,
+      keepUntil: Math.max(stream?.keepUntil ?? 0, this.expiresAt(known)),
+    });
     if (price.status === 'live' && typeof price.quoteId === 'string') {
-      if (this.byQuoteId.size >= MAX_QUOTES) this.prune();
+      if (this.byQuoteId.size >= MAX_QUOTES) this.dropOldestQuote();
       this.byQuoteId.set(price.quoteId, known);
       const waiting = this.waiters.get(subject);
       if (waiting !== undefined && !older) {
@@ -79,7 +112,7 @@ export class QuoteBook {
   quote(quoteId: string): KnownQuote | undefined {
     const known = this.byQuoteId.get(quoteId);
     if (known === undefined) return undefined;
-    if (this.expiresAt(known) <= this.now()) {
+    if (this.expiresAt(known) <= this.clock.now()) {
       this.byQuoteId.delete(quoteId);
       return undefined;
     }
@@ -91,33 +124,32 @@ export class QuoteBook {
    * the connector has been heard for longer than `silentStaleMs` (nobody is left to say so).
    */
   streamStatus(known: KnownQuote): PriceStatus {
-    const latest = this.latest.get(known.subject) ?? known;
+    const latest = this.streams.get(known.subject)?.latest ?? known;
     if (latest.price.status !== 'live') return latest.price.status;
     const heard = Math.max(latest.receivedAt, this.connectorHeardAt() ?? Number.NEGATIVE_INFINITY);
-    return this.now() - heard > this.silentStaleMs ? 'stale' : 'live';
+    return this.clock.now() - heard > this.silentStaleMs ? 'stale' : 'live';
   }
 
-  /** The latest message of a stream (live, stale or stopped). */
+  /** The latest message of a stream (live, stale or stopped) while the stream's messages are within their life. */
   latestOf(subject: string): KnownQuote | undefined {
-    return this.latest.get(subject);
+    return this.streams.get(subject)?.latest;
   }
 
-  /** The next live quote on `subject`, or undefined after `timeoutMs`. */
+  /** The next live quote on `subject`, or undefined after `timeoutMs` (the waiter is then forgotten). */
   nextLive(subject: string, timeoutMs: number): Promise<KnownQuote | undefined> {
     return new Promise((resolve) => {
-      let done = false;
-      const timer = setTimeout(() => {
-        done = true;
+      const waiting = this.waiters.get(subject) ?? new Set<(quote: KnownQuote) => void>();
+      const wake = (quote: KnownQuote): void => {
+        cancel();
+        resolve(quote);
+      };
+      const cancel = this.clock.setTimeout(() => {
+        waiting.delete(wake);
+        if (waiting.size === 0 && this.waiters.get(subject) === waiting) this.waiters.delete(subject);
         resolve(undefined);
       }, timeoutMs);
-      timer.unref();
-      const list = this.waiters.get(subject) ?? [];
-      list.push((quote) => {
-        if (done) return;
-        clearTimeout(timer);
-        resolve(quote);
-      });
-      this.waiters.set(subject, list);
+      waiting.add(wake);
+      this.waiters.set(subject, waiting);
     });
   }
 
@@ -128,23 +160,42 @@ export class QuoteBook {
     return typeof told === 'number' ? Math.min(told, own) : own;
   }
 
-  get size(): number {
-    return this.byQuoteId.size;
+  /** What the book holds: quotes within their life, streams heard within one, subjects with a waiting order. */
+  get counts(): { quotes: number; streams: number; waiting: number } {
+    return { quotes: this.byQuoteId.size, streams: this.streams.size, waiting: this.waiters.size };
   }
 
-  /** Drops quotes past their life (called when the index is full, and periodically). */
+  /** Drops every quote and stream past its life (every {@link QUOTE_SWEEP_MS}). */
   prune(): void {
-    const now = this.now();
+    const now = this.clock.now();
     for (const [quoteId, known] of this.byQuoteId) {
       if (this.expiresAt(known) <= now) this.byQuoteId.delete(quoteId);
     }
-    if (this.byQuoteId.size >= MAX_QUOTES) {
-      // still full of live quotes: drop the oldest half (Map keeps insertion order)
-      let drop = Math.floor(this.byQuoteId.size / 2);
-      for (const quoteId of this.byQuoteId.keys()) {
-        if (drop-- <= 0) break;
-        this.byQuoteId.delete(quoteId);
-      }
+    for (const [subject, stream] of this.streams) {
+      if (stream.keepUntil <= now) this.streams.delete(subject);
     }
+  }
+
+  /**
+   * Drops up to `limit` expired quotes and streams from the oldest end of each map, stopping at the first still
+   * within its life (one that arrived out of order waits for the sweep).
+   */
+  private dropExpired(now: number, limit: number): void {
+    for (let n = 0; n < limit; n++) {
+      const oldest = this.byQuoteId.entries().next();
+      if (oldest.done === true || this.expiresAt(oldest.value[1]) > now) break;
+      this.byQuoteId.delete(oldest.value[0]);
+    }
+    for (let n = 0; n < limit; n++) {
+      const oldest = this.streams.entries().next();
+      if (oldest.done === true || oldest.value[1].keepUntil > now) break;
+      this.streams.delete(oldest.value[0]);
+    }
+  }
+
+  /** Full of quotes within their life: the oldest (the first to expire) makes room. */
+  private dropOldestQuote(): void {
+    const oldest = this.byQuoteId.keys().next();
+    if (oldest.done !== true) this.byQuoteId.delete(oldest.value);
   }
 }
