@@ -1,12 +1,16 @@
 /**
  * Every metric an alert rule or a dashboard panel reads is one the gateway's code exports: a metric renamed
  * in an app, or a rule written for a metric that does not exist, fails here at once (the proof on a real
- * Prometheus covers the panels and raised alerts; this covers the rules no scenario can raise, too).
+ * Prometheus covers the panels and raised alerts; this covers the rules no scenario can raise, too). And every
+ * metric a runbook step names has a series on its app's /metrics from start-up, before any event: "none yet" is
+ * a 0, never "no data", which cannot be told from "not exported".
  */
-import { describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { eventually } from '#testing';
 import { expandGrafanaVariables, panelQueries, readDashboards } from './dashboards.js';
+import { startGatewayStack, type GatewayStack } from './gateway-stack.js';
 
 /** Series Prometheus makes itself. */
 const BUILT_IN = new Set(['up', 'ALERTS', 'ALERTS_FOR_STATE']);
@@ -110,5 +114,84 @@ describe('metric names read by the rules and dashboards', () => {
       expr: expandGrafanaVariables(q.expr, 5),
     }));
     expect(unknownMetrics(queries, await exportedNames())).toEqual([]);
+  });
+});
+
+type AppName = 'connector' | 'execution' | 'account-sync';
+const APPS: readonly AppName[] = ['connector', 'execution', 'account-sync'];
+
+/** The metric names docs/runbook.md names (`name` or `name{labels}` in backticks), with the apps that export them. */
+function runbookMetrics(text: string): Array<{ name: string; apps: readonly AppName[] }> {
+  const names = new Set<string>();
+  for (const code of text.matchAll(/`([^`]+)`/g)) {
+    for (const m of (code[1] ?? '').matchAll(/\b((?:bus|jetstream|connector|execution|account|venue)_[a-z0-9_]+)/g))
+      names.add(m[1] ?? '');
+  }
+  return [...names].sort().map((name) => ({ name, apps: appsOf(name) }));
+}
+
+/** By prefix: an app's own metrics, the bus's of every app, the venue REST reads of the apps reading lists. */
+function appsOf(name: string): readonly AppName[] {
+  if (name.startsWith('connector_')) return ['connector'];
+  if (name.startsWith('execution_')) return ['execution'];
+  if (name.startsWith('account_')) return ['account-sync'];
+  if (name.startsWith('venue_rest_')) return ['execution', 'account-sync'];
+  return APPS;
+}
+
+/** The metric names with at least one sample in a /metrics text (a histogram by its `_bucket`/`_sum`/`_count`). */
+function namesWithSamples(exposition: string): Set<string> {
+  const names = new Set<string>();
+  for (const line of exposition.split('\n')) {
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)[{ ]/.exec(line);
+    if (m?.[1] !== undefined) names.add(m[1]).add(m[1].replace(/_(bucket|sum|count)$/, ''));
+  }
+  return names;
+}
+
+describe('metric names the runbook names', () => {
+  let stack: GatewayStack;
+
+  beforeAll(async () => {
+    stack = await startGatewayStack({});
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('reads metric names out of the runbook and finds series in an exposition', () => {
+    expect(runbookMetrics('**Check:** `a_total`, `bus_x_total{kind}` and `execution_y_total{code="Z"}`')).toEqual([
+      { name: 'bus_x_total', apps: APPS },
+      { name: 'execution_y_total', apps: ['execution'] },
+    ]);
+    const exposition = '# TYPE a_seconds histogram\na_seconds_bucket{le="1"} 0\nb_total 0\n# TYPE c_total counter\n';
+    expect([...namesWithSamples(exposition)].sort()).toEqual(['a_seconds', 'a_seconds_bucket', 'b_total']);
+  });
+
+  it('each has a series on its app\'s /metrics from start-up, before any event (a 0, not "no data")', async () => {
+    const named = runbookMetrics(await readFile(join(process.cwd(), 'docs/runbook.md'), 'utf8'));
+    expect(named.length).toBeGreaterThan(20);
+    const urls: Record<AppName, () => string> = {
+      connector: () => stack.connector.httpUrl,
+      execution: () => stack.execution.httpUrl,
+      'account-sync': () => stack.accountSync.httpUrl,
+    };
+    let missing: string[] = [];
+    // the apps' first reads (venue balances, the session) are part of start-up: a safety bound, not a timing
+    await eventually(
+      async () => {
+        const exported = new Map<AppName, Set<string>>();
+        for (const app of APPS) {
+          const response = await fetch(`${urls[app]()}/metrics`);
+          exported.set(app, namesWithSamples(await response.text()));
+        }
+        missing = named.flatMap(({ name, apps }) =>
+          apps.filter((app) => !exported.get(app)?.has(name)).map((app) => `${app}: ${name}`),
+        );
+        return missing.length === 0 ? true : undefined;
+      },
+      { what: 'every runbook metric on its app', timeoutMs: 20_000, intervalMs: 500 },
+    ).catch(() => undefined);
+    expect(missing).toEqual([]);
   });
 });

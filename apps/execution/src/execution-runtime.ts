@@ -218,6 +218,9 @@ export class ExecutionRuntime {
       ...(settings.crashAt !== undefined ? { crashAt: settings.crashAt } : {}),
     });
     deskOf.current = desk;
+    // the desk's commands and the order events (also undone fills'): their failure series exist from the start
+    const orderEventKind = execSubjects.orderEventTopic('*', '*').kind;
+    bus.publisher.declareDurableKinds([topicsOf(subjects).orderCommand.kind, orderEventKind]);
     const ownership = new OrderOwnership(journal, registry, desk, logger, {
       now: () => clock.now(),
       afterMs: settings.sendDeadlineMs + ABANDONED_PLACING_MARGIN_MS,

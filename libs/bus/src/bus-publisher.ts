@@ -35,6 +35,17 @@ export class BusPublisher {
   ) {}
 
   /**
+   * The kinds this process publishes to JetStream: their retry and failure series start at 0, so a dashboard or a
+   * runbook check shows "none failed", not "no data" (which cannot be told from "not exported").
+   */
+  declareDurableKinds(kinds: readonly SubjectKind[]): void {
+    for (const kind of kinds) {
+      this.metrics.durablePublishRetries.inc({ subject_kind: kind }, 0);
+      this.metrics.durablePublishFailures.inc({ subject_kind: kind }, 0);
+    }
+  }
+
+  /**
    * Core publish: never waits. While the connection is down the message is dropped and counted rather
    * than queued without bound (prices are last-value: the next one supersedes it). Returns whether sent.
    */

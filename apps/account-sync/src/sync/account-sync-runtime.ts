@@ -45,6 +45,10 @@ export interface SyncBus {
   kv: BusKv;
 }
 
+/** Kinds (metric labels) of its JetStream publishes: account state changes and balance drifts. */
+const STATE_KIND = 'acct.state';
+const DRIFT_KIND = 'acct.drift';
+
 export class AccountSyncRuntime implements SyncTriggers {
   readonly scheduler: SyncScheduler;
   readonly engine: SyncEngine;
@@ -66,7 +70,7 @@ export class AccountSyncRuntime implements SyncTriggers {
     const logger = observability.logger;
     // Mirrors are built lazily over buckets opened at start; until then they are empty and unused.
     const publish: DurablePublish = (subject, payload, msgId) =>
-      this.bus.publisher.publishDurable(subject, payload, { kind: `acct.state`, msgId });
+      this.bus.publisher.publishDurable(subject, payload, { kind: STATE_KIND, msgId });
     const mirror = <T>(resource: MirroredResource, options: Omit<MirrorOptions<T>, 'resource'> = {}) =>
       new StateMirror<T>(
         HISTORY_RESOURCES.includes(resource) ? this.historyStore(resource) : this.kvStore(resource),
@@ -99,7 +103,7 @@ export class AccountSyncRuntime implements SyncTriggers {
       intake,
       publishDrift: async (drift) => {
         await this.bus.publisher.publishDurable(this.syncSubjects.drift(drift.accountGroupUuid, drift.ccy), drift, {
-          kind: 'acct.drift',
+          kind: DRIFT_KIND,
           msgId: driftMsgId(drift),
         });
       },
@@ -191,6 +195,7 @@ export class AccountSyncRuntime implements SyncTriggers {
   }
 
   async start(): Promise<void> {
+    this.bus.publisher.declareDurableKinds([STATE_KIND, DRIFT_KIND]);
     for (const definition of accountStateStreams(this.syncSubjects, this.config.ACCOUNT, {
       duplicateWindowMs: this.config.ACCOUNT_EVENT_DUPLICATE_WINDOW_MS,
       retentionMs: this.config.ACCOUNT_EVENT_RETENTION_MS,

@@ -136,6 +136,7 @@ export class SyncEngine {
     const result = await held.apply(states, () => true);
     this.balancesReadAt = readAt;
     this.count('balances', states.size, result);
+    this.deps.metrics.currenciesHeld(new Set([...states.values()].map((state) => state.ccy)));
     await this.checkBalances();
   }
 

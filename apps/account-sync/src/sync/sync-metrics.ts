@@ -79,4 +79,12 @@ export class SyncMetrics {
       },
     });
   }
+
+  /**
+   * The currencies of the balances read: their drift series start at 0, so "no drift" is not "no data". The label
+   * set stays the venue's currencies (a drift is always of a balance read).
+   */
+  currenciesHeld(ccys: Iterable<string>): void {
+    for (const ccy of ccys) this.drifts.inc({ ccy }, 0);
+  }
 }

@@ -50,6 +50,7 @@ export class WithdrawalMetrics {
       labelNames: ['result'],
       registers: [registry],
     });
+    for (const result of ['ok', 'failed']) this.polls.inc({ result }, 0);
     this.unpublished = new Gauge({
       name: 'account_sync_withdrawal_changes_unpublished',
       help: 'Withdrawal change events not yet taken by JetStream; published again, in order, with the next poll',

@@ -27,6 +27,9 @@ import { WithdrawalDesk } from './withdrawal-desk.js';
 import { WithdrawalMetrics } from './withdrawal-metrics.js';
 import { answerWithdrawals } from './withdrawal-responders.js';
 
+/** Kind (metric label) of its JetStream publishes. */
+const WITHDRAWAL_CHANGED_KIND = 'acct.withdrawal.changed';
+
 @Injectable()
 class WithdrawalsPart implements OnModuleInit {
   private desk: WithdrawalDesk | undefined;
@@ -60,6 +63,7 @@ class WithdrawalsPart implements OnModuleInit {
       name: 'withdrawals',
       start: async () => {
         await ensureLedgerStream(this.streams, config, AccountLedgerName.withdrawalEvents(config.ACCOUNT));
+        this.publisher.declareDurableKinds([WITHDRAWAL_CHANGED_KIND]);
         const bucket = await this.kv.bucket(AccountLedgerName.withdrawalRequests(config.ACCOUNT), {
           storage: 'file',
           replicas: config.NATS_REPLICAS,
@@ -69,7 +73,7 @@ class WithdrawalsPart implements OnModuleInit {
           bucket,
           {
             publish: async (subject, event, msgId) => {
-              await this.publisher.publishDurable(subject, event, { msgId, kind: 'acct.withdrawal.changed' });
+              await this.publisher.publishDurable(subject, event, { msgId, kind: WITHDRAWAL_CHANGED_KIND });
             },
             lastPublished: async (subject) => {
               const stream = AccountLedgerName.withdrawalEvents(config.ACCOUNT);

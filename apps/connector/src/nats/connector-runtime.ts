@@ -108,6 +108,7 @@ export class ConnectorRuntime {
     });
     const marks = new OrderMarks(bucket);
     const outcomes = new OrderOutcomes(subjects, marks, bus.publisher, metrics, logger);
+    bus.publisher.declareDurableKinds(['order.outcome']);
     const parts: RunningParts = {
       prices: new PricePublication(subjects, bus.publisher, metrics, logger),
       outcomes,

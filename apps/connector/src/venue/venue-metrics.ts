@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { MetricsRegistry } from '#observability';
 import { ORDER_OUTCOME_SOURCES, type SessionState } from '#contracts';
-import { SandboxCode, VenueCode, VenueRestMetrics } from '#venue-api';
+import { SandboxCode, VenueCode, VenueRestMetrics, venueCodesOf } from '#venue-api';
 import { HopHistogram } from './hop-histogram.js';
 import { PACE_BOUNDS } from './outbound/order-pace.js';
 import { LOSS_REASONS } from './session/session-machine.js';
@@ -34,7 +34,8 @@ export interface UnresolvedOrders {
   oldestAgeMs: number | undefined;
 }
 
-export type FrameRejection = 'invalid' | 'unknown' | 'unknown_tag';
+export const FRAME_REJECTIONS = ['invalid', 'unknown', 'unknown_tag', 'timestamp_ahead'] as const;
+export type FrameRejection = (typeof FRAME_REJECTIONS)[number];
 export type OutboundKind = 'order' | 'subscribe' | 'unsubscribe' | 'orderUnsubscribe' | 'accountGroups';
 
 /** Every metric of the venue side, on the app's registry. Labels are bounded by construction. */
@@ -230,6 +231,11 @@ export class VenueMetrics {
       labelNames: ['code'],
       registers,
     });
+    // the runbook's checks read these two: at 0 from the start, "none" is not "no data"
+    for (const code of new Set(venueCodesOf('subscribe').map(subscribeCodeLabel))) {
+      this.subscribeFailures.inc({ code }, 0);
+    }
+    for (const reason of FRAME_REJECTIONS) this.framesRejected.inc({ reason }, 0);
     this.rest = new VenueRestMetrics(registry, { operations: CONNECTOR_REST_OPERATIONS });
   }
 
@@ -242,8 +248,13 @@ export class VenueMetrics {
   }
 
   countSubscribeFailure(code: string): void {
-    this.subscribeFailures.inc({ code: /^(RFS|PRE)\d{6}$/.test(code) ? code : code === '' ? 'none' : 'other' });
+    this.subscribeFailures.inc({ code: subscribeCodeLabel(code) });
   }
+}
+
+/** A venue code as its own label, the rest as `none` / `other` (bounded). */
+function subscribeCodeLabel(code: string): string {
+  return /^(RFS|PRE)\d{6}$/.test(code) ? code : code === '' ? 'none' : 'other';
 }
 
 export function orderCodeLabel(code: string): string {

@@ -1,5 +1,9 @@
 import { Counter, Gauge } from 'prom-client';
+import { RISK_AUDIT_KINDS, RiskCode } from '#contracts';
 import type { MetricsRegistry } from '#observability';
+
+/** How a change of a trading state or of limits ended (`execution_risk_control_changes_total{result}`). */
+export const RISK_CONTROL_RESULTS = ['applied', 'conflict', 'store-failed', 'audit-failed'] as const;
 
 /**
  * Metrics of pre-trade risk, labels bounded: a refusal code is one of `RiskCode`, a scope one of global /
@@ -32,6 +36,8 @@ export class RiskMetrics {
       labelNames: ['code'],
       registers,
     });
+    // At 0 from the start (runbook TradingHalted reads them): "none refused" is not "no data"
+    for (const code of Object.values(RiskCode)) this.refusals.inc({ code }, 0);
     this.tradingStates = new Gauge({
       name: 'execution_risk_trading_state',
       help: 'Trading states: global is 1 for its state; accountGroup/strategy count the scopes in each state (never-set scopes are ACTIVE and not counted)',
@@ -55,6 +61,9 @@ export class RiskMetrics {
       labelNames: ['kind', 'result'],
       registers,
     });
+    for (const kind of RISK_AUDIT_KINDS) {
+      for (const result of RISK_CONTROL_RESULTS) this.controlChanges.inc({ kind, result }, 0);
+    }
     this.controlWarnings = new Counter({
       name: 'execution_risk_control_warnings_total',
       help: 'Applied changes whose answer carried a warning, by reason (unlisted-account-group: the venue does not list it; account-groups-unchecked: the connector could not be asked)',

@@ -4,7 +4,14 @@
  * switch, then answer the control subjects.
  */
 import { hostname } from 'node:os';
-import { RiskBucketName, RiskStreamName, riskSubjects, Subjects, type AccountGroupsReply } from '#contracts';
+import {
+  RISK_AUDIT_KINDS,
+  RiskBucketName,
+  RiskStreamName,
+  riskSubjects,
+  Subjects,
+  type AccountGroupsReply,
+} from '#contracts';
 import { BusCore, BusKv, BusPublisher, BusResponder, BusStreams, type BusConnection, type BusMetrics } from '#bus';
 import { systemClock, type Clock } from '#actors';
 import type { HealthRegistry, JsonLogger } from '#observability';
@@ -94,6 +101,7 @@ export class RiskRuntime {
       instance,
     });
     await audit.ensureStream();
+    deps.publisher.declareDurableKinds(['risk.book', ...RISK_AUDIT_KINDS.map((kind) => `risk.audit.${kind}`)]);
     const replicas = options.replicas !== undefined ? { replicas: options.replicas } : {};
     const openBucket = () =>
       deps.kv.bucket(RiskBucketName.control(options.account), { storage: 'file', history: 10, ...replicas });

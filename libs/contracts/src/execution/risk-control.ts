@@ -264,7 +264,8 @@ export interface RiskLimitsChanged {
   warnings?: string[];
 }
 
-export type RiskAuditKind = 'state' | 'limits';
+export const RISK_AUDIT_KINDS = ['state', 'limits'] as const;
+export type RiskAuditKind = (typeof RISK_AUDIT_KINDS)[number];
 
 /** On `…exec.risk.audit.{kind}` (JetStream, `Nats-Msg-Id` = `id`): who changed what, when and why. */
 export interface RiskAuditRecord {

@@ -90,6 +90,13 @@ const CODE_INFO: Readonly<Record<VenueCode | SandboxCode, VenueCodeInfo>> = {
   INVALID_SETTLEMENT_DETAILS: { scope: 'subscribe', meaning: 'beneficiaryDetails and senderDetails together' },
 };
 
+/** The known codes of one scope (e.g. a metric's label values that start at 0). */
+export function venueCodesOf(scope: VenueCodeScope): string[] {
+  return Object.entries(CODE_INFO)
+    .filter(([, info]) => info.scope === scope)
+    .map(([code]) => code);
+}
+
 /** Meaning and scope of a known code, or undefined (the full venue list is not shown, §7.1). */
 export function venueCodeInfo(code: string): VenueCodeInfo | undefined {
   return Object.prototype.hasOwnProperty.call(CODE_INFO, code) ? CODE_INFO[code as VenueCode] : undefined;

@@ -4,8 +4,8 @@ import type { VenueRestClient } from './venue-rest-client.js';
 
 export interface VenueRestMetricsOptions {
   /**
-   * The client operations this process calls: their throttle series start at 0, so the first throttle is an
-   * increase Prometheus sees (a series born at 1 has no increase).
+   * The client operations this process calls: their throttle, budget-wait and 429 series (and a list's skipped
+   * rows) start at 0, so the first throttle is an increase Prometheus sees (a series born at 1 has no increase).
    */
   operations?: readonly (keyof VenueRestClient & string)[];
   /**
@@ -18,6 +18,16 @@ export interface VenueRestMetricsOptions {
 }
 
 export const SKIPPED_LOG_INTERVAL_MS = 10_000;
+/** The operations reading a list, whose unreadable rows are left out (`onRowSkipped`). */
+const LIST_OPERATIONS: ReadonlySet<string> = new Set<keyof VenueRestClient & string>([
+  'listTrades',
+  'listBeneficiaries',
+  'listSenders',
+  'listTransactions',
+  'listTransfers',
+  'listFiatWithdrawals',
+  'listCryptoWithdrawals',
+]);
 const MAX_PROBLEM_LENGTH = 200;
 
 /**
@@ -73,7 +83,13 @@ export class VenueRestMetrics implements VenueRestEvents {
       labelNames: ['operation'],
       registers,
     });
-    for (const operation of options.operations ?? []) this.throttled.inc({ operation }, 0);
+    for (const operation of options.operations ?? []) {
+      this.throttled.inc({ operation }, 0);
+      this.waited.inc({ operation }, 0);
+      this.calls.inc({ operation, status: '429' }, 0); // the throttle answer, which the runbook's checks read
+      // runbook GatewayVenueRestRowsSkipped reads it: "none skipped" from the start, not "no data"
+      if (LIST_OPERATIONS.has(operation)) this.rowsSkipped.inc({ operation }, 0);
+    }
   }
 
   onRowSkipped(operation: string, problem: string): void {
