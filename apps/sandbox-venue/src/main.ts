@@ -12,25 +12,36 @@ async function main(): Promise<void> {
   const venue = await startSandboxVenue({ ...sandboxOptionsFromEnv(env), processMetrics: true });
   if (env.SANDBOX_CREDENTIALS_FILE !== undefined) await writeCredentialsFile(env.SANDBOX_CREDENTIALS_FILE, venue);
   const { primary } = venue.credentials;
-  // The banner is for a human starting the sandbox. Its secret is printed only when there is no credentials file
-  // to read it from: with one (the launcher's, written owner-only), the banner — which ends up in a log — says where.
-  const secret = env.SANDBOX_CREDENTIALS_FILE === undefined ? primary.apiSecret : `in ${env.SANDBOX_CREDENTIALS_FILE}`;
-  process.stdout.write(
-    [
-      '',
-      'Sandbox venue is up',
-      `  REST base URL     ${venue.restBaseUrl}`,
-      `  WebSocket URL     ${venue.wsUrl}?token=<token>&sessionId=<optional>`,
-      `  Webhook IP list   ${venue.ipsUrl}`,
-      `  Admin API         ${venue.adminUrl}`,
-      `  Health / metrics  ${venue.restBaseUrl}/health  ${venue.restBaseUrl}/metrics`,
-      `  API key           ${primary.apiKey}`,
-      `  API secret (b64)  ${secret}`,
-      `  Signature         ${venue.config.signatureEncoding}`,
-      `  Default group     ${venue.seed.defaultGroupUuid}`,
-      '',
-    ].join('\n') + '\n',
-  );
+  // One JSON line like every app's log; the secret is never in it (the credentials file, owner-only, has it).
+  log.info('sandbox venue is up', {
+    restBaseUrl: venue.restBaseUrl,
+    wsUrl: venue.wsUrl,
+    ipsUrl: venue.ipsUrl,
+    adminUrl: venue.adminUrl,
+    apiKey: primary.apiKey,
+    signing: venue.config.signatureEncoding,
+    defaultGroupUuid: venue.seed.defaultGroupUuid,
+    wiringFile: env.SANDBOX_CREDENTIALS_FILE ?? null,
+  });
+  // Without a credentials file a human started it (`npm run sandbox`) and needs the secret: a banner for them.
+  if (env.SANDBOX_CREDENTIALS_FILE === undefined) {
+    process.stdout.write(
+      [
+        '',
+        'Sandbox venue is up',
+        `  REST base URL     ${venue.restBaseUrl}`,
+        `  WebSocket URL     ${venue.wsUrl}?token=<token>&sessionId=<optional>`,
+        `  Webhook IP list   ${venue.ipsUrl}`,
+        `  Admin API         ${venue.adminUrl}`,
+        `  Health / metrics  ${venue.restBaseUrl}/health  ${venue.restBaseUrl}/metrics`,
+        `  API key           ${primary.apiKey}`,
+        `  API secret (b64)  ${primary.apiSecret}`,
+        `  Signature         ${venue.config.signatureEncoding}`,
+        `  Default group     ${venue.seed.defaultGroupUuid}`,
+        '',
+      ].join('\n') + '\n',
+    );
+  }
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
