@@ -4,6 +4,7 @@
  */
 import { EnvInt, EnvMs, loadConfig } from '#observability';
 import { SANDBOX_DIALECTS, type Dialect } from '../dialect.js';
+import { DEFAULT_QUOTE_LIMIT } from './quotes/quote-book.js';
 
 export interface TradingConfig {
   /** W13: one cadence timer per connection; every live subscription gets one update per tick. */
@@ -18,6 +19,8 @@ export interface TradingConfig {
   offContractEveryNTicks: number;
   /** §2.2 rule 4: quoteId life. */
   quoteTtlMs: number;
+  /** Most quotes held at once; past it the oldest is forgotten before its life ends (spec-gaps W36). */
+  quoteLimit: number;
   /** §8 / W14: client messages per account per sliding second. */
   messagesPerSecond: number;
   /** §8 / W15: minimum spacing of orders per account. */
@@ -39,6 +42,7 @@ export const DEFAULT_TRADING_CONFIG: TradingConfig = {
   executionDelayMs: 50,
   offContractEveryNTicks: 40,
   quoteTtlMs: 10 * 60 * 1000,
+  quoteLimit: DEFAULT_QUOTE_LIMIT,
   messagesPerSecond: 30,
   orderSpacingMs: 250,
   orderRetentionMs: 24 * 60 * 60 * 1000,
@@ -56,6 +60,7 @@ export class SandboxTradingEnv {
   @EnvInt(0, Number.MAX_SAFE_INTEGER) SANDBOX_MARKET_SEED?: number;
   @EnvMs(0) SANDBOX_EXECUTION_DELAY_MS?: number;
   @EnvInt(0, 1_000_000) SANDBOX_OFF_CONTRACT_EVERY_N_TICKS?: number;
+  @EnvInt(1_000, 100_000_000) SANDBOX_QUOTE_LIMIT?: number;
 }
 
 /** Reads the environment (every bad variable listed in one ConfigError), then the overrides. */
@@ -73,6 +78,7 @@ export function tradingConfigFromEnv(
     ...(read.SANDBOX_OFF_CONTRACT_EVERY_N_TICKS !== undefined
       ? { offContractEveryNTicks: read.SANDBOX_OFF_CONTRACT_EVERY_N_TICKS }
       : {}),
+    ...(read.SANDBOX_QUOTE_LIMIT !== undefined ? { quoteLimit: read.SANDBOX_QUOTE_LIMIT } : {}),
     ...overrides,
   };
 }

@@ -20,6 +20,9 @@ export class TradingMetrics {
   private readonly rateLimited: Counter;
   private readonly refusedUpgrades: Counter;
   private readonly handlerErrors: Counter;
+  private readonly quotesForgottenEarly: Counter;
+  /** What the held-quotes gauge reads at each scrape (the quote book, once it exists). */
+  private heldQuotes: () => number = () => 0;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -69,6 +72,28 @@ export class TradingMetrics {
       labelNames: ['messageType'],
       registers,
     });
+    const heldQuotes = (): number => this.heldQuotes();
+    new Gauge({
+      name: 'sandbox_quotes_held',
+      help: 'Quotes the venue holds (issued, not yet expired: one per price update for ten minutes)',
+      registers,
+      collect() {
+        this.set(heldQuotes());
+      },
+    });
+    this.quotesForgottenEarly = new Counter({
+      name: 'sandbox_quotes_forgotten_early_total',
+      help: 'Quotes dropped before their ten minutes because the book was at SANDBOX_QUOTE_LIMIT',
+      registers,
+    });
+  }
+
+  watchQuotes(count: () => number): void {
+    this.heldQuotes = count;
+  }
+
+  quoteForgottenEarly(): void {
+    this.quotesForgottenEarly.inc();
   }
 
   handlerError(messageType: string): void {

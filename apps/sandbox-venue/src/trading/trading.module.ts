@@ -64,8 +64,12 @@ export const TRADING_CONFIG_OVERRIDES = Symbol('TradingConfigOverrides');
     },
     {
       provide: QuoteBook,
-      inject: [TRADING_CONFIG],
-      useFactory: (config: TradingConfig) => new QuoteBook(config.quoteTtlMs),
+      inject: [TRADING_CONFIG, TradingMetrics],
+      useFactory: (config: TradingConfig, metrics: TradingMetrics) => {
+        const book = new QuoteBook(config.quoteTtlMs, config.quoteLimit, () => metrics.quoteForgottenEarly());
+        metrics.watchQuotes(() => book.size());
+        return book;
+      },
     },
     {
       provide: AccountLimits,

@@ -8,7 +8,6 @@ import type { BookedTrade, RfsTradeInput, TradeBooking } from '../../ports.js';
 import { instrumentInfo } from '../../reference/instruments.js';
 import { WsFaults } from '../faults/ws-faults.js';
 import { QuoteBook } from '../quotes/quote-book.js';
-import { twoWayPrice } from '../quotes/quote-pricing.js';
 import { AccountLimits } from '../socket/account-limits.js';
 import { ConnectionRegistry } from '../socket/connection-registry.js';
 import { VenueConnection } from '../socket/venue-connection.js';
@@ -70,15 +69,15 @@ afterEach(async () => {
 function issueQuote(): string {
   const info = instrumentInfo('ETH.USD');
   if (info === undefined) throw new Error('ETH.USD');
-  return quotes.issue(clock.now(), {
+  const terms = {
     userUuid: 'alice',
     accountGroupUuid: 'g1',
-    instrument: 'ETH.USD',
+    info,
     currency: 'ETH',
+    quantity: new Decimal('2'),
     tenor: 'T',
-    settleDate: '20260107',
-    price: twoWayPrice(info, new Decimal('3000'), 'ETH', new Decimal('2')),
-  }).quoteId;
+  };
+  return quotes.issue(clock.now(), terms, new Decimal('3000'), '20260107').quoteId;
 }
 
 async function frames(count: number): Promise<Array<Record<string, unknown>>> {

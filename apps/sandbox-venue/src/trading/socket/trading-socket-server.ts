@@ -17,6 +17,7 @@ import {
 } from '../../ports.js';
 import { Market } from '../market/market.js';
 import { OrderDesk } from '../orders/order-desk.js';
+import { QuoteBook } from '../quotes/quote-book.js';
 import { parseSessionIdParam } from '../session/identifier-rules.js';
 import { SubscriptionDesk } from '../subscriptions/subscription-desk.js';
 import { WsFaults } from '../faults/ws-faults.js';
@@ -46,6 +47,7 @@ export class TradingSocketServer implements OnModuleInit, OnModuleDestroy {
   private readonly haltSubscription: Subscription;
   private readonly log: JsonLogger;
   private closing: Promise<void> | undefined;
+  private quoteSweep: NodeJS.Timeout | undefined;
 
   constructor(
     @Inject(TRADING_CONFIG) private readonly config: TradingConfig,
@@ -54,6 +56,7 @@ export class TradingSocketServer implements OnModuleInit, OnModuleDestroy {
     @Inject(USER_DIRECTORY) private readonly directory: UserDirectory,
     @Inject(Market) private readonly market: Market,
     @Inject(SubscriptionDesk) private readonly subscriptions: SubscriptionDesk,
+    @Inject(QuoteBook) private readonly quotes: QuoteBook,
     @Inject(OrderDesk) private readonly orders: OrderDesk,
     @Inject(ConnectionRegistry) private readonly connections: ConnectionRegistry,
     @Inject(AccountLimits) private readonly limits: AccountLimits,
@@ -77,6 +80,9 @@ export class TradingSocketServer implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     this.market.start(this.config.marketTickMs);
+    // Issuing sweeps too; the timer empties the book once no stream is left to issue.
+    this.quoteSweep = setInterval(() => this.quotes.sweep(this.clock.now()), quoteSweepMs(this.config.quoteTtlMs));
+    this.quoteSweep.unref();
   }
 
   onModuleDestroy(): Promise<void> {
@@ -94,6 +100,7 @@ export class TradingSocketServer implements OnModuleInit, OnModuleDestroy {
     this.attached.clear();
     this.haltSubscription.unsubscribe();
     this.market.stop();
+    if (this.quoteSweep !== undefined) clearInterval(this.quoteSweep);
     this.orders.close();
     for (const connection of this.connections.all()) {
       connection.dispose();
@@ -257,6 +264,11 @@ export class TradingSocketServer implements OnModuleInit, OnModuleDestroy {
     };
     connection.send(reply);
   }
+}
+
+/** A tenth of a quote's life, within 100 ms – 30 s: an idle book is empty at most that long after its last expiry. */
+function quoteSweepMs(quoteTtlMs: number): number {
+  return Math.min(30_000, Math.max(100, Math.floor(quoteTtlMs / 10)));
 }
 
 function rawText(data: WebSocket.RawData): string {

@@ -2,12 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import type { VenueClock } from '../../ports.js';
+import type { QuoteTerms } from '../quotes/quote-book.js';
 import type { SubscriptionSpec } from '../subscriptions/subscribe-validation.js';
 import type { TradingMetrics } from '../trading-metrics.js';
 
 export interface LiveSubscription {
   readonly subscriptionId: string;
   readonly spec: SubscriptionSpec;
+  /** What each quote of the stream shares (one object per subscription, referenced by its quotes). */
+  readonly terms: QuoteTerms;
 }
 
 /** How the connection joined its session (§4.2): a client-chosen sessionId, or one the venue minted. */

@@ -2,6 +2,7 @@ import { Decimal } from '../../money.js';
 import { SandboxCode } from '#venue-api';
 import type { UserDirectory } from '../../ports.js';
 import { currencyInfo } from '../../reference/currencies.js';
+import type { InstrumentInfo } from '../../reference/instruments.js';
 import type { Market } from '../market/market.js';
 import { payoutNetwork, SENDER_NETWORK } from './settlement-networks.js';
 import { settleDateFor } from '../market/tenor.js';
@@ -9,6 +10,8 @@ import { settleDateFor } from '../market/tenor.js';
 /** A subscribe request that passed every check of W16: what a price stream needs. */
 export interface SubscriptionSpec {
   instrument: string;
+  /** The instrument's reference data (static: its quotes are priced from it). */
+  info: InstrumentInfo;
   currency: string;
   /** Rounded to 8 decimals half-even (W17). */
   quantity: Decimal;
@@ -150,6 +153,7 @@ export function validateSubscribe(request: Record<string, unknown>, ctx: Subscri
     ok: true,
     spec: {
       instrument,
+      info,
       currency,
       quantity,
       tenor,

@@ -5,12 +5,11 @@ import type { UserDirectory, VenueClock } from '../../ports.js';
 import type { WsFaults } from '../faults/ws-faults.js';
 import type { Market } from '../market/market.js';
 import { settleDateFor } from '../market/tenor.js';
-import type { QuoteBook } from '../quotes/quote-book.js';
-import { twoWayPrice } from '../quotes/quote-pricing.js';
+import type { QuoteBook, QuoteTerms } from '../quotes/quote-book.js';
 import type { LiveSubscription, VenueConnection } from '../socket/venue-connection.js';
 import type { TradingConfig } from '../trading-config.js';
 import type { TradingMetrics } from '../trading-metrics.js';
-import { validateSubscribe } from './subscribe-validation.js';
+import { validateSubscribe, type SubscriptionSpec } from './subscribe-validation.js';
 
 type Frame<T> = Omit<T, 'chanId' | 'timestamp'>;
 
@@ -55,7 +54,11 @@ export class SubscriptionDesk {
       return;
     }
     const { spec } = verdict;
-    connection.subscriptions.set(subscriptionId, { subscriptionId, spec });
+    connection.subscriptions.set(subscriptionId, {
+      subscriptionId,
+      spec,
+      terms: quoteTermsOf(connection.userUuid, spec),
+    });
     this.metrics.subscriptions.inc();
     const ack: Frame<SubscribeAck> = {
       messageType: 'subscribe',
@@ -151,46 +154,33 @@ export class SubscriptionDesk {
       offContract !== undefined && offContract % 3 === 0 ? { venueSeq: offContract } : {};
     if (offContract !== undefined && offContract % 3 !== 0) this.sendOffContract(connection, offContract);
     if (this.config.dialect.priceCadence === 'per-stream') {
-      for (const { spec } of connection.subscriptions.values()) this.sendPrice(connection, spec, now, extraProperty);
+      for (const live of connection.subscriptions.values()) this.sendPrice(connection, live, now, extraProperty);
       return;
     }
     const live = [...connection.subscriptions.values()];
     // The turn moves on by one each tick; a subscription with no price now passes its turn to the next.
     for (let offset = 0; offset < live.length; offset += 1) {
       const next = live[(tick + offset) % live.length];
-      if (next !== undefined && this.sendPrice(connection, next.spec, now, extraProperty)) return;
+      if (next !== undefined && this.sendPrice(connection, next, now, extraProperty)) return;
     }
   }
 
   /** One price update of one subscription, when it has a price now. */
   private sendPrice(
     connection: VenueConnection,
-    spec: LiveSubscription['spec'],
+    { spec, terms }: LiveSubscription,
     now: number,
     extraProperty: { venueSeq?: number },
   ): boolean {
-    const info = this.market.instrument(spec.instrument);
     const mid = this.market.mid(spec.instrument);
-    if (info === undefined || mid === undefined || this.market.isHalted(spec.instrument)) return false;
-    const settleDate = settleDateFor(spec.tenor, info, now, this.config.cutoffHourUtc);
+    if (mid === undefined || this.market.isHalted(spec.instrument)) return false;
+    const settleDate = settleDateFor(spec.tenor, spec.info, now, this.config.cutoffHourUtc);
     if (settleDate === undefined) return false;
-    const price = twoWayPrice(info, mid, spec.currency, spec.quantity);
-    const quote = this.quotes.issue(now, {
-      userUuid: connection.userUuid,
-      accountGroupUuid: spec.accountGroupUuid,
-      instrument: spec.instrument,
-      currency: spec.currency,
-      tenor: spec.tenor,
-      settleDate,
-      price,
-      beneficiaryUuid: spec.beneficiaryUuid,
-      senderUuid: spec.senderUuid,
-      networkId: spec.networkId ?? undefined,
-    });
+    const { quoteId, price } = this.quotes.issue(now, terms, mid, settleDate);
     const update: Frame<PriceUpdate> = {
       messageType: 'pricestream',
       instrument: spec.instrument,
-      quoteId: quote.quoteId,
+      quoteId,
       offer: price.offer,
       bid: price.bid,
       tenor: spec.tenor,
@@ -302,6 +292,21 @@ function numberTextOf(frameText: string, field: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The quote terms of a new subscription of `userUuid`: shared by every quote the stream issues. */
+function quoteTermsOf(userUuid: string, spec: SubscriptionSpec): QuoteTerms {
+  return {
+    userUuid,
+    accountGroupUuid: spec.accountGroupUuid,
+    info: spec.info,
+    currency: spec.currency,
+    quantity: spec.quantity,
+    tenor: spec.tenor,
+    ...(spec.beneficiaryUuid !== undefined && { beneficiaryUuid: spec.beneficiaryUuid }),
+    ...(spec.senderUuid !== undefined && { senderUuid: spec.senderUuid }),
+    ...(spec.networkId !== null && { networkId: spec.networkId }),
+  };
 }
 
 function textOf(value: unknown): string {
