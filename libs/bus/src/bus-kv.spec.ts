@@ -76,4 +76,19 @@ describe('KvBucket compare-and-set and watch (real nats-server)', () => {
     await watch.ended;
     await eventually(async () => ((await consumers()).length === 0 ? true : undefined), { what: 'no consumer left' });
   });
+
+  it('purges the markers of removed keys (they piled up one per key ever removed), never a value written after', async () => {
+    const marked = await new BusKv(connection).bucket('T_KV_MARKERS', { storage: 'file' });
+    const messages = async () => (await connection.jsm.streams.info('KV_T_KV_MARKERS')).state.messages;
+    for (let i = 0; i < 20; i += 1) await marked.put(`tag-${i}`, { subscriptionId: `S${i}` });
+    for (let i = 0; i < 15; i += 1) await marked.remove(`tag-${i}`);
+    await marked.put('tag-0', { subscriptionId: 'again' }); // written again after its marker
+    expect(await messages()).toBe(20); // 5 values, 14 markers, the key written again
+    expect(await marked.purgeRemovedMarkers(60_000)).toBe(0); // none that old
+    expect(await marked.purgeRemovedMarkers()).toBe(14);
+    expect(await messages()).toBe(6);
+    expect((await marked.keys()).sort()).toEqual(['tag-0', 'tag-15', 'tag-16', 'tag-17', 'tag-18', 'tag-19']);
+    expect((await marked.get('tag-0'))?.value).toEqual({ subscriptionId: 'again' });
+    expect(await marked.purgeRemovedMarkers()).toBe(0);
+  });
 });

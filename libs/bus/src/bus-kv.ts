@@ -1,5 +1,12 @@
 import { Kvm, type KV } from '@nats-io/kv';
-import { DeliverPolicy, JetStreamApiError, StorageType, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
+import {
+  DeliverPolicy,
+  JetStreamApiError,
+  StorageType,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+} from '@nats-io/jetstream';
 import type { BusConnection } from './bus-connection.js';
 import { isNoStreamAnswer } from './declared-topology.js';
 
@@ -43,16 +50,52 @@ export class KvBucket {
   private readonly encoder = new TextEncoder();
   private readonly stream: string;
   private readonly subjectPrefix: string;
+  private readonly afresh: (() => void)[] = [];
 
   constructor(
     private readonly kv: KV,
     private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
     name: string,
     /** Told when a write finds no stream behind the bucket (the server lost it). */
     private readonly noStream: () => void = () => undefined,
   ) {
     this.stream = `KV_${name}`;
     this.subjectPrefix = `$KV.${name}.`;
+  }
+
+  /**
+   * Calls `listener` whenever the bucket had to be declared again because the server had lost it (a nats-server
+   * restarted with an empty store): whoever keeps state in it writes that state again.
+   */
+  onDeclaredAfresh(listener: () => void): void {
+    this.afresh.push(listener);
+  }
+
+  /** Told by BusKv when the bucket was declared again after the server lost it. */
+  declaredAfresh(): void {
+    for (const listener of this.afresh) listener();
+  }
+
+  /**
+   * Removes the delete and purge markers older than `olderThanMs` (by the server's clock) — a bucket whose keys
+   * are written once and removed keeps one marker per key ever removed otherwise (history 1 keeps the last
+   * message of each subject, and a marker is one). Each purge is bounded by the marker's sequence, so a value
+   * written to the key after the marker is never touched. Returns how many markers went.
+   */
+  async purgeRemovedMarkers(olderThanMs = 0): Promise<number> {
+    const markers: { key: string; seq: number }[] = [];
+    const before = Date.now() - olderThanMs;
+    await this.readLatest('>', true, (key, _value, marker) => {
+      if (marker !== undefined && Number(marker.info.timestampNanos) / 1e6 <= before)
+        markers.push({ key, seq: marker.seq });
+    });
+    let purged = 0;
+    for (const { key, seq } of markers) {
+      const answer = await this.jsm.streams.purge(this.stream, { filter: `${this.subjectPrefix}${key}`, seq: seq + 1 });
+      purged += answer.purged;
+    }
+    return purged;
   }
 
   /**
@@ -152,7 +195,7 @@ export class KvBucket {
   private async readLatest(
     filter: string,
     headersOnly: boolean,
-    each: (key: string, message: JsMsg | undefined) => void,
+    each: (key: string, message: JsMsg | undefined, marker?: JsMsg) => void,
   ): Promise<void> {
     const consumer = await this.js.consumers.get(this.stream, {
       filter_subjects: `${this.subjectPrefix}${filter}`,
@@ -173,7 +216,9 @@ export class KvBucket {
           pending = message.info.pending;
           const operation = message.headers?.get(KV_OPERATION);
           const removed = operation === 'DEL' || operation === 'PURGE';
-          each(message.subject.slice(this.subjectPrefix.length), removed ? undefined : message);
+          const key = message.subject.slice(this.subjectPrefix.length);
+          if (removed) each(key, undefined, message);
+          else each(key, message);
         }
         if (read === 0) break;
       }
@@ -218,10 +263,15 @@ export class BusKv {
           throw error;
         },
       );
-      if (!exists) await declare();
+      if (exists) return;
+      await declare();
+      bucket.declaredAfresh();
     };
     topology.keep({ kind: 'bucket', name, declare: createIfMissing });
-    return new KvBucket(kv, this.connection.js, name, () => topology.redeclare('no_stream'));
+    const bucket = new KvBucket(kv, this.connection.js, this.connection.jsm, name, () =>
+      topology.redeclare('no_stream'),
+    );
+    return bucket;
   }
 }
 

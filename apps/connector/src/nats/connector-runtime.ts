@@ -10,6 +10,7 @@ import {
   type BusResponder,
   type BusStreams,
 } from '#bus';
+import { systemClock } from '#actors';
 import type { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { ConnectorStatusPublication } from '../status/connector-status.publication.js';
 import { SessionHealth } from '../status/session-health.js';
@@ -77,6 +78,7 @@ export class ConnectorRuntime {
   private readonly logger: JsonLogger;
   private parts: RunningParts | undefined;
   private stopping: Promise<void> | undefined;
+  private subscriptions: VenueSubscriptionLedger | undefined;
 
   constructor(
     private readonly settings: ConnectorRuntimeSettings,
@@ -158,8 +160,11 @@ export class ConnectorRuntime {
         replicas: settings.replicas,
       }),
       logger,
+      systemClock,
     );
     venue.registry.useSubscriptionLedger(subscriptions, await subscriptions.load());
+    subscriptions.start();
+    this.subscriptions = subscriptions;
     venue.session.start();
     await this.reconcileUnresolved(marks);
     await parts.commands.start();
@@ -191,6 +196,7 @@ export class ConnectorRuntime {
     parts.status.publish();
     parts.status.stop();
     parts.sessionHealth.stop();
+    this.subscriptions?.stop();
     await this.bus.connection.flush().catch(() => undefined);
     this.logger.info('connector NATS side stopped');
   }
