@@ -26,6 +26,26 @@ const KNOWN_ORDER_CODES = new Set<string>([
   'NOT_SENT',
 ]);
 
+/** Codes of the venue's `error` frames (W9) worth their own label value; anything else is `other`. */
+export const KNOWN_ERROR_FRAME_CODES: readonly string[] = [
+  SandboxCode.InvalidSessionId,
+  SandboxCode.SessionReplaced,
+  SandboxCode.MessageRateLimited,
+  SandboxCode.InvalidMessage,
+];
+
+/** Why an unsubscribe was sent again: no answer in time, or prices still came under its tag long after. */
+export const UNSUBSCRIBE_RESEND_REASONS = ['unanswered', 'streaming'] as const;
+export type UnsubscribeResendReason = (typeof UNSUBSCRIBE_RESEND_REASONS)[number];
+
+/** Released subscriptions the venue has not confirmed ended, read at scrape time. */
+export interface UnconfirmedReleases {
+  /** Every release not yet answered. */
+  unconfirmed: number;
+  /** Those whose tag still streamed prices lately, long after the unsubscribe left. */
+  orphans: number;
+}
+
 /** The venue REST calls the connector makes (the token before each connect, order-state lookups). */
 const CONNECTOR_REST_OPERATIONS = ['createWebSocketToken', 'getOrderState'] as const;
 
@@ -66,12 +86,23 @@ export class VenueMetrics {
   readonly orders: Counter<'status' | 'code'>;
   readonly orderReplySeconds: Histogram<'phase'>;
   readonly subscribeFailures: Counter<'code'>;
+  readonly errorFrames: Counter<'code'>;
+  readonly unsubscribesResent: Counter<'reason'>;
+  readonly unconfirmedUnsubscribes: Gauge;
+  readonly orphanSubscriptions: Gauge;
+  private releases: () => UnconfirmedReleases = () => ({ unconfirmed: 0, orphans: 0 });
+  readonly streamFramesPerWindow: Gauge;
   /** The venue REST client's calls: the `venue_rest_*` series every app calling the venue's REST API shares. */
   readonly rest: VenueRestMetrics;
 
   /** The session tells how to count its recent replacements; read at scrape time. */
   watchSessionReplacements(read: () => number): void {
     this.replacements = read;
+  }
+
+  /** The price registry tells how to count its unconfirmed releases; read at scrape time. */
+  watchUnconfirmedReleases(read: () => UnconfirmedReleases): void {
+    this.releases = read;
   }
 
   /** The order gateway tells how to read its open orders; read at scrape time. */
@@ -236,6 +267,42 @@ export class VenueMetrics {
       this.subscribeFailures.inc({ code }, 0);
     }
     for (const reason of FRAME_REJECTIONS) this.framesRejected.inc({ reason }, 0);
+    this.errorFrames = new Counter({
+      name: 'connector_venue_error_frames_total',
+      help: 'Venue error frames (W9) by code: known codes, else other. MESSAGE_RATE_LIMITED: a frame of ours was dropped',
+      labelNames: ['code'],
+      registers,
+    });
+    for (const code of [...KNOWN_ERROR_FRAME_CODES, 'other']) this.errorFrames.inc({ code }, 0);
+    this.unsubscribesResent = new Counter({
+      name: 'connector_venue_unsubscribes_resent_total',
+      help: 'Unsubscribes sent again: unanswered in time, or prices still streaming under a released tag (an orphan subscription being ended)',
+      labelNames: ['reason'],
+      registers,
+    });
+    for (const reason of UNSUBSCRIBE_RESEND_REASONS) this.unsubscribesResent.inc({ reason }, 0);
+    const releases = () => this.releases();
+    this.unconfirmedUnsubscribes = new Gauge({
+      name: 'connector_venue_unsubscribes_unconfirmed',
+      help: 'Released venue subscriptions whose unsubscribe the venue has not answered yet',
+      registers,
+      collect() {
+        this.set(releases().unconfirmed);
+      },
+    });
+    this.orphanSubscriptions = new Gauge({
+      name: 'connector_venue_orphan_subscriptions',
+      help: 'Released venue subscriptions still streaming prices long after their unsubscribe left (being ended again)',
+      registers,
+      collect() {
+        this.set(releases().orphans);
+      },
+    });
+    this.streamFramesPerWindow = new Gauge({
+      name: 'connector_stream_frames_per_window',
+      help: 'Subscribes and unsubscribes the limiter lets leave per window now: narrower after the venue dropped frames of ours (MESSAGE_RATE_LIMITED)',
+      registers,
+    });
     this.rest = new VenueRestMetrics(registry, { operations: CONNECTOR_REST_OPERATIONS });
   }
 
@@ -245,6 +312,10 @@ export class VenueMetrics {
 
   countOrder(status: string, code: string): void {
     this.orders.inc({ status, code: orderCodeLabel(code) });
+  }
+
+  countErrorFrame(code: string | undefined): void {
+    this.errorFrames.inc({ code: code !== undefined && KNOWN_ERROR_FRAME_CODES.includes(code) ? code : 'other' });
   }
 
   countSubscribeFailure(code: string): void {

@@ -1,4 +1,5 @@
 import type { JsonLogger, MetricsRegistry } from '#observability';
+import { SandboxCode } from '#venue-api';
 import { AccountGroupLookup } from './account-groups/account-group-lookup.js';
 import { systemClock, type VenueClock } from './clock.js';
 import { OrderGateway } from './orders/order-gateway.js';
@@ -76,6 +77,12 @@ export class VenueSide {
       reconcileHorizonMs: this.options.reconcileHorizonMs,
     });
     this.accountGroups = new AccountGroupLookup(this.session, this.limiter, clock, this.options.accountGroupsTimeoutMs);
+    // A frame of ours dropped for the account's message rate: the subscribes' share of the budget narrows (K1).
+    this.session.addFrameListener((message) => {
+      const refused =
+        message.messageType === 'error' || (message.messageType === 'subscribe' && message.success === false);
+      if (refused && message.code === SandboxCode.MessageRateLimited) this.limiter.venueDroppedFrame();
+    });
     this.session.setTrafficExpectation(() => this.prices.expectsTraffic());
     this.session.addDrainHook(() => this.orders.drain());
   }

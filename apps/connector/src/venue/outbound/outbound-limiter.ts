@@ -2,6 +2,13 @@ import type { Cancel, VenueClock } from '../clock.js';
 import type { OutboundKind, VenueMetrics } from '../venue-metrics.js';
 import { initialGap, nextGap, type OrderGap, type OrderGapPolicy, paceVerdict } from './order-gap.js';
 import { type LastOrder, nextOrderAt, orderBefore } from './order-pace.js';
+import {
+  initialStreamPace,
+  paceAfterQuiet,
+  paceAfterVenueDrop,
+  type StreamPace,
+  type StreamPacePolicy,
+} from './stream-pace.js';
 
 export interface OutboundLimits {
   /** Frames of any kind per sliding window (§8: 30 messages per second per account). */
@@ -15,6 +22,13 @@ export interface OutboundLimits {
    * (outside tester: a flood of stream requests got orders refused MESSAGE_RATE_LIMITED and one left UNKNOWN).
    */
   othersPerWindow?: number;
+  /**
+   * With `othersPerWindow`: the least share it narrows to after the venue dropped frames of ours
+   * (MESSAGE_RATE_LIMITED, `venueDroppedFrame`), and how long without a drop widens it by one again
+   * (stream-pace.ts). Default: 5 frames, 5 windows.
+   */
+  othersMinPerWindow?: number;
+  othersRecoverAfterMs?: number;
   /** Least gap between two order frames, from our send (§8: 1 order per 250 ms); the floor of the adaptive gap. */
   orderIntervalMs: number;
   /**
@@ -73,8 +87,11 @@ export class OutboundLimiter {
   private readonly sentAt: number[] = [];
   /** When the subscribes and unsubscribes of the window left (a subset of sentAt). */
   private readonly othersSentAt: number[] = [];
-  private readonly othersPerWindow: number;
-  private readonly othersSpacingMs: number;
+  private othersPerWindow: number;
+  private othersSpacingMs: number;
+  /** Undefined when the share is not spread (`othersPerWindow` unset): nothing adapts then. */
+  private readonly pacePolicy: StreamPacePolicy | undefined;
+  private pace: StreamPace | undefined;
   private readonly waiting: Waiter[] = [];
   /** The account's last order frame: when it left and when the venue first answered it (order-pace.ts). */
   private lastOrder: LastOrder;
@@ -98,7 +115,46 @@ export class OutboundLimiter {
     this.orderPaceMs = limits.orderPaceMs ?? base;
     this.othersPerWindow = Math.min(limits.othersPerWindow ?? limits.messagesPerWindow, limits.messagesPerWindow);
     this.othersSpacingMs = limits.othersPerWindow === undefined ? 0 : limits.windowMs / this.othersPerWindow;
+    if (limits.othersPerWindow !== undefined) {
+      this.pacePolicy = {
+        basePerWindow: this.othersPerWindow,
+        minPerWindow: limits.othersMinPerWindow ?? 5,
+        windowMs: limits.windowMs,
+        recoverAfterMs: limits.othersRecoverAfterMs ?? 5 * limits.windowMs,
+      };
+      this.pace = initialStreamPace(this.pacePolicy);
+    }
     metrics.orderGapSeconds.set(this.gap.ms / 1000);
+    metrics.streamFramesPerWindow.set(this.othersPerWindow);
+  }
+
+  /** Subscribes and unsubscribes that may leave per window now. */
+  get streamFramesPerWindow(): number {
+    return this.othersPerWindow;
+  }
+
+  /**
+   * The venue dropped a frame of ours for the account's message rate (an `error` frame MESSAGE_RATE_LIMITED, or
+   * a subscribe refused with that code): our evenly spaced frames bunched at its arrival count. The subscribes'
+   * and unsubscribes' share narrows (stream-pace.ts); orders keep their own gap.
+   */
+  venueDroppedFrame(): void {
+    if (this.pace === undefined || this.pacePolicy === undefined) return;
+    this.setPace(paceAfterVenueDrop(this.pace, this.clock.now(), this.pacePolicy));
+  }
+
+  private recoverPace(now: number): void {
+    if (this.pace === undefined || this.pacePolicy === undefined) return;
+    if (this.pace.perWindow < this.pacePolicy.basePerWindow)
+      this.setPace(paceAfterQuiet(this.pace, now, this.pacePolicy));
+  }
+
+  private setPace(pace: StreamPace): void {
+    this.pace = pace;
+    if (pace.perWindow === this.othersPerWindow) return;
+    this.othersPerWindow = pace.perWindow;
+    this.othersSpacingMs = this.limits.windowMs / pace.perWindow;
+    this.metrics.streamFramesPerWindow.set(pace.perWindow);
   }
 
   /** The least gap between two order frames now. */
@@ -163,6 +219,7 @@ export class OutboundLimiter {
 
   private enqueue(kind: OutboundKind, wanted: (() => boolean) | undefined): Promise<OrderGrant | undefined> {
     const now = this.clock.now();
+    this.recoverPace(now);
     if (this.waiting.length === 0 && this.eligible(kind, now)) return Promise.resolve(this.take(kind, now, now));
     this.metrics.rateLimitWaits.inc({ kind });
     return new Promise((resolve) => {
@@ -241,6 +298,7 @@ export class OutboundLimiter {
 
   private release(): void {
     const now = this.clock.now();
+    this.recoverPace(now);
     for (;;) {
       const index = this.nextServed(now);
       if (index < 0) break;

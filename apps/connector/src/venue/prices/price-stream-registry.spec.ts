@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { PriceMessage, StreamRequest } from '#contracts';
 import { MetricsRegistry } from '#observability';
-import type { PriceUpdate, SubscribeAck } from '#venue-api';
+import type { PriceUpdate, SubscribeAck, UnsubscribeReply } from '#venue-api';
 import { OutboundLimiter } from '../outbound/outbound-limiter.js';
 import { FakeChannel } from '../testing/fake-channel.js';
 import { FakeClock } from '../testing/fake-clock.js';
@@ -77,6 +77,16 @@ function setup(staleAfterMs = 1_000, connectionPriceRate?: number) {
   });
   return { clock, channel, metrics, registry, prices, settle, ack, price };
 }
+
+/** The venue's reply to an unsubscribe (W10). */
+const unsubscribed = (subscriptionId: string, tag: string): UnsubscribeReply => ({
+  messageType: 'unsubscribe',
+  chanId: 'c',
+  subscriptionId,
+  tag,
+  success: true,
+  message: 'Unsubscribed',
+});
 
 /** One stream held at the venue (asked for by `s1`, acknowledged); its tag. */
 async function heldStream(context: ReturnType<typeof setup>, subscriptionId?: string): Promise<string> {
@@ -509,7 +519,7 @@ describe('PriceStreamRegistry', () => {
       };
     }
 
-    it('remembers each grant by its tag and forgets it once unsubscribed', async () => {
+    it('remembers each grant by its tag and forgets it once the venue confirmed the unsubscribe', async () => {
       const context = setup();
       const { registry, settle, channel } = context;
       const kept = ledger();
@@ -519,6 +529,8 @@ describe('PriceStreamRegistry', () => {
       registry.release(request('s1'));
       await settle();
       expect(channel.sentOfType('unsubscribe').map((u) => u.subscriptionId)).toEqual(['S1']);
+      expect(kept.kept.size).toBe(1); // the venue may have dropped the frame (W14): still remembered
+      channel.deliver(unsubscribed('S1', tag));
       expect(kept.kept.size).toBe(0);
     });
 
@@ -532,6 +544,7 @@ describe('PriceStreamRegistry', () => {
       channel.deliver(price('gEarlier-7', 11));
       await settle();
       expect(channel.sentOfType('unsubscribe').map((u) => u.subscriptionId)).toEqual(['S-old']);
+      channel.deliver(unsubscribed('S-old', 'gEarlier-7'));
       expect([...kept.kept.keys()]).toEqual(['gQuiet-3']); // one that never streams is never sent anything
       expect((await metrics.leftoverSubscriptionsEnded.get()).values[0]?.value).toBe(1);
     });
@@ -570,7 +583,75 @@ describe('PriceStreamRegistry', () => {
       registry.release(request('s1'));
       await settle();
       expect(channel.sentOfType('unsubscribe').map((u) => u.subscriptionId)).toEqual(['S-earlier']);
+      channel.deliver({ messageType: 'streamStop', chanId: 'c', tag, code: 'UNSUBSCRIBED', message: 'Unsubscribed' });
       expect(kept.kept.size).toBe(0);
+    });
+  });
+
+  describe('a released subscription is not done until the venue confirms it (outside tester: 84 orphans)', () => {
+    it('an unsubscribe the venue dropped (MESSAGE_RATE_LIMITED) is sent again until the venue answers it', async () => {
+      const context = setup();
+      const { clock, registry, settle, channel, metrics } = context;
+      const tag = await heldStream(context, 'S1');
+      registry.release(request('s1'));
+      await settle();
+      expect(channel.sentOfType('unsubscribe')).toHaveLength(1);
+      channel.deliver({ messageType: 'error', chanId: 'c', code: 'MESSAGE_RATE_LIMITED', message: 'Too many' });
+      clock.advance(5_000); // the subscribe timeout: the venue's time to answer
+      await settle();
+      expect(channel.sentOfType('unsubscribe').map((u) => u.subscriptionId)).toEqual(['S1', 'S1']);
+      expect((await metrics.unconfirmedUnsubscribes.get()).values[0]?.value).toBe(1);
+      channel.deliver(unsubscribed('S1', tag));
+      clock.advance(60_000);
+      await settle();
+      expect(channel.sentOfType('unsubscribe')).toHaveLength(2);
+      expect((await metrics.unconfirmedUnsubscribes.get()).values[0]?.value).toBe(0);
+      const resent = await metrics.unsubscribesResent.get();
+      expect(resent.values.find((v) => v.labels['reason'] === 'unanswered')?.value).toBe(1);
+    });
+
+    it('a streamStop under the released tag confirms it too (dialects answering with a stop)', async () => {
+      const context = setup();
+      const { clock, registry, settle, channel } = context;
+      const tag = await heldStream(context, 'S1');
+      registry.release(request('s1'));
+      await settle();
+      channel.deliver({ messageType: 'streamStop', chanId: 'c', tag, code: 'UNSUBSCRIBED', message: 'Unsubscribed' });
+      clock.advance(60_000);
+      await settle();
+      expect(channel.sentOfType('unsubscribe')).toHaveLength(1);
+    });
+
+    it('prices under a released tag long after its unsubscribes gave up end it again, once per interval, not per frame', async () => {
+      const context = setup();
+      const { clock, registry, settle, channel, price, metrics } = context;
+      const tag = await heldStream(context, 'S1');
+      registry.release(request('s1'));
+      await settle();
+      for (let i = 0; i < 4; i++) {
+        clock.advance(5_000 * 2 ** i); // unanswered: sent again, doubling, four frames in all
+        await settle();
+      }
+      expect(channel.sentOfType('unsubscribe')).toHaveLength(4);
+      clock.advance(600_000);
+      await settle();
+      expect(channel.sentOfType('unsubscribe')).toHaveLength(4); // given up on the timer
+      for (let i = 0; i < 20; i++) channel.deliver(price(tag, clock.now() + i)); // it streams on
+      await settle();
+      expect(channel.sentOfType('unsubscribe')).toHaveLength(5);
+      expect((await metrics.orphanSubscriptions.get()).values[0]?.value).toBe(1);
+      clock.advance(4_999);
+      channel.deliver(price(tag, clock.now()));
+      await settle();
+      expect(channel.sentOfType('unsubscribe')).toHaveLength(5);
+      clock.advance(1);
+      channel.deliver(price(tag, clock.now()));
+      await settle();
+      expect(channel.sentOfType('unsubscribe')).toHaveLength(6);
+      const resent = await metrics.unsubscribesResent.get();
+      expect(resent.values.find((v) => v.labels['reason'] === 'streaming')?.value).toBe(2);
+      channel.deliver(unsubscribed('S1', tag));
+      expect((await metrics.orphanSubscriptions.get()).values[0]?.value).toBe(0);
     });
   });
 

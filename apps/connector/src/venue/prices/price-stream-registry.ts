@@ -11,6 +11,7 @@ import { EarlierSubscriptions, type SubscriptionLedger } from './earlier-subscri
 import { LazyCount } from './lazy-count.js';
 import { PriceFeed } from './price-feed.js';
 import type { AcquireResult, StreamKeyFields, StreamWaiter } from './price-stream.js';
+import { VenueReleases } from './venue-releases.js';
 import {
   ALREADY_HELD,
   newPriceStream,
@@ -39,7 +40,14 @@ export interface PriceStreamOptions {
   connectionPriceRate?: number;
   /** A price stamped more than this ahead of the local clock is refused and counted. */
   maxAheadMs: number;
+  /** Unsubscribe frames sent for one release on a timer at most (then only a price under its tag sends one). */
+  unsubscribeMaxSends?: number;
+  /** How long an unconfirmed release is remembered after its last frame or price (its id, to end it if it streams). */
+  releaseRetentionMs?: number;
 }
+
+const DEFAULT_UNSUBSCRIBE_MAX_SENDS = 4;
+const DEFAULT_RELEASE_RETENTION_MS = 60 * 60_000;
 
 const AHEAD_WARN_EVERY_MS = 60_000;
 
@@ -96,8 +104,8 @@ export class PriceStreamRegistry {
   private readonly log: JsonLogger;
   private readonly cancelSweep: Cancel;
   private generation = 0;
-  /** Subscription ids whose unsubscribe could not be sent (no connection): sent on the next connection. */
-  private readonly unsentUnsubscribes = new Set<string>();
+  /** Released subscriptions until the venue confirms them gone (an unsubscribe may be dropped, W9/W14). */
+  private readonly releases: VenueReleases;
   private lastPriceWallAt: number | undefined;
   private staleCount = 0;
   /** Arrival time of the price being handled (the actor runs synchronously inside `onFrame`). */
@@ -134,9 +142,21 @@ export class PriceStreamRegistry {
     );
     this.prices$ = this.feed;
     this.priceUpdates = new LazyCount(metrics.priceUpdates);
+    this.releases = new VenueReleases(
+      channel,
+      limiter,
+      metrics,
+      clock,
+      {
+        confirmTimeoutMs: options.subscribeTimeoutMs,
+        maxSends: options.unsubscribeMaxSends ?? DEFAULT_UNSUBSCRIBE_MAX_SENDS,
+        retentionMs: options.releaseRetentionMs ?? DEFAULT_RELEASE_RETENTION_MS,
+      },
+      (subscriptionId) => this.earlier.released(subscriptionId),
+    );
     channel.addFrameListener((message, arrivedAt) => this.onFrame(message, arrivedAt));
     channel.connection$.subscribe((event) => {
-      if (event.up) this.sendUnsentUnsubscribes();
+      if (event.up) this.releases.connectionUp();
       this.toAll({ type: event.up ? 'connectionUp' : 'connectionDown' });
     });
     const period = Math.max(10, Math.min(1_000, Math.floor(options.staleAfterMs / 4)));
@@ -145,6 +165,7 @@ export class PriceStreamRegistry {
       const now = clock.now();
       const paused = now - lastSweepAt > 3 * period;
       lastSweepAt = now;
+      this.releases.sweep();
       // This process was itself stopped (SIGSTOP, a long pause): the renewals that came meanwhile wait in its
       // socket, read after this timer — one round later, leases are judged on them (outside tester: every
       // lease expired on waking, `stopped` LEASE_EXPIRED, then live again).
@@ -282,6 +303,7 @@ export class PriceStreamRegistry {
 
   close(): void {
     this.cancelSweep();
+    this.releases.clear();
     this.toAll({ type: 'shutdown' });
     this.feed.end();
   }
@@ -293,7 +315,7 @@ export class PriceStreamRegistry {
       case 'pricestream': {
         // Hot path: one Map lookup (a held older generation's tag: a second one).
         const cell =
-          message.tag === undefined ? undefined : (this.byTag.get(message.tag) ?? this.ofOlderTag(message.tag));
+          message.tag === undefined ? undefined : (this.byTag.get(message.tag) ?? this.ofOtherTag(message.tag));
         if (cell === undefined) {
           this.metrics.framesRejected.inc({ reason: 'unknown_tag' });
           if (message.tag !== undefined) this.endLeftover(message.tag);
@@ -315,7 +337,7 @@ export class PriceStreamRegistry {
             adopter.send({ type: 'adopt', subscriptionId: message.subscriptionId });
             this.adoptedTags.set(message.tag, adopter);
             this.earlier.granted(message.tag, message.subscriptionId);
-          } else this.unsubscribeAtVenue(message.subscriptionId);
+          } else this.unsubscribeAtVenue(message.subscriptionId, message.tag);
           return;
         }
         if (message.success && message.subscriptionId) this.earlier.granted(cell.id.tag, message.subscriptionId);
@@ -335,7 +357,15 @@ export class PriceStreamRegistry {
         });
         return;
       }
+      case 'unsubscribe': {
+        // The venue ended a subscription we released (W10: this reply, a streamStop, or both, in either order).
+        const tag = this.releases.confirm(message.subscriptionId, message.tag);
+        const fed = tag === undefined ? undefined : this.fedBy(tag);
+        fed?.send({ type: 'streamStop', code: 'UNSUBSCRIBED', message: 'the subscription it streamed was ended' });
+        return;
+      }
       case 'streamStop': {
+        if (message.tag !== undefined) this.releases.confirm(undefined, message.tag);
         const cell = message.tag === undefined ? undefined : this.stoppedBy(message.tag);
         if (cell === undefined) return; // an older generation's stop (e.g. answering our unsubscribe)
         this.log.warn('venue stopped a stream', {
@@ -361,6 +391,21 @@ export class PriceStreamRegistry {
   private stoppedBy(tag: string): StreamCell | undefined {
     const own = this.byTag.get(tag) ?? this.adoptedTags.get(tag);
     if (own !== undefined) return own;
+    const current = this.ofOlderTag(tag);
+    return current?.state.venue === 'held' && current.state.subscriptionId === undefined ? current : undefined;
+  }
+
+  /**
+   * A price under a tag that is not a current stream's own: a released subscription still streaming is ended
+   * again when overdue (venue-release.ts); the price goes on to the key's current stream, if any.
+   */
+  private ofOtherTag(tag: string): StreamCell | undefined {
+    this.releases.onPrice(tag);
+    return this.ofOlderTag(tag);
+  }
+
+  /** The key's current stream when it streams the older subscription under `tag` (held, no id of its own). */
+  private fedBy(tag: string): StreamCell | undefined {
     const current = this.ofOlderTag(tag);
     return current?.state.venue === 'held' && current.state.subscriptionId === undefined ? current : undefined;
   }
@@ -504,15 +549,13 @@ export class PriceStreamRegistry {
   }
 
   /**
-   * An unsubscribe that cannot leave (no connection) is sent on the next one: a venue that keeps subscriptions
-   * across a reconnect would otherwise stream it, unreleasable, for ever; one that dropped them ignores it.
+   * Unsubscribed until the venue confirms it (venue-releases.ts): sent again when unanswered, or when prices still
+   * come under its tag; one that cannot leave (no connection) is sent on the next one — a venue that keeps
+   * subscriptions across a reconnect would otherwise stream it, unreleasable, for ever; one that dropped them
+   * ignores it.
    */
-  private unsubscribeAtVenue(subscriptionId: string): void {
-    this.earlier.released(subscriptionId);
-    void this.limiter.acquire('unsubscribe').then(() => {
-      if (!this.channel.send({ messageType: 'unsubscribe', subscriptionId }))
-        this.unsentUnsubscribes.add(subscriptionId);
-    });
+  private unsubscribeAtVenue(subscriptionId: string, tag?: string): void {
+    this.releases.release(subscriptionId, tag ?? this.earlier.tagOf(subscriptionId));
   }
 
   /** A price under a tag no stream of this life knows: an earlier life's subscription still streaming is ended. */
@@ -522,13 +565,7 @@ export class PriceStreamRegistry {
     this.log.info('a subscription of an earlier life of this connector streams on at the venue: unsubscribed');
     this.metrics.leftoverSubscriptionsEnded.inc();
     this.endedTags.add(tag);
-    this.unsubscribeAtVenue(subscriptionId);
-  }
-
-  private sendUnsentUnsubscribes(): void {
-    const ids = [...this.unsentUnsubscribes];
-    this.unsentUnsubscribes.clear();
-    for (const subscriptionId of ids) this.unsubscribeAtVenue(subscriptionId);
+    this.unsubscribeAtVenue(subscriptionId, tag);
   }
 
   private forget(cell: StreamCell): void {

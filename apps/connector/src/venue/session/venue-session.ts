@@ -363,6 +363,7 @@ export class VenueSession {
     if (message.messageType === 'error') {
       const code = bounded(message.code, 64);
       const text = bounded(message.message, 200);
+      this.metrics.countErrorFrame(message.code);
       this.log.warn('venue error frame', { code, message: text });
       if (/replaced/i.test(`${code} ${text}`)) this.replacedNoticeOn = this.socketGeneration;
     }

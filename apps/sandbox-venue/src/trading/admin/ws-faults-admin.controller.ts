@@ -5,6 +5,7 @@ import type { VenueConnection } from '../socket/venue-connection.js';
 import { AdminInput } from './admin-input.js';
 
 const ORDER_CODE = /^[A-Z0-9_]{1,40}$/;
+const MESSAGE_TYPE = /^[A-Za-z]{1,40}$/;
 
 /**
  * Fault injection on the venue WebSocket and its orders (issue 3). Socket faults act on every live
@@ -101,6 +102,17 @@ export class WsFaultsAdminController {
     if (!ORDER_CODE.test(code)) throw new BadRequestException('code must be an upper-case code');
     this.faults.rejectQuotes = input.count('count', 1);
     this.faults.rejectQuoteCode = code;
+    return this.faults.snapshot();
+  }
+
+  /** The next `count` client frames of `messageType` are dropped as over the message budget (W9, W14). */
+  @Post('rate-limit-frames')
+  @HttpCode(200)
+  rateLimitFrames(@Body() body: unknown, @Query() query: Record<string, unknown>) {
+    const input = new AdminInput(body, query);
+    const messageType = input.optionalString('messageType') ?? '';
+    if (!MESSAGE_TYPE.test(messageType)) throw new BadRequestException('messageType must be a client messageType');
+    this.faults.rateLimitFrames.set(messageType, input.count('count', 1));
     return this.faults.snapshot();
   }
 

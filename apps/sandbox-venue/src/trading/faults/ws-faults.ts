@@ -20,6 +20,20 @@ export class WsFaults {
   /** The next N orders are refused with `rejectQuoteCode` before execution. */
   rejectQuotes = 0;
   rejectQuoteCode = 'RFS100019';
+  /**
+   * The next N client frames of a messageType are dropped as over the account's message budget (W9, W14: an
+   * `error` frame MESSAGE_RATE_LIMITED, the socket stays open) — what a lagging venue does to frames that bunch.
+   */
+  readonly rateLimitFrames = new Map<string, number>();
+
+  /** True when this client frame is to be dropped as rate limited (counts one off). */
+  takeRateLimitFrame(messageType: string): boolean {
+    const left = this.rateLimitFrames.get(messageType);
+    if (left === undefined || left <= 0) return false;
+    if (left === 1) this.rateLimitFrames.delete(messageType);
+    else this.rateLimitFrames.set(messageType, left - 1);
+    return true;
+  }
 
   takeDropOrderOutcome(): boolean {
     return this.take('dropOrderOutcomes');
@@ -51,6 +65,7 @@ export class WsFaults {
     this.rejectQuoteCode = 'RFS100019';
     this.lateOrderReads = 0;
     this.lateOrderReadMs = 0;
+    this.rateLimitFrames.clear();
   }
 
   snapshot(): Record<string, number | string> {
@@ -63,6 +78,7 @@ export class WsFaults {
       rejectQuoteCode: this.rejectQuoteCode,
       lateOrderReads: this.lateOrderReads,
       lateOrderReadMs: this.lateOrderReadMs,
+      ...Object.fromEntries([...this.rateLimitFrames].map(([type, count]) => [`rateLimitFrames.${type}`, count])),
     };
   }
 

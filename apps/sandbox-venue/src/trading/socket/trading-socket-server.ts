@@ -15,12 +15,12 @@ import {
   type UserDirectory,
   type VenueClock,
 } from '../../ports.js';
+import { WsFaults } from '../faults/ws-faults.js';
 import { Market } from '../market/market.js';
 import { OrderDesk } from '../orders/order-desk.js';
 import { QuoteBook } from '../quotes/quote-book.js';
 import { parseSessionIdParam } from '../session/identifier-rules.js';
 import { SubscriptionDesk } from '../subscriptions/subscription-desk.js';
-import { WsFaults } from '../faults/ws-faults.js';
 import { TRADING_CONFIG, type TradingConfig } from '../trading-config.js';
 import { TradingMetrics } from '../trading-metrics.js';
 import { AccountLimits } from './account-limits.js';
@@ -192,7 +192,8 @@ export class TradingSocketServer implements OnModuleInit, OnModuleDestroy {
   private read(connection: VenueConnection, frame: ReturnType<typeof parseClientFrame>): void {
     if (this.connections.byChan(connection.chanId) !== connection) return;
     this.metrics.frameIn(frame.ok ? frame.messageType : undefined);
-    if (!this.limits.admitMessage(connection.userUuid)) {
+    const injected = frame.ok && this.faults.takeRateLimitFrame(frame.messageType);
+    if (injected || !this.limits.admitMessage(connection.userUuid)) {
       this.metrics.rateLimit('messages');
       if (
         frame.ok &&
