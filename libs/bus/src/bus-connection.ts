@@ -3,7 +3,7 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import { unlessShutdown, type HealthRegistry, type JsonLogger } from '#observability';
 import type { BusOptions } from './bus-options.js';
 import type { BusMetrics } from './bus-metrics.js';
-import { DeclaredTopology, type DeclaredTopologyOptions } from './declared-topology.js';
+import { DeclaredTopology, type DeclaredTopologyOptions, type StoreLoss } from './declared-topology.js';
 import { RoundTripWatch, type RoundTripWatchOptions } from './round-trip-watch.js';
 
 /**
@@ -165,6 +165,10 @@ export class BusConnection {
     if (silent !== undefined) {
       return { up: false, detail: `connected, but no round trip answered for ${Math.round(silent / 1000)} s` };
     }
+    // Told, not "down": the process works (what it could restore, it did); a 503 would have it restarted or
+    // taken out of service for what the server lost. Told for an hour after the last loss, so it never flaps.
+    const lost = this.topology.storeLoss;
+    if (lost !== undefined) return { up: true, detail: storeLossDetail(lost) };
     return { up: true };
   }
 
@@ -203,4 +207,16 @@ export class BusConnection {
 /** A server URL fit for a log line: `nats://user:pass@host:4222` → `nats://host:4222`. */
 export function withoutCredentials(server: string): string {
   return server.replace(/^([a-z]+:\/\/)[^@/]*@/i, '$1');
+}
+
+/** How many lost streams the health detail names (the log and `bus_streams_lost_total` name them all). */
+const TOLD_STREAMS = 5;
+
+function storeLossDetail(lost: StoreLoss): string {
+  const named = lost.streams.slice(0, TOLD_STREAMS).join(', ');
+  const more = lost.streams.length > TOLD_STREAMS ? ` and ${lost.streams.length - TOLD_STREAMS} more` : '';
+  return (
+    `connected; store lost: ${named}${more} declared afresh (what they held is gone), the last at ` +
+    `${new Date(lost.at).toISOString()} (GatewayNatsStoreLost)`
+  );
 }

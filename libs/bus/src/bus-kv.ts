@@ -8,7 +8,7 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import type { BusConnection } from './bus-connection.js';
-import { isNoStreamAnswer } from './declared-topology.js';
+import { isNoStreamAnswer, type StreamIdentity } from './declared-topology.js';
 
 export interface KvBucketOptions {
   /** 'file' for state that must survive a server restart. */
@@ -110,6 +110,14 @@ export class KvBucket {
       if (isWrongLastSequence(error)) return 'exists';
       throw error;
     }
+  }
+
+  /**
+   * When the server created the bucket's stream (ISO): another value than before means the bucket was declared
+   * afresh — the server lost it with every key it held.
+   */
+  async created(): Promise<string> {
+    return (await this.kv.status()).streamInfo.created;
   }
 
   async get<T>(key: string): Promise<KvEntry<T> | undefined> {
@@ -254,20 +262,29 @@ export class BusKv {
       });
     const kv = await declare();
     const { topology } = this.connection;
-    // declared again only if its stream is gone (a read otherwise: see BusStreams.createIfMissing)
-    const createIfMissing = async () => {
-      const exists = await this.connection.jsm.streams.info(`KV_${name}`).then(
-        () => true,
+    const stream = `KV_${name}`;
+    const found = async (): Promise<StreamIdentity | undefined> =>
+      this.connection.jsm.streams.info(stream).then(
+        (info) => ({
+          stream,
+          created: info.created,
+          storage: info.config.storage === StorageType.Memory ? ('memory' as const) : ('file' as const),
+        }),
         (error: unknown) => {
-          if (error instanceof JetStreamApiError && error.status === 404) return false;
+          if (error instanceof JetStreamApiError && error.status === 404) return undefined;
           throw error;
         },
       );
-      if (exists) return;
+    // declared again only if its stream is gone (a read otherwise: see BusStreams.createIfMissing)
+    const createIfMissing = async (): Promise<StreamIdentity | undefined> => {
+      const identity = await found();
+      if (identity !== undefined) return identity;
       await declare();
       bucket.declaredAfresh();
+      return found();
     };
-    topology.keep({ kind: 'bucket', name, declare: createIfMissing });
+    const identity = await found();
+    topology.keep({ kind: 'bucket', name, ...(identity !== undefined ? { identity } : {}), declare: createIfMissing });
     const bucket = new KvBucket(kv, this.connection.js, this.connection.jsm, name, () =>
       topology.redeclare('no_stream'),
     );

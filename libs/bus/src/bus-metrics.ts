@@ -15,6 +15,7 @@ export class BusMetrics {
   readonly durablePublishFailures: Counter<'subject_kind'>;
   readonly topologyRedeclarations: Counter<'trigger' | 'result'>;
   readonly topologyMissing: Gauge;
+  readonly streamsLost: Counter<'stream'>;
 
   constructor(registry: MetricsRegistry) {
     const registers = [registry];
@@ -68,6 +69,12 @@ export class BusMetrics {
     this.topologyMissing = new Gauge({
       name: 'bus_topology_missing',
       help: 'Streams, buckets and consumers of this process not declared again since the server may have lost them (0 when whole)',
+      registers,
+    });
+    this.streamsLost = new Counter({
+      name: 'bus_streams_lost_total',
+      help: "Streams (a KV bucket's KV_… stream) this process had used, found declared afresh: NATS lost them and what they held (a series per declared stream)",
+      labelNames: ['stream'],
       registers,
     });
   }

@@ -11,6 +11,7 @@ import {
 import type { JsonLogger } from '#observability';
 import type { BusConnection } from './bus-connection.js';
 import { isBusUnavailable } from './bus-unavailable.js';
+import type { StreamIdentity } from './declared-topology.js';
 
 /** The stream settings the gateway uses, in its own words (mapped onto JetStream's config). */
 export interface StreamDefinition {
@@ -64,6 +65,7 @@ export class BusStreams {
     this.connection.topology.keep({
       kind: 'stream',
       name: definition.name,
+      identity: identityOf(info),
       declare: () => this.createIfMissing(definition),
     });
     return info;
@@ -78,21 +80,29 @@ export class BusStreams {
    */
   async ensureCapturing(subject: string, definition: StreamDefinition): Promise<string> {
     let owner = await this.streamFor(subject);
+    let found: StreamInfo | undefined;
     if (owner === undefined || owner === definition.name) {
-      await this.declare(definition);
+      found = await this.declare(definition);
       owner = definition.name;
+    } else {
+      found = await this.info(owner);
     }
     this.connection.topology.keep({
       kind: 'stream',
       name: definition.name,
       current: () => owner ?? definition.name,
+      ...(found !== undefined ? { identity: identityOf(found) } : {}),
       declare: async () => {
         owner = await this.streamFor(subject);
         // ours: read it too — listed by the cluster's meta layer is not the same as served (a node gone with it)
-        if (owner === definition.name) await this.createIfMissing(definition);
-        if (owner !== undefined) return;
-        await this.createIfMissing(definition);
+        if (owner === definition.name) return this.createIfMissing(definition);
+        if (owner !== undefined) {
+          const theirs = await this.info(owner);
+          return theirs && identityOf(theirs);
+        }
+        const created = await this.createIfMissing(definition);
         owner = definition.name;
+        return created;
       },
     });
     return owner;
@@ -102,18 +112,18 @@ export class BusStreams {
    * Declared again (DeclaredTopology): created only if the server says it does not exist — never updated, and
    * nothing sent but a read when it is there (on a cluster in failover, updates of every stream at each
    * reconnection disturbed the elections). A read that fails for another reason throws (retried later).
+   * Resolves with the stream found or created (nothing when replaced: the next check reads the new one).
    */
-  private async createIfMissing(definition: StreamDefinition): Promise<void> {
+  private async createIfMissing(definition: StreamDefinition): Promise<StreamIdentity | undefined> {
     let info: StreamInfo | undefined;
     try {
       info = await this.info(definition.name);
     } catch (error) {
-      if (await this.replaceIfOffline(definition, error)) return;
+      if (await this.replaceIfOffline(definition, error)) return undefined;
       throw error;
     }
     this.offlineSince.delete(definition.name);
-    if (info !== undefined) return;
-    await this.declare(definition);
+    return identityOf(info ?? (await this.declare(definition)));
   }
 
   /**
@@ -371,6 +381,11 @@ function jsonOrUndefined<T>(message: { json<V>(): V }): T | undefined {
 }
 
 const DEFAULT_DUPLICATE_WINDOW_MS = 120_000;
+
+function identityOf(info: StreamInfo): StreamIdentity {
+  const storage = info.config.storage === StorageType.Memory ? 'memory' : 'file';
+  return { stream: info.config.name, created: info.created, storage };
+}
 
 function toStreamConfig(definition: StreamDefinition): Partial<StreamConfig> & { name: string } {
   const ms = 1_000_000; // JetStream durations are nanoseconds

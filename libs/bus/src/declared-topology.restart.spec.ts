@@ -4,6 +4,7 @@
  * (a memory stream gone with its node), which the next publish finds missing.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { rm } from 'node:fs/promises';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { startNatsServer, waitFor, type NatsServerHandle } from '#testing';
 import {
@@ -28,6 +29,7 @@ describe('the declared topology across a NATS that lost it', () => {
   let bucket: KvBucket;
   let worker: DurableConsumerHandle;
   const received: number[] = [];
+  const health = new HealthRegistry(500);
 
   async function metric(series: string): Promise<number | undefined> {
     const line = (await registry.metrics()).split('\n').find((l) => l.startsWith(series));
@@ -46,7 +48,7 @@ describe('the declared topology across a NATS that lost it', () => {
         topology: { backoff: { initialMs: 50, maxMs: 200 }, noStreamIntervalMs: 0 },
       },
       metrics,
-      new HealthRegistry(500),
+      health,
       silent,
     );
     new JetStreamMetrics(registry, connection);
@@ -92,6 +94,14 @@ describe('the declared topology across a NATS that lost it', () => {
     const declaredAgain = 'bus_topology_redeclarations_total{trigger="reconnect",result="ok"';
     await waitFor(async () => (await metric(declaredAgain)) === 1, 'the topology declared again', 15_000);
     expect(await metric('bus_topology_missing')).toBe(0);
+    // what the file stream and the bucket held is gone: counted by stream, and /health says so while staying up
+    for (const stream of ['T_WORK', 'KV_T_MARKS']) {
+      expect(await metric(`bus_streams_lost_total{stream="${stream}"`)).toBe(1);
+    }
+    expect(await metric('bus_streams_lost_total{stream="T_LAST"')).toBeUndefined(); // memory: lost by design
+    const { status, checks } = await health.report();
+    expect(status).toBe('ok');
+    expect(checks['nats']?.detail).toMatch(/^connected; store lost: T_WORK, KV_T_MARKS declared afresh/);
     const names: string[] = [];
     for await (const name of connection.jsm.streams.names()) names.push(name);
     expect(names.sort()).toEqual(['KV_T_MARKS', 'T_LAST', 'T_WORK']);
@@ -173,6 +183,40 @@ describe('the declared topology across a NATS that lost it', () => {
       expect(connection.topology.streams).not.toContain('T_PX_A');
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe('the declared topology across a NATS restarted on its own store', () => {
+  it('finds its streams and bucket as they were: nothing counted lost, nothing told', async () => {
+    let server = await startNatsServer();
+    const { port, storeDir } = server;
+    const registry = new MetricsRegistry('kept-store', { defaultMetrics: false });
+    const health = new HealthRegistry(500);
+    const connection = await BusConnection.open(
+      { servers: server.url, name: 'kept-store', reconnectTimeWaitMs: 50 },
+      new BusMetrics(registry),
+      health,
+      silent,
+    );
+    const metric = async (series: string) => {
+      const line = (await registry.metrics()).split('\n').find((l) => l.startsWith(series));
+      return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+    };
+    try {
+      await new BusStreams(connection, silent).ensureStream({ name: 'K_FILE', subjects: ['k.file'], storage: 'file' });
+      await new BusKv(connection).bucket('K_MARKS', { storage: 'file' });
+      await server.kill(); // the store is kept
+      server = await startNatsServer({ port, storeDir });
+      const declaredAgain = 'bus_topology_redeclarations_total{trigger="reconnect",result="ok"';
+      await waitFor(async () => (await metric(declaredAgain)) === 1, 'the topology declared again', 15_000);
+      expect(await metric('bus_streams_lost_total{stream="K_FILE"')).toBe(0);
+      expect(await metric('bus_streams_lost_total{stream="KV_K_MARKS"')).toBe(0);
+      expect((await health.report()).checks['nats']).toEqual({ up: true });
+    } finally {
+      await connection.close();
+      await server.stop();
+      await rm(storeDir, { recursive: true, force: true });
     }
   });
 });

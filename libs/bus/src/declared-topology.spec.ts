@@ -53,7 +53,8 @@ describe('DeclaredTopology', () => {
   it('declares everything again in order after a reconnect, counted and logged once', async () => {
     const { topology, logged, value } = setup();
     const order: string[] = [];
-    for (const name of ['S', 'K', 'C']) topology.keep({ kind: 'stream', name, declare: async () => order.push(name) });
+    for (const name of ['S', 'K', 'C'])
+      topology.keep({ kind: 'stream', name, declare: async () => void order.push(name) });
     topology.redeclare('reconnect');
     await topology.settled();
     expect(order).toEqual(['S', 'K', 'C']);
@@ -68,7 +69,7 @@ describe('DeclaredTopology', () => {
     const { clock, topology, logged, value } = setup();
     let streamCalls = 0;
     let consumerCalls = 0;
-    topology.keep({ kind: 'stream', name: 'S', declare: async () => (streamCalls += 1) });
+    topology.keep({ kind: 'stream', name: 'S', declare: async () => void (streamCalls += 1) });
     topology.keep({
       kind: 'consumer',
       stream: 'OTHER',
@@ -156,6 +157,91 @@ describe('DeclaredTopology', () => {
     expect(calls).toBe(3);
     expect(await value('bus_topology_redeclarations_total{trigger="no_stream",result="ok"')).toBe(2);
     expect(await value('bus_topology_redeclarations_total{trigger="reconnect",result="ok"')).toBe(1);
+  });
+
+  it('a stream or bucket found with another creation time was lost: counted by stream, logged, told for an hour', async () => {
+    const { clock, topology, logged, value } = setup();
+    let prices = { stream: 'PRICES', created: 't1', storage: 'file' as const };
+    const marks = { stream: 'KV_MARKS', created: 't1', storage: 'file' as const };
+    topology.keep({ kind: 'stream', name: 'PRICES', identity: prices, declare: async () => prices });
+    topology.keep({ kind: 'bucket', name: 'MARKS', identity: marks, declare: async () => marks });
+    topology.keep({ kind: 'consumer', stream: 'PRICES', name: 'worker', declare: async () => undefined });
+    expect(await value('bus_streams_lost_total{stream="PRICES"')).toBe(0); // there before its first loss
+    expect(await value('bus_streams_lost_total{stream="KV_MARKS"')).toBe(0);
+    topology.redeclare('reconnect'); // found as they were (a restart on the same store)
+    await topology.settled();
+    expect(await value('bus_streams_lost_total{stream="PRICES"')).toBe(0);
+    expect(topology.storeLoss).toBeUndefined();
+
+    prices = { stream: 'PRICES', created: 't2', storage: 'file' as const }; // an empty store: created again
+    topology.redeclare('reconnect');
+    await topology.settled();
+    expect(await value('bus_streams_lost_total{stream="PRICES"')).toBe(1);
+    expect(await value('bus_streams_lost_total{stream="KV_MARKS"')).toBe(0);
+    expect(topology.storeLoss).toEqual({ at: clock.now(), streams: ['PRICES'] });
+    expect(logged).toContainEqual({
+      level: 'error',
+      msg: 'a stream this process had used was declared afresh: NATS lost it and everything it held',
+    });
+    topology.redeclare('check'); // the new one, found again: nothing more
+    await topology.settled();
+    expect(await value('bus_streams_lost_total{stream="PRICES"')).toBe(1);
+
+    clock.advance(3_600_000 - 1);
+    expect(topology.storeLoss?.streams).toEqual(['PRICES']);
+    clock.advance(1);
+    expect(topology.storeLoss).toBeUndefined();
+  });
+
+  it('a bucket opened again by the app (before any pass) with a new stream is a loss too', async () => {
+    const { topology, value } = setup();
+    const declare = async () => undefined;
+    topology.keep({
+      kind: 'bucket',
+      name: 'RISK',
+      identity: { stream: 'KV_RISK', created: 't1', storage: 'file' as const },
+      declare,
+    });
+    topology.keep({
+      kind: 'bucket',
+      name: 'RISK',
+      identity: { stream: 'KV_RISK', created: 't1', storage: 'file' as const },
+      declare,
+    });
+    expect(await value('bus_streams_lost_total{stream="KV_RISK"')).toBe(0);
+    topology.keep({
+      kind: 'bucket',
+      name: 'RISK',
+      identity: { stream: 'KV_RISK', created: 't2', storage: 'file' as const },
+      declare,
+    });
+    expect(await value('bus_streams_lost_total{stream="KV_RISK"')).toBe(1);
+  });
+
+  it('a memory stream declared afresh is only logged: it goes with its server by design', async () => {
+    const { topology, logged, value } = setup();
+    let found = { stream: 'LAST_PRICES', created: 't1', storage: 'memory' as const };
+    topology.keep({ kind: 'stream', name: 'LAST_PRICES', identity: found, declare: async () => found });
+    found = { ...found, created: 't2' };
+    topology.redeclare('reconnect');
+    await topology.settled();
+    expect(await value('bus_streams_lost_total')).toBeUndefined();
+    expect(topology.storeLoss).toBeUndefined();
+    expect(logged).toContainEqual({
+      level: 'info',
+      msg: 'a memory stream was declared afresh (its messages went with the server)',
+    });
+  });
+
+  it('a capturing stream now another one: the one that captured before was lost', async () => {
+    const { topology, value } = setup();
+    let found = { stream: 'THEIRS', created: 't1', storage: 'file' as const };
+    topology.keep({ kind: 'stream', name: 'MINE', identity: found, declare: async () => found });
+    found = { stream: 'MINE', created: 't2', storage: 'file' as const };
+    topology.redeclare('reconnect');
+    await topology.settled();
+    expect(await value('bus_streams_lost_total{stream="THEIRS"')).toBe(1);
+    expect(topology.storeLoss?.streams).toEqual(['THEIRS']);
   });
 
   it('knows a "no stream" answer by the error the client gives for a 503', () => {

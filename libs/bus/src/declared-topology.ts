@@ -9,6 +9,22 @@ import type { BusMetrics } from './bus-metrics.js';
 export const REDECLARE_TRIGGERS = ['reconnect', 'no_stream', 'check'] as const;
 export type RedeclareTrigger = (typeof REDECLARE_TRIGGERS)[number];
 
+/**
+ * Which stream a declaration found on the server: its name and when the server created it. A stream (or a KV
+ * bucket's stream) found with another creation time than before was declared afresh: the server lost it and what
+ * it held — whoever created it again (this process, another one, or an app reading it at that moment).
+ */
+export interface StreamIdentity {
+  stream: string;
+  /** The server's creation time of the stream (ISO; `StreamInfo.created`). */
+  created: string;
+  /**
+   * A memory stream is lost with its server by design (its owners publish its messages again): one declared
+   * afresh is logged, not counted as a store lost.
+   */
+  storage: 'file' | 'memory';
+}
+
 /** One thing this process declared on JetStream, and how to declare it again (idempotent: create or update). */
 export interface Declaration {
   kind: 'stream' | 'bucket' | 'consumer';
@@ -17,7 +33,18 @@ export interface Declaration {
   current?: () => string;
   /** The consumer's stream. */
   stream?: string;
-  declare: () => Promise<unknown>;
+  /** The stream (a bucket's `KV_…`) as first declared, when known: a later declaration finding another is a loss. */
+  identity?: StreamIdentity;
+  /** Declares it again; a stream or bucket says which stream it found or created (a consumer says nothing). */
+  declare: () => Promise<StreamIdentity | void>;
+}
+
+/** A loss of stored state: streams this process had used, found declared afresh, and when the last was. */
+export interface StoreLoss {
+  /** Epoch ms of the last loss found. */
+  at: number;
+  /** The streams found declared afresh, in the order found, each within `storeLossToldMs` of the next. */
+  streams: string[];
 }
 
 export interface DeclaredTopologyOptions {
@@ -30,11 +57,14 @@ export interface DeclaredTopologyOptions {
    * bucket or consumer info) and creates only what is gone. Default 15 s.
    */
   checkIntervalMs?: number;
+  /** How long after the last loss of a stream the loss is told (`storeLoss`, the `nats` health detail); 1 h. */
+  storeLossToldMs?: number;
   clock?: Clock;
   random?: () => number;
 }
 
 const DEFAULT_CHECK_INTERVAL_MS = 15_000;
+const DEFAULT_STORE_LOSS_TOLD_MS = 3_600_000;
 
 /** How many missing names a log line lists. */
 const LOGGED_NAMES = 10;
@@ -49,10 +79,19 @@ const LOGGED_NAMES = 10;
  * drops (the next reconnection starts a new pass). Counted in `bus_topology_redeclarations_total` and
  * `bus_topology_missing`; logged once per episode (a warning at the first failure, a line when whole again).
  *
+ * Each stream and bucket is known by its server's creation time. A file-stored one found with another (declared
+ * afresh by anyone: this pass, another process, an app opening it meanwhile) was lost with what it held: an error
+ * is logged, `bus_streams_lost_total{stream}` counts it, and `storeLoss` tells it for `storeLossToldMs` (the
+ * `nats` health detail). Nothing else can tell: the stream is there again, empty, and everything else reads "ok".
+ * A memory stream declared afresh is only logged: it is lost at every restart of its server by design.
+ *
  * `BusStreams`, `BusKv` and `BusConsumers` record here what they declare; apps do nothing more.
  */
 export class DeclaredTopology {
   private readonly declarations = new Map<string, Declaration>();
+  /** The stream each stream or bucket declaration last found, by declaration. */
+  private readonly identities = new Map<string, StreamIdentity>();
+  private lost: StoreLoss | undefined;
   private running: Promise<void> | undefined;
   private again: RedeclareTrigger | undefined;
   private lastNoStreamPass = Number.NEGATIVE_INFINITY;
@@ -74,12 +113,23 @@ export class DeclaredTopology {
 
   /** Records a declaration that held (a later one of the same thing replaces it, keeping its place). */
   keep(declaration: Declaration): void {
-    this.declarations.set(keyOf(declaration), declaration);
+    const key = keyOf(declaration);
+    this.declarations.set(key, declaration);
+    if (declaration.identity !== undefined) this.found(key, declaration.identity);
   }
 
   /** Stops declaring it again (a consumer this process stopped). */
   forget(declaration: Pick<Declaration, 'kind' | 'name' | 'stream'>): void {
-    this.declarations.delete(keyOf(declaration));
+    const key = keyOf(declaration);
+    this.declarations.delete(key);
+    this.identities.delete(key);
+  }
+
+  /** The streams found declared afresh, while the last loss is recent (`storeLossToldMs`); else undefined. */
+  get storeLoss(): StoreLoss | undefined {
+    const toldMs = this.options.storeLossToldMs ?? DEFAULT_STORE_LOSS_TOLD_MS;
+    if (this.lost === undefined || this.clock.now() - this.lost.at >= toldMs) return undefined;
+    return { at: this.lost.at, streams: [...this.lost.streams] };
   }
 
   /** The streams this process declared. */
@@ -134,7 +184,8 @@ export class DeclaredTopology {
       let lastError: unknown;
       for (const declaration of pending) {
         try {
-          await declaration.declare();
+          const identity = await declaration.declare();
+          if (identity) this.found(keyOf(declaration), identity);
         } catch (error) {
           failed.push(declaration);
           lastError = error;
@@ -163,6 +214,30 @@ export class DeclaredTopology {
       const policy = this.options.backoff ?? { initialMs: 200, maxMs: 5_000 };
       await this.wait(reconnectDelay(failures, policy, (this.options.random ?? Math.random)()));
     }
+  }
+
+  /** A declaration found its stream: another one than before (or the same name created again) is a loss. */
+  private found(key: string, identity: StreamIdentity): void {
+    // the series exists before its first loss (an alert on its increase sees the first one)
+    if (identity.storage === 'file') this.metrics.streamsLost.inc({ stream: identity.stream }, 0);
+    const before = this.identities.get(key);
+    this.identities.set(key, identity);
+    if (before === undefined || (before.stream === identity.stream && before.created === identity.created)) return;
+    // (a stream captured by another process's gone: it no longer captures, this one does now — the other was lost)
+    const { stream } = before;
+    if (before.storage === 'memory') {
+      this.logger.info('a memory stream was declared afresh (its messages went with the server)', { stream });
+      return;
+    }
+    this.metrics.streamsLost.inc({ stream });
+    const streams = this.storeLoss?.streams.filter((s) => s !== stream) ?? []; // of this episode (within the hour)
+    this.lost = { at: this.clock.now(), streams: [...streams, stream] };
+    this.logger.error('a stream this process had used was declared afresh: NATS lost it and everything it held', {
+      stream,
+      createdBefore: before.created,
+      createdNow: identity.created,
+      ...(identity.stream !== stream ? { capturedNowBy: identity.stream } : {}),
+    });
   }
 
   private wait(delayMs: number): Promise<void> {

@@ -30,6 +30,8 @@ export {
   type Declaration,
   type DeclaredTopologyOptions,
   type RedeclareTrigger,
+  type StoreLoss,
+  type StreamIdentity,
 } from './declared-topology.js';
 export {
   BucketName,

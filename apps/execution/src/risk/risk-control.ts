@@ -31,6 +31,7 @@ import type { RiskAudit } from './risk-audit.js';
 import type { RiskEngine } from './risk-engine.js';
 import type { RiskMetrics } from './risk-metrics.js';
 import type { RiskStore, StoreWrite } from './risk-store.js';
+import { restorationAfterLoss, RESTORED_VIA, type KnownControls } from './store-loss.js';
 import { stateOf } from './trading-states.js';
 
 export const RISK_CONTROL_QUEUE = 'execution-risk';
@@ -117,6 +118,35 @@ export class RiskControl {
     if (!done.ok) return done;
     const warnings = await this.warningsFor(stored);
     return { ok: true, entry: { ...stored, revision: done.revision }, auditId: done.auditId, ...warnings };
+  }
+
+  /**
+   * The trading-state store was found declared afresh (NATS lost it): what this instance knew is written back
+   * (store-loss.ts), each as a change of the gateway's, audited `via: store-loss`, where the new bucket holds
+   * nothing for the key (`kept`: something was written there since the loss, which is newer). Throws when the store
+   * could not be written (the caller keeps orders refused and tries again); an audit record not stored is logged.
+   */
+  async restoreAfterLoss(known: KnownControls): Promise<{ restored: number; kept: number }> {
+    const { states, limits } = restorationAfterLoss(known, new Date(this.deps.clock.now()).toISOString());
+    const outcomes: (ErrorReply | { ok: true })[] = [];
+    for (const stored of states) {
+      outcomes.push(
+        await this.change('state', stored, RESTORED_VIA, 0, stored.state, (s, revision) =>
+          this.deps.store.writeState(s, revision).then((w) => (w.ok ? { ...w, before: w.before?.state ?? null } : w)),
+        ),
+      );
+    }
+    for (const stored of limits) {
+      outcomes.push(
+        await this.change('limits', stored, RESTORED_VIA, 0, stored.limits, (s, revision) =>
+          this.deps.store.writeLimits(s, revision).then((w) => (w.ok ? { ...w, before: w.before ?? null } : w)),
+        ),
+      );
+    }
+    const failed = outcomes.find((o) => !o.ok && o.error.code === RiskControlError.StoreUnavailable);
+    if (failed !== undefined && !failed.ok) throw new Error(failed.error.message);
+    const kept = outcomes.filter((o) => !o.ok && o.error.code === RiskControlError.Conflict).length;
+    return { restored: outcomes.length - kept, kept };
   }
 
   limits(query: RiskScopeQuery): RiskLimitsAnswer {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { BusConnection, BusMetrics } from '#bus';
-import { riskSubjects, RiskStreamName, Subjects, type RiskAuditRecord } from '#contracts';
+import { RiskBucketName, riskSubjects, RiskStreamName, Subjects, type RiskAuditRecord } from '#contracts';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { eventually, startNatsServer, waitFor, type NatsServerHandle } from '#testing';
 import { systemClock } from '#actors';
@@ -11,6 +11,7 @@ import { RiskEngine } from './risk-engine.js';
 import { RiskMetrics } from './risk-metrics.js';
 import { riskRuntimeOn, type RiskModuleOptions, type RiskRuntime } from './risk-runtime.js';
 import { order } from './testing/risk-fixtures.js';
+import { stateOf } from './trading-states.js';
 
 const silent = new JsonLogger('risk-test', 'test', 'error', { write: () => undefined });
 const ACCOUNT = 'acct1';
@@ -479,6 +480,183 @@ describe('fail closed: while the trading states cannot be read, every order is r
       });
       server = await startNatsServer({ port });
       await waitFor(async () => (await code(instance)) === 'OK', 'orders taken again on a fresh NATS', 20_000);
+    } finally {
+      await instance.close();
+      await server.stop();
+    }
+  });
+});
+
+describe('NATS lost the store: what an instance knew is written back before it takes an order again', () => {
+  const bucketStream = `KV_${RiskBucketName.control(ACCOUNT)}`;
+
+  function controlOf(instance: Instance) {
+    const { control } = instance.runtime;
+    if (control === undefined) throw new Error('risk control not started');
+    return control;
+  }
+
+  const globalOf = (instance: Instance) => stateOf(instance.engine.state.states, 'global');
+  function overridesOf(instance: Instance) {
+    const answer = controlOf(instance).limits({});
+    if (!answer.ok) throw new Error(answer.error.message);
+    return answer.overrides;
+  }
+
+  /** Every admission answer of the instances until stopped (an OK among them is an order taken under the halt). */
+  function watchCodes(instances: Instance[]): { stop(): Promise<string[]> } {
+    const seen: string[] = [];
+    let running = true;
+    const loop = (async () => {
+      while (running) {
+        for (const instance of instances) seen.push(await code(instance));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    return {
+      stop: async () => {
+        running = false;
+        await loop;
+        return seen;
+      },
+    };
+  }
+
+  async function auditOf(url: string): Promise<RiskAuditRecord[]> {
+    const client = await connect({ servers: url });
+    try {
+      const jsm = await jetstreamManager(client);
+      const stream = RiskStreamName.audit(ACCOUNT);
+      const info = await jsm.streams.info(stream);
+      const records: RiskAuditRecord[] = [];
+      for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq += 1) {
+        const message = await jsm.streams.getMessage(stream, { seq });
+        if (message) records.push(message.json<RiskAuditRecord>());
+      }
+      return records;
+    } finally {
+      await client.close();
+    }
+  }
+
+  const lostCount = async (instance: Instance) =>
+    (await instance.metrics.getSingleMetricAsString('bus_streams_lost_total'))
+      .split('\n')
+      .find((line) => line.includes(`stream="${bucketStream}"`))
+      ?.replace(/^.* /, '');
+
+  it('a global HALT, a REDUCING strategy and a limit override survive an empty-store restart, at both instances', async () => {
+    let server = await startNatsServer();
+    const { port } = server;
+    const a = await startInstance(server.url, { instance: 'a' }, {});
+    const b = await startInstance(server.url, { instance: 'b' }, {});
+    try {
+      const control = controlOf(a);
+      await control.setState({ scope: 'global', state: 'HALTED', by: 'alice', reason: 'drill' }, 'test');
+      await control.setState(
+        { scope: 'strategy', id: 'slow', state: 'REDUCING', by: 'alice', reason: 'wind down' },
+        'test',
+      );
+      await control.setLimits(
+        {
+          scope: 'strategy',
+          id: 'capped',
+          limits: { maxNotionalPerOrder: { USD: '10.25' } },
+          by: 'carol',
+          reason: 'cap',
+        },
+        'test',
+      );
+      await waitFor(async () => (await code(b)) === 'TRADING_HALTED', 'b halted too');
+      const codes = watchCodes([a, b]);
+
+      await server.stop(); // its store removed with it
+      server = await startNatsServer({ port }); // a new, empty store on the same port
+      for (const instance of [a, b]) {
+        await waitFor(
+          async () => instance.engine.state.states.readable && (await code(instance)) === 'TRADING_HALTED',
+          'halted, the store read again',
+          20_000,
+        );
+      }
+      const seen = await codes.stop();
+      expect(seen).not.toContain('OK'); // not one order taken between the loss and the restore
+      expect(new Set(seen)).toEqual(new Set(['TRADING_HALTED', 'TRADING_STATE_UNAVAILABLE']));
+
+      for (const instance of [a, b]) {
+        expect(globalOf(instance)).toMatchObject({ state: 'HALTED', by: 'gateway' });
+        expect(globalOf(instance).reason).toMatch(
+          /^restored after the NATS store was lost; set by alice at .*: drill$/,
+        );
+        expect(stateOf(instance.engine.state.states, 'strategy', 'slow')).toMatchObject({
+          state: 'REDUCING',
+          by: 'gateway',
+        });
+        expect(overridesOf(instance)).toEqual([
+          expect.objectContaining({ id: 'capped', limits: { maxNotionalPerOrder: { USD: '10.25' } }, by: 'gateway' }),
+        ]);
+        expect(await lostCount(instance)).toBe('1');
+      }
+      // written back once, by whichever instance noticed first; the other found it there and kept it
+      const restored = (await auditOf(server.url)).filter((r) => r.via === 'store-loss');
+      expect(restored.map((r) => [r.kind, r.scope, r.scopeId, r.before, r.after, r.by])).toEqual([
+        ['state', 'global', undefined, null, 'HALTED', 'gateway'],
+        ['state', 'strategy', 'slow', null, 'REDUCING', 'gateway'],
+        ['limits', 'strategy', 'capped', null, { maxNotionalPerOrder: { USD: '10.25' } }, 'gateway'],
+      ]);
+    } finally {
+      await a.close();
+      await b.close();
+      await server.stop();
+    }
+  });
+
+  it('a bucket deleted and created afresh while connected (no outage seen) is noticed by the periodic read', async () => {
+    const server = await startNatsServer();
+    const instance = await startInstance(server.url, { instance: 'alone' });
+    const client = await connect({ servers: server.url });
+    try {
+      await controlOf(instance).setState({ scope: 'global', state: 'HALTED', by: 'alice', reason: 'drill' }, 'test');
+      const codes = watchCodes([instance]);
+      await (await jetstreamManager(client)).streams.delete(bucketStream); // as lost with its server's store
+      await waitFor(
+        () => globalOf(instance).by === 'gateway' && instance.engine.state.states.readable,
+        'the halt written back',
+        20_000,
+      );
+      expect(await codes.stop()).not.toContain('OK');
+      expect(await code(instance)).toBe('TRADING_HALTED');
+    } finally {
+      await client.close();
+      await instance.close();
+      await server.stop();
+    }
+  });
+
+  it('never overwrites what was written after the loss: an operator who lifted the halt is kept', async () => {
+    const server = await startNatsServer();
+    const instance = await startInstance(server.url, { instance: 'late' });
+    try {
+      const control = controlOf(instance);
+      await control.setState({ scope: 'global', state: 'HALTED', by: 'alice', reason: 'drill' }, 'test');
+      const known = globalOf(instance);
+      await control.setState({ scope: 'global', state: 'ACTIVE', by: 'bob', reason: 'drill over' }, 'test');
+      // as an instance noticing the loss late, after another restored and an operator lifted the halt
+      expect(await control.restoreAfterLoss({ states: [known], overrides: [] })).toEqual({ restored: 0, kept: 1 });
+      expect(globalOf(instance)).toMatchObject({ state: 'ACTIVE', by: 'bob' });
+      expect(await code(instance)).toBe('OK');
+    } finally {
+      await instance.close();
+      await server.stop();
+    }
+  });
+
+  it('a process that knew nothing meets an empty store as a first start: ACTIVE, nothing written', async () => {
+    const server = await startNatsServer();
+    const instance = await startInstance(server.url, { instance: 'fresh' });
+    try {
+      expect(await code(instance)).toBe('OK');
+      expect((await auditOf(server.url)).filter((r) => r.via === 'store-loss')).toEqual([]);
     } finally {
       await instance.close();
       await server.stop();

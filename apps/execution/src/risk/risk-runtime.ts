@@ -23,6 +23,7 @@ import type { RiskEngine } from './risk-engine.js';
 import type { RiskMetrics } from './risk-metrics.js';
 import { RiskPositionsStore } from './risk-positions.js';
 import { RiskStore } from './risk-store.js';
+import type { KnownControls } from './store-loss.js';
 
 export interface RiskModuleOptions {
   subjectPrefix: string;
@@ -128,7 +129,12 @@ export class RiskRuntime {
     await this.sync.declare();
     this.sync.start();
     await this.sync.readBack();
-    const store = new RiskStore(openBucket, engine, { connection: deps.connection, clock, logger });
+    // the control writes back what was known when the store is found lost (it is made below, before the store starts)
+    const restore = (known: KnownControls) => {
+      if (this.controlHandle === undefined) throw new Error('risk control not ready');
+      return this.controlHandle.restoreAfterLoss(known);
+    };
+    const store = new RiskStore(openBucket, engine, { connection: deps.connection, clock, logger, restore });
     this.store = store;
     const accountGroups = new AccountGroupCheck(
       async () => {

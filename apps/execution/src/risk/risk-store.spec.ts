@@ -51,7 +51,7 @@ describe('the trading-state store fails closed when JetStream does not answer (N
     const store = new RiskStore(
       async () => faulty(real, faults),
       engine,
-      { connection, clock: systemClock, logger: silent },
+      { connection, clock: systemClock, logger: silent, restore: async () => ({ restored: 0, kept: 0 }) },
       { checkIntervalMs: 20, probeIntervalMs: 50, reloadIntervalMs: 50 },
     );
     await store.start();

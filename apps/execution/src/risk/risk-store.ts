@@ -7,6 +7,11 @@
  * ended) the risk actor is told the store is unreadable and refuses every order (fail closed); when NATS is
  * back the bucket is read afresh before orders are taken again, so a change made meanwhile is never missed.
  *
+ * A bucket found declared afresh (its stream's creation time changed: NATS lost it, and an empty bucket reads
+ * "all ACTIVE") is noticed at the reload that follows the outage, or by the periodic read when no outage was
+ * seen; before the snapshot is applied and orders are taken again, the states and limit overrides this instance
+ * last knew are handed to `restore` (written back where the new bucket holds nothing: see store-loss.ts).
+ *
  * Keys: `state.global`, `state.strategy.<id>`, `state.accountGroup.<id>`, and the same under `limits.`; ids are
  * base64url-encoded (a strategy id may hold characters a key may not).
  */
@@ -23,6 +28,7 @@ import type { Cancel, Clock } from '#actors';
 import type { JsonLogger } from '#observability';
 import { parseLimitSet, scopeKey, type Limits, type ScopeKey } from './limits.js';
 import type { RiskEngine } from './risk-engine.js';
+import type { KnownControls } from './store-loss.js';
 
 export type StoredState = Omit<TradingStateEntry, 'revision'>;
 /** A limit override as stored; `limits: null` records its removal (who and why are kept). */
@@ -43,6 +49,17 @@ export interface RiskStoreOptions {
 
 export type StoreWrite<T> = { ok: true; revision: number; before: T | undefined } | { ok: false; conflict: true };
 
+export interface RiskStoreDeps {
+  connection: { readonly isUp: boolean };
+  clock: Clock;
+  logger: JsonLogger;
+  /**
+   * Writes back what this instance knew when the bucket is found declared afresh (RiskControl.restoreAfterLoss:
+   * written, audited); throws when it could not write (the store stays unreadable and the next reload tries again).
+   */
+  restore: (known: KnownControls) => Promise<{ restored: number; kept: number }>;
+}
+
 export class RiskStore {
   private bucket: KvBucket | undefined;
   private watch: KvWatch | undefined;
@@ -58,12 +75,14 @@ export class RiskStore {
   private probing = false;
   private lastProbe = 0;
   private lastReload = Number.NEGATIVE_INFINITY;
+  /** The creation time of the bucket's stream as last read: another one is a bucket declared afresh (lost). */
+  private bucketCreated: string | undefined;
 
   constructor(
     /** Opens the bucket (creating it when absent): called at every reload, so a NATS that lost it gets it back. */
     private readonly openBucket: () => Promise<KvBucket>,
     private readonly engine: RiskEngine,
-    private readonly deps: { connection: { readonly isUp: boolean }; clock: Clock; logger: JsonLogger },
+    private readonly deps: RiskStoreDeps,
     private readonly options: RiskStoreOptions = {},
   ) {}
 
@@ -166,6 +185,12 @@ export class RiskStore {
     if (bucket === undefined) return;
     const key = keyOf('state', 'global');
     try {
+      // a bucket declared afresh while this instance stayed connected: fail closed, and the reload restores
+      if ((await bucket.created()) !== this.bucketCreated) {
+        this.probeOk = false;
+        this.deps.logger.warn('the trading-state store was declared afresh (NATS lost it): reading it again');
+        return;
+      }
       const entry = await bucket.get<unknown>(key);
       const held = this.engine.state.states.entries.get('global')?.revision ?? 0;
       if (entry !== undefined && entry.revision > held) {
@@ -186,6 +211,9 @@ export class RiskStore {
     this.watching = false;
     const bucket = await this.openBucket();
     this.bucket = bucket;
+    const created = await bucket.created();
+    if (this.bucketCreated !== undefined && created !== this.bucketCreated) await this.restoreAfterLoss(created);
+    this.bucketCreated = created;
     // Changes the new watch delivers before the snapshot is applied would be overwritten by it: held back until then.
     const early: KvChange<unknown>[] = [];
     let held = true;
@@ -223,6 +251,29 @@ export class RiskStore {
     for (const change of early) this.apply(change);
     this.probeOk = true;
     this.readable = true;
+  }
+
+  /**
+   * The bucket was declared afresh: what this instance knew (its view is kept while the store is unreadable) is
+   * written back before the snapshot is read. Throws when it could not be: orders stay refused, the next reload
+   * finds the bucket still new to it and tries again (what was written meanwhile is kept).
+   */
+  private async restoreAfterLoss(created: string): Promise<void> {
+    const known: KnownControls = {
+      states: [...this.engine.state.states.entries.values()],
+      overrides: [...this.overrides.values()],
+    };
+    this.deps.logger.error('the trading-state store was declared afresh: NATS lost it; writing back what was known', {
+      createdBefore: this.bucketCreated,
+      createdNow: created,
+      states: known.states.filter((entry) => entry.state !== 'ACTIVE').length,
+      overrides: known.overrides.length,
+    });
+    const { restored, kept } = await this.deps.restore(known);
+    this.deps.logger.warn('trading states and limit overrides written back after the store was lost', {
+      restored,
+      keptNewer: kept,
+    });
   }
 
   private watchEnded(watch: KvWatch): void {

@@ -277,7 +277,10 @@ export interface RiskAuditRecord {
   by: string;
   reason: string;
   at: string;
-  /** Subject the change came over, or `config` (TRADING_KILL_SWITCH at start-up). */
+  /**
+   * Subject the change came over, `config` (TRADING_KILL_SWITCH at start-up) or `store-loss` (written back by
+   * the gateway after NATS lost the store).
+   */
   via: string;
   before: TradingState | RiskLimitSet | null;
   after: TradingState | RiskLimitSet | null;
