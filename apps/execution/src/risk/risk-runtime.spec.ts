@@ -573,15 +573,21 @@ describe('NATS lost the store: what an instance knew is written back before it t
       await server.stop(); // its store removed with it
       server = await startNatsServer({ port }); // a new, empty store on the same port
       for (const instance of [a, b]) {
+        // until the loss is noticed (at the reconnect, or by the periodic read) it still reads what it knew
         await waitFor(
-          async () => instance.engine.state.states.readable && (await code(instance)) === 'TRADING_HALTED',
-          'halted, the store read again',
+          async () =>
+            instance.engine.state.states.readable &&
+            globalOf(instance).by === 'gateway' &&
+            (await code(instance)) === 'TRADING_HALTED',
+          'halted as restored, the store read again',
           20_000,
         );
       }
       const seen = await codes.stop();
       expect(seen).not.toContain('OK'); // not one order taken between the loss and the restore
-      expect(new Set(seen)).toEqual(new Set(['TRADING_HALTED', 'TRADING_STATE_UNAVAILABLE']));
+      // halted throughout, or unreadable while the store was away (how long that lasts is the machine's)
+      expect(seen.filter((c) => c !== 'TRADING_HALTED' && c !== 'TRADING_STATE_UNAVAILABLE')).toEqual([]);
+      expect(seen).toContain('TRADING_HALTED');
 
       for (const instance of [a, b]) {
         expect(globalOf(instance)).toMatchObject({ state: 'HALTED', by: 'gateway' });
