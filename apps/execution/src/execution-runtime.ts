@@ -19,6 +19,7 @@ import {
 } from '#contracts';
 import {
   ensureExecutionTopology,
+  ORDER_COMMANDS_DURABLE,
   type BusConnection,
   type BusConsumers,
   type BusCore,
@@ -49,6 +50,7 @@ import type { RiskGate } from './risk/risk-gate.js';
 import { VenueRecords } from './venue/venue-evidence.js';
 import { UndoneFills } from './orders/undone-fills.js';
 import { ConnectorWatch } from './venue/connector-watch.js';
+import { OrderQueue } from './api/order-queue.js';
 import { HaltRecall } from './orders/halt-recall.js';
 
 /** How long an undone trade being handled may take before it is handed to another instance. */
@@ -234,6 +236,15 @@ export class ExecutionRuntime {
       claims,
       risk: this.risk,
       gate: { refusal: () => this.refusal() },
+      queue: new OrderQueue(
+        {
+          paceMs: () => connector.orderQueuePaceMs(),
+          commandsQueued: () =>
+            bus.streams.consumerBacklog(StreamName.orderCommands(settings.account), ORDER_COMMANDS_DURABLE),
+          commandsUnpublished: () => desk.commandsUnpublished,
+        },
+        clock,
+      ),
       metrics,
       clock,
       logger,

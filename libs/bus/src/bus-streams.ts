@@ -187,6 +187,15 @@ export class BusStreams {
     return readStreamJson(this.connection, stream, filterSubject, each, since);
   }
 
+  /**
+   * Messages a durable consumer has still to finish: not yet delivered + delivered and not yet acknowledged
+   * (for a work queue: what waits for its consumer). Throws when the consumer does not exist or JetStream is away.
+   */
+  async consumerBacklog(stream: string, durable: string): Promise<number> {
+    const info = await this.connection.jsm.consumers.info(stream, durable);
+    return info.num_pending + info.num_ack_pending;
+  }
+
   /** The name of the stream that captures `subject`, if any. */
   async streamFor(subject: string): Promise<string | undefined> {
     try {

@@ -206,6 +206,7 @@ const statusSample: Required<ConnectorStatus> = {
   reconnects: 0,
   subscriptions: { live: 0, stale: 0, pending: 0 },
   lastPriceAgeMs: 0,
+  orderQueuePaceMs: 0,
   publishedAt: 0,
 };
 const grantedSample: Required<StreamGranted> = { ok: true, subject: '', leaseExpiresAt: 0 };

@@ -11,5 +11,11 @@ export interface ConnectorStatus {
   subscriptions: { live: number; stale: number; pending: number };
   /** Age of the newest price published, ms; absent before the first price. */
   lastPriceAgeMs?: number;
+  /**
+   * How long each order waiting to be sent holds the ones behind it now, ms (whole): the mean of the last few
+   * orders' cycles — the order gap, or the venue's late answer + its interval — never below the gap. An order with
+   * N commands ahead of it leaves in about (N + 1) × this. Absent from a connector older than it.
+   */
+  orderQueuePaceMs?: number;
   publishedAt: number;
 }

@@ -103,6 +103,9 @@ class TestGateway {
   }
   /** Orders reconciled here: settled by the execution app's final events. */
   readonly settled: string[] = [];
+  orderQueuePaceMs(): number {
+    return 300;
+  }
   settledElsewhere(clientRequestId: string, status: 'SUCCESS' | 'FAILED'): boolean {
     if (!this.reconciled.includes(clientRequestId)) return false;
     this.settled.push(`${clientRequestId}:${status}`);

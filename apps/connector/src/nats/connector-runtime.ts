@@ -118,6 +118,7 @@ export class ConnectorRuntime {
         subjects,
         venue.session,
         venue.registry,
+        venue.gateway,
         bus.publisher,
         settings.statusIntervalMs,
       ),

@@ -47,6 +47,8 @@ export interface OrderVenue {
   recall(clientRequestIds: readonly string[]): { alreadySent: number };
   /** The execution app settled an order still reconciled here (ExecutionSettlements): stop; true if it was. */
   settledElsewhere(clientRequestId: string, status: 'SUCCESS' | 'FAILED'): boolean;
+  /** How long each order waiting to be sent holds the ones behind it now, ms (published in the status). */
+  orderQueuePaceMs(): number;
   /** Resolves an order whose frame may have left, never re-sending it; hints come from its mark. */
   reconcile(clientRequestId: string, hints?: ReconcileHints): Promise<void>;
   readonly outcomes$: Observable<OrderOutcome>;

@@ -1,12 +1,13 @@
 import { interval, merge, map, type Subscription } from 'rxjs';
 import { topicsOf, type ConnectorStatus, type SessionState, type Subjects } from '#contracts';
 import type { BusPublisher } from '#bus';
-import type { PriceStreams, SessionView } from '../nats/venue-ports.js';
+import type { OrderVenue, PriceStreams, SessionView } from '../nats/venue-ports.js';
 
 /**
  * Publishes `ConnectorStatus` on the account's status subject (captured by a last-value stream) on every
  * session state change and every `intervalMs`, so a dashboard or a strategy reads the current state at
- * once and sees it refresh.
+ * once and sees it refresh. It carries the order queue's pace (`orderQueuePaceMs`): the execution app estimates from
+ * it how long an order waits behind those queued, and refuses at intake one that cannot leave before its deadline.
  */
 export class ConnectorStatusPublication {
   private subscription: Subscription | undefined;
@@ -16,6 +17,7 @@ export class ConnectorStatusPublication {
     private readonly subjects: Subjects,
     private readonly session: SessionView,
     private readonly registry: PriceStreams,
+    private readonly orders: Pick<OrderVenue, 'orderQueuePaceMs'>,
     private readonly publisher: BusPublisher,
     private readonly intervalMs: number,
     private readonly now: () => number = Date.now,
@@ -44,6 +46,7 @@ export class ConnectorStatusPublication {
       reconnects: this.session.reconnects,
       subscriptions: this.registry.counts(),
       ...(lastPriceAt !== undefined ? { lastPriceAgeMs: Math.max(0, now - lastPriceAt) } : {}),
+      orderQueuePaceMs: this.orders.orderQueuePaceMs(),
       publishedAt: now,
     };
   }

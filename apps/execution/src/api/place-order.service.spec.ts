@@ -11,15 +11,23 @@ import type { QuoteBook } from '../quotes/quote-book.js';
 import type { PriceStreams } from '../quotes/price-streams.js';
 import type { QuoteClaims } from '../quotes/quote-claims.js';
 import type { RiskGate } from '../risk/risk-gate.js';
-import { PlaceOrderService } from './place-order.service.js';
+import { OrderQueue } from './order-queue.js';
+import { PlaceOrderService, type PlaceOrderDeps } from './place-order.service.js';
 
 const silent = new JsonLogger('place-test', 'test', 'error', { write: () => undefined });
 
 /** The service on a real journal (JetStream KV); everything around the journal says yes. */
-function service(journal: OrderJournal, clock: FakeClock, rejected: string[]): PlaceOrderService {
+function service(
+  journal: OrderJournal,
+  clock: FakeClock,
+  rejected: string[],
+  queue: PlaceOrderDeps['queue'] = { admit: async () => ({ ok: true, result: 'passed', counted: () => undefined }) },
+  risk: Partial<RiskGate> = {},
+): PlaceOrderService {
   const metrics = {
     rejected: (code: string) => rejected.push(code),
     duplicates: { inc: () => undefined },
+    queueEstimates: { inc: () => undefined },
   } as unknown as ExecutionMetrics;
   return new PlaceOrderService({
     instanceId: 'i1',
@@ -28,8 +36,9 @@ function service(journal: OrderJournal, clock: FakeClock, rejected: string[]): P
     book: { quote: () => undefined } as unknown as QuoteBook,
     streams: { markUsed: () => undefined } as unknown as PriceStreams,
     claims: { claim: async () => ({ ok: true }), release: async () => undefined } as unknown as QuoteClaims,
-    risk: { admit: async () => ({ ok: true }), record: () => undefined } as unknown as RiskGate,
+    risk: { admit: async () => ({ ok: true }), record: () => undefined, ...risk } as unknown as RiskGate,
     gate: { refusal: () => undefined },
+    queue,
     metrics,
     clock,
     logger: silent,
@@ -184,6 +193,35 @@ describe('place-order service: an idempotency key contended by another request',
     clock.advance(5_000);
     const retry = await place.place(request('k-send-by', { sendBy: clock.now() - 1 }));
     expect(retry).toMatchObject({ ok: true, duplicate: true, orderId: placed.orderId, order: { sendBy } });
+  });
+
+  it('an order that could not leave before its deadline behind those queued: ORDER_QUEUE_FULL with the estimate, nothing stored, its risk given back', async () => {
+    const journal = new OrderJournal(await kv.bucket('TEST_PLACE_QUEUE_FULL'));
+    const clock = new FakeClock(1_700_000_000_000);
+    const rejected: string[] = [];
+    let queued = 6;
+    const queue = new OrderQueue(
+      { paceMs: () => 700, commandsQueued: async () => queued, commandsUnpublished: () => 0 },
+      clock,
+    );
+    const notExecuted: unknown[] = [];
+    const place = service(journal, clock, rejected, queue, { record: (fact: unknown) => void notExecuted.push(fact) });
+
+    // sendDeadlineMs 5 s, the quote's life 2 s: its command's sendBy is 2 s away; 7 × 0.7 s + 0.5 s will not do
+    const full = await place.place(request('k-queue'));
+    expect(full).toMatchObject({
+      ok: false,
+      error: {
+        code: ExecutionErrorCode.OrderQueueFull,
+        values: { ordersAhead: '6', paceMs: '700', estimatedWaitMs: '4900', timeLeftMs: '2000' },
+      },
+    });
+    expect(rejected).toEqual([ExecutionErrorCode.OrderQueueFull]);
+    expect(await journal.keyEntry('s1', 'k-queue')).toBeUndefined();
+    expect(notExecuted).toEqual([expect.objectContaining({ kind: 'not-executed' })]);
+
+    queued = 1; // drained: the same key passes (2 × 0.7 s + 0.5 s < 2 s)
+    expect(await place.place(request('k-queue'))).toMatchObject({ ok: true, duplicate: false });
   });
 
   it('another payload on a key whose order was never opened: answered as being placed, not as reused (outside tester)', async () => {

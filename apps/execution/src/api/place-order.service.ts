@@ -23,12 +23,13 @@ import type { ExecutionMetrics } from '../metrics/execution-metrics.js';
 import { crash, type CrashPoint, type OrderDesk } from '../orders/order-desk.js';
 import { mintClientRequestId } from '../orders/client-request-id.js';
 import type { OrderJournal } from '../orders/order-journal.js';
-import { isFinalState, viewOf, type OrderRecord, type RecordedQuote } from '../orders/order-record.js';
+import { commandSendBy, isFinalState, viewOf, type OrderRecord, type RecordedQuote } from '../orders/order-record.js';
 import type { KnownQuote, QuoteBook } from '../quotes/quote-book.js';
 import type { PriceStreams } from '../quotes/price-streams.js';
 import type { ClaimResult, QuoteClaims } from '../quotes/quote-claims.js';
 import { canonicalScopeId } from '../risk/limits.js';
 import type { RiskGate, RiskOrder, RiskQuote, RiskRefusal } from '../risk/risk-gate.js';
+import { queueValues, type OrderQueue } from './order-queue.js';
 
 export interface PlaceGate {
   /** Undefined when orders may be taken; otherwise the refusal. */
@@ -44,6 +45,8 @@ export interface PlaceOrderDeps {
   claims: QuoteClaims;
   risk: RiskGate;
   gate: PlaceGate;
+  /** Backpressure: refuses an order that cannot leave before its deadline behind those queued (order-queue.ts). */
+  queue: Pick<OrderQueue, 'admit'>;
   metrics: ExecutionMetrics;
   clock: Clock;
   logger: JsonLogger;
@@ -247,11 +250,24 @@ export class PlaceOrderService {
       owner: this.deps.instanceId,
       eventSeq: 1,
     };
+    // Backpressure: an order that would still be queued at its command's sendBy is refused now, not accepted to fail.
+    const queued = await this.deps.queue.admit(commandSendBy(record, this.deps.sendDeadlineMs));
+    this.deps.metrics.queueEstimates.inc({ result: queued.result });
+    if (!queued.ok) {
+      this.deps.risk.record({ kind: 'not-executed', orderId });
+      return this.reject(
+        ExecutionErrorCode.OrderQueueFull,
+        `the order could not leave before its send deadline behind the ${queued.estimate.ordersAhead} queued for the venue; nothing was stored — ask again with the same key once the queue drains`,
+        request.strategyId,
+        queueValues(queued.estimate),
+      );
+    }
     // First the contended claims — the key and the quote's size — in one round trip: an order that loses either
     // leaves no record and no open mark behind (nothing a sweep could resume, no event for an order never placed).
     // Then the intent (record, open mark, ref): only a whole intent is ever sent. A crash in between leaves a key
     // whose order was never opened: a retry with the key finds it and, once it can no longer be sent, places anew.
     this.deps.desk.reserve(orderId);
+    queued.counted(); // the desk counts it among the commands not yet published from now on
     const keyEntry = { orderId, clientRequestId: record.clientRequestId, payloadHash, acceptedAt: now, quoteId };
     let claim: 'created' | 'exists';
     let quoteClaim: ClaimResult;

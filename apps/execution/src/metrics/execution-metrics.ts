@@ -7,6 +7,7 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 import { UNDONE_FILL_RESULTS } from '../orders/undone-trade.js';
 import type { MetricsRegistry } from '#observability';
 import { CONTRADICTION_SOURCES } from '../orders/order-machine.js';
+import { QUEUE_RESULTS } from '../api/order-queue.js';
 import { BoundedLabel, StrategyLabels } from './metric-labels.js';
 
 export interface ExecutionGaugeSource {
@@ -28,6 +29,7 @@ export class ExecutionMetrics {
   readonly outcomeContradictions: Counter<'source'>;
   readonly undoneFills: Counter<'result'>;
   readonly ordersRecalled: Counter;
+  readonly queueEstimates: Counter<'result'>;
   private readonly strategies: StrategyLabels;
   private readonly codes: BoundedLabel;
 
@@ -110,6 +112,13 @@ export class ExecutionMetrics {
       help: 'Orders of a halted scope, accepted before the halt and maybe not sent yet, recalled from the connector.',
       registers,
     });
+    this.queueEstimates = new Counter({
+      name: 'execution_order_queue_estimates_total',
+      help: 'Orders estimated at intake against the order queue (api/order-queue.ts), by result: refused (ORDER_QUEUE_FULL: it could not leave before its send deadline), passed, no_pace (no connector pace heard lately: taken without an estimate), no_backlog (the command stream unreadable: likewise).',
+      labelNames: ['result'],
+      registers,
+    });
+    for (const result of QUEUE_RESULTS) this.queueEstimates.inc({ result }, 0);
     new Gauge({
       name: 'execution_orders_open',
       help: 'Orders this instance handles, by state.',

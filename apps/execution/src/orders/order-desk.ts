@@ -102,6 +102,13 @@ export class OrderDesk {
 
   /** Orders being placed right now (journal writes in flight): the sweep must not resume them. */
   private readonly placing = new Set<string>();
+  /** New orders placed here whose command is not stored in its stream yet (intake counts them as queued). */
+  private readonly unpublished = new Set<string>();
+
+  /** New orders being placed or placed here whose command is not in its stream yet: queued ahead of the next. */
+  get commandsUnpublished(): number {
+    return this.placing.size + this.unpublished.size;
+  }
 
   handles(orderId: string): boolean {
     return this.orders.has(orderId) || this.placing.has(orderId);
@@ -118,6 +125,7 @@ export class OrderDesk {
 
   /** A new order whose intent is durable: the only way a command is ever published. */
   place(record: OrderRecord, receivedAt: number): void {
+    this.unpublished.add(record.orderId);
     this.placing.delete(record.orderId);
     const managed = this.spawn(record, undefined, receivedAt);
     managed.actor.send({ type: 'start' });
@@ -322,6 +330,7 @@ export class OrderDesk {
             orderId: record.orderId,
             error: reason,
           });
+          this.unpublished.delete(record.orderId);
           self.send({ type: 'command-failed' });
           return;
         }
@@ -332,6 +341,7 @@ export class OrderDesk {
         await new Promise<void>((resolve) => this.deps.clock.setTimeout(resolve, COMMAND_PUBLISH_RETRY_MS));
       }
     }
+    this.unpublished.delete(record.orderId);
     if (managed.receivedAt !== undefined) {
       this.deps.metrics.hop.observe((performance.now() - managed.receivedAt) / 1_000);
     }
@@ -424,6 +434,7 @@ export class OrderDesk {
     managed.done = true;
     managed.timer?.();
     if (this.orders.get(managed.orderId) === managed) this.orders.delete(managed.orderId);
+    this.unpublished.delete(managed.orderId);
     const record = managed.actor.state.record;
     if (this.byClientRequestId.get(record.clientRequestId) === managed)
       this.byClientRequestId.delete(record.clientRequestId);

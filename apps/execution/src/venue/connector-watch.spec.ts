@@ -27,6 +27,7 @@ function watch(stored?: Partial<ConnectorStatus>) {
   const status = (sessionState: string): Partial<ConnectorStatus> => ({
     v: 1,
     sessionState: sessionState as never,
+    orderQueuePaceMs: 300,
     publishedAt: clock.now(),
   });
   return { connector, clock, publish: (s: unknown) => deliver?.(s), status };
@@ -89,5 +90,24 @@ describe('ConnectorWatch: /health says when no connector can take orders', () =>
     expect(connector.health().up).toBe(true);
     clock.advance(1_001);
     expect(connector.health()).toMatchObject({ up: false, detail: expect.stringContaining('heard for 15 s') });
+  });
+
+  it('the order queue pace of a status heard within CONNECTOR_STALE_MS; none, or older: unknown, and /health says so', async () => {
+    const { connector, clock, publish, status } = watch();
+    await connector.start();
+    expect(connector.orderQueuePaceMs()).toBeUndefined();
+    expect(connector.health()).toEqual({
+      up: true,
+      detail: expect.stringContaining('orders are accepted without estimating their wait (no ORDER_QUEUE_FULL)'),
+    });
+    publish({ ...status('open'), orderQueuePaceMs: 1_751 });
+    expect(connector.orderQueuePaceMs()).toBe(1_751);
+    expect(connector.health()).toEqual({ up: true });
+    clock.advance(15_001);
+    expect(connector.orderQueuePaceMs()).toBeUndefined();
+    expect(connector.health()).toMatchObject({ up: false, detail: expect.stringContaining('no ORDER_QUEUE_FULL') });
+    publish({ ...status('open'), orderQueuePaceMs: '300' }); // an older connector, or junk: no pace
+    expect(connector.orderQueuePaceMs()).toBeUndefined();
+    expect(connector.health()).toMatchObject({ up: true, detail: expect.stringContaining('no order queue pace') });
   });
 });

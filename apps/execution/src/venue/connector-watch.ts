@@ -14,6 +14,8 @@ interface Heard {
   sessionState: string;
   /** When it was published (the connector's clock) or, live, received. */
   at: number;
+  /** Its order queue's pace (ConnectorStatus.orderQueuePaceMs), when it says one. */
+  orderQueuePaceMs: number | undefined;
 }
 
 export class ConnectorWatch {
@@ -54,27 +56,46 @@ export class ConnectorWatch {
   }
 
   /** Up while a connector was heard with its session open within `staleMs` (or since start, for that long). */
+  /**
+   * The connector's order queue pace, from a status heard within `staleMs`; undefined otherwise (none heard, too
+   * old, or a connector that does not say it): intake then takes orders without estimating their wait.
+   */
+  orderQueuePaceMs(): number | undefined {
+    const last = this.last;
+    if (last === undefined || this.deps.clock.now() - last.at > this.deps.staleMs) return undefined;
+    return last.orderQueuePaceMs;
+  }
+
   health(): HealthCheckResult {
     const now = this.deps.clock.now();
     const { staleMs } = this.deps;
     const usableSince = this.lastOpenAt ?? this.startedAt;
-    if (now - usableSince <= staleMs) return { up: true };
+    const paceUnknown =
+      this.orderQueuePaceMs() === undefined
+        ? `no order queue pace heard within ${seconds(staleMs)}: orders are accepted without estimating their wait (no ORDER_QUEUE_FULL)`
+        : undefined;
+    if (now - usableSince <= staleMs)
+      return paceUnknown === undefined ? { up: true } : { up: true, detail: paceUnknown };
+    const also = paceUnknown === undefined ? '' : `; ${paceUnknown}`;
     const consequence = 'orders accepted now fail SEND_DEADLINE_PASSED unless a connector sends them in time';
     const last = this.last;
     if (last === undefined) {
-      return { up: false, detail: `no connector status heard for ${seconds(now - this.startedAt)}: ${consequence}` };
+      const heard = `no connector status heard for ${seconds(now - this.startedAt)}`;
+      return { up: false, detail: `${heard}: ${consequence}${also}` };
     }
     // a silent connector whose last word was "open" is silent, not open (outside tester: "says open; not open")
     const detail =
       last.sessionState === 'open'
         ? `no connector status heard for ${seconds(now - last.at)} (the last said its venue session was open)`
         : `the connector's last status (${seconds(now - last.at)} ago) says its venue session is ${last.sessionState}; not open for ${seconds(now - usableSince)}`;
-    return { up: false, detail: `${detail}: ${consequence}` };
+    return { up: false, detail: `${detail}: ${consequence}${also}` };
   }
 
   private heard(status: Partial<ConnectorStatus> | undefined, at: number): void {
     if (status === null || typeof status !== 'object' || typeof status.sessionState !== 'string') return;
-    this.last = { sessionState: status.sessionState.slice(0, 32), at };
+    const pace = status.orderQueuePaceMs;
+    const orderQueuePaceMs = typeof pace === 'number' && Number.isSafeInteger(pace) && pace >= 0 ? pace : undefined;
+    this.last = { sessionState: status.sessionState.slice(0, 32), at, orderQueuePaceMs };
     if (status.sessionState === 'open') this.lastOpenAt = Math.max(this.lastOpenAt ?? 0, at);
   }
 }

@@ -36,6 +36,8 @@ export const PLACE_REFUSAL_RETRY: Readonly<Record<PlaceRefusalCode, PlaceRetry>>
   [ExecutionErrorCode.OrderBeingPlaced]: 'same-key',
   // final for that sendBy; the same key with a later sendBy is a new request
   [ExecutionErrorCode.SendByPassed]: 'no',
+  // the queue ahead drains at the connector's pace: seconds
+  [ExecutionErrorCode.OrderQueueFull]: 'same-key',
   [RiskCode.TradingHalted]: 'no',
   [RiskCode.TradingReducingOnly]: 'no',
   [RiskCode.TradingStateUnavailable]: 'same-key',

@@ -223,6 +223,13 @@ export const ExecutionErrorCode = {
   OrderBeingPlaced: 'ORDER_BEING_PLACED',
   /** The request's `sendBy` had passed when it was decided: nothing stored, the key stays free. */
   SendByPassed: 'ORDER_SEND_BY_PASSED',
+  /**
+   * The order could not leave before its send deadline behind the orders already waiting for the venue (the venue
+   * takes one order per interval; the connector's pace is in its status): nothing stored, the key stays free. Ask
+   * again with the same key once the queue has drained (`values`: `ordersAhead`, `paceMs`, `estimatedWaitMs`,
+   * `timeLeftMs`; integers as strings) — accepted, it would have ended FAILED `SEND_DEADLINE_PASSED`.
+   */
+  OrderQueueFull: 'ORDER_QUEUE_FULL',
 } as const;
 
 /** `{prefix}.{account}.exec.order.get`: by `orderId`, or by `strategyId` + `idempotencyKey`. */

@@ -243,6 +243,11 @@ export class OrderGateway {
     return Promise.resolve();
   }
 
+  /** How long each order waiting to be sent holds the ones behind it now (OutboundLimiter.orderQueuePaceMs). */
+  orderQueuePaceMs(): number {
+    return this.limiter.orderQueuePaceMs;
+  }
+
   /**
    * The execution app settled an order this gateway still reconciles (from the venue's trade list): it is no longer
    * looked up here nor counted unresolved. Only a reconciling order (its frame answered UNKNOWN/INDETERMINATE, or

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { nextOrderAt, orderBefore, type OrderPace } from './order-pace.js';
+import { nextOrderAt, orderBefore, orderCycleMs, orderPaceOf, type OrderPace } from './order-pace.js';
 
 const pace: OrderPace = { gapMs: 300, venueIntervalMs: 250, ceilingMs: 1_000 };
 
@@ -44,5 +44,19 @@ describe('order pace', () => {
       const { at } = nextOrderAt({ sentAt, answeredAt }, pace);
       expect(at - readAt).toBeGreaterThanOrEqual(pace.venueIntervalMs);
     }
+  });
+});
+
+describe('order pace published', () => {
+  it('an answer quicker than the gap costs the gap; a late one its delay + the venue interval + a millisecond', () => {
+    expect(orderCycleMs({ sentAt: 1_000, answeredAt: 1_040 }, pace)).toBe(300);
+    expect(orderCycleMs({ sentAt: 1_000, answeredAt: 2_500 }, pace)).toBe(1_751);
+  });
+
+  it('the mean of the last five cycles, never below the gap now; none yet: the gap', () => {
+    expect(orderPaceOf([], 300)).toBe(300);
+    expect(orderPaceOf([300, 1_751], 300)).toBe(1_026);
+    expect(orderPaceOf([9_999, 1_000, 1_000, 1_000, 1_000, 1_001], 300)).toBe(1_001); // the oldest left the sample
+    expect(orderPaceOf([300, 300], 1_000)).toBe(1_000); // a widened gap binds
   });
 });

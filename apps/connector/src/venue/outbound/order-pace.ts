@@ -55,3 +55,23 @@ export function nextOrderAt(last: LastOrder, pace: OrderPace): { at: number; bou
 export function orderBefore(at: number): LastOrder {
   return { sentAt: at, answeredAt: Number.NEGATIVE_INFINITY };
 }
+
+/**
+ * How long one order held the next (its send to the moment the next could leave), by the bounds above: the gap,
+ * or its answer + the venue's interval. The connector's order pace — what each order waiting costs the ones behind
+ * it — is the mean over the last few orders, never below the gap now (`orderPaceOf`).
+ */
+export function orderCycleMs(answered: LastOrder, pace: OrderPace): number {
+  return nextOrderAt(answered, pace).at - answered.sentAt;
+}
+
+/** Orders whose cycles make the published pace: a few, so one slow answer neither dominates nor is forgotten. */
+export const PACE_SAMPLE = 5;
+
+/** The order pace now: the mean of the recent cycles (at most `PACE_SAMPLE`), at least the gap; whole ms. */
+export function orderPaceOf(recentCycles: readonly number[], gapMs: number): number {
+  const sample = recentCycles.slice(-PACE_SAMPLE);
+  if (sample.length === 0) return gapMs;
+  const mean = sample.reduce((sum, ms) => sum + ms, 0) / sample.length;
+  return Math.max(gapMs, Math.ceil(mean));
+}

@@ -260,6 +260,29 @@ describe('OutboundLimiter', () => {
       expect(orderTimes(granted)).toEqual([0, 300]); // not held for an answer that cannot come
     });
 
+    it('publishes its queue pace: the gap at first, then what late answers cost each order, and an answer missing', async () => {
+      const { clock, ask, settle, limiter } = setup(paced);
+      expect(limiter.orderQueuePaceMs).toBe(300);
+      void ask('order');
+      await settle();
+      await runTo(clock, settle, 1_500);
+      limiter.orderAnswered('order-1', ''); // 1 500 ms late: it held the next one 1 751 ms
+      expect(limiter.orderQueuePaceMs).toBe(1_751);
+      void ask('order');
+      await runTo(clock, settle, 1_800);
+      expect(limiter.orderQueuePaceMs).toBe(1_751);
+      limiter.orderAnswered('order-2', ''); // quick: the mean of 1 751 and 300
+      expect(limiter.orderQueuePaceMs).toBe(1_026);
+      void ask('order');
+      await runTo(clock, settle, 2_101);
+      expect(limiter.orderQueuePaceMs).toBe(1_026);
+      await runTo(clock, settle, 5_000); // order-3 unanswered: the pace is at least its wait so far, at most the ceiling
+      expect(limiter.orderQueuePaceMs).toBe(1_026);
+      void ask('order'); // order-3 never answered: it held this one the ceiling, 1 000 ms
+      await settle();
+      expect(limiter.orderQueuePaceMs).toBe(Math.ceil((1_751 + 300 + 1_000) / 3));
+    });
+
     it('holds every order while an earlier one is let go but its sender has not said it left', async () => {
       const { clock, granted, ask, settle, limiter } = setup(paced);
       const first = limiter.acquireOrder();

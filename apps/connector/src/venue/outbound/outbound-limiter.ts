@@ -1,7 +1,15 @@
 import type { Cancel, VenueClock } from '../clock.js';
 import type { OutboundKind, VenueMetrics } from '../venue-metrics.js';
 import { initialGap, nextGap, type OrderGap, type OrderGapPolicy, paceVerdict } from './order-gap.js';
-import { type LastOrder, nextOrderAt, orderBefore } from './order-pace.js';
+import {
+  type LastOrder,
+  nextOrderAt,
+  orderBefore,
+  orderCycleMs,
+  orderPaceOf,
+  type OrderPace,
+  PACE_SAMPLE,
+} from './order-pace.js';
 import {
   initialStreamPace,
   paceAfterQuiet,
@@ -98,10 +106,12 @@ export class OutboundLimiter {
   private lastOrderId: string | undefined;
   /** The order let go whose sender has not yet said whether it left. */
   private pendingGrant: OrderGrant | undefined;
-  private readonly orderPaceMs: number;
+  private readonly venueIntervalMs: number;
   private wake: { at: number; cancel: Cancel } | undefined;
   private readonly gapPolicy: OrderGapPolicy;
   private gap: OrderGap;
+  /** How long each of the last few orders held the next (order-pace.ts `orderCycleMs`), oldest first. */
+  private readonly cycles: number[] = [];
 
   constructor(
     private readonly limits: OutboundLimits,
@@ -112,7 +122,7 @@ export class OutboundLimiter {
     this.gapPolicy = { maxMs: base, stepMs: 0, narrowAfter: 1, ...limits.orderGap, baseMs: base };
     this.gap = initialGap(this.gapPolicy);
     this.lastOrder = orderBefore(limits.lastOrderAt ?? clock.now());
-    this.orderPaceMs = limits.orderPaceMs ?? base;
+    this.venueIntervalMs = limits.orderPaceMs ?? base;
     this.othersPerWindow = Math.min(limits.othersPerWindow ?? limits.messagesPerWindow, limits.messagesPerWindow);
     this.othersSpacingMs = limits.othersPerWindow === undefined ? 0 : limits.windowMs / this.othersPerWindow;
     if (limits.othersPerWindow !== undefined) {
@@ -163,6 +173,19 @@ export class OutboundLimiter {
   }
 
   /**
+   * The order pace now: how long each order waiting holds the ones behind it — the mean of the last few orders'
+   * cycles, at least the gap, and at least as long as the last order has gone unanswered (up to the ceiling).
+   * Published in the connector status (`orderQueuePaceMs`): the execution app refuses at intake an order that cannot
+   * leave before its deadline behind the orders already waiting.
+   */
+  get orderQueuePaceMs(): number {
+    const published = orderPaceOf(this.cycles, this.gap.ms);
+    if (this.lastOrderId === undefined || this.lastOrder.answeredAt !== undefined) return published;
+    const unanswered = Math.min(this.clock.now() - this.lastOrder.sentAt, this.gapPolicy.maxMs);
+    return Math.max(published, unanswered);
+  }
+
+  /**
    * The venue's first answer to an order we sent, by its code: a pace refusal widens the order gap, an order
    * let through counts towards narrowing it. The answer to the last order sent also anchors the next one's pace
    * (order-pace.ts): the venue read that order no later than now. Either may free a waiting order.
@@ -170,6 +193,7 @@ export class OutboundLimiter {
   orderAnswered(clientRequestId: string, code: string): void {
     if (clientRequestId === this.lastOrderId && this.lastOrder.answeredAt === undefined) {
       this.lastOrder = { ...this.lastOrder, answeredAt: this.clock.now() };
+      this.cycled(orderCycleMs(this.lastOrder, this.pacing()));
     }
     const verdict = paceVerdict(code);
     if (verdict === 'rateLimited') this.metrics.orderRateLimited.inc();
@@ -232,6 +256,11 @@ export class OutboundLimiter {
     if (grant.settled) return;
     grant.settled = true;
     if (this.pendingGrant === grant) this.pendingGrant = undefined;
+    // an order never answered held this one until now, at most the ceiling
+    const { previous, previousId } = grant;
+    if (previousId !== undefined && previous.answeredAt === undefined) {
+      this.cycled(Math.min(this.clock.now() - previous.sentAt, this.gapPolicy.maxMs));
+    }
     // the latest send binds the next order, even one let go after a later grant took the ceiling's turn
     this.lastOrder = { sentAt: this.clock.now(), answeredAt: undefined };
     this.lastOrderId = clientRequestId;
@@ -284,11 +313,16 @@ export class OutboundLimiter {
   }
 
   private nextOrder(): ReturnType<typeof nextOrderAt> {
-    return nextOrderAt(this.lastOrder, {
-      gapMs: this.gap.ms,
-      venueIntervalMs: this.orderPaceMs,
-      ceilingMs: this.gapPolicy.maxMs,
-    });
+    return nextOrderAt(this.lastOrder, this.pacing());
+  }
+
+  private pacing(): OrderPace {
+    return { gapMs: this.gap.ms, venueIntervalMs: this.venueIntervalMs, ceilingMs: this.gapPolicy.maxMs };
+  }
+
+  private cycled(ms: number): void {
+    this.cycles.push(ms);
+    if (this.cycles.length > PACE_SAMPLE) this.cycles.shift();
   }
 
   private expire(now: number): void {

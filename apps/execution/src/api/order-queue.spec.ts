@@ -1,0 +1,101 @@
+import { describe, expect, it } from '@jest/globals';
+import { FakeClock } from '#testing';
+import { cannotLeaveInTime, OrderQueue, queueEstimate, queueValues, type QueueSources } from './order-queue.js';
+
+const T0 = 1_800_000_000_000;
+
+describe('order queue estimate', () => {
+  it('waits (orders ahead + 1) × pace; refused when that and the margin pass the time left to sendBy', () => {
+    const estimate = queueEstimate(4, 1_751, T0 + 10_000, T0);
+    expect(estimate).toEqual({ ordersAhead: 4, paceMs: 1_751, estimatedWaitMs: 8_755, timeLeftMs: 10_000 });
+    expect(cannotLeaveInTime(estimate, 500)).toBe(false);
+    expect(cannotLeaveInTime(queueEstimate(4, 1_751, T0 + 9_254, T0), 500)).toBe(true);
+    expect(cannotLeaveInTime(queueEstimate(4, 1_751, T0 + 9_255, T0), 500)).toBe(false);
+  });
+
+  it('never refuses an order with none ahead, whatever the pace and the time left', () => {
+    expect(cannotLeaveInTime(queueEstimate(0, 60_000, T0 + 1, T0), 500)).toBe(false);
+  });
+
+  it('values: integers as strings; a deadline passed meanwhile shows no time left', () => {
+    expect(queueValues(queueEstimate(2, 300, T0 - 5, T0))).toEqual({
+      ordersAhead: '2',
+      paceMs: '300',
+      estimatedWaitMs: '900',
+      timeLeftMs: '0',
+    });
+  });
+});
+
+describe('OrderQueue', () => {
+  function setup(over: Partial<QueueSources> = {}) {
+    const clock = new FakeClock(T0);
+    let queued = 0;
+    let unpublished = 0;
+    const sources: QueueSources = {
+      paceMs: () => 1_000,
+      commandsQueued: () => Promise.resolve(queued),
+      commandsUnpublished: () => unpublished,
+      ...over,
+    };
+    const queue = new OrderQueue(sources, clock, 500);
+    return {
+      clock,
+      queue,
+      setQueued: (n: number) => (queued = n),
+      setUnpublished: (n: number) => (unpublished = n),
+    };
+  }
+
+  it("counts every instance's commands in the stream and this instance's not yet there", async () => {
+    const { queue, setQueued, setUnpublished } = setup();
+    setQueued(5);
+    const passed = await queue.admit(T0 + 10_000);
+    expect(passed).toMatchObject({ ok: true, result: 'passed' }); // 6 s + 0.5 s ≤ 10 s
+    if (passed.ok) passed.counted(); // the desk counts it now (in commandsUnpublished)
+    setUnpublished(4);
+    expect(await queue.admit(T0 + 10_000)).toMatchObject({
+      ok: false,
+      result: 'refused',
+      estimate: { ordersAhead: 9, paceMs: 1_000, estimatedWaitMs: 10_000, timeLeftMs: 10_000 },
+    });
+  });
+
+  it('orders decided at the same moment see each other until the desk counts them', async () => {
+    const { queue } = setup();
+    const burst = await Promise.all(Array.from({ length: 12 }, () => queue.admit(T0 + 10_000)));
+    expect(burst.map((a) => a.ok)).toEqual([...Array<boolean>(9).fill(true), false, false, false]);
+    for (const admission of burst) if (admission.ok) admission.counted();
+    // counted by the desk from now on (here: nobody), no longer by the queue
+    expect(await queue.admit(T0 + 10_000)).toMatchObject({ ok: true, result: 'passed' });
+  });
+
+  it('an order refused is not counted ahead of the next; counted() twice counts off once', async () => {
+    const { queue, setQueued } = setup();
+    setQueued(20);
+    expect((await queue.admit(T0 + 10_000)).ok).toBe(false);
+    setQueued(1);
+    const first = await queue.admit(T0 + 10_000);
+    if (!first.ok) throw new Error('refused');
+    first.counted();
+    first.counted();
+    expect(await queue.admit(T0 + 2_500)).toMatchObject({ ok: true, result: 'passed' }); // 1 ahead: 2 s + 0.5 s
+  });
+
+  it('no pace heard lately, or the stream not answering: taken as before, and says which', async () => {
+    expect(await setup({ paceMs: () => undefined }).queue.admit(T0 + 1)).toMatchObject({ ok: true, result: 'no_pace' });
+    const away = setup({ commandsQueued: () => Promise.reject(new Error('timeout')) });
+    expect(await away.queue.admit(T0 + 1)).toMatchObject({ ok: true, result: 'no_backlog' });
+  });
+
+  it('the time left is read after the stream answered', async () => {
+    const { queue, clock, setQueued } = setup({
+      commandsQueued: () => {
+        clock.advance(4_000);
+        return Promise.resolve(1);
+      },
+    });
+    setQueued(1);
+    expect(await queue.admit(T0 + 6_000)).toMatchObject({ ok: false, estimate: { timeLeftMs: 2_000 } });
+  });
+});
