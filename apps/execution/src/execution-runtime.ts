@@ -49,6 +49,7 @@ import { QuoteClaims } from './quotes/quote-claims.js';
 import type { RiskGate } from './risk/risk-gate.js';
 import { VenueRecords } from './venue/venue-evidence.js';
 import { UndoneFills } from './orders/undone-fills.js';
+import { ContradictedFailures } from './orders/contradicted-failures.js';
 import { ConnectorWatch } from './venue/connector-watch.js';
 import { OrderQueue } from './api/order-queue.js';
 import { HaltRecall } from './orders/halt-recall.js';
@@ -110,6 +111,7 @@ interface Running {
   priceStreams: PriceStreams;
   venue: VenueRecords;
   undoneFills: UndoneFills;
+  contradictedFailures: ContradictedFailures;
   connector: ConnectorWatch;
   subscriptions: BusSubscription[];
   timers: Cancel[];
@@ -268,6 +270,25 @@ export class ExecutionRuntime {
       logger,
       ackWaitMs: UNDONE_FILLS_ACK_WAIT_MS,
     });
+    const contradictedFailures = new ContradictedFailures({
+      consumers: bus.consumers,
+      publisher: bus.publisher,
+      streams: bus.streams,
+      eventStream: ExecutionStreamName.orderEvents(settings.account),
+      journal,
+      positions,
+      risk: this.risk,
+      venue,
+      subjects,
+      execSubjects,
+      clock,
+      contradictions: metrics.outcomeContradictions,
+      results: metrics.contradictedOutcomes,
+      logger,
+      ackWaitMs: UNDONE_FILLS_ACK_WAIT_MS,
+      reconcileInitialMs: settings.timings.reconcileInitialMs,
+      reconcileMaxMs: settings.timings.reconcileMaxMs,
+    });
     const running: Running = {
       desk,
       place,
@@ -277,6 +298,7 @@ export class ExecutionRuntime {
       priceStreams,
       venue,
       undoneFills,
+      contradictedFailures,
       connector,
       subscriptions: [],
       timers: [],
@@ -304,6 +326,7 @@ export class ExecutionRuntime {
     this.risk.restore((await ownership.openRecords()).map(riskRestoreOf));
     await ownership.sweep(true);
     undoneFills.start();
+    contradictedFailures.start();
     const startupPhaseEnds = this.startedAt + settings.leaseMs + settings.sweepMs;
     // one sweep at a time (during a NATS outage each waits for its timeout), and one log line per episode
     const sweeps = { running: false, failed: 0 };
@@ -415,6 +438,7 @@ export class ExecutionRuntime {
     for (const cancel of running.timers) cancel();
     await bounded(running.place.idle(), this.settings.shutdownWaitMs);
     await bounded(running.undoneFills.stop(), this.settings.shutdownWaitMs);
+    await bounded(running.contradictedFailures.stop(), this.settings.shutdownWaitMs);
     await bounded(running.desk.stop(), this.settings.shutdownWaitMs);
     await running.registry.stop(true);
     running.priceStreams.stop();

@@ -28,7 +28,8 @@ export interface ConnectorStreamSettings {
  *  - connector status: the same, for the one status subject, readable by direct get; it ages out after three
  *    missed status intervals, so a dead connector's last status does not stay "open";
  *  - order commands: file, work queue — a command is removed once the connector acknowledged it;
- *  - order outcomes: file, deduplicated by `Nats-Msg-Id` = clientRequestId:status;
+ *  - order outcomes: file, deduplicated by `Nats-Msg-Id` = clientRequestId:status; with them the contradictions
+ *    of a published final outcome (`order.contradiction.{clientRequestId}`, spec-gaps K7);
  *  - order recalls: file, kept beyond any command's send deadline (`RECALL_RETENTION_MS`) — a connector that was
  *    down when a halt recalled orders reads them back at start, before it takes a command.
  */
@@ -61,7 +62,7 @@ export function connectorStreams(subjects: Subjects, settings: ConnectorStreamSe
     },
     {
       name: StreamName.orderOutcomes(account),
-      subjects: [subjects.allOrderOutcomes],
+      subjects: [subjects.allOrderOutcomes, subjects.allOrderContradictions],
       storage: 'file',
       maxAgeMs: settings.orderRetentionMs,
       duplicateWindowMs: settings.outcomeDuplicateWindowMs,

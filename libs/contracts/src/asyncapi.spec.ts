@@ -41,6 +41,7 @@ import {
   StreamRequest,
   Subjects,
   type ConnectorStatus,
+  type OrderContradiction,
   type OrderOutcome,
   type OrderRecall,
   type PriceMessage,
@@ -118,6 +119,7 @@ const NOT_CHANNELS = new Set([
   'account',
   'allPrices',
   'allOrderOutcomes',
+  'allOrderContradictions',
   'scoped',
   'subjects',
   'scope',
@@ -198,6 +200,14 @@ const outcomeSample: Required<OrderOutcome> = {
   venueTimestamp: 0,
   source: 'reply',
 };
+const contradictionSample: Required<OrderContradiction> = {
+  v: 1,
+  clientRequestId: '',
+  kept: 'FAILED',
+  status: 'SUCCESS',
+  source: 'reply',
+  at: 0,
+};
 const statusSample: Required<ConnectorStatus> = {
   v: 1,
   account: '',
@@ -230,6 +240,13 @@ const orderViewSample: Required<OrderView> = {
   fill: { price: '', baseCurrency: '', quoteCurrency: '', baseAmount: '', quoteAmount: '', source: 'outcome' },
   evidence: 'reply',
   undone: { state: 'CANCELLED', tradeUuid: '', at: 0 },
+  correction: {
+    verdict: 'EXECUTED_AFTER_FAILED',
+    source: 'reply',
+    fill: { price: '', baseCurrency: '', quoteCurrency: '', baseAmount: '', quoteAmount: '', source: 'trade-list' },
+    tradeUuid: '',
+    at: 0,
+  },
   acceptedAt: 0,
   updatedAt: 0,
   quoteExpiresAt: 0,
@@ -331,6 +348,11 @@ const INTERFACES = [
     'OrderOutcome',
     outcomeSample,
     requiredKeys<OrderOutcome>()(['v', 'clientRequestId', 'status', 'code', 'message', 'source']),
+  ],
+  [
+    'OrderContradiction',
+    contradictionSample,
+    requiredKeys<OrderContradiction>()(['v', 'clientRequestId', 'kept', 'status', 'source', 'at']),
   ],
   [
     'ConnectorStatus',

@@ -1,6 +1,6 @@
 import { IsBoolean, IsIn, IsInt, IsString, Matches, MaxLength, Min } from 'class-validator';
 import { Optional } from './validate.js';
-import type { OrderOutcomeStatus } from './order-status.js';
+import { isOrderOutcomeStatus, type OrderOutcomeStatus } from './order-status.js';
 
 /**
  * clientRequestId rules: the venue's identifier rules (1–64, no `/`, whitespace or control characters), and,
@@ -154,4 +154,42 @@ export interface OrderOutcome {
 
 export function orderOutcomeMsgId(outcome: Pick<OrderOutcome, 'clientRequestId' | 'status'>): string {
   return `${outcome.clientRequestId}:${outcome.status}`;
+}
+
+/**
+ * On `{prefix}.{account}.order.contradiction.{clientRequestId}` (the order outcome stream), JetStream `Nats-Msg-Id`
+ * = `${clientRequestId}:contradicted:${status}`: the venue contradicted the final outcome the connector published
+ * for the order (a SUCCESS reply or redelivery after a FAILED, or the reverse; spec-gaps K7). The published outcome
+ * stands — never a second final — and execution looks at the venue's trade list to learn the truth.
+ */
+export interface OrderContradiction {
+  v: 1;
+  clientRequestId: string;
+  /** The final outcome published, which stands. */
+  kept: OrderOutcomeStatus;
+  /** The final status the venue gave after it. */
+  status: OrderOutcomeStatus;
+  source: OrderOutcomeSource;
+  /** Epoch ms the connector saw the contradicting evidence. */
+  at: number;
+}
+
+export function orderContradictionMsgId(contradiction: Pick<OrderContradiction, 'clientRequestId' | 'status'>): string {
+  return `${contradiction.clientRequestId}:contradicted:${contradiction.status}`;
+}
+
+/** The message as a consumer may trust it, or undefined (read liberally: only what identifies it is needed). */
+export function orderContradictionOf(value: unknown): OrderContradiction | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const { clientRequestId, kept, status, source, at } = value as Record<string, unknown>;
+  if (typeof clientRequestId !== 'string' || !CLIENT_REQUEST_ID.test(clientRequestId)) return undefined;
+  if (!isOrderOutcomeStatus(kept) || !isOrderOutcomeStatus(status)) return undefined;
+  return {
+    v: 1,
+    clientRequestId,
+    kept,
+    status,
+    source: (ORDER_OUTCOME_SOURCES as readonly unknown[]).includes(source) ? (source as OrderOutcomeSource) : 'reply',
+    at: typeof at === 'number' && Number.isFinite(at) ? at : 0,
+  };
 }

@@ -65,6 +65,13 @@ export class Subjects {
   get allOrderOutcomes(): string {
     return this.scoped('order.outcome.>');
   }
+  /** OrderContradiction (JetStream, in the order outcome stream): connector → execution. */
+  orderContradiction(clientRequestId: string): string {
+    return this.scoped(`order.contradiction.${token(clientRequestId, 'clientRequestId')}`);
+  }
+  get allOrderContradictions(): string {
+    return this.scoped('order.contradiction.>');
+  }
   /** OrderRecall (core NATS): execution → connector. */
   get orderRecall(): string {
     return this.scoped('order.recall');

@@ -4,7 +4,7 @@
  * payload against the subject. Apps build their topics here, never a subject string by hand.
  */
 import type { ConnectorStatus } from './connector-status.js';
-import type { OrderCommand, OrderOutcome } from './order.js';
+import type { OrderCommand, OrderContradiction, OrderOutcome } from './order.js';
 import type { PriceMessage } from './price.js';
 import type { PriceSubjectKey, Subjects } from './subjects.js';
 
@@ -22,6 +22,7 @@ export interface Topics {
   price(stream: PriceSubjectKey): Topic<PriceMessage>;
   readonly orderCommand: Topic<OrderCommand>;
   orderOutcome(clientRequestId: string): Topic<OrderOutcome>;
+  orderContradiction(clientRequestId: string): Topic<OrderContradiction>;
   readonly connectorStatus: Topic<ConnectorStatus>;
 }
 
@@ -30,6 +31,10 @@ export function topicsOf(subjects: Subjects): Topics {
     price: (stream) => ({ subject: subjects.price(stream), kind: 'price' }),
     orderCommand: { subject: subjects.orderCommand, kind: 'order.command' },
     orderOutcome: (clientRequestId) => ({ subject: subjects.orderOutcome(clientRequestId), kind: 'order.outcome' }),
+    orderContradiction: (clientRequestId) => ({
+      subject: subjects.orderContradiction(clientRequestId),
+      kind: 'order.contradiction',
+    }),
     connectorStatus: { subject: subjects.connectorStatus, kind: 'connector.status' },
   };
 }

@@ -6,6 +6,7 @@ import {
   StreamName,
   type ConnectorStatus,
   type OrderCommand,
+  type OrderContradiction,
   type OrderOutcome,
   type PriceMessage,
   type SessionState,
@@ -68,6 +69,7 @@ class TestRegistry {
 }
 class TestGateway {
   readonly outcomes$ = new Subject<OrderOutcome>();
+  readonly contradictions$ = new Subject<OrderContradiction>();
   readonly submitted: OrderCommand[] = [];
   readonly reconciled: string[] = [];
   readonly hints = new Map<string, ReconcileHints>();

@@ -19,6 +19,7 @@ import { ConnectorNatsMetrics } from './connector-metrics.js';
 import { OrderCommands } from './order-commands.js';
 import { OrderMarks } from './order-marks.js';
 import { VenueSubscriptionLedger } from './venue-subscription-ledger.js';
+import { OrderContradictions } from './order-contradictions.js';
 import { OrderOutcomes } from './order-outcomes.js';
 import { OrderRecalls } from './order-recalls.js';
 import { ExecutionSettlements } from './execution-settlements.js';
@@ -109,11 +110,13 @@ export class ConnectorRuntime {
       replicas: settings.replicas,
     });
     const marks = new OrderMarks(bucket);
-    const outcomes = new OrderOutcomes(subjects, marks, bus.publisher, metrics, logger);
+    const contradictions = new OrderContradictions(subjects, bus.publisher, logger);
+    const outcomes = new OrderOutcomes(subjects, marks, bus.publisher, metrics, logger, contradictions);
     bus.publisher.declareDurableKinds(['order.outcome']);
     const parts: RunningParts = {
       prices: new PricePublication(subjects, bus.publisher, metrics, logger),
       outcomes,
+      contradictions,
       status: new ConnectorStatusPublication(
         subjects,
         venue.session,
@@ -147,6 +150,7 @@ export class ConnectorRuntime {
     };
     this.parts = parts;
     outcomes.start(venue.gateway.outcomes$);
+    parts.contradictions.start(venue.gateway.contradictions$);
     parts.prices.start(venue.registry.prices$);
     parts.sessionHealth.register(this.observability.health);
     parts.status.start();
@@ -192,6 +196,7 @@ export class ConnectorRuntime {
     parts.accountGroups.stop();
     await this.venue.session.stop();
     await parts.outcomes.stop(this.settings.shutdownOutcomeWaitMs);
+    parts.contradictions.stop();
     parts.prices.stopAll(); // late joiners read `stopped`, never this connector's last quote as live
     parts.prices.stop();
     parts.status.publish();
@@ -226,6 +231,7 @@ export class ConnectorRuntime {
 interface RunningParts {
   prices: PricePublication;
   outcomes: OrderOutcomes;
+  contradictions: OrderContradictions;
   status: ConnectorStatusPublication;
   sessionHealth: SessionHealth;
   streamRequests: StreamRequests;

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Subject } from 'rxjs';
-import { StreamName, Subjects, type OrderOutcome } from '#contracts';
+import { StreamName, Subjects, type OrderContradiction, type OrderOutcome } from '#contracts';
 import { BusConnection, BusKv, BusMetrics, BusPublisher, BusStreams, ensureConnectorStreams } from '#bus';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
-import { startNatsServer, type NatsServerHandle } from '#testing';
+import { eventually, startNatsServer, type NatsServerHandle } from '#testing';
 import { ConnectorNatsMetrics } from './connector-metrics.js';
+import { OrderContradictions } from './order-contradictions.js';
 import { OrderMarks } from './order-marks.js';
 import { OrderOutcomes } from './order-outcomes.js';
 
@@ -72,6 +73,36 @@ describe('OrderOutcomes against a real nats-server', () => {
     expect(await stored('stop-a')).toEqual(['SUCCESS']);
     expect(await stored('stop-b')).toEqual(['SUCCESS']);
     expect(await stored('stop-c')).toEqual(['SUCCESS']);
+  });
+
+  it('a SUCCESS against a FAILED mark (the gateway restarted since) is not published but stored as a contradiction', async () => {
+    const registry = new MetricsRegistry('t', { defaultMetrics: false });
+    const publisher = new BusPublisher(connection, new BusMetrics(registry), silent);
+    const bucket = await new BusKv(connection).bucket('T_MARKS_K7', { storage: 'file' });
+    const contradictions = new OrderContradictions(subjects, publisher, silent);
+    contradictions.start(new Subject<OrderContradiction>());
+    const publication = new OrderOutcomes(
+      subjects,
+      new OrderMarks(bucket),
+      publisher,
+      new ConnectorNatsMetrics(registry),
+      silent,
+      contradictions,
+    );
+    const base = { v: 1 as const, clientRequestId: 'k7-a', code: '', message: '' };
+    await publication.publish({ ...base, status: 'FAILED', code: 'EXECUTION_REJECTED', source: 'reply' });
+    await publication.publish({ ...base, status: 'SUCCESS', source: 'redelivery' });
+    expect(await stored('k7-a')).toEqual(['FAILED']);
+    const told = await eventually(
+      () =>
+        connection.jsm.streams
+          .getMessage(StreamName.orderOutcomes('acct1'), { last_by_subj: subjects.orderContradiction('k7-a') })
+          .then((m) => m?.json<OrderContradiction>())
+          .catch(() => undefined),
+      { what: 'the contradiction stored' },
+    );
+    expect(told).toMatchObject({ clientRequestId: 'k7-a', kept: 'FAILED', status: 'SUCCESS', source: 'redelivery' });
+    contradictions.stop();
   });
 });
 

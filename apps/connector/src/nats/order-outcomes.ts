@@ -1,5 +1,13 @@
 import { concatMap, from, merge, Subject, tap, type Observable, type Subscription } from 'rxjs';
-import { orderOutcomeMsgId, topicsOf, type OrderOutcome, type Subjects, type Topic } from '#contracts';
+import {
+  contradicts,
+  orderOutcomeMsgId,
+  topicsOf,
+  type OrderContradiction,
+  type OrderOutcome,
+  type Subjects,
+  type Topic,
+} from '#contracts';
 import type { BusPublisher } from '#bus';
 import type { JsonLogger } from '#observability';
 import type { ConnectorNatsMetrics } from './connector-metrics.js';
@@ -26,6 +34,8 @@ export class OrderOutcomes {
     private readonly publisher: BusPublisher,
     private readonly metrics: ConnectorNatsMetrics,
     private readonly logger: JsonLogger,
+    /** Told of an outcome contradicting the final one its mark holds (K7: e.g. a redelivery after a restart). */
+    private readonly contradictions?: { add(contradiction: OrderContradiction): void },
   ) {}
 
   start(outcomes$: Observable<OrderOutcome>): void {
@@ -114,6 +124,12 @@ export class OrderOutcomes {
     if (mark !== undefined && isFinal(mark.status)) {
       this.metrics.outcomesSkipped.inc({ reason: 'after_final' });
       this.logger.warn('outcome after a final outcome ignored', { clientRequestId, status, final: mark.status });
+      // the gateway no longer knew the order final (a restart since): execution is told all the same
+      const kept = mark.status === 'SUCCESS' || mark.status === 'FAILED' ? mark.status : undefined;
+      if (kept !== undefined && contradicts(kept, status)) {
+        const { source } = outcome;
+        this.contradictions?.add({ v: 1, clientRequestId, kept, status, source, at: Date.now() });
+      }
       return;
     }
     const ack = await this.publisher.publishDurableTo(topic, outcome, {

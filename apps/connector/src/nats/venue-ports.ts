@@ -4,7 +4,14 @@
  * tests of this folder implement them in a few lines.
  */
 import type { Observable } from 'rxjs';
-import type { OrderCommand, OrderOutcome, PriceMessage, SessionState, StreamRequest } from '#contracts';
+import type {
+  OrderCommand,
+  OrderContradiction,
+  OrderOutcome,
+  PriceMessage,
+  SessionState,
+  StreamRequest,
+} from '#contracts';
 import type { ReconcileHints, SendGate, SubscriptionLedger } from '../venue/index.js';
 
 export interface SessionView {
@@ -52,6 +59,8 @@ export interface OrderVenue {
   /** Resolves an order whose frame may have left, never re-sending it; hints come from its mark. */
   reconcile(clientRequestId: string, hints?: ReconcileHints): Promise<void>;
   readonly outcomes$: Observable<OrderOutcome>;
+  /** Venue evidence contradicting a final outcome published (K7): the outcome stands; execution is told. */
+  readonly contradictions$: Observable<OrderContradiction>;
 }
 
 export interface AccountGroupSource {

@@ -4,6 +4,7 @@
  * once configured or with an accepted order, up to `maxLabelValues` of them (`metric-labels.ts`).
  */
 import { Counter, Gauge, Histogram } from 'prom-client';
+import { CONTRADICTED_FAILURE_RESULTS } from '../orders/contradicted-failure.js';
 import { UNDONE_FILL_RESULTS } from '../orders/undone-trade.js';
 import type { MetricsRegistry } from '#observability';
 import { CONTRADICTION_SOURCES } from '../orders/order-machine.js';
@@ -28,6 +29,7 @@ export class ExecutionMetrics {
   readonly journalConflicts: Counter;
   readonly outcomeContradictions: Counter<'source'>;
   readonly undoneFills: Counter<'result'>;
+  readonly contradictedOutcomes: Counter<'result'>;
   readonly ordersRecalled: Counter;
   readonly queueEstimates: Counter<'result'>;
   private readonly strategies: StrategyLabels;
@@ -95,7 +97,7 @@ export class ExecutionMetrics {
     });
     this.outcomeContradictions = new Counter({
       name: 'execution_order_outcome_contradictions_total',
-      help: 'Venue evidence contradicting the final state of an order (kept; the evidence is not applied), by source.',
+      help: 'Venue evidence contradicting the final state of an order (the state stands; a contradicted FAILED is checked against the trade list), by source.',
       labelNames: ['source'],
       registers,
     });
@@ -107,6 +109,13 @@ export class ExecutionMetrics {
       registers,
     });
     for (const result of UNDONE_FILL_RESULTS) this.undoneFills.inc({ result }, 0);
+    this.contradictedOutcomes = new Counter({
+      name: 'execution_order_contradictions_reviewed_total',
+      help: 'Contradictions of a published final outcome the connector reported, by what execution concluded: executed-after-failed (the trade list holds the trade of an order reported FAILED: its fill booked), failed-stands, success-kept, not-ours, unreadable.',
+      labelNames: ['result'],
+      registers,
+    });
+    for (const result of CONTRADICTED_FAILURE_RESULTS) this.contradictedOutcomes.inc({ result }, 0);
     this.ordersRecalled = new Counter({
       name: 'execution_orders_recalled_total',
       help: 'Orders of a halted scope, accepted before the halt and maybe not sent yet, recalled from the connector.',

@@ -2,7 +2,15 @@
  * The order as the journal keeps it (KV `order.<orderId>`, written with compare-and-set by its owner):
  * everything needed to resume it after a restart — never to send it again.
  */
-import type { EvidenceSource, OrderFill, OrderOutcomeStatus, OrderState, OrderView, UndoneTrade } from '#contracts';
+import type {
+  EvidenceSource,
+  OrderCorrection,
+  OrderFill,
+  OrderOutcomeStatus,
+  OrderState,
+  OrderView,
+  UndoneTrade,
+} from '#contracts';
 
 /** What the app knew of the quote when it accepted the order. */
 export interface RecordedQuote {
@@ -39,6 +47,8 @@ export interface OrderRecord {
   evidence?: EvidenceSource;
   /** The venue undid the order's trade after it settled SUCCESS here (written by `UndoneFills`, never cleared). */
   undone?: UndoneTrade;
+  /** The venue contradicted the order's FAILED and its trade list was read (written by `ContradictedFailures`). */
+  correction?: OrderCorrection;
   acceptedAt: number;
   sentAt?: number;
   /**
@@ -111,6 +121,7 @@ export function viewOf(record: OrderRecord): OrderView {
     ...(record.fill !== undefined ? { fill: record.fill } : {}),
     ...(record.evidence !== undefined ? { evidence: record.evidence } : {}),
     ...(record.undone !== undefined ? { undone: record.undone } : {}),
+    ...(record.correction !== undefined ? { correction: record.correction } : {}),
     acceptedAt: record.acceptedAt,
     updatedAt: record.updatedAt,
     quoteExpiresAt: record.quote.quoteExpiresAt,

@@ -201,7 +201,7 @@ export class RiskBookSync implements RiskPeers {
 }
 
 const SIDES = ['BUY', 'SELL'];
-const EVENT_KINDS = ['filled', 'not-executed', 'unknown', 'undone'];
+const EVENT_KINDS = ['filled', 'not-executed', 'unknown', 'undone', 'late-fill'];
 const STATUSES = ['live', 'stale', 'stopped', 'unknown'];
 
 /** The message if it has the shape the checks rely on (they never see a field of the wrong type). */
@@ -239,13 +239,13 @@ export function peerMessageOf(value: unknown): RiskBookMessage | undefined {
     ) {
       return undefined;
     }
-    if (event['kind'] === 'undone' && !isUndoneFill(event)) return undefined;
+    if ((event['kind'] === 'undone' || event['kind'] === 'late-fill') && !isUndoneFill(event)) return undefined;
     return value as RiskBookMessage;
   }
   return undefined;
 }
 
-/** An undone fill names its amounts and whose fill it was (the positions it is taken from). */
+/** An undone (or late) fill names its amounts and whose fill it was (the positions it is taken from or added to). */
 function isUndoneFill(event: Record<string, unknown>): boolean {
   const order = event['order'];
   return (

@@ -50,7 +50,8 @@ export type BookEvent =
   | { kind: 'filled'; orderId: string; baseAmount: Decimal; quoteAmount: Decimal }
   | { kind: 'not-executed'; orderId: string }
   | { kind: 'unknown'; orderId: string }
-  | { kind: 'undone'; orderId: string; baseAmount: Decimal; quoteAmount: Decimal; order: FillOwner };
+  | { kind: 'undone'; orderId: string; baseAmount: Decimal; quoteAmount: Decimal; order: FillOwner }
+  | { kind: 'late-fill'; orderId: string; baseAmount: Decimal; quoteAmount: Decimal; order: FillOwner };
 
 /** Whose fill: what a position change needs of its order. */
 export type FillOwner = Pick<BookOrder, 'strategyId' | 'accountGroup' | 'side' | 'base' | 'quote'>;
@@ -126,6 +127,7 @@ export class RiskBook {
   private lastQuoteSweep = Number.NEGATIVE_INFINITY;
   private unknownCount = 0;
   private readonly undone = new BoundedMap<string, true>(UNDONE_REMEMBERED);
+  private readonly lateFilled = new BoundedMap<string, true>(UNDONE_REMEMBERED);
 
   /** Whether the scope has orders here: a position (durable, read at start), in flight, or in the last minute. */
   knows(key: ScopeKey): boolean {
@@ -192,6 +194,7 @@ export class RiskBook {
    */
   record(event: BookEvent, options: { fillScopes?: readonly ScopeKey[] } = {}): boolean {
     if (event.kind === 'undone') return this.undo(event);
+    if (event.kind === 'late-fill') return this.lateFill(event);
     const order = this.openOrders.get(event.orderId);
     if (order === undefined) return event.kind === 'not-executed' && this.notExecutedInWindow(event.orderId);
     switch (event.kind) {
@@ -259,10 +262,12 @@ export class RiskBook {
   replacePositions(
     positions: ReadonlyMap<ScopeKey, ReadonlyMap<string, Decimal>>,
     undoneOrders: Iterable<string> = [],
+    lateFilledOrders: Iterable<string> = [],
   ): void {
     this.filled.clear();
     for (const [scope, byCurrency] of positions) this.filled.set(scope, new Map(byCurrency));
     for (const orderId of undoneOrders) this.undone.set(orderId, true);
+    for (const orderId of lateFilledOrders) this.lateFilled.set(orderId, true);
   }
 
   /** Whether the book has taken this order's fill back already. */
@@ -280,6 +285,19 @@ export class RiskBook {
     if (this.openOrders.has(event.orderId)) return this.record({ kind: 'not-executed', orderId: event.orderId });
     const deltas = deltasOf(event.order, event.baseAmount, event.quoteAmount);
     this.addDeltas(deltas, scopesOf(event.order), -1);
+    return true;
+  }
+
+  /**
+   * A fill found after its order settled not executed (K7), once per order. An order this book still holds open
+   * (its `not-executed` did not reach this instance) is settled filled instead.
+   */
+  private lateFill(event: Extract<BookEvent, { kind: 'late-fill' }>): boolean {
+    if (this.lateFilled.has(event.orderId)) return false;
+    this.lateFilled.set(event.orderId, true);
+    const { orderId, baseAmount, quoteAmount } = event;
+    if (this.openOrders.has(orderId)) return this.record({ kind: 'filled', orderId, baseAmount, quoteAmount });
+    this.addDeltas(deltasOf(event.order, baseAmount, quoteAmount), scopesOf(event.order), 1);
     return true;
   }
 

@@ -6,7 +6,15 @@
 import { TRADING_STATES, type RiskScopeKind, type TradingState, type TradingStateEntry } from '#contracts';
 import { Actor, type Clock } from '#actors';
 import type { JsonLogger } from '#observability';
-import type { RiskDecision, RiskGate, RiskOrder, RiskOrderEvent, RiskRefusal, UndoneFill } from './risk-gate.js';
+import type {
+  LateFill,
+  RiskDecision,
+  RiskGate,
+  RiskOrder,
+  RiskOrderEvent,
+  RiskRefusal,
+  UndoneFill,
+} from './risk-gate.js';
 import { limitsFor, tradingStateRefusal } from './checks.js';
 import { RiskBook } from './risk-book.js';
 import { utilisationOf, type UtilisedLimit } from './utilisation.js';
@@ -87,6 +95,15 @@ export class RiskEngine implements RiskGate {
   }
 
   undo(event: UndoneFill): Promise<void> {
+    return this.recordDurably(event);
+  }
+
+  lateFill(event: LateFill): Promise<void> {
+    return this.recordDurably(event);
+  }
+
+  /** Resolves once the event's durable effect is done (or rejects with why it was ignored). */
+  private recordDurably(event: UndoneFill | LateFill): Promise<void> {
     return new Promise((resolve, reject) => {
       const settled = (error?: string): void => (error === undefined ? resolve() : reject(new Error(error)));
       this.actor.send({ kind: 'record', event, from: 'local', settled });

@@ -74,7 +74,8 @@ export type RiskOrderEvent =
     }
   | { kind: 'not-executed'; orderId: string }
   | { kind: 'unknown'; orderId: string }
-  | UndoneFill;
+  | UndoneFill
+  | LateFill;
 
 /**
  * A fill the venue undid after executing it (its trade moved to CANCELLED or FAILED, §3.2): the amounts risk
@@ -82,6 +83,19 @@ export type RiskOrderEvent =
  */
 export interface UndoneFill {
   kind: 'undone';
+  orderId: string;
+  baseAmount: string;
+  quoteAmount: string;
+  order: FilledOrder;
+}
+
+/**
+ * A fill found after its order was settled not executed: the venue contradicted the order's FAILED and its trade
+ * list holds the trade (spec-gaps K7). Added to the positions of its scopes (the book's order is long closed).
+ * Once per order.
+ */
+export interface LateFill {
+  kind: 'late-fill';
   orderId: string;
   baseAmount: string;
   quoteAmount: string;
@@ -112,6 +126,8 @@ export interface RiskGate {
    * the durable positions hold it (idempotent: a second call for the order changes nothing).
    */
   undo(event: UndoneFill): Promise<void>;
+  /** A late fill (`LateFill`): added to every instance's book and to the durable positions, once; resolves then. */
+  lateFill(event: LateFill): Promise<void>;
   /**
    * After a restart, before taking new orders: the orders the journal holds, with what is known of them
    * (`in-flight` for non-final ones, `filled` with amounts, `unknown`), so exposure and rolling windows are rebuilt.

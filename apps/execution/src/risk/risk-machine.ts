@@ -196,15 +196,19 @@ export function riskTransition(state: RiskState, event: RiskEvent, env: RiskEnv)
         const ignored: RiskEffect = { kind: 'event-ignored', orderId: event.event.orderId, reason: parsed };
         return { state, effects: [event.settled ? { ...ignored, settled: event.settled } : ignored] };
       }
-      if (parsed.kind === 'undone') {
+      if (parsed.kind === 'undone' || parsed.kind === 'late-fill') {
         state.book.record(parsed);
         if (event.from === 'peer') return { state, effects: [] };
+        const undone = parsed.kind === 'undone';
         const deltas = new Map(
-          [...deltasOf(parsed.order, parsed.baseAmount, parsed.quoteAmount)].map(([ccy, d]) => [ccy, d.negated()]),
+          [...deltasOf(parsed.order, parsed.baseAmount, parsed.quoteAmount)].map(([ccy, d]) => [
+            ccy,
+            undone ? d.negated() : d,
+          ]),
         );
         const persist: RiskEffect = {
           kind: 'persist-fill',
-          orderId: undoneFillId(parsed.orderId),
+          orderId: undone ? undoneFillId(parsed.orderId) : lateFillId(parsed.orderId),
           scopes: scopesOf(parsed.order),
           deltas,
           ...(event.settled ? { settled: event.settled } : {}),
@@ -271,7 +275,11 @@ export function riskTransition(state: RiskState, event: RiskEvent, env: RiskEnv)
     case 'store-readable':
       return { state: { ...state, states: withReadable(state.states, event.readable) }, effects: [] };
     case 'positions-loaded':
-      state.book.replacePositions(event.positions, undoneOrdersOf(event.applied));
+      state.book.replacePositions(
+        event.positions,
+        ordersStoredAs(event.applied, undoneFillId('')),
+        ordersStoredAs(event.applied, lateFillId('')),
+      );
       return { state: { ...state, appliedFills: event.applied }, effects: [] };
     case 'store-snapshot': {
       const entries = new Map(event.states.map((entry) => [scopeKey(entry.scope, entry.id), entry] as const));
@@ -372,10 +380,14 @@ export function undoneFillId(orderId: string): string {
   return `undone:${orderId}`;
 }
 
-/** The orders whose undone fills the durable positions hold. */
-function undoneOrdersOf(applied: ReadonlyMap<ScopeKey, ReadonlySet<string>>): Set<string> {
+/** The id a late fill (K7: found after its order FAILED) is stored under in the durable positions. */
+export function lateFillId(orderId: string): string {
+  return `late-fill:${orderId}`;
+}
+
+/** The orders whose undone (or late) fills the durable positions hold, by the prefix they are stored under. */
+function ordersStoredAs(applied: ReadonlyMap<ScopeKey, ReadonlySet<string>>, prefix: string): Set<string> {
   const orders = new Set<string>();
-  const prefix = undoneFillId('');
   for (const ids of applied.values())
     for (const id of ids) if (id.startsWith(prefix)) orders.add(id.slice(prefix.length));
   return orders;
@@ -383,7 +395,7 @@ function undoneOrdersOf(applied: ReadonlyMap<ScopeKey, ReadonlySet<string>>): Se
 
 /** The order side's event with its amounts parsed, or why it cannot be used. */
 function bookEventOf(event: RiskOrderEvent): BookEvent | string {
-  if (event.kind !== 'filled' && event.kind !== 'undone') return event;
+  if (event.kind !== 'filled' && event.kind !== 'undone' && event.kind !== 'late-fill') return event;
   if (!isParsableDecimal(event.baseAmount) || !isParsableDecimal(event.quoteAmount)) {
     return `${event.kind} without decimal baseAmount and quoteAmount`;
   }
@@ -394,6 +406,7 @@ function bookEventOf(event: RiskOrderEvent): BookEvent | string {
   };
   if (event.kind === 'filled') return { kind: 'filled', ...amounts };
   const order = filledOrderOf(event.order);
-  if (order === undefined) return 'undone without its order (strategy, account group, side, BASE.QUOTE instrument)';
-  return { kind: 'undone', ...amounts, order };
+  if (order === undefined)
+    return `${event.kind} without its order (strategy, account group, side, BASE.QUOTE instrument)`;
+  return { kind: event.kind, ...amounts, order };
 }

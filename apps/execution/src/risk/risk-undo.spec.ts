@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { FakeClock } from '#testing';
 import { Decimal } from '#venue-api';
 import { RiskEngine } from './risk-engine.js';
-import type { UndoneFill } from './risk-gate.js';
+import type { LateFill, UndoneFill } from './risk-gate.js';
 import { limits, order, states, T0 } from './testing/risk-fixtures.js';
 
 /** A durable positions store that records what it was asked to add. */
@@ -115,5 +115,46 @@ describe('risk: a fill the venue undid is taken back', () => {
     const store = { applyFill: () => Promise.reject(new Error('KV timeout')) };
     engine.positionsLoaded({ positions: new Map(), applied: new Map() }, store as never);
     await expect(engine.undo(undoneOf(order()))).rejects.toThrow('KV timeout');
+  });
+});
+
+describe('risk: a fill found after its order was settled not executed (K7: a contradicted FAILED) is added', () => {
+  const lateOf = (taken: ReturnType<typeof order>): LateFill => ({ ...undoneOf(taken), kind: 'late-fill' });
+
+  it('to the positions of every scope and to the durable store (as late-fill:<orderId>), once; the headroom is used', async () => {
+    const file = { strategies: { alpha: { maxOpenExposure: { BTC: '1' } } } };
+    const engine = new RiskEngine(limits(file), { clock: new FakeClock(T0) }, states());
+    const { stored, store } = recordingStore();
+    engine.positionsLoaded({ positions: new Map(), applied: new Map() }, store as never);
+    const taken = order();
+    expect(await engine.admit(taken, T0)).toEqual({ ok: true });
+    engine.record({ kind: 'not-executed', orderId: taken.orderId }); // reported FAILED: the headroom came back
+    await engine.lateFill(lateOf(taken));
+    await engine.lateFill(lateOf(taken)); // delivered again: changes nothing more
+    const positions = engine.state.book.positions;
+    expect(positions.get('strategy:alpha')?.get('BTC')?.toFixed()).toBe('1');
+    expect(positions.get('global')?.get('USD')?.toFixed()).toBe('-50000');
+    expect((await engine.admit(order(), T0)).ok).toBe(false); // the late fill uses the whole exposure limit
+    const late = { id: `late-fill:${taken.orderId}`, scopes: ['global', 'strategy:alpha', 'accountGroup:g1'] };
+    // stored each time it is learnt here (the store applies an id once per scope), with the fill's own deltas
+    expect(stored.filter((s) => s.id.startsWith('late-fill:'))).toEqual([
+      { ...late, deltas: { BTC: '1', USD: '-50000' } },
+      { ...late, deltas: { BTC: '1', USD: '-50000' } },
+    ]);
+  });
+
+  it('one the durable positions already hold (read at a restart) is not added again', async () => {
+    const engine = new RiskEngine(limits(), { clock: new FakeClock(T0) }, states());
+    const { store } = recordingStore();
+    const taken = order();
+    engine.positionsLoaded(
+      {
+        positions: new Map([['strategy:alpha', new Map([['BTC', new Decimal(1)]])]]),
+        applied: new Map([['strategy:alpha', new Set([`late-fill:${taken.orderId}`])]]),
+      },
+      store as never,
+    );
+    await engine.lateFill(lateOf(taken));
+    expect(engine.state.book.positions.get('strategy:alpha')?.get('BTC')?.toFixed()).toBe('1');
   });
 });

@@ -93,6 +93,33 @@ describe('gw order rendering', () => {
     expect(outcomeLines(failed, plain)).toEqual(['outcome: FAILED (from reply)', '  RFS100011: no']);
   });
 
+  it('a FAILED the venue contradicted says what its trade list showed: executed after all, or the FAILED stands', () => {
+    const failed: OrderView = { ...order, state: 'FAILED', status: 'FAILED', code: 'EXECUTION_REJECTED' };
+    const fill = failed.fill;
+    delete failed.fill;
+    const at = Date.UTC(2026, 10, 27, 9);
+    const executed: OrderView = {
+      ...failed,
+      correction: {
+        verdict: 'EXECUTED_AFTER_FAILED',
+        source: 'reply',
+        tradeUuid: 'tr-2',
+        at,
+        ...(fill ? { fill } : {}),
+      },
+    };
+    expect(outcomeLines(executed, plain)).toEqual([
+      'outcome: FAILED (from reply)',
+      '  EXECUTION_REJECTED',
+      "  EXECUTED AFTER FAILED: the venue later said SUCCESS (reply) and lists trade tr-2: bought 0.01 BTC at 64302.57 USD, booked in the strategy's position and risk exposure (2026-11-27T09:00:00.000Z)",
+    ]);
+    expect(ordersTable([executed], plain)[1]).toContain('FAILED (executed after)');
+    const stands: OrderView = { ...failed, correction: { verdict: 'FAILED_STANDS', source: 'redelivery', at } };
+    expect(outcomeLines(stands, plain)[2]).toBe(
+      '  CONTRADICTED: the venue later said SUCCESS (redelivery); no trade with its clientRef in the trade list, the FAILED stands (2026-11-27T09:00:00.000Z)',
+    );
+  });
+
   it('the orders table, and an empty one', () => {
     expect(ordersTable([order], plain)[0]).toMatch(/^ORDER\s+STRATEGY\s+SIDE\s+INSTRUMENT\s+STATE/);
     expect(ordersTable([order], plain)[1]).toMatch(/^o-1\s+manual\s+BUY\s+BTC\.USD\s+SUCCESS\s+SUCCESS\s+64302\.57/);

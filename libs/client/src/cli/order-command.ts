@@ -4,7 +4,7 @@
  * each state as it is entered, then the outcome. UNKNOWN and INDETERMINATE are said as such (never as a
  * failure); exit code 0 SUCCESS, 1 FAILED or refused, 3 outcome not known yet. `gw orders`: open orders.
  */
-import type { GetOrderRequest, OrderAccepted, OrderEvent, OrderView } from '#contracts';
+import type { GetOrderRequest, OrderAccepted, OrderCorrection, OrderEvent, OrderView } from '#contracts';
 import type { GatewayClient } from '../gateway-client.js';
 import { OutcomeUnknownError } from '../gateway-error.js';
 import { answerOrInterrupt, interruption, INTERRUPTED } from './interrupt.js';
@@ -184,6 +184,7 @@ export function outcomeLines(order: OrderView, colours: Pick<Terminal, 'colour'>
   }
   if (order.code !== undefined && order.code !== '')
     lines.push(`  ${order.code}${order.message !== undefined ? `: ${order.message}` : ''}`);
+  if (order.correction !== undefined) lines.push(`  ${correctionText(order.correction, order.side, colours)}`);
   if (!order.final) {
     // not with the connector yet (INTENT_RECORDED), with it and maybe at the venue (SENT), or there without an
     // answer: different promises, neither re-places it
@@ -213,12 +214,30 @@ export function ordersTable(orders: OrderView[], colours: Pick<Terminal, 'colour
       o.strategyId,
       o.side,
       o.instrument ?? '',
-      o.undone !== undefined ? `${stateText(o, colours)} (undone)` : stateText(o, colours),
+      o.undone !== undefined
+        ? `${stateText(o, colours)} (undone)`
+        : o.correction?.verdict === 'EXECUTED_AFTER_FAILED'
+          ? `${stateText(o, colours)} (executed after)`
+          : stateText(o, colours),
       o.status ?? '',
       o.fill?.price ?? '',
       new Date(o.updatedAt).toISOString(),
     ]),
   ]);
+}
+
+/** The venue contradicted the order's FAILED (spec-gaps K7): what its trade list showed. */
+function correctionText(correction: OrderCorrection, side: 'BUY' | 'SELL', colours: Pick<Terminal, 'colour'>): string {
+  const at = new Date(correction.at).toISOString();
+  if (correction.verdict === 'FAILED_STANDS') {
+    return `${paint(colours, 'yellow', 'CONTRADICTED')}: the venue later said SUCCESS (${correction.source}); no trade with its clientRef in the trade list, the FAILED stands (${at})`;
+  }
+  const f = correction.fill;
+  const figures =
+    f === undefined
+      ? 'its figures unknown: not booked'
+      : `${side === 'BUY' ? 'bought' : 'sold'} ${f.baseAmount} ${f.baseCurrency} at ${f.price} ${f.quoteCurrency}, booked in the strategy's position and risk exposure`;
+  return `${paint(colours, 'red', 'EXECUTED AFTER FAILED')}: the venue later said SUCCESS (${correction.source}) and lists trade ${correction.tradeUuid ?? '?'}: ${figures} (${at})`;
 }
 
 export const ORDERS_FLAGS = {

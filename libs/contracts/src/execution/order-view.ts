@@ -2,6 +2,7 @@
  * What the execution app says about an order: its state, outcome, fill and the evidence that decided it.
  * Decimals are strings. Published on every state change (`OrderEvent`) and answered by `order.get`/`order.list`.
  */
+import type { OrderOutcomeSource } from '../order.js';
 import type { OrderOutcomeStatus } from '../order-status.js';
 
 /**
@@ -65,6 +66,26 @@ export interface UndoneTrade {
   at: number;
 }
 
+/**
+ * The venue contradicted the order's published FAILED (a SUCCESS reply or redelivery after it, spec-gaps K7) and
+ * execution looked at its trade list by `clientRef`. The order stays FAILED (one final outcome per order, never
+ * a second); this says what the venue's records showed:
+ *  - `EXECUTED_AFTER_FAILED`: the trade is there — the order did execute; `fill` is booked in the strategy's
+ *    position and in risk's exposure (once). An algo treats the order as filled with `fill`.
+ *  - `FAILED_STANDS`: no trade with the order's clientRef by the reconciliation horizon: the FAILED stands.
+ */
+export interface OrderCorrection {
+  verdict: 'EXECUTED_AFTER_FAILED' | 'FAILED_STANDS';
+  /** How the contradicting status reached the connector (`OrderOutcome.source`). */
+  source: OrderOutcomeSource;
+  /** The fill found in the trade list (EXECUTED_AFTER_FAILED only). */
+  fill?: OrderFill;
+  /** The venue's trade (§2.4 uuid), when found. */
+  tradeUuid?: string;
+  /** Epoch ms the gateway concluded it. */
+  at: number;
+}
+
 export interface OrderView {
   v: 1;
   orderId: string;
@@ -89,6 +110,8 @@ export interface OrderView {
   evidence?: EvidenceSource;
   /** Present once the venue undid the order's trade: its fill no longer counts (see UndoneTrade). */
   undone?: UndoneTrade;
+  /** Present once the venue contradicted the order's FAILED and its trade list was read (see OrderCorrection). */
+  correction?: OrderCorrection;
   acceptedAt: number;
   updatedAt: number;
   /** Epoch ms the quote expires (venue timestamp + quote life; an upper bound when not known). */
@@ -98,7 +121,8 @@ export interface OrderView {
 /**
  * `{prefix}.{account}.exec.order.event.{strategyId}.{orderId}`, `Nats-Msg-Id` = `{orderId}:{state}` (`:final` for
  * the final one). After the final event, one more only if the venue undoes the order's trade: the same final
- * state with `order.undone` set, `Nats-Msg-Id` `{orderId}:undone`.
+ * state with `order.undone` set, `Nats-Msg-Id` `{orderId}:undone`; and one more if the venue contradicts a
+ * FAILED: the same FAILED state with `order.correction` set, `Nats-Msg-Id` `{orderId}:correction`.
  */
 export interface OrderEvent {
   v: 1;

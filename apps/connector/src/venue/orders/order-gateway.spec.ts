@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { OrderOutcome } from '#contracts';
+import type { OrderContradiction, OrderOutcome } from '#contracts';
 import { MetricsRegistry } from '#observability';
 import type { OrderReply } from '#venue-api';
 import { OutboundLimiter } from '../outbound/outbound-limiter.js';
@@ -319,6 +319,20 @@ describe('OrderGateway', () => {
       source: 'redelivery',
     });
     expect(JSON.stringify(contradictions)).not.toContain('XXXXXXXX');
+  });
+
+  it('a SUCCESS after a published FAILED is told to execution (contradictions$), the FAILED stands', async () => {
+    const { channel, gateway, outcomes, reply } = setup();
+    const told: OrderContradiction[] = [];
+    gateway.contradictions$.subscribe((c) => told.push(c));
+    channel.up();
+    await gateway.submit(order('o-k7'));
+    channel.deliver(reply('o-k7', 'FAILED', { code: 'EXECUTION_REJECTED' }));
+    channel.deliver(reply('o-k7', 'SUCCESS'));
+    expect(outcomes.map((o) => o.status)).toEqual(['FAILED']);
+    expect(told).toEqual([
+      { v: 1, clientRequestId: 'o-k7', kept: 'FAILED', status: 'SUCCESS', source: 'reply', at: expect.any(Number) },
+    ]);
   });
 
   it('collects the outcome redelivered after a reconnect, marked as redelivery', async () => {

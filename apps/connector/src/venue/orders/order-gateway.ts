@@ -8,6 +8,7 @@ import {
   SEND_DEADLINE_PASSED,
   type OrderCommand,
   type OrderNotSentCode,
+  type OrderContradiction,
   type OrderOutcome,
   type OrderOutcomeSource,
   type OrderOutcomeStatus,
@@ -96,6 +97,7 @@ export class OrderGateway {
   /** Orders recalled before their frames left (OrderRecall): never sent. Kept as long as `recent`. */
   private readonly recalled = new BoundedMap<string, true>(RECENT_LIMIT);
   private readonly outcomeSubject = new Subject<OrderOutcome>();
+  private readonly contradictionSubject = new Subject<OrderContradiction>();
   private readonly openWaiters: Array<() => void> = [];
   private readonly settledWaiters: Array<() => void> = [];
   private readonly policy: OrderPolicy;
@@ -105,6 +107,8 @@ export class OrderGateway {
 
   /** Every outcome, including ones for orders this process never sent (redelivered after a restart). */
   readonly outcomes$: Observable<OrderOutcome>;
+  /** Venue evidence contradicting a final outcome published (K7): told to execution, which reads the trade list. */
+  readonly contradictions$: Observable<OrderContradiction>;
 
   constructor(
     private readonly channel: VenueChannel,
@@ -117,6 +121,7 @@ export class OrderGateway {
   ) {
     this.log = logger.child('OrderGateway');
     this.outcomes$ = this.outcomeSubject.asObservable();
+    this.contradictions$ = this.contradictionSubject.asObservable();
     this.policy = {
       sessionId: options.sessionId,
       replyTimeoutMs: options.orderReplyTimeoutMs,
@@ -308,6 +313,7 @@ export class OrderGateway {
       void cell.actor.stop();
     }
     this.outcomeSubject.complete();
+    this.contradictionSubject.complete();
   }
 
   // ------------------------------------------------------------------ venue frames
@@ -405,7 +411,10 @@ export class OrderGateway {
     }
   }
 
-  /** The venue contradicts the final outcome published: the first one stands (never a second), counted and logged. */
+  /**
+   * The venue contradicts the final outcome published: the first one stands (never a second), counted, logged and
+   * told to execution (`OrderContradiction`), which reads the venue's trade list for the truth.
+   */
   private contradicted(
     id: string,
     kept: OrderOutcomeStatus,
@@ -419,6 +428,7 @@ export class OrderGateway {
       status,
       source,
     });
+    this.contradictionSubject.next({ v: 1, clientRequestId: id, kept, status, source, at: this.clock.now() });
   }
 
   private publish(id: string, outcome: OrderOutcome): void {

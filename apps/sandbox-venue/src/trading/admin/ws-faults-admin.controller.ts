@@ -72,6 +72,14 @@ export class WsFaultsAdminController {
     return this.faults.snapshot();
   }
 
+  /** The next `count` orders that execute first send a provisional FAILED, then their real SUCCESS (K7). */
+  @Post('contradict-order')
+  @HttpCode(200)
+  contradictOrder(@Body() body: unknown, @Query() query: Record<string, unknown>) {
+    this.faults.contradictOrders = new AdminInput(body, query).count('count', 1);
+    return this.faults.snapshot();
+  }
+
   @Post('fail-subscribe')
   @HttpCode(200)
   failSubscribe(@Body() body: unknown, @Query() query: Record<string, unknown>) {

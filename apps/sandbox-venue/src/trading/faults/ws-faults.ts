@@ -9,6 +9,11 @@ export class WsFaults {
   dropOrderOutcomes = 0;
   /** The next N accepted orders end INDETERMINATE (the trade is booked: it "may have filled"). */
   indeterminateOrders = 0;
+  /**
+   * The next N accepted orders that execute send a provisional FAILED (`EXECUTION_REJECTED`) before their real
+   * final SUCCESS: a venue contradicting itself (spec-gaps K7). The trade is booked; order state says SUCCESS.
+   */
+  contradictOrders = 0;
   /** The next N subscribes that pass validation fail with RFS100013. */
   failSubscribes = 0;
   /**
@@ -43,6 +48,10 @@ export class WsFaults {
     return this.take('indeterminateOrders');
   }
 
+  takeContradictOrder(): boolean {
+    return this.take('contradictOrders');
+  }
+
   takeFailSubscribe(): boolean {
     return this.take('failSubscribes');
   }
@@ -60,6 +69,7 @@ export class WsFaults {
     this.orderReplyDelayMs = 0;
     this.dropOrderOutcomes = 0;
     this.indeterminateOrders = 0;
+    this.contradictOrders = 0;
     this.failSubscribes = 0;
     this.rejectQuotes = 0;
     this.rejectQuoteCode = 'RFS100019';
@@ -73,6 +83,7 @@ export class WsFaults {
       orderReplyDelayMs: this.orderReplyDelayMs,
       dropOrderOutcomes: this.dropOrderOutcomes,
       indeterminateOrders: this.indeterminateOrders,
+      contradictOrders: this.contradictOrders,
       failSubscribes: this.failSubscribes,
       rejectQuotes: this.rejectQuotes,
       rejectQuoteCode: this.rejectQuoteCode,
@@ -83,7 +94,13 @@ export class WsFaults {
   }
 
   private take(
-    key: 'dropOrderOutcomes' | 'indeterminateOrders' | 'failSubscribes' | 'rejectQuotes' | 'lateOrderReads',
+    key:
+      | 'dropOrderOutcomes'
+      | 'indeterminateOrders'
+      | 'contradictOrders'
+      | 'failSubscribes'
+      | 'rejectQuotes'
+      | 'lateOrderReads',
   ): boolean {
     if (this[key] <= 0) return false;
     this[key] -= 1;

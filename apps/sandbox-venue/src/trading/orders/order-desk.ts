@@ -170,6 +170,7 @@ export class OrderDesk {
   private execute(entry: OrderEntry, take: TakenQuote): void {
     const { quote } = take;
     const indeterminate = this.faults.takeIndeterminate();
+    const contradict = !indeterminate && this.faults.takeContradictOrder();
     const price = formatPrice(take.price);
     const quantity = take.quantity.toFixed();
     try {
@@ -201,6 +202,8 @@ export class OrderDesk {
         // The fault models a lost execution report: the trade exists, the venue cannot say so.
         this.finish(entry, 'INDETERMINATE', '', 'Outcome unknown', true);
       } else {
+        // The fault models a venue contradicting itself: a provisional FAILED frame, then the real final.
+        if (contradict) this.deliver(entry, this.provisionalFailure(entry));
         this.finish(entry, 'SUCCESS', '', 'Filled', true);
       }
     } catch (error: unknown) {
@@ -224,14 +227,19 @@ export class OrderDesk {
     this.deliver(entry);
   }
 
-  private deliver(entry: OrderEntry): void {
+  /** A FAILED frame the venue's records never hold (the order executes): only the `contradict-order` fault sends it. */
+  private provisionalFailure(entry: OrderEntry): Frame<OrderReply> | MinimalOrderReply {
+    return { ...this.frameOf(entry), orderStatus: 'FAILED', code: EXECUTION_REJECTED, message: 'Execution rejected' };
+  }
+
+  private deliver(entry: OrderEntry, frame: Frame<OrderReply> | MinimalOrderReply = this.frameOf(entry)): void {
     const target =
       entry.sessionKey !== undefined && entry.record.subscriptionStatus === 'SUBSCRIBED'
         ? this.connections.holderOf(entry.sessionKey)
         : entry.record.subscriptionStatus === 'NOT_SUBSCRIBED'
           ? this.connections.byChan(entry.placedOnChanId)
           : undefined;
-    target?.send(this.frameOf(entry));
+    target?.send(frame);
   }
 
   private frameOf(entry: OrderEntry): Frame<OrderReply> | MinimalOrderReply {
