@@ -10,7 +10,8 @@ import type { RunningPrometheus } from './prometheus-harness.js';
  * Alerts raised by the fault scenario (prometheus-faults.e2e-spec.ts): each needs a fault of its own (a
  * resource the venue cannot serve, a balance moved without a leg, an app restarted into a fault, a bucket
  * refusing writes, another instance holding the account, a second connector on the venue session id, a withdrawal
- * the venue carries out twice, one it carries out after answering 401 to it). The main scenario (prometheus.e2e-spec.ts) raises every other shipped alert.
+ * the venue carries out twice, one it carries out after answering 401 to it, unsubscribes the venue drops,
+ * nats-server restarted on an empty store). The main scenario (prometheus.e2e-spec.ts) raises every other shipped alert.
  */
 export const RAISED_BY_FAULT_SCENARIO = [
   'GatewayAccountSyncFailing',
@@ -25,6 +26,8 @@ export const RAISED_BY_FAULT_SCENARIO = [
   'GatewayWebhookSourcesUnloaded',
   'GatewayWithdrawalDuplicated',
   'GatewayWithdrawalCarriedOutAfterRejection',
+  'GatewayVenueOrphanSubscriptions',
+  'GatewayNatsStoreLost',
 ] as const;
 
 export interface AlertWatch {

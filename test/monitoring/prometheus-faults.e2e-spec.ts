@@ -6,7 +6,8 @@
  * account-sync started without its webhook sources, account-sync started while another instance holds the
  * account, a second connector started on the connector's venue session id, a withdrawal the venue carries out
  * and then answers 401 (re-sent once by the REST client: carried out twice), and one it carries out and answers
- * 401 both times (reported REJECTED, then found in its list). At each step exactly the alerts that step should raise
+ * 401 both times (reported REJECTED, then found in its list), a released stream whose unsubscribes the venue drops,
+ * and nats-server restarted on an empty store. At each step exactly the alerts that step should raise
  * are firing, and no other; each clears once its fault is gone. Rules as shipped, `for:` waits shortened to
  * seconds and the long thresholds and windows cut by checked edits (prometheus-harness.ts).
  */
@@ -16,7 +17,17 @@ import { BucketName } from '#bus';
 import { RiskBucketName, WithdrawalSubjects, type WithdrawalReply, type WithdrawalView } from '#contracts';
 import { eventually, freePort } from '#testing';
 import { RestPath } from '#venue-api';
-import { ACCOUNT, adminPost, liveQuotes, metricSum, metricValue } from '../connector/connector-stack.js';
+import {
+  ACCOUNT,
+  adminPost,
+  askForStream,
+  liveQuotes,
+  metricSum,
+  metricValue,
+  nextPrice,
+  streamRequest,
+  subjects,
+} from '../connector/connector-stack.js';
 import { finalEvents, place } from '../execution/execution-stack.js';
 import { AppProcess } from '../kit/app-process.js';
 import { startGatewayStack, type GatewayStack } from './gateway-stack.js';
@@ -79,7 +90,12 @@ describe('alerts raised by faults, on a real Prometheus scraping the running sta
     stack = await startGatewayStack({
       // a lost reply is published UNKNOWN after 1.5 s: execution then reconciles it from the venue's records
       // a contested session clears 15 s after the last replacement (5 min by default)
-      connectorEnv: { ORDER_REPLY_TIMEOUT_MS: '1500', SESSION_CONTESTED_WINDOW_MS: '15000' },
+      // an unanswered unsubscribe is sent again after 1 s (doubling; 10 s by default): an orphan is told within seconds
+      connectorEnv: {
+        ORDER_REPLY_TIMEOUT_MS: '1500',
+        SESSION_CONTESTED_WINDOW_MS: '15000',
+        VENUE_SUBSCRIBE_TIMEOUT_MS: '1000',
+      },
       venue: { trading: { priceIntervalMs: 100, offContractEveryNTicks: 0 } },
       // every resource read each second: one the venue cannot serve is stale within the edited 5 s threshold
       accountSyncEnv: { SYNC_FAST_INTERVAL_MS: '1000', SYNC_SLOW_INTERVAL_MS: '1000' },
@@ -106,6 +122,8 @@ describe('alerts raised by faults, on a real Prometheus scraping the running sta
           to: '(execution_oldest_unresolved_age_seconds) > 3',
         },
         { file: 'execution.yml', from: '[5m]', to: '[6s]' },
+        // a lost store is alerted for an hour
+        { file: 'jetstream.yml', from: 'bus_streams_lost_total[1h]', to: 'bus_streams_lost_total[6s]' },
       ],
     });
   }, 60_000);
@@ -330,6 +348,52 @@ describe('alerts raised by faults, on a real Prometheus scraping the running sta
     }
     await alerts.expectFiring([], 'the duplicate stopped, the window passed', 60_000, sideEffects);
     await alerts.expectFiring([], 'the session held alone', 30_000);
+  }, 150_000);
+
+  it('the venue drops every unsubscribe (MESSAGE_RATE_LIMITED): GatewayVenueOrphanSubscriptions until one gets through', async () => {
+    const reply = await askForStream(stack.strategy, streamRequest(stack.venue, 'prom-orphan', { quantity: '0.7' }));
+    if (!reply.ok) throw new Error(`stream refused: ${JSON.stringify(reply)}`);
+    await nextPrice(stack.strategy, reply.subject, (p) => p.status === 'live');
+    await adminPost(stack.venue, 'faults/ws/rate-limit-frames', { messageType: 'unsubscribe', count: 1_000_000 });
+    try {
+      const released = await stack.strategy.request(
+        subjects.streamRelease,
+        JSON.stringify({ subject: reply.subject, requester: 'prom-orphan' }),
+      );
+      expect(released.json()).toEqual({ ok: true });
+      await grown(stack.connector.httpUrl, 'connector_venue_orphan_subscriptions', {}, 0);
+      await alerts.expectFiring(['GatewayVenueOrphanSubscriptions'], 'a released subscription streams on', 30_000);
+    } finally {
+      await adminPost(stack.venue, 'faults/ws/rate-limit-frames', { messageType: 'unsubscribe', count: 0 });
+    }
+    // the next unsubscribe its prices prompt is answered: the subscription ends
+    await eventually(
+      async () =>
+        (await metricValue(stack.connector.httpUrl, 'connector_venue_unsubscribes_unconfirmed')) === 0 || undefined,
+      { what: 'the unsubscribe confirmed by the venue', timeoutMs: 15_000 },
+    );
+    await alerts.expectFiring([], 'the orphan ended', 30_000);
+  }, 70_000);
+
+  it('nats-server restarted on an empty store: GatewayNatsStoreLost (every app finds its streams declared afresh)', async () => {
+    const lost = await metricSum(stack.execution.httpUrl, 'bus_streams_lost_total');
+    // while it is down (≈ 3 s) the apps may lose NATS long enough for these, each proven by the main scenario
+    const sideEffects = [
+      'GatewayNatsDisconnected',
+      'GatewayJetStreamUnreadable',
+      'GatewayRiskStateUnreadable',
+      'GatewayOrderOutcomeStoreFailing',
+      'GatewayWebhookStoreFailing',
+    ];
+    await stack.restartNats(undefined, { emptyStore: true });
+    await eventually(
+      async () => (await metricSum(stack.execution.httpUrl, 'bus_streams_lost_total')) > lost || undefined,
+      { what: 'execution counted its lost streams', timeoutMs: 30_000 },
+    );
+    await alerts.expectFiring(['GatewayNatsStoreLost'], 'the NATS store lost', 30_000, sideEffects);
+    // its window cut from an hour to seconds: it clears (as shipped it fires for an hour after the last loss)
+    await alerts.expectFiring([], 'the loss out of its window', 60_000, sideEffects);
+    await alerts.expectFiring([], 'NATS back, nothing else firing', 30_000);
   }, 150_000);
 
   it('raised every alert it names', async () => {
