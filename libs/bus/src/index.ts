@@ -11,6 +11,7 @@ export {
   type ParsingResponderOptions,
   type RawResponderOptions,
 } from './bus-responder.js';
+export { DurableFollower, type DurableFollowerOptions } from './durable-follower.js';
 export { BusStreams, readStreamJson, type StoredJson, type StreamDefinition } from './bus-streams.js';
 export {
   BusConsumers,

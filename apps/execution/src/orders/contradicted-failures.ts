@@ -11,7 +11,8 @@
  * backoff) until the horizon, then FAILED_STANDS is recorded and announced the same way. The order stays FAILED:
  * never a second final (docs/execution.md#contradicted-outcomes).
  */
-import type { BusConsumers, BusPublisher, BusStreams, DurableConsumerHandle, DurableMessage } from '#bus';
+import type { BusConsumers, BusPublisher, BusStreams, DurableMessage } from '#bus';
+import { DurableFollower } from '#bus';
 import {
   orderContradictionOf,
   StreamName,
@@ -33,7 +34,6 @@ import type { Positions } from './positions.js';
 import { finalRiskEvent } from './risk-restore.js';
 
 export const CONTRADICTED_FAILURES_DURABLE = 'execution-order-contradictions';
-const ATTACH_RETRY_MS = 2_000;
 /** A contradiction of an order not settled and closed yet: asked about again after this, doubling up to the maximum. */
 const WAIT_FIRST_MS = 1_000;
 const WAIT_MAX_MS = 60_000;
@@ -64,46 +64,35 @@ export interface ContradictedFailuresDeps {
 }
 
 export class ContradictedFailures {
-  private handle: DurableConsumerHandle | undefined;
-  private retry: (() => void) | undefined;
-  private stopped = false;
+  private readonly follower: DurableFollower;
   private readonly log: JsonLogger;
 
   constructor(private readonly deps: ContradictedFailuresDeps) {
     this.log = deps.logger.child('ContradictedFailures');
+    this.follower = new DurableFollower({
+      consumers: deps.consumers,
+      consumer: {
+        stream: StreamName.orderOutcomes(deps.subjects.account),
+        durable: CONTRADICTED_FAILURES_DURABLE,
+        filterSubject: deps.subjects.allOrderContradictions,
+        ackWaitMs: deps.ackWaitMs,
+        handle: (message) => this.onContradiction(message),
+      },
+      clock: deps.clock,
+      onAttached: () => this.log.info('following contradicted order outcomes'),
+      onWaiting: (error) =>
+        this.log.debug('waiting for the order outcome stream to carry contradictions', {
+          error: error instanceof Error ? error.message.slice(0, 200) : String(error),
+        }),
+    });
   }
 
   start(): void {
-    this.stopped = false;
-    void this.attach();
+    this.follower.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.retry?.();
-    await this.handle?.stop();
-    this.handle = undefined;
-  }
-
-  private async attach(): Promise<void> {
-    if (this.stopped) return;
-    try {
-      this.handle = await this.deps.consumers.consumeDurable({
-        stream: StreamName.orderOutcomes(this.deps.subjects.account),
-        durable: CONTRADICTED_FAILURES_DURABLE,
-        filterSubject: this.deps.subjects.allOrderContradictions,
-        ackWaitMs: this.deps.ackWaitMs,
-        handle: (message) => this.onContradiction(message),
-      });
-      this.log.info('following contradicted order outcomes');
-      if (this.stopped) await this.stop();
-    } catch (error) {
-      // the connector declares the stream (with this subject since K7): until it has, try again
-      this.log.debug('waiting for the order outcome stream to carry contradictions', {
-        error: error instanceof Error ? error.message.slice(0, 200) : String(error),
-      });
-      this.retry = this.deps.clock.setTimeout(() => void this.attach(), ATTACH_RETRY_MS);
-    }
+  stop(): Promise<void> {
+    return this.follower.stop();
   }
 
   private async onContradiction(message: DurableMessage): Promise<void> {

@@ -11,8 +11,8 @@
  * yet is asked about again later; one that FAILED had nothing booked. Until account-sync has created its
  * stream, attaching is retried every few seconds (docs/execution.md#positions).
  */
-import type { BusConsumers, BusPublisher, BusStreams, DurableConsumerHandle, DurableMessage } from '#bus';
-import { AccountStateName } from '#bus';
+import type { BusConsumers, BusPublisher, BusStreams, DurableMessage } from '#bus';
+import { AccountStateName, DurableFollower } from '#bus';
 import {
   AccountSyncSubjects,
   type ExecutionSubjects,
@@ -31,7 +31,6 @@ import { undoneRiskEvent } from './risk-restore.js';
 import { notItsTrade, tradeChangeOf } from './undone-trade.js';
 
 export const UNDONE_FILLS_DURABLE = 'execution-undone-fills';
-const ATTACH_RETRY_MS = 2_000;
 /** An undone trade of an order not settled yet: asked about again after this, doubling up to the maximum. */
 const WAIT_FIRST_MS = 1_000;
 const WAIT_MAX_MS = 60_000;
@@ -54,45 +53,35 @@ export interface UndoneFillsDeps {
 }
 
 export class UndoneFills {
-  private handle: DurableConsumerHandle | undefined;
-  private retry: (() => void) | undefined;
-  private stopped = false;
+  private readonly follower: DurableFollower;
   private readonly log: JsonLogger;
 
   constructor(private readonly deps: UndoneFillsDeps) {
     this.log = deps.logger.child('UndoneFills');
+    this.follower = new DurableFollower({
+      consumers: deps.consumers,
+      consumer: {
+        stream: AccountStateName.historyEvents(deps.subjects.account),
+        durable: UNDONE_FILLS_DURABLE,
+        filterSubject: new AccountSyncSubjects(deps.subjects).allStateChanges('trade'),
+        ackWaitMs: deps.ackWaitMs,
+        handle: (message) => this.onTradeChange(message),
+      },
+      clock: deps.clock,
+      onAttached: () => this.log.info('following undone trades'),
+      onWaiting: (error) =>
+        this.log.debug('waiting for account-sync trade history stream', {
+          error: error instanceof Error ? error.message.slice(0, 200) : String(error),
+        }),
+    });
   }
 
   start(): void {
-    this.stopped = false;
-    void this.attach();
+    this.follower.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.retry?.();
-    await this.handle?.stop();
-    this.handle = undefined;
-  }
-
-  private async attach(): Promise<void> {
-    if (this.stopped) return;
-    try {
-      this.handle = await this.deps.consumers.consumeDurable({
-        stream: AccountStateName.historyEvents(this.deps.subjects.account),
-        durable: UNDONE_FILLS_DURABLE,
-        filterSubject: new AccountSyncSubjects(this.deps.subjects).allStateChanges('trade'),
-        ackWaitMs: this.deps.ackWaitMs,
-        handle: (message) => this.onTradeChange(message),
-      });
-      this.log.info('following undone trades');
-      if (this.stopped) await this.stop();
-    } catch (error) {
-      this.log.debug('waiting for account-sync trade history stream', {
-        error: error instanceof Error ? error.message.slice(0, 200) : String(error),
-      });
-      this.retry = this.deps.clock.setTimeout(() => void this.attach(), ATTACH_RETRY_MS);
-    }
+  stop(): Promise<void> {
+    return this.follower.stop();
   }
 
   private async onTradeChange(message: DurableMessage): Promise<void> {
