@@ -19,7 +19,6 @@ import {
   type ExecutionSubjects,
   type OrderContradiction,
   type OrderCorrection,
-  type OrderEvent,
   type Subjects,
 } from '#contracts';
 import type { Clock } from '#actors';
@@ -29,14 +28,13 @@ import type { RiskGate } from '../risk/risk-gate.js';
 import type { VenueRecords } from '../venue/venue-evidence.js';
 import { contradictionStep, reviewVerdict } from './contradicted-failure.js';
 import type { OrderJournal } from './order-journal.js';
-import { viewOf, type OrderRecord } from './order-record.js';
+import type { OrderRecord } from './order-record.js';
+import { jsonOrUndefined, markAfterFinal, untilSettledDelayMs } from './after-final.js';
 import type { Positions } from './positions.js';
 import { finalRiskEvent } from './risk-restore.js';
 
 export const CONTRADICTED_FAILURES_DURABLE = 'execution-order-contradictions';
 /** A contradiction of an order not settled and closed yet: asked about again after this, doubling up to the maximum. */
-const WAIT_FIRST_MS = 1_000;
-const WAIT_MAX_MS = 60_000;
 /** No trade this long after the contradiction: the FAILED stands (the venue's order retention, §4.10, spec-gaps K7). */
 export const CONTRADICTION_HORIZON_MS = 24 * 3_600_000;
 
@@ -96,7 +94,7 @@ export class ContradictedFailures {
   }
 
   private async onContradiction(message: DurableMessage): Promise<void> {
-    const contradiction = orderContradictionOf(parseJson(message.data));
+    const contradiction = orderContradictionOf(jsonOrUndefined(message.data));
     if (contradiction === undefined) {
       this.deps.results.inc({ result: 'unreadable' });
       this.log.warn('an order contradiction could not be read; skipped', { subject: message.subject.slice(0, 200) });
@@ -112,7 +110,7 @@ export class ContradictedFailures {
         this.deps.results.inc({ result: 'not-ours' });
         return message.ack();
       case 'wait':
-        return message.nak(Math.min(WAIT_FIRST_MS * 2 ** Math.min(message.deliveryCount - 1, 16), WAIT_MAX_MS));
+        return message.nak(untilSettledDelayMs(message.deliveryCount));
       case 'nothing':
         this.deps.results.inc({ result: step.result });
         this.log.warn('the venue contradicts the final state of an order; it stands', {
@@ -123,7 +121,7 @@ export class ContradictedFailures {
         });
         return message.ack();
       case 'announce':
-        if (read !== undefined) await this.record(read.record.orderId, undefined);
+        if (read !== undefined) await markAfterFinal(this.deps, read.record.orderId, 'correction', undefined);
         return message.ack();
       case 'read-trades':
         if (read !== undefined) await this.review(read.record, contradiction, message);
@@ -149,7 +147,7 @@ export class ContradictedFailures {
     }
     const { correction } = verdict;
     if (correction.verdict === 'EXECUTED_AFTER_FAILED') await this.book(record, correction);
-    if ((await this.record(record.orderId, correction)) === 'recorded') {
+    if ((await markAfterFinal(this.deps, record.orderId, 'correction', () => correction)) === 'marked') {
       this.deps.results.inc({
         result: correction.verdict === 'EXECUTED_AFTER_FAILED' ? 'executed-after-failed' : 'failed-stands',
       });
@@ -187,37 +185,5 @@ export class ContradictedFailures {
       quoteAmount: filled.quoteAmount,
       order: { strategyId: record.strategyId, accountGroup: record.accountGroup, side: record.side, instrument },
     });
-  }
-
-  /**
-   * The record says `correction` (compare-and-set) and its order event is stored — once, also beyond the stream's
-   * duplicate window. `correction` undefined: only make sure the event of a correction recorded before is stored.
-   */
-  private async record(orderId: string, correction: OrderCorrection | undefined): Promise<'recorded' | 'already'> {
-    const current = await this.deps.journal.read(orderId);
-    if (current === undefined) return 'already';
-    let record = current.record;
-    const already = record.correction !== undefined;
-    const topic = this.deps.execSubjects.orderEventTopic(record.strategyId, orderId);
-    if (already || correction === undefined) {
-      const stored = await this.deps.streams.lastMessage<OrderEvent>(this.deps.eventStream, topic.subject);
-      if (stored?.value.order.correction !== undefined || record.correction === undefined) return 'already';
-    } else {
-      const now = this.deps.clock.now();
-      record = { ...record, correction, eventSeq: record.eventSeq + 1, updatedAt: now };
-      // a conflict throws: the contradiction is delivered again and read afresh
-      await this.deps.journal.update(record, current.revision);
-    }
-    const event: OrderEvent = { v: 1, seq: record.eventSeq, at: record.updatedAt, order: viewOf(record) };
-    await this.deps.publisher.publishDurableTo(topic, event, { msgId: `${orderId}:correction`, attempts: 3 });
-    return already ? 'already' : 'recorded';
-  }
-}
-
-function parseJson(data: Uint8Array): unknown {
-  try {
-    return JSON.parse(Buffer.from(data).toString('utf8')) as unknown;
-  } catch {
-    return undefined;
   }
 }

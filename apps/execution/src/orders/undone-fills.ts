@@ -13,27 +13,20 @@
  */
 import type { BusConsumers, BusPublisher, BusStreams, DurableMessage } from '#bus';
 import { AccountStateName, DurableFollower } from '#bus';
-import {
-  AccountSyncSubjects,
-  type ExecutionSubjects,
-  type OrderEvent,
-  type Subjects,
-  type UndoneTrade,
-} from '#contracts';
+import { AccountSyncSubjects, type ExecutionSubjects, type Subjects, type UndoneTrade } from '#contracts';
 import type { Clock } from '#actors';
 import type { JsonLogger } from '#observability';
 import type { Counter } from 'prom-client';
 import type { RiskGate } from '../risk/risk-gate.js';
 import type { OrderJournal } from './order-journal.js';
-import { isFinalState, viewOf, type OrderRecord } from './order-record.js';
+import { isFinalState, type OrderRecord } from './order-record.js';
+import { jsonOrUndefined, markAfterFinal, untilSettledDelayMs } from './after-final.js';
 import type { Positions } from './positions.js';
 import { undoneRiskEvent } from './risk-restore.js';
 import { notItsTrade, tradeChangeOf } from './undone-trade.js';
 
 export const UNDONE_FILLS_DURABLE = 'execution-undone-fills';
 /** An undone trade of an order not settled yet: asked about again after this, doubling up to the maximum. */
-const WAIT_FIRST_MS = 1_000;
-const WAIT_MAX_MS = 60_000;
 
 export interface UndoneFillsDeps {
   consumers: BusConsumers;
@@ -85,7 +78,7 @@ export class UndoneFills {
   }
 
   private async onTradeChange(message: DurableMessage): Promise<void> {
-    const change = tradeChangeOf(parseJson(message.data));
+    const change = tradeChangeOf(jsonOrUndefined(message.data));
     if (change.kind === 'unreadable') {
       this.deps.results.inc({ result: 'unreadable' });
       this.log.warn('a trade change could not be read; skipped', {
@@ -104,7 +97,7 @@ export class UndoneFills {
     const { record } = read;
     if (!isFinalState(record.state) || (await this.deps.journal.isOpen(record.orderId))) {
       // its fill (if any) is not booked yet: once the order is settled and closed, this change comes again
-      const delayMs = Math.min(WAIT_FIRST_MS * 2 ** Math.min(message.deliveryCount - 1, 16), WAIT_MAX_MS);
+      const delayMs = untilSettledDelayMs(message.deliveryCount);
       this.log.info('an undone trade names an order not settled yet; asked about again later', {
         orderId: record.orderId,
         state: record.state,
@@ -147,7 +140,10 @@ export class UndoneFills {
           orderId: record.orderId,
         });
     }
-    const marked = await this.markUndone(record.orderId, trade);
+    const marked = await markAfterFinal(this.deps, record.orderId, 'undone', (now) => ({
+      ...trade,
+      at: trade.at || now,
+    }));
     if (marked === 'already') return;
     this.deps.results.inc({ result: 'taken-back' });
     this.log.warn('the venue undid the trade of an order; its fill was taken back from positions and risk', {
@@ -156,37 +152,5 @@ export class UndoneFills {
       tradeUuid: trade.tradeUuid.slice(0, 64),
       state: trade.state,
     });
-  }
-
-  /**
-   * The record says `undone` (compare-and-set) and its order event is stored — once, also beyond the stream's
-   * duplicate window; 'already' if the record was marked before.
-   */
-  private async markUndone(orderId: string, trade: UndoneTrade): Promise<'marked' | 'already'> {
-    const current = await this.deps.journal.read(orderId);
-    if (current === undefined) return 'already';
-    let record = current.record;
-    const already = record.undone !== undefined;
-    const topic = this.deps.execSubjects.orderEventTopic(record.strategyId, orderId);
-    if (already) {
-      const stored = await this.deps.streams.lastMessage<OrderEvent>(this.deps.eventStream, topic.subject);
-      if (stored?.value.order.undone !== undefined) return 'already';
-    } else {
-      const now = this.deps.clock.now();
-      record = { ...record, undone: { ...trade, at: trade.at || now }, eventSeq: record.eventSeq + 1, updatedAt: now };
-      // a conflict throws: the change is delivered again and read afresh
-      await this.deps.journal.update(record, current.revision);
-    }
-    const event: OrderEvent = { v: 1, seq: record.eventSeq, at: record.updatedAt, order: viewOf(record) };
-    await this.deps.publisher.publishDurableTo(topic, event, { msgId: `${orderId}:undone`, attempts: 3 });
-    return already ? 'already' : 'marked';
-  }
-}
-
-function parseJson(data: Uint8Array): unknown {
-  try {
-    return JSON.parse(Buffer.from(data).toString('utf8')) as unknown;
-  } catch {
-    return undefined;
   }
 }
