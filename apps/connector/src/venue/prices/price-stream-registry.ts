@@ -389,10 +389,7 @@ export class PriceStreamRegistry {
    * subscription's stop — answering our unsubscribe — stopped the new stream).
    */
   private stoppedBy(tag: string): StreamCell | undefined {
-    const own = this.byTag.get(tag) ?? this.adoptedTags.get(tag);
-    if (own !== undefined) return own;
-    const current = this.ofOlderTag(tag);
-    return current?.state.venue === 'held' && current.state.subscriptionId === undefined ? current : undefined;
+    return this.byTag.get(tag) ?? this.adoptedTags.get(tag) ?? this.fedBy(tag);
   }
 
   /**
