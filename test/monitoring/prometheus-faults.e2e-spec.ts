@@ -55,6 +55,29 @@ describe('alerts raised by faults, on a real Prometheus scraping the running sta
     metricSum(accountUrl(), 'account_sync_transactions_ingested_total', { result: 'stored' });
 
   /** A processed deposit: a USD leg whose `balanceAfter` is the balance; both its states stored by account-sync. */
+  const withdrawals = new WithdrawalSubjects('gw.v1', ACCOUNT);
+  const ask = async (subject: string, body: unknown) =>
+    (await stack.strategy.request(subject, JSON.stringify(body), { timeout: 20_000 })).json<
+      WithdrawalReply & { withdrawal?: WithdrawalView }
+    >();
+  /** A fiat withdrawal the venue carries out `processed` times (the send, then the REST client's re-send), answering 401. */
+  async function submitAnswered401(processed: number, idempotencyKey: string, amount: string) {
+    await adminPost(stack.venue, 'faults/rest', {
+      status: 401,
+      count: processed,
+      path: RestPath.WithdrawalFiat,
+      applyThenFail: true,
+    });
+    return ask(withdrawals.submit, {
+      idempotencyKey,
+      kind: 'fiat',
+      accountGroupUuid: group(),
+      ccy: 'USD',
+      amount,
+      bankAccountUuid: stack.venue.seed.bankUsdOk,
+    });
+  }
+
   async function processedDeposit(amount: string): Promise<void> {
     const before = await storedLegStates();
     const leg = (await adminPost(stack.venue, 'deposits', { accountGroupUuid: group(), ccy: 'USD', amount })) as {
@@ -160,25 +183,7 @@ describe('alerts raised by faults, on a real Prometheus scraping the running sta
   }, 70_000);
 
   it('a withdrawal the venue carries out, then answers 401 (re-sent once): GatewayWithdrawalDuplicated', async () => {
-    await adminPost(stack.venue, 'faults/rest', {
-      status: 401,
-      count: 1,
-      path: RestPath.WithdrawalFiat,
-      applyThenFail: true,
-    });
-    const withdrawals = new WithdrawalSubjects('gw.v1', ACCOUNT);
-    const ask = async (subject: string, body: unknown) =>
-      (await stack.strategy.request(subject, JSON.stringify(body), { timeout: 20_000 })).json<
-        WithdrawalReply & { withdrawal?: WithdrawalView }
-      >();
-    const reply = await ask(withdrawals.submit, {
-      idempotencyKey: 'prom-faults-twice',
-      kind: 'fiat',
-      accountGroupUuid: group(),
-      ccy: 'USD',
-      amount: '1.41',
-      bankAccountUuid: stack.venue.seed.bankUsdOk,
-    });
+    const reply = await submitAnswered401(1, 'prom-faults-twice', '1.41');
     expect(reply).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL' } });
     await grown(accountUrl(), 'account_sync_withdrawals_duplicated_total', {}, 0);
     await alerts.expectFiring(['GatewayWithdrawalDuplicated'], 'a withdrawal carried out twice', 30_000);
@@ -195,25 +200,7 @@ describe('alerts raised by faults, on a real Prometheus scraping the running sta
   }, 70_000);
 
   it('a withdrawal the venue carries out but answers 401 to, send and re-send: GatewayWithdrawalCarriedOutAfterRejection', async () => {
-    await adminPost(stack.venue, 'faults/rest', {
-      status: 401,
-      count: 2,
-      path: RestPath.WithdrawalFiat,
-      applyThenFail: true,
-    });
-    const withdrawals = new WithdrawalSubjects('gw.v1', ACCOUNT);
-    const ask = async (subject: string, body: unknown) =>
-      (await stack.strategy.request(subject, JSON.stringify(body), { timeout: 20_000 })).json<
-        WithdrawalReply & { withdrawal?: WithdrawalView }
-      >();
-    const reply = await ask(withdrawals.submit, {
-      idempotencyKey: 'prom-faults-401-done',
-      kind: 'fiat',
-      accountGroupUuid: group(),
-      ccy: 'USD',
-      amount: '1.42',
-      bankAccountUuid: stack.venue.seed.bankUsdOk,
-    });
+    const reply = await submitAnswered401(2, 'prom-faults-401-done', '1.42');
     expect(reply).toMatchObject({ ok: false, error: { code: 'VENUE_UNAUTHORIZED' } });
     await grown(accountUrl(), 'account_sync_withdrawals_carried_out_after_rejection_total', {}, 0);
     // both rows are its: one followed, the other a duplicate
