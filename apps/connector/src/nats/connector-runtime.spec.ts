@@ -21,6 +21,8 @@ import {
   BusPublisher,
   BusResponder,
   BusStreams,
+  type KvBucket,
+  type KvBucketOptions,
 } from '#bus';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { startNatsServer, type NatsServerHandle } from '#testing';
@@ -141,7 +143,11 @@ describe('ConnectorRuntime (NATS side) against a real nats-server', () => {
   let jsm: JetStreamManager;
   const opened: BusConnection[] = [];
 
-  async function startRuntime(venue: ReturnType<typeof testVenue>, account = 'acct1') {
+  async function startRuntime(
+    venue: ReturnType<typeof testVenue>,
+    account = 'acct1',
+    marksBucket: (bucket: KvBucket) => KvBucket = (bucket) => bucket,
+  ) {
     const metrics = new MetricsRegistry('connector', { defaultMetrics: false });
     const health = new HealthRegistry(500);
     const busMetrics = new BusMetrics(metrics);
@@ -166,7 +172,12 @@ describe('ConnectorRuntime (NATS side) against a real nats-server', () => {
         responder: new BusResponder(connection, busMetrics, silent),
         streams: new BusStreams(connection, silent),
         consumers: new BusConsumers(connection, silent),
-        kv: new BusKv(connection),
+        kv: new (class extends BusKv {
+          override async bucket(name: string, options?: KvBucketOptions): Promise<KvBucket> {
+            const bucket = await super.bucket(name, options);
+            return name === BucketName.orderMarks(account) ? marksBucket(bucket) : bucket;
+          }
+        })(connection),
       },
       venue,
       { metrics, health, logger: silent },
@@ -492,6 +503,38 @@ describe('ConnectorRuntime (NATS side) against a real nats-server', () => {
     } finally {
       first.gateway.openGap();
       await two.runtime.stop();
+    }
+  });
+
+  it("a mark whose create answer was lost (the server made it): the command's redelivery sends the order, once", async () => {
+    // CI: a KV create timed out while the server had created the mark; the redelivery found the mark, took it
+    // as another delivery's and reconciled an order that never left — FAILED instead of sent
+    let lose = true;
+    const losingFirstCreate = (bucket: KvBucket): KvBucket => {
+      const faulty = Object.create(bucket) as KvBucket;
+      const create = bucket.createIfAbsent.bind(bucket);
+      faulty.createIfAbsent = async (key, value) => {
+        const result = await create(key, value);
+        if (!lose) return result;
+        lose = false;
+        throw new Error('TIMEOUT');
+      };
+      return faulty;
+    };
+    const venue = testVenue();
+    const running = await startRuntime(venue, 'acct6', losingFirstCreate);
+    try {
+      await sendCommand({ clientRequestId: 'ord-lost', quoteId: 'q-lost', side: 'BUY' }, 'ord-lost', 'acct6');
+      await waitFor(() => venue.gateway.submitted.length === 1, 10_000);
+      expect(venue.gateway.submitted.map((c) => c.clientRequestId)).toEqual(['ord-lost']);
+      expect(venue.gateway.reconciled).toEqual([]);
+      // a later repeat of the command is never sent again
+      await sendCommand({ clientRequestId: 'ord-lost', quoteId: 'q-lost', side: 'BUY' }, 'ord-lost-again', 'acct6');
+      await sendCommand({ clientRequestId: 'ord-next', quoteId: 'q-next', side: 'BUY' }, 'ord-next', 'acct6');
+      await waitFor(() => venue.gateway.submitted.length === 2, 10_000);
+      expect(venue.gateway.submitted.map((c) => c.clientRequestId)).toEqual(['ord-lost', 'ord-next']);
+    } finally {
+      await running.runtime.stop();
     }
   });
 

@@ -62,7 +62,8 @@ export class OrderCommands {
     }
     const command = parsed.value;
     const seen = await this.marks.get(command.clientRequestId);
-    if (seen !== undefined) this.seenBefore(message, command, seen);
+    // a mark this process's own failed call left (its create's answer lost) is not "seen before": never sent
+    if (seen !== undefined && !this.marks.leftUnsent(seen)) this.seenBefore(message, command, seen);
     else if ((await this.send(message, command)) === 'handed-back') return;
     await message.ack();
   }

@@ -78,10 +78,16 @@ export class OrderMarks {
   /** A mark still `SENDING`, written by one of this process's failed calls: nobody sent it → ours to send. */
   private async reclaim(clientRequestId: string): Promise<'created' | 'exists'> {
     const mark = await this.get(clientRequestId);
-    const failed = this.unanswered.get(clientRequestId) ?? [];
-    return mark?.status === 'SENDING' && mark.attempt !== undefined && failed.includes(mark.attempt)
-      ? 'created'
-      : 'exists';
+    return mark !== undefined && this.leftUnsent(mark) ? 'created' : 'exists';
+  }
+
+  /**
+   * True for a mark written by one of this process's failed `mark` calls and still `SENDING`: it exists, but
+   * its frame never left, so it is not "seen before" — the next `mark` call for it gets 'created'.
+   */
+  leftUnsent(mark: OrderMark): boolean {
+    const failed = this.unanswered.get(mark.clientRequestId) ?? [];
+    return mark.status === 'SENDING' && mark.attempt !== undefined && failed.includes(mark.attempt);
   }
 
   private remember(clientRequestId: string, attempt: string): void {
