@@ -244,6 +244,7 @@ export class ExecutionRuntime {
           commandsQueued: () =>
             bus.streams.consumerBacklog(StreamName.orderCommands(settings.account), ORDER_COMMANDS_DURABLE),
           commandsUnpublished: () => desk.commandsUnpublished,
+          commandsPublished: () => desk.commandsPublished,
         },
         clock,
       ),

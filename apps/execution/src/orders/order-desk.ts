@@ -105,9 +105,16 @@ export class OrderDesk {
   /** New orders placed here whose command is not stored in its stream yet (intake counts them as queued). */
   private readonly unpublished = new Set<string>();
 
+  /** Commands of new orders this instance has stored in their stream, ever (intake's backlog reading). */
+  private published = 0;
+
   /** New orders being placed or placed here whose command is not in its stream yet: queued ahead of the next. */
   get commandsUnpublished(): number {
     return this.placing.size + this.unpublished.size;
+  }
+
+  get commandsPublished(): number {
+    return this.published;
   }
 
   handles(orderId: string): boolean {
@@ -341,6 +348,7 @@ export class OrderDesk {
         await new Promise<void>((resolve) => this.deps.clock.setTimeout(resolve, COMMAND_PUBLISH_RETRY_MS));
       }
     }
+    this.published += 1;
     this.unpublished.delete(record.orderId);
     if (managed.receivedAt !== undefined) {
       this.deps.metrics.hop.observe((performance.now() - managed.receivedAt) / 1_000);
