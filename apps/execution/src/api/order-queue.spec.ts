@@ -109,7 +109,7 @@ describe('OrderQueue', () => {
     expect(burst.map((a) => a.ok)).toEqual([true, true, true, true, true]);
     expect(reads()).toBe(1);
     for (const admission of burst) if (admission.ok) admission.counted();
-    clock.advance(100);
+    clock.advance(99);
     await queue.admit(T0 + 60_000);
     expect(reads()).toBe(1);
     clock.advance(1);

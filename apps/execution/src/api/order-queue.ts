@@ -122,7 +122,7 @@ export class OrderQueue {
   private backlog(): BacklogReading {
     const now = this.clock.now();
     const young = this.reading;
-    if (young !== undefined && now - young.startedAt <= this.readingMs) return young;
+    if (young !== undefined && now - young.startedAt < this.readingMs) return young;
     const reading: BacklogReading = {
       startedAt: now,
       publishedBefore: this.sources.commandsPublished(),

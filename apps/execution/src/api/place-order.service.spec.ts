@@ -11,7 +11,7 @@ import type { QuoteBook } from '../quotes/quote-book.js';
 import type { PriceStreams } from '../quotes/price-streams.js';
 import type { QuoteClaims } from '../quotes/quote-claims.js';
 import type { RiskGate } from '../risk/risk-gate.js';
-import { OrderQueue } from './order-queue.js';
+import { OrderQueue, QUEUE_MARGIN_MS } from './order-queue.js';
 import { PlaceOrderService, type PlaceOrderDeps } from './place-order.service.js';
 
 const silent = new JsonLogger('place-test', 'test', 'error', { write: () => undefined });
@@ -201,8 +201,15 @@ describe('place-order service: an idempotency key contended by another request',
     const rejected: string[] = [];
     let queued = 6;
     const queue = new OrderQueue(
-      { paceMs: () => 700, commandsQueued: async () => queued, commandsUnpublished: () => 0 },
+      {
+        paceMs: () => 700,
+        commandsQueued: async () => queued,
+        commandsUnpublished: () => 0,
+        commandsPublished: () => 0,
+      },
       clock,
+      QUEUE_MARGIN_MS,
+      0, // every order reads the stream (the fake clock stands still)
     );
     const notExecuted: unknown[] = [];
     const place = service(journal, clock, rejected, queue, { record: (fact: unknown) => void notExecuted.push(fact) });
