@@ -143,7 +143,11 @@ export interface OrderOutcome {
   currency?: string;
   settleDate?: string;
   tradeRef?: string;
-  /** Epoch ms of the venue frame this outcome came from (absent for UNKNOWN). */
+  /**
+   * Epoch ms the venue gave the message this outcome came from (absent for UNKNOWN). From the order-state
+   * endpoint (`source: 'order-state'`) it is when the venue answered that request — venue §2.8: "not the time of
+   * any order event" — never the execution time.
+   */
   venueTimestamp?: number;
   /**
    * How the outcome reached us: the live reply, a redelivery after reconnect, the order-state endpoint, or
