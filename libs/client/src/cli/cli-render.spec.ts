@@ -89,6 +89,9 @@ describe('gw rendering', () => {
       'connector (account a): session open since 1970-01-01T00:00:00.000Z, 2 reconnects',
       '  price streams: 1 live, 0 stale, 0 pending; last price 1s ago; status 2s old',
     ]);
+    expect(connectorLines('a', { ...status, orderQueuePaceMs: 300 }, 7_000, plain)[2]).toBe(
+      '  orders: one leaves every 300 ms now (an order with N queued ahead waits ≈ (N + 1) × that)',
+    );
     expect(connectorLines('a', undefined, 0, plain)[1]).toContain('npm start');
   });
 

@@ -68,6 +68,11 @@ export function connectorLines(
   return [
     `connector (account ${account}): session ${paint(colours, colour, status.sessionState)} since ${new Date(status.since).toISOString()}, ${status.reconnects} reconnects`,
     `  price streams: ${live} live, ${stale} stale, ${pending} pending; last price ${status.lastPriceAgeMs !== undefined ? `${Math.round(status.lastPriceAgeMs / 1000)}s ago` : 'none yet'}; status ${age}s old`,
+    ...(status.orderQueuePaceMs !== undefined
+      ? [
+          `  orders: one leaves every ${status.orderQueuePaceMs} ms now (an order with N queued ahead waits ≈ (N + 1) × that)`,
+        ]
+      : []),
   ];
 }
 
