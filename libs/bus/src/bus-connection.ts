@@ -5,6 +5,7 @@ import type { BusOptions } from './bus-options.js';
 import type { BusMetrics } from './bus-metrics.js';
 import { DeclaredTopology, type DeclaredTopologyOptions, type StoreLoss } from './declared-topology.js';
 import { RoundTripWatch, type RoundTripWatchOptions } from './round-trip-watch.js';
+import { logWhileWaiting } from './wait-log.js';
 
 /**
  * The one NATS connection of a process. It reconnects forever (a gateway that gave up on its bus would be
@@ -70,11 +71,12 @@ export class BusConnection {
     health: HealthRegistry,
     logger: JsonLogger,
   ): Promise<BusConnection> {
-    // Said at once and again while it lasts: an app waiting for an unreachable NATS must not look hung.
+    // Said at once and again while it lasts: an app waiting for an unreachable NATS must not look hung — and a
+    // long outage is not a line every 2 s (the intervals double up to a minute).
     const servers = [options.servers].flat().map(withoutCredentials);
     logger.info('connecting to NATS', { servers });
-    const waiting = setInterval(
-      () => logger.warn('waiting for NATS: not reachable yet, retrying', { servers }),
+    const stopWaitLog = logWhileWaiting(
+      (waitedMs) => logger.warn('waiting for NATS: not reachable yet, retrying', { servers, waitedMs }),
       options.waitLogIntervalMs ?? 2_000,
     );
     const connecting = connect({
@@ -90,9 +92,7 @@ export class BusConnection {
       ...(options.reconnectBufSize !== undefined ? { reconnectBufSize: options.reconnectBufSize } : {}),
     });
     // A SIGTERM while NATS is unreachable stops the wait (it has no bound): the app exits 0, holding nothing.
-    const client = await unlessShutdown(connecting, 'NATS', (late) => void late.close()).finally(() =>
-      clearInterval(waiting),
-    );
+    const client = await unlessShutdown(connecting, 'NATS', (late) => void late.close()).finally(stopWaitLog);
     const jsm = await jetstreamManager(client);
     const connection = new BusConnection(
       client,

@@ -13,7 +13,7 @@ export interface BusOptions {
   reconnectTimeWaitMs?: number;
   /** Bound on bytes the client buffers while disconnected; beyond it publishes are dropped and counted. */
   reconnectBufSize?: number;
-  /** While the first connection is not made, a warning is logged this often (default 2 s). */
+  /** While the first connection is not made, a warning is logged after this (default 2 s), then at doubling intervals up to a minute. */
   waitLogIntervalMs?: number;
   /** Backoff and pacing of declaring the topology again after a reconnect or a "no stream" answer. */
   topology?: DeclaredTopologyOptions;
