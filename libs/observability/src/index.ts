@@ -24,3 +24,4 @@ export { stopOnSignals, type StopOnSignalsOptions } from './signals.js';
 export { shutdownRequested, StartAbortedError, unlessShutdown } from './shutdown-request.js';
 export { serveStartingHealth, type StartingHealth } from './starting-health.js';
 export { runApp, startNestApp, type AppDefinition, type NestAppOptions, type RunningApp } from './run-app.js';
+export { LogThrottle } from './log-throttle.js';

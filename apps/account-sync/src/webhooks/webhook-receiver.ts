@@ -20,7 +20,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { JsonLogger } from '#observability';
+import { LogThrottle, type JsonLogger } from '#observability';
 import { readTransactionNotification } from '#venue-api';
 import type { TransactionIntake } from '../transactions/transaction-intake.js';
 import type { CidrSet } from './cidr-set.js';
@@ -51,7 +51,7 @@ export class WebhookReceiver {
   private server: Server | undefined;
   private stopping = false;
   /** Refusals are logged at most once a second per kind (a flood of forged requests must not flood the log). */
-  private readonly refusalLogs = new Map<string, { at: number; suppressed: number }>();
+  private readonly refusalLogs = new LogThrottle();
 
   constructor(
     private readonly options: WebhookReceiverOptions,
@@ -220,17 +220,8 @@ export class WebhookReceiver {
   }
 
   private logRefusal(kind: string, message: string, fields: Record<string, unknown>): void {
-    const now = Date.now();
-    const last = this.refusalLogs.get(kind);
-    if (last !== undefined && now - last.at < 1_000) {
-      last.suppressed += 1;
-      return;
-    }
-    this.refusalLogs.set(kind, { at: now, suppressed: 0 });
-    this.logger.warn(
-      message,
-      last !== undefined && last.suppressed > 0 ? { ...fields, suppressed: last.suppressed } : fields,
-    );
+    const passed = this.refusalLogs.pass(kind, fields);
+    if (passed !== undefined) this.logger.warn(message, passed);
   }
 
   private answer(

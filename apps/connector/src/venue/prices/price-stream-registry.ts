@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Actor, type ActorOptions, type ActorRef } from '#actors';
 import { DEFAULT_LEASE_SECONDS, GatewayErrorCode, type PriceMessage, sizeToken, type StreamRequest } from '#contracts';
 import type { ServiceMessage } from '#venue-api';
-import type { JsonLogger } from '#observability';
+import { LogThrottle, type JsonLogger } from '#observability';
 import type { Cancel, VenueClock } from '../clock.js';
 import type { OutboundLimiter } from '../outbound/outbound-limiter.js';
 import type { VenueChannel } from '../session/venue-channel.js';
@@ -113,6 +113,7 @@ export class PriceStreamRegistry {
   private readonly env: { -readonly [K in keyof PriceStreamEnv]: PriceStreamEnv[K] };
   private aheadWarnedAt = Number.NEGATIVE_INFINITY;
   private stepWarnedAt = Number.NEGATIVE_INFINITY;
+  private readonly refusalLog = new LogThrottle();
   /** One function for every actor (sampled per event). */
   private readonly sampleEnvironment = (): PriceStreamEnv => this.environment();
   /** One function for every actor: the actor it is called for is the stream's cell. */
@@ -501,9 +502,10 @@ export class PriceStreamRegistry {
         this.staleCount += effect.delta;
         this.metrics.staleStreams.set(this.staleCount);
         return;
-      case 'subscribeRefused':
+      case 'subscribeRefused': {
         this.metrics.countSubscribeFailure(effect.code);
-        this.log.warn('venue refused a subscription', {
+        // a strategy may ask again and again for what the venue refuses: one line a second per code
+        const fields = this.refusalLog.pass(effect.code, {
           instrument: cell.id.instrument,
           tenor: cell.id.tenor,
           currency: cell.id.currency,
@@ -511,7 +513,9 @@ export class PriceStreamRegistry {
           accountGroup: cell.id.accountGroup,
           code: effect.code,
         });
+        if (fields !== undefined) this.log.warn('venue refused a subscription', fields);
         return;
+      }
       case 'removed':
         this.forget(cell);
         return;
