@@ -5,12 +5,13 @@ import { cannotLeaveInTime, OrderQueue, queueEstimate, queueValues, type QueueSo
 const T0 = 1_800_000_000_000;
 
 describe('order queue estimate', () => {
-  it('waits (orders ahead + 1) × pace; refused when that and the margin pass the time left to sendBy', () => {
-    const estimate = queueEstimate(4, 1_751, T0 + 10_000, T0);
-    expect(estimate).toEqual({ ordersAhead: 4, paceMs: 1_751, estimatedWaitMs: 8_755, timeLeftMs: 10_000 });
+  it('waits (orders ahead + 1) × pace; refused when that, a tenth of it and the margin pass the time left to sendBy', () => {
+    const estimate = queueEstimate(4, 1_000, T0 + 10_000, T0);
+    expect(estimate).toEqual({ ordersAhead: 4, paceMs: 1_000, estimatedWaitMs: 5_000, timeLeftMs: 10_000 });
     expect(cannotLeaveInTime(estimate, 500)).toBe(false);
-    expect(cannotLeaveInTime(queueEstimate(4, 1_751, T0 + 9_254, T0), 500)).toBe(true);
-    expect(cannotLeaveInTime(queueEstimate(4, 1_751, T0 + 9_255, T0), 500)).toBe(false);
+    // 5 s + 0.5 s (a tenth of it) + 0.5 s
+    expect(cannotLeaveInTime(queueEstimate(4, 1_000, T0 + 5_999, T0), 500)).toBe(true);
+    expect(cannotLeaveInTime(queueEstimate(4, 1_000, T0 + 6_000, T0), 500)).toBe(false);
   });
 
   it('never refuses an order with none ahead, whatever the pace and the time left', () => {
@@ -77,7 +78,8 @@ describe('OrderQueue', () => {
   it('orders decided at the same moment see each other until the desk counts them', async () => {
     const { queue } = setup();
     const burst = await Promise.all(Array.from({ length: 12 }, () => queue.admit(T0 + 10_000)));
-    expect(burst.map((a) => a.ok)).toEqual([...Array<boolean>(9).fill(true), false, false, false]);
+    // the k-th (k ahead) passes while 1.1 × (k + 1) s + 0.5 s ≤ 10 s
+    expect(burst.map((a) => a.ok)).toEqual([...Array<boolean>(8).fill(true), false, false, false, false]);
     for (const admission of burst) if (admission.ok) admission.counted();
     // counted by the desk from now on (here: nobody), no longer by the queue
     expect(await queue.admit(T0 + 10_000)).toMatchObject({ ok: true, result: 'passed' });
@@ -93,7 +95,8 @@ describe('OrderQueue', () => {
     if (!first.ok) throw new Error('refused');
     first.counted();
     first.counted();
-    expect(await queue.admit(T0 + 2_601)).toMatchObject({ ok: true, result: 'passed' }); // 1 ahead: 2 s + 0.5 s
+    // 1 ahead: 2 s + 0.2 s + 0.5 s
+    expect(await queue.admit(T0 + 2_801)).toMatchObject({ ok: true, result: 'passed' });
   });
 
   it('no pace heard lately, or the stream not answering: taken as before, and says which', async () => {
