@@ -49,8 +49,8 @@ export class ConnectorConfig
   /** A venue price stamped more than this ahead of the local clock is refused (it would freeze its stream). */
   @EnvMs(1_000, 3_600_000) PRICE_MAX_CLOCK_AHEAD_MS: number = 60_000;
   /**
-   * W13: set (e.g. 4) when the venue's "at most 4 updates per second per connection" is shared by the connection's
-   * streams: a stream is then stale only after twice its turn (streams ÷ rate seconds). Unset: a cadence per stream.
+   * W13: the venue's "at most 4 updates per second per connection", told (e.g. 4): a stream is then stale only after
+   * twice its turn (streams ÷ rate seconds). Unset: judged from the updates the connection carries (price-cadence.ts).
    */
   @EnvInt(1, 1_000) VENUE_PRICE_UPDATES_PER_CONNECTION?: number;
   /** Last-value price entries age out after this; at most a quote's life (§2.2 rule 4: 10 minutes). */

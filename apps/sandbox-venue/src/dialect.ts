@@ -1,7 +1,8 @@
 /**
  * Dialects: the sandbox playing the other plausible readings of what the spec does not show (spec-gaps
  * "Dialects"). A client that works against every dialect does not depend on our guesses. `reference` is
- * our own reading; `alternate` takes the other reading on every axis; each axis can be set on its own.
+ * our own reading; `alternate` takes the other reading on every axis but `tonceOrder`; each axis can be set on its
+ * own.
  */
 export type TokenResponseShape = 'token' | 'data.token' | 'string';
 /** `minimal`: an order reply with only its status, ids and (on failure) code and message. */
@@ -53,7 +54,6 @@ export interface Dialect {
   subscriptionHoldMs: number;
   accountExtras: AccountExtrasShape;
   rateLimitedSubscribe: RateLimitedSubscribe;
-  /** Not part of the presets' "other reading on every axis": set on its own (the connector needs to be told). */
   priceCadence: PriceCadence;
   /** Set on its own too: with several processes on one key, `increasing` fails some of their requests by design. */
   tonceOrder: TonceOrder;
@@ -83,7 +83,7 @@ export const SANDBOX_DIALECTS: Readonly<Record<DialectName, Dialect>> = {
     subscriptionHoldMs: 60_000,
     accountExtras: 'renamed',
     rateLimitedSubscribe: 'error',
-    priceCadence: 'per-stream',
+    priceCadence: 'per-connection',
     tonceOrder: 'once',
     replacedClose: 'error-then-1008',
   },

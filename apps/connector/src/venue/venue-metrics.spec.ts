@@ -15,6 +15,7 @@ describe('VenueMetrics', () => {
       'connector_price_updates_total',
       'connector_price_hop_seconds',
       'connector_stale_streams',
+      'connector_price_stale_after_seconds',
       'connector_price_out_of_order_dropped_total',
       'connector_venue_frames_rejected_total',
       'connector_rate_limit_waits_total',

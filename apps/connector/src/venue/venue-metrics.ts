@@ -67,6 +67,7 @@ export class VenueMetrics {
   readonly priceUpdates: Counter;
   readonly priceHopSeconds: HopHistogram;
   readonly staleStreams: Gauge;
+  readonly staleAfterSeconds: Gauge;
   readonly outOfOrderDropped: Counter;
   readonly clockStepsBack: Counter;
   readonly framesRejected: Counter<'reason'>;
@@ -156,6 +157,11 @@ export class VenueMetrics {
     this.staleStreams = new Gauge({
       name: 'connector_stale_streams',
       help: 'Price streams currently stale',
+      registers,
+    });
+    this.staleAfterSeconds = new Gauge({
+      name: 'connector_price_stale_after_seconds',
+      help: "Silence after which a price stream is stale: PRICE_STALE_AFTER_MS, or two turns of a cadence the connection's streams share (W13)",
       registers,
     });
     this.outOfOrderDropped = new Counter({

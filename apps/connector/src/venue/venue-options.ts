@@ -19,7 +19,7 @@ export interface VenueOptions {
   nonceDir?: string;
   /** A stream with no update for this long is published as `stale`. */
   staleAfterMs: number;
-  /** W13: the venue's price updates per second shared by the connection's streams; unset: a cadence per stream. */
+  /** W13: the venue's price updates per second shared by the connection's streams, told; unset: judged from the updates. */
   connectionPriceRate?: number;
   /** No frame (nor pong) for this long: the socket is dead even if TCP says otherwise; reconnect. */
   stallTimeoutMs: number;

@@ -308,6 +308,53 @@ describe('PriceStreamRegistry', () => {
     expect(prices.filter((p) => p.status === 'stale')).toHaveLength(8);
   });
 
+  it('W13 not told: streams taking turns on a shared rate stay live; one the venue stops sending goes stale, every one when the connection falls silent', async () => {
+    const context = setup(1_000);
+    const { clock, channel, metrics, registry, prices, price } = context;
+    const quantities = Array.from({ length: 30 }, (_, i) => String(i + 1));
+    await priceStreams(context, quantities);
+    const tags = channel.sentOfType('subscribe').map((frame) => frame.tag ?? '');
+    let turn = 0;
+    // The venue's 10 updates/s shared by the connection: one stream every 100 ms, in turn (each every 3 s);
+    // a stream with nothing to send passes its turn to the next.
+    const takeTurns = (ms: number, silent?: string) => {
+      for (let elapsed = 0; elapsed < ms; elapsed += 100) {
+        let tag = tags[turn++ % tags.length] ?? '';
+        if (tag === silent) tag = tags[turn++ % tags.length] ?? '';
+        channel.deliver(price(tag, clock.now()));
+        clock.advance(100);
+      }
+    };
+    const staleSizes = () => prices.filter((p) => p.status === 'stale').map((p) => p.quantity);
+    takeTurns(12_000);
+    expect(staleSizes()).toEqual([]);
+    expect(registry.counts()).toEqual({ live: 30, stale: 0, pending: 0 });
+    expect((await metrics.staleAfterSeconds.get()).values[0]?.value).toBeGreaterThan(5);
+
+    takeTurns(12_000, tags[0]);
+    expect(staleSizes()).toEqual(['1']);
+    expect(registry.counts()).toEqual({ live: 29, stale: 1, pending: 0 });
+
+    clock.advance(2_300);
+    expect(registry.counts()).toEqual({ live: 0, stale: 30, pending: 0 });
+  });
+
+  it('W13 not told: streams each on a cadence of their own keep PRICE_STALE_AFTER_MS, however many went quiet', async () => {
+    const context = setup(1_000);
+    const { clock, channel, registry, price } = context;
+    await priceStreams(
+      context,
+      Array.from({ length: 30 }, (_, i) => String(i + 1)),
+    );
+    const tags = channel.sentOfType('subscribe').map((frame) => frame.tag ?? '');
+    // every 250 ms an update for each of the first two streams only: 28 went quiet
+    for (let elapsed = 0; elapsed < 1_500; elapsed += 250) {
+      for (const tag of tags.slice(0, 2)) channel.deliver(price(tag, clock.now()));
+      clock.advance(250);
+    }
+    expect(registry.counts()).toEqual({ live: 2, stale: 28, pending: 0 });
+  });
+
   it('without a shared rate, the same silence turns streams stale after staleAfterMs', async () => {
     const context = setup(1_000);
     await priceStreams(context, ['0.1', '0.2']);

@@ -9,6 +9,7 @@ import type { VenueChannel } from '../session/venue-channel.js';
 import type { VenueMetrics } from '../venue-metrics.js';
 import { EarlierSubscriptions, type SubscriptionLedger } from './earlier-subscriptions.js';
 import { LazyCount } from './lazy-count.js';
+import { judgeStaleness, type CadenceReading } from './price-cadence.js';
 import { PriceFeed } from './price-feed.js';
 import type { AcquireResult, StreamKeyFields, StreamWaiter } from './price-stream.js';
 import { VenueReleases } from './venue-releases.js';
@@ -16,7 +17,6 @@ import {
   ALREADY_HELD,
   newPriceStream,
   priceStreamTransition,
-  QUOTE_LIFETIME_MS,
   type PriceStreamEffect,
   type PriceStreamEnv,
   type PriceStreamEvent,
@@ -32,10 +32,10 @@ export interface PriceStreamOptions {
   /** Streams held at most: a request for a new one beyond it is refused STREAM_LIMIT. */
   maxStreams?: number;
   /**
-   * W13, the per-connection reading of "at most 4 updates per second per connection" (§6.2, §8): the venue's
+   * W13, the per-connection reading of "at most 4 updates per second per connection" (§6.2, §8), told: the venue's
    * update rate shared by every stream of the connection. A stream is then judged stale only after
    * `2 × held streams ÷ rate` seconds of silence (its turn comes every `streams ÷ rate` s), never sooner than
-   * `staleAfterMs`. Unset: each stream has its own cadence and `staleAfterMs` is the threshold.
+   * `staleAfterMs`. Unset: the reading is judged from the updates the connection carries (price-cadence.ts).
    */
   connectionPriceRate?: number;
   /** A price stamped more than this ahead of the local clock is refused and counted. */
@@ -50,9 +50,7 @@ const DEFAULT_UNSUBSCRIBE_MAX_SENDS = 4;
 const DEFAULT_RELEASE_RETENTION_MS = 60 * 60_000;
 
 const AHEAD_WARN_EVERY_MS = 60_000;
-
-/** A stream's turn never comes later than a quote's life: beyond that, silence is stale whatever the rate. */
-const MAX_SHARED_STALE_AFTER_MS = QUOTE_LIFETIME_MS;
+const READING_LOG_EVERY_MS = 60_000;
 
 export type ReleaseRequest = StreamKeyFields & { requester: string };
 
@@ -108,6 +106,13 @@ export class PriceStreamRegistry {
   private readonly releases: VenueReleases;
   private lastPriceWallAt: number | undefined;
   private staleCount = 0;
+  /** Prices that reached a stream since the last sweep (W13: the cadence is judged from them). */
+  private updatesSinceSweep = 0;
+  /** Per sweep of the cadence window, oldest first: when it ended and the prices that reached streams in it. */
+  private readonly cadenceWindow: { endedAt: number; updates: number }[] = [];
+  private cadenceWindowStartedAt: number;
+  private cadenceReading: CadenceReading = 'per-stream';
+  private readingLoggedAt = Number.NEGATIVE_INFINITY;
   /** Arrival time of the price being handled (the actor runs synchronously inside `onFrame`). */
   private arrivedAt = 0;
   private readonly env: { -readonly [K in keyof PriceStreamEnv]: PriceStreamEnv[K] };
@@ -158,9 +163,15 @@ export class PriceStreamRegistry {
     channel.addFrameListener((message, arrivedAt) => this.onFrame(message, arrivedAt));
     channel.connection$.subscribe((event) => {
       if (event.up) this.releases.connectionUp();
+      // the cadence is a connection's: a new one is judged afresh
+      this.forgetCadence(clock.now());
       this.toAll({ type: event.up ? 'connectionUp' : 'connectionDown' });
     });
     const period = Math.max(10, Math.min(1_000, Math.floor(options.staleAfterMs / 4)));
+    // at most the stale period, so a connection gone silent is judged on its silence alone in time
+    const windowSweeps = Math.max(1, Math.floor(options.staleAfterMs / period));
+    this.metrics.staleAfterSeconds.set(options.staleAfterMs / 1_000);
+    this.cadenceWindowStartedAt = clock.now();
     let lastSweepAt = clock.now();
     this.cancelSweep = clock.setInterval(() => {
       const now = clock.now();
@@ -170,8 +181,11 @@ export class PriceStreamRegistry {
       // This process was itself stopped (SIGSTOP, a long pause): the renewals that came meanwhile wait in its
       // socket, read after this timer — one round later, leases are judged on them (outside tester: every
       // lease expired on waking, `stopped` LEASE_EXPIRED, then live again).
-      if (paused) return;
-      this.env.staleAfterMs = this.staleAfterMs();
+      if (paused) {
+        this.forgetCadence(now);
+        return;
+      }
+      this.env.staleAfterMs = this.staleAfterMs(now, windowSweeps);
       this.toAll({ type: 'sweep' });
     }, period);
   }
@@ -323,6 +337,7 @@ export class PriceStreamRegistry {
           return;
         }
         this.arrivedAt = arrivedAt;
+        this.updatesSinceSweep += 1;
         cell.send({ type: 'price', update: message });
         return;
       }
@@ -585,14 +600,53 @@ export class PriceStreamRegistry {
     return env;
   }
 
-  /** The silence after which a stream is stale: fixed, or stretched by the streams sharing the venue's rate. */
-  private staleAfterMs(): number {
-    const { staleAfterMs, connectionPriceRate } = this.options;
-    if (connectionPriceRate === undefined) return staleAfterMs;
-    let held = 0;
-    for (const cell of this.byKey.values()) if (cell.state.venue === 'held') held += 1;
-    const turnMs = Math.ceil((held * 1_000) / connectionPriceRate);
-    return Math.max(staleAfterMs, Math.min(2 * turnMs, MAX_SHARED_STALE_AFTER_MS));
+  /**
+   * The silence after which a stream is stale (W13, price-cadence.ts): `staleAfterMs`, or stretched to two turns
+   * when the connection's streams share the venue's rate — told, or seen in the last `windowSweeps` sweeps.
+   */
+  private staleAfterMs(now: number, windowSweeps: number): number {
+    const window = this.cadenceWindow;
+    window.push({ endedAt: now, updates: this.updatesSinceSweep });
+    this.updatesSinceSweep = 0;
+    while (window.length > windowSweeps) {
+      const oldest = window.shift();
+      if (oldest !== undefined) this.cadenceWindowStartedAt = oldest.endedAt;
+    }
+    const startedAt = this.cadenceWindowStartedAt;
+    let updates = 0;
+    for (const sweep of window) updates += sweep.updates;
+    let heldStreams = 0;
+    let streamsHeard = 0;
+    for (const cell of this.byKey.values()) {
+      const { venue, status, lastUpdateAt } = cell.state;
+      if (venue !== 'held') continue;
+      heldStreams += 1;
+      if (status === 'live' && lastUpdateAt > startedAt) streamsHeard += 1;
+    }
+    const judged = judgeStaleness({ heldStreams, windowMs: now - startedAt, updates, streamsHeard }, this.options);
+    this.metrics.staleAfterSeconds.set(judged.staleAfterMs / 1_000);
+    if (judged.reading !== this.cadenceReading) this.readingChanged(judged.reading, judged.staleAfterMs, now);
+    return judged.staleAfterMs;
+  }
+
+  /** Said when the judged reading changes, at most once a minute (a connection at the boundary may swing). */
+  private readingChanged(reading: CadenceReading, staleAfterMs: number, now: number): void {
+    this.cadenceReading = reading;
+    if (now - this.readingLoggedAt < READING_LOG_EVERY_MS) return;
+    this.readingLoggedAt = now;
+    this.log.info(
+      reading === 'per-connection'
+        ? "the venue's price updates are shared by the connection's streams (W13): a stream is stale after two turns"
+        : 'each price stream has a cadence of its own (W13): a stream is stale after PRICE_STALE_AFTER_MS',
+      { staleAfterMs },
+    );
+  }
+
+  /** A new connection, or this process paused: what the window saw says nothing of the cadence from now on. */
+  private forgetCadence(now: number): void {
+    this.cadenceWindow.length = 0;
+    this.cadenceWindowStartedAt = now;
+    this.updatesSinceSweep = 0;
   }
 
   private toAll(event: PriceStreamEvent): void {

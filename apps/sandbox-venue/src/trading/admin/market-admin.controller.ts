@@ -4,7 +4,7 @@ import { sidePrices } from '../quotes/quote-pricing.js';
 import { formatPrice } from '../market/price-format.js';
 import { AdminInput } from './admin-input.js';
 
-/** Operator controls of the market (issue 3): move it, halt and resume instruments (W11). */
+/** Operator controls of the market (issue 3): move it, halt (W11), silence and resume instruments. */
 @Controller('admin/market')
 export class MarketAdminController {
   constructor(@Inject(Market) private readonly market: Market) {}
@@ -40,6 +40,14 @@ export class MarketAdminController {
     return this.view(instrument);
   }
 
+  /** Its streams stop updating without a streamStop: a price feed gone quiet, seen by the client as silence. */
+  @Post(':instrument/silence')
+  @HttpCode(200)
+  silence(@Param('instrument') instrument: string) {
+    this.market.silence(this.known(instrument));
+    return this.view(instrument);
+  }
+
   @Post(':instrument/resume')
   @HttpCode(200)
   resume(@Param('instrument') instrument: string) {
@@ -64,6 +72,7 @@ export class MarketAdminController {
       offer: formatPrice(offer),
       bid: formatPrice(bid),
       halted: this.market.isHalted(instrument),
+      silenced: this.market.isSilenced(instrument),
     };
   }
 }

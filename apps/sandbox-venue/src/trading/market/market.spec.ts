@@ -52,4 +52,17 @@ describe('market', () => {
     m.resume('ETH.USD');
     expect(m.isHalted('ETH.USD')).toBe(false);
   });
+
+  it('silences an instrument without announcing it, until resumed', () => {
+    const m = new Market(1);
+    let announced = false;
+    m.halted$.subscribe(() => (announced = true));
+    expect(m.silence('ETH.USD')).toBe(true);
+    expect(m.isSilenced('ETH.USD')).toBe(true);
+    expect(m.isHalted('ETH.USD')).toBe(false);
+    expect(announced).toBe(false);
+    m.resume('ETH.USD');
+    expect(m.isSilenced('ETH.USD')).toBe(false);
+    expect(m.silence('NOPE.USD')).toBe(false);
+  });
 });

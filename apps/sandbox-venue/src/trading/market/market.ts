@@ -20,6 +20,8 @@ interface InstrumentState {
   mid: Decimal;
   anchor: Decimal;
   halted: boolean;
+  /** Not priced, without a word to subscribers (a feed gone quiet): their streams simply stop updating. */
+  silenced: boolean;
 }
 
 export interface HaltEvent {
@@ -44,6 +46,7 @@ export class Market {
         mid: new Decimal(info.initialMid),
         anchor: new Decimal(info.initialMid),
         halted: false,
+        silenced: false,
       });
     }
   }
@@ -81,6 +84,10 @@ export class Market {
     return this.states.get(name)?.halted ?? false;
   }
 
+  isSilenced(name: string): boolean {
+    return this.states.get(name)?.silenced ?? false;
+  }
+
   /** One step of every instrument's walk. */
   step(): void {
     for (const state of this.states.values()) {
@@ -115,10 +122,20 @@ export class Market {
     return true;
   }
 
+  /** The instrument's prices stop with no streamStop: a subscriber sees only silence (until `resume`). */
+  silence(name: string): boolean {
+    const state = this.states.get(name);
+    if (state === undefined) return false;
+    state.silenced = true;
+    return true;
+  }
+
+  /** Ends a halt or a silence. */
   resume(name: string): boolean {
     const state = this.states.get(name);
     if (state === undefined) return false;
     state.halted = false;
+    state.silenced = false;
     return true;
   }
 

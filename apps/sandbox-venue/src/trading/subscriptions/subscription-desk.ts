@@ -173,7 +173,8 @@ export class SubscriptionDesk {
     extraProperty: { venueSeq?: number },
   ): boolean {
     const mid = this.market.mid(spec.instrument);
-    if (mid === undefined || this.market.isHalted(spec.instrument)) return false;
+    if (mid === undefined || this.market.isHalted(spec.instrument) || this.market.isSilenced(spec.instrument))
+      return false;
     const settleDate = settleDateFor(spec.tenor, spec.info, now, this.config.cutoffHourUtc);
     if (settleDate === undefined) return false;
     const { quoteId, price } = this.quotes.issue(now, terms, mid, settleDate);
