@@ -66,6 +66,7 @@ export class BusResponder {
 
   /** For a request read by hand rather than by a contract class: its refusals are counted the same way. */
   respondParsed<T, R>(options: ParsingResponderOptions<T, R>): BusSubscription {
+    this.countFromZero(options.kind);
     return this.subscribe(options.subject, options.queue, (msg) => {
       const parsed: Parsed<T> =
         msg.data.length > MAX_REQUEST_BYTES
@@ -82,9 +83,15 @@ export class BusResponder {
   }
 
   respondToAny<R>(options: RawResponderOptions<R>): BusSubscription {
+    this.countFromZero(options.kind);
     return this.subscribe(options.subject, options.queue, (msg) => {
       void this.run(msg, options.kind, () => options.handle());
     });
+  }
+
+  /** A kind answered has its failure series at 0 at once: a dashboard shows "none failed" as 0, not "no data". */
+  private countFromZero(kind: SubjectKind): void {
+    this.metrics.handlerErrors.inc({ subject_kind: kind }, 0);
   }
 
   private subscribe(subject: string, queue: string | undefined, onMessage: (msg: Msg) => void): Subscription {

@@ -287,6 +287,17 @@ describe('libs/bus against a real nats-server', () => {
     }
   });
 
+  it('counts the failed handlers of a responder from 0 once it answers (a 0 line, not "no data")', async () => {
+    const responder = new BusResponder(connection, metrics, silent);
+    const subs = [
+      responder.respond({ subject: 't.zero.a', kind: 'zero-a', contract: Greeting, handle: () => ({ ok: true }) }),
+      responder.respondToAny({ subject: 't.zero.b', kind: 'zero-b', handle: () => ({ ok: true }) }),
+    ];
+    for (const kind of ['zero-a', 'zero-b'])
+      expect(await metric('bus_handler_errors_total', { subject_kind: kind })).toBe(0);
+    for (const sub of subs) sub.unsubscribe();
+  });
+
   it('counts bad requests by subject kind', async () => {
     const responder = new BusResponder(connection, metrics, silent);
     const sub = responder.respond({

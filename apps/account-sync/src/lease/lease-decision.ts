@@ -39,7 +39,8 @@ export interface AcquireFacts {
   readonly leaseMs: number;
 }
 
-export type TakeReason = 'free' | 'released' | 'lapsed' | 'holder-gone' | 'own';
+export const TAKE_REASONS = ['free', 'released', 'lapsed', 'holder-gone', 'own'] as const;
+export type TakeReason = (typeof TAKE_REASONS)[number];
 
 export type AcquireDecision =
   | { readonly kind: 'create' }

@@ -1,7 +1,7 @@
 import { Counter, Gauge } from 'prom-client';
 import type { HealthCheckResult, MetricsRegistry } from '#observability';
 import { describeHolder, type LeaseEvents, type LeaseStatus } from './account-lease.js';
-import type { TakeReason } from './lease-decision.js';
+import { TAKE_REASONS, type TakeReason } from './lease-decision.js';
 
 const STATES: ReadonlyArray<LeaseStatus['kind']> = ['reading', 'standby', 'holding', 'lost', 'stopped'];
 
@@ -30,6 +30,8 @@ export class LeaseMetrics implements LeaseEvents {
       labelNames: ['reason'],
       registers: [registry],
     });
+    // at 0 from the start: a lease taken from a lapsed or gone holder (a crash, a take-over) is a rise on a 0 line
+    for (const reason of TAKE_REASONS) this.takes.inc({ reason }, 0);
     this.statusChanged(this.status);
   }
 

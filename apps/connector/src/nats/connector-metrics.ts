@@ -1,6 +1,10 @@
 import { Counter } from 'prom-client';
 import type { MetricsRegistry } from '#observability';
 
+/** Why an outcome was not published (again): already recorded, after a final one, or no subject to publish it on. */
+export const OUTCOME_SKIP_REASONS = ['duplicate', 'after_final', 'unroutable'] as const;
+export type OutcomeSkipReason = (typeof OUTCOME_SKIP_REASONS)[number];
+
 /** Metrics of the connector's NATS side (the venue side has its own; the bus counts drops and bad requests). */
 export class ConnectorNatsMetrics {
   readonly pricesPublished: Counter<'status'>;
@@ -53,10 +57,12 @@ export class ConnectorNatsMetrics {
     });
     this.outcomesSkipped = new Counter({
       name: 'connector_order_outcomes_skipped_total',
-      help: 'Outcomes not published again: already recorded (duplicate) or older than the recorded state (stale)',
+      help: 'Outcomes not published: already recorded (duplicate), after the final one recorded (after_final), or without a subject to publish on (unroutable: lost, never expected)',
       labelNames: ['reason'],
       registers,
     });
+    // at 0 from the start: an unroutable outcome is one lost, and a dashboard shows "none" as 0, not "no data"
+    for (const reason of OUTCOME_SKIP_REASONS) this.outcomesSkipped.inc({ reason }, 0);
     this.outcomesUnstoredAtShutdown = new Counter({
       name: 'connector_order_outcomes_unstored_at_shutdown_total',
       help: 'Order outcomes still in hand when the connector stopped (NATS unreachable): each named in the log, reconciled at the next start',

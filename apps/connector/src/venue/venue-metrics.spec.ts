@@ -30,6 +30,20 @@ describe('VenueMetrics', () => {
     expect(text).toMatch(/connector_session_state\{state="idle",app="t"\} 0/);
   });
 
+  it('counts frames accepted with odd fields from 0 for every message type read liberally (a 0 line, not "no data")', async () => {
+    const registry = new MetricsRegistry('t', { defaultMetrics: false });
+    new VenueMetrics(registry);
+    const oddities = await registry.getSingleMetric('connector_venue_frame_oddities_total')?.get();
+    expect(Object.fromEntries((oddities?.values ?? []).map((v) => [v.labels['messageType'], v.value]))).toEqual({
+      unsubscribe: 0,
+      streamStop: 0,
+      order: 0,
+      orderUnsubscribe: 0,
+      error: 0,
+      accountGroups: 0,
+    });
+  });
+
   it("counts the REST client's throttles in venue_rest_throttled_total, the series every app shares", async () => {
     const registry = new MetricsRegistry('t', { defaultMetrics: false });
     const metrics = new VenueMetrics(registry);

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { MetricsRegistry } from '#observability';
 import { ORDER_OUTCOME_SOURCES, type SessionState } from '#contracts';
-import { SandboxCode, VenueCode, VenueRestMetrics, venueCodesOf } from '#venue-api';
+import { LIBERALLY_READ_MESSAGE_TYPES, SandboxCode, VenueCode, VenueRestMetrics, venueCodesOf } from '#venue-api';
 import { HopHistogram } from './hop-histogram.js';
 import { PACE_BOUNDS } from './outbound/order-pace.js';
 import { LOSS_REASONS } from './session/session-machine.js';
@@ -191,6 +191,8 @@ export class VenueMetrics {
       labelNames: ['messageType'],
       registers,
     });
+    // at 0 from the start: a venue format that moved shows as a rise on the dashboard, not as a new series
+    for (const messageType of LIBERALLY_READ_MESSAGE_TYPES) this.frameOddities.inc({ messageType }, 0);
     this.uncorrelatedReplies = new Counter({
       name: 'connector_order_replies_uncorrelated_total',
       help: 'Order replies matching no order of this process by clientRequestId, transactionId or quoteId',

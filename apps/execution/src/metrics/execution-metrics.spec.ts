@@ -41,3 +41,17 @@ describe('per-strategy metric labels', () => {
     expect(await rejectionsByStrategy(registry)).toEqual({ a: 1, b: 1, other: 1, unknown: 1 });
   });
 });
+
+describe('execution metrics read by the dashboards', () => {
+  it('counts resumed orders from 0, by every way (start-up, take-over, retry): "none resumed" is not "no data"', async () => {
+    const registry = new MetricsRegistry('t', { defaultMetrics: false });
+    const metrics = new ExecutionMetrics(registry, idle);
+    metrics.resumed.inc({ how: 'takeover' });
+    const resumed = await registry.getSingleMetric('execution_orders_resumed_total')?.get();
+    expect(Object.fromEntries((resumed?.values ?? []).map((v) => [v.labels['how'], v.value]))).toEqual({
+      startup: 0,
+      takeover: 1,
+      retry: 0,
+    });
+  });
+});

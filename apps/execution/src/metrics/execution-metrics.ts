@@ -11,6 +11,10 @@ import { CONTRADICTION_SOURCES } from '../orders/order-machine.js';
 import { QUEUE_RESULTS } from '../api/order-queue.js';
 import { BoundedLabel, StrategyLabels } from './metric-labels.js';
 
+/** How a non-final order came to this instance: at its start-up, taken over from a dead instance, or read again. */
+export const RESUME_WAYS = ['startup', 'takeover', 'retry'] as const;
+export type ResumeWay = (typeof RESUME_WAYS)[number];
+
 export interface ExecutionGaugeSource {
   ordersByState(): Record<string, number>;
   unresolved(): { count: number; oldestAgeMs: number };
@@ -90,6 +94,7 @@ export class ExecutionMetrics {
       labelNames: ['how'],
       registers,
     });
+    for (const how of RESUME_WAYS) this.resumed.inc({ how }, 0);
     this.journalConflicts = new Counter({
       name: 'execution_journal_conflicts_total',
       help: 'Order writes refused by compare-and-set (the order moved to another instance).',

@@ -22,7 +22,7 @@ import {
 import type { BusPublisher, BusStreams } from '#bus';
 import { Actor, type Cancel, type Clock } from '#actors';
 import type { JsonLogger } from '#observability';
-import type { ExecutionMetrics } from '../metrics/execution-metrics.js';
+import type { ExecutionMetrics, ResumeWay } from '../metrics/execution-metrics.js';
 import type { RiskGate } from '../risk/risk-gate.js';
 import type { VenueRecords } from '../venue/venue-evidence.js';
 import { JournalConflictError, type OrderJournal } from './order-journal.js';
@@ -139,7 +139,7 @@ export class OrderDesk {
   }
 
   /** An order of an earlier life or of a dead instance: reconciled, never sent. */
-  resume(record: OrderRecord, revision: number, how: 'startup' | 'takeover' | 'retry'): void {
+  resume(record: OrderRecord, revision: number, how: ResumeWay): void {
     if (this.orders.has(record.orderId)) return;
     if (how === 'startup' && !isFinalState(record.state)) this.startupPending.add(record.orderId);
     // taken over from a dead instance after start-up: risk learns it here (the start-up restore held every open order)

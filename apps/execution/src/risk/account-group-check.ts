@@ -5,12 +5,13 @@
  * (a halt must work while the connector is down, and a group may be added later): the answer carries a warning.
  */
 import { canonicalScopeId } from './limits.js';
+import type { RiskControlWarning } from './risk-metrics.js';
 
 /** The account groups' uuids as the connector lists them (throws when it cannot be asked or refuses). */
 export type AccountGroupSource = () => Promise<readonly string[]>;
 
 export interface AccountGroupWarning {
-  reason: 'unlisted-account-group' | 'account-groups-unchecked';
+  reason: Extract<RiskControlWarning, 'unlisted-account-group' | 'account-groups-unchecked'>;
   text: string;
 }
 

@@ -29,7 +29,7 @@ import type { AccountGroupCheck } from './account-group-check.js';
 import { canonicalScopeId, resolveLimits, scopeKey, type Limits } from './limits.js';
 import type { RiskAudit } from './risk-audit.js';
 import type { RiskEngine } from './risk-engine.js';
-import type { RiskMetrics } from './risk-metrics.js';
+import type { RiskControlWarning, RiskMetrics } from './risk-metrics.js';
 import type { RiskStore, StoreWrite } from './risk-store.js';
 import { restorationAfterLoss, RESTORED_VIA, type KnownControls } from './store-loss.js';
 import { stateOf } from './trading-states.js';
@@ -188,7 +188,7 @@ export class RiskControl {
   ): Promise<{ warnings?: string[] }> {
     if (stored.id === undefined) return {};
     const check = this.deps.accountGroups;
-    let warning: { reason: string; text: string } | undefined;
+    let warning: { reason: RiskControlWarning; text: string } | undefined;
     if (stored.scope === 'accountGroup' && check !== undefined) warning = await check.warningFor(stored.id);
     // (limits of a strategy's own are what a new strategy is given before its first order)
     else if (stored.scope === 'strategy' && change === 'state') warning = this.strategyWarning(stored.id);
@@ -198,7 +198,7 @@ export class RiskControl {
     return { warnings: [warning.text] };
   }
 
-  private strategyWarning(id: string): { reason: string; text: string } | undefined {
+  private strategyWarning(id: string): { reason: RiskControlWarning; text: string } | undefined {
     const key = scopeKey('strategy', id);
     const { book, limits } = this.deps.engine.state;
     if (book.knows(key) || limits.fileLimits.has(key) || limits.overrides.has(key)) return undefined;

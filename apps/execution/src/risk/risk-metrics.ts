@@ -5,6 +5,14 @@ import type { MetricsRegistry } from '#observability';
 /** How a change of a trading state or of limits ended (`execution_risk_control_changes_total{result}`). */
 export const RISK_CONTROL_RESULTS = ['applied', 'conflict', 'store-failed', 'audit-failed'] as const;
 
+/** Why an applied change's answer carried a warning (`execution_risk_control_warnings_total{reason}`). */
+export const RISK_CONTROL_WARNINGS = [
+  'unlisted-account-group',
+  'account-groups-unchecked',
+  'unknown-strategy',
+] as const;
+export type RiskControlWarning = (typeof RISK_CONTROL_WARNINGS)[number];
+
 /**
  * Metrics of pre-trade risk, labels bounded: a refusal code is one of `RiskCode`, a scope one of global /
  * accountGroup / strategy, a state one of ACTIVE / REDUCING / HALTED (never a strategy's or group's id).
@@ -66,10 +74,12 @@ export class RiskMetrics {
     }
     this.controlWarnings = new Counter({
       name: 'execution_risk_control_warnings_total',
-      help: 'Applied changes whose answer carried a warning, by reason (unlisted-account-group: the venue does not list it; account-groups-unchecked: the connector could not be asked)',
+      help: 'Applied changes whose answer carried a warning, by reason (unlisted-account-group: the venue does not list it; account-groups-unchecked: the connector could not be asked; unknown-strategy: no order, position or limits of its own here)',
       labelNames: ['reason'],
       registers,
     });
+    // at 0 from the start: a halt of a mistyped id shows as a rise on the dashboard
+    for (const reason of RISK_CONTROL_WARNINGS) this.controlWarnings.inc({ reason }, 0);
     this.limitUtilisation = new Gauge({
       name: 'execution_risk_limit_utilisation',
       help: 'Share of a limit in use (1 = all) after the latest order of each scope; per scope kind, the most used scope (limit: open_exposure, notional_per_minute, orders_per_minute)',

@@ -70,6 +70,11 @@ const SHAPES: Readonly<Record<string, DtoShape>> = {
   },
 };
 
+/** The message types read liberally: the only ones a decode can accept with `oddities` (a bounded metric label). */
+export const LIBERALLY_READ_MESSAGE_TYPES: readonly string[] = Object.keys(SHAPES).filter(
+  (messageType) => SHAPES[messageType]?.required !== undefined,
+);
+
 /** At most this many oddities are reported per frame. */
 const MAX_ODDITIES = 8;
 
