@@ -1,9 +1,9 @@
 /**
  * Monitoring proven on a real Prometheus (Debian's package): it scrapes the whole running gateway (connector,
  * execution, account-sync, each under its job of deploy/prometheus/prometheus.yml) with the shipped alert
- * rules while a scripted scenario runs — prices, orders through the connector and through execution (filled,
- * refused, invalid, repeated, one whose reply is lost), a refused subscription, a deposit's real webhooks, a
- * withdrawal, then faults: a forged webhook from a source outside ips.json, an unusable webhook (503), a
+ * rules while a scripted scenario runs (execution with a risk limits file, as in production) — prices, orders
+ * through the connector and through execution (filled, refused, invalid, repeated, one whose reply is lost), a
+ * refused subscription, a deposit's real webhooks, a withdrawal, then faults: a forged webhook from a source outside ips.json, an unusable webhook (503), a
  * transaction list row without uuid, an outcome contradicting an order already final, a change notice in ips.json, the
  * kill switch halting trading, the venue dropped and refusing the session, the connector stopped, NATS down
  * while an outcome and a webhook are on their way, a burst of commands faster than the venue's order pace,
@@ -15,6 +15,9 @@
  * seconds, and by checked edits (prometheus-harness.ts) the thresholds no scenario can wait for.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { eventually, waitFor } from '#testing';
 import {
   AccountSyncSubjects,
@@ -45,9 +48,12 @@ import { grown, RAISED_BY_FAULT_SCENARIO, watchAlerts } from './alert-watch.js';
 const risk = riskSubjects(subjects);
 const withdrawals = new WithdrawalSubjects('gw.v1', ACCOUNT);
 const accountSubjects = new AccountSyncSubjects(subjects);
+/** Execution runs with limits, as in production: a global order ceiling far above what the scenario places. */
+const RISK_LIMITS = { global: { maxOrdersPerMinute: 600 } };
 
 describe('dashboards and alerts on a real Prometheus scraping the running stack', () => {
   let stack: GatewayStack;
+  let dir: string | undefined;
   let keys = 0;
   /** The order filled through execution in the first step. */
   let filledThroughExecution = { orderId: '', clientRequestId: '' };
@@ -119,7 +125,11 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
 
   beforeAll(async () => {
     startedAt = Math.floor(Date.now() / 1000);
+    dir = await mkdtemp(join(tmpdir(), 'prom-e2e-'));
+    const limitsFile = join(dir, 'limits.json');
+    await writeFile(limitsFile, JSON.stringify(RISK_LIMITS));
     stack = await startGatewayStack({
+      executionEnv: { RISK_LIMITS_FILE: limitsFile },
       // the lost reply is recovered by the venue's redelivery after a reconnect, not by an order-state lookup
       // after the reply timeout: a slow run must not resolve it before the venue-down step is asserted
       connectorEnv: {
@@ -182,6 +192,7 @@ describe('dashboards and alerts on a real Prometheus scraping the running stack'
   afterAll(async () => {
     await prometheus?.stop();
     await stack?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('prices and orders flow, a subscription is refused, bad requests are counted: nothing fires', async () => {
