@@ -47,6 +47,8 @@ describe('withdrawal desk: NOT_FOUND is watched, and a state stored but not publ
     writesDown: false,
     /** The venue's fiat list as 2,000 rows with 1,000-character comments (other members' requests). */
     hugeList: false,
+    /** A crypto submit's 2xx naming no uuid (§4.9 does not show the answer; WD7). */
+    cryptoAnswerWithoutUuid: false,
   };
 
   const venueWithFaults = () => ({
@@ -55,8 +57,10 @@ describe('withdrawal desk: NOT_FOUND is watched, and a state stored but not publ
       if (faults.loseSubmitAnswer) throw new Error('injected: socket hang up after the request was sent');
       return answer;
     },
-    submitCryptoWithdrawal: (request: Parameters<VenueRestClient['submitCryptoWithdrawal']>[0]) =>
-      client.submitCryptoWithdrawal(request),
+    submitCryptoWithdrawal: async (request: Parameters<VenueRestClient['submitCryptoWithdrawal']>[0]) => {
+      const answer = await client.submitCryptoWithdrawal(request);
+      return faults.cryptoAnswerWithoutUuid ? {} : answer;
+    },
     listFiatWithdrawals: async (): Promise<WithdrawalRequest[]> =>
       faults.hugeList
         ? Array.from({ length: 2_000 }, (_, i) => ({
@@ -190,6 +194,40 @@ describe('withdrawal desk: NOT_FOUND is watched, and a state stored but not publ
     });
     expect(await published(requestId)).toEqual(['SUBMITTING', 'UNKNOWN', 'NOT_FOUND', 'PENDING_APPROVAL']);
     expect((await client.listFiatWithdrawals()).length).toBe(sentBefore + 1); // sent once
+  });
+
+  it('a crypto submit acknowledged without uuid and not listed yet stays PENDING_APPROVAL (never UNKNOWN or NOT_FOUND); the list tells its uuid', async () => {
+    const desk = await startDesk();
+    faults.cryptoAnswerWithoutUuid = true;
+    faults.hideFromLists = true;
+    const answer = await desk.submit(
+      Object.assign(new WithdrawalSubmitRequest(), {
+        idempotencyKey: 'watch-crypto-1',
+        kind: 'crypto',
+        accountGroupUuid: venue.seed.defaultGroupUuid,
+        ccy: 'BTC',
+        amount: '0.01',
+        walletUuid: venue.seed.walletBtcOk,
+      }),
+    );
+    faults.cryptoAnswerWithoutUuid = false;
+    expect(answer).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL' } });
+    const requestId = answer.ok ? answer.withdrawal.requestId : '';
+    expect(answer.ok && answer.withdrawal.venueUuid).toBeUndefined();
+    // lists without it (an UNKNOWN request would be NOT_FOUND by now): the venue said it took it
+    for (let i = 0; i < 5; i += 1) await desk.poll();
+    expect(await stateOf(desk, requestId)).toBe('PENDING_APPROVAL');
+    faults.hideFromLists = false;
+    const listed = (await client.listCryptoWithdrawals()).find((row) => row.clientComment?.includes(requestId));
+    const learnt = await eventually(
+      async () => {
+        const got = await desk.get({ requestId });
+        return got.ok ? got.withdrawal.venueUuid : undefined;
+      },
+      { what: 'the venue uuid from the list' },
+    );
+    expect(learnt).toBe(listed?.uuid);
+    expect(await published(requestId)).toEqual(['SUBMITTING', 'PENDING_APPROVAL']);
   });
 
   it('sent, and its result cannot be stored: the caller is told UNKNOWN (never a failure), the lists settle it', async () => {

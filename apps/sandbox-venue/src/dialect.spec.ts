@@ -35,6 +35,11 @@ describe('sandbox dialects', () => {
       loadConfig(SandboxEnv, { SANDBOX_DIALECT: 'alternate', SANDBOX_SUBSCRIPTIONS_ON_RECONNECT: 'dropped' }),
     );
     expect(options.dialect).toMatchObject({ tokenResponse: 'data.token', subscriptionsOnReconnect: 'dropped' });
+    expect(
+      sandboxOptionsFromEnv(
+        loadConfig(SandboxEnv, { SANDBOX_CRYPTO_WITHDRAWAL_REPLY: 'no-content', SANDBOX_IPS_NOTICE_DATE: 'epoch-ms' }),
+      ).dialect,
+    ).toMatchObject({ cryptoWithdrawalReply: 'no-content', ipsNoticeDate: 'epoch-ms', tokenResponse: 'token' });
     expect(() => loadConfig(SandboxEnv, { SANDBOX_DIALECT: 'foreign' })).toThrow(ConfigError);
     expect(() => loadConfig(SandboxEnv, { SANDBOX_ORDER_REPLY: 'tiny' })).toThrow(
       /SANDBOX_ORDER_REPLY must be one of full, minimal/,

@@ -44,6 +44,18 @@ export type TonceOrder = 'once' | 'increasing';
  * `error-then-1008` — the same error frame, then a policy-violation close (1008) with no reason.
  */
 export type ReplacedClose = 'error-then-4001' | 'error-then-1008';
+/**
+ * ips.json's `change_notice.effective_date` (§4.12: "an object carrying a message and an effective_date", types not
+ * shown): `iso` — the date as the operator gave it (a string); `epoch-ms` — the same instant as a JSON number of
+ * epoch milliseconds (WH14).
+ */
+export type IpsNoticeDate = 'iso' | 'epoch-ms';
+/**
+ * The 2xx of a crypto submit and a crypto cancel (§4.9: "request and response fields: not shown"; fiat's are shown,
+ * `{success: true, uuid}`, and stay so): `success-uuid` — fiat's shape; `success-only` — `{"success":true}`, no
+ * uuid; `no-content` — 204 with no body (WD7).
+ */
+export type CryptoWithdrawalReply = 'success-uuid' | 'success-only' | 'no-content';
 
 export interface Dialect {
   tokenResponse: TokenResponseShape;
@@ -58,6 +70,8 @@ export interface Dialect {
   /** Set on its own too: with several processes on one key, `increasing` fails some of their requests by design. */
   tonceOrder: TonceOrder;
   replacedClose: ReplacedClose;
+  ipsNoticeDate: IpsNoticeDate;
+  cryptoWithdrawalReply: CryptoWithdrawalReply;
 }
 
 export type DialectName = 'reference' | 'alternate';
@@ -74,6 +88,8 @@ export const SANDBOX_DIALECTS: Readonly<Record<DialectName, Dialect>> = {
     priceCadence: 'per-stream',
     tonceOrder: 'once',
     replacedClose: 'error-then-4001',
+    ipsNoticeDate: 'iso',
+    cryptoWithdrawalReply: 'success-uuid',
   },
   alternate: {
     tokenResponse: 'data.token',
@@ -86,6 +102,8 @@ export const SANDBOX_DIALECTS: Readonly<Record<DialectName, Dialect>> = {
     priceCadence: 'per-connection',
     tonceOrder: 'once',
     replacedClose: 'error-then-1008',
+    ipsNoticeDate: 'epoch-ms',
+    cryptoWithdrawalReply: 'success-only',
   },
 };
 
@@ -105,6 +123,8 @@ export const DIALECT_AXES = {
   priceCadence: ['per-stream', 'per-connection'],
   tonceOrder: ['once', 'increasing'],
   replacedClose: ['error-then-4001', 'error-then-1008'],
+  ipsNoticeDate: ['iso', 'epoch-ms'],
+  cryptoWithdrawalReply: ['success-uuid', 'success-only', 'no-content'],
 } as const;
 
 /** A preset by name, with any axis overridden. */

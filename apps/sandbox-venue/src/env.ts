@@ -16,6 +16,8 @@ import {
   type PriceCadence,
   type RateLimitedSubscribe,
   type ReplacedClose,
+  type CryptoWithdrawalReply,
+  type IpsNoticeDate,
   type SubscriptionsOnReconnect,
   type TokenResponseShape,
   type TonceOrder,
@@ -63,6 +65,8 @@ export class SandboxEnv extends SandboxTradingEnv {
   @EnvEnum(DIALECT_AXES.priceCadence) SANDBOX_PRICE_CADENCE?: PriceCadence;
   @EnvEnum(DIALECT_AXES.tonceOrder) SANDBOX_TONCE_ORDER?: TonceOrder;
   @EnvEnum(DIALECT_AXES.replacedClose) SANDBOX_REPLACED_CLOSE?: ReplacedClose;
+  @EnvEnum(DIALECT_AXES.ipsNoticeDate) SANDBOX_IPS_NOTICE_DATE?: IpsNoticeDate;
+  @EnvEnum(DIALECT_AXES.cryptoWithdrawalReply) SANDBOX_CRYPTO_WITHDRAWAL_REPLY?: CryptoWithdrawalReply;
 }
 
 export function sandboxOptionsFromEnv(env: SandboxEnv): SandboxOptions {
@@ -87,6 +91,8 @@ export function sandboxOptionsFromEnv(env: SandboxEnv): SandboxOptions {
       priceCadence: env.SANDBOX_PRICE_CADENCE,
       tonceOrder: env.SANDBOX_TONCE_ORDER,
       replacedClose: env.SANDBOX_REPLACED_CLOSE,
+      ipsNoticeDate: env.SANDBOX_IPS_NOTICE_DATE,
+      cryptoWithdrawalReply: env.SANDBOX_CRYPTO_WITHDRAWAL_REPLY,
     }),
   };
 }

@@ -1,12 +1,15 @@
 /**
  * The sandbox's dialects (apps/sandbox-venue/src/dialect.ts): each axis of what the spec does not show,
  * played on the wire as the dialect says — token response shape (§4.3), order reply fields (§2.3), the
- * frames answering an unsubscribe (W10), and price subscriptions held across a reconnect of the session.
+ * frames answering an unsubscribe (W10), price subscriptions held across a reconnect of the session, the crypto
+ * withdrawal answers (WD7) and the type of ips.json's notice date (WH14).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { RestPath, withdrawalCancelPath } from '#venue-api';
 import { startSandboxVenue, type RunningSandbox } from '../../../apps/sandbox-venue/src/bootstrap.js';
 import type { SandboxOptions } from '../../../apps/sandbox-venue/src/config.js';
-import { SpecClient } from '../spec-client.js';
+import type { CryptoWithdrawalReply } from '../../../apps/sandbox-venue/src/dialect.js';
+import { raw, SpecClient } from '../spec-client.js';
 import { FAST_TRADING, subscribeRequest } from '../ws/ws-harness.js';
 import { isType, TOKEN_PATH, WsTestClient } from '../ws/ws-test-client.js';
 
@@ -161,5 +164,66 @@ describe('order replies, unsubscribe answers and held subscriptions', () => {
     await second.barrier();
     expect(second.seen(isType('pricestream', { tag: 'drop-tag' }))).toHaveLength(0);
     await subscribe(reference, second, 'drop-tag');
+  });
+});
+
+describe('crypto withdrawal answers (§4.9: crypto submit and cancel responses not shown)', () => {
+  async function submitAndCancel(venue: RunningSandbox) {
+    const client = new SpecClient(venue.restBaseUrl, venue.credentials.primary);
+    const group = venue.seed.defaultGroupUuid;
+    const submitted = await client.post(RestPath.WithdrawalCrypto, {
+      accountGroupUuid: group,
+      ccy: 'BTC',
+      amount: raw('0.01'),
+      walletUuid: venue.seed.walletBtcOk,
+      clientComment: 'dialect',
+    });
+    const rows = (await client.post(RestPath.WithdrawalCryptoList)).json as Array<{
+      uuid: string;
+      clientComment?: string;
+    }>;
+    const uuid = rows.find((row) => row.clientComment === 'dialect')?.uuid ?? '';
+    const cancelled = await client.post(withdrawalCancelPath('crypto', uuid), { accountGroupUuid: group });
+    const fiat = await client.post(RestPath.WithdrawalFiat, {
+      accountGroupUuid: group,
+      ccy: 'USD',
+      amount: raw('1.00'),
+      withdrawalMethod: 'BANK_WIRE',
+      bankAccountUuid: venue.seed.bankUsdOk,
+    });
+    return { submitted, cancelled, fiat, uuid };
+  }
+
+  const readings: Array<[CryptoWithdrawalReply, number, (uuid: string) => unknown]> = [
+    ['success-uuid', 200, (uuid) => ({ success: true, uuid })],
+    ['success-only', 200, () => ({ success: true })],
+    ['no-content', 204, () => undefined],
+  ];
+  it.each(readings)('%s', async (cryptoWithdrawalReply, status, body) => {
+    const venue = await venueIn({ cryptoWithdrawalReply });
+    const { submitted, cancelled, fiat, uuid } = await submitAndCancel(venue);
+    expect([submitted.status, cancelled.status]).toEqual([status, status]);
+    expect(submitted.json).toEqual(body(uuid));
+    expect(cancelled.json).toEqual(body(uuid));
+    // fiat's answer is shown in the spec: the same in every dialect
+    expect(fiat).toMatchObject({ status: 200, json: { success: true, uuid: expect.any(String) } });
+  });
+});
+
+describe("ips.json's change_notice.effective_date (§4.12: types not shown)", () => {
+  it.each([
+    ['iso', '2027-01-01T00:00:00Z'],
+    ['epoch-ms', 1798761600000],
+  ] as const)('%s', async (ipsNoticeDate, effectiveDate) => {
+    const venue = await venueIn({ ipsNoticeDate });
+    const notice = { message: 'moving', effective_date: '2027-01-01T00:00:00Z' };
+    const set = await fetch(`${venue.adminUrl}/webhooks/ips`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ipv4_cidrs: ['127.0.0.1/32'], change_notice: notice }),
+    });
+    expect(set.status).toBe(200);
+    const listed = (await (await fetch(venue.ipsUrl)).json()) as { change_notice: unknown };
+    expect(listed.change_notice).toEqual({ message: 'moving', effective_date: effectiveDate });
   });
 });

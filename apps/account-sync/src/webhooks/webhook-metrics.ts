@@ -37,6 +37,7 @@ export class WebhookMetrics {
   readonly storeSeconds: Histogram;
   readonly ipsVersion: Gauge;
   readonly ipsChangeNotice: Gauge;
+  readonly ipsNoticeOdd: Counter;
   readonly ipsFetchFailures: Counter;
   readonly ipsLastGoodFetch: Gauge;
   readonly ipsBlocks: Gauge;
@@ -64,6 +65,11 @@ export class WebhookMetrics {
     this.ipsChangeNotice = new Gauge({
       name: 'account_sync_webhook_ips_change_notice',
       help: '1 while ips.json announces a change (change_notice not null); the notice itself is logged',
+      registers: [registry],
+    });
+    this.ipsNoticeOdd = new Counter({
+      name: 'account_sync_webhook_ips_notice_odd_total',
+      help: 'ips.json change notices (each counted once) not of the shape guessed (a number for a date, a string for the object…); taken in all the same, what was odd is logged',
       registers: [registry],
     });
     this.ipsFetchFailures = new Counter({

@@ -76,6 +76,38 @@ describe('WebhookSourceList (the ips.json shell)', () => {
     list.stop();
   });
 
+  it('a notice not of the shape guessed (effective_date a number, read as its text) is a notice: logged once with what was odd, counted', async () => {
+    const lines: string[] = [];
+    const logger = new JsonLogger('ips-test', 'test', 'info', { write: (line: string) => lines.push(line) });
+    const clock = new FakeClock();
+    const registry = new MetricsRegistry('t', { defaultMetrics: false });
+    const notice = {
+      message: 'moving',
+      effective_date: '1798761600000',
+      oddities: ['effective_date: a number, kept as its text'],
+    };
+    const answers = [1, 1, 2].map((version) => ({ version, ipv4_cidrs: ['10.0.0.0/8'], change_notice: notice }));
+    const list = new WebhookSourceList({ refreshMs: 60_000 }, clock, new WebhookMetrics(registry), logger, async () => {
+      const next = answers.shift();
+      if (next === undefined) throw new Error('no answer');
+      return next;
+    });
+    await list.start();
+    await list.refresh();
+    await list.refresh();
+    expect(list.loaded).toBe(true);
+    expect(list.version).toBe(2);
+    expect(list.admit('192.0.2.7')).toBe('retry'); // a change is announced: an unlisted sender is retried, not refused
+    const announced = lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((l) => l['msg'] === 'webhook source list announces a change');
+    expect(announced).toHaveLength(1);
+    expect(announced[0]).toMatchObject({ effectiveDate: '1798761600000', oddities: notice.oddities });
+    expect(await gauge(registry, 'account_sync_webhook_ips_change_notice')).toBe(1);
+    expect(await gauge(registry, 'account_sync_webhook_ips_notice_odd_total')).toBe(1);
+    list.stop();
+  });
+
   it('a sender outside the list refreshes it (503 meanwhile), at most once per 10 s; refused once the list says so', async () => {
     const v1 = { version: 1, ipv4_cidrs: ['10.0.0.0/8'], change_notice: null };
     const v2 = { version: 2, ipv4_cidrs: ['10.0.0.0/8', '192.0.2.0/24'], change_notice: null };

@@ -128,9 +128,12 @@ export class WebhookSourceList {
         });
         return;
       case 'change-notice':
+        // once per notice: a notice the venue keeps publishing is neither logged nor counted again
+        if (effect.notice.oddities !== undefined) this.metrics.ipsNoticeOdd.inc();
         this.logger.warn('webhook source list announces a change', {
           message: effect.notice.message?.slice(0, 500),
           effectiveDate: effect.notice.effective_date?.slice(0, 64),
+          ...(effect.notice.oddities !== undefined ? { oddities: effect.notice.oddities.slice(0, 5) } : {}),
         });
         return;
       case 'kept-last-good':

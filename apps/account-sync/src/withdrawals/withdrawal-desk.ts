@@ -39,6 +39,7 @@ import {
 import { KeyedMailbox, type Cancel, type Clock } from '#actors';
 import type { JsonLogger } from '#observability';
 import type {
+  CryptoWithdrawalAcknowledgement,
   CryptoWithdrawalRequest,
   FiatWithdrawalRequest,
   Participant,
@@ -63,7 +64,8 @@ import { classifyCancelFailure, classifySubmitFailure } from './withdrawal-outco
 /** The venue operations withdrawals use (the app's one VenueRestClient, within its request budget). */
 export interface WithdrawalVenue {
   submitFiatWithdrawal(request: FiatWithdrawalRequest): Promise<WithdrawalAcknowledgement>;
-  submitCryptoWithdrawal(request: CryptoWithdrawalRequest): Promise<WithdrawalAcknowledgement>;
+  /** Its answer is not shown (§4.9): a 2xx may name no uuid (WD7). */
+  submitCryptoWithdrawal(request: CryptoWithdrawalRequest): Promise<CryptoWithdrawalAcknowledgement>;
   listFiatWithdrawals(): Promise<WithdrawalRequest[]>;
   listCryptoWithdrawals(): Promise<WithdrawalRequest[]>;
   cancelFiatWithdrawal(uuid: string, accountGroupUuid: string): Promise<WithdrawalAcknowledgement>;
@@ -362,7 +364,8 @@ export class WithdrawalDesk {
       // The one send of this request.
       try {
         const ack = await this.send(request, requestId);
-        event = { kind: 'submit-acknowledged', venueUuid: ack.uuid };
+        const venueUuid = ack.uuid ?? (await this.uuidOfAcknowledged(record.view));
+        event = venueUuid !== undefined ? { kind: 'submit-acknowledged', venueUuid } : { kind: 'submit-acknowledged' };
       } catch (error) {
         const failure = classifySubmitFailure(error);
         event =
@@ -411,7 +414,7 @@ export class WithdrawalDesk {
     }
   }
 
-  private send(request: WithdrawalSubmitRequest, requestId: string): Promise<WithdrawalAcknowledgement> {
+  private send(request: WithdrawalSubmitRequest, requestId: string): Promise<CryptoWithdrawalAcknowledgement> {
     const common = {
       accountGroupUuid: request.accountGroupUuid,
       ccy: request.ccy,
@@ -514,6 +517,29 @@ export class WithdrawalDesk {
       return (await this.venueList(view.kind)).find((row) => rowIsOf(view, row));
     } catch (error) {
       this.logger.warn('withdrawal list unavailable before the send; sending on the stored intent alone', {
+        requestId: view.requestId,
+        error: messageOf(error),
+      });
+      return undefined;
+    }
+  }
+
+  /**
+   * A submit the venue acknowledged without naming it (a crypto 2xx saying nothing contrary, WD7): its uuid as the
+   * list shows it (found by our reference). Not listed yet, or the list unreadable: undefined — the request is still
+   * PENDING_APPROVAL as acknowledged, and the polls tell its uuid (never UNKNOWN: the venue said it took it).
+   */
+  private async uuidOfAcknowledged(view: WithdrawalView): Promise<string | undefined> {
+    try {
+      const uuid = (await this.venueList(view.kind)).find((row) => rowIsOf(view, row))?.uuid;
+      if (uuid === undefined) {
+        this.logger.warn('withdrawal acknowledged without a venue uuid and not listed yet; the polls tell it', {
+          requestId: view.requestId,
+        });
+      }
+      return uuid;
+    } catch (error) {
+      this.logger.warn('withdrawal acknowledged without a venue uuid; the list is unavailable, the polls tell it', {
         requestId: view.requestId,
         error: messageOf(error),
       });

@@ -32,6 +32,26 @@ describe('withdrawalTransition', () => {
     ]);
   });
 
+  it('a submit acknowledged without uuid (crypto: answer not shown, WD7) is PENDING_APPROVAL; the list tells its uuid', () => {
+    const acked = withdrawalTransition(record('SUBMITTING', { kind: 'crypto' }), { kind: 'submit-acknowledged' }, env);
+    expect(acked.record.view.state).toBe('PENDING_APPROVAL');
+    expect(acked.record.view.venueUuid).toBeUndefined();
+    expect(acked.effects).toEqual([
+      { kind: 'persist' },
+      { kind: 'publish', previousState: 'SUBMITTING', msgSuffix: '' },
+    ]);
+    // not shown by a list yet: it stays as the venue acknowledged it, never taken as absent (only UNKNOWN is)
+    const absent = withdrawalTransition(acked.record, { kind: 'absent-from-list' }, { ...env, now: 1_000_000 });
+    expect(absent.effects).toEqual([]);
+    const found = withdrawalTransition(
+      acked.record,
+      { kind: 'listed', venueUuid: 'v7', state: 'PENDING_APPROVAL' },
+      { ...env, now: 2_000 },
+    );
+    expect(found.record.view).toMatchObject({ state: 'PENDING_APPROVAL', venueUuid: 'v7' });
+    expect(found.effects).toEqual([{ kind: 'persist' }]);
+  });
+
   it('a refused submit is REJECTED with its code; a refusal after anything else changes nothing', () => {
     const refused = withdrawalTransition(
       record('SUBMITTING'),

@@ -46,7 +46,8 @@ export interface DuplicateRow {
 }
 
 export type WithdrawalEvent =
-  | { kind: 'submit-acknowledged'; venueUuid: string }
+  /** The venue's 2xx to the submit; no `venueUuid` when it named none (crypto, WD7: the lists tell it). */
+  | { kind: 'submit-acknowledged'; venueUuid?: string }
   | { kind: 'submit-refused'; code: string; message: string }
   | { kind: 'submit-unknown'; reason: string }
   | { kind: 'listed'; venueUuid: string; state: WithdrawalRequestState | undefined; lastUpdated?: string }
@@ -86,7 +87,12 @@ export function withdrawalTransition(
   const current = record.view.state;
   switch (event.kind) {
     case 'submit-acknowledged':
-      return moveTo(record, 'PENDING_APPROVAL', env, { venueUuid: event.venueUuid });
+      return moveTo(
+        record,
+        'PENDING_APPROVAL',
+        env,
+        event.venueUuid !== undefined ? { venueUuid: event.venueUuid } : {},
+      );
     case 'submit-refused':
       if (current !== 'SUBMITTING') return { record, effects: NOTHING };
       return moveTo({ ...record, rejectedAt: env.now }, 'REJECTED', env, {

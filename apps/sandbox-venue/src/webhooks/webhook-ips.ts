@@ -1,8 +1,10 @@
 /**
  * §4.12 address list. `version` increments on every change of the list (operator action); the sandbox
- * posts from loopback, so the list starts as `127.0.0.1/32` (spec-gaps R13).
+ * posts from loopback, so the list starts as `127.0.0.1/32` (spec-gaps R13). The notice's `effective_date` is
+ * written as the dialect says (`ipsNoticeDate`: the operator's text, or epoch milliseconds as a JSON number).
  */
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { SANDBOX_CONFIG, type SandboxConfig } from '../config.js';
 import type { WireValue } from '../http/json.js';
 import { VENUE_CLOCK, type VenueClock } from '../ports.js';
 import { isoUtc } from '../domain/time-format.js';
@@ -20,7 +22,10 @@ export class WebhookIpList {
   private lastUpdated: string;
   private changeNotice: ChangeNotice | null = null;
 
-  constructor(@Inject(VENUE_CLOCK) private readonly clock: VenueClock) {
+  constructor(
+    @Inject(VENUE_CLOCK) private readonly clock: VenueClock,
+    @Optional() @Inject(SANDBOX_CONFIG) private readonly config?: SandboxConfig,
+  ) {
     this.createdAt = isoUtc(clock.now());
     this.lastUpdated = this.createdAt;
   }
@@ -42,7 +47,15 @@ export class WebhookIpList {
       ipv4_cidrs: this.cidrs,
       created_at: this.createdAt,
       last_updated: this.lastUpdated,
-      change_notice: this.changeNotice,
+      change_notice: this.noticeOnTheWire(),
     };
+  }
+
+  private noticeOnTheWire(): WireValue {
+    if (this.changeNotice === null) return null;
+    if (this.config?.dialect.ipsNoticeDate !== 'epoch-ms') return this.changeNotice;
+    const at = Date.parse(this.changeNotice.effective_date);
+    if (Number.isNaN(at)) return this.changeNotice;
+    return { ...this.changeNotice, effective_date: at };
   }
 }

@@ -45,6 +45,21 @@ describe('classifyResponse', () => {
     });
   });
 
+  it('a 2xx with no body is a protocol error, unless the call takes one (a response the spec does not show)', () => {
+    expect(classifyResponse(submit, 204, '', null, 0)).toMatchObject({
+      error: { name: 'VenueProtocolError', status: 204 },
+    });
+    expect(classifyResponse({ ...submit, emptySuccessBody: true }, 204, '', null, 0)).toEqual({
+      kind: 'ok',
+      status: 204,
+      body: undefined,
+    });
+    // an error status stays an error, with or without a body
+    expect(classifyResponse({ ...submit, emptySuccessBody: true }, 409, '', null, 0)).toMatchObject({
+      error: { name: 'VenueConflictError' },
+    });
+  });
+
   it('429 is a throttle signal carrying the venue code', () => {
     expect(classifyResponse(read, 429, '{"error":"TOO_MANY_REQUESTS"}', '1', 0)).toEqual({
       kind: 'throttled',

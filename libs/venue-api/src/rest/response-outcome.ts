@@ -32,6 +32,11 @@ export interface ResponseContext {
   family: EndpointFamily;
   /** A call that may change state on the venue (submit, cancel, transfer): 5xx means outcome unknown. */
   stateChanging: boolean;
+  /**
+   * A 2xx with no body (a 204) is a success: for an operation whose response the spec does not show (§4.9 crypto
+   * submit and cancel), where nothing says a body comes. Elsewhere an empty success is a protocol error.
+   */
+  emptySuccessBody?: boolean;
 }
 
 export type ResponseOutcome =
@@ -99,6 +104,7 @@ export function classifyResponse(
   });
 
   if (status >= 200 && status < 300) {
+    if (parsed.kind === 'empty' && context.emptySuccessBody === true) return { kind: 'ok', status, body: undefined };
     if (parsed.kind !== 'json') {
       return failed(new VenueProtocolError(info, parsed.kind === 'empty' ? 'empty body' : parsed.problem));
     }

@@ -31,6 +31,8 @@ export interface VenueCall {
   family: EndpointFamily;
   /** Submit, cancel, transfer: a 5xx or a lost response means the outcome is unknown. */
   stateChanging: boolean;
+  /** A 2xx with no body is a success (a response the spec does not show; `ResponseContext`). */
+  emptySuccessBody?: boolean;
   /** Body fields besides tonce/nonce; `undefined` values are left out. */
   body?: Record<string, unknown>;
   /** Unsigned query parameters (§5.2: the query string is never signed). */

@@ -20,8 +20,10 @@ import { transferPageOf, type TransferRecord } from './records/transfer.js';
 import { creditLimitsReader, type CreditLimits } from './records/user-limit.js';
 import { webhookSourceAddressesReader, type WebhookSourceAddresses } from './records/webhook-ips.js';
 import {
+  unshownAcknowledgementReader,
   withdrawalAcknowledgementReader,
   withdrawalRequestReader,
+  type CryptoWithdrawalAcknowledgement,
   type WithdrawalAcknowledgement,
   type WithdrawalRequest,
 } from './records/withdrawal.js';
@@ -275,8 +277,12 @@ export class VenueRestClient {
     return this.read(operation, withdrawalAcknowledgementReader, reply);
   }
 
-  /** R6 submit a crypto withdrawal to a registered, enabled and whitelisted wallet. Same outcome rules as fiat. */
-  async submitCryptoWithdrawal(request: CryptoWithdrawalRequest): Promise<WithdrawalAcknowledgement> {
+  /**
+   * R6 submit a crypto withdrawal to a registered, enabled and whitelisted wallet. Same outcome rules as fiat, but
+   * its response is not shown (§4.9): any 2xx saying nothing contrary, a 204 included, is an acknowledgement, with
+   * the `uuid` when it carries one (WD7); without it the request is found in the crypto list by its reference.
+   */
+  async submitCryptoWithdrawal(request: CryptoWithdrawalRequest): Promise<CryptoWithdrawalAcknowledgement> {
     const operation = 'submitCryptoWithdrawal';
     checkNonBlank(operation, 'accountGroupUuid', request.accountGroupUuid);
     checkNonBlank(operation, 'ccy', request.ccy);
@@ -290,6 +296,7 @@ export class VenueRestClient {
       path: RestPath.WithdrawalCrypto,
       family: 'withdrawal',
       stateChanging: true,
+      emptySuccessBody: true,
       body: definedOnly({
         accountGroupUuid: request.accountGroupUuid,
         ccy: request.ccy,
@@ -298,7 +305,7 @@ export class VenueRestClient {
         clientComment: request.clientComment,
       }),
     });
-    return this.read(operation, withdrawalAcknowledgementReader, reply);
+    return this.read(operation, unshownAcknowledgementReader, reply);
   }
 
   /** §4.9 every fiat withdrawal request of every group where the caller holds ROLE_OPERATIONS (bare array). */
@@ -315,6 +322,7 @@ export class VenueRestClient {
     return this.cancelWithdrawal('fiat', uuid, accountGroupUuid);
   }
 
+  /** As fiat, but its response is not shown (§4.9): any 2xx saying nothing contrary acknowledges `uuid` (WD7). */
   cancelCryptoWithdrawal(uuid: string, accountGroupUuid: string): Promise<WithdrawalAcknowledgement> {
     return this.cancelWithdrawal('crypto', uuid, accountGroupUuid);
   }
@@ -463,9 +471,14 @@ export class VenueRestClient {
       path: withdrawalCancelPath(kind, uuid),
       family: 'withdrawal',
       stateChanging: true,
+      // fiat's answer is shown ({success: true, uuid}) and read as shown; crypto's is not
+      ...(kind === 'crypto' ? { emptySuccessBody: true } : {}),
       body: { accountGroupUuid },
     });
-    return this.read(operation, withdrawalAcknowledgementReader, reply);
+    if (kind === 'fiat') return this.read(operation, withdrawalAcknowledgementReader, reply);
+    this.read(operation, unshownAcknowledgementReader, reply);
+    // the request cancelled is the one the path names (an answer may name none)
+    return { uuid };
   }
 
   /** A list row of `operation` left out: told to the events hook (metric, log) by its path and problem only. */

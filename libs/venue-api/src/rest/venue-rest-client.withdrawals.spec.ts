@@ -5,6 +5,8 @@ import {
   VenueAuthError,
   VenueConflictError,
   VenueOutcomeUnknownError,
+  VenueProtocolError,
+  VenueResultCodeError,
   VenueValidationError,
   VenueWrongMethodError,
 } from './errors.js';
@@ -234,5 +236,64 @@ describe('withdrawal outcomes (§7.2)', () => {
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(VenueWrongMethodError);
     expect(error).toMatchObject({ status: 405, apiVersion: '3', venueCode: 'Method Not Allowed' });
+  });
+});
+
+describe('crypto submit and cancel answers (§4.9: "request and response fields: not shown")', () => {
+  const crypto = { accountGroupUuid: 'ag-1', ccy: 'BTC', walletUuid: 'w-1', amount: '0.5', precision: 8 };
+  const noContent = () => ({ status: 204 });
+
+  it.each([
+    ['{"success":true,"uuid":"wd-9"}', { uuid: 'wd-9' }],
+    ['{"success":true}', {}],
+    ['{}', {}],
+    ['{"uuid":12345}', { uuid: '12345' }],
+    ['{"success":true,"uuid":{"id":"wd-9"}}', {}],
+    ['{"success":true,"data":{"state":"PENDING_APPROVAL"}}', {}],
+    ['"OK"', {}],
+    ['true', {}],
+    ['null', {}],
+  ])('a 2xx %s is an acknowledgement (the uuid when one is readable)', async (body, ack) => {
+    fixture.venue.reset(() => json(200, body));
+    await expect(fixture.client().submitCryptoWithdrawal(crypto)).resolves.toEqual(ack);
+  });
+
+  it('a 204 (or 200 with no body) is an acknowledgement without uuid', async () => {
+    fixture.venue.reset(noContent);
+    await expect(fixture.client().submitCryptoWithdrawal(crypto)).resolves.toEqual({});
+    fixture.venue.reset(() => ({ status: 200 }));
+    await expect(fixture.client().submitCryptoWithdrawal(crypto)).resolves.toEqual({});
+    expect(fixture.venue.requests).toHaveLength(1);
+  });
+
+  it('a 2xx that says otherwise is not an acknowledgement: success false, an error field, `false`', async () => {
+    fixture.venue.reset(() => json(200, '{"success":false,"message":"Wallet is disabled or is not whitelisted"}'));
+    await expect(fixture.client().submitCryptoWithdrawal(crypto)).rejects.toBeInstanceOf(VenueResultCodeError);
+    for (const body of ['{"error":"INTERNAL_ERROR","message":"x"}', '{"success":"no"}', 'false']) {
+      fixture.venue.reset(() => json(200, body));
+      await expect(fixture.client().submitCryptoWithdrawal(crypto)).rejects.toBeInstanceOf(VenueProtocolError);
+    }
+    // a body that is not JSON (a proxy's page) is not read as an acknowledgement either
+    fixture.venue.reset(() => ({ status: 200, body: '<html>gateway</html>' }));
+    await expect(fixture.client().submitCryptoWithdrawal(crypto)).rejects.toBeInstanceOf(VenueProtocolError);
+  });
+
+  it('a crypto cancel answered 204 or without uuid acknowledges the withdrawal of the path', async () => {
+    fixture.venue.reset(noContent);
+    await expect(fixture.client().cancelCryptoWithdrawal('wd-7', 'ag-1')).resolves.toEqual({ uuid: 'wd-7' });
+    fixture.venue.reset(() => json(200, '{"success":true}'));
+    await expect(fixture.client().cancelCryptoWithdrawal('wd-7', 'ag-1')).resolves.toEqual({ uuid: 'wd-7' });
+    fixture.venue.reset(() => json(200, '{"success":true,"uuid":"wd-7"}'));
+    await expect(fixture.client().cancelCryptoWithdrawal('wd-7', 'ag-1')).resolves.toEqual({ uuid: 'wd-7' });
+  });
+
+  it('fiat stays as the spec shows it ({success: true, uuid}): anything less is a protocol error', async () => {
+    for (const reply of [() => json(200, '{"success":true}'), noContent]) {
+      fixture.venue.reset(reply);
+      await expect(fixture.client().submitFiatWithdrawal({ ...fiat, amount: '10' })).rejects.toBeInstanceOf(
+        VenueProtocolError,
+      );
+      await expect(fixture.client().cancelFiatWithdrawal('wd-1', 'ag-1')).rejects.toBeInstanceOf(VenueProtocolError);
+    }
   });
 });

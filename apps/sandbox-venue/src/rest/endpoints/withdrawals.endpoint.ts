@@ -2,8 +2,10 @@
  * §4.9 withdrawals: submit, list and cancel, fiat and crypto (crypto per spec-gaps R6/R7). Checks in this
  * order, first failure wins (§7.2): Move Funds on the key (403) → field validation (403 `Invalid signed
  * params`) → ROLE_OPERATIONS on the group (403) → business rules (422) / cancel target (404) and state (409).
+ * A crypto submit's or cancel's success is answered as the dialect says (`cryptoWithdrawalReply`, WD7).
  */
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { SANDBOX_CONFIG, type SandboxConfig } from '../../config.js';
 import { Decimal } from '../../money.js';
 import { RestPath } from '#venue-api';
 import { VenueDirectory } from '../../domain/directory.js';
@@ -30,7 +32,16 @@ export class WithdrawalsEndpoint implements VenueEndpoints {
   constructor(
     @Inject(VenueDirectory) private readonly directory: VenueDirectory,
     @Inject(WithdrawalBook) private readonly book: WithdrawalBook,
+    @Optional() @Inject(SANDBOX_CONFIG) private readonly config?: SandboxConfig,
   ) {}
+
+  /** Fiat's success is shown (`{success: true, uuid}`); crypto's is not, and is played in the dialect's reading. */
+  private success(kind: WithdrawalKind, uuid: string): VenueReply {
+    const reading = kind === 'crypto' ? (this.config?.dialect.cryptoWithdrawalReply ?? 'success-uuid') : 'success-uuid';
+    if (reading === 'no-content') return { status: 204 };
+    if (reading === 'success-only') return { status: 200, body: { success: true } };
+    return { status: 200, body: { success: true, uuid } };
+  }
 
   routes(): VenueRoute[] {
     const route = (template: string, pattern: RegExp, handle: (c: SignedCall) => VenueReply): VenueRoute => ({
@@ -123,7 +134,7 @@ export class WithdrawalsEndpoint implements VenueEndpoints {
       coinAddress: wallet.walletAddress,
       clientComment: fields.clientComment,
     });
-    return { status: 200, body: { success: true, uuid: request.uuid } };
+    return this.success('crypto', request.uuid);
   }
 
   /** Bare array over every group where the caller holds ROLE_OPERATIONS; the body's group is ignored. */
@@ -143,6 +154,6 @@ export class WithdrawalsEndpoint implements VenueEndpoints {
     }
     if (!this.book.isCancellable(request)) return withdrawalError(409, M.NotCancellable);
     this.book.cancel(request);
-    return { status: 200, body: { success: true, uuid: request.uuid } };
+    return this.success(kind, request.uuid);
   }
 }
