@@ -77,6 +77,7 @@ describe('connector across a nats-server restart', () => {
         StreamName.prices(ACCOUNT),
         `KV_${BucketName.orderMarks(ACCOUNT)}`,
         `KV_${BucketName.venueSubscriptions(ACCOUNT)}`,
+        `KV_${BucketName.priceSubjects(ACCOUNT)}`,
       ].sort(),
     );
     await worksOn('nats-empty-1');

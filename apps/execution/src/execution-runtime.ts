@@ -174,6 +174,7 @@ export class ExecutionRuntime {
       clock,
       settings.priceSilentStaleMs,
       () => connector.lastHeardAt(),
+      () => connector.lifeHeardSince(),
     );
     const priceStreams = new PriceStreams(subjects, bus.core, bus.streams, book, clock, {
       requester: `execution-${settings.account}`,

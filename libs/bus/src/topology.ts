@@ -102,6 +102,11 @@ export const BucketName = {
   orderMarks: (account: string) => `GW_ORDER_MARKS_${account.replace(/[^A-Za-z0-9_-]/g, '_')}`,
   /** The venue subscriptions the account's connector was granted, by tag: a restart ends those left streaming. */
   venueSubscriptions: (account: string) => `GW_VENUE_SUBSCRIPTIONS_${account.replace(/[^A-Za-z0-9_-]/g, '_')}`,
+  /**
+   * The price subjects the account's connector publishes as a stream's life (live or stale, not yet `stopped`): a
+   * restart after a crash finds those its dead predecessor left live and publishes `stopped` on them.
+   */
+  priceSubjects: (account: string) => `GW_PRICE_SUBJECTS_${account.replace(/[^A-Za-z0-9_-]/g, '_')}`,
   /** account-sync's single-writer leases: one key per account (docs/account-sync.md#one-writer-per-account). */
   accountSyncLeases: 'GW_ACCOUNT_SYNC_LEASES',
 } as const;

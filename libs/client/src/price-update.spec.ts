@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { PriceMessage } from '#contracts';
-import { asPriceMessage, msUntilExpiry, priceUpdate } from './price-update.js';
+import { asPriceMessage, heldLastValue, msUntilExpiry, priceUpdate } from './price-update.js';
 
 const live: PriceMessage = {
   v: 1,
@@ -66,5 +66,23 @@ describe('price updates', () => {
     expect(asPriceMessage({ ...live, status: 'weird' })).toBeUndefined();
     expect(asPriceMessage('text')).toBeUndefined();
     expect(asPriceMessage(null)).toBeUndefined();
+  });
+
+  describe('a last value read at subscription', () => {
+    // outside tester t2: a crashed connector's last `live` price, 17–29 s old, came first as tradable and executed
+    it('stored longer ago than silentStaleMs with nothing newer: shown stale, never tradable', () => {
+      const held = heldLastValue(live, 10_000, 22_000, 12_000);
+      expect(held.status).toBe('stale');
+      expect(priceUpdate('s', held, 22_000, true)).toMatchObject({ stale: true, tradable: false, fromLastValue: true });
+    });
+
+    it('stored within silentStaleMs: shown as it is', () => {
+      expect(heldLastValue(live, 10_000, 21_999, 12_000)).toBe(live);
+    });
+
+    it('a stale or stopped one is left as it is', () => {
+      const stale: PriceMessage = { ...live, status: 'stale' };
+      expect(heldLastValue(stale, 0, 60_000, 12_000)).toBe(stale);
+    });
   });
 });

@@ -42,6 +42,18 @@ export function priceUpdate(
   };
 }
 
+/**
+ * A subject's last value as read when a subscription starts (`storedAt`: when the stream stored it, epoch ms). A
+ * `live` one stored `silentStaleMs` or longer ago with nothing newer is nobody's live price any more — a running
+ * connector replaces it within that time (a newer price, or `stale`); one that died without stopping does not
+ * (outside tester t2: a crashed connector's last price, 17–29 s old, came first as tradable and was executed) —
+ * so it is shown `stale`, never tradable, until the stream's next update.
+ */
+export function heldLastValue(price: PriceMessage, storedAt: number, now: number, silentStaleMs: number): PriceMessage {
+  if (price.status !== 'live' || now - storedAt < silentStaleMs) return price;
+  return { ...price, status: 'stale' };
+}
+
 /** Milliseconds until this update's quote expires (undefined: no expiry to watch, or already expired). */
 export function msUntilExpiry(update: PriceUpdate): number | undefined {
   const at = update.price.quoteExpiresAt;

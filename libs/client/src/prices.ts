@@ -2,7 +2,7 @@
  * Prices as an RxJS Observable (docs/nats-contract.md "Prices"). Subscribing asks the connector for the stream
  * (`stream.subscribe`), listens on the granted subject, reads the subject's last value at once (so a late
  * joiner starts with the last price, not the next one; a stored `stopped` is skipped, as the grant just given
- * supersedes it), renews the lease by itself every half lease, and marks a quote expired when its
+ * supersedes it; a stored `live` older than `silentStaleMs` comes as `stale`: nobody kept it fresh), renews the lease by itself every half lease, and marks a quote expired when its
  * `quoteExpiresAt` passes without a newer one. A live price is repeated as stale when the connector is not
  * heard (neither the stream nor its status for `silentStaleMs`, a renewal unanswered, this client's NATS
  * connection lost): a hung or unreachable connector never says so itself. Unsubscribing stops renewing and releases the interest: the
@@ -15,7 +15,7 @@ import type { Subscription as NatsSubscription } from '@nats-io/transport-node';
 import { DEFAULT_LEASE_SECONDS, type PriceMessage, type StreamGranted, type StreamRequest } from '#contracts';
 import { gatewayRequest, type ClientContext } from './client-context.js';
 import { ClientErrorCode, GatewayError } from './gateway-error.js';
-import { asPriceMessage, msUntilExpiry, priceUpdate, type PriceUpdate } from './price-update.js';
+import { asPriceMessage, heldLastValue, msUntilExpiry, priceUpdate, type PriceUpdate } from './price-update.js';
 import { StreamLeases } from './stream-leases.js';
 
 /** Which stream: everything of a `StreamRequest` but who holds it (the client) and the lease. */
@@ -72,7 +72,7 @@ export class PricesApi {
     }
     return new Observable<PriceUpdate>((subscriber) => {
       const feed = new PriceFeed(this.context, subscriber, this.leases, silentStaleMs, (subject) =>
-        this.lastPrice(subject),
+        this.lastStored(subject),
       );
       this.feeds.add(feed);
       this.listenForLife();
@@ -130,10 +130,16 @@ export class PricesApi {
 
   /** The last price stored for a price subject (undefined: none yet, or aged out). */
   async lastPrice(subject: string): Promise<PriceMessage | undefined> {
+    return (await this.lastStored(subject))?.price;
+  }
+
+  /** The last price stored for a price subject, with when the stream stored it (epoch ms). */
+  private async lastStored(subject: string): Promise<StoredPrice | undefined> {
     const stream = await this.priceStream(subject);
     if (stream === undefined) return undefined;
     const stored = await this.context.jsm.streams.getMessage(stream, { last_by_subj: subject }).catch(() => null);
-    return stored === null ? undefined : asPriceMessage(stored.json<unknown>());
+    const price = stored === null ? undefined : asPriceMessage(stored.json<unknown>());
+    return price === undefined || stored === null ? undefined : { price, storedAt: stored.time.getTime() };
   }
 
   /** The stream capturing a price subject: looked up, not assumed (several accounts may share one). */
@@ -149,6 +155,12 @@ export class PricesApi {
     }
     return found;
   }
+}
+
+interface StoredPrice {
+  price: PriceMessage;
+  /** When the price stream stored it (epoch ms, the server's clock). */
+  storedAt: number;
 }
 
 /** One subscriber's stream: grant, subscription, last value, lease renewal, expiry watch, release. */
@@ -172,7 +184,7 @@ class PriceFeed {
     private readonly out: Subscriber<PriceUpdate>,
     private readonly leases: StreamLeases,
     private readonly silentStaleMs: number,
-    private readonly lastPrice: (subject: string) => Promise<PriceMessage | undefined>,
+    private readonly lastPrice: (subject: string) => Promise<StoredPrice | undefined>,
   ) {}
 
   async start(request: StreamRequest): Promise<void> {
@@ -207,9 +219,11 @@ class PriceFeed {
       };
       this.renewal = setInterval(renew, renewEveryMs);
       this.renew = renew;
-      const last = await this.lastPrice(grant.subject);
+      const stored = await this.lastPrice(grant.subject);
       // An update that arrived meanwhile is newer than the stored one: keep the order. A stored `stopped`
       // describes the stream's earlier life (released, connector stopped): the grant just given supersedes it.
+      // A stored `live` nobody kept fresh for `silentStaleMs` (its connector died without a word) is shown stale.
+      const last = stored && heldLastValue(stored.price, stored.storedAt, this.context.now(), this.silentStaleMs);
       if (last !== undefined && last.status !== 'stopped' && !this.sawUpdate && !this.stopped) this.emit(last, true);
     } catch (error) {
       this.stop();

@@ -217,6 +217,7 @@ const statusSample: Required<ConnectorStatus> = {
   subscriptions: { live: 0, stale: 0, pending: 0 },
   lastPriceAgeMs: 0,
   orderQueuePaceMs: 0,
+  startedAt: 0,
   publishedAt: 0,
 };
 const grantedSample: Required<StreamGranted> = { ok: true, subject: '', leaseExpiresAt: 0 };

@@ -17,5 +17,11 @@ export interface ConnectorStatus {
    * N commands ahead of it leaves in about (N + 1) × this. Absent from a connector older than it.
    */
   orderQueuePaceMs?: number;
+  /**
+   * Epoch ms this connector process started (the same in every status of one life): a later value means it was
+   * restarted — a live price heard before that life's first status is the earlier life's, which no one keeps
+   * fresh. Absent from a connector older than it.
+   */
+  startedAt?: number;
   publishedAt: number;
 }

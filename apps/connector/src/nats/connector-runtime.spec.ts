@@ -553,3 +553,139 @@ describe('ConnectorRuntime (NATS side) against a real nats-server', () => {
     await two.runtime.stop();
   });
 });
+
+describe('ConnectorRuntime: the last prices of a life that died without stopping', () => {
+  // outside tester t2: after a SIGKILL the dead connector's last `live` price stayed the subject's last value,
+  // and a new subscriber ordered on it (17–29 s old) through the restarted connector
+  let server: NatsServerHandle;
+  let strategy: NatsConnection;
+  let jsm: JetStreamManager;
+  const opened: BusConnection[] = [];
+
+  async function startRuntime(venue: ReturnType<typeof testVenue>, account: string) {
+    const metrics = new MetricsRegistry('connector', { defaultMetrics: false });
+    const busMetrics = new BusMetrics(metrics);
+    const connection = await BusConnection.open(
+      { servers: server.url, name: 'connector' },
+      busMetrics,
+      new HealthRegistry(500),
+      silent,
+    );
+    opened.push(connection);
+    const runtime = new ConnectorRuntime(
+      {
+        subjectPrefix: 'gw.v1',
+        account,
+        statusIntervalMs: 200,
+        orderCommandAckWaitMs: 5_000,
+        outcomeDuplicateWindowMs: 60_000,
+        orderRetentionMs: 3_600_000,
+        priceMaxAgeMs: 600_000,
+        replicas: 1,
+        sessionHealthGraceMs: 1_000,
+        shutdownOutcomeWaitMs: 1_000,
+      },
+      {
+        connection,
+        publisher: new BusPublisher(connection, busMetrics, silent),
+        responder: new BusResponder(connection, busMetrics, silent),
+        streams: new BusStreams(connection, silent),
+        consumers: new BusConsumers(connection, silent),
+        kv: new BusKv(connection),
+      },
+      venue,
+      { metrics, health: new HealthRegistry(500), logger: silent },
+    );
+    await runtime.start();
+    return { runtime, connection };
+  }
+
+  const livePrice = (accountGroup: string, quantity: string): PriceMessage => ({
+    v: 1,
+    status: 'live',
+    accountGroup,
+    instrument: 'BTC.USD',
+    tenor: 'SPOT',
+    currency: 'BTC',
+    quantity,
+    quoteId: `q-${accountGroup}-${quantity}`,
+    venueTimestamp: Date.now(),
+    quoteExpiresAt: Date.now() + 600_000,
+    bid: { price: '42000.12', quantity, quoteAmount: '21000.06' },
+    offer: { price: '42010.5', quantity, quoteAmount: '21005.25' },
+  });
+
+  async function lastValue(subject: string): Promise<PriceMessage | undefined> {
+    const stream = await jsm.streams.find(subject);
+    const stored = await jsm.streams.getMessage(stream, { last_by_subj: subject }).catch(() => null);
+    return stored === null ? undefined : stored.json<PriceMessage>();
+  }
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+    strategy = await connect({ servers: server.url });
+    jsm = await jetstreamManager(strategy);
+  });
+  afterAll(async () => {
+    await strategy.close();
+    for (const connection of opened) await connection.close();
+    await server.stop();
+  });
+
+  it("a restart publishes `stopped` for the streams a killed life left live, before it serves; another account's are untouched", async () => {
+    // another account's connector on the same NATS (its prices captured by the same stream), running throughout
+    const other = testVenue();
+    const running = await startRuntime(other, 'acct-other');
+    other.registry.prices$.next(livePrice('g-other', '1'));
+
+    const first = testVenue();
+    const one = await startRuntime(first, 'acct-crash');
+    first.registry.prices$.next(livePrice('g-crash', '1'));
+    first.registry.prices$.next({ ...livePrice('g-crash', '2'), status: 'stale' });
+    first.registry.prices$.next(livePrice('g-crash', '3'));
+    first.registry.prices$.next({ ...livePrice('g-crash', '3'), status: 'stopped', quoteId: undefined }); // released
+    const crashed = ['gw.v1.price.g-crash.BTC.USD.SPOT.BTC.1', 'gw.v1.price.g-crash.BTC.USD.SPOT.BTC.2'];
+    const released = 'gw.v1.price.g-crash.BTC.USD.SPOT.BTC.3';
+    const others = 'gw.v1.price.g-other.BTC.USD.SPOT.BTC.1';
+    await waitFor(async () => (await lastValue(crashed[0] as string))?.status === 'live');
+    await waitFor(async () => (await lastValue(released))?.status === 'stopped');
+    await waitFor(async () => (await lastValue(others))?.status === 'live');
+    // killed: no `stopped` published, its connection simply goes
+    await one.connection.client.close();
+    expect((await lastValue(crashed[0] as string))?.status).toBe('live');
+
+    const second = testVenue();
+    let servedWhileLive = false;
+    const acquire = second.registry.acquire.bind(second.registry);
+    second.registry.acquire = async (request) => {
+      // a stream asked for (served) only after the dead life's quotes read `stopped`
+      if ((await lastValue(crashed[0] as string))?.status === 'live') servedWhileLive = true;
+      return acquire(request);
+    };
+    const two = await startRuntime(second, 'acct-crash');
+    try {
+      for (const subject of crashed) {
+        expect(await lastValue(subject)).toMatchObject({ status: 'stopped', code: 'CONNECTOR_STOPPED' });
+        expect((await lastValue(subject))?.bid).toBeUndefined();
+      }
+      expect((await lastValue(released))?.status).toBe('stopped');
+      expect((await lastValue(others))?.status).toBe('live');
+      const reply = await strategy.request(
+        'gw.v1.acct-crash.stream.subscribe',
+        JSON.stringify({
+          instrument: 'BTC.USD',
+          quantity: '1',
+          currency: 'BTC',
+          tenor: 'SPOT',
+          accountGroup: 'g-crash',
+          requester: 's',
+        }),
+      );
+      expect(reply.json()).toMatchObject({ ok: true });
+      expect(servedWhileLive).toBe(false);
+    } finally {
+      await two.runtime.stop();
+      await running.runtime.stop();
+    }
+  });
+});

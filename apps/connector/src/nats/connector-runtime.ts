@@ -1,4 +1,4 @@
-import { Subjects } from '#contracts';
+import { Subjects, type PriceMessage } from '#contracts';
 import {
   BucketName,
   BusCore,
@@ -24,6 +24,7 @@ import { OrderOutcomes } from './order-outcomes.js';
 import { OrderRecalls } from './order-recalls.js';
 import { ExecutionSettlements } from './execution-settlements.js';
 import { PricePublication } from './price-publication.js';
+import { PublishedPriceSubjects } from './published-price-subjects.js';
 import { StreamRequests } from './stream-requests.js';
 import type { AccountGroupSource, OrderVenue, PriceStreams, SessionView } from './venue-ports.js';
 
@@ -67,8 +68,9 @@ export interface ConnectorObservability {
 }
 
 /**
- * Wires the venue side to NATS and runs it in order. Start: streams and the marks bucket exist → outcomes
- * and prices are being published → requests are answered → the session starts → orders marked but not
+ * Wires the venue side to NATS and runs it in order. Start: streams and the marks bucket exist → the prices an
+ * earlier life left live without stopping (killed) read `stopped` → outcomes and prices are being published →
+ * requests are answered → the session starts → orders marked but not
  * resolved by an earlier life are reconciled → commands are taken. Stop (the reverse, so no money-bearing
  * message is dropped): stop taking commands and requests → stop the session → store the outcomes in hand
  * → last status → flush NATS. The bus module closes the connection after.
@@ -110,11 +112,17 @@ export class ConnectorRuntime {
       replicas: settings.replicas,
     });
     const marks = new OrderMarks(bucket);
+    const publishedPrices = new PublishedPriceSubjects(
+      await bus.kv.bucket(BucketName.priceSubjects(subjects.account), { storage: 'memory' }),
+      logger,
+    );
+    // before this life publishes, answers or says it is up: nobody reads a dead life's quote as live from here on
+    await this.retireEarlierLife(publishedPrices, priceStream);
     const contradictions = new OrderContradictions(subjects, bus.publisher, logger);
     const outcomes = new OrderOutcomes(subjects, marks, bus.publisher, metrics, logger, contradictions);
     bus.publisher.declareDurableKinds(['order.outcome']);
     const parts: RunningParts = {
-      prices: new PricePublication(subjects, bus.publisher, metrics, logger),
+      prices: new PricePublication(subjects, bus.publisher, metrics, logger, publishedPrices),
       outcomes,
       contradictions,
       status: new ConnectorStatusPublication(
@@ -205,6 +213,55 @@ export class ConnectorRuntime {
     this.subscriptions?.stop();
     await this.bus.connection.flush().catch(() => undefined);
     this.logger.info('connector NATS side stopped');
+  }
+
+  /**
+   * The streams an earlier life was publishing when it died (it never said `stopped`): each whose last value is
+   * still `live` or `stale` gets the `stopped` a clean stop would have published, so a late joiner (the SDK, a
+   * plain NATS reader of the last value, the execution app) never takes the dead life's quote for a live one. One
+   * consumer reads every last value whatever the number of streams; a failure is logged and the start goes on (the
+   * entries then age out after PRICE_MAX_AGE_MS, and readers hold back a last value older than their bound).
+   */
+  private async retireEarlierLife(published: PublishedPriceSubjects, priceStream: string): Promise<void> {
+    const { bus, subjects, logger } = this;
+    try {
+      const earlier = new Set(await published.earlier());
+      if (earlier.size === 0) return;
+      let retired = 0;
+      const found = new Map<string, PriceMessage>();
+      await bus.streams.readAll<PriceMessage>(priceStream, subjects.allPrices, (subject, price) => {
+        if (earlier.has(subject) && price !== undefined) found.set(subject, price);
+      });
+      for (const [subject, price] of found) {
+        if (price.status === 'stopped') continue;
+        retired += 1;
+        const stopped: PriceMessage = {
+          v: 1,
+          status: 'stopped',
+          accountGroup: price.accountGroup,
+          instrument: price.instrument,
+          tenor: price.tenor,
+          currency: price.currency,
+          quantity: price.quantity,
+          code: 'CONNECTOR_STOPPED',
+          message: 'the connector publishing this stream stopped without saying so (restarted); ask for it again',
+        };
+        if (bus.publisher.publishJson(subject, JSON.stringify(stopped), 'price')) {
+          this.natsMetrics.pricesPublished.inc({ status: 'stopped' });
+        }
+      }
+      await bus.connection.flush();
+      await Promise.all([...earlier].map((subject) => published.forgetEarlier(subject)));
+      if (retired > 0) {
+        logger.warn('price streams an earlier life left live (it did not stop cleanly) now read stopped', {
+          streams: retired,
+        });
+      }
+    } catch (error) {
+      logger.warn('the last prices of an earlier life could not be checked; they age out after PRICE_MAX_AGE_MS', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
   }
 
   /** Orders an earlier life marked as sent without a final outcome: resolve them (never re-send). */

@@ -15,6 +15,14 @@ interface PriceRoute {
   readonly currency: string;
   readonly subject: string;
   readonly json: PriceJson;
+  /** Written to the published-subjects ledger (a stream whose first message is `stopped` never is). */
+  remembered: boolean;
+}
+
+/** Where the subjects of the streams being published are kept across a crash (published-price-subjects.ts). */
+export interface PriceSubjectLedger {
+  publishing(subject: string): void;
+  ended(subject: string): void;
 }
 
 /**
@@ -37,6 +45,7 @@ export class PricePublication {
     private readonly publisher: BusPublisher,
     private readonly metrics: ConnectorNatsMetrics,
     private readonly logger: JsonLogger,
+    private readonly ledger?: PriceSubjectLedger,
   ) {
     const counter = metrics.pricesPublished;
     this.published = {
@@ -68,6 +77,11 @@ export class PricePublication {
   publish(price: PriceMessage): void {
     const route = this.routeOf(price);
     if (route === undefined) return;
+    if (!route.remembered && price.status !== 'stopped') {
+      // before its first live price goes out: a crash right after must find the subject
+      route.remembered = true;
+      this.ledger?.publishing(route.subject);
+    }
     if (this.publisher.publishJson(route.subject, route.json.write(price), 'price')) this.published[price.status].inc();
     if (price.status === 'stopped') this.forget(price, route);
   }
@@ -107,6 +121,7 @@ export class PricePublication {
       currency: price.currency,
       subject,
       json: new PriceJson(price),
+      remembered: false,
     };
     const routes = this.routes.get(price.quantity);
     if (routes === undefined) this.routes.set(price.quantity, [route]);
@@ -143,5 +158,6 @@ export class PricePublication {
     const index = routes.indexOf(route);
     if (index >= 0) routes.splice(index, 1);
     if (routes.length === 0) this.routes.delete(price.quantity);
+    if (route.remembered) this.ledger?.ended(route.subject);
   }
 }

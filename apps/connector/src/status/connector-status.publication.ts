@@ -12,6 +12,8 @@ import type { OrderVenue, PriceStreams, SessionView } from '../nats/venue-ports.
 export class ConnectorStatusPublication {
   private subscription: Subscription | undefined;
   private state: { state: SessionState; since: number } = { state: 'idle', since: Date.now() };
+  /** When this life started publishing its status: a restart is a later value (ConnectorStatus.startedAt). */
+  private readonly startedAt: number;
 
   constructor(
     private readonly subjects: Subjects,
@@ -21,7 +23,9 @@ export class ConnectorStatusPublication {
     private readonly publisher: BusPublisher,
     private readonly intervalMs: number,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.startedAt = now();
+  }
 
   start(): void {
     this.subscription ??= merge(
@@ -47,6 +51,7 @@ export class ConnectorStatusPublication {
       subscriptions: this.registry.counts(),
       ...(lastPriceAt !== undefined ? { lastPriceAgeMs: Math.max(0, now - lastPriceAt) } : {}),
       orderQueuePaceMs: this.orders.orderQueuePaceMs(),
+      startedAt: this.startedAt,
       publishedAt: now,
     };
   }

@@ -104,8 +104,8 @@ export class PriceStreams {
     const stored = await this.streams
       .lastMessage<PriceMessage>(this.options.priceStream(), subject)
       .catch(() => undefined);
-    if (stored?.value.status === 'live') {
-      this.book.take(subject, stored.value, stored.storedAt);
+    // a live one nobody refreshed for PRICE_SILENT_STALE_MS is not taken (a connector that died left it)
+    if (stored?.value.status === 'live' && this.book.takeStored(subject, stored.value, stored.storedAt)) {
       const taken = this.book.latestOf(subject);
       if (this.usable(taken)) return this.take(taken);
     }

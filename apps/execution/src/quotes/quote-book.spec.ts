@@ -90,6 +90,46 @@ describe('quote book', () => {
   });
 });
 
+describe('quote book: a connector that restarted', () => {
+  // outside tester t2: the connector SIGKILLed and restarted; its dead life's last `live` price was still the latest
+  // message of the stream and the new life's status was heard, so an order on that 17–29 s old quote executed
+  it('a live message received before the connector life now heard began is stale, even while that life is heard and streams', () => {
+    const clock = new FakeClock(T0);
+    const life: { since?: number } = {};
+    const book = new QuoteBook(
+      unused,
+      'gw.v1.price.>',
+      600_000,
+      clock,
+      8_000,
+      () => clock.now(), // the connector is heard all along
+      () => life.since,
+    );
+    book.take('s1', price('q1', T0));
+    const held = book.quote('q1') ?? assertNever();
+    clock.advance(2_000);
+    expect(book.streamStatus(held)).toBe('live');
+    life.since = clock.now(); // a new life of the connector heard: it never published q1
+    expect(book.streamStatus(held)).toBe('stale');
+    clock.advance(10);
+    book.take('s1', price('q2', T0 + 2_010)); // the new life's first price
+    expect(book.streamStatus(book.quote('q2') ?? assertNever())).toBe('live');
+    expect(book.streamStatus(held)).toBe('stale'); // the stream is live again, the earlier life's quote never is
+  });
+});
+
+describe('quote book: a last value read back', () => {
+  it('a live one nobody refreshed for PRICE_SILENT_STALE_MS is not taken, even while the connector is heard', () => {
+    const clock = new FakeClock(T0);
+    const book = new QuoteBook(unused, 'gw.v1.price.>', 600_000, clock, 8_000, () => clock.now());
+    expect(book.takeStored('s1', price('q1', T0 - 8_000), T0 - 8_000)).toBe(false);
+    expect(book.latestOf('s1')).toBeUndefined();
+    expect(book.quote('q1')).toBeUndefined();
+    expect(book.takeStored('s1', price('q2', T0 - 7_999), T0 - 7_999)).toBe(true);
+    expect(book.streamStatus(book.quote('q2') ?? assertNever())).toBe('live');
+  });
+});
+
 describe('quote book: it holds what is within its life', () => {
   const LIFE = 600_000;
 

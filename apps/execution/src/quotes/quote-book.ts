@@ -7,7 +7,9 @@
  * message that carried the quote. A connector that dies (or is cut off from NATS) never says `stale`: a live
  * stream counts as stale here once neither it nor the connector (its status, every few seconds) has been heard
  * for `silentStaleMs`. While the connector is heard it says `stale` itself, on its own rule (which knows the
- * venue's cadence: a stream of a busy connection may be silent for longer).
+ * venue's cadence: a stream of a busy connection may be silent for longer) — but only for what that connector
+ * published: a live message heard before the connector's current life began (it restarted after dying without a
+ * word, outside tester t2) is nobody's: its stream counts as stale until its next message, and its quote for good.
  *
  * It holds what is live, nothing more: a quote goes when its life ends, a stream (its latest message) once every
  * message taken on it is past its life — a stopped stream stays that long, so its held quotes read `stopped` —
@@ -59,6 +61,8 @@ export class QuoteBook {
     private readonly silentStaleMs: number,
     /** When the connector was last heard (its status), if ever. */
     private readonly connectorHeardAt: () => number | undefined = () => undefined,
+    /** Since when the connector's current life has been heard, when it replaced an earlier one heard here. */
+    private readonly connectorLifeSince: () => number | undefined = () => undefined,
   ) {}
 
   start(): void {
@@ -108,6 +112,18 @@ export class QuoteBook {
     }
   }
 
+  /**
+   * Records a price read back from the last-value stream (`storedAt`: when the stream stored it), unless it is a
+   * live one nobody has refreshed for `silentStaleMs`: a running connector replaces its live price within that
+   * time (a newer one, or `stale`), a dead one never does — even while a restarted connector is heard. Returns
+   * whether it was taken.
+   */
+  takeStored(subject: string, price: PriceMessage, storedAt: number): boolean {
+    if (price.status === 'live' && this.clock.now() - storedAt >= this.silentStaleMs) return false;
+    this.take(subject, price, storedAt);
+    return true;
+  }
+
   /** The quote with this id, if seen on a price within its life. */
   quote(quoteId: string): KnownQuote | undefined {
     const known = this.byQuoteId.get(quoteId);
@@ -121,11 +137,16 @@ export class QuoteBook {
 
   /**
    * The status of the quote's stream now: its latest message's, and `stale` for a live stream when neither it nor
-   * the connector has been heard for longer than `silentStaleMs` (nobody is left to say so).
+   * the connector has been heard for longer than `silentStaleMs` (nobody is left to say so), or when the quote or
+   * the stream's latest message came before the connector's current life (an earlier life's, left live when it died).
    */
   streamStatus(known: KnownQuote): PriceStatus {
     const latest = this.streams.get(known.subject)?.latest ?? known;
     if (latest.price.status !== 'live') return latest.price.status;
+    // heard before the connector's current life: an earlier life's (it died without a word), never traded — even
+    // once the new life streams again (outside tester t2: such a quote, 17–29 s old, executed)
+    const lifeSince = this.connectorLifeSince();
+    if (lifeSince !== undefined && (known.receivedAt < lifeSince || latest.receivedAt < lifeSince)) return 'stale';
     const heard = Math.max(latest.receivedAt, this.connectorHeardAt() ?? Number.NEGATIVE_INFINITY);
     return this.clock.now() - heard > this.silentStaleMs ? 'stale' : 'live';
   }

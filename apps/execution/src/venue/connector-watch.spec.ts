@@ -111,3 +111,28 @@ describe('ConnectorWatch: /health says when no connector can take orders', () =>
     expect(connector.health()).toMatchObject({ up: true, detail: expect.stringContaining('no order queue pace') });
   });
 });
+
+describe('ConnectorWatch: a new life of the connector', () => {
+  it('says since when the life now heard was first heard (a later startedAt); none for the first life heard', async () => {
+    const { connector, clock, publish, status } = watch({ ...statusOf('open'), startedAt: T0 - 60_000 });
+    await connector.start();
+    expect(connector.lifeHeardSince()).toBeUndefined();
+    clock.advance(1_000);
+    publish({ ...status('open'), startedAt: T0 - 60_000 });
+    expect(connector.lifeHeardSince()).toBeUndefined();
+    clock.advance(1_000);
+    publish({ ...status('idle'), startedAt: T0 + 1_500 }); // killed and restarted
+    expect(connector.lifeHeardSince()).toBe(T0 + 2_000);
+    clock.advance(1_000);
+    publish({ ...status('open'), startedAt: T0 + 1_500 });
+    expect(connector.lifeHeardSince()).toBe(T0 + 2_000);
+    // an earlier life's status heard late (two processes overlapping) does not move it back and forth
+    publish({ ...status('stopped'), startedAt: T0 - 60_000 });
+    publish({ ...status('open'), startedAt: T0 + 1_500 });
+    expect(connector.lifeHeardSince()).toBe(T0 + 2_000);
+  });
+});
+
+function statusOf(sessionState: string): Partial<ConnectorStatus> {
+  return { v: 1, sessionState: sessionState as never, publishedAt: T0 };
+}

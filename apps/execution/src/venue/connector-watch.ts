@@ -24,6 +24,8 @@ export class ConnectorWatch {
   private lastOpenAt: number | undefined;
   private subscription: BusSubscription | undefined;
   private startedAt = 0;
+  /** The connector life heard last (ConnectorStatus.startedAt), and since when here, if it replaced another. */
+  private life: { startedAt: number; heardSince: number | undefined } | undefined;
 
   constructor(
     private readonly deps: { core: BusCore; streams: BusStreams; subjects: Subjects; clock: Clock; staleMs: number },
@@ -55,7 +57,15 @@ export class ConnectorWatch {
     return this.last?.at;
   }
 
-  /** Up while a connector was heard with its session open within `staleMs` (or since start, for that long). */
+  /**
+   * Since when (this clock) the connector's current life has been heard, when it replaced a life heard here
+   * before (a restart): what that life published is known to have come after; a live price heard before it is
+   * an earlier life's, which no one keeps fresh. Undefined for the first life heard (nothing to tell apart).
+   */
+  lifeHeardSince(): number | undefined {
+    return this.life?.heardSince;
+  }
+
   /**
    * The connector's order queue pace, from a status heard within `staleMs`; undefined otherwise (none heard, too
    * old, or a connector that does not say it): intake then takes orders without estimating their wait.
@@ -96,6 +106,11 @@ export class ConnectorWatch {
     const pace = status.orderQueuePaceMs;
     const orderQueuePaceMs = typeof pace === 'number' && Number.isSafeInteger(pace) && pace >= 0 ? pace : undefined;
     this.last = { sessionState: status.sessionState.slice(0, 32), at, orderQueuePaceMs };
+    const startedAt = status.startedAt;
+    // only a later life replaces one: an earlier life heard late (two processes overlapping) changes nothing
+    if (typeof startedAt === 'number' && (this.life === undefined || startedAt > this.life.startedAt)) {
+      this.life = { startedAt, heardSince: this.life === undefined ? undefined : at };
+    }
     if (status.sessionState === 'open') this.lastOpenAt = Math.max(this.lastOpenAt ?? 0, at);
   }
 }
