@@ -3,8 +3,8 @@
  * `{prefix}.{account}.exec.order.place`) and follows it on its durable events
  * (`…exec.order.event.{strategyId}.{orderId}`, replayed from the first, so none is missed). The returned
  * `PlacedOrder` is awaitable: it resolves to the order's final view (SUCCESS or FAILED), or — when the
- * venue's outcome stays open longer than `settleWaitMs` — to its latest view (state UNKNOWN, INDETERMINATE
- * or PENDING, `final: false`). An order of unknown outcome is never reported as failed, and never re-placed.
+ * venue's outcome stays open longer than `settleWaitMs` — to its latest view (state SENT, UNKNOWN,
+ * INDETERMINATE or PENDING, `final: false`; SENT: the command is with the connector, not necessarily at the venue). An order of unknown outcome is never reported as failed, and never re-placed.
  */
 import { randomUUID } from 'node:crypto';
 import { DeliverPolicy } from '@nats-io/jetstream';

@@ -24,4 +24,15 @@ describe('LogThrottle', () => {
     expect(throttle.pass('d', {})).toBeUndefined();
     expect(throttle.pass('a', {})).toEqual({}); // forgotten: written once more
   });
+
+  it('forgets a kind on request: its next line is written at once, the held-back count dropped', () => {
+    const throttle = new LogThrottle(60_000, () => 0);
+    expect(throttle.pass('a', { x: 1 })).toEqual({ x: 1 });
+    expect(throttle.pass('a', { x: 2 })).toBeUndefined();
+    throttle.forget('a');
+    expect(throttle.pass('a', { x: 3 })).toEqual({ x: 3 });
+    expect(throttle.pass('b', {})).toEqual({});
+    throttle.forget('never-seen');
+    expect(throttle.pass('b', {})).toBeUndefined();
+  });
 });

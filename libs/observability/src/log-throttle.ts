@@ -12,6 +12,11 @@ export class LogThrottle {
     private readonly maxKinds: number = 64,
   ) {}
 
+  /** Forgets a kind: its next line is written at once (a new spell of the same warning), its held-back count dropped. */
+  forget(kind: string): void {
+    this.last.delete(kind);
+  }
+
   /** The fields to write now (with `suppressed` when lines were held back), or undefined: hold this one back. */
   pass<F extends Record<string, unknown>>(kind: string, fields: F): (F & { suppressed?: number }) | undefined {
     const now = this.now();

@@ -192,6 +192,27 @@ describe('sync schedule (pure)', () => {
     expect(good.effects).toContainEqual({ type: 'arm', resource: 'balances', delayMs: 10_000 });
   });
 
+  it('a failed run says how many failed in a row; the good run after them says it recovered, once', () => {
+    let state = play([{ type: 'start' }, ok('balances')], 5_000).state;
+    const fail: ScheduleEvent = {
+      type: 'finished',
+      resource: 'balances',
+      mode: 'incremental',
+      result: { kind: 'failed', error: 'Error: 500' },
+    };
+    const told: number[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const step = play([{ type: 'due', resource: 'balances' }, fail], 6_000 + i, state);
+      state = step.state;
+      for (const e of step.effects) if (e.type === 'failed') told.push(e.failures);
+    }
+    expect(told).toEqual([1, 2, 3]);
+    const good = play([{ type: 'due', resource: 'balances' }, ok('balances', 'incremental')], 7_000, state);
+    expect(good.effects).toContainEqual({ type: 'recovered', resource: 'balances', mode: 'incremental', failures: 3 });
+    const again = play([{ type: 'due', resource: 'balances' }, ok('balances', 'incremental')], 8_000, good.state);
+    expect(again.effects.filter((e) => e.type === 'recovered')).toEqual([]);
+  });
+
   it('stop aborts, disarms every timer, drops what was queued; a run ending after it still counts but starts nothing', () => {
     const running = play([{ type: 'start' }]).state;
     const stopped = play([{ type: 'stop' }], 2_000, running);

@@ -71,7 +71,16 @@ export type ScheduleEffect =
   | { readonly type: 'arm'; readonly resource: SyncResource; readonly delayMs: number }
   | { readonly type: 'disarm'; readonly resource: SyncResource }
   | { readonly type: 'counted'; readonly resource: SyncResource; readonly mode: SyncMode; readonly ok: boolean }
-  | { readonly type: 'failed'; readonly resource: SyncResource; readonly mode: SyncMode; readonly error: string }
+  /** `failures`: failed runs in a row, this one included (1: the first of a spell). */
+  | {
+      readonly type: 'failed';
+      readonly resource: SyncResource;
+      readonly mode: SyncMode;
+      readonly error: string;
+      readonly failures: number;
+    }
+  /** A good run after `failures` failed ones in a row. */
+  | { readonly type: 'recovered'; readonly resource: SyncResource; readonly mode: SyncMode; readonly failures: number }
   /** Runs in progress should end now (the engine aborts its reads). */
   | { readonly type: 'abort' };
 
@@ -166,10 +175,12 @@ function onFinished(
   if (result.kind === 'ok') {
     after = { ...after, lastOkAt: env.now, lastError: undefined, failures: 0 };
     effects.push({ type: 'counted', resource, mode, ok: true });
+    if (lane.failures > 0) effects.push({ type: 'recovered', resource, mode, failures: lane.failures });
   } else if (result.kind === 'failed') {
     const error = result.error.slice(0, 200);
-    after = { ...after, lastError: error, failures: lane.failures + 1 };
-    effects.push({ type: 'counted', resource, mode, ok: false }, { type: 'failed', resource, mode, error });
+    const failures = lane.failures + 1;
+    after = { ...after, lastError: error, failures };
+    effects.push({ type: 'counted', resource, mode, ok: false }, { type: 'failed', resource, mode, error, failures });
   }
   let next = withLane(state, resource, after);
   if (state.stopped) return { state: next, effects };

@@ -32,7 +32,12 @@ class ScriptedEngine {
 const quiet = new JsonLogger('test', 'scheduler', 'error', { write: () => undefined });
 let scheduler: SyncScheduler | undefined;
 
-function start(engine: ScriptedEngine, intervalMs = 60_000, now: () => number = Date.now): SyncScheduler {
+function start(
+  engine: ScriptedEngine,
+  intervalMs = 60_000,
+  now: () => number = Date.now,
+  logger: JsonLogger = quiet,
+): SyncScheduler {
   const metrics = new SyncMetrics(
     new MetricsRegistry('test', { defaultMetrics: false }),
     () => undefined,
@@ -42,7 +47,7 @@ function start(engine: ScriptedEngine, intervalMs = 60_000, now: () => number = 
     engine as unknown as SyncEngine,
     { fastIntervalMs: intervalMs, slowIntervalMs: intervalMs, triggerDelayMs: 0, staleIntervals: 3 },
     metrics,
-    quiet,
+    logger,
     { ...systemClock, now },
   );
   return scheduler;
@@ -126,5 +131,73 @@ describe('SyncScheduler', () => {
     clock += 5_000;
     expect(s.ageOf('trades')).toBe(5_000);
     expect(s.ageOf('balances')).toBe(205_000);
+  });
+
+  it('a resource failing at every trigger (one per order) logs its first failure, then one line a minute with the count held back, and its recovery', async () => {
+    const engine = new ScriptedEngine();
+    let clock = 1_000_000;
+    const lines: Array<{ level: string; msg: string; resource?: string; suppressed?: number; failedRuns?: number }> =
+      [];
+    const logger = new JsonLogger('test', 'scheduler', 'info', {
+      write: (line: string) => lines.push(JSON.parse(line)),
+    });
+    const metrics = new SyncMetrics(
+      new MetricsRegistry('test', { defaultMetrics: false }),
+      () => undefined,
+      SYNC_RESOURCES,
+    );
+    const s = new SyncScheduler(
+      engine as unknown as SyncEngine,
+      { fastIntervalMs: 60_000, slowIntervalMs: 60_000, triggerDelayMs: 0, staleIntervals: 3 },
+      metrics,
+      logger,
+      { ...systemClock, now: () => clock },
+    );
+    scheduler = s;
+    const balanceRuns = async (result: 'ok' | 'failed') =>
+      (await metrics.runs.get()).values
+        .filter((v) => v.labels['resource'] === 'balances' && v.labels['result'] === result)
+        .reduce((sum, v) => sum + v.value, 0);
+    s.start();
+    await waitFor(async () => {
+      engine.finishAll();
+      return (await balanceRuns('ok')) === 1;
+    }, 'balances read well at start');
+    engine.failing.add('balances');
+    /** One order's trigger, its read failing; resolves to the failed runs so far. */
+    const failAfterTrigger = async () => {
+      const before = await balanceRuns('failed');
+      s.refreshAfter({ kind: 'resources', resources: ['balances'] });
+      await waitFor(async () => (await balanceRuns('failed')) > before, 'a failed balances read');
+      return balanceRuns('failed');
+    };
+    const failures = () => lines.filter((l) => l.msg === 'sync failed; tried again on its next turn');
+    // 40 orders in a minute, each one trigger, each read failing (outside tester: 43 lines in a minute)
+    for (let i = 0; i < 40; i += 1) {
+      await failAfterTrigger();
+      clock += 1_000;
+    }
+    expect(failures()).toHaveLength(1);
+    expect(failures()[0]).toMatchObject({ level: 'warn', resource: 'balances' });
+    expect(failures()[0]?.suppressed).toBeUndefined();
+    clock += 30_000; // over a minute since the first line: the next failure is written with the count held back
+    const failed = await failAfterTrigger();
+    expect(failures()).toHaveLength(2);
+    expect(failures()[1]).toMatchObject({ resource: 'balances', suppressed: failed - 2 });
+    // readable again: one line says so, with how many runs failed in a row
+    engine.failing.delete('balances');
+    s.refreshAfter({ kind: 'resources', resources: ['balances'] });
+    await waitFor(async () => {
+      engine.finishAll();
+      return (await balanceRuns('ok')) === 2;
+    }, 'balances read well again');
+    const recovered = lines.filter((l) => l.msg === 'sync recovered');
+    expect(recovered).toEqual([expect.objectContaining({ level: 'info', resource: 'balances' })]);
+    expect(recovered[0]?.failedRuns).toBe(await balanceRuns('failed'));
+    // a failure soon after is the first of a new spell: written at once
+    engine.failing.add('balances');
+    await failAfterTrigger();
+    expect(failures()).toHaveLength(3);
+    expect(failures()[2]?.suppressed).toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@
  * changes the schedule.
  */
 import { Actor, systemClock, type Cancel, type Clock } from '#actors';
-import type { JsonLogger } from '#observability';
+import { LogThrottle, type JsonLogger } from '#observability';
 import { SyncStoppedError, type SyncEngine } from './sync-engine.js';
 import type { SyncMetrics } from './sync-metrics.js';
 import {
@@ -30,6 +30,12 @@ export class SyncScheduler implements SyncTriggers {
   /** Engine runs in progress: `stop` waits for them. */
   private readonly running = new Set<Promise<void>>();
   private readonly log: JsonLogger;
+  /**
+   * A failing resource is read again at every trigger (one per order outcome, webhook, withdrawal), so its failure
+   * would be logged at the order rate: after the first of a spell, one line a minute per resource, with how many
+   * were held back; the recovery is always written.
+   */
+  private readonly failureLog: LogThrottle;
 
   constructor(
     private readonly engine: SyncEngine,
@@ -39,6 +45,7 @@ export class SyncScheduler implements SyncTriggers {
     private readonly clock: Clock = systemClock,
   ) {
     this.log = logger.child('SyncScheduler');
+    this.failureLog = new LogThrottle(FAILURE_LOG_EVERY_MS, () => this.clock.now());
     this.actor = new Actor({
       name: 'sync-schedule',
       initial: initialSchedule(),
@@ -117,12 +124,16 @@ export class SyncScheduler implements SyncTriggers {
       case 'counted':
         this.metrics.runs.inc({ resource: effect.resource, mode: effect.mode, result: effect.ok ? 'ok' : 'failed' });
         return;
-      case 'failed':
-        this.log.warn('sync failed; tried again on its next turn', {
-          resource: effect.resource,
-          mode: effect.mode,
-          error: effect.error,
-        });
+      case 'failed': {
+        const { resource, mode, error, failures } = effect;
+        // the first failure of a spell is written whatever an earlier spell left in the throttle
+        if (failures === 1) this.failureLog.forget(resource);
+        const fields = this.failureLog.pass(resource, { resource, mode, error, failedRuns: failures });
+        if (fields !== undefined) this.log.warn('sync failed; tried again on its next turn', fields);
+        return;
+      }
+      case 'recovered':
+        this.log.info('sync recovered', { resource: effect.resource, mode: effect.mode, failedRuns: effect.failures });
         return;
       case 'abort':
         this.engine.abort();
@@ -130,3 +141,6 @@ export class SyncScheduler implements SyncTriggers {
     }
   }
 }
+
+/** At most one 'sync failed' line per resource this often, after the first of a spell. */
+const FAILURE_LOG_EVERY_MS = 60_000;

@@ -1,9 +1,15 @@
-import { Counter } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import type { MetricsRegistry } from '#observability';
 
 /** Why an outcome was not published (again): already recorded, after a final one, or no subject to publish it on. */
 export const OUTCOME_SKIP_REASONS = ['duplicate', 'after_final', 'unroutable'] as const;
 export type OutcomeSkipReason = (typeof OUTCOME_SKIP_REASONS)[number];
+
+/** Outcomes taken for storing and not stored yet, and the time the oldest of them was taken (ms epoch). */
+export interface UnstoredOutcomes {
+  count: number;
+  oldestSinceMs: number | undefined;
+}
 
 /** Metrics of the connector's NATS side (the venue side has its own; the bus counts drops and bad requests). */
 export class ConnectorNatsMetrics {
@@ -16,6 +22,14 @@ export class ConnectorNatsMetrics {
   readonly outcomesSkipped: Counter<'reason'>;
   readonly outcomePublishFailures: Counter;
   readonly outcomesUnstoredAtShutdown: Counter;
+  readonly outcomesUnstored: Gauge;
+  readonly oldestUnstoredSeconds: Gauge;
+  private unstored: () => UnstoredOutcomes = () => ({ count: 0, oldestSinceMs: undefined });
+
+  /** The outcome store tells how to read what it holds unstored; read at scrape time. */
+  watchUnstoredOutcomes(read: () => UnstoredOutcomes): void {
+    this.unstored = read;
+  }
 
   constructor(registry: MetricsRegistry) {
     const registers = [registry];
@@ -72,6 +86,26 @@ export class ConnectorNatsMetrics {
       name: 'connector_order_outcome_publish_failures_total',
       help: 'Failed attempts to store an order outcome (NATS or its KV unreachable); retried until stored or shutdown',
       registers,
+    });
+    // What a store failure puts at risk: an outcome execution and the strategy do not see yet. Both read 0
+    // from the start and again once every outcome is stored (the alert watches the age, not the failures).
+    const read = () => this.unstored();
+    this.outcomesUnstored = new Gauge({
+      name: 'connector_order_outcomes_unstored',
+      help: 'Order outcomes taken for storing on JetStream and not stored yet (retried until stored; 0 when none)',
+      registers,
+      collect() {
+        this.set(read().count);
+      },
+    });
+    this.oldestUnstoredSeconds = new Gauge({
+      name: 'connector_order_outcome_oldest_unstored_seconds',
+      help: 'How long the oldest order outcome not stored yet on JetStream has waited, from when the connector took it (0 when none)',
+      registers,
+      collect() {
+        const since = read().oldestSinceMs;
+        this.set(since === undefined ? 0 : Math.max(0, Date.now() - since) / 1000);
+      },
     });
   }
 }

@@ -137,6 +137,9 @@ describe('OrderOutcomes across a nats-server outage', () => {
       });
       // the first attempt fails while the server is gone (its mark cannot be read)
       await until(async () => ((await metrics.outcomePublishFailures.get()).values[0]?.value ?? 0) >= 1);
+      // what is at risk (the alert's measure): one outcome not stored yet, waiting longer as the outage lasts
+      expect(await gauge(registry, 'connector_order_outcomes_unstored')).toBe(1);
+      await until(async () => (await gauge(registry, 'connector_order_outcome_oldest_unstored_seconds')) > 0);
       server = await startNatsServer({ port, storeDir });
       await until(async () => {
         const stored = await connection.jsm.streams
@@ -144,6 +147,9 @@ describe('OrderOutcomes across a nats-server outage', () => {
           .catch(() => null);
         return stored?.json<OrderOutcome>().status === 'SUCCESS';
       }, 20_000);
+      // stored, nothing left at risk: both read 0 again (the failure counter keeps its count)
+      await until(async () => (await gauge(registry, 'connector_order_outcomes_unstored')) === 0);
+      expect(await gauge(registry, 'connector_order_outcome_oldest_unstored_seconds')).toBe(0);
       await publication.stop(1_000);
     } finally {
       await connection.close();
@@ -196,6 +202,23 @@ describe('OrderOutcomes stopped while NATS is down', () => {
     }
   });
 });
+
+describe('OrderOutcomes metrics', () => {
+  it('export the unstored outcomes and the age of the oldest at 0 before any outcome', async () => {
+    const registry = new MetricsRegistry('t', { defaultMetrics: false });
+    const metrics = new ConnectorNatsMetrics(registry);
+    expect(await gauge(registry, 'connector_order_outcomes_unstored')).toBe(0);
+    expect(await gauge(registry, 'connector_order_outcome_oldest_unstored_seconds')).toBe(0);
+    expect((await metrics.outcomePublishFailures.get()).values[0]?.value).toBe(0);
+  });
+});
+
+/** The value of an unlabelled gauge as a scrape reads it (its collect() run), or NaN when it is not exported. */
+async function gauge(registry: MetricsRegistry, name: string): Promise<number> {
+  const metric = registry.getSingleMetric(name);
+  if (metric === undefined) return Number.NaN;
+  return (await metric.get()).values[0]?.value ?? Number.NaN;
+}
 
 /** A bus connection of its own (metrics in a registry of its own) that reconnects quickly. */
 async function openBus(url: string) {

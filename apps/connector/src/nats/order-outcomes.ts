@@ -24,8 +24,11 @@ export class OrderOutcomes {
   private subscription: Subscription | undefined;
   private readonly decided = new Subject<OrderOutcome>();
   private readonly abort = new AbortController();
-  /** Outcomes taken and not yet stored (or skipped), in arrival order: what a shutdown would leave unstored. */
-  private readonly inHand = new Set<OrderOutcome>();
+  /**
+   * Outcomes taken and not yet stored (or skipped), in arrival order, each with when it was taken: what a
+   * shutdown would leave unstored, and what connector_order_outcome_oldest_unstored_seconds ages.
+   */
+  private readonly inHand = new Map<OrderOutcome, number>();
   private idle: (() => void) | undefined;
 
   constructor(
@@ -36,14 +39,19 @@ export class OrderOutcomes {
     private readonly logger: JsonLogger,
     /** Told of an outcome contradicting the final one its mark holds (K7: e.g. a redelivery after a restart). */
     private readonly contradictions?: { add(contradiction: OrderContradiction): void },
-  ) {}
+  ) {
+    metrics.watchUnstoredOutcomes(() => ({
+      count: this.inHand.size,
+      oldestSinceMs: this.inHand.values().next().value,
+    }));
+  }
 
   start(outcomes$: Observable<OrderOutcome>): void {
     this.subscription ??= merge(outcomes$, this.decided)
       .pipe(
         // Counted on arrival, not when its turn comes: an outcome queued behind another is in hand too,
         // and stop() must wait for it.
-        tap((outcome) => this.inHand.add(outcome)),
+        tap((outcome) => this.inHand.set(outcome, Date.now())),
         concatMap((outcome) => from(this.publish(outcome).finally(() => this.settled(outcome)))),
       )
       .subscribe({
@@ -73,7 +81,7 @@ export class OrderOutcomes {
     this.subscription?.unsubscribe();
     this.subscription = undefined;
     // every one still in hand — the one being stored and those queued behind it — named, one line each
-    for (const { clientRequestId, status } of this.inHand) {
+    for (const { clientRequestId, status } of this.inHand.keys()) {
       this.metrics.outcomesUnstoredAtShutdown.inc();
       this.logger.error('order outcome not stored before shutdown; it will be reconciled at the next start', {
         clientRequestId,

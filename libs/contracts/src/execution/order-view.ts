@@ -7,7 +7,8 @@ import type { OrderOutcomeStatus } from '../order-status.js';
 
 /**
  * The order's own states, in order: accepted (risk admitted it) and its intent durable →
- * the command is in the connector's durable stream → the venue's outcome (PENDING, UNKNOWN, INDETERMINATE)
+ * the command is in the connector's durable stream (SENT: not necessarily sent to the venue yet; never sent by its
+ * deadline it ends FAILED SEND_DEADLINE_PASSED) → the venue's outcome (PENDING, UNKNOWN, INDETERMINATE)
  * → one final state, SUCCESS or FAILED.
  */
 export const ORDER_STATES = [
