@@ -4,11 +4,14 @@
  * fetchingToken → backoff forever) /health degrades once the session has not been open for the grace.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { StreamName, type ConnectorStatus } from '#contracts';
 import { eventually, freePort, startNatsServer, type NatsServerHandle } from '#testing';
 import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
 import { startE2eVenue } from '../kit/e2e-venue.js';
 import { AppProcess } from '../kit/app-process.js';
-import { connectorEnv } from './connector-stack.js';
+import { ACCOUNT, connectorEnv, subjects } from './connector-stack.js';
 
 interface HealthAnswer {
   status: number;
@@ -121,6 +124,39 @@ describe('connector /health tells the truth', () => {
     for (let i = 0; i < 10; i += 1) {
       await new Promise((resolve) => setTimeout(resolve, 150));
       expect((await health(httpPort))?.status).toBe(503);
+    }
+    // Its status says the same to `gw status` and execution: down since it started, never open, the 401 as a code
+    // (outside tester: "backoff since" a few seconds ago at every look, no sign of the 401)
+    const strategy = await connect({ servers: nats.url });
+    try {
+      const jsm = await jetstreamManager(strategy);
+      const last = async () =>
+        (
+          await jsm.streams
+            .getMessage(StreamName.connectorStatus(ACCOUNT), { last_by_subj: subjects.connectorStatus })
+            .catch(() => null)
+        )?.json<ConnectorStatus>();
+      const first = await eventually(
+        async () => {
+          const status = await last();
+          return status?.lastFailure !== undefined ? status : undefined;
+        },
+        { what: 'a status with the last failure', timeoutMs: 15_000 },
+      );
+      expect(first).toMatchObject({ everOpen: false, lastFailure: { code: 'token-refused', reason: 'HTTP 401' } });
+      expect(first.sessionState).not.toBe('open');
+      const later = await eventually(
+        async () => {
+          const status = await last();
+          return status !== undefined && status.since > first.since ? status : undefined;
+        },
+        { what: 'a status of a later retry', timeoutMs: 15_000 },
+      );
+      expect(later.notOpenSince).toBe(first.notOpenSince); // its latest state moved on; the outage did not
+      expect(later.notOpenSince).toBeLessThanOrEqual(first.since);
+      expect(JSON.stringify(later)).not.toContain('not the secret');
+    } finally {
+      await strategy.close();
     }
   });
 

@@ -29,4 +29,12 @@ export type {
   TradingStateEntry,
   TradingStatesReply,
 } from '#contracts';
-export type { ConnectorStatus, PriceMessage, PriceSide, PriceStatus, SessionState } from '#contracts';
+export type {
+  ConnectorStatus,
+  PriceMessage,
+  PriceSide,
+  PriceStatus,
+  SessionFailure,
+  SessionFailureCode,
+  SessionState,
+} from '#contracts';

@@ -9,6 +9,7 @@ import type {
   OrderContradiction,
   OrderOutcome,
   PriceMessage,
+  SessionFailure,
   SessionState,
   StreamRequest,
 } from '#contracts';
@@ -19,6 +20,8 @@ export interface SessionView {
   readonly reconnects: number;
   /** Why the last attempt to open the session failed, if one did (bounded, never a secret). */
   readonly lastFailure?: string | undefined;
+  /** The same as a code and a reason the gateway made (never venue text): the connector status carries it. */
+  readonly lastFailureSummary?: SessionFailure | undefined;
   /** Times the venue replaced this session's connection (another client with our sessionId) within `windowMs`. */
   recentReplacements(): { count: number; windowMs: number };
   start(): void;

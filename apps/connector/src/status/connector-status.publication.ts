@@ -14,6 +14,12 @@ export class ConnectorStatusPublication {
   private state: { state: SessionState; since: number } = { state: 'idle', since: Date.now() };
   /** When this life started publishing its status: a restart is a later value (ConnectorStatus.startedAt). */
   private readonly startedAt: number;
+  /**
+   * Since when the session has not been open (undefined while open): `since` alone moves at every retry of a
+   * session that never opens (outside tester: "backoff since" read a few seconds ago, 10 minutes into a wrong secret).
+   */
+  private notOpenSince: number | undefined;
+  private everOpen = false;
 
   constructor(
     private readonly subjects: Subjects,
@@ -25,11 +31,12 @@ export class ConnectorStatusPublication {
     private readonly now: () => number = Date.now,
   ) {
     this.startedAt = now();
+    this.notOpenSince = now();
   }
 
   start(): void {
     this.subscription ??= merge(
-      this.session.state$.pipe(map((state) => (this.state = state))),
+      this.session.state$.pipe(map((state) => this.entered(state))),
       interval(this.intervalMs),
     ).subscribe(() => this.publish());
   }
@@ -39,14 +46,28 @@ export class ConnectorStatusPublication {
     this.subscription = undefined;
   }
 
+  private entered(state: { state: SessionState; since: number }): void {
+    if (state.state === 'open') {
+      this.everOpen = true;
+      this.notOpenSince = undefined;
+    } else if (this.state.state === 'open' || this.notOpenSince === undefined) {
+      this.notOpenSince = state.since;
+    }
+    this.state = state;
+  }
+
   current(): ConnectorStatus {
     const now = this.now();
     const lastPriceAt = this.registry.lastPriceAt();
+    const failure = this.session.lastFailureSummary;
     return {
       v: 1,
       account: this.subjects.account,
       sessionState: this.state.state,
       since: this.state.since,
+      ...(this.notOpenSince !== undefined ? { notOpenSince: this.notOpenSince } : {}),
+      everOpen: this.everOpen,
+      ...(failure !== undefined && this.state.state !== 'open' ? { lastFailure: failure } : {}),
       reconnects: this.session.reconnects,
       subscriptions: this.registry.counts(),
       ...(lastPriceAt !== undefined ? { lastPriceAgeMs: Math.max(0, now - lastPriceAt) } : {}),

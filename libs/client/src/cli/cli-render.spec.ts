@@ -95,6 +95,43 @@ describe('gw rendering', () => {
     expect(connectorLines('a', undefined, 0, plain)[1]).toContain('npm start');
   });
 
+  it('status of a session not open: for how long and why, not the age of its latest backoff (outside tester)', () => {
+    const down: ConnectorStatus = {
+      v: 1,
+      account: 'a',
+      sessionState: 'backoff',
+      since: 10_000_000, // the latest backoff began: moves at every retry
+      reconnects: 0,
+      subscriptions: { live: 0, stale: 0, pending: 1 },
+      publishedAt: 10_000_000,
+      notOpenSince: 10_000_000 - 192_000,
+      everOpen: false,
+      lastFailure: { code: 'token-refused', reason: 'HTTP 401', at: 10_000_000 - 4_000 },
+    };
+    expect(connectorLines('a', down, 10_000_000, plain)[0]).toBe(
+      'connector (account a): session backoff, down for 3m12s, never open since the connector started ' +
+        '(last failure 4s ago: token refused, HTTP 401), 0 reconnects',
+    );
+    const dropped = { ...down, everOpen: true, notOpenSince: 10_000_000 - 9_000, lastFailure: undefined };
+    expect(connectorLines('a', dropped, 10_000_000, plain)[0]).toBe(
+      'connector (account a): session backoff, down for 9s (since 1970-01-01T02:46:31.000Z), 0 reconnects',
+    );
+    const venueDown = {
+      ...dropped,
+      notOpenSince: 10_000_000 - 3_723_000,
+      lastFailure: { code: 'token-failed' as const, reason: 'venue unreachable', at: 10_000_000 },
+    };
+    expect(connectorLines('a', venueDown, 10_000_000, plain)[0]).toBe(
+      'connector (account a): session backoff, down for 1h02m03s (since 1970-01-01T01:44:37.000Z; ' +
+        'last failure 0s ago: token fetch failed, venue unreachable), 0 reconnects',
+    );
+    // a connector older than these fields: its state and since, as before
+    const { notOpenSince: _n, everOpen: _e, lastFailure: _l, ...older } = down;
+    expect(connectorLines('a', older, 10_000_000, plain)[0]).toBe(
+      'connector (account a): session backoff since 1970-01-01T02:46:40.000Z, 0 reconnects',
+    );
+  });
+
   it('streams: consumers under their stream with their lag', () => {
     const lines = streamLines(
       [

@@ -55,9 +55,9 @@ Every command takes, before or after it, --nats <url> (NATS_URL, default nats://
 (ACCOUNT, default "default"), --prefix <subjects> (NATS_SUBJECT_PREFIX, default gw.v1), --timeout <seconds> (the
 connection and each request, default 15) and --json (failures too: {"error":{"code","message","nextStep"}} on stdout, same exit code).
 \`gw <command> --help\` for more.
-Exit codes: 0 done, 1 failed, 2 bad usage, 3 outcome unknown (gw buy|sell, gw withdrawals submit: not final yet,
-or no answer, or Ctrl-C before the answer — re-run with the idempotency key printed, --key <key>, never without
-it), 130 interrupted (Ctrl-C on any other command).`;
+Exit codes: 0 done, 1 failed (gw status: the venue session not open), 2 bad usage, 3 outcome unknown (gw buy|sell,
+gw withdrawals submit: not final yet, or no answer, or Ctrl-C before the answer — re-run with the idempotency key
+printed, --key <key>, never without it), 130 interrupted (Ctrl-C on any other command).`;
 
 async function main(argv: string[]): Promise<number> {
   // `gw prices … | head -3`: the reader went away; that ends the command (even while the last output waits to

@@ -11,7 +11,10 @@ import { paint, table, type Terminal } from './terminal.js';
 export const STATUS_HELP = `gw status
   The connector's venue session, then the account's JetStream streams and consumers with their lag
   (--account / ACCOUNT; \`gw streams\` lists every account's).
-  Exit code 0 when the session is open, 1 otherwise (for scripts and probes).
+  Not open: for how long (since it last was, or since the connector started) and the last failure to open it
+  (token refused, throttled or failed; connection refused or failed) with its status or reason.
+  Exit code 0 when the session is open, 1 otherwise — also while it reconnects, or with no connector (for scripts
+  and probes).
   --json           one JSON document`;
 
 export const STREAMS_HELP = `gw streams
@@ -66,7 +69,7 @@ export function connectorLines(
   const age = Math.max(0, Math.round((now - status.publishedAt) / 1000));
   const { live, stale, pending } = status.subscriptions;
   return [
-    `connector (account ${account}): session ${paint(colours, colour, status.sessionState)} since ${new Date(status.since).toISOString()}, ${status.reconnects} reconnects`,
+    `connector (account ${account}): session ${paint(colours, colour, status.sessionState)}${sessionCourse(status, now)}, ${status.reconnects} reconnects`,
     `  price streams: ${live} live, ${stale} stale, ${pending} pending; last price ${status.lastPriceAgeMs !== undefined ? `${Math.round(status.lastPriceAgeMs / 1000)}s ago` : 'none yet'}; status ${age}s old`,
     ...(status.orderQueuePaceMs !== undefined
       ? [
@@ -74,6 +77,45 @@ export function connectorLines(
         ]
       : []),
   ];
+}
+
+/**
+ * How long the session has not been open and why, or, open (or from a connector older than these fields), since
+ * when it is in its state. `since` alone misleads on a session that never opens: it is the start of its latest
+ * backoff, a few seconds ago at every look.
+ */
+function sessionCourse(status: ConnectorStatus, now: number): string {
+  if (status.sessionState === 'open' || status.notOpenSince === undefined)
+    return ` since ${new Date(status.since).toISOString()}`;
+  const down = `, down for ${duration(now - status.notOpenSince)}`;
+  const failure =
+    status.lastFailure !== undefined
+      ? `last failure ${duration(now - status.lastFailure.at)} ago: ${FAILURE_TEXT[status.lastFailure.code] ?? status.lastFailure.code}, ${status.lastFailure.reason}`
+      : undefined;
+  if (status.everOpen === false)
+    return `${down}, never open since the connector started${failure !== undefined ? ` (${failure})` : ''}`;
+  const since = `since ${new Date(status.notOpenSince).toISOString()}`;
+  return `${down} (${failure !== undefined ? `${since}; ${failure}` : since})`;
+}
+
+const FAILURE_TEXT: Record<string, string> = {
+  'token-refused': 'token refused',
+  'token-throttled': 'token fetch throttled',
+  'token-failed': 'token fetch failed',
+  'socket-refused': 'connection refused',
+  'socket-failed': 'connection failed',
+};
+
+/** `45s`, `3m12s`, `1h02m03s`. */
+function duration(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const sec = total % 60;
+  const two = (n: number) => String(n).padStart(2, '0');
+  if (h > 0) return `${h}h${two(m)}m${two(sec)}s`;
+  if (m > 0) return `${m}m${two(sec)}s`;
+  return `${sec}s`;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { BehaviorSubject, filter, firstValueFrom, type Observable, Subject } from 'rxjs';
 import { Actor } from '#actors';
 import WebSocket from 'ws';
-import type { SessionState } from '#contracts';
+import type { SessionFailure, SessionState } from '#contracts';
 import {
   type ClientMessage,
   type DecodeResult,
@@ -13,6 +13,7 @@ import type { JsonLogger } from '#observability';
 import type { Cancel, VenueClock } from '../clock.js';
 import type { FrameDecoder, FrameListener } from '../frames/service-frame.js';
 import type { TokenSource } from '../rest/venue-sources.js';
+import { socketFailure, socketRefusal, tokenFailure } from './session-failure.js';
 import type { ResolvedVenueOptions } from '../venue-options.js';
 import type { VenueMetrics } from '../venue-metrics.js';
 import {
@@ -71,6 +72,8 @@ export class VenueSession {
   private readonly stateSubject: BehaviorSubject<{ state: SessionState; since: number }>;
   /** The last token or socket failure since the session was last open (`lastFailure`). */
   private failure: string | undefined;
+  /** The same as a bounded code and reason, for the connector status (`lastFailureSummary`). */
+  private failureSummary: SessionFailure | undefined;
   private readonly connectionSubject = new Subject<ConnectionEvent>();
   private readonly listeners: FrameListener[] = [];
   private readonly drainHooks: Array<() => Promise<void>> = [];
@@ -159,6 +162,11 @@ export class VenueSession {
     return this.failure;
   }
 
+  /** The last failure as a code and a reason the gateway made (ConnectorStatus.lastFailure), until it opens. */
+  get lastFailureSummary(): SessionFailure | undefined {
+    return this.failureSummary;
+  }
+
   private warnIfContested(): void {
     const recent = this.recentReplacements();
     if (recent.count < CONTESTED_AFTER) return;
@@ -221,7 +229,10 @@ export class VenueSession {
         // After the effects before it ran, so an observer that sees `open` can send at once.
         this.metrics.setSessionState(effect.to);
         this.log.info('session state', { from: effect.from, to: effect.to, event: effect.event });
-        if (effect.to === 'open') this.failure = undefined;
+        if (effect.to === 'open') {
+          this.failure = undefined;
+          this.failureSummary = undefined;
+        }
         this.stateSubject.next({ state: this.context.state, since: this.context.since });
         return;
       case 'fetchToken':
@@ -294,6 +305,7 @@ export class VenueSession {
             : safeReason(error);
         this.log.warn('token fetch failed', { reason });
         this.failure = `token fetch: ${reason}`.slice(0, 200);
+        this.failureSummary = tokenFailure(error, this.clock.now());
         this.post({ type: 'tokenFailed', generation, reason });
       },
     );
@@ -310,6 +322,7 @@ export class VenueSession {
     this.socket = socket;
     this.socketGeneration = generation;
     let opened = false;
+    let refused = false;
     socket.on('open', () => {
       opened = true;
       this.lastFrameAt = this.clock.now();
@@ -319,16 +332,21 @@ export class VenueSession {
     // W2: a refused token is a non-101 answer; ws reports it here. Only the status is logged.
     socket.on('unexpected-response', (_request, response) => {
       const status = response.statusCode ?? 0;
+      refused = true;
       response.resume();
       this.log.warn('venue refused the connection', { status });
       socket.terminate();
       this.failure = `socket refused: HTTP ${status}`;
+      this.failureSummary = socketRefusal(status, this.clock.now());
       this.post({ type: 'socketFailed', generation, reason: `HTTP ${status}` });
     });
     socket.on('error', (error) => {
       const reason = safeReason(error);
       this.log.warn('venue socket error', { reason });
-      if (!opened) this.post({ type: 'socketFailed', generation, reason });
+      if (opened) return;
+      // a refusal told by its status just before (unexpected-response) is the better reason: kept
+      if (!refused) this.failureSummary = socketFailure(error, this.clock.now());
+      this.post({ type: 'socketFailed', generation, reason });
     });
     socket.on('close', (code, reasonBuffer) => {
       const replacedNotice = this.replacedNoticeOn === generation;
