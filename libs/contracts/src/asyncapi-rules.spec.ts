@@ -97,6 +97,21 @@ const VISIBLE = [
   'a\u202e',
   'a\u2028',
 ];
+/** Control, format and line-separator characters: never in text a person reads back. */
+const CONTROLS = [
+  'a\u0000b',
+  'a\u0007',
+  'a\tb',
+  'a\nb',
+  'a\rb',
+  'a\u001b[2K',
+  'a\u0085',
+  'a\u200b',
+  'a\u202e',
+  'a\u2028',
+];
+/** An audit record's reason: visible text (it may hold spaces), not only spaces. */
+const AUDIT_REASONS = ['why', 'venue incident — 42%', ' why ', ' ', '', ...CONTROLS];
 const PRICES = [
   '64000',
   '070000',
@@ -185,7 +200,19 @@ const SAMPLES: Record<string, Record<string, unknown[]>> = {
     'limits.maxOrderz': [3],
     limits: [null, {}, 'none'],
     by: [...VISIBLE, 'x'.repeat(128), 'x'.repeat(129)],
-    reason: ['why', ' ', '', 'x'.repeat(1024), 'x'.repeat(1025)],
+    reason: [...AUDIT_REASONS, 'x'.repeat(1024), 'x'.repeat(1025)],
+  },
+  TradingStateChange: {
+    by: [...VISIBLE, 'x'.repeat(128), 'x'.repeat(129)],
+    reason: [...AUDIT_REASONS, 'x'.repeat(1024), 'x'.repeat(1025)],
+  },
+  KillSwitchRequest: {
+    by: [...VISIBLE, 'x'.repeat(128), 'x'.repeat(129)],
+    reason: [...AUDIT_REASONS, 'x'.repeat(1024), 'x'.repeat(1025)],
+  },
+  WithdrawalSubmitRequest: {
+    ccy: ['USD', 'BTC', 'usdc', 'USDC.E', 'x'.repeat(16), 'x'.repeat(17), '', ' ', 'U SD', ...CONTROLS],
+    clientComment: ['', 'rent — März', 'a b', 'x'.repeat(996), 'x'.repeat(997), ...CONTROLS],
   },
 };
 

@@ -23,6 +23,8 @@ import {
   OrderCommand,
   orderOutcomeMsgId,
   PairQuery,
+  RiskLimitsChange,
+  TradingStateChange,
   nestedDeeperThan,
   parseContract,
   printableName,
@@ -160,7 +162,10 @@ describe('parseContract', () => {
 
   it('tells a field breaking several rules with one message once', () => {
     const parsed = parseContract(KillSwitchRequest, JSON.stringify({ by: 'ops', reason: '' }));
-    expect(parsed).toEqual({ ok: false, problems: ['reason must say why (1-1024 characters, not only spaces)'] });
+    expect(parsed).toEqual({
+      ok: false,
+      problems: ['reason must say why: 1-1024 characters without control or format characters, not only spaces'],
+    });
   });
 
   it('tells a missing field that it is required, not every rule its value would have had to meet', () => {
@@ -205,10 +210,38 @@ describe('parseContract', () => {
   it('an audited change says who and why with more than white space', () => {
     expect(parseContract(KillSwitchRequest, JSON.stringify({ by: 'ops', reason: '   ' }))).toEqual({
       ok: false,
-      problems: ['reason must say why (1-1024 characters, not only spaces)'],
+      problems: ['reason must say why: 1-1024 characters without control or format characters, not only spaces'],
     });
     expect(parseContract(KillSwitchRequest, JSON.stringify({ by: ' ', reason: 'incident' })).ok).toBe(false);
     expect(parseContract(KillSwitchRequest, JSON.stringify({ by: 'ops', reason: 'incident 42' })).ok).toBe(true);
+  });
+
+  it('an audited change refuses control, format and line-separator characters in who and why (security tester: a reason of ESC[2K, CR and a fake line hid a HALTED strategy in `gw trading`)', () => {
+    const hostile = [
+      'a\u0000b',
+      'a\u0007',
+      'x\u001b[2K\rglobal ACTIVE',
+      'a\nb',
+      'a\rb',
+      'a\u0085',
+      'a\u202eb',
+      'a\u2028',
+    ];
+    const rule = 'reason must say why: 1-1024 characters without control or format characters, not only spaces';
+    for (const reason of hostile) {
+      const kill = parseContract(KillSwitchRequest, JSON.stringify({ by: 'ops', reason }));
+      expect(kill).toEqual({ ok: false, problems: [rule] });
+      const state = { scope: 'strategy', id: 's1', state: 'HALTED', by: 'ops', reason };
+      expect(parseContract(TradingStateChange, JSON.stringify(state))).toEqual({ ok: false, problems: [rule] });
+      const limits = { scope: 'global', limits: null, by: 'ops', reason };
+      expect(parseContract(RiskLimitsChange, JSON.stringify(limits))).toEqual({ ok: false, problems: [rule] });
+    }
+    for (const by of ['a\u202eb', 'a\u200b', 'a\u2028']) {
+      expect(parseContract(KillSwitchRequest, JSON.stringify({ by, reason: 'incident' })).ok).toBe(false);
+    }
+    expect(parseContract(KillSwitchRequest, JSON.stringify({ by: 'ops één', reason: 'venue down — α 42%' })).ok).toBe(
+      true,
+    );
   });
 
   it('refuses non-JSON, arrays and numbers as quantity', () => {

@@ -63,16 +63,25 @@ export function declaredFields(Class: new () => object): ReadonlySet<string> {
  */
 export const VISIBLE_TEXT = /^(?=.*\S)[^\p{Cc}\p{Cf}\u2028\u2029]+$/u;
 
-/** Controls, invisible format characters and bidi overrides: written as `\uXXXX` when a request's text is named. */
-const UNPRINTABLE = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
+/**
+ * Controls, invisible format characters, bidi overrides and lone surrogates: written as `\uXXXX` when outside text
+ * is shown.
+ */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]/gu;
 
 /**
- * A name taken from a request (an unknown field's) as an error message may show it: at most 64 characters,
- * anything unprintable or that reorders text (U+202E) written as `\uXXXX`, never as itself.
+ * A name taken from outside input (an unknown field's, a venue's currency) as an error message may show it: at
+ * most `max` characters (64 by default), anything unprintable or that reorders text (U+202E) written as `\uXXXX`,
+ * never as itself.
  */
-export function printableName(name: string): string {
-  const cut = name.length > MAX_FIELD_NAME ? `${name.slice(0, MAX_FIELD_NAME)}…` : name;
-  return cut.replace(UNPRINTABLE, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
+export function printableName(name: string, max: number = MAX_FIELD_NAME): string {
+  const cut = name.length > max ? `${name.slice(0, max)}…` : name;
+  return escapeUnprintable(cut);
+}
+
+/** `text` with every control, format (bidi, zero-width) and line-separator character written as `\uXXXX`. */
+export function escapeUnprintable(text: string): string {
+  return text.replace(UNPRINTABLE, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
 }
 
 /** `unknown field "x"` per field the contract does not declare (at most 10 named, names bounded). */

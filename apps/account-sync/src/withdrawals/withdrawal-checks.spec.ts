@@ -103,4 +103,41 @@ describe('withdrawal checks', () => {
     expect(checkDestination(crypto('w-btc', 'ETH'), entity)?.message).toMatch(/asset/);
     expect(checkDestination(crypto('missing'), entity)?.code).toBe('WALLET_UNUSABLE');
   });
+
+  it('a currency is a code: control, format or white-space characters are refused without echoing the value (security tester)', () => {
+    const submit = (ccy: string) =>
+      parseContract(
+        WithdrawalSubmitRequest,
+        JSON.stringify({
+          idempotencyKey: 'k',
+          kind: 'fiat',
+          accountGroupUuid: 'g',
+          ccy,
+          amount: '1',
+          bankAccountUuid: 'b',
+        }),
+      );
+    for (const ccy of ['a\u0000b', 'x\u202e\u0007y', 'U SD', '\u001b[31mUSD', 'US\nD', '', 'X'.repeat(17)]) {
+      const parsed = submit(ccy);
+      expect(parsed).toEqual({
+        ok: false,
+        problems: ['ccy must be a currency code: 1-16 characters without white space, control or format characters'],
+      });
+    }
+    for (const ccy of ['USD', 'BTC', 'usdc', 'USDC.E']) expect(submit(ccy).ok).toBe(true);
+  });
+
+  it("a destination refusal shows the venue's currency and the request's bounded, controls escaped", () => {
+    const hostile: Participant = {
+      ...entity,
+      bankAccounts: [
+        { uuid: 'ba-x', currency: 'U\u001b[2K\r\u202eSD' + 'Z'.repeat(40), enabled: true, verified: true },
+      ],
+      wallets: [{ uuid: 'w-x', asset: 'B\u0000TC', enabled: true, whitelisted: true }],
+    };
+    const bank = checkDestination(fiat({ bankAccountUuid: 'ba-x', ccy: 'a\u0000b' }), hostile)?.message ?? '';
+    expect(bank).toBe('bank account currency is U\\u001b[2K\\u000d\\u202eSDZZZZZZZ…, not a\\u0000b');
+    const wallet = checkDestination(fiat({ kind: 'crypto', ccy: 'ETH', walletUuid: 'w-x' }), hostile)?.message ?? '';
+    expect(wallet).toBe('wallet asset is B\\u0000TC, not ETH');
+  });
 });

@@ -6,7 +6,7 @@
  *  - fiat: a bank account of the group's entity, enabled, verified, currency = ccy;
  *  - crypto: a wallet of the entity, enabled, whitelisted, asset = ccy.
  */
-import { MAX_CALLER_COMMENT, WithdrawalErrorCode, type WithdrawalSubmitRequest } from '#contracts';
+import { MAX_CALLER_COMMENT, printableName, WithdrawalErrorCode, type WithdrawalSubmitRequest } from '#contracts';
 import type { Participant } from '#venue-api';
 
 export interface CheckProblem {
@@ -41,6 +41,12 @@ export function checkRequestShape(request: WithdrawalSubmitRequest): CheckProble
   return problems.length === 0 ? undefined : { code: WithdrawalErrorCode.InvalidRequest, message: problems.join('; ') };
 }
 
+/**
+ * A currency in a refusal: the venue's is stored as sent, and a request's is checked only by the contract, so each is
+ * bounded and its unprintable characters escaped (never a raw control character in a reply or the CLI).
+ */
+const shown = (ccy: string): string => printableName(ccy, 16);
+
 /** The destination's usability on the group's onboarded entity (from the account details, §4.6). */
 export function checkDestination(request: WithdrawalSubmitRequest, entity: Participant): CheckProblem | undefined {
   if (request.kind === 'fiat') {
@@ -50,7 +56,7 @@ export function checkDestination(request: WithdrawalSubmitRequest, entity: Parti
     if (account.enabled !== true) return unusable('bank account is disabled');
     if (account.verified !== true) return unusable('bank account is not verified');
     if (account.currency !== undefined && account.currency !== request.ccy) {
-      return unusable(`bank account currency is ${account.currency.slice(0, 16)}, not ${request.ccy}`);
+      return unusable(`bank account currency is ${shown(account.currency)}, not ${shown(request.ccy)}`);
     }
     return undefined;
   }
@@ -60,7 +66,7 @@ export function checkDestination(request: WithdrawalSubmitRequest, entity: Parti
   if (wallet.enabled !== true) return unusable('wallet is disabled');
   if (wallet.whitelisted !== true) return unusable('wallet is not whitelisted');
   if (wallet.asset !== undefined && wallet.asset !== request.ccy) {
-    return unusable(`wallet asset is ${wallet.asset.slice(0, 16)}, not ${request.ccy}`);
+    return unusable(`wallet asset is ${shown(wallet.asset)}, not ${shown(request.ccy)}`);
   }
   return undefined;
 }

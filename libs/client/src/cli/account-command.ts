@@ -9,7 +9,7 @@
 import type { BalanceState, Freshness, TransactionLeg } from '#contracts';
 import type { KnownRecords, Page, PageProgress, TradeRecord } from '../account.js';
 import { COMMON_FLAGS, positiveInt, type ClientSource } from './options.js';
-import { paint, table, type Terminal } from './terminal.js';
+import { paint, printable, table, type Terminal } from './terminal.js';
 
 export const BALANCES_HELP = `gw balances [--group <uuid>] [--ccy <ccy>] [--non-zero]
   Balances per account group and currency (total, available, brokerage available), after the time
@@ -125,7 +125,7 @@ export function balancesTable(balances: BalanceState[]): string[] {
     return ['no balances yet — account-sync reads them within seconds of its start (`gw status`)'];
   return table([
     ['GROUP', 'NAME', 'CCY', 'BALANCE', 'AVAILABLE', 'BROKERAGE AVAILABLE'],
-    ...balances.map((b) => [
+    ...printable(balances).map((b) => [
       b.accountGroupUuid,
       b.accountGroupName ?? '',
       b.ccy,
@@ -150,7 +150,7 @@ export function tradesTable(trades: TradeRecord[], colours: Pick<Terminal, 'colo
   if (trades.length === 0) return ['no trades'];
   return table([
     ['CREATED', 'TRADE', 'SIDE', 'TRADED', 'SETTLEMENT', 'PRICE', 'STATE', 'CLIENT REF'],
-    ...trades.map((t) => [
+    ...printable(trades).map((t) => [
       t.createdAt ?? '',
       t.tradeRef ?? t.uuid,
       t.tradeSide,
@@ -189,7 +189,7 @@ export function transactionsTable(legs: TransactionLeg[], colours: Pick<Terminal
   if (legs.length === 0) return ['no transactions'];
   return table([
     ['TIME', 'TRANSACTION', 'TYPE', 'AMOUNT', 'STATE', 'BALANCE AFTER', 'TRADE'],
-    ...legs.map((leg) => {
+    ...printable(legs).map((leg) => {
       const at = leg.received ?? leg.timestampMillis;
       const colour =
         leg.transactionState === 'PROCESSED' ? 'green' : leg.transactionState === 'PENDING' ? 'yellow' : 'red';

@@ -9,7 +9,7 @@ import type { GatewayClient } from '../gateway-client.js';
 import { OutcomeUnknownError } from '../gateway-error.js';
 import { answerOrInterrupt, interruption, INTERRUPTED } from './interrupt.js';
 import { parseCommand, positiveInt, usage, COMMON_FLAGS, type ClientSource } from './options.js';
-import { paint, table, type Terminal } from './terminal.js';
+import { paint, printable, table, type Terminal } from './terminal.js';
 import { announceKey, EXIT_OUTCOME_UNKNOWN, unansweredJson, unansweredLines } from './unanswered-write.js';
 
 export const ORDER_HELP = `gw buy|sell <instrument> <quantity> <currency> <tenor> --group <uuid> --strategy <id>
@@ -157,16 +157,19 @@ export async function runOrder(
   return outcome.state === 'SUCCESS' ? 0 : outcome.state === 'FAILED' ? 1 : EXIT_OUTCOME_UNKNOWN;
 }
 
-export function describeRequest(order: OrderView): string {
+export function describeRequest(stored: OrderView): string {
+  const order = printable(stored);
   return `${order.side} ${order.instrument ?? ''} on quote ${order.quoteId} for group ${order.accountGroup} (strategy ${order.strategyId})`;
 }
 
-export function eventLine(event: OrderEvent, colours: Pick<Terminal, 'colour'>): string {
+export function eventLine(stored: OrderEvent, colours: Pick<Terminal, 'colour'>): string {
+  const event = printable(stored);
   const at = new Date(event.at).toISOString().slice(11, 23);
   return `  ${at}  ${stateText(event.order, colours)}${event.order.status !== undefined ? ` (venue ${event.order.status})` : ''}`;
 }
 
-export function outcomeLines(order: OrderView, colours: Pick<Terminal, 'colour'>): string[] {
+export function outcomeLines(stored: OrderView, colours: Pick<Terminal, 'colour'>): string[] {
+  const order = printable(stored); // the venue's codes and messages: never a control character to the terminal
   const lines = [
     `outcome: ${stateText(order, colours)}${order.evidence !== undefined ? ` (from ${order.evidence})` : ''}`,
   ];
@@ -209,7 +212,7 @@ export function ordersTable(orders: OrderView[], colours: Pick<Terminal, 'colour
   if (orders.length === 0) return ['no orders'];
   return table([
     ['ORDER', 'STRATEGY', 'SIDE', 'INSTRUMENT', 'STATE', 'STATUS', 'PRICE', 'UPDATED'],
-    ...orders.map((o) => [
+    ...printable(orders).map((o) => [
       o.orderId,
       o.strategyId,
       o.side,

@@ -8,7 +8,7 @@ import type { GatewayClient } from '../gateway-client.js';
 import type { PriceRequest } from '../prices.js';
 import type { PriceUpdate } from '../price-update.js';
 import { parseCommand, positiveInt, usage, COMMON_FLAGS } from './options.js';
-import { paint, table, type Terminal } from './terminal.js';
+import { paint, printable, table, type Terminal } from './terminal.js';
 
 export const PRICES_HELP = `gw prices <instrument> <quantity> <currency> <tenor> [<instrument> <quantity> <currency> <tenor> …]
   Live prices of one or more streams, starting with the last price of each.
@@ -118,7 +118,7 @@ export function priceTable(
   now: number,
   colours: Pick<Terminal, 'colour'>,
 ): string[] {
-  const body = rows.map(({ label, update, count }) => {
+  const body = printable(rows).map(({ label, update, count }) => {
     if (update === undefined) return [label, paint(colours, 'grey', 'waiting'), '', '', '', '', '', '0'];
     const p = update.price;
     const state = statusOf(update);
@@ -138,7 +138,8 @@ export function priceTable(
 }
 
 /** One plain line per update (a pipe or a file). */
-export function priceLine(label: string, update: PriceUpdate): string {
+export function priceLine(label: string, received: PriceUpdate): string {
+  const update = printable(received); // the venue's quote ids and codes: never a control character to the terminal
   const p = update.price;
   const parts = [new Date(update.receivedAt).toISOString(), label, statusOf(update)];
   if (p.bid !== undefined) parts.push(`bid ${p.bid.price}`);

@@ -6,7 +6,7 @@
 import type { ConnectorStatus } from '#contracts';
 import type { GatewayClient } from '../gateway-client.js';
 import type { StreamSummary } from '../inspect.js';
-import { paint, table, type Terminal } from './terminal.js';
+import { paint, printable, table, type Terminal } from './terminal.js';
 
 export const STATUS_HELP = `gw status
   The connector's venue session, then the account's JetStream streams and consumers with their lag
@@ -55,10 +55,11 @@ export async function runStreams(
 
 export function connectorLines(
   account: string,
-  status: ConnectorStatus | undefined,
+  published: ConnectorStatus | undefined,
   now: number,
   colours: Pick<Terminal, 'colour'>,
 ): string[] {
+  const status = printable(published);
   if (status === undefined) {
     return [
       `connector (account ${account}): ${paint(colours, 'red', 'no status')} — not running, or stopped more than three status intervals ago`,
@@ -141,7 +142,7 @@ export function streamLines(
   const rows: string[][] = [
     ['STREAM / CONSUMER', 'STORAGE', 'MESSAGES', 'BYTES', 'PENDING', 'ACK PENDING', 'REDELIVERED'],
   ];
-  for (const stream of streams) {
+  for (const stream of printable(streams)) {
     rows.push([
       stream.name,
       `${stream.storage}/${stream.retention}`,

@@ -5,7 +5,7 @@
 import { userInfo } from 'node:os';
 import type { TradingStateEntry, TradingStatesReply } from '#contracts';
 import { COMMON_FLAGS, usage, type ClientSource } from './options.js';
-import { paint, type Terminal } from './terminal.js';
+import { paint, printable, type Terminal } from './terminal.js';
 
 export const TRADING_HELP = `gw halt --reason <why> [--by <who>]     halt all trading (the kill switch)
 gw resume --reason <why> [--by <who>]   trading active again
@@ -48,7 +48,8 @@ function safeUser(): string {
   }
 }
 
-function entryText(entry: TradingStateEntry, colours: Pick<Terminal, 'colour'>): string {
+function entryText(stored: TradingStateEntry, colours: Pick<Terminal, 'colour'>): string {
+  const entry = printable(stored); // who and why are anyone's text: never a control character to the terminal
   const colour = entry.state === 'ACTIVE' ? 'green' : entry.state === 'HALTED' ? 'red' : 'yellow';
   const scope = entry.scope === 'global' ? 'global' : `${entry.scope} ${entry.id ?? ''}`;
   const who = entry.revision > 0 ? ` — by ${entry.by} at ${entry.at}: ${entry.reason}` : '';

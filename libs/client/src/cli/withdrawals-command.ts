@@ -9,7 +9,7 @@ import type { WithdrawalListItem, WithdrawalView } from '#contracts';
 import { OutcomeUnknownError } from '../gateway-error.js';
 import { answerOrInterrupt } from './interrupt.js';
 import { COMMON_FLAGS, positiveInt, usage, type ClientSource } from './options.js';
-import { paint, table, type Terminal } from './terminal.js';
+import { paint, printable, table, type Terminal } from './terminal.js';
 import { announceKey, EXIT_OUTCOME_UNKNOWN, unansweredJson, unansweredLines } from './unanswered-write.js';
 
 export const WITHDRAWALS_HELP = `gw withdrawals [list] [--kind fiat|crypto] [--limit <n>]
@@ -126,7 +126,8 @@ function print(view: WithdrawalView, output: Output): void {
   else for (const line of withdrawalLines(view, output.terminal)) output.terminal.line(line);
 }
 
-export function withdrawalLines(view: WithdrawalView, colours: Pick<Terminal, 'colour'>): string[] {
+export function withdrawalLines(stored: WithdrawalView, colours: Pick<Terminal, 'colour'>): string[] {
+  const view = printable(stored); // the venue's messages and names: never a control character to the terminal
   const colour =
     view.state === 'PROCESSED'
       ? 'green'
@@ -173,7 +174,7 @@ export function withdrawalListTable(items: WithdrawalListItem[], truncated: bool
   if (items.length === 0) return ['no withdrawals'];
   const lines = table([
     ['CREATED', 'KIND', 'VENUE UUID', 'REQUEST', 'AMOUNT', 'STATE', 'TO'],
-    ...items.map((w) => [
+    ...printable(items).map((w) => [
       w.dateCreated ?? '',
       w.kind,
       w.venueUuid,

@@ -14,7 +14,7 @@
  * one. The gateway's `requestId` travels to the venue inside `clientComment` (the API has no reference
  * field), so a submit whose outcome is unknown (HTTP 500) is found again in the venue's list.
  */
-import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import type { ErrorReply } from '../reply.js';
 import { RefuseUnknownFields, Optional } from '../validate.js';
 
@@ -87,6 +87,11 @@ export function canFollowWithdrawalState(current: WithdrawalRequestState, next: 
 const PLAIN_POSITIVE_DECIMAL = /^(?:0|[1-9]\d{0,30})(?:\.\d{1,30})?$/;
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9_:-]{1,64}$/;
 const VENUE_ID = /^[^\s/]{1,128}$/;
+/** A currency or asset code as sent to the venue: 1-16 visible characters, no white space. */
+const CURRENCY_CODE = /^[^\s\p{Cc}\p{Cf}\u2028\u2029]{1,16}$/u;
+const CCY_RULE = 'ccy must be a currency code: 1-16 characters without white space, control or format characters';
+/** Any length of text without control, format (bidi, zero-width) or line-separator characters. */
+const NO_UNPRINTABLE = /^[^\p{Cc}\p{Cf}\u2028\u2029]*$/u;
 
 /** How the gateway's requestId is written into clientComment: `gw:{requestId}` then the caller's comment. */
 export const WITHDRAWAL_REFERENCE_PREFIX = 'gw:';
@@ -111,9 +116,13 @@ export class WithdrawalSubmitRequest {
   @Matches(VENUE_ID, { message: 'accountGroupUuid must be 1-128 characters without whitespace or /' })
   accountGroupUuid!: string;
 
-  @IsString()
-  @MinLength(1)
-  @MaxLength(16)
+  /**
+   * The venue's currency or asset code (§4.9 gives no format beyond "supported by the platform"): visible text
+   * without white space. It goes to the venue and comes back in replies and the CLI, so never a control, format
+   * or bidi character (security tester: `a\u0000b` passed and was repeated in a refusal).
+   */
+  @IsString({ message: CCY_RULE })
+  @Matches(CURRENCY_CODE, { message: CCY_RULE })
   ccy!: string;
 
   /** Exact decimal string; at most two decimals as written for fiat (`1.50` yes, `1.500` no), eight for crypto. */
@@ -133,9 +142,13 @@ export class WithdrawalSubmitRequest {
   @Matches(VENUE_ID, { message: 'walletUuid must be 1-128 characters without whitespace or /' })
   walletUuid?: string;
 
-  /** Free text; the gateway's reference takes part of the venue's 1024 characters (see MAX_CALLER_COMMENT). */
+  /**
+   * Free text; the gateway's reference takes part of the venue's 1024 characters (see MAX_CALLER_COMMENT). Read
+   * back by people (the venue's lists, `gw withdrawals`): no control, format or line-separator character.
+   */
   @Optional()
   @IsString()
+  @Matches(NO_UNPRINTABLE, { message: 'clientComment must be text without control or format characters' })
   @MaxLength(MAX_CALLER_COMMENT, {
     message: `clientComment must be at most ${MAX_CALLER_COMMENT} characters (the gateway's reference takes the rest of 1024)`,
   })

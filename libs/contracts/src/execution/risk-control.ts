@@ -26,7 +26,7 @@ import {
   ValidateBy,
   ValidateIf,
 } from 'class-validator';
-import { Optional } from '../validate.js';
+import { Optional, VISIBLE_TEXT } from '../validate.js';
 import type { ErrorReply } from '../reply.js';
 import type { Subjects } from '../subjects.js';
 import { limitSetProblems, RISK_SCOPE_ID, type RiskLimitSet, type RiskLimitsFile } from './risk-limits.js';
@@ -111,27 +111,28 @@ export const RiskControlError = {
   StoreUnavailable: 'RISK_STORE_UNAVAILABLE',
 } as const;
 
-/** 1-128 characters, no control character, not only spaces. */
-const WHO = /^(?=.*\S)[^\p{Cc}]{1,128}$/u;
-
 function IsRiskScopeId(): PropertyDecorator {
   return Matches(RISK_SCOPE_ID, { message: 'id must be 1-64 characters without ., *, > or whitespace' });
 }
 
-const REASON_RULE = 'reason must say why (1-1024 characters, not only spaces)';
-/** Something besides white space: an audit record's reason is read by people. */
-const SAYS_SOMETHING = /\S/;
+const BY_RULE = 'by must be 1-128 characters without control or format characters (who makes the change)';
+const REASON_RULE = 'reason must say why: 1-1024 characters without control or format characters, not only spaces';
 
-/** Who and why: every change names its author and reason (kept in the audit record). */
+/**
+ * Who and why: every change names its author and reason (kept in the audit record). Both are read back by people
+ * (`gw trading`, the audit stream), so both are visible text: a reason of `ESC[2K`, CR and a made-up line erased a
+ * HALTED strategy's line on an operator's terminal (security tester).
+ */
 abstract class AuditedChange {
-  @IsString()
-  @Matches(WHO, { message: 'by must be 1-128 characters (who makes the change)' })
+  @IsString({ message: BY_RULE })
+  @MaxLength(128, { message: BY_RULE })
+  @Matches(VISIBLE_TEXT, { message: BY_RULE })
   by!: string;
 
   @IsString({ message: REASON_RULE })
   @MinLength(1, { message: REASON_RULE })
   @MaxLength(1024, { message: REASON_RULE })
-  @Matches(SAYS_SOMETHING, { message: REASON_RULE })
+  @Matches(VISIBLE_TEXT, { message: REASON_RULE })
   reason!: string;
 }
 
