@@ -57,6 +57,23 @@ describe('place request', () => {
     ]);
   });
 
+  it('an unknown field named like an Object.prototype member is refused too (security tester: `in` walked the prototype)', () => {
+    const names = [
+      '__proto__',
+      'constructor',
+      'toString',
+      'valueOf',
+      'hasOwnProperty',
+      'isPrototypeOf',
+      '__defineGetter__',
+    ];
+    for (const name of names) {
+      const payload = `{"idempotencyKey":"k1","strategyId":"alpha","accountGroup":"g1","side":"BUY","quoteId":"q1","${name}":1}`;
+      const parsed = parsePlaceOrder(payload);
+      expect(parsed).toEqual({ ok: false, problems: [{ field: name, problem: 'unknown field' }] });
+    }
+  });
+
   it('sendBy is a whole number of epoch milliseconds, kept as given', () => {
     expect(parsePlaceOrder(JSON.stringify({ ...base, quoteId: 'q', sendBy: 1_700_000_000_000 }))).toMatchObject({
       ok: true,

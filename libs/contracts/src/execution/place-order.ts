@@ -121,7 +121,8 @@ export function parsePlaceOrder(payload: Uint8Array | string): PlaceOrderParse {
   if (!read.ok) return { ok: false, problems: [{ field: '(payload)', problem: read.problem }] };
   const input = read.value;
   const problems: FieldProblem[] = [];
-  const unknown = Object.keys(input).filter((key) => !(key in RULES));
+  // own properties only: `in` walks the prototype, so `toString`, `constructor` or `__proto__` passed as known
+  const unknown = Object.keys(input).filter((key) => !Object.hasOwn(RULES, key));
   for (const field of unknown.slice(0, MAX_NAMED_FIELDS))
     problems.push({ field: printableName(field), problem: 'unknown field' });
   if (unknown.length > MAX_NAMED_FIELDS)
