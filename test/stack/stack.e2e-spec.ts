@@ -40,6 +40,11 @@ describe('the launcher (npm start)', () => {
     expect(exit.code).toBe(78);
     const output = child.lines.join('\n');
     expect(output).toContain('stack: configuration: VENUE_REST_URL must be a URL starting http:// or https://');
+    // the secret's own check in the same start (security tester: it came only once the rest was fixed)
+    expect(output).toContain('stack: configuration: VENUE_WS_URL must be set with STACK_VENUE=real');
+    expect(output).toContain(
+      'stack: configuration: VENUE_API_SECRET must hold a non-empty secret, Base64 with VENUE_SIGNATURE_ENCODING=base64',
+    );
     expect(output).toContain('stack: see README.md#configuration');
     expect(output).not.toContain('top-secret-value');
     expect(existsSync('/tmp/gw-stack-never-created')).toBe(false);

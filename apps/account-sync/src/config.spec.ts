@@ -66,6 +66,28 @@ describe('AccountSyncConfig', () => {
     ).toContain('ACCOUNT_EVENT_RETENTION_MS');
   });
 
+  it('names single-variable and cross-variable problems in one pass (security tester: a second start was needed)', () => {
+    const problems = configProblems(AccountSyncConfig, {
+      ...required,
+      WEBHOOK_PORT: '43121',
+      HTTP_PORT: '43121',
+      TRANSACTION_RETENTION_MS: '5',
+      SYNC_FAST_INTERVAL_MS: '100000',
+      SYNC_SLOW_INTERVAL_MS: '1000',
+      ACCOUNT: 'a.b',
+      VENUE_REST_REQUESTS_PER_SECOND: '31',
+    });
+    expect(problems.slice(0, 2).sort()).toEqual([
+      expect.stringMatching(/^ACCOUNT /),
+      expect.stringMatching(/^VENUE_REST_REQUESTS_PER_SECOND /),
+    ]);
+    expect(problems.slice(2)).toEqual([
+      expect.stringMatching(/^TRANSACTION_RETENTION_MS must be 0 \(kept\) or at least/),
+      'WEBHOOK_PORT must differ from HTTP_PORT (/metrics is not exposed to the webhook sender)',
+      'SYNC_FAST_INTERVAL_MS must not exceed SYNC_SLOW_INTERVAL_MS',
+    ]);
+  });
+
   it('refuses a transaction retention shorter than the duplicate window (transaction and withdrawal streams), keeps 0', () => {
     const problems = configProblems(AccountSyncConfig, { ...required, TRANSACTION_RETENTION_MS: '1' });
     expect(problems).toEqual([

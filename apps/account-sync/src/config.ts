@@ -9,7 +9,17 @@
  */
 import { IsOptional, ValidateBy } from 'class-validator';
 import { withNatsEnv } from '#bus';
-import { EnvHost, EnvInt, EnvMs, EnvPort, EnvText, EnvUrl, ServiceEnv, type CrossChecked } from '#observability';
+import {
+  EnvHost,
+  EnvInt,
+  EnvMs,
+  EnvPort,
+  EnvText,
+  EnvUrl,
+  ServiceEnv,
+  type CrossChecked,
+  type CrossRule,
+} from '#observability';
 import { withVenueAntiReplayEnv, withVenueCredentialsEnv } from '#venue-api';
 import { cidrListProblems } from './webhooks/cidr-set.js';
 
@@ -113,26 +123,27 @@ export class AccountSyncConfig
   /** Most rows per kind a list reply carries (a NATS reply is bounded). */
   @EnvInt(1, 2_000) WITHDRAWAL_LIST_LIMIT: number = 500;
 
-  crossCheck(): string[] {
-    const problems: string[] = [];
+  crossChecks(): CrossRule<this>[] {
     // Every stream with a retention takes ACCOUNT_EVENT_DUPLICATE_WINDOW_MS as its duplicate window: the account
     // events, and (when TRANSACTION_RETENTION_MS is not 0, "kept") the transaction and withdrawal change streams.
-    for (const [name, retention, zeroKeeps] of [
-      ['ACCOUNT_EVENT_RETENTION_MS', this.ACCOUNT_EVENT_RETENTION_MS, false],
-      ['TRANSACTION_RETENTION_MS', this.TRANSACTION_RETENTION_MS, true],
-    ] as const) {
-      if ((zeroKeeps && retention === 0) || retention >= this.ACCOUNT_EVENT_DUPLICATE_WINDOW_MS) continue;
-      problems.push(
-        `${name} must be ${zeroKeeps ? '0 (kept) or ' : ''}at least ACCOUNT_EVENT_DUPLICATE_WINDOW_MS (JetStream refuses a duplicate window longer than the retention)`,
-      );
-    }
-    if (this.WEBHOOK_PORT !== 0 && this.WEBHOOK_PORT === this.HTTP_PORT) {
-      problems.push('WEBHOOK_PORT must differ from HTTP_PORT (/metrics is not exposed to the webhook sender)');
-    }
-    if (this.SYNC_FAST_INTERVAL_MS > this.SYNC_SLOW_INTERVAL_MS) {
-      problems.push('SYNC_FAST_INTERVAL_MS must not exceed SYNC_SLOW_INTERVAL_MS');
-    }
-    return problems;
+    const retention =
+      (name: 'ACCOUNT_EVENT_RETENTION_MS' | 'TRANSACTION_RETENTION_MS', zeroKeeps: boolean): CrossRule<this> =>
+      (c) =>
+        (zeroKeeps && c[name] === 0) || c[name] >= c.ACCOUNT_EVENT_DUPLICATE_WINDOW_MS
+          ? undefined
+          : `${name} must be ${zeroKeeps ? '0 (kept) or ' : ''}at least ACCOUNT_EVENT_DUPLICATE_WINDOW_MS (JetStream refuses a duplicate window longer than the retention)`;
+    return [
+      retention('ACCOUNT_EVENT_RETENTION_MS', false),
+      retention('TRANSACTION_RETENTION_MS', true),
+      (c) =>
+        c.WEBHOOK_PORT !== 0 && c.WEBHOOK_PORT === c.HTTP_PORT
+          ? 'WEBHOOK_PORT must differ from HTTP_PORT (/metrics is not exposed to the webhook sender)'
+          : undefined,
+      (c) =>
+        c.SYNC_FAST_INTERVAL_MS > c.SYNC_SLOW_INTERVAL_MS
+          ? 'SYNC_FAST_INTERVAL_MS must not exceed SYNC_SLOW_INTERVAL_MS'
+          : undefined,
+    ];
   }
 }
 

@@ -140,6 +140,13 @@ describe('ConnectorConfig refuses what outside testing got through (issue 7, sym
     ]);
   });
 
+  it('names single-variable and cross-variable problems in one pass', () => {
+    expect(problemsOf({ VENUE_RECONNECT_INITIAL_MS: '5000', VENUE_RECONNECT_MAX_MS: '1000', ACCOUNT: 'a.b' })).toEqual([
+      expect.stringMatching(/^ACCOUNT /),
+      'VENUE_RECONNECT_INITIAL_MS must not exceed VENUE_RECONNECT_MAX_MS',
+    ]);
+  });
+
   it('accepts the explicit forms: port 0, a NATS server list, a token path', () => {
     const config = loadConfig(ConnectorConfig, {
       ...required,

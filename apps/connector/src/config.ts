@@ -5,7 +5,16 @@
  */
 import { IsOptional, ValidateBy } from 'class-validator';
 import { withNatsEnv } from '#bus';
-import { EnvInt, EnvMs, EnvRequired, EnvText, EnvUrl, ServiceEnv, type CrossChecked } from '#observability';
+import {
+  EnvInt,
+  EnvMs,
+  EnvRequired,
+  EnvText,
+  EnvUrl,
+  ServiceEnv,
+  type CrossChecked,
+  type CrossRule,
+} from '#observability';
 import { isValidIdentifier, withVenueAntiReplayEnv, withVenueCredentialsEnv } from '#venue-api';
 import { CONTESTED_WINDOW_MS } from './venue/session/session-machine.js';
 import type { VenueOptions } from './venue/venue-options.js';
@@ -87,29 +96,27 @@ export class ConnectorConfig
   /** Two replacements of the venue session (SESSION_REPLACED) within this window: contested, /health down. */
   @EnvMs(1_000, 86_400_000) SESSION_CONTESTED_WINDOW_MS: number = CONTESTED_WINDOW_MS;
 
-  crossCheck(): string[] {
-    const problems: string[] = [];
-    if (this.ORDER_RETENTION_MS < this.ORDER_OUTCOME_DUPLICATE_WINDOW_MS) {
-      problems.push(
-        'ORDER_RETENTION_MS must be at least ORDER_OUTCOME_DUPLICATE_WINDOW_MS (JetStream refuses a duplicate window longer than the retention)',
-      );
-    }
-    if (this.VENUE_RECONNECT_INITIAL_MS > this.VENUE_RECONNECT_MAX_MS) {
-      problems.push('VENUE_RECONNECT_INITIAL_MS must not exceed VENUE_RECONNECT_MAX_MS');
-    }
-    if (this.PRICE_STALE_AFTER_MS >= this.PRICE_MAX_AGE_MS) {
-      problems.push(
-        'PRICE_STALE_AFTER_MS must be below PRICE_MAX_AGE_MS (a stream turns stale before its last price ages out)',
-      );
-    }
-    if (
-      this.VENUE_ORDER_INTERVAL_MS !== undefined &&
-      this.VENUE_ORDER_INTERVAL_MAX_MS !== undefined &&
-      this.VENUE_ORDER_INTERVAL_MS > this.VENUE_ORDER_INTERVAL_MAX_MS
-    ) {
-      problems.push('VENUE_ORDER_INTERVAL_MS must not exceed VENUE_ORDER_INTERVAL_MAX_MS');
-    }
-    return problems;
+  crossChecks(): CrossRule<this>[] {
+    return [
+      (c) =>
+        c.ORDER_RETENTION_MS < c.ORDER_OUTCOME_DUPLICATE_WINDOW_MS
+          ? 'ORDER_RETENTION_MS must be at least ORDER_OUTCOME_DUPLICATE_WINDOW_MS (JetStream refuses a duplicate window longer than the retention)'
+          : undefined,
+      (c) =>
+        c.VENUE_RECONNECT_INITIAL_MS > c.VENUE_RECONNECT_MAX_MS
+          ? 'VENUE_RECONNECT_INITIAL_MS must not exceed VENUE_RECONNECT_MAX_MS'
+          : undefined,
+      (c) =>
+        c.PRICE_STALE_AFTER_MS >= c.PRICE_MAX_AGE_MS
+          ? 'PRICE_STALE_AFTER_MS must be below PRICE_MAX_AGE_MS (a stream turns stale before its last price ages out)'
+          : undefined,
+      (c) =>
+        c.VENUE_ORDER_INTERVAL_MS !== undefined &&
+        c.VENUE_ORDER_INTERVAL_MAX_MS !== undefined &&
+        c.VENUE_ORDER_INTERVAL_MS > c.VENUE_ORDER_INTERVAL_MAX_MS
+          ? 'VENUE_ORDER_INTERVAL_MS must not exceed VENUE_ORDER_INTERVAL_MAX_MS'
+          : undefined,
+    ];
   }
 }
 

@@ -65,4 +65,23 @@ describe('ExecutionConfig', () => {
     expect(problems).toContain('RECONCILE_INITIAL_MS must not exceed RECONCILE_MAX_MS');
     expect(problems).toContain('OWNERSHIP_SWEEP_MS must not exceed INSTANCE_LEASE_MS');
   });
+
+  it('names single-variable, cross-variable and file problems in one pass (security tester: three starts were needed)', () => {
+    const problems = configProblems(ExecutionConfig, {
+      ...required,
+      ORDER_RETENTION_MS: '1',
+      INSTANCE_LEASE_MS: 'abc',
+      QUOTE_LIFE_MS: '-5',
+      RISK_LIMITS_FILE: '/nonexistent/limits.json',
+      RECONCILE_INITIAL_MS: '600000',
+      RECONCILE_MAX_MS: '10',
+    });
+    expect(problems).toEqual([
+      expect.stringMatching(/^ORDER_RETENTION_MS /),
+      expect.stringMatching(/^INSTANCE_LEASE_MS /),
+      expect.stringMatching(/^QUOTE_LIFE_MS /),
+      'RECONCILE_INITIAL_MS must not exceed RECONCILE_MAX_MS',
+      'RISK_LIMITS_FILE: the file cannot be read (ENOENT)',
+    ]);
+  });
 });

@@ -6,7 +6,16 @@
  */
 import { IsOptional } from 'class-validator';
 import { withNatsEnv } from '#bus';
-import { EnvBoolean, EnvEnum, EnvInt, EnvMs, EnvText, ServiceEnv, type CrossChecked } from '#observability';
+import {
+  EnvBoolean,
+  EnvEnum,
+  EnvInt,
+  EnvMs,
+  EnvText,
+  ServiceEnv,
+  type CrossChecked,
+  type CrossRule,
+} from '#observability';
 import { withVenueCredentialsEnv } from '#venue-api';
 import { limitsFileProblemsAt } from './risk/limits-file.js';
 
@@ -90,19 +99,20 @@ export class ExecutionConfig extends withVenueCredentialsEnv(withNatsEnv(Service
   @EnvEnum(['after-key-claim', 'after-intent', 'after-send'])
   FAULT_CRASH_AT?: 'after-key-claim' | 'after-intent' | 'after-send';
 
-  crossCheck(): string[] {
-    const problems: string[] = [];
-    if (this.ORDER_RETENTION_MS < this.ORDER_EVENT_DUPLICATE_WINDOW_MS) {
-      problems.push('ORDER_RETENTION_MS must be at least ORDER_EVENT_DUPLICATE_WINDOW_MS');
-    }
-    if (this.RECONCILE_INITIAL_MS > this.RECONCILE_MAX_MS) {
-      problems.push('RECONCILE_INITIAL_MS must not exceed RECONCILE_MAX_MS');
-    }
-    if (this.OWNERSHIP_SWEEP_MS > this.INSTANCE_LEASE_MS) {
-      problems.push('OWNERSHIP_SWEEP_MS must not exceed INSTANCE_LEASE_MS');
-    }
-    if (this.RISK_LIMITS_FILE !== undefined) problems.push(...limitsFileProblemsAt(this.RISK_LIMITS_FILE));
-    return problems;
+  crossChecks(): CrossRule<this>[] {
+    return [
+      (c) =>
+        c.ORDER_RETENTION_MS < c.ORDER_EVENT_DUPLICATE_WINDOW_MS
+          ? 'ORDER_RETENTION_MS must be at least ORDER_EVENT_DUPLICATE_WINDOW_MS'
+          : undefined,
+      (c) =>
+        c.RECONCILE_INITIAL_MS > c.RECONCILE_MAX_MS
+          ? 'RECONCILE_INITIAL_MS must not exceed RECONCILE_MAX_MS'
+          : undefined,
+      (c) =>
+        c.OWNERSHIP_SWEEP_MS > c.INSTANCE_LEASE_MS ? 'OWNERSHIP_SWEEP_MS must not exceed INSTANCE_LEASE_MS' : undefined,
+      (c) => (c.RISK_LIMITS_FILE !== undefined ? limitsFileProblemsAt(c.RISK_LIMITS_FILE) : undefined),
+    ];
   }
 }
 

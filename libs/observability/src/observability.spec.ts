@@ -8,6 +8,8 @@ import { Type } from 'class-transformer';
 import { freePort } from '#testing';
 import {
   ConfigError,
+  type CrossChecked,
+  type CrossRule,
   HealthRegistry,
   JsonLogger,
   loadConfig,
@@ -140,6 +142,22 @@ describe('HealthRegistry', () => {
   });
 });
 
+class CrossSample implements CrossChecked {
+  @Type(() => Number) @IsInt() @Min(1) @Max(65535) PORT: number = 8080;
+  @Type(() => Number) @IsInt() @Min(1) @Max(65535) ADMIN_PORT: number = 8081;
+  @Type(() => Number) @IsInt() @Min(0) MIN_MS: number = 1;
+  @Type(() => Number) @IsInt() @Min(0) MAX_MS: number = 2;
+  @IsString() @MinLength(1) NAME = 'x';
+
+  crossChecks(): CrossRule<this>[] {
+    return [
+      (c) => (c.PORT === c.ADMIN_PORT ? 'ADMIN_PORT must differ from PORT' : undefined),
+      (c) => (c.MIN_MS > c.MAX_MS ? ['MIN_MS must not exceed MAX_MS'] : []),
+      (c) => (c.NAME.length > 3 ? 'NAME is long' : undefined),
+    ];
+  }
+}
+
 class SampleConfig {
   @Type(() => Number) @IsInt() @Min(1) @Max(65535) PORT: number = 8080;
   @IsString() @MinLength(1) NATS_URL = '';
@@ -165,6 +183,29 @@ describe('loadConfig', () => {
     expect(problems).toMatch(/NATS_URL/);
     expect(problems).toMatch(/ENCODING/);
     expect(problems).not.toContain('rot13-secretvalue');
+  });
+
+  it('runs every cross-variable rule whose variables are valid in the same pass (security tester: a second start was needed)', () => {
+    const problems = (env: Record<string, string>): string[] => {
+      try {
+        loadConfig(CrossSample, env);
+        return [];
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+    };
+    // one single-variable problem (NAME) and two cross-variable ones: all at once
+    expect(problems({ NAME: '', PORT: '9000', ADMIN_PORT: '9000', MIN_MS: '5', MAX_MS: '1' })).toEqual([
+      expect.stringMatching(/^NAME /),
+      'ADMIN_PORT must differ from PORT',
+      'MIN_MS must not exceed MAX_MS',
+    ]);
+    // a rule reading a variable that is itself bad is not run: its variable is already named
+    const skipped = problems({ PORT: 'x', ADMIN_PORT: 'x', MIN_MS: '-1', MAX_MS: '0', NAME: 'long name' });
+    expect(new Set(skipped.map((problem) => problem.split(' ')[0]))).toEqual(
+      new Set(['PORT', 'ADMIN_PORT', 'MIN_MS', 'NAME']),
+    );
+    expect(skipped.at(-1)).toBe('NAME is long');
   });
 });
 

@@ -25,7 +25,7 @@ export interface RunningApp {
 export interface AppDefinition<C extends object, R extends RunningApp> {
   /** The app's name in logs and metrics (`connector`, `execution`, …). */
   readonly name: string;
-  /** The app's configuration class (env-rules.ts decorators, optional `crossCheck()`). */
+  /** The app's configuration class (env-rules.ts decorators, optional `crossChecks()`). */
   readonly config: new () => C;
   /** Where the settings are documented, for the error lines (e.g. `docs/connector.md#configuration`). */
   readonly docs: string;

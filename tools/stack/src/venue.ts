@@ -3,6 +3,7 @@
  * once it listens, apps/sandbox-venue/src/credentials-file.ts) or from configuration for the real venue (the
  * key and the secret from the environment or from files, checked before anything starts).
  */
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { apiSecretProblem } from '#venue-api';
 import type { StackConfig } from './stack-config.js';
@@ -22,19 +23,13 @@ export interface VenueWiring {
 
 /** The real venue's wiring from validated configuration; problems (unreadable file, unusable secret) listed. */
 export async function realVenueWiring(config: StackConfig): Promise<{ wiring?: VenueWiring; problems: string[] }> {
-  const problems: string[] = [];
-  const apiKey = await valueOrFile(config.VENUE_API_KEY, config.VENUE_API_KEY_FILE, 'VENUE_API_KEY_FILE', problems);
-  const apiSecret = await valueOrFile(
-    config.VENUE_API_SECRET,
-    config.VENUE_API_SECRET_FILE,
-    'VENUE_API_SECRET_FILE',
-    problems,
-  );
-  if (apiSecret !== undefined && apiSecretProblem(apiSecret, config.VENUE_SIGNATURE_ENCODING) !== undefined) {
-    problems.push(
-      `${config.VENUE_API_SECRET_FILE !== undefined ? 'VENUE_API_SECRET_FILE' : 'VENUE_API_SECRET'} must hold a non-empty secret, Base64 with VENUE_SIGNATURE_ENCODING=base64`,
-    );
-  }
+  // the configuration checked these already (StackConfig's rules); read again here, a file may have changed since
+  const key = credential(config.VENUE_API_KEY, config.VENUE_API_KEY_FILE, 'VENUE_API_KEY_FILE');
+  const secret = credential(config.VENUE_API_SECRET, config.VENUE_API_SECRET_FILE, 'VENUE_API_SECRET_FILE');
+  const problems = [key.problem, secret.problem].filter((problem) => problem !== undefined);
+  const unusable = secretProblem(config, secret.value);
+  if (unusable !== undefined) problems.push(unusable);
+  const [apiKey, apiSecret] = [key.value, secret.value];
   if (problems.length > 0 || apiKey === undefined || apiSecret === undefined) return { problems };
   return {
     problems,
@@ -76,22 +71,34 @@ export async function sandboxWiring(path: string): Promise<VenueWiring | undefin
   };
 }
 
-async function valueOrFile(
+/**
+ * A key or secret given as a value or as a file: its text, or why the file cannot give it (never its content).
+ * Synchronous: read once by the configuration's rules at start-up, before anything runs.
+ */
+export function credential(
   value: string | undefined,
   file: string | undefined,
   fileVariable: string,
-  problems: string[],
-): Promise<string | undefined> {
-  if (value !== undefined) return value;
-  if (file === undefined) return undefined;
+): { value?: string; problem?: string } {
+  if (value !== undefined) return { value };
+  if (file === undefined) return {};
+  let content: string;
   try {
-    const content = (await readFile(file, 'utf8')).trim();
-    if (content === '') problems.push(`${fileVariable} names an empty file`);
-    return content === '' ? undefined : content;
+    content = readFileSync(file, 'utf8').trim();
   } catch {
-    problems.push(`${fileVariable} must name a readable file`);
-    return undefined;
+    return { problem: `${fileVariable} must name a readable file` };
   }
+  return content === '' ? { problem: `${fileVariable} names an empty file` } : { value: content };
+}
+
+/** Why the secret cannot sign with the chosen encoding, naming the variable it came from (never the secret). */
+export function secretProblem(
+  config: Pick<StackConfig, 'VENUE_API_SECRET_FILE' | 'VENUE_SIGNATURE_ENCODING'>,
+  secret: string | undefined,
+): string | undefined {
+  if (secret === undefined || apiSecretProblem(secret, config.VENUE_SIGNATURE_ENCODING) === undefined) return undefined;
+  const from = config.VENUE_API_SECRET_FILE !== undefined ? 'VENUE_API_SECRET_FILE' : 'VENUE_API_SECRET';
+  return `${from} must hold a non-empty secret, Base64 with VENUE_SIGNATURE_ENCODING=base64`;
 }
 
 function required(value: string | undefined): string {
