@@ -54,7 +54,12 @@ export interface UnresolvedOrders {
   oldestAgeMs: number | undefined;
 }
 
-export const FRAME_REJECTIONS = ['invalid', 'unknown', 'unknown_tag', 'timestamp_ahead'] as const;
+/**
+ * Why a venue frame was not acted on: `invalid` (not the shape of its type), `unknown_type` (a messageType the spec
+ * does not show — the sandbox's off-contract heartbeat, W30), `unknown_tag` (a price for a tag no stream holds),
+ * `timestamp_ahead` (K8).
+ */
+export const FRAME_REJECTIONS = ['invalid', 'unknown_type', 'unknown_tag', 'timestamp_ahead'] as const;
 export type FrameRejection = (typeof FRAME_REJECTIONS)[number];
 export type OutboundKind = 'order' | 'subscribe' | 'unsubscribe' | 'orderUnsubscribe' | 'accountGroups';
 
@@ -181,7 +186,7 @@ export class VenueMetrics {
     });
     this.framesRejected = new Counter({
       name: 'connector_venue_frames_rejected_total',
-      help: 'Venue frames not acted on: invalid, unknown messageType, or a price for an unknown tag',
+      help: 'Venue frames not acted on: invalid, a messageType the spec does not show (unknown_type), a price for an unknown tag, or stamped ahead',
       labelNames: ['reason'],
       registers,
     });

@@ -115,10 +115,37 @@ describe('VenueSession', () => {
     expect(frames).toEqual(['error']);
     const rejected = (await metrics.framesRejected.get()).values;
     expect(rejected.find((v) => v.labels.reason === 'invalid')?.value).toBe(3);
-    expect(rejected.find((v) => v.labels.reason === 'unknown')?.value).toBe(1);
+    expect(rejected.find((v) => v.labels.reason === 'unknown_type')?.value).toBe(1);
     expect(session.state).toBe('open');
     expect(lines.join('')).not.toContain('secret-token');
     expect(lines.join('')).toContain('venue frame rejected');
+  });
+
+  it('frames of a type the spec does not show (the sandbox heartbeat, W30): counted as unknown_type, one log line per type and interval, the type bounded', async () => {
+    const { session, metrics, lines } = startSession();
+    await reached(session, 'open');
+    const longType = `x\u001b[2K${'y'.repeat(500)}`;
+    for (const client of server.clients) {
+      for (let i = 0; i < 5; i++) client.send(JSON.stringify({ messageType: 'heartbeat', chanId: 'c', seq: i }));
+      for (let i = 0; i < 3; i++) client.send(JSON.stringify({ messageType: 'venueStatus', up: true }));
+      client.send(JSON.stringify({ messageType: longType }));
+    }
+    const counted = async () =>
+      (await metrics.framesRejected.get()).values.find((v) => v.labels.reason === 'unknown_type')?.value ?? 0;
+    const deadline = Date.now() + 5_000;
+    while ((await counted()) < 9 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(await counted()).toBe(9);
+    expect((await metrics.framesRejected.get()).values.find((v) => v.labels.reason === 'unknown')).toBeUndefined();
+    const logged = lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((record) => record['msg'] === 'venue frame of unknown type ignored');
+    // one line per type (the rest held back and counted on the type's next line), none per frame
+    expect(logged.map((record) => [record['level'], record['messageType']])).toEqual([
+      ['warn', 'heartbeat'],
+      ['warn', 'venueStatus'],
+      ['warn', longType.slice(0, 64)],
+    ]);
+    expect(logged.every((record) => record['reason'] === 'unknown_type')).toBe(true);
   });
 
   it('refreshes the connection repeatedly with one socket at a time on the sessionId', async () => {

@@ -9,7 +9,7 @@ import {
   encodeClientMessage,
   VenueAuthError,
 } from '#venue-api';
-import type { JsonLogger } from '#observability';
+import { LogThrottle, type JsonLogger } from '#observability';
 import type { Cancel, VenueClock } from '../clock.js';
 import type { FrameDecoder, FrameListener } from '../frames/service-frame.js';
 import type { TokenSource } from '../rest/venue-sources.js';
@@ -58,6 +58,10 @@ export interface VenueSessionDeps {
 }
 
 const CLOSE_WAIT_MS = 1_000;
+/** How often a frame type the spec does not show is logged again (with how many were held back). */
+const UNKNOWN_TYPE_LOG_EVERY_MS = 10 * 60_000;
+/** A frame type named in a log line is cut to this many characters (it is the venue's text). */
+const MAX_LOGGED_TYPE = 64;
 
 /**
  * The actor owning THE venue WebSocket of the account, on the actor runtime of libs/actors: every event
@@ -86,7 +90,11 @@ export class VenueSession {
   private socketGeneration = -1;
   private openGeneration: number | undefined;
   private lastFrameAt = 0;
-  private readonly unknownTypesSeen = new Set<string>();
+  /**
+   * Frames of a type the spec does not show (§4.2: may be routine; the sandbox sends `heartbeat` and `venueStatus`,
+   * spec-gaps W30): one line per type per interval, saying how many were held back — not one per frame.
+   */
+  private readonly unknownTypeLog: LogThrottle;
   /** Generation of the connection that carried an error frame saying its session was replaced (W19). */
   private replacedNoticeOn: number | undefined;
   private lastMessageAt = 0;
@@ -107,6 +115,7 @@ export class VenueSession {
     deps: VenueSessionDeps = {},
   ) {
     this.log = logger.child('VenueSession');
+    this.unknownTypeLog = new LogThrottle(UNKNOWN_TYPE_LOG_EVERY_MS, () => clock.now());
     this.decode = deps.decode ?? decodeServiceFrame;
     this.random = deps.random ?? Math.random;
     this.createSocket = deps.createSocket ?? ((url) => new WebSocket(url, { perMessageDeflate: false }));
@@ -366,7 +375,7 @@ export class VenueSession {
     this.lastMessageAt = now;
     const decoded = this.decode(data);
     if (decoded.kind !== 'message') {
-      this.metrics.framesRejected.inc({ reason: decoded.kind });
+      this.metrics.framesRejected.inc({ reason: decoded.kind === 'unknown' ? 'unknown_type' : 'invalid' });
       this.logRejected(decoded);
       return;
     }
@@ -397,20 +406,17 @@ export class VenueSession {
   }
 
   /**
-   * The frame itself is never logged (it could carry anything); its kind, reason and type are. Frames
-   * outside the contract may be routine (§4.2), so each unknown type is warned about once, then debug.
+   * The frame itself is never logged (it could carry anything); its kind, reason and type (at most 64
+   * characters) are. Frames of an unknown type may be routine (§4.2): one line per type per interval.
    */
   private logRejected(decoded: Exclude<DecodeResult, { kind: 'message' }>): void {
-    const messageType = decoded.messageType?.slice(0, 64);
+    const messageType = decoded.messageType?.slice(0, MAX_LOGGED_TYPE);
     if (decoded.kind === 'invalid') {
       this.log.warn('venue frame rejected', { reason: 'invalid', detail: decoded.reason.slice(0, 200), messageType });
       return;
     }
-    const first = this.unknownTypesSeen.size < 100 && !this.unknownTypesSeen.has(decoded.messageType);
-    if (first) this.unknownTypesSeen.add(decoded.messageType);
-    const fields = { reason: 'unknown', messageType };
-    if (first) this.log.warn('venue frame of unknown type ignored', fields);
-    else this.log.debug('venue frame of unknown type ignored', fields);
+    const fields = this.unknownTypeLog.pass(messageType ?? '', { reason: 'unknown_type', messageType });
+    if (fields !== undefined) this.log.warn('venue frame of unknown type ignored', fields);
   }
 
   private startWatchdogs(generation: number): void {
