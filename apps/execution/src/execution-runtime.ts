@@ -436,8 +436,10 @@ export class ExecutionRuntime {
   private async shutdown(): Promise<void> {
     const running = this.running;
     if (running === undefined) return;
-    for (const subscription of running.subscriptions) subscription.unsubscribe();
     for (const cancel of running.timers) cancel();
+    // An order the server routed here before it saw the stop is still read and answered (EXECUTION_STOPPING), not
+    // dropped: its caller would wait its whole timeout for an order that was never taken.
+    await Promise.all(running.subscriptions.map((subscription) => subscription.stop()));
     await bounded(running.place.idle(), this.settings.shutdownWaitMs);
     await bounded(running.undoneFills.stop(), this.settings.shutdownWaitMs);
     await bounded(running.contradictedFailures.stop(), this.settings.shutdownWaitMs);

@@ -6,7 +6,7 @@
 import type { Msg } from '@nats-io/transport-node';
 import type { JsonLogger } from '#observability';
 import type { BusConnection } from './bus-connection.js';
-import type { BusSubscription } from './bus-responder.js';
+import { stoppable, type BusSubscription } from './bus-responder.js';
 
 /** A message as a handler sees it; `respond` answers a request (no-op for a plain publish). */
 export interface CoreMessage {
@@ -65,7 +65,7 @@ export class BusCore {
     handle: (message: CoreMessage) => void,
     options: CoreSubscribeOptions = {},
   ): BusSubscription {
-    return this.connection.client.subscribe(subject, {
+    const sub = this.connection.client.subscribe(subject, {
       ...(options.queue !== undefined ? { queue: options.queue } : {}),
       callback: (error, msg) => {
         if (error) {
@@ -82,6 +82,7 @@ export class BusCore {
         }
       },
     });
+    return stoppable(sub);
   }
 
   private wrap(msg: Msg): CoreMessage {

@@ -7,8 +7,20 @@ import type { SubjectKind } from './subject-kind.js';
 
 /** A responder's own handle: apps stop answering with it and never hold the NATS client's types. */
 export interface BusSubscription {
+  /** Stops taking requests; those the server already routed here are still read and answered (`stop`, not awaited). */
   unsubscribe(): void;
+  /**
+   * Stops taking requests: the server is told, and every request it routed here before it knew is still read and
+   * handed to its handler (answered), never dropped. Resolves once none can come any more.
+   */
+  stop(): Promise<void>;
 }
+
+/**
+ * How long a stop waits for the server's word that no request is on its way (one round trip); past it (NATS down:
+ * nothing is on its way), the subscription is dropped.
+ */
+const STOP_ROUND_TRIP_WAIT_MS = 2_000;
 
 export interface ContractResponderOptions<T extends object, R> {
   subject: string;
@@ -94,7 +106,11 @@ export class BusResponder {
     this.metrics.handlerErrors.inc({ subject_kind: kind }, 0);
   }
 
-  private subscribe(subject: string, queue: string | undefined, onMessage: (msg: Msg) => void): Subscription {
+  private subscribe(subject: string, queue: string | undefined, onMessage: (msg: Msg) => void): BusSubscription {
+    return stoppable(this.natsSubscribe(subject, queue, onMessage));
+  }
+
+  private natsSubscribe(subject: string, queue: string | undefined, onMessage: (msg: Msg) => void): Subscription {
     return this.connection.client.subscribe(subject, {
       ...(queue !== undefined ? { queue } : {}),
       callback: (error, msg) => {
@@ -144,5 +160,34 @@ export class BusResponder {
     } catch (error) {
       this.logger.warn('could not send a reply', { error: error instanceof Error ? error.message : String(error) });
     }
+  }
+}
+
+/** The app's handle of a NATS subscription: stopping it never drops what the server already routed here. */
+export function stoppable(sub: Subscription): BusSubscription {
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => (stopping ??= stopTaking(sub));
+  return { unsubscribe: () => void stop(), stop };
+}
+
+/**
+ * A plain unsubscribe forgets the subscription at once: a request the server routed here before it saw the
+ * unsubscribe (in the socket, or still on the wire) is then dropped unanswered, and its requester waits its whole
+ * timeout (outside tester: a withdrawal submit 30 ms after SIGTERM, 35 s, "outcome unknown" for a request never
+ * stored). A drain sends the unsubscribe and a round trip behind it: whatever the server routed here before comes
+ * first and is handled as usual.
+ */
+async function stopTaking(sub: Subscription): Promise<void> {
+  if (sub.isClosed()) return;
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, STOP_ROUND_TRIP_WAIT_MS);
+    timer.unref();
+  });
+  try {
+    await Promise.race([sub.drain().catch(() => undefined), waited]);
+  } finally {
+    clearTimeout(timer);
+    if (!sub.isClosed()) sub.unsubscribe();
   }
 }

@@ -191,6 +191,36 @@ describe('libs/bus against a real nats-server', () => {
     sub.unsubscribe();
   });
 
+  it('a request the server routed here before the responder stopped is still answered, never dropped', async () => {
+    // The server routes requests sent together before it can see an unsubscribe sent on reading the first one:
+    // the second is on its way (outside tester: a withdrawal submit 30 ms after SIGTERM waited 35 s, unanswered).
+    const responder = new BusResponder(connection, metrics, silent);
+    let stopped: Promise<void> | undefined;
+    const sub = responder.respond({
+      subject: 't.stop.race',
+      kind: 'stop-race',
+      contract: Greeting,
+      handle: (req) => {
+        stopped ??= sub.stop();
+        return { ok: true, hello: req.name };
+      },
+    });
+    await connection.flush();
+    const ask = async (name: string) =>
+      (await peer.request('t.stop.race', JSON.stringify({ name }), { timeout: 5_000 })).json<unknown>();
+    const answers = await Promise.all([ask('first'), ask('second'), ask('third')]);
+    expect(answers).toEqual([
+      { ok: true, hello: 'first' },
+      { ok: true, hello: 'second' },
+      { ok: true, hello: 'third' },
+    ]);
+    await stopped;
+    // stopped: the server knows, a later request finds no responder at once
+    await expect(peer.request('t.stop.race', JSON.stringify({ name: 'late' }), { timeout: 5_000 })).rejects.toThrow(
+      /no responders/i,
+    );
+  });
+
   it('reads an empty body as {} only where the responder says so (a query with no required field)', async () => {
     const responder = new BusResponder(connection, metrics, silent);
     const subs = [

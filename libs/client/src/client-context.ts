@@ -125,6 +125,8 @@ function nextStepFor(code: string): string | undefined {
       return 'the key names an earlier order with other fields: re-send exactly that order, or use a new key for a new one';
     case 'PRICE_WORSE_THAN_LIMIT':
       return 'the quote is worse than your worst price: wait for a better quote or widen the limit';
+    case 'ACCOUNT_SYNC_STOPPING':
+      return 'account-sync was stopping (a restart): nothing was stored or sent — ask again with the same key';
     case 'ORDER_BEING_PLACED':
       return 'ask again with the same key after the time the message names: the order is placed at most once';
     default:

@@ -219,8 +219,8 @@ export class AccountSyncRuntime implements SyncTriggers {
   /** Stop taking work: outcomes (unhandled ones go back), queries, schedule (runs in progress finish). */
   async stop(): Promise<void> {
     await this.outcomes.stop();
-    for (const subscription of this.subscriptions) subscription.unsubscribe();
-    this.subscriptions = [];
+    // a query the server routed here before it saw the stop is still answered, not dropped
+    await Promise.all(this.subscriptions.splice(0).map((subscription) => subscription.stop()));
     await this.scheduler.stop();
     await this.bus.connection.flush().catch(() => undefined);
   }

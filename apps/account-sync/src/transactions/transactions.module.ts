@@ -68,7 +68,7 @@ class TransactionsPart implements OnModuleInit {
         this.queries = answerTransactionQueries(this.responder, subjects, this.ledger);
         await this.connection.flush(); // the server has the subscription before the app reads as started
       },
-      stop: async () => this.queries?.unsubscribe(),
+      stop: async () => this.queries?.stop(), // a query already routed here is still answered
     });
   }
 }

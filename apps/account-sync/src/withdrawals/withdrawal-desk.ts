@@ -17,6 +17,7 @@
 import {
   callerPartOfComment,
   errorReply,
+  type ErrorReply,
   isFinalWithdrawalState,
   withdrawalStateRank,
   requestIdOfComment,
@@ -125,6 +126,11 @@ export class WithdrawalDesk {
   /** Change events not published yet (JetStream unavailable): tried again before the request's next one and at every poll. */
   private readonly outbox: ChangeOutbox;
 
+  /** Set once the app stops: new venue work (submit, cancel, list) is refused at once, never left unanswered. */
+  private stopping = false;
+  /** Requests taken and not answered yet (some wait outside any mailbox): the stop waits for them. */
+  private readonly inHand = new Set<Promise<unknown>>();
+
   /** Read at start: the requests whose current state is published again if the stream's last change differs. */
   private readonly recent: Array<[string, WithdrawalRecord]> = [];
 
@@ -177,10 +183,21 @@ export class WithdrawalDesk {
     if (this.open.size > 0) void this.poll();
   }
 
+  /**
+   * The intake stops: a submit, cancel or list that still arrives (the server routed it here before it knew) is
+   * answered `ACCOUNT_SYNC_STOPPING` at once — nothing stored, nothing sent, ask again with the same key — rather
+   * than started while the process is going away. Those in hand go on (`stop` waits for them).
+   */
+  refuseNewWork(): void {
+    this.stopping = true;
+  }
+
   async stop(): Promise<void> {
+    this.stopping = true;
     this.cancelPoll?.();
     this.cancelPoll = undefined;
     await this.polling;
+    while (this.inHand.size > 0) await Promise.allSettled([...this.inHand]);
     await this.mailbox.drained();
   }
 
@@ -196,11 +213,11 @@ export class WithdrawalDesk {
     }
   }
 
-  async submit(request: WithdrawalSubmitRequest): Promise<WithdrawalReply> {
-    const requestId = requestIdOf(this.subjects.account, request.idempotencyKey);
-    const reply = await this.mailbox.run(requestId, () => this.submitOnce(requestId, request));
-    this.count('submit', reply);
-    return reply;
+  submit(request: WithdrawalSubmitRequest): Promise<WithdrawalReply> {
+    return this.taken('submit', () => {
+      const requestId = requestIdOf(this.subjects.account, request.idempotencyKey);
+      return this.mailbox.run(requestId, () => this.submitOnce(requestId, request));
+    });
   }
 
   async get(request: WithdrawalGetRequest): Promise<WithdrawalReply> {
@@ -213,29 +230,51 @@ export class WithdrawalDesk {
     return reply;
   }
 
-  async cancel(request: WithdrawalGetRequest): Promise<WithdrawalReply> {
-    const problem = namingProblem(request);
-    if (problem !== undefined) {
-      this.count('cancel', problem);
-      return problem;
-    }
-    let requestId: string | undefined;
-    try {
-      requestId = await this.requestIdIn(request);
-    } catch (error) {
-      this.storageFailure = messageOf(error);
-      const reply = errorReply(WithdrawalErrorCode.StorageUnavailable, 'could not read the requests; nothing was sent');
-      this.count('cancel', reply);
-      return reply;
-    }
-    const reply =
-      requestId === undefined ? notFound() : await this.mailbox.run(requestId, () => this.cancelOnce(requestId));
-    this.count('cancel', reply);
-    return reply;
+  cancel(request: WithdrawalGetRequest): Promise<WithdrawalReply> {
+    return this.taken('cancel', async () => {
+      const problem = namingProblem(request);
+      if (problem !== undefined) return problem;
+      let requestId: string | undefined;
+      try {
+        requestId = await this.requestIdIn(request);
+      } catch (error) {
+        this.storageFailure = messageOf(error);
+        return errorReply(WithdrawalErrorCode.StorageUnavailable, 'could not read the requests; nothing was sent');
+      }
+      return requestId === undefined ? notFound() : await this.mailbox.run(requestId, () => this.cancelOnce(requestId));
+    });
   }
 
   /** The venue's own lists (every API-raised request of the groups where the key holds ROLE_OPERATIONS). */
-  async list(request: WithdrawalListRequest): Promise<WithdrawalListReply> {
+  list(request: WithdrawalListRequest): Promise<WithdrawalListReply> {
+    return this.taken('list', () => this.listOnce(request));
+  }
+
+  /** A request that goes to the venue: refused at once while stopping; otherwise held in hand until answered, counted. */
+  private async taken<R extends { ok: boolean; error?: { code: string } }>(
+    operation: 'submit' | 'cancel' | 'list',
+    work: () => Promise<R>,
+  ): Promise<R | ErrorReply> {
+    if (this.stopping) {
+      const refusal = errorReply(
+        WithdrawalErrorCode.Stopping,
+        'account-sync is stopping: nothing was stored or sent; ask again with the same idempotency key',
+      );
+      this.count(operation, refusal);
+      return refusal;
+    }
+    const answer = work();
+    this.inHand.add(answer);
+    try {
+      const reply = await answer;
+      this.count(operation, reply);
+      return reply;
+    } finally {
+      this.inHand.delete(answer);
+    }
+  }
+
+  private async listOnce(request: WithdrawalListRequest): Promise<WithdrawalListReply> {
     const limit = request.limit ?? this.options.listLimit ?? DEFAULT_LIST_LIMIT;
     const kinds: WithdrawalKind[] = request.kind === undefined ? ['fiat', 'crypto'] : [request.kind];
     let reply: WithdrawalListReply;
@@ -261,7 +300,6 @@ export class WithdrawalDesk {
     } catch (error) {
       reply = errorReply(WithdrawalErrorCode.VenueUnavailable, messageOf(error));
     }
-    this.count('list', reply);
     return reply;
   }
 

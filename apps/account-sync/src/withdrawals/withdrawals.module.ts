@@ -116,7 +116,10 @@ class WithdrawalsPart implements OnModuleInit {
         await this.connection.flush(); // the server has the subscriptions before the app reads as started
       },
       stop: async () => {
-        for (const subscription of this.subscriptions.splice(0)) subscription.unsubscribe();
+        // A request the server routed here before it saw the stop is still read and answered: a submit, cancel
+        // or list at once with ACCOUNT_SYNC_STOPPING (nothing stored or sent), a get as usual; none waits unanswered.
+        this.desk?.refuseNewWork();
+        await Promise.all(this.subscriptions.splice(0).map((subscription) => subscription.stop()));
       },
     });
   }

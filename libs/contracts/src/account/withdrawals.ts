@@ -289,6 +289,11 @@ export const WithdrawalErrorCode = {
   VenueUnavailable: 'VENUE_UNAVAILABLE',
   /** NATS storage failed: nothing was sent. */
   StorageUnavailable: 'STORAGE_UNAVAILABLE',
+  /**
+   * The request reached account-sync while it was stopping (a restart, a deploy): nothing was stored or sent.
+   * Ask again with the same idempotency key (its next life, or another instance, answers).
+   */
+  Stopping: 'ACCOUNT_SYNC_STOPPING',
 } as const;
 export type WithdrawalErrorCodeValue = (typeof WithdrawalErrorCode)[keyof typeof WithdrawalErrorCode];
 
