@@ -11,7 +11,8 @@ import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { startNatsServer, type NatsServerHandle } from '#testing';
 import { TonceSource, VenueRestClient } from '#venue-api';
 import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
-import { WithdrawalDesk } from '../../apps/account-sync/src/withdrawals/withdrawal-desk.js';
+import { sendMarkKey, WithdrawalDesk } from '../../apps/account-sync/src/withdrawals/withdrawal-desk.js';
+import { requestIdOf } from '../../apps/account-sync/src/withdrawals/withdrawal-identity.js';
 import { WithdrawalMetrics } from '../../apps/account-sync/src/withdrawals/withdrawal-metrics.js';
 import { startE2eVenue } from '../kit/e2e-venue.js';
 
@@ -25,6 +26,9 @@ describe('withdrawal desk: the intent is stored before anything is sent', () => 
   let client: VenueRestClient;
   let storageDown = true;
   let ackLost = false;
+  /** Only the send marks' writes fail (the intent was stored). */
+  let marksDown = false;
+  let bucket: KvBucket;
 
   beforeAll(async () => {
     nats = await startNatsServer();
@@ -36,10 +40,12 @@ describe('withdrawal desk: the intent is stored before anything is sent', () => 
       new HealthRegistry(),
       silent,
     );
-    const bucket: KvBucket = await new BusKv(connection).bucket(AccountLedgerName.withdrawalRequests('t'));
+    bucket = await new BusKv(connection).bucket(AccountLedgerName.withdrawalRequests('t'));
     const faulty = {
       createIfAbsent: async (key: string, value: unknown) => {
         if (storageDown) throw new Error('injected: KV unavailable');
+        if (marksDown && key === sendMarkKey(requestIdOf('t', 'mark-down')))
+          throw new Error('injected: mark not written');
         const created = await bucket.createIfAbsent(key, value);
         if (ackLost) throw new Error('injected: the write was stored, its answer lost');
         return created;
@@ -122,5 +128,40 @@ describe('withdrawal desk: the intent is stored before anything is sent', () => 
     expect(await desk.submit(request)).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL' } });
     expect(await desk.submit(request)).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL' } });
     expect((await client.listFiatWithdrawals()).length).toBe(before + 1);
+  });
+
+  const eurRequest = (idempotencyKey: string, amount: string) =>
+    Object.assign(new WithdrawalSubmitRequest(), {
+      idempotencyKey,
+      kind: 'fiat',
+      accountGroupUuid: venue.seed.defaultGroupUuid,
+      ccy: 'EUR',
+      amount,
+      bankAccountUuid: venue.seed.bankEurOk,
+    });
+  const rowsOf = async (requestId: string) =>
+    (await client.listFiatWithdrawals()).filter((row) => row.clientComment?.startsWith(`gw:${requestId}`)).length;
+
+  it('a send mark that cannot be written sends nothing: SUBMITTING, and the same key sends it once when it can be', async () => {
+    const request = eurRequest('mark-down', '44.00');
+    const requestId = requestIdOf('t', 'mark-down');
+    marksDown = true;
+    expect(await desk.submit(request)).toMatchObject({ ok: true, withdrawal: { requestId, state: 'SUBMITTING' } });
+    expect(await rowsOf(requestId)).toBe(0);
+    marksDown = false;
+    expect(await desk.submit(request)).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL' } });
+    expect(await desk.submit(request)).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL' } });
+    expect(await rowsOf(requestId)).toBe(1);
+  });
+
+  it('a send mark another process created first (a hand-over): this one never sends; UNKNOWN, settled by the lists', async () => {
+    const request = eurRequest('mark-held', '45.00');
+    const requestId = requestIdOf('t', 'mark-held');
+    // the process before the hand-over marked it (and may be sending it): this desk must not send it too
+    await bucket.createIfAbsent(sendMarkKey(requestId), { requestId, markedAt: Date.now() });
+    expect(await desk.submit(request)).toMatchObject({ ok: true, withdrawal: { requestId, state: 'UNKNOWN' } });
+    expect(await rowsOf(requestId)).toBe(0);
+    expect(await desk.submit(request)).toMatchObject({ ok: true, withdrawal: { requestId, state: 'UNKNOWN' } });
+    expect(await rowsOf(requestId)).toBe(0);
   });
 });

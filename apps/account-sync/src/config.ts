@@ -10,6 +10,7 @@
 import { IsOptional, ValidateBy } from 'class-validator';
 import { withNatsEnv } from '#bus';
 import {
+  EnvEnum,
   EnvHost,
   EnvInt,
   EnvMs,
@@ -122,6 +123,11 @@ export class AccountSyncConfig
   @EnvMs(0, DAY_MS) WITHDRAWAL_ACCOUNT_DETAILS_TTL_MS: number = 60_000;
   /** Most rows per kind a list reply carries (a NATS reply is bounded). */
   @EnvInt(1, 2_000) WITHDRAWAL_LIST_LIMIT: number = 500;
+
+  /** Fault injection for tests only: SIGKILL itself at this step of a withdrawal's send. Never set in production. */
+  @IsOptional()
+  @EnvEnum(['before-send-mark', 'after-send-mark'])
+  FAULT_CRASH_AT?: 'before-send-mark' | 'after-send-mark';
 
   crossChecks(): CrossRule<this>[] {
     // Every stream with a retention takes ACCOUNT_EVENT_DUPLICATE_WINDOW_MS as its duplicate window: the account

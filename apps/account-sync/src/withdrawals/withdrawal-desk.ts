@@ -2,9 +2,13 @@
  * Withdrawals: submit, cancel, get, list, and the tracking of every request the gateway submitted.
  *
  * A request is sent at most once, ever: its intent (SUBMITTING) is created in the KV bucket under a requestId
- * derived from the caller's idempotency key BEFORE the venue is called, and only the call that created it
- * sends. Our requestId rides in `clientComment` (the API has no reference field): after a 500 the request is
- * looked up in the venue's list by it, before anything else; an UNKNOWN request is never re-sent.
+ * derived from the caller's idempotency key BEFORE the venue is called, and right before the request leaves (after
+ * any wait for the request budget) its send mark `sent.{requestId}` is created in the same bucket: only the creator
+ * of the mark sends. An intent with no mark was never sent — its process ended first, or the mark could not be
+ * written — and the desk holding the lease sends it (a repeat of the submit, the poll, the next start); one with a
+ * mark may have left, and is only looked up. Our requestId rides in `clientComment` (the API has no reference
+ * field): after a 500 the request is looked up in the venue's list by it, before anything else; an UNKNOWN request
+ * is never re-sent.
  *
  * Each request's changes go through one mailbox (per requestId) and the pure `withdrawalTransition`; its
  * effects persist the record (KV) and publish the change (JetStream, `Nats-Msg-Id` per state). A poll of the
@@ -47,6 +51,7 @@ import type {
   ParticipantQuery,
   WithdrawalAcknowledgement,
   WithdrawalRequest,
+  WithdrawalSendOptions,
 } from '#venue-api';
 import type { SyncTriggers } from '../sync/sync-triggers.js';
 import { AMOUNT_SCALE, checkDestination, checkRequestShape } from './withdrawal-checks.js';
@@ -64,9 +69,15 @@ import { classifyCancelFailure, classifySubmitFailure } from './withdrawal-outco
 
 /** The venue operations withdrawals use (the app's one VenueRestClient, within its request budget). */
 export interface WithdrawalVenue {
-  submitFiatWithdrawal(request: FiatWithdrawalRequest): Promise<WithdrawalAcknowledgement>;
+  submitFiatWithdrawal(
+    request: FiatWithdrawalRequest,
+    options?: WithdrawalSendOptions,
+  ): Promise<WithdrawalAcknowledgement>;
   /** Its answer is not shown (§4.9): a 2xx may name no uuid (WD7). */
-  submitCryptoWithdrawal(request: CryptoWithdrawalRequest): Promise<CryptoWithdrawalAcknowledgement>;
+  submitCryptoWithdrawal(
+    request: CryptoWithdrawalRequest,
+    options?: WithdrawalSendOptions,
+  ): Promise<CryptoWithdrawalAcknowledgement>;
   listFiatWithdrawals(): Promise<WithdrawalRequest[]>;
   listCryptoWithdrawals(): Promise<WithdrawalRequest[]>;
   cancelFiatWithdrawal(uuid: string, accountGroupUuid: string): Promise<WithdrawalAcknowledgement>;
@@ -105,7 +116,23 @@ export interface WithdrawalDeskOptions {
   stuckAfterMs: number;
   accountDetailsTtlMs: number;
   listLimit: number;
+  /** Fault injection for tests only (`FAULT_CRASH_AT`): SIGKILL itself at this step of a send. */
+  crashAt?: WithdrawalCrashPoint;
 }
+
+/** Where a test may crash a send: its intent stored, right before its send mark / right after it. */
+export type WithdrawalCrashPoint = 'before-send-mark' | 'after-send-mark';
+
+/** The bucket key of a request's send mark (a request id is hex: never a mark's key). */
+const SEND_MARK_PREFIX = 'sent.';
+export function sendMarkKey(requestId: string): string {
+  return `${SEND_MARK_PREFIX}${requestId}`;
+}
+
+/** The send mark exists already: another life of the desk (or a process before a hand-over) may have sent it. */
+class SendMarkHeld extends Error {}
+/** The send mark could not be written: nothing was sent. */
+class SendMarkFailed extends Error {}
 
 const DEFAULT_LIST_LIMIT = 500;
 /** What the rows of a list reply may take, under NATS's default 1 MB payload with room for the rest. */
@@ -167,12 +194,14 @@ export class WithdrawalDesk {
     const now = this.clock.now();
     const recentMs = Math.max(this.notFoundWatchMs, this.rejectedWatchMs);
     for (const key of await this.records.keys()) {
+      if (key.startsWith(SEND_MARK_PREFIX)) continue;
       const stored = await this.records.get<WithdrawalRecord>(key);
       if (stored === undefined) continue;
       if (now - stored.value.view.updatedAt < recentMs) this.recent.push([key, stored.value]);
       if (!this.watched(stored.value)) continue;
       this.open.set(key, stored.value);
-      if (stored.value.view.state === 'SUBMITTING') {
+      // One whose send may have left is looked up; one never sent (no mark) is sent by the first poll, below.
+      if (stored.value.view.state === 'SUBMITTING' && (await this.sendMayHaveLeft(key, stored.value))) {
         await this.mailbox.run(key, () =>
           this.apply(key, { kind: 'submit-unknown', reason: 'restarted during submit' }),
         );
@@ -346,7 +375,12 @@ export class WithdrawalDesk {
         return errorReply(WithdrawalErrorCode.StorageUnavailable, 'could not read the requests; nothing was sent');
       }
     }
-    if (existing !== undefined) return this.repeatOf(existing.value, request);
+    if (existing !== undefined) {
+      const repeat = this.repeatOf(existing.value, request);
+      // an intent never sent (its process ended before its send mark): this repeat carries it out
+      if (repeat.ok && this.unsent(existing.value)) return this.resumeUnsent(existing.value.view.requestId);
+      return repeat;
+    }
     const shape = checkRequestShape(request);
     if (shape !== undefined) return errorReply(shape.code, shape.message);
     let entity: Participant | undefined;
@@ -365,7 +399,7 @@ export class WithdrawalDesk {
     if (destination !== undefined) return errorReply(destination.code, destination.message);
 
     const now = this.clock.now();
-    const record: WithdrawalRecord = { view: viewOf(requestId, request, now) };
+    const record: WithdrawalRecord = { view: viewOf(requestId, request, now), sendMarks: true };
     let created: 'created' | 'exists';
     try {
       created = await this.records.createIfAbsent(requestId, record);
@@ -382,7 +416,16 @@ export class WithdrawalDesk {
     this.open.set(requestId, record);
     await this.publish(requestId, record, null, '');
     this.metrics.transitions.inc({ state: 'SUBMITTING' });
+    return this.carryOut(requestId, record);
+  }
 
+  /**
+   * The send of a stored intent: adopted when the venue's list shows it already, otherwise sent by this call only
+   * if it creates the request's send mark (right before the request leaves). A mark found there means an earlier
+   * life (or the process before a hand-over) may have sent it: looked up, never sent. A mark that cannot be written
+   * sends nothing: the request stays SUBMITTING, and a repeat, the poll or the next start sends it.
+   */
+  private async carryOut(requestId: string, record: WithdrawalRecord): Promise<WithdrawalReply> {
     let event: WithdrawalEvent;
     const listed = await this.listedAlready(record.view);
     if (listed !== undefined) {
@@ -401,11 +444,25 @@ export class WithdrawalDesk {
     } else {
       // The one send of this request.
       try {
-        const ack = await this.send(request, requestId);
+        const ack = await this.send(record.view, requestId, () => this.markSend(requestId));
         const venueUuid = ack.uuid ?? (await this.uuidOfAcknowledged(record.view));
         event = venueUuid !== undefined ? { kind: 'submit-acknowledged', venueUuid } : { kind: 'submit-acknowledged' };
       } catch (error) {
-        const failure = classifySubmitFailure(error);
+        if (error instanceof SendMarkFailed) {
+          this.logger.warn('withdrawal send mark not written; not sent — sent once it can be (repeat, poll, start)', {
+            requestId,
+            error: error.message,
+          });
+          return replyOf(this.open.get(requestId) ?? record);
+        }
+        if (error instanceof SendMarkHeld && this.stopping) {
+          // a stop's straggler (the lease may be another's now): write nothing, the next start looks it up
+          return replyOf({ view: { ...record.view, state: 'UNKNOWN', updatedAt: this.clock.now() } });
+        }
+        const failure: ReturnType<typeof classifySubmitFailure> =
+          error instanceof SendMarkHeld
+            ? { kind: 'unknown', reason: 'its send mark was there already: an earlier life may have sent it' }
+            : classifySubmitFailure(error);
         event =
           failure.kind === 'refused'
             ? { kind: 'submit-refused', code: failure.code, message: failure.message }
@@ -416,7 +473,7 @@ export class WithdrawalDesk {
       await this.apply(requestId, event);
       if (event.kind === 'submit-unknown') {
         // Outcome undefined: the list first (found by our id), never a second submit.
-        await this.settleFromLists(requestId, request.kind);
+        await this.settleFromLists(requestId, record.view.kind);
       }
       const settled = this.open.get(requestId) ?? (await this.records.get<WithdrawalRecord>(requestId))?.value;
       return settled === undefined ? notFound() : replyOf(settled);
@@ -452,19 +509,75 @@ export class WithdrawalDesk {
     }
   }
 
-  private send(request: WithdrawalSubmitRequest, requestId: string): Promise<CryptoWithdrawalAcknowledgement> {
+  /** The request as stored in its intent (what a repeat or a later life sends is what the caller asked). */
+  private send(
+    view: WithdrawalView,
+    requestId: string,
+    beforeSend: () => Promise<void>,
+  ): Promise<CryptoWithdrawalAcknowledgement> {
     const common = {
-      accountGroupUuid: request.accountGroupUuid,
-      ccy: request.ccy,
-      amount: request.amount,
-      clientComment: withdrawalComment(requestId, request.clientComment),
+      accountGroupUuid: view.accountGroupUuid,
+      ccy: view.ccy,
+      amount: view.amount,
+      clientComment: withdrawalComment(requestId, view.clientComment),
     };
     // checkRequestShape made sure the kind's destination is there and the amount fits the scale sent here.
-    if (request.kind === 'fiat') {
-      return this.venue.submitFiatWithdrawal({ ...common, bankAccountUuid: request.bankAccountUuid ?? '' });
+    if (view.kind === 'fiat') {
+      return this.venue.submitFiatWithdrawal(
+        { ...common, bankAccountUuid: view.bankAccountUuid ?? '' },
+        { beforeSend },
+      );
     }
     const precision = AMOUNT_SCALE.crypto;
-    return this.venue.submitCryptoWithdrawal({ ...common, walletUuid: request.walletUuid ?? '', precision });
+    return this.venue.submitCryptoWithdrawal(
+      { ...common, walletUuid: view.walletUuid ?? '', precision },
+      { beforeSend },
+    );
+  }
+
+  /**
+   * Right before the request leaves (the REST client's budget wait is over): "it may have left", durably. Only
+   * the call that creates the mark sends (create-if-absent: two lives, or two processes at a hand-over, never both).
+   */
+  private async markSend(requestId: string): Promise<void> {
+    if (this.options.crashAt === 'before-send-mark') crash();
+    let created: 'created' | 'exists';
+    try {
+      created = await this.records.createIfAbsent(sendMarkKey(requestId), { requestId, markedAt: this.clock.now() });
+    } catch (error) {
+      this.storageFailure = messageOf(error);
+      throw new SendMarkFailed(messageOf(error));
+    }
+    if (created === 'exists') throw new SendMarkHeld('send mark held');
+    if (this.options.crashAt === 'after-send-mark') crash();
+  }
+
+  /** SUBMITTING, guarded by send marks, and not resolved yet: no mark means never sent. */
+  private unsent(record: WithdrawalRecord): boolean {
+    return record.view.state === 'SUBMITTING' && record.sendMarks === true;
+  }
+
+  /** Whether a SUBMITTING request may have reached the venue: its mark is there, or it is of before marks. */
+  private async sendMayHaveLeft(requestId: string, record: WithdrawalRecord): Promise<boolean> {
+    if (record.sendMarks !== true) return true;
+    return (await this.records.get(sendMarkKey(requestId))) !== undefined;
+  }
+
+  /**
+   * An intent left SUBMITTING (in its mailbox: nothing else of it runs here): never sent (no mark) → carried out
+   * now; its mark there → it may have left, its result was not stored → UNKNOWN, looked up in the lists.
+   */
+  private async resumeUnsent(requestId: string): Promise<WithdrawalReply> {
+    const record = this.open.get(requestId) ?? (await this.records.get<WithdrawalRecord>(requestId))?.value;
+    if (record === undefined) return notFound();
+    if (!this.unsent(record)) return replyOf(record);
+    if (await this.sendMayHaveLeft(requestId, record)) {
+      await this.apply(requestId, { kind: 'submit-unknown', reason: 'the submit result was not stored' });
+      await this.settleFromLists(requestId, record.view.kind);
+      return replyOf(this.open.get(requestId) ?? record);
+    }
+    this.logger.info('withdrawal intent never sent (no send mark): sending it now', { requestId });
+    return this.carryOut(requestId, record);
   }
 
   private repeatOf(record: WithdrawalRecord, request: WithdrawalSubmitRequest): WithdrawalReply {
@@ -608,6 +721,19 @@ export class WithdrawalDesk {
       await this.mailbox.run(requestId, () => this.outbox.flush(requestId));
     }
     for (const [requestId, record] of this.open) if (!this.watched(record)) this.open.delete(requestId);
+    // Intents left SUBMITTING (a life that ended before their send mark, a mark not written): sent now, by the
+    // lease holder; one whose mark is there is UNKNOWN (looked up below). Not while stopping: the next life does it.
+    for (const [requestId, record] of [...this.open]) {
+      if (this.stopping || !this.unsent(record)) continue;
+      await this.mailbox
+        .run(requestId, () => this.resumeUnsent(requestId))
+        .catch((error: unknown) => {
+          this.logger.warn('withdrawal intent not carried out; tried again with the next poll', {
+            requestId,
+            error: messageOf(error),
+          });
+        });
+    }
     this.refreshGauges();
     if (this.open.size === 0) return;
     const kinds = new Set([...this.open.values()].map((record) => record.view.kind));
@@ -657,7 +783,7 @@ export class WithdrawalDesk {
               state: row.state,
               ...(row.lastUpdated !== undefined ? { lastUpdated: row.lastUpdated } : {}),
             }
-          : record.view.venueUuid === undefined
+          : record.view.venueUuid === undefined && !this.unsent(record) // never sent: resumed by the poll, not UNKNOWN
             ? { kind: 'absent-from-list' }
             : undefined;
       if (event !== undefined) await deliver(requestId, event);
@@ -927,4 +1053,10 @@ function namingProblem(request: WithdrawalGetRequest): WithdrawalReply | undefin
     WithdrawalErrorCode.InvalidRequest,
     named === 0 ? 'give requestId or idempotencyKey' : 'give requestId or idempotencyKey, not both',
   );
+}
+
+/** A test's crash: SIGKILL, nothing after it runs (as execution's `FAULT_CRASH_AT`). */
+function crash(): never {
+  process.kill(process.pid, 'SIGKILL');
+  throw new Error('unreachable');
 }

@@ -15,8 +15,8 @@
  * watched for a while (`isWatched`), and a row with its reference and fields moves it to the venue's state, reported
  * once (`carriedOutAfterRejection`, stored first).
  *
- * Nothing here ever submits: a request is sent once, by the desk, right after its intent is stored; an
- * UNKNOWN request is settled only by the venue's lists.
+ * Nothing here ever submits: a request is sent once, by the desk, by whoever creates its send mark (after its
+ * intent is stored, right before the request leaves); an UNKNOWN request is settled only by the venue's lists.
  */
 import {
   canFollowWithdrawalState,
@@ -36,6 +36,12 @@ export interface WithdrawalRecord {
   cancelsSent?: number;
   /** When it was REJECTED (epoch ms): a 401's watch runs from then (records of before: `view.updatedAt`). */
   rejectedAt?: number;
+  /**
+   * Its send is guarded by a send mark (`sent.{requestId}`, created right before the request leaves): while
+   * SUBMITTING with no mark it was never sent, and the desk sends it. Records of before had no mark: one caught
+   * SUBMITTING may have been sent, and is only looked up (UNKNOWN).
+   */
+  sendMarks?: true;
 }
 
 /** A row of the venue's lists that is this request's too, besides the one tracked. */

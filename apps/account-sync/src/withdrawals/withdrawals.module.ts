@@ -95,6 +95,7 @@ class WithdrawalsPart implements OnModuleInit {
             stuckAfterMs: config.WITHDRAWAL_STUCK_AFTER_MS,
             accountDetailsTtlMs: config.WITHDRAWAL_ACCOUNT_DETAILS_TTL_MS,
             listLimit: config.WITHDRAWAL_LIST_LIMIT,
+            ...(config.FAULT_CRASH_AT !== undefined ? { crashAt: config.FAULT_CRASH_AT } : {}),
           },
         );
         const triggers = optionalSyncTriggers(this.modules);

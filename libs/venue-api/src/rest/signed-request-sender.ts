@@ -37,6 +37,11 @@ export interface VenueCall {
   body?: Record<string, unknown>;
   /** Unsigned query parameters (§5.2: the query string is never signed). */
   query?: Record<string, string>;
+  /**
+   * Runs once, after the limiter let the first attempt go and right before its request is made: the caller's
+   * durable "this may leave now" (a withdrawal's send mark). A rejection sends nothing and is thrown as is.
+   */
+  beforeSend?: () => Promise<void>;
 }
 
 export interface VenueReply {
@@ -143,10 +148,20 @@ export class SignedRequestSender {
   ): Promise<VenueReply> {
     let authRetried = false;
     let throttled = 0;
+    let marked = call.beforeSend === undefined;
     for (;;) {
       const asked = this.clock.now();
       const permit = await this.limiter.acquire();
       this.events.onBudgetWait?.(call.operation, this.clock.now() - asked);
+      if (!marked) {
+        try {
+          await call.beforeSend?.();
+        } catch (error) {
+          this.limiter.release(permit);
+          throw error;
+        }
+        marked = true;
+      }
       let exchange: Exchange;
       try {
         const attempt = await prepare();

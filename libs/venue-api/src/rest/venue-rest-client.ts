@@ -91,6 +91,19 @@ function bodyOf<T extends object>(source: T, fields: ReadonlyArray<keyof T & str
   return definedOnly(Object.fromEntries(fields.map((field) => [field, source[field]])));
 }
 
+/** A withdrawal submit's options. */
+export interface WithdrawalSendOptions {
+  /**
+   * Awaited once, after any wait for the request budget and right before the request is made (not before a
+   * retry of the same send: a 429 or the one re-send after a 401). Its rejection sends nothing and is thrown.
+   */
+  beforeSend?: () => Promise<void>;
+}
+
+function sendHook(options: WithdrawalSendOptions): Pick<VenueCall, 'beforeSend'> {
+  return options.beforeSend !== undefined ? { beforeSend: options.beforeSend } : {};
+}
+
 const TRADE_PAGE_FIELDS = [
   'tradeRef',
   'clientRef',
@@ -253,7 +266,10 @@ export class VenueRestClient {
    * before anything is sent. A 500, a timeout or a lost connection is `VenueOutcomeUnknownError`: list
    * withdrawals before resending. Never retried except after a definitive auth failure in nonce mode.
    */
-  async submitFiatWithdrawal(request: FiatWithdrawalRequest): Promise<WithdrawalAcknowledgement> {
+  async submitFiatWithdrawal(
+    request: FiatWithdrawalRequest,
+    options: WithdrawalSendOptions = {},
+  ): Promise<WithdrawalAcknowledgement> {
     const operation = 'submitFiatWithdrawal';
     checkNonBlank(operation, 'accountGroupUuid', request.accountGroupUuid);
     checkNonBlank(operation, 'ccy', request.ccy);
@@ -265,6 +281,7 @@ export class VenueRestClient {
       path: RestPath.WithdrawalFiat,
       family: 'withdrawal',
       stateChanging: true,
+      ...sendHook(options),
       body: definedOnly({
         accountGroupUuid: request.accountGroupUuid,
         ccy: request.ccy,
@@ -282,7 +299,10 @@ export class VenueRestClient {
    * its response is not shown (§4.9): any 2xx saying nothing contrary, a 204 included, is an acknowledgement, with
    * the `uuid` when it carries one (WD7); without it the request is found in the crypto list by its reference.
    */
-  async submitCryptoWithdrawal(request: CryptoWithdrawalRequest): Promise<CryptoWithdrawalAcknowledgement> {
+  async submitCryptoWithdrawal(
+    request: CryptoWithdrawalRequest,
+    options: WithdrawalSendOptions = {},
+  ): Promise<CryptoWithdrawalAcknowledgement> {
     const operation = 'submitCryptoWithdrawal';
     checkNonBlank(operation, 'accountGroupUuid', request.accountGroupUuid);
     checkNonBlank(operation, 'ccy', request.ccy);
@@ -297,6 +317,7 @@ export class VenueRestClient {
       family: 'withdrawal',
       stateChanging: true,
       emptySuccessBody: true,
+      ...sendHook(options),
       body: definedOnly({
         accountGroupUuid: request.accountGroupUuid,
         ccy: request.ccy,

@@ -157,6 +157,29 @@ describe('withdrawal outcomes (§7.2)', () => {
     expect(second?.signatureValid).toBe(true);
   });
 
+  it('beforeSend runs once, right before the first request (not before its re-send); its rejection sends nothing', async () => {
+    fixture.venue.reset((_request, index) =>
+      index === 0 ? json(401, '{"success":false,"message":"Unauthorized"}') : json(200, '{"success":true,"uuid":"w"}'),
+    );
+    const seen: number[] = [];
+    const beforeSend = async () => {
+      seen.push(fixture.venue.requests.length);
+    };
+    await expect(fixture.client().submitFiatWithdrawal({ ...fiat, amount: '10' }, { beforeSend })).resolves.toEqual({
+      uuid: 'w',
+    });
+    expect(seen).toEqual([0]); // before anything was sent, once
+    expect(fixture.venue.requests).toHaveLength(2);
+
+    fixture.venue.reset(ok);
+    const refused = new Error('the send mark is held by another');
+    const crypto = { accountGroupUuid: 'ag-1', ccy: 'BTC', walletUuid: 'w-1', amount: '0.1', precision: 8 };
+    await expect(
+      fixture.client().submitCryptoWithdrawal(crypto, { beforeSend: () => Promise.reject(refused) }),
+    ).rejects.toBe(refused);
+    expect(fixture.venue.requests).toHaveLength(0);
+  });
+
   it('a second 401 is an auth error that says it may be throttling (nonce and tonce mode alike)', async () => {
     fixture.venue.reset(() => json(401, '{"success":false,"message":"Unauthorized"}'));
     const client = await fixture.nonceClient();
