@@ -137,54 +137,63 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 
   }
 }
 
+/** A connector runtime on `serverUrl` with the test venue (its connection joins `opened`, closed after the suite). */
+async function openRuntime(
+  serverUrl: string,
+  opened: BusConnection[],
+  venue: ReturnType<typeof testVenue>,
+  account: string,
+  marksBucket: (bucket: KvBucket) => KvBucket = (bucket) => bucket,
+) {
+  const metrics = new MetricsRegistry('connector', { defaultMetrics: false });
+  const health = new HealthRegistry(500);
+  const busMetrics = new BusMetrics(metrics);
+  const connection = await BusConnection.open({ servers: serverUrl, name: 'connector' }, busMetrics, health, silent);
+  opened.push(connection);
+  const runtime = new ConnectorRuntime(
+    {
+      subjectPrefix: 'gw.v1',
+      account,
+      statusIntervalMs: 200,
+      orderCommandAckWaitMs: 5_000,
+      outcomeDuplicateWindowMs: 60_000,
+      orderRetentionMs: 3_600_000,
+      priceMaxAgeMs: 600_000,
+      replicas: 1,
+      sessionHealthGraceMs: 1_000,
+      shutdownOutcomeWaitMs: 1_000,
+    },
+    {
+      connection,
+      publisher: new BusPublisher(connection, busMetrics, silent),
+      responder: new BusResponder(connection, busMetrics, silent),
+      streams: new BusStreams(connection, silent),
+      consumers: new BusConsumers(connection, silent),
+      kv: new (class extends BusKv {
+        override async bucket(name: string, options?: KvBucketOptions): Promise<KvBucket> {
+          const bucket = await super.bucket(name, options);
+          return name === BucketName.orderMarks(account) ? marksBucket(bucket) : bucket;
+        }
+      })(connection),
+    },
+    venue,
+    { metrics, health, logger: silent },
+  );
+  await runtime.start();
+  return { runtime, metrics, health, connection };
+}
+
 describe('ConnectorRuntime (NATS side) against a real nats-server', () => {
   let server: NatsServerHandle;
   let strategy: NatsConnection;
   let jsm: JetStreamManager;
   const opened: BusConnection[] = [];
 
-  async function startRuntime(
+  const startRuntime = (
     venue: ReturnType<typeof testVenue>,
     account = 'acct1',
-    marksBucket: (bucket: KvBucket) => KvBucket = (bucket) => bucket,
-  ) {
-    const metrics = new MetricsRegistry('connector', { defaultMetrics: false });
-    const health = new HealthRegistry(500);
-    const busMetrics = new BusMetrics(metrics);
-    const connection = await BusConnection.open({ servers: server.url, name: 'connector' }, busMetrics, health, silent);
-    opened.push(connection);
-    const runtime = new ConnectorRuntime(
-      {
-        subjectPrefix: 'gw.v1',
-        account,
-        statusIntervalMs: 200,
-        orderCommandAckWaitMs: 5_000,
-        outcomeDuplicateWindowMs: 60_000,
-        orderRetentionMs: 3_600_000,
-        priceMaxAgeMs: 600_000,
-        replicas: 1,
-        sessionHealthGraceMs: 1_000,
-        shutdownOutcomeWaitMs: 1_000,
-      },
-      {
-        connection,
-        publisher: new BusPublisher(connection, busMetrics, silent),
-        responder: new BusResponder(connection, busMetrics, silent),
-        streams: new BusStreams(connection, silent),
-        consumers: new BusConsumers(connection, silent),
-        kv: new (class extends BusKv {
-          override async bucket(name: string, options?: KvBucketOptions): Promise<KvBucket> {
-            const bucket = await super.bucket(name, options);
-            return name === BucketName.orderMarks(account) ? marksBucket(bucket) : bucket;
-          }
-        })(connection),
-      },
-      venue,
-      { metrics, health, logger: silent },
-    );
-    await runtime.start();
-    return { runtime, metrics, health, connection };
-  }
+    marksBucket?: (bucket: KvBucket) => KvBucket,
+  ) => openRuntime(server.url, opened, venue, account, marksBucket);
 
   async function outcomesOn(clientRequestId: string, account = 'acct1'): Promise<OrderOutcome[]> {
     const found: OrderOutcome[] = [];
@@ -562,43 +571,8 @@ describe('ConnectorRuntime: the last prices of a life that died without stopping
   let jsm: JetStreamManager;
   const opened: BusConnection[] = [];
 
-  async function startRuntime(venue: ReturnType<typeof testVenue>, account: string) {
-    const metrics = new MetricsRegistry('connector', { defaultMetrics: false });
-    const busMetrics = new BusMetrics(metrics);
-    const connection = await BusConnection.open(
-      { servers: server.url, name: 'connector' },
-      busMetrics,
-      new HealthRegistry(500),
-      silent,
-    );
-    opened.push(connection);
-    const runtime = new ConnectorRuntime(
-      {
-        subjectPrefix: 'gw.v1',
-        account,
-        statusIntervalMs: 200,
-        orderCommandAckWaitMs: 5_000,
-        outcomeDuplicateWindowMs: 60_000,
-        orderRetentionMs: 3_600_000,
-        priceMaxAgeMs: 600_000,
-        replicas: 1,
-        sessionHealthGraceMs: 1_000,
-        shutdownOutcomeWaitMs: 1_000,
-      },
-      {
-        connection,
-        publisher: new BusPublisher(connection, busMetrics, silent),
-        responder: new BusResponder(connection, busMetrics, silent),
-        streams: new BusStreams(connection, silent),
-        consumers: new BusConsumers(connection, silent),
-        kv: new BusKv(connection),
-      },
-      venue,
-      { metrics, health: new HealthRegistry(500), logger: silent },
-    );
-    await runtime.start();
-    return { runtime, connection };
-  }
+  const startRuntime = (venue: ReturnType<typeof testVenue>, account: string) =>
+    openRuntime(server.url, opened, venue, account);
 
   const livePrice = (accountGroup: string, quantity: string): PriceMessage => ({
     v: 1,
