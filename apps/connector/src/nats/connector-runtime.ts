@@ -113,7 +113,13 @@ export class ConnectorRuntime {
     });
     const marks = new OrderMarks(bucket);
     const publishedPrices = new PublishedPriceSubjects(
-      await bus.kv.bucket(BucketName.priceSubjects(subjects.account), { storage: 'memory' }),
+      // replicated like the order marks: a memory bucket of one copy, stranded on a dead node of a cluster, is
+      // never served again; an entry outlives its price by nothing (both age out after PRICE_MAX_AGE_MS)
+      await bus.kv.bucket(BucketName.priceSubjects(subjects.account), {
+        storage: 'file',
+        maxAgeMs: settings.priceMaxAgeMs,
+        replicas: settings.replicas,
+      }),
       logger,
     );
     // before this life publishes, answers or says it is up: nobody reads a dead life's quote as live from here on
