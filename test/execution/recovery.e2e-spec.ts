@@ -199,9 +199,20 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
     const pairEnv = { QUOTE_LIFE_MS: '60000' };
     const a = await stack.startInstance('pair-a', pairEnv);
     const placed: OrderAccepted[] = [];
+    // Each order is placed once the venue has the one before: the connector sends one per pace, and while the venue
+    // holds its answers back (4 s) the pace is the 1 s ceiling — orders placed faster queue at the connector, and
+    // one sent 4 s after its quote was streamed finds it expired at the venue (suite: 4 s), FAILED RFS100019.
+    const atTheVenue = () =>
+      eventually(async () => ((await venueAccepted()) >= before + placed.length ? true : undefined), {
+        what: 'the venue has every order placed',
+        timeoutMs: 10_000,
+        intervalMs: 20,
+      });
     // the first three can only go to A (B is not running yet)
-    for (const quoteId of await quotes(3))
+    for (const quoteId of await quotes(3)) {
       placed.push(accepted(await place(stack.algo, await order('eps', { quoteId }))));
+      await atTheVenue();
+    }
     const b = await stack.startInstance('pair-b', pairEnv);
     // Quotes issued after B started: each instance knows every quote it may be asked to execute on. Which
     // instance takes an order is the work queue's choice; A is killed right after it sent one to the venue,
@@ -219,6 +230,7 @@ describe('execution: unknown outcomes, crashes, instances and start-up are settl
         },
         { what: 'the order sent by one of the instances', timeoutMs: 10_000, intervalMs: 20 },
       );
+      await atTheVenue();
       // at least three orders after B started; then the first one A sends
       aHoldsOne = i >= 2 && aAfter > aBefore;
     }
