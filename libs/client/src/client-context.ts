@@ -127,6 +127,8 @@ function nextStepFor(code: string): string | undefined {
       return 'the quote is worse than your worst price: wait for a better quote or widen the limit';
     case 'ACCOUNT_SYNC_STOPPING':
       return 'account-sync was stopping (a restart): nothing was stored or sent — ask again with the same key';
+    case 'WITHDRAWALS_RESTORING':
+      return "account-sync is restoring its withdrawal records from the venue's lists (NATS lost them): nothing was stored or sent — ask again with the same key";
     case 'ORDER_BEING_PLACED':
       return 'ask again with the same key after the time the message names: the order is placed at most once';
     default:

@@ -314,6 +314,7 @@ const withdrawalSample: Required<WithdrawalView> = {
   venueLastUpdated: '',
   duplicates: [],
   carriedOutAfterRejection: { venueUuid: '', venueState: 'PENDING_APPROVAL', foundAt: 0 },
+  restored: { at: 0 },
 };
 const placeOrderSample: Required<PlaceOrderRequest> = {
   idempotencyKey: '',

@@ -17,6 +17,9 @@
  * request, never followed (cancelling the second is an operator's task). A request answered REJECTED on a 401 is
  * still looked for in the lists for `rejectedWatchMs`: a venue that carried it out anyway (contrary to §5.5) moves
  * it to the venue's state, reported once, never re-sent nor cancelled by the gateway.
+ *
+ * A bucket without its ledger mark is new or lost (NATS lost its store): the venue's rows with our reference are
+ * restored (withdrawal-restore.ts) before any submit of a key not held is taken (WD9).
  */
 import {
   callerPartOfComment,
@@ -57,6 +60,7 @@ import type { SyncTriggers } from '../sync/sync-triggers.js';
 import { AMOUNT_SCALE, checkDestination, checkRequestShape } from './withdrawal-checks.js';
 import { ChangeOutbox } from './change-outbox.js';
 import { duplicatesOf, legacyRequestIdOf, requestIdOf, rowIsOf, sameAmount } from './withdrawal-identity.js';
+import { LEDGER_MARK_KEY, restoredFieldAgrees, restoredRequests } from './withdrawal-restore.js';
 import {
   isWatched,
   withdrawalTransition,
@@ -133,6 +137,8 @@ export function sendMarkKey(requestId: string): string {
 class SendMarkHeld extends Error {}
 /** The send mark could not be written: nothing was sent. */
 class SendMarkFailed extends Error {}
+/** The records bucket could not be read or written while checking or restoring the ledger. */
+class LedgerStorageFailed extends Error {}
 
 const DEFAULT_LIST_LIMIT = 500;
 /** What the rows of a list reply may take, under NATS's default 1 MB payload with room for the rest. */
@@ -160,6 +166,11 @@ export class WithdrawalDesk {
 
   /** Read at start: the requests whose current state is published again if the stream's last change differs. */
   private readonly recent: Array<[string, WithdrawalRecord]> = [];
+
+  /** The one run that checks the ledger mark and, the bucket new or lost, restores it from the venue's lists. */
+  private ledgerCheck: Promise<void> | undefined;
+  /** The last restore failed (logged once per episode, not at every poll). */
+  private restoreFailing = false;
 
   constructor(
     private readonly venue: WithdrawalVenue,
@@ -191,6 +202,8 @@ export class WithdrawalDesk {
    * by a crash is UNKNOWN (looked up, never re-sent).
    */
   async start(): Promise<void> {
+    // A bucket new or lost (its ledger mark absent): the requests the venue holds with our reference come first.
+    await this.ensureLedger().catch((error: unknown) => this.restoreFailed(error));
     const now = this.clock.now();
     const recentMs = Math.max(this.notFoundWatchMs, this.rejectedWatchMs);
     for (const key of await this.records.keys()) {
@@ -226,6 +239,7 @@ export class WithdrawalDesk {
     this.cancelPoll?.();
     this.cancelPoll = undefined;
     await this.polling;
+    await this.ledgerCheck?.catch(() => undefined);
     while (this.inHand.size > 0) await Promise.allSettled([...this.inHand]);
     await this.mailbox.drained();
   }
@@ -362,18 +376,17 @@ export class WithdrawalDesk {
   private async submitOnce(requestId: string, request: WithdrawalSubmitRequest): Promise<WithdrawalReply> {
     let existing: { value: WithdrawalRecord } | undefined;
     try {
-      existing = await this.records.get<WithdrawalRecord>(requestId);
+      existing = await this.heldFor(requestId, request.idempotencyKey);
+      if (existing === undefined) {
+        // A key not held: the bucket may be new or lost — the venue's rows with our reference are restored first,
+        // so a key whose request the venue holds answers it and is never sent again (WD9).
+        const refusal = await this.ledgerRefusal();
+        if (refusal !== undefined) return refusal;
+        existing = await this.heldFor(requestId, request.idempotencyKey);
+      }
     } catch (error) {
       this.storageFailure = messageOf(error);
       return errorReply(WithdrawalErrorCode.StorageUnavailable, 'could not read the requests; nothing was sent');
-    }
-    if (existing === undefined) {
-      try {
-        existing = await this.records.get<WithdrawalRecord>(legacyRequestIdOf(request.idempotencyKey));
-      } catch (error) {
-        this.storageFailure = messageOf(error);
-        return errorReply(WithdrawalErrorCode.StorageUnavailable, 'could not read the requests; nothing was sent');
-      }
     }
     if (existing !== undefined) {
       const repeat = this.repeatOf(existing.value, request);
@@ -581,14 +594,20 @@ export class WithdrawalDesk {
   }
 
   private repeatOf(record: WithdrawalRecord, request: WithdrawalSubmitRequest): WithdrawalReply {
-    const view = record.view;
+    const view = withKey(record.view, request.idempotencyKey);
+    // restored from the venue's row: a field it did not show agrees with anything (the request exists; never sent)
+    const agrees =
+      view.restored === undefined
+        ? (held: string | undefined, asked: string | undefined) => held === asked
+        : restoredFieldAgrees;
     const same =
       view.kind === request.kind &&
-      view.accountGroupUuid === request.accountGroupUuid &&
-      view.ccy === request.ccy &&
-      sameAmount(view.amount, request.amount) && // a client that writes `100.5` for `100.50` repeats the request
-      view.bankAccountUuid === request.bankAccountUuid &&
-      view.walletUuid === request.walletUuid &&
+      agrees(view.accountGroupUuid, request.accountGroupUuid) &&
+      agrees(view.ccy, request.ccy) &&
+      // a client that writes `100.5` for `100.50` repeats the request
+      (sameAmount(view.amount, request.amount) || (view.restored !== undefined && view.amount === '')) &&
+      agrees(view.bankAccountUuid, request.bankAccountUuid) &&
+      agrees(view.walletUuid, request.walletUuid) &&
       (view.clientComment ?? '') === (request.clientComment ?? '');
     if (!same) {
       return {
@@ -599,7 +618,99 @@ export class WithdrawalDesk {
         withdrawal: view,
       };
     }
-    return replyOf(record);
+    return replyOf({ ...record, view });
+  }
+
+  /** The record held for the key: its account's id, or the id of before (legacyRequestIdOf). Throws if unreadable. */
+  private async heldFor(requestId: string, idempotencyKey: string): Promise<{ value: WithdrawalRecord } | undefined> {
+    return (
+      (await this.records.get<WithdrawalRecord>(requestId)) ??
+      (await this.records.get<WithdrawalRecord>(legacyRequestIdOf(idempotencyKey)))
+    );
+  }
+
+  // ---- the ledger restored after a lost store (WD9)
+
+  /** Undefined once the ledger is whole; otherwise the refusal of a submit (nothing stored or sent). */
+  private async ledgerRefusal(): Promise<WithdrawalReply | undefined> {
+    try {
+      await this.ensureLedger();
+      return undefined;
+    } catch (error) {
+      this.restoreFailed(error);
+      if (error instanceof LedgerStorageFailed) {
+        return errorReply(WithdrawalErrorCode.StorageUnavailable, 'could not read the requests; nothing was sent');
+      }
+      return errorReply(
+        WithdrawalErrorCode.Restoring,
+        "the withdrawal records are being restored from the venue's lists (NATS lost them) and the lists could " +
+          `not be read: ${messageOf(error)}; nothing was stored or sent — ask again with the same idempotency key`,
+      );
+    }
+  }
+
+  /** One check at a time, shared by every caller (a start, the polls, submits of keys not held). */
+  private ensureLedger(): Promise<void> {
+    this.ledgerCheck ??= this.restoreIfLost().finally(() => {
+      this.ledgerCheck = undefined;
+    });
+    return this.ledgerCheck;
+  }
+
+  /**
+   * The ledger mark held: nothing to do. Absent (a new bucket, or NATS lost it with everything in it): both venue
+   * lists are read — either unreadable, nothing is written and the next call tries again — then what this process
+   * still holds is written back, and each reference of ours the lists show and the bucket does not hold is stored
+   * (create-if-absent), published and followed by the polls; the mark is written last.
+   */
+  private async restoreIfLost(): Promise<void> {
+    const stored = async <T>(write: () => Promise<T>): Promise<T> => {
+      try {
+        return await write();
+      } catch (error) {
+        this.storageFailure = messageOf(error);
+        throw new LedgerStorageFailed(messageOf(error));
+      }
+    };
+    if ((await stored(() => this.records.get(LEDGER_MARK_KEY))) !== undefined) return;
+    const lists = { fiat: await this.venue.listFiatWithdrawals(), crypto: await this.venue.listCryptoWithdrawals() };
+    const now = this.clock.now();
+    // A store lost while this process ran: the requests it follows are written back as it knows them; one still
+    // SUBMITTING may have left (its send mark went with the store) — its mark is written too: looked up, never sent.
+    for (const [requestId, record] of [...this.open]) {
+      await stored(() => this.records.createIfAbsent(requestId, record));
+      if (record.view.state === 'SUBMITTING') {
+        await stored(() => this.records.createIfAbsent(sendMarkKey(requestId), { requestId, markedAt: now }));
+      }
+    }
+    let restored = 0;
+    for (const kind of ['fiat', 'crypto'] as const) {
+      for (const { requestId, record } of restoredRequests(kind, lists[kind], now)) {
+        if (this.open.has(requestId)) continue;
+        if ((await stored(() => this.records.createIfAbsent(requestId, record))) === 'exists') continue;
+        restored += 1;
+        this.metrics.restored.inc({ kind });
+        this.remember(requestId, record);
+        await this.publish(requestId, record, null, 'restored');
+      }
+    }
+    await stored(() => this.records.put(LEDGER_MARK_KEY, { at: now, restored }));
+    if (this.restoreFailing || restored > 0) {
+      this.logger.warn("withdrawal records restored from the venue's lists (the records bucket was new or lost)", {
+        restored,
+      });
+    }
+    this.restoreFailing = false;
+    this.refreshGauges();
+  }
+
+  private restoreFailed(error: unknown): void {
+    if (this.restoreFailing) return;
+    this.restoreFailing = true;
+    this.logger.error(
+      "withdrawal records not restored yet (the records bucket is new or lost): submits of keys not held are refused until the venue's lists can be read",
+      { error: messageOf(error) },
+    );
   }
 
   private accountDetails(accountGroupUuid: string): Promise<Participant | undefined> {
@@ -716,6 +827,8 @@ export class WithdrawalDesk {
   }
 
   private async pollOnce(): Promise<void> {
+    // The bucket lost while running (a nats-server restarted empty) is restored here at the latest.
+    if (!this.stopping) await this.ensureLedger().catch((error: unknown) => this.restoreFailed(error));
     // Changes a JetStream outage held back first (in each request's mailbox: in order with its new ones).
     for (const requestId of this.outbox.requestIds()) {
       await this.mailbox.run(requestId, () => this.outbox.flush(requestId));
@@ -957,7 +1070,9 @@ export class WithdrawalDesk {
   private async find(request: WithdrawalGetRequest): Promise<WithdrawalRecord | undefined> {
     const requestId = await this.requestIdIn(request);
     if (requestId === undefined) return undefined;
-    return this.open.get(requestId) ?? (await this.records.get<WithdrawalRecord>(requestId))?.value;
+    const record = this.open.get(requestId) ?? (await this.records.get<WithdrawalRecord>(requestId))?.value;
+    if (record === undefined || request.idempotencyKey === undefined) return record;
+    return { ...record, view: withKey(record.view, request.idempotencyKey) };
   }
 
   /** By id, or by key: the account's id of the key, or the id of before (legacyRequestIdOf) when only that is held. */
@@ -973,6 +1088,11 @@ export class WithdrawalDesk {
   private count(operation: string, reply: { ok: boolean; error?: { code: string } }): void {
     this.metrics.requests.inc({ operation, result: reply.ok ? 'ok' : (reply.error?.code ?? 'error') });
   }
+}
+
+/** A restored request's key, learnt from a caller whose key names it (the requestId is its digest). */
+function withKey(view: WithdrawalView, idempotencyKey: string): WithdrawalView {
+  return view.idempotencyKey === '' ? { ...view, idempotencyKey } : view;
 }
 
 function viewOf(requestId: string, request: WithdrawalSubmitRequest, now: number): WithdrawalView {

@@ -18,6 +18,8 @@ export class WithdrawalMetrics {
   readonly duplicated: Counter;
   /** Requests answered REJECTED on a 401 that the venue's lists show after all (each counted once). */
   readonly carriedOutAfterRejection: Counter;
+  /** Requests rebuilt from the venue's lists after the records bucket was found new or lost, by kind. */
+  readonly restored: Counter<'kind'>;
 
   constructor(registry: MetricsRegistry) {
     this.requests = new Counter({
@@ -67,5 +69,12 @@ export class WithdrawalMetrics {
       help: "Withdrawal requests answered REJECTED on a 401 that the venue's lists show after all: carried out (money may move)",
       registers: [registry],
     });
+    this.restored = new Counter({
+      name: 'account_sync_withdrawals_restored_total',
+      help: "Withdrawal requests rebuilt from the venue's lists (our reference in the comment) after the records bucket was found new or lost",
+      labelNames: ['kind'],
+      registers: [registry],
+    });
+    for (const kind of ['fiat', 'crypto']) this.restored.inc({ kind }, 0);
   }
 }

@@ -189,6 +189,10 @@ export class WithdrawalListRequest {
 /** A request as the gateway tracks it. */
 export interface WithdrawalView {
   requestId: string;
+  /**
+   * The caller's key; `''` on a request `restored` from the venue's lists whose key was not presented since (the
+   * venue holds only the requestId, a one-way digest of the key: a submit, get or cancel by the key still finds it).
+   */
   idempotencyKey: string;
   kind: WithdrawalKind;
   state: WithdrawalRequestState;
@@ -228,6 +232,12 @@ export interface WithdrawalView {
    * that row from then on; `rejection` keeps what was answered. Money may be moving: see docs/runbook.md.
    */
   carriedOutAfterRejection?: { venueUuid: string; venueState?: WithdrawalRequestState; foundAt: number };
+  /**
+   * Rebuilt from the venue's lists (epoch ms) after NATS lost the records: the venue's row with our reference
+   * (`gw:{requestId}`) gave its state and fields; a field its row did not show is `''` (or absent). Such a request is
+   * never sent again: a submit with its key answers it.
+   */
+  restored?: { at: number };
 }
 
 /** A failure about an existing request (REJECTED, a refused cancel) carries the request too. */
@@ -294,6 +304,11 @@ export const WithdrawalErrorCode = {
    * Ask again with the same idempotency key (its next life, or another instance, answers).
    */
   Stopping: 'ACCOUNT_SYNC_STOPPING',
+  /**
+   * NATS lost the withdrawal records and they are not rebuilt from the venue's lists yet (the lists could not be
+   * read): a submit of a key not held is refused — nothing stored or sent — until they are. Ask again with the same key.
+   */
+  Restoring: 'WITHDRAWALS_RESTORING',
 } as const;
 export type WithdrawalErrorCodeValue = (typeof WithdrawalErrorCode)[keyof typeof WithdrawalErrorCode];
 
