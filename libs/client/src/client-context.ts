@@ -115,7 +115,7 @@ function nextStepFor(code: string): string | undefined {
     case 'QUOTE_UNAVAILABLE':
       return 'no unused live quote for that stream now (it passes): ask again with the same key; `gw prices …` shows the stream';
     case 'QUOTE_REFUSED':
-      return 'the venue refused that price stream for the request itself (error.values.venueCode): change the instrument, size, tenor or account group — asking again gets the same answer';
+      return 'the venue refused that price stream for the request itself (error.values.venueCode): change the instrument, size, tenor or account group — asking again gets the same answer, save RFS100011 while the venue has halted the instrument (ask again once it resumes)';
     case 'QUOTE_STALE':
     case 'QUOTE_NOT_LIVE':
       return "the quote's stream is not live now: take a fresh quote (`gw prices …`; `gw status` shows the connector)";

@@ -14,6 +14,23 @@ describe('streamRefusal: a refused price stream of a quote request', () => {
     },
   );
 
+  it('no price now (RFS100011): QUOTE_REFUSED whose message does not say "never ask again" — a venue halt answers it until the instrument resumes (W24)', () => {
+    const refusal = streamRefusal({ code: 'RFS100011', message: 'No price for this instrument' });
+
+    expect(refusal).toMatchObject({ code: 'QUOTE_REFUSED', values: { venueCode: 'RFS100011' } });
+    expect(refusal.message).not.toContain('the same request gets the same answer');
+    expect(refusal.message).toContain('halted');
+    expect(refusal.message).toContain('INSTRUMENT_HALTED');
+    expect(refusal.message).toContain('No price for this instrument');
+  });
+
+  it.each([...DEFINITIVE_SUBSCRIBE_REFUSALS].filter((code) => code !== 'RFS100011'))(
+    'a refusal of the request itself that no halt explains (%s): the same request gets the same answer',
+    (code) => {
+      expect(streamRefusal({ code, message: '' }).message).toContain('the same request gets the same answer');
+    },
+  );
+
   it('the connector judged the request invalid: QUOTE_REFUSED with the connector code', () => {
     expect(streamRefusal({ code: 'INVALID_REQUEST', message: 'tenor must be one subject token' })).toMatchObject({
       code: 'QUOTE_REFUSED',

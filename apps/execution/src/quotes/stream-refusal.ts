@@ -2,13 +2,14 @@
  * What a quote request answers when the connector did not grant its price stream (`stream.subscribe` replied
  * `{ok:false, error}`): `QUOTE_REFUSED` when the refusal judges the request itself — the venue's definitive
  * subscribe codes (§7.1: instrument, currency, quantity, tenor, account group, pair disabled, no price at that size,
- * pair or tenor) or the connector's own `INVALID_REQUEST` — since the same request gets the same answer; otherwise
+ * pair or tenor) or the connector's own `INVALID_REQUEST` — since the same request gets the same answer (save
+ * `RFS100011` during a venue halt, which passes when the instrument resumes: its message says so, W24); otherwise
  * `QUOTE_UNAVAILABLE`, which passes (the connector busy, at its stream limit, its session not open, the venue's
  * acknowledgement late, the service's own failure, a code §7.1 does not name). The code the connector answered is in
  * `values` (bounded): `venueCode` when it is the venue's, `connectorCode` when it is the connector's.
  */
 import { boundedText, ExecutionErrorCode, GatewayErrorCode } from '#contracts';
-import { DEFINITIVE_SUBSCRIBE_REFUSALS, describeVenueCode, venueCodeInfo } from '#venue-api';
+import { DEFINITIVE_SUBSCRIBE_REFUSALS, describeVenueCode, VenueCode, venueCodeInfo } from '#venue-api';
 
 export interface QuoteRefusal {
   ok: false;
@@ -26,6 +27,21 @@ const VENUE_NUMBER = /^[A-Z]{3}\d{6}$/;
 
 const MAX_CODE = 64;
 
+/**
+ * What to do after a refusal of the request itself. "No price at that size, pair or tenor" is also what a venue
+ * answers for an instrument it has halted, until it resumes (spec-gaps W24): the same request may pass later.
+ */
+function nextStep(code: string): string {
+  const change = 'change it (instrument, quantity, currency, tenor, accountGroup)';
+  if (code === VenueCode.NoPrice) {
+    return (
+      'no price now: if the venue halted the instrument (its price stream ended stopped, code INSTRUMENT_HALTED) ' +
+      `this passes when it resumes — ask again later, not in a loop; otherwise ${change}`
+    );
+  }
+  return `the same request gets the same answer: ${change} rather than asking again`;
+}
+
 /** The refusal of a quote request whose stream the connector refused with `code` and `message`. */
 export function streamRefusal(error: { code?: unknown; message?: unknown } | undefined): QuoteRefusal {
   const code = boundedText(typeof error?.code === 'string' && error.code !== '' ? error.code : 'UNKNOWN', MAX_CODE);
@@ -39,8 +55,7 @@ export function streamRefusal(error: { code?: unknown; message?: unknown } | und
       code: ExecutionErrorCode.QuoteRefused,
       message: boundedText(
         `${byVenue ? 'the venue' : 'the connector'} refused the price stream of this quote request: ${named} ${said}; ` +
-          'the same request gets the same answer: change it (instrument, quantity, currency, tenor, accountGroup) ' +
-          'rather than asking again',
+          nextStep(code),
       ),
       values,
     };

@@ -207,6 +207,7 @@ export const ExecutionErrorCode = {
    * The venue (or the connector) refused the quote request's price stream for the request itself
    * (`values.venueCode`, e.g. `RFS600004` account group unknown, `RFS100011` no price at that size, pair or tenor;
    * or `values.connectorCode` `INVALID_REQUEST`): the same request gets the same answer — change it, do not loop.
+   * `RFS100011` is also a venue halt's answer until the instrument resumes (W24): that one passes, later.
    */
   QuoteRefused: 'QUOTE_REFUSED',
   /** The quote request's fields form no price subject (checked before the connector is asked). */

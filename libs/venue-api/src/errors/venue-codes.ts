@@ -28,7 +28,9 @@ export type VenueCode = (typeof VenueCode)[keyof typeof VenueCode];
 
 /**
  * §7.1 subscribe refusals that judge the request itself (instrument, currency, quantity, tenor, account group,
- * pair disabled, no price at that size, pair or tenor): the same request gets the same answer. Any other
+ * pair disabled, no price at that size, pair or tenor): the same request gets the same answer — save `RFS100011`
+ * while the venue has halted the instrument, until it resumes (W24: a halt and a size, pair or tenor the venue never
+ * prices answer the same code; a stream held when the halt came ended `stopped` `INSTRUMENT_HALTED`). Any other
  * refusal — the service's own failure, a rate limit, a code the spec does not name — may pass if asked again.
  */
 export const DEFINITIVE_SUBSCRIBE_REFUSALS: ReadonlySet<string> = new Set<string>([
