@@ -11,7 +11,7 @@
  * Settings (environment): as examples/sdk/order-placer.ts, plus SETTLE_WAIT_MS (60000).
  */
 import { randomUUID } from 'node:crypto';
-import { connect } from '@nats-io/transport-node';
+import { connect, RequestError, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import { DeliverPolicy, jetstream } from '@nats-io/jetstream';
 
 const env = process.env;
@@ -27,13 +27,30 @@ interface Order {
   fill?: { baseAmount: string; baseCurrency: string; price: string };
 }
 
+/**
+ * A request that tells "nobody serves this subject" apart: nats.js 3 rejects it with a `RequestError` whose `cause`
+ * is a `NoRespondersError` (`isNoResponders()`). Nothing was received — not a timeout, not an unknown outcome.
+ */
+async function requestOnce(nc: NatsConnection, subject: string, body: string): Promise<Msg> {
+  try {
+    return await nc.request(subject, body, { timeout: 15_000 });
+  } catch (error) {
+    if (error instanceof RequestError && error.isNoResponders()) {
+      throw new Error(`nobody serves ${subject} (no responders: nothing was received); is the gateway up?`, {
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
 async function main(): Promise<number> {
   const nc = await connect({
     servers: (env['NATS_URL'] ?? 'nats://127.0.0.1:4222').split(','),
     name: 'example-plain-placer',
   });
   const ask = async <T>(subject: string, body: unknown): Promise<T> => {
-    const reply = (await nc.request(subject, JSON.stringify(body), { timeout: 15_000 })).json<
+    const reply = (await requestOnce(nc, subject, JSON.stringify(body))).json<
       T & { ok: boolean; error?: { code: string; message: string } }
     >();
     if (!reply.ok) throw new Error(`${reply.error?.code}: ${reply.error?.message}`);

@@ -13,7 +13,7 @@
  * Settings: as examples/sdk/price-follower.ts (ACCOUNT_GROUP defaults to the Natural group, asked on
  * {prefix}.{account}.account-groups.get).
  */
-import { connect, type Msg } from '@nats-io/transport-node';
+import { connect, RequestError, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Decimal } from 'decimal.js';
 
@@ -33,10 +33,27 @@ interface Price {
   code?: string;
 }
 
+/**
+ * A request that tells "nobody serves this subject" apart: nats.js 3 rejects it with a `RequestError` whose `cause`
+ * is a `NoRespondersError` (`isNoResponders()`). Nothing was received — not a timeout, not an unknown outcome.
+ */
+async function requestOnce(nc: NatsConnection, subject: string, body: string): Promise<Msg> {
+  try {
+    return await nc.request(subject, body, { timeout: 15_000 });
+  } catch (error) {
+    if (error instanceof RequestError && error.isNoResponders()) {
+      throw new Error(`nobody serves ${subject} (no responders: nothing was received); is the gateway up?`, {
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
 async function main(): Promise<number> {
   const nc = await connect({ servers: (env['NATS_URL'] ?? 'nats://127.0.0.1:4222').split(','), name: 'example-plain' });
   const ask = async <T>(subject: string, body: unknown): Promise<T> => {
-    const reply = (await nc.request(subject, JSON.stringify(body), { timeout: 15_000 })).json<
+    const reply = (await requestOnce(nc, subject, JSON.stringify(body))).json<
       T & { ok: boolean; error?: { code: string; message: string } }
     >();
     if (!reply.ok) throw new Error(`${reply.error?.code}: ${reply.error?.message}`);

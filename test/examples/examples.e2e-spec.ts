@@ -62,6 +62,16 @@ describe('examples against the stack', () => {
     expect((failed as { stderr: string }).stderr).toMatch(/no connector serves account "nobody"[\s\S]*next:/);
   });
 
+  it('the plain-NATS examples tell a request nobody serves (nats.js 3: RequestError.isNoResponders()), exit 1', async () => {
+    for (const path of ['plain-nats/price-follower.js', 'plain-nats/order-placer.js']) {
+      const failed = await example(path, { ACCOUNT: 'nobody' }).catch((e: { code: number; stderr: string }) => e);
+      expect(failed).toMatchObject({ code: 1 });
+      expect((failed as { stderr: string }).stderr).toContain(
+        'nobody serves gw.v1.nobody.account-groups.get (no responders: nothing was received)',
+      );
+    }
+  });
+
   const ORDER_LINE = /^order \S+ (BUY|SELL) on quote \S+$/;
   const OUTCOME_LINE = /^outcome SUCCESS 0\.01 BTC at \d+(\.\d+)?$/;
 
