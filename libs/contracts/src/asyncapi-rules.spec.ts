@@ -96,6 +96,9 @@ const VISIBLE = [
   'a\u200b',
   'a\u202e',
   'a\u2028',
+  'a\ud800', // a lone surrogate: not a character, printed escaped
+  '\udc00b',
+  'a\ud83d\ude00', // a pair: one character (😀), visible
 ];
 /** Control, format and line-separator characters: never in text a person reads back. */
 const CONTROLS = [
@@ -109,6 +112,8 @@ const CONTROLS = [
   'a\u200b',
   'a\u202e',
   'a\u2028',
+  'a\ud800b',
+  'a\udfff',
 ];
 /** An audit record's reason: visible text (it may hold spaces), not only spaces. */
 const AUDIT_REASONS = ['why', 'venue incident — 42%', ' why ', ' ', '', ...CONTROLS];

@@ -17,6 +17,7 @@ import {
   WithdrawalCancelRequest,
   WithdrawalGetRequest,
   WithdrawalListRequest,
+  WithdrawalSubmitRequest,
   errorReply,
   KillSwitchRequest,
   MAX_ERROR_MESSAGE,
@@ -242,6 +243,46 @@ describe('parseContract', () => {
     expect(parseContract(KillSwitchRequest, JSON.stringify({ by: 'ops één', reason: 'venue down — α 42%' })).ok).toBe(
       true,
     );
+  });
+
+  it('refuses a lone UTF-16 surrogate in text read back by people, with the rule of the other invisible text (it was taken, then printed escaped)', () => {
+    // JSON.stringify writes a lone surrogate as \\ud800: what a client sends, parsed back to the lone code unit
+    const lone = ['a\ud800', '\udc00b', 'a\udfffb', '\ud800'];
+    const requesterRule = 'requester must be 1–128 characters without control or format characters, not only spaces';
+    const reasonRule = 'reason must say why: 1-1024 characters without control or format characters, not only spaces';
+    const withdrawal = { idempotencyKey: 'k', kind: 'fiat', accountGroupUuid: 'g', ccy: 'USD', amount: '1' };
+    for (const text of lone) {
+      expect(parseContract(StreamRequest, JSON.stringify({ ...valid, requester: text }))).toEqual({
+        ok: false,
+        problems: [requesterRule],
+      });
+      expect(parseContract(StreamRelease, JSON.stringify({ subject: 'gw.v1.price.x', requester: text }))).toEqual({
+        ok: false,
+        problems: [requesterRule],
+      });
+      expect(parseContract(KillSwitchRequest, JSON.stringify({ by: 'ops', reason: text }))).toEqual({
+        ok: false,
+        problems: [reasonRule],
+      });
+      const state = { scope: 'strategy', id: 's1', state: 'HALTED', by: text, reason: 'incident' };
+      expect(parseContract(TradingStateChange, JSON.stringify(state)).ok).toBe(false);
+      expect(parseContract(WithdrawalSubmitRequest, JSON.stringify({ ...withdrawal, ccy: text }))).toEqual({
+        ok: false,
+        problems: ['ccy must be a currency code: 1-16 characters without white space, control or format characters'],
+      });
+      expect(parseContract(WithdrawalSubmitRequest, JSON.stringify({ ...withdrawal, clientComment: text }))).toEqual({
+        ok: false,
+        problems: ['clientComment must be text without control or format characters'],
+      });
+    }
+    // a surrogate pair is one character (an emoji), visible: taken
+    expect(parseContract(StreamRequest, JSON.stringify({ ...valid, requester: 'desk \ud83d\ude00' })).ok).toBe(true);
+    expect(
+      parseContract(KillSwitchRequest, JSON.stringify({ by: '\ud83d\ude00', reason: 'why \ud83d\ude00' })).ok,
+    ).toBe(true);
+    expect(
+      parseContract(WithdrawalSubmitRequest, JSON.stringify({ ...withdrawal, clientComment: 'rent \ud83d\ude00' })).ok,
+    ).toBe(true);
   });
 
   it('refuses non-JSON, arrays and numbers as quantity', () => {

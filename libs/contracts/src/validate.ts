@@ -58,10 +58,11 @@ export function declaredFields(Class: new () => object): ReadonlySet<string> {
 }
 
 /**
- * Text a person reads back (a requester's name): no control, invisible format or bidi-override character, and not
- * only white space — it comes back in replies and logs, where `\u001b[31m` would recolour an operator's terminal.
+ * Text a person reads back (a requester's name): no control, invisible format or bidi-override character, no lone
+ * UTF-16 surrogate (half a character: it is shown escaped, `\ud800`; a pair is one character and is taken), and
+ * not only white space — it comes back in replies and logs, where `\u001b[31m` would recolour an operator's terminal.
  */
-export const VISIBLE_TEXT = /^(?=.*\S)[^\p{Cc}\p{Cf}\u2028\u2029]+$/u;
+export const VISIBLE_TEXT = /^(?=.*\S)[^\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]+$/u;
 
 /**
  * Controls, invisible format characters, bidi overrides and lone surrogates: written as `\uXXXX` when outside text

@@ -87,11 +87,11 @@ export function canFollowWithdrawalState(current: WithdrawalRequestState, next: 
 const PLAIN_POSITIVE_DECIMAL = /^(?:0|[1-9]\d{0,30})(?:\.\d{1,30})?$/;
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9_:-]{1,64}$/;
 const VENUE_ID = /^[^\s/]{1,128}$/;
-/** A currency or asset code as sent to the venue: 1-16 visible characters, no white space. */
-const CURRENCY_CODE = /^[^\s\p{Cc}\p{Cf}\u2028\u2029]{1,16}$/u;
+/** A currency or asset code as sent to the venue: 1-16 visible characters (no lone surrogate), no white space. */
+const CURRENCY_CODE = /^[^\s\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]{1,16}$/u;
 const CCY_RULE = 'ccy must be a currency code: 1-16 characters without white space, control or format characters';
-/** Any length of text without control, format (bidi, zero-width) or line-separator characters. */
-const NO_UNPRINTABLE = /^[^\p{Cc}\p{Cf}\u2028\u2029]*$/u;
+/** Any length of text without control, format (bidi, zero-width), line-separator characters or lone surrogates. */
+const NO_UNPRINTABLE = /^[^\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]*$/u;
 
 /** How the gateway's requestId is written into clientComment: `gw:{requestId}` then the caller's comment. */
 export const WITHDRAWAL_REFERENCE_PREFIX = 'gw:';
