@@ -27,6 +27,7 @@ export type { SubjectKind } from './subject-kind.js';
 export { JetStreamMetrics, type WatchedStream } from './jetstream-metrics.js';
 export {
   DeclaredTopology,
+  isNoStreamAnswer,
   REDECLARE_TRIGGERS,
   type Declaration,
   type DeclaredTopologyOptions,

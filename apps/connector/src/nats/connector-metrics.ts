@@ -15,6 +15,7 @@ export interface UnstoredOutcomes {
 export class ConnectorNatsMetrics {
   readonly pricesPublished: Counter<'status'>;
   readonly pricesUnroutable: Counter;
+  readonly priceSubjectRecords: Counter<'result'>;
   readonly streamRequests: Counter<'result'>;
   readonly orderCommands: Counter<'result'>;
   readonly orderRecalls: Counter<'result'>;
@@ -44,6 +45,13 @@ export class ConnectorNatsMetrics {
       help: 'PriceMessages whose key cannot form a subject (never expected: requests are validated)',
       registers,
     });
+    this.priceSubjectRecords = new Counter({
+      name: 'connector_price_subject_records_total',
+      help: "Price subjects recorded (NATS KV) before a new stream's first price goes out, by result (recorded, failed, timed_out: its prices went out unrecorded, and after a crash its last one ages out instead of being marked stopped)",
+      labelNames: ['result'],
+      registers,
+    });
+    for (const result of ['recorded', 'failed', 'timed_out']) this.priceSubjectRecords.inc({ result }, 0);
     this.streamRequests = new Counter({
       name: 'connector_stream_requests_total',
       help: 'Stream subscribe/release requests, by result (granted, refused, released, unknown)',

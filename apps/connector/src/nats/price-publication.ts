@@ -6,6 +6,15 @@ import type { ConnectorNatsMetrics } from './connector-metrics.js';
 import { LazyCount } from '../venue/prices/lazy-count.js';
 import { PriceFeed } from '../venue/prices/price-feed.js';
 import { PriceJson } from './price-json.js';
+import {
+  priceArrives,
+  recordSettles,
+  SETTLED,
+  UNRECORDED,
+  type FirstPriceHold,
+  type HoldStep,
+  type SubjectRecordResult,
+} from './first-price-hold.js';
 
 /** What is constant per stream: its subject and its JSON writer, worked out on its first message. */
 interface PriceRoute {
@@ -15,13 +24,16 @@ interface PriceRoute {
   readonly currency: string;
   readonly subject: string;
   readonly json: PriceJson;
-  /** Written to the published-subjects ledger (a stream whose first message is `stopped` never is). */
+  /** Until its subject is recorded, the stream's prices wait (first-price-hold.ts); then `settled` for good. */
+  hold: FirstPriceHold;
+  /** Its record was asked for (a stream whose first message is `stopped` never is): removed when it ends. */
   remembered: boolean;
 }
 
 /** Where the subjects of the streams being published are kept across a crash (published-price-subjects.ts). */
 export interface PriceSubjectLedger {
-  publishing(subject: string): void;
+  /** Settles once the record is durable, or failed / timed out; never rejects. */
+  record(subject: string): Promise<{ readonly result: SubjectRecordResult; readonly error?: string }>;
   ended(subject: string): void;
 }
 
@@ -31,7 +43,8 @@ export interface PriceSubjectLedger {
  * and the constant part of the JSON of each stream are computed once. The route is found by one Map
  * lookup on the stream's quantity and a comparison of its other key strings: the registry hands the same
  * string objects with every update, so the hash is cached, the comparisons are pointer checks, and no key
- * string is built per message.
+ * string is built per message. A new stream's first price waits for its subject's record (first-price-hold.ts,
+ * without blocking anything else); every later one goes straight out.
  */
 export class PricePublication {
   /** quantity → the routes of the streams of that size (usually one). */
@@ -77,13 +90,49 @@ export class PricePublication {
   publish(price: PriceMessage): void {
     const route = this.routeOf(price);
     if (route === undefined) return;
-    if (!route.remembered && price.status !== 'stopped') {
-      // before its first live price goes out: a crash right after must find the subject
-      route.remembered = true;
-      this.ledger?.publishing(route.subject);
-    }
+    if (route.hold.stage !== 'settled') this.apply(route, priceArrives(route.hold, price));
+    else this.send(route, price);
+  }
+
+  private send(route: PriceRoute, price: PriceMessage): void {
     if (this.publisher.publishJson(route.subject, route.json.write(price), 'price')) this.published[price.status].inc();
     if (price.status === 'stopped') this.forget(price, route);
+  }
+
+  /** A step of the stream's first-price hold: its record asked for, what it let go published. */
+  private apply(route: PriceRoute, step: HoldStep): void {
+    route.hold = step.next;
+    if (step.record) this.record(route);
+    for (const price of step.send) this.send(route, price);
+  }
+
+  /** Before its first live price goes out: a crash right after must find the subject (once per stream's life). */
+  private record(route: PriceRoute): void {
+    const ledger = this.ledger;
+    if (ledger === undefined) return;
+    route.remembered = true;
+    void ledger
+      .record(route.subject)
+      .then(({ result, error }) => {
+        this.metrics.priceSubjectRecords.inc({ result });
+        const step = recordSettles(route.hold, result);
+        if (step.degraded) {
+          this.logger.warn("a new price stream's subject could not be recorded; its prices go out unrecorded", {
+            subject: route.subject,
+            result,
+            ...(error !== undefined && { error }),
+            consequence:
+              'after a crash its last price is left to age out (PRICE_MAX_AGE_MS) instead of being marked stopped',
+          });
+        }
+        this.apply(route, step);
+      })
+      .catch((error: unknown) =>
+        this.logger.error("a new price stream's held prices could not be let out", {
+          subject: route.subject,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      );
   }
 
   private routeOf(price: PriceMessage): PriceRoute | undefined {
@@ -121,6 +170,7 @@ export class PricePublication {
       currency: price.currency,
       subject,
       json: new PriceJson(price),
+      hold: this.ledger === undefined ? SETTLED : UNRECORDED,
       remembered: false,
     };
     const routes = this.routes.get(price.quantity);
