@@ -204,6 +204,23 @@ describe('gw: an order or withdrawal the gateway took without answering', () => 
     expect(keysReceived.filter((key) => key === 'crashed-1')).toHaveLength(2); // asked with its key, answered as kept
   });
 
+  it('gw withdrawals submit answered SUBMITTING (its send mark not written: not sent yet): exit 3, not done', async () => {
+    // what account-sync answers when the intent is stored and its send mark could not be written
+    withdrawals.set('mark-down-1', { ...pendingApproval(submitOf('mark-down-1'), 'w-wait'), state: 'SUBMITTING' });
+    const submit = ['withdrawals', 'submit', 'fiat', '1.17', 'USD', '--group', GROUP, '--bank-account', 'b-1'];
+    const human = await gw([...submit, '--key', 'mark-down-1']);
+    expect(human.code).toBe(3);
+    expect(human.stdout).toContain('withdrawal w-wait (key mark-down-1): SUBMITTING');
+    expect(human.stdout).toContain('not sent yet');
+    expect(human.stdout).toContain('re-run this command with --key mark-down-1');
+
+    const json = await gw([...submit, '--key', 'mark-down-1', '--json']);
+    expect(json.code).toBe(3);
+    const answer = JSON.parse(json.stdout) as Record<string, unknown>;
+    expect(answer).toMatchObject({ requestId: 'w-wait', idempotencyKey: 'mark-down-1', state: 'SUBMITTING' });
+    expect(answer['next']).toContain('gw withdrawals get --key mark-down-1');
+  });
+
   it('Ctrl-C while gw buy waits for its answer: UNKNOWN with the key, exit 3 — never a failure', async () => {
     const stopped = await interrupted([...buy, '--key', 'ctrl-c-1'], /idempotency key ctrl-c-1/);
     expect(stopped.code).toBe(3);

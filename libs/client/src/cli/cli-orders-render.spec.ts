@@ -219,8 +219,28 @@ describe('gw account rendering', () => {
     expect(submitExitCode(view)).toBe(1);
     expect(submitExitCode({ state: 'REJECTED' })).toBe(1);
     expect(submitExitCode({ state: 'UNKNOWN' })).toBe(3);
-    for (const state of ['SUBMITTING', 'PENDING_APPROVAL', 'PENDING', 'PROCESSED', 'CANCELLED', 'FAILED'] as const)
+    expect(submitExitCode({ state: 'SUBMITTING' })).toBe(3); // not sent yet: not done
+    for (const state of ['PENDING_APPROVAL', 'PENDING', 'PROCESSED', 'CANCELLED', 'FAILED'] as const)
       expect(submitExitCode({ state })).toBe(0);
+  });
+
+  it('a submit answered SUBMITTING (its send mark not written) says it is not sent yet, with the key to re-run', () => {
+    const view: WithdrawalView = {
+      requestId: 'r5',
+      idempotencyKey: 'k5',
+      kind: 'fiat',
+      state: 'SUBMITTING',
+      accountGroupUuid: 'g',
+      ccy: 'USD',
+      amount: '3.00',
+      createdAt: 0,
+      updatedAt: 0,
+    };
+    const lines = withdrawalLines(view, plain);
+    expect(lines[1]).toContain('not sent yet');
+    expect(lines[2]).toContain('re-run this command with --key k5');
+    expect(lines[2]).toContain('gw withdrawals get --key k5');
+    expect(submitExitCode(view)).toBe(3);
   });
 
   it('a withdrawal the venue carried out twice names the other venue uuid', () => {

@@ -3,7 +3,8 @@
  * idempotency key (default: a new one, printed on stderr before it is sent): repeating the command with the
  * same `--key` never creates a second withdrawal. A submit of unknown outcome is said as UNKNOWN, exit 3: the
  * gateway's answer UNKNOWN (it settles it from the venue's lists; never re-sent), or no answer at all (re-run
- * with the same `--key`, or `gw withdrawals get --key`).
+ * with the same `--key`, or `gw withdrawals get --key`). Answered SUBMITTING (its send mark could not be written:
+ * not sent yet, sent once it can be) is exit 3 too: not done, the same way on.
  */
 import type { WithdrawalListItem, WithdrawalView } from '#contracts';
 import { OutcomeUnknownError } from '../gateway-error.js';
@@ -20,8 +21,9 @@ gw withdrawals get <requestId> | --key <k>
   --timeout <s>    how long to wait for account-sync's answer (default 15; submit and cancel 35: they wait for the venue)
   --json           one JSON document
   Exit code of submit: 0 answered, 1 refused or NOT_FOUND (never created: the venue's lists never showed it —
-  check the venue's records before a new key), 3 outcome UNKNOWN — the gateway's answer (it settles it from the
-  venue's lists) or none at all: re-run with the same --key (never without it), or \`gw withdrawals get --key <k>\`.`;
+  check the venue's records before a new key), 3 not known yet — UNKNOWN (the gateway settles it from the venue's
+  lists), SUBMITTING (not sent yet: the gateway sends it once it can) or no answer at all: re-run with the same
+  --key (never without it), or \`gw withdrawals get --key <k>\`.`;
 
 export const WITHDRAWALS_FLAGS = {
   ...COMMON_FLAGS,
@@ -93,7 +95,9 @@ export async function runWithdrawals(
         }
         return EXIT_OUTCOME_UNKNOWN;
       }
-      print(view, output);
+      if (output.json && view.state === 'SUBMITTING') {
+        output.terminal.line(JSON.stringify({ ...view, next: submittingNext(view.idempotencyKey) }));
+      } else print(view, output);
       return submitExitCode(view);
     }
     case 'cancel':
@@ -112,13 +116,19 @@ export async function runWithdrawals(
 }
 
 /**
- * A submit's answer as its exit code: 3 while its outcome is UNKNOWN; 1 when the request was never created — an
+ * A submit's answer as its exit code: 3 while its outcome is not known — UNKNOWN, or SUBMITTING (its send mark could
+ * not be written: not sent yet, and whether it will be is not known here); 1 when the request was never created — an
  * UNKNOWN one the venue's lists never showed (NOT_FOUND, e.g. its intent stored, then a crash before the send),
  * like a refusal; 0 for a request the venue has, whatever its state.
  */
 export function submitExitCode(view: Pick<WithdrawalView, 'state'>): number {
-  if (view.state === 'UNKNOWN') return EXIT_OUTCOME_UNKNOWN;
+  if (view.state === 'UNKNOWN' || view.state === 'SUBMITTING') return EXIT_OUTCOME_UNKNOWN;
   return view.state === 'NOT_FOUND' || view.state === 'REJECTED' ? 1 : 0;
+}
+
+/** The way on for a submit answered SUBMITTING (the JSON `next`, the last human line). */
+function submittingNext(idempotencyKey: string): string {
+  return `not done: re-run this command with --key ${idempotencyKey} (the same key sends it at most once), or look it up: gw withdrawals get --key ${idempotencyKey}`;
 }
 
 function print(view: WithdrawalView, output: Output): void {
@@ -157,6 +167,12 @@ export function withdrawalLines(stored: WithdrawalView, colours: Pick<Terminal, 
       "  outcome not known yet: the gateway settles it from the venue's lists and never submits it twice; `gw withdrawals get " +
         view.requestId +
         '`',
+    );
+  }
+  if (view.state === 'SUBMITTING') {
+    lines.push(
+      '  not sent yet: the gateway could not record that it was sending it (NATS failing); it sends it once it can — never twice',
+      `  next: ${submittingNext(view.idempotencyKey)}`,
     );
   }
   if (view.state === 'NOT_FOUND') {
