@@ -6,11 +6,14 @@
 import { rm } from 'node:fs/promises';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
 import {
   TransactionSubjects,
   WithdrawalSubjects,
   type TransactionStateChanged,
+  type WithdrawalReply,
   type WithdrawalStateChanged,
+  type WithdrawalView,
 } from '#contracts';
 import { AccountLedgerName } from '#bus';
 import { JsonLogger, loadConfig } from '#observability';
@@ -20,6 +23,7 @@ import type { SandboxOptions } from '../../apps/sandbox-venue/src/config.js';
 import { SeedIds } from '../../apps/sandbox-venue/src/domain/seed.js';
 import { startAccountSync, type RunningAccountSync } from '../../apps/account-sync/src/bootstrap.js';
 import { AccountSyncConfig } from '../../apps/account-sync/src/config.js';
+import { sendMarkKey } from '../../apps/account-sync/src/withdrawals/withdrawal-desk.js';
 import { startE2eVenue } from '../kit/e2e-venue.js';
 
 process.env['LOG_LEVEL'] ??= process.env['E2E_LOG_LEVEL'] ?? 'error';
@@ -158,6 +162,16 @@ export async function streamMessages<T>(jsm: JetStreamManager, stream: string, s
 
 export function transactionEvents(stack: AccountSyncStack, uuid: string): Promise<TransactionStateChanged[]> {
   return streamMessages(stack.jsm, AccountLedgerName.transactions(ACCOUNT), transactionSubjects.changed(uuid));
+}
+
+/** account-sync's answer to a withdrawal submit, get or cancel (a refusal may carry the request too). */
+export type WithdrawalAnswer = WithdrawalReply & { withdrawal?: WithdrawalView };
+
+/** Whether the withdrawal's send mark (`sent.{requestId}`) is in the requests' bucket. */
+export async function sendMarkHeld(stack: AccountSyncStack, requestId: string): Promise<boolean> {
+  const kv = await new Kvm(stack.client).open(AccountLedgerName.withdrawalRequests(ACCOUNT));
+  const entry = await kv.get(sendMarkKey(requestId));
+  return entry !== null && entry.operation === 'PUT';
 }
 
 export function withdrawalEvents(stack: AccountSyncStack, requestId: string): Promise<WithdrawalStateChanged[]> {

@@ -5,7 +5,7 @@
  * CANCELLED — never OUTCOME_UNKNOWN / UNKNOWN; fiat, whose answer the spec shows, is unchanged (spec-gaps WD7).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { WithdrawalListItem, WithdrawalListReply, WithdrawalReply, WithdrawalView } from '#contracts';
+import type { WithdrawalListItem, WithdrawalListReply, WithdrawalView } from '#contracts';
 import type { CryptoWithdrawalReply } from '../../apps/sandbox-venue/src/dialect.js';
 import {
   metricValue,
@@ -14,16 +14,15 @@ import {
   withdrawalEvents,
   withdrawalSubjects,
   type AccountSyncStack,
+  type WithdrawalAnswer,
 } from './webhooks-stack.js';
-
-type Reply = WithdrawalReply & { withdrawal?: WithdrawalView };
 
 describe.each<CryptoWithdrawalReply>(['success-only', 'no-content'])(
   'account-sync crypto withdrawals, the venue answering %s (sandbox venue, real nats-server)',
   (reading) => {
     let stack: AccountSyncStack;
 
-    const submit = (body: Record<string, unknown>) => request<Reply>(stack, withdrawalSubjects.submit, body);
+    const submit = (body: Record<string, unknown>) => request<WithdrawalAnswer>(stack, withdrawalSubjects.submit, body);
     const btc = (idempotencyKey: string, amount: string) =>
       submit({
         idempotencyKey,
@@ -64,7 +63,9 @@ describe.each<CryptoWithdrawalReply>(['success-only', 'no-content'])(
     it('a cancel answered without uuid is CANCELLED at once, as the venue holds it', async () => {
       const submitted = await btc(`wd-crypto-cancel-${reading}`, '0.125');
       const view = submitted.withdrawal as WithdrawalView;
-      const cancelled = await request<Reply>(stack, withdrawalSubjects.cancel, { requestId: view.requestId });
+      const cancelled = await request<WithdrawalAnswer>(stack, withdrawalSubjects.cancel, {
+        requestId: view.requestId,
+      });
       expect(cancelled).toMatchObject({ ok: true, withdrawal: { state: 'CANCELLED', cancelRequested: true } });
       expect(await venueRowOf(view.requestId)).toMatchObject({ venueUuid: view.venueUuid, state: 'CANCELLED' });
     });

@@ -7,7 +7,7 @@
  * none of them again on the next polls nor after a restart (another instance taking over reads the same record).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { WithdrawalListReply, WithdrawalReply, WithdrawalView } from '#contracts';
+import type { WithdrawalListReply, WithdrawalView } from '#contracts';
 import { eventually, waitFor } from '#testing';
 import { metricValue } from '../connector/connector-stack.js';
 import { startAccountSyncProcess, type AccountSyncProcess } from '../monitoring/gateway-stack.js';
@@ -18,9 +18,8 @@ import {
   withdrawalEvents,
   withdrawalSubjects,
   type AccountSyncStack,
+  type WithdrawalAnswer,
 } from './webhooks-stack.js';
-
-type Reply = WithdrawalReply & { withdrawal?: WithdrawalView };
 
 const DUPLICATED = 'account_sync_withdrawals_duplicated_total';
 const DUPLICATE_LOG = 'withdrawal carried out twice at the venue';
@@ -41,7 +40,7 @@ describe('a withdrawal the venue carried out twice (401 after processing it, re-
   const okPolls = async () =>
     (await metricValue(appUrl(), 'account_sync_withdrawal_polls_total', { result: 'ok' })) ?? 0;
   const get = (body: { requestId: string } | { idempotencyKey: string }) =>
-    request<Reply>(stack, withdrawalSubjects.get, body);
+    request<WithdrawalAnswer>(stack, withdrawalSubjects.get, body);
 
   beforeAll(async () => {
     stack = await startAccountSyncStack({ startApp: false });
@@ -62,7 +61,7 @@ describe('a withdrawal the venue carried out twice (401 after processing it, re-
       path: '/api/3/withdrawal/fiat',
       applyThenFail: true,
     });
-    const reply = await request<Reply>(stack, withdrawalSubjects.submit, {
+    const reply = await request<WithdrawalAnswer>(stack, withdrawalSubjects.submit, {
       idempotencyKey: 'wd-twice',
       kind: 'fiat',
       accountGroupUuid: stack.venue.seed.defaultGroupUuid,

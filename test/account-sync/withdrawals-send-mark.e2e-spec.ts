@@ -2,24 +2,25 @@
  * A crash (kill -9) between a withdrawal's intent and its send no longer burns the key: right before the request
  * leaves, its send mark is created (create-if-absent; only its creator sends). Killed before the mark, the request
  * was never sent, and the next life sends it, exactly once, and it ends in the venue's state; killed after the mark,
- * it may have left: UNKNOWN, looked up in the venue's lists, never sent again (as before).
+ * it may have left: UNKNOWN, looked up in the venue's lists, never sent again (as before). Once the request's record
+ * holds the venue's answer (or NOT_FOUND) its mark is removed; killed before that removal, the next start removes it.
  * account-sync runs as a child process (`FAULT_CRASH_AT` SIGKILLs it at that step).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type { WithdrawalListReply, WithdrawalReply, WithdrawalView } from '#contracts';
+import type { WithdrawalListReply } from '#contracts';
 import { waitFor } from '#testing';
 import { requestIdOf } from '../../apps/account-sync/src/withdrawals/withdrawal-identity.js';
 import { AppProcess } from '../kit/app-process.js';
 import {
   ACCOUNT,
   request,
+  sendMarkHeld,
   startAccountSyncStack,
   withdrawalEvents,
   withdrawalSubjects,
   type AccountSyncStack,
+  type WithdrawalAnswer,
 } from './webhooks-stack.js';
-
-type Reply = WithdrawalReply & { withdrawal?: WithdrawalView };
 
 describe('account-sync withdrawals: a crash between the intent and the send (child process)', () => {
   let stack: AccountSyncStack;
@@ -37,7 +38,7 @@ describe('account-sync withdrawals: a crash between the intent and the send (chi
     amount,
     bankAccountUuid: stack.venue.seed.bankUsdOk,
   });
-  const get = (requestId: string) => request<Reply>(stack, withdrawalSubjects.get, { requestId });
+  const get = (requestId: string) => request<WithdrawalAnswer>(stack, withdrawalSubjects.get, { requestId });
 
   async function venueRows(requestId: string): Promise<number> {
     const reply = await request<WithdrawalListReply>(stack, withdrawalSubjects.list, { kind: 'fiat' });
@@ -69,6 +70,38 @@ describe('account-sync withdrawals: a crash between the intent and the send (chi
     await stack?.stop();
   });
 
+  it('a completed submit leaves no send mark behind; the same key answers the request, never sends it again', async () => {
+    const key = 'wd-mark-removed';
+    const requestId = requestIdOf(ACCOUNT, key);
+    await start();
+    const submitted = await request<WithdrawalAnswer>(stack, withdrawalSubjects.submit, body(key, '30.00'));
+    expect(submitted).toMatchObject({ ok: true, withdrawal: { requestId, state: 'PENDING_APPROVAL' } });
+    expect(await sendMarkHeld(stack, requestId)).toBe(false);
+    const retried = await request<WithdrawalAnswer>(stack, withdrawalSubjects.submit, body(key, '30.00'));
+    expect(retried).toMatchObject({ ok: true, withdrawal: { requestId, state: 'PENDING_APPROVAL' } });
+    await app?.stop();
+    await start(); // a restart with the mark gone: the record's state decides, nothing is sent
+    await request<WithdrawalAnswer>(stack, withdrawalSubjects.submit, body(key, '30.00'));
+    await waitFor(
+      async () => (await get(requestId)).withdrawal?.state === 'PENDING_APPROVAL',
+      'still as the venue has it',
+    );
+    expect(await venueRows(requestId)).toBe(1);
+    expect(await sendMarkHeld(stack, requestId)).toBe(false);
+  }, 60_000);
+
+  it('killed once the answer is stored, before its mark is removed: the next start removes it; sent once', async () => {
+    const key = 'wd-crash-before-removal';
+    const requestId = requestIdOf(ACCOUNT, key);
+    await submitIntoCrash('before-send-mark-removal', key, '33.00');
+    expect(await sendMarkHeld(stack, requestId)).toBe(true);
+
+    await start();
+    await waitFor(async () => !(await sendMarkHeld(stack, requestId)), 'the spent mark removed at start');
+    expect(await get(requestId)).toMatchObject({ withdrawal: { state: 'PENDING_APPROVAL' } });
+    expect(await venueRows(requestId)).toBe(1);
+  }, 60_000);
+
   it('killed before the send mark: the next life sends it once; it ends in the venue state and the same key finds it', async () => {
     const key = 'wd-crash-before-mark';
     const requestId = requestIdOf(ACCOUNT, key);
@@ -78,8 +111,9 @@ describe('account-sync withdrawals: a crash between the intent and the send (chi
     await start();
     await waitFor(async () => (await get(requestId)).withdrawal?.state === 'PENDING_APPROVAL', 'sent by the next life');
     expect(await venueRows(requestId)).toBe(1);
+    expect(await sendMarkHeld(stack, requestId)).toBe(false); // answered: its mark gone
     // the caller's retry with the same key gets that request; nothing is sent again
-    const retried = await request<Reply>(stack, withdrawalSubjects.submit, body(key, '31.00'));
+    const retried = await request<WithdrawalAnswer>(stack, withdrawalSubjects.submit, body(key, '31.00'));
     expect(retried).toMatchObject({ ok: true, withdrawal: { requestId, state: 'PENDING_APPROVAL' } });
     expect(await venueRows(requestId)).toBe(1);
     const states = (await withdrawalEvents(stack, requestId)).map((event) => event.withdrawal.state);
@@ -91,9 +125,11 @@ describe('account-sync withdrawals: a crash between the intent and the send (chi
     const requestId = requestIdOf(ACCOUNT, key);
     await submitIntoCrash('after-send-mark', key, '32.00');
 
+    expect(await sendMarkHeld(stack, requestId)).toBe(true);
     await start();
     await waitFor(async () => (await get(requestId)).withdrawal?.state === 'NOT_FOUND', 'settled from the lists');
-    const retried = await request<Reply>(stack, withdrawalSubjects.submit, body(key, '32.00'));
+    await waitFor(async () => !(await sendMarkHeld(stack, requestId)), 'settled: its mark removed');
+    const retried = await request<WithdrawalAnswer>(stack, withdrawalSubjects.submit, body(key, '32.00'));
     expect(retried).toMatchObject({ ok: true, withdrawal: { requestId, state: 'NOT_FOUND' } });
     expect(await venueRows(requestId)).toBe(0);
     const states = (await withdrawalEvents(stack, requestId)).map((event) => event.withdrawal.state);

@@ -11,7 +11,12 @@ import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { startNatsServer, type NatsServerHandle } from '#testing';
 import { TonceSource, VenueRestClient } from '#venue-api';
 import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
-import { sendMarkKey, WithdrawalDesk } from '../../apps/account-sync/src/withdrawals/withdrawal-desk.js';
+import {
+  sendMarkKey,
+  WithdrawalDesk,
+  type WithdrawalRecords,
+  type WithdrawalVenue,
+} from '../../apps/account-sync/src/withdrawals/withdrawal-desk.js';
 import { requestIdOf } from '../../apps/account-sync/src/withdrawals/withdrawal-identity.js';
 import { WithdrawalMetrics } from '../../apps/account-sync/src/withdrawals/withdrawal-metrics.js';
 import { startE2eVenue } from '../kit/e2e-venue.js';
@@ -26,9 +31,13 @@ describe('withdrawal desk: the intent is stored before anything is sent', () => 
   let client: VenueRestClient;
   let storageDown = true;
   let ackLost = false;
-  /** Only the send marks' writes fail (the intent was stored). */
-  let marksDown = false;
+  /** Only the send marks' writes of this idempotency key fail (the intent was stored). */
+  let marksDownFor: string | undefined;
   let bucket: KvBucket;
+  /** Another desk on the same bucket and venue (another process at a hand-over), stopped after its test. */
+  let deskOn: (venueApi: WithdrawalVenue, records: WithdrawalRecords) => WithdrawalDesk;
+  const others: WithdrawalDesk[] = [];
+  let faulty: WithdrawalRecords;
 
   beforeAll(async () => {
     nats = await startNatsServer();
@@ -41,16 +50,19 @@ describe('withdrawal desk: the intent is stored before anything is sent', () => 
       silent,
     );
     bucket = await new BusKv(connection).bucket(AccountLedgerName.withdrawalRequests('t'));
-    const faulty = {
+    faulty = {
       createIfAbsent: async (key: string, value: unknown) => {
         if (storageDown) throw new Error('injected: KV unavailable');
-        if (marksDown && key === sendMarkKey(requestIdOf('t', 'mark-down')))
+        if (marksDownFor !== undefined && key === sendMarkKey(requestIdOf('t', marksDownFor)))
           throw new Error('injected: mark not written');
         const created = await bucket.createIfAbsent(key, value);
         if (ackLost) throw new Error('injected: the write was stored, its answer lost');
         return created;
       },
       remove: (key: string) => bucket.remove(key),
+      removeAt: (key: string, revision: number) => bucket.removeAt(key, revision),
+      compareAndSet: (key: string, value: unknown, revision: number) => bucket.compareAndSet(key, value, revision),
+      purgeRemovedMarkers: (olderThanMs?: number) => bucket.purgeRemovedMarkers(olderThanMs),
       get: <T>(key: string) =>
         storageDown ? Promise.reject(new Error('injected: KV unavailable')) : bucket.get<T>(key),
       put: (key: string, value: unknown) => bucket.put(key, value),
@@ -83,8 +95,25 @@ describe('withdrawal desk: the intent is stored before anything is sent', () => 
       { pollMs: 60_000, unknownSettleMs: 60_000, stuckAfterMs: 60_000, accountDetailsTtlMs: 0, listLimit: 100 },
     );
     await desk.start();
+    deskOn = (venueApi, records) =>
+      new WithdrawalDesk(
+        venueApi,
+        records,
+        {
+          publish: async (subject, event, msgId) => {
+            await publisher.publishDurable(subject, event, { msgId, kind: 'acct.withdrawal.changed' });
+          },
+          lastPublished: async () => undefined,
+        },
+        new WithdrawalSubjects('gw.v1', 't'),
+        new WithdrawalMetrics(new MetricsRegistry(`o${others.length}`, { defaultMetrics: false })),
+        systemClock,
+        silent,
+        { pollMs: 60_000, unknownSettleMs: 60_000, stuckAfterMs: 60_000, accountDetailsTtlMs: 0, listLimit: 100 },
+      );
   });
   afterAll(async () => {
+    for (const other of others) await other.stop();
     await desk?.stop();
     await connection?.close();
     await venue?.close();
@@ -145,10 +174,10 @@ describe('withdrawal desk: the intent is stored before anything is sent', () => 
   it('a send mark that cannot be written sends nothing: SUBMITTING, and the same key sends it once when it can be', async () => {
     const request = eurRequest('mark-down', '44.00');
     const requestId = requestIdOf('t', 'mark-down');
-    marksDown = true;
+    marksDownFor = 'mark-down';
     expect(await desk.submit(request)).toMatchObject({ ok: true, withdrawal: { requestId, state: 'SUBMITTING' } });
     expect(await rowsOf(requestId)).toBe(0);
-    marksDown = false;
+    marksDownFor = undefined;
     expect(await desk.submit(request)).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL' } });
     expect(await desk.submit(request)).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL' } });
     expect(await rowsOf(requestId)).toBe(1);
@@ -163,5 +192,36 @@ describe('withdrawal desk: the intent is stored before anything is sent', () => 
     expect(await rowsOf(requestId)).toBe(0);
     expect(await desk.submit(request)).toMatchObject({ ok: true, withdrawal: { requestId, state: 'UNKNOWN' } });
     expect(await rowsOf(requestId)).toBe(0);
+  });
+
+  it('a copy read SUBMITTING before another desk sent it and removed its spent mark: the mark made again, never sent twice', async () => {
+    const request = eurRequest('stale-copy', '46.00');
+    const requestId = requestIdOf('t', 'stale-copy');
+    storageDown = false;
+    // this desk's lists lag (they do not show the request yet): only the confirmation after its mark stops a send
+    let listsLag = false;
+    const lagging: WithdrawalVenue = Object.assign(Object.create(client) as VenueRestClient, {
+      listFiatWithdrawals: async () => (listsLag ? [] : client.listFiatWithdrawals()),
+    });
+    const stale = deskOn(lagging, faulty);
+    const current = deskOn(client, bucket);
+    others.push(stale, current);
+    await stale.start();
+    await current.start();
+    marksDownFor = 'stale-copy';
+    // the stale desk keeps its copy SUBMITTING (its mark could not be written: nothing sent)
+    expect(await stale.submit(request)).toMatchObject({ ok: true, withdrawal: { requestId, state: 'SUBMITTING' } });
+    marksDownFor = undefined;
+    // the other desk sends it (the caller asked it with the key): answered, its spent mark removed
+    expect(await current.submit(request)).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL' } });
+    expect(await bucket.get(sendMarkKey(requestId))).toBeUndefined();
+    expect(await rowsOf(requestId)).toBe(1);
+    // the stale desk's poll finds its copy unsent and no mark: it creates the mark, the record says otherwise
+    listsLag = true;
+    await stale.poll();
+    listsLag = false;
+    expect(await rowsOf(requestId)).toBe(1);
+    expect(await stale.get({ requestId })).toMatchObject({ ok: true, withdrawal: { state: 'PENDING_APPROVAL' } });
+    expect(await bucket.get(sendMarkKey(requestId))).toBeUndefined(); // the mark it made again, removed
   });
 });

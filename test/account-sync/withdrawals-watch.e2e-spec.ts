@@ -110,6 +110,9 @@ describe('withdrawal desk: NOT_FOUND is watched, and a state stored but not publ
         faults.writesDown ? Promise.reject(new Error('injected: KV write failed')) : bucket.put(key, value),
       keys: () => bucket.keys(),
       remove: (key: string) => bucket.remove(key),
+      removeAt: (key: string, revision: number) => bucket.removeAt(key, revision),
+      compareAndSet: (key: string, value: unknown, revision: number) => bucket.compareAndSet(key, value, revision),
+      purgeRemovedMarkers: (olderThanMs?: number) => bucket.purgeRemovedMarkers(olderThanMs),
     };
     const desk = new WithdrawalDesk(
       venueWithFaults(),

@@ -4,7 +4,7 @@
  * venue's participants service is down.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { WithdrawalListReply, WithdrawalReply, WithdrawalView } from '#contracts';
+import type { WithdrawalListReply, WithdrawalView } from '#contracts';
 import { waitFor } from '#testing';
 import { requestIdOf } from '../../apps/account-sync/src/withdrawals/withdrawal-identity.js';
 import {
@@ -15,15 +15,14 @@ import {
   withdrawalEvents,
   withdrawalSubjects,
   type AccountSyncStack,
+  type WithdrawalAnswer,
 } from './webhooks-stack.js';
-
-type Reply = WithdrawalReply & { withdrawal?: WithdrawalView };
 
 describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
   let stack: AccountSyncStack;
   let seed: AccountSyncStack['venue']['seed'];
 
-  const submit = (body: Record<string, unknown>) => request<Reply>(stack, withdrawalSubjects.submit, body);
+  const submit = (body: Record<string, unknown>) => request<WithdrawalAnswer>(stack, withdrawalSubjects.submit, body);
   const fiat = (idempotencyKey: string, extra: Record<string, unknown> = {}) =>
     submit({
       idempotencyKey,
@@ -35,7 +34,7 @@ describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
       clientComment: 'rent',
       ...extra,
     });
-  const get = (requestId: string) => request<Reply>(stack, withdrawalSubjects.get, { requestId });
+  const get = (requestId: string) => request<WithdrawalAnswer>(stack, withdrawalSubjects.get, { requestId });
   const list = (kind?: 'fiat' | 'crypto') =>
     request<WithdrawalListReply>(stack, withdrawalSubjects.list, kind === undefined ? {} : { kind });
 
@@ -88,24 +87,26 @@ describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
     const submitted = await fiat('wd-naming', { amount: '10.00' });
     const requestId = submitted.withdrawal?.requestId as string;
     for (const subject of [withdrawalSubjects.get, withdrawalSubjects.cancel]) {
-      expect(await request<Reply>(stack, subject, {})).toMatchObject({
+      expect(await request<WithdrawalAnswer>(stack, subject, {})).toMatchObject({
         ok: false,
         error: { code: 'INVALID_REQUEST', message: 'give requestId or idempotencyKey' },
       });
-      expect(await request<Reply>(stack, subject, { requestId, idempotencyKey: 'wd-key-reuse' })).toMatchObject({
+      expect(
+        await request<WithdrawalAnswer>(stack, subject, { requestId, idempotencyKey: 'wd-key-reuse' }),
+      ).toMatchObject({
         ok: false,
         error: { code: 'INVALID_REQUEST', message: 'give requestId or idempotencyKey, not both' },
       });
     }
-    expect(await request<Reply>(stack, withdrawalSubjects.get, { requestId })).toMatchObject({ ok: true });
+    expect(await request<WithdrawalAnswer>(stack, withdrawalSubjects.get, { requestId })).toMatchObject({ ok: true });
   });
 
   it('cancel is allowed in PENDING_APPROVAL, then the venue answers 409: NOT_CANCELLABLE', async () => {
     const submitted = await fiat('wd-cancel-1', { amount: '10.00' });
     const requestId = submitted.withdrawal?.requestId as string;
-    const cancelled = await request<Reply>(stack, withdrawalSubjects.cancel, { requestId });
+    const cancelled = await request<WithdrawalAnswer>(stack, withdrawalSubjects.cancel, { requestId });
     expect(cancelled).toMatchObject({ ok: true, withdrawal: { state: 'CANCELLED', cancelRequested: true } });
-    const again = await request<Reply>(stack, withdrawalSubjects.cancel, { requestId });
+    const again = await request<WithdrawalAnswer>(stack, withdrawalSubjects.cancel, { requestId });
     expect(again).toMatchObject({ ok: false, error: { code: 'NOT_CANCELLABLE' } });
     const events = await withdrawalEvents(stack, requestId);
     expect(events.map((e) => e.withdrawal.state)).toEqual([
@@ -121,7 +122,7 @@ describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
     const view = submitted.withdrawal as WithdrawalView;
     await admin(stack.venue, `/withdrawals/${view.venueUuid}/approve`);
     await waitFor(async () => (await get(view.requestId)).withdrawal?.state === 'PENDING', 'PENDING from the list');
-    const refused = await request<Reply>(stack, withdrawalSubjects.cancel, { requestId: view.requestId });
+    const refused = await request<WithdrawalAnswer>(stack, withdrawalSubjects.cancel, { requestId: view.requestId });
     expect(refused).toMatchObject({ ok: false, error: { code: 'NOT_CANCELLABLE' }, withdrawal: { state: 'PENDING' } });
     expect(refused.withdrawal?.cancelRequested ?? false).toBe(false);
     const events = await withdrawalEvents(stack, view.requestId);
@@ -137,7 +138,7 @@ describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
     const view = submitted.withdrawal as WithdrawalView;
     await admin(stack.venue, `/withdrawals/${view.venueUuid}/approve`);
     // at once: the gateway still holds PENDING_APPROVAL (or, polled meanwhile, PENDING: refused here as above)
-    const refused = await request<Reply>(stack, withdrawalSubjects.cancel, { requestId: view.requestId });
+    const refused = await request<WithdrawalAnswer>(stack, withdrawalSubjects.cancel, { requestId: view.requestId });
     expect(refused).toMatchObject({ ok: false, error: { code: 'NOT_CANCELLABLE' } });
     expect(refused.withdrawal?.cancelRequested ?? false).toBe(false);
     await waitFor(async () => (await get(view.requestId)).withdrawal?.state === 'PENDING', 'PENDING from the list');
@@ -213,7 +214,9 @@ describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
       expect(refused.ok === false && refused.error.message).toMatch(/^amount has \d+ decimals/);
     }
     expect(await withdrawalEvents(stack, requestIdOf(ACCOUNT, 'wd-btc-scale'))).toEqual([]);
-    expect(await request<Reply>(stack, withdrawalSubjects.get, { idempotencyKey: 'wd-btc-scale' })).toMatchObject({
+    expect(
+      await request<WithdrawalAnswer>(stack, withdrawalSubjects.get, { idempotencyKey: 'wd-btc-scale' }),
+    ).toMatchObject({
       ok: false,
       error: { code: 'NOT_FOUND' },
     });
@@ -221,7 +224,10 @@ describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
       ok: true,
       withdrawal: { state: 'PENDING_APPROVAL' },
     });
-    const invalid = await request<Reply>(stack, withdrawalSubjects.submit, { idempotencyKey: 'x', kind: 'wire' });
+    const invalid = await request<WithdrawalAnswer>(stack, withdrawalSubjects.submit, {
+      idempotencyKey: 'x',
+      kind: 'wire',
+    });
     expect(invalid).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
   });
 

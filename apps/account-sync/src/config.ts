@@ -126,8 +126,8 @@ export class AccountSyncConfig
 
   /** Fault injection for tests only: SIGKILL itself at this step of a withdrawal's send. Never set in production. */
   @IsOptional()
-  @EnvEnum(['before-send-mark', 'after-send-mark'])
-  FAULT_CRASH_AT?: 'before-send-mark' | 'after-send-mark';
+  @EnvEnum(['before-send-mark', 'after-send-mark', 'before-send-mark-removal'])
+  FAULT_CRASH_AT?: 'before-send-mark' | 'after-send-mark' | 'before-send-mark-removal';
 
   crossChecks(): CrossRule<this>[] {
     // Every stream with a retention takes ACCOUNT_EVENT_DUPLICATE_WINDOW_MS as its duplicate window: the account

@@ -34,6 +34,15 @@ describe('KvBucket compare-and-set and watch (real nats-server)', () => {
     expect(typeof (await bucket.compareAndSet('a', { n: 4 }, 0))).toBe('number');
   });
 
+  it('removeAt removes only at the expected revision: a value written since stays', async () => {
+    const first = await bucket.put('r', { n: 1 });
+    const second = await bucket.put('r', { n: 2 });
+    expect(await bucket.removeAt('r', first)).toBe('conflict');
+    expect((await bucket.get('r'))?.value).toEqual({ n: 2 });
+    expect(await bucket.removeAt('r', second)).toBe('removed');
+    expect(await bucket.get('r')).toBeUndefined();
+  });
+
   it('watch gives the current values, then every later change in order, deletes included', async () => {
     await bucket.put('w.x', { v: 'x1' });
     await bucket.put('w.y', { v: 'y1' });

@@ -196,6 +196,20 @@ export class KvBucket {
   }
 
   /**
+   * Removes the key's value only if it is still at `revision` (compare-and-remove): 'conflict' when someone wrote
+   * it since, and then nothing is removed.
+   */
+  async removeAt(key: string, revision: number): Promise<'removed' | 'conflict'> {
+    try {
+      await this.written(this.kv.purge(key, { previousSeq: revision }));
+      return 'removed';
+    } catch (error) {
+      if (isWrongLastSequence(error)) return 'conflict';
+      throw error;
+    }
+  }
+
+  /**
    * The latest entry of each key matching `filter`, in stream order (`undefined`: deleted or purged), read with
    * an ordered consumer deleted when done. A later message for a key overrides an earlier one (a consumer the
    * client re-creates mid-read reads on from its last sequence, so a key may come twice).

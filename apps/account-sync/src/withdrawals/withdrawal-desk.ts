@@ -6,7 +6,9 @@
  * any wait for the request budget) its send mark `sent.{requestId}` is created in the same bucket: only the creator
  * of the mark sends. An intent with no mark was never sent — its process ended first, or the mark could not be
  * written — and the desk holding the lease sends it (a repeat of the submit, the poll, the next start); one with a
- * mark may have left, and is only looked up. Our requestId rides in `clientComment` (the API has no reference
+ * mark may have left, and is only looked up. A mark is removed once its request's record holds the venue's answer
+ * (`sendMarkSpent`); the creator of a mark sends only if the record is still SUBMITTING right after (compare-and-set),
+ * so a copy read before that removal never sends it again. Our requestId rides in `clientComment` (the API has no reference
  * field): after a 500 the request is looked up in the venue's list by it, before anything else; an UNKNOWN request
  * is never re-sent.
  *
@@ -63,6 +65,7 @@ import { duplicatesOf, legacyRequestIdOf, requestIdOf, rowIsOf, sameAmount } fro
 import { LEDGER_MARK_KEY, restoredFieldAgrees, restoredRequests } from './withdrawal-restore.js';
 import {
   isWatched,
+  sendMarkSpent,
   withdrawalTransition,
   type DuplicateRow,
   type WithdrawalEvent,
@@ -92,10 +95,16 @@ export interface WithdrawalVenue {
 /** The requests' KV bucket. */
 export interface WithdrawalRecords {
   createIfAbsent(key: string, value: unknown): Promise<'created' | 'exists'>;
-  get<T>(key: string): Promise<{ value: T } | undefined>;
+  get<T>(key: string): Promise<{ value: T; revision: number } | undefined>;
   put(key: string, value: unknown): Promise<number>;
+  /** Writes only if the key is still at `revision`. */
+  compareAndSet(key: string, value: unknown, revision: number): Promise<number | 'conflict'>;
   keys(): Promise<string[]>;
   remove(key: string): Promise<void>;
+  /** Removes only if the key is still at `revision`. */
+  removeAt(key: string, revision: number): Promise<'removed' | 'conflict'>;
+  /** Drops the markers removed keys leave behind (one per key ever removed otherwise). */
+  purgeRemovedMarkers(olderThanMs?: number): Promise<number>;
 }
 
 export interface WithdrawalEvents {
@@ -124,8 +133,11 @@ export interface WithdrawalDeskOptions {
   crashAt?: WithdrawalCrashPoint;
 }
 
-/** Where a test may crash a send: its intent stored, right before its send mark / right after it. */
-export type WithdrawalCrashPoint = 'before-send-mark' | 'after-send-mark';
+/**
+ * Where a test may crash a send: its intent stored, right before its send mark / right after it (the mark created
+ * and the intent confirmed); or once the venue's answer is stored, before the spent send mark is removed.
+ */
+export type WithdrawalCrashPoint = 'before-send-mark' | 'after-send-mark' | 'before-send-mark-removal';
 
 /** The bucket key of a request's send mark (a request id is hex: never a mark's key). */
 const SEND_MARK_PREFIX = 'sent.';
@@ -135,16 +147,23 @@ export function sendMarkKey(requestId: string): string {
 
 /** The send mark exists already: another life of the desk (or a process before a hand-over) may have sent it. */
 class SendMarkHeld extends Error {}
-/** The send mark could not be written: nothing was sent. */
+/** The send mark could not be written (or the intent not confirmed after it): nothing was sent. */
 class SendMarkFailed extends Error {}
 /** The records bucket could not be read or written while checking or restoring the ledger. */
 class LedgerStorageFailed extends Error {}
+/**
+ * The mark was created, and the record is not SUBMITTING at the revision read: another life sent and settled it
+ * (its spent mark removed since) while this copy still said SUBMITTING. Nothing was sent.
+ */
+class SentElsewhere extends Error {}
 
 const DEFAULT_LIST_LIMIT = 500;
 /** What the rows of a list reply may take, under NATS's default 1 MB payload with room for the rest. */
 const LIST_REPLY_BUDGET_BYTES = 768 * 1024;
 const DEFAULT_NOT_FOUND_WATCH_MS = 7 * 24 * 3_600_000;
 const DEFAULT_REJECTED_WATCH_MS = 7 * 24 * 3_600_000;
+/** How often the markers that removed send marks leave in the bucket are purged (and once at start). */
+const MARKER_PURGE_EVERY_MS = 3_600_000;
 
 export class WithdrawalDesk {
   private readonly mailbox = new KeyedMailbox();
@@ -163,6 +182,10 @@ export class WithdrawalDesk {
   private stopping = false;
   /** Requests taken and not answered yet (some wait outside any mailbox): the stop waits for them. */
   private readonly inHand = new Set<Promise<unknown>>();
+
+  /** Spent send marks whose removal failed (NATS): removed again with every poll. */
+  private readonly spentMarks = new Set<string>();
+  private markersPurgedAt: number | undefined;
 
   /** Read at start: the requests whose current state is published again if the stream's last change differs. */
   private readonly recent: Array<[string, WithdrawalRecord]> = [];
@@ -206,10 +229,16 @@ export class WithdrawalDesk {
     await this.ensureLedger().catch((error: unknown) => this.restoreFailed(error));
     const now = this.clock.now();
     const recentMs = Math.max(this.notFoundWatchMs, this.rejectedWatchMs);
-    for (const key of await this.records.keys()) {
+    const keys = await this.records.keys();
+    const marked = new Set(
+      keys.filter((key) => key.startsWith(SEND_MARK_PREFIX)).map((key) => key.slice(SEND_MARK_PREFIX.length)),
+    );
+    for (const key of keys) {
       if (key.startsWith(SEND_MARK_PREFIX)) continue;
       const stored = await this.records.get<WithdrawalRecord>(key);
       if (stored === undefined) continue;
+      // a life that ended between storing the venue's answer and removing the mark (a mark with no record stays)
+      if (marked.has(key) && sendMarkSpent(stored.value)) this.spentMarks.add(key);
       if (now - stored.value.view.updatedAt < recentMs) this.recent.push([key, stored.value]);
       if (!this.watched(stored.value)) continue;
       this.open.set(key, stored.value);
@@ -220,6 +249,7 @@ export class WithdrawalDesk {
         );
       }
     }
+    await this.tidySendMarks();
     this.refreshGauges();
     this.cancelPoll = this.clock.setInterval(() => void this.poll(), this.options.pollMs);
     if (this.open.size > 0) void this.poll();
@@ -468,6 +498,7 @@ export class WithdrawalDesk {
           });
           return replyOf(this.open.get(requestId) ?? record);
         }
+        if (error instanceof SentElsewhere) return this.settledElsewhere(requestId, record);
         if (error instanceof SendMarkHeld && this.stopping) {
           // a stop's straggler (the lease may be another's now): write nothing, the next start looks it up
           return replyOf({ view: { ...record.view, state: 'UNKNOWN', updatedAt: this.clock.now() } });
@@ -512,7 +543,8 @@ export class WithdrawalDesk {
     try {
       const stored = await this.records.get<WithdrawalRecord>(requestId);
       if (stored?.value.view.state === 'SUBMITTING' && stored.value.view.createdAt === record.view.createdAt) {
-        await this.records.remove(requestId);
+        // only at the revision read: one another process sent meanwhile (its confirmation wrote it) stays
+        await this.records.removeAt(requestId, stored.revision);
       }
     } catch (error) {
       this.logger.warn('an intent that may be stored could not be checked; the next start settles it', {
@@ -562,12 +594,86 @@ export class WithdrawalDesk {
       throw new SendMarkFailed(messageOf(error));
     }
     if (created === 'exists') throw new SendMarkHeld('send mark held');
+    await this.confirmUnsent(requestId);
     if (this.options.crashAt === 'after-send-mark') crash();
   }
 
-  /** SUBMITTING, guarded by send marks, and not resolved yet: no mark means never sent. */
+  /**
+   * The mark is ours; the request leaves only if its stored record is still unsent, written back unchanged at the
+   * revision read (compare-and-set, so a lagging read cannot pass). A spent mark is removed once the record holds
+   * the venue's answer, and a copy read SUBMITTING before that (another process's at a hand-over, a repeat's read)
+   * creates the mark again: the record, moved on, stops it. Not confirmed (NATS failing): nothing sent, our mark
+   * removed again so that the request is sent once it can be (left there, it reads "may have left": UNKNOWN).
+   */
+  private async confirmUnsent(requestId: string): Promise<void> {
+    let confirmed: boolean;
+    try {
+      const stored = await this.records.get<WithdrawalRecord>(requestId);
+      confirmed =
+        stored !== undefined &&
+        this.unsent(stored.value) &&
+        (await this.records.compareAndSet(requestId, stored.value, stored.revision)) !== 'conflict';
+    } catch (error) {
+      this.storageFailure = messageOf(error);
+      await this.records.remove(sendMarkKey(requestId)).catch(() => undefined);
+      throw new SendMarkFailed(`intent not confirmed after its send mark: ${messageOf(error)}`);
+    }
+    if (!confirmed) throw new SentElsewhere('settled by another life');
+  }
+
+  /**
+   * Nothing sent: the request moved on in the store since this copy was read. The stored record answers (and
+   * replaces the copy); still SUBMITTING (changed otherwise), its mark now there makes it UNKNOWN, looked up.
+   */
+  private async settledElsewhere(requestId: string, copy: WithdrawalRecord): Promise<WithdrawalReply> {
+    this.logger.warn('withdrawal settled by another life since this copy was read: not sent', { requestId });
+    this.open.delete(requestId);
+    let stored: WithdrawalRecord | undefined;
+    try {
+      stored = (await this.records.get<WithdrawalRecord>(requestId))?.value;
+    } catch (error) {
+      this.storageFailure = messageOf(error);
+      // not sent here; what the other life got is not readable now: unknown to the caller, who asks again
+      return replyOf({ view: { ...copy.view, state: 'UNKNOWN', updatedAt: this.clock.now() } });
+    }
+    if (stored === undefined) return notFound();
+    this.remember(requestId, stored);
+    if (sendMarkSpent(stored)) await this.removeSendMark(requestId);
+    return replyOf(stored);
+  }
+
+  /** A spent mark removed; one that cannot be now is removed again by the next poll (or the next start). */
+  private async removeSendMark(requestId: string): Promise<void> {
+    try {
+      await this.records.remove(sendMarkKey(requestId));
+      this.spentMarks.delete(requestId);
+    } catch (error) {
+      this.spentMarks.add(requestId);
+      this.logger.warn('spent withdrawal send mark not removed; removed again with the next poll', {
+        requestId,
+        error: messageOf(error),
+      });
+    }
+  }
+
+  /** Spent marks not removed yet; the markers removed keys leave, hourly (the bucket keeps none per request). */
+  private async tidySendMarks(): Promise<void> {
+    for (const requestId of [...this.spentMarks]) await this.removeSendMark(requestId);
+    const now = this.clock.now();
+    if (this.markersPurgedAt !== undefined && now - this.markersPurgedAt < MARKER_PURGE_EVERY_MS) return;
+    this.markersPurgedAt = now;
+    try {
+      await this.records.purgeRemovedMarkers();
+    } catch (error) {
+      this.logger.warn('markers of removed withdrawal send marks not purged; tried again in an hour', {
+        error: messageOf(error),
+      });
+    }
+  }
+
+  /** SUBMITTING, guarded by send marks, and not at the venue yet (no venue uuid): no mark means never sent. */
   private unsent(record: WithdrawalRecord): boolean {
-    return record.view.state === 'SUBMITTING' && record.sendMarks === true;
+    return record.view.state === 'SUBMITTING' && record.sendMarks === true && record.view.venueUuid === undefined;
   }
 
   /** Whether a SUBMITTING request may have reached the venue: its mark is there, or it is of before marks. */
@@ -834,6 +940,7 @@ export class WithdrawalDesk {
       await this.mailbox.run(requestId, () => this.outbox.flush(requestId));
     }
     for (const [requestId, record] of this.open) if (!this.watched(record)) this.open.delete(requestId);
+    if (!this.stopping) await this.tidySendMarks();
     // Intents left SUBMITTING (a life that ended before their send mark, a mark not written): sent now, by the
     // lease holder; one whose mark is there is UNKNOWN (looked up below). Not while stopping: the next life does it.
     for (const [requestId, record] of [...this.open]) {
@@ -933,6 +1040,11 @@ export class WithdrawalDesk {
             throw error;
           }
           this.remember(requestId, next.record);
+          if (sendMarkSpent(next.record) && !sendMarkSpent(record)) {
+            // stored: the mark can decide nothing from now on (a send confirms the record SUBMITTING first)
+            if (this.options.crashAt === 'before-send-mark-removal') crash();
+            await this.removeSendMark(requestId);
+          }
           break;
         case 'publish':
           await this.publish(requestId, next.record, effect.previousState, effect.msgSuffix);

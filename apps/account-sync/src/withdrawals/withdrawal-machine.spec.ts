@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { WithdrawalView } from '#contracts';
-import { isWatched, withdrawalTransition, type WithdrawalRecord } from './withdrawal-machine.js';
+import { isWatched, sendMarkSpent, withdrawalTransition, type WithdrawalRecord } from './withdrawal-machine.js';
 
 const env = { now: 1_000, unknownSettleMs: 60_000 };
 
@@ -291,5 +291,64 @@ describe('a request answered REJECTED on a 401 that the venue carried out (contr
     ] as const) {
       expect(withdrawalTransition(rejected, event, env).effects).toEqual([]);
     }
+  });
+});
+
+describe('sendMarkSpent: when a send mark can no longer decide anything (and is removed)', () => {
+  const marked = (state: WithdrawalView['state'], extra: Partial<WithdrawalView> = {}): WithdrawalRecord => ({
+    ...record(state, extra),
+    sendMarks: true,
+  });
+
+  it('kept while SUBMITTING (it decides whether to send) and UNKNOWN (it may have left; the lists settle it)', () => {
+    expect(sendMarkSpent(marked('SUBMITTING'))).toBe(false);
+    expect(sendMarkSpent(marked('UNKNOWN'))).toBe(false);
+  });
+
+  it("spent once the record holds the venue's answer or a settled state", () => {
+    for (const state of [
+      'PENDING_APPROVAL',
+      'PENDING',
+      'PROCESSED',
+      'CANCELLED',
+      'FAILED',
+      'REJECTED',
+      'NOT_FOUND',
+    ] as const) {
+      expect(sendMarkSpent(marked(state))).toBe(true);
+    }
+  });
+
+  it('a record of before send marks has none to remove', () => {
+    expect(sendMarkSpent(record('PENDING_APPROVAL'))).toBe(false);
+  });
+
+  it('follows the transitions: acknowledged, refused and settled from the lists spend it; the way through UNKNOWN keeps it', () => {
+    const acked = withdrawalTransition(marked('SUBMITTING'), { kind: 'submit-acknowledged', venueUuid: 'v1' }, env);
+    expect(sendMarkSpent(acked.record)).toBe(true);
+    const refused = withdrawalTransition(
+      marked('SUBMITTING'),
+      { kind: 'submit-refused', code: 'VENUE_FORBIDDEN', message: 'no' },
+      env,
+    );
+    expect(sendMarkSpent(refused.record)).toBe(true);
+    const unknown = withdrawalTransition(marked('SUBMITTING'), { kind: 'submit-unknown', reason: '500' }, env);
+    expect(sendMarkSpent(unknown.record)).toBe(false);
+    const once = withdrawalTransition(unknown.record, { kind: 'absent-from-list' }, { ...env, now: 70_000 });
+    const notFound = withdrawalTransition(once.record, { kind: 'absent-from-list' }, { ...env, now: 75_000 });
+    expect(notFound.record.view.state).toBe('NOT_FOUND');
+    expect(sendMarkSpent(notFound.record)).toBe(true); // the record keeps that its send had a mark
+    const found = withdrawalTransition(
+      unknown.record,
+      { kind: 'listed', venueUuid: 'v2', state: 'PENDING_APPROVAL' },
+      { ...env, now: 2_000 },
+    );
+    expect(sendMarkSpent(found.record)).toBe(true);
+  });
+
+  it('a SUBMITTING record the lists showed in a state not read keeps its mark and its guard', () => {
+    const seen = withdrawalTransition(marked('SUBMITTING'), { kind: 'listed', venueUuid: 'v3', state: undefined }, env);
+    expect(seen.record).toMatchObject({ sendMarks: true, view: { state: 'SUBMITTING', venueUuid: 'v3' } });
+    expect(sendMarkSpent(seen.record)).toBe(false);
   });
 });

@@ -121,7 +121,7 @@ export function withdrawalTransition(
       if (learnt.venueUuid !== undefined) {
         // Found (its state as held): remember the venue's uuid, nothing to publish.
         return {
-          record: { view: { ...record.view, ...learnt, updatedAt: env.now } },
+          record: { ...markedOf(record), view: { ...record.view, ...learnt, updatedAt: env.now } },
           effects: [{ kind: 'persist' }],
         };
       }
@@ -135,7 +135,7 @@ export function withdrawalTransition(
       const absentLists = (record.absentLists ?? 0) + 1;
       const since = record.unknownSince ?? env.now;
       if (absentLists >= 2 && env.now - since >= env.unknownSettleMs) {
-        const moved = moveTo({ view: record.view }, 'NOT_FOUND', env, {});
+        const moved = moveTo({ ...markedOf(record), view: record.view }, 'NOT_FOUND', env, {});
         return { record: moved.record, effects: [...moved.effects, { kind: 'log-settled-absent' }] };
       }
       return { record: { ...record, absentLists }, effects: NOTHING };
@@ -228,6 +228,16 @@ function foundAfterRejection(
   };
 }
 
+/**
+ * Whether the request's send mark (`sent.{requestId}`) can no longer decide anything, so it may be removed: its
+ * record holds the venue's answer or a settled state — anything but SUBMITTING (only a SUBMITTING request is ever
+ * sent, and no state goes back to it) and UNKNOWN (its mark kept until the lists settle it: a record lost meanwhile
+ * and submitted again under its key still meets "may have left"). Records of before marks have none.
+ */
+export function sendMarkSpent(record: WithdrawalRecord): boolean {
+  return record.sendMarks === true && record.view.state !== 'SUBMITTING' && record.view.state !== 'UNKNOWN';
+}
+
 /** REJECTED on a 401: the one refusal a venue may have carried out anyway (contrary to §5.5). */
 export function mayHaveBeenCarriedOut(view: WithdrawalView): boolean {
   return view.state === 'REJECTED' && view.rejection?.code === WithdrawalErrorCode.Unauthorized;
@@ -254,6 +264,11 @@ export function isWatched(record: WithdrawalRecord, env: WatchEnv): boolean {
     return env.now - (record.rejectedAt ?? view.updatedAt) < env.rejectedWatchMs;
   }
   return !isFinalWithdrawalState(view.state);
+}
+
+/** What a record keeps when its bookkeeping is dropped: whether its send is guarded by a mark. */
+function markedOf(record: WithdrawalRecord): Pick<WithdrawalRecord, 'sendMarks'> {
+  return record.sendMarks === true ? { sendMarks: true } : {};
 }
 
 function becomeUnknown(record: WithdrawalRecord, reason: string, env: WithdrawalEnv): WithdrawalTransition {
