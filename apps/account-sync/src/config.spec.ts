@@ -46,6 +46,18 @@ describe('AccountSyncConfig', () => {
     expect(problems).not.toContain('do-not-print-me');
   });
 
+  it('paces the trade and transaction sweeps (5 pages a run) and triggered reads (one a second); bad values refused by name', () => {
+    expect(loadConfig(AccountSyncConfig, required)).toMatchObject({
+      SYNC_SWEEP_PAGES: 5,
+      SYNC_TRIGGER_MIN_GAP_MS: 1_000,
+    });
+    for (const bad of ['0', '101', 'many'])
+      expect(problemsOf({ ...required, SYNC_SWEEP_PAGES: bad })).toContain('SYNC_SWEEP_PAGES');
+    for (const bad of ['-1', '60001', 'soon']) {
+      expect(problemsOf({ ...required, SYNC_TRIGGER_MIN_GAP_MS: bad })).toContain('SYNC_TRIGGER_MIN_GAP_MS');
+    }
+  });
+
   it('watches a withdrawal REJECTED on a 401 for 7 days by default; 0 to 90 days, else refused by name', () => {
     expect(loadConfig(AccountSyncConfig, required).WITHDRAWAL_REJECTED_WATCH_MS).toBe(7 * 24 * 3_600_000);
     expect(loadConfig(AccountSyncConfig, { ...required, WITHDRAWAL_REJECTED_WATCH_MS: '0' })).toMatchObject({

@@ -52,12 +52,17 @@ export class AccountSyncConfig
   @IsOptional() @EnvUrl({ schemes: ['http', 'https'] }) VENUE_WEBHOOK_IPS_URL?: string;
 
   // ---- REST sync schedule
-  /** Balances, recent trades, pending trades, transactions, transfers and credit limits are refreshed this often. */
+  /** Balances, trades, transactions (with a few pages of their sweeps), transfers and credit limits this often. */
   @EnvMs(500, DAY_MS) SYNC_FAST_INTERVAL_MS: number = 15_000;
   /** Account details, beneficiaries, senders and pairs (they rarely change) are refreshed this often. */
   @EnvMs(1_000, DAY_MS) SYNC_SLOW_INTERVAL_MS: number = 300_000;
-  /** Incremental reads go back this far before the newest record already held (late or re-dated records). */
+  /** The trade and transaction sweeps go back this far before the newest record held (late or re-dated records). */
   @EnvMs(0, 30 * DAY_MS) SYNC_OVERLAP_MS: number = 3_600_000;
+  /**
+   * Pages (of 200) of the trade and of the transaction sweep each periodic run reads: a pass over N records in the
+   * window takes ceil(N / (200 × this)) fast intervals, and a pending record's state change is seen within two.
+   */
+  @EnvInt(1, 100) SYNC_SWEEP_PAGES: number = 5;
   /** A resource whose last good sync is older than this many of its intervals makes /health down. */
   @EnvInt(2, 1_000) SYNC_STALE_INTERVALS: number = 3;
   /**
@@ -69,6 +74,8 @@ export class AccountSyncConfig
   @EnvMs(1_000, DAY_MS) TRANSACTION_UNCONFIRMED_AFTER_MS: number = 600_000;
   /** Wait after an order outcome or a webhook before the refresh (coalesces a burst into one refresh). */
   @EnvMs(0, 60_000) SYNC_TRIGGER_DELAY_MS: number = 250;
+  /** A triggered read of a resource starts at least this long after its previous read started (at most one per gap). */
+  @EnvMs(0, 60_000) SYNC_TRIGGER_MIN_GAP_MS: number = 1_000;
   /** How long an order outcome may stay unacknowledged before the server redelivers it to this app. */
   @EnvMs(1_000, 3_600_000) ORDER_OUTCOME_ACK_WAIT_MS: number = 30_000;
 

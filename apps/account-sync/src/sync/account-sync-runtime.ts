@@ -111,6 +111,7 @@ export class AccountSyncRuntime implements SyncTriggers {
       logger,
       now: Date.now,
       overlapMs: config.SYNC_OVERLAP_MS,
+      sweepPages: config.SYNC_SWEEP_PAGES,
     });
     this.scheduler = new SyncScheduler(
       this.engine,
@@ -118,6 +119,7 @@ export class AccountSyncRuntime implements SyncTriggers {
         fastIntervalMs: config.SYNC_FAST_INTERVAL_MS,
         slowIntervalMs: config.SYNC_SLOW_INTERVAL_MS,
         triggerDelayMs: config.SYNC_TRIGGER_DELAY_MS,
+        triggerMinGapMs: config.SYNC_TRIGGER_MIN_GAP_MS,
         staleIntervals: config.SYNC_STALE_INTERVALS,
       },
       metrics,

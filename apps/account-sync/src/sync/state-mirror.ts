@@ -87,6 +87,11 @@ export class StateMirror<T> {
     return [...this.records.values()].map((entry) => entry.value);
   }
 
+  /** The records held, one at a time (no copy of the whole set). */
+  *iterate(): IterableIterator<T> {
+    for (const entry of this.records.values()) yield entry.value;
+  }
+
   keys(): string[] {
     return [...this.records.keys()];
   }

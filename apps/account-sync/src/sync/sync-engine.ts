@@ -4,23 +4,32 @@
  */
 import { driftMsgId, type BalanceDrift, type BalanceState } from '#contracts';
 import type { JsonLogger } from '#observability';
-import type { Page, Participant, Trade, TransactionRecord, TransferRecord, VenueRestClient } from '#venue-api';
+import type { Page, Participant, Trade, TradePageRequest, TransactionRecord, TransferRecord } from '#venue-api';
+import type { VenueRestClient } from '#venue-api';
 import type { CreditLimit, TradablePair } from '#venue-api';
+import { parseVenueDateTime } from '#venue-api';
 import type { TransactionIntake } from '../transactions/transaction-intake.js';
 import { findDrifts } from './balance-check.js';
 import type { ApplyResult, StateMirror } from './state-mirror.js';
 import type { SyncMetrics } from './sync-metrics.js';
 import type { SyncResource } from './sync-triggers.js';
 import {
-  balanceStates,
-  keyedByUuid,
-  limitsByKey,
-  newestCreatedAt,
-  pairsByKey,
-  type AccountGroupRef,
-} from './venue-reads.js';
+  RECENT_FIRST_PAGE,
+  recentReadEnds,
+  sweepPassEnds,
+  sweepWindowStart,
+  timeSpan,
+  type PageSeen,
+  type SweepPass,
+} from './list-walks.js';
+import { balanceStates, keyedByUuid, limitsByKey, pairsByKey, type AccountGroupRef } from './venue-reads.js';
 
-export type SyncMode = 'full' | 'incremental';
+/**
+ * `full`: the whole resource (at start); `incremental`: the periodic run (trades and transactions: what is new,
+ * then a few pages of the sweep, list-walks.ts); `recent`: after a trigger (trades and transactions: what is new
+ * only; the other resources read as in `incremental`).
+ */
+export type SyncMode = 'full' | 'incremental' | 'recent';
 
 /** A long read given up because the app is stopping (the next start reads again). */
 export class SyncStoppedError extends Error {
@@ -51,13 +60,17 @@ export interface SyncEngineDeps {
   logger: JsonLogger;
   now(): number;
   overlapMs: number;
+  /** Pages of 200 each periodic run reads of a sweep pass, per list (`SYNC_SWEEP_PAGES`). */
+  sweepPages: number;
 }
 
 const TRADE_PAGE = 200;
 /** Trade pages asked for at once during a full read (the limiter still spaces them). */
 const TRADE_PAGES_IN_FLIGHT = 8;
-/** Held pending trades looked up one by one per incremental run, at most. */
-const MAX_TRADE_LOOKUPS = 50;
+/** Trades a transaction webhook said moved, looked up by tradeRef per run at most (the sweep finds the rest). */
+const MAX_TRADE_LOOKUPS = 20;
+/** Trade references waiting for a lookup, at most (more are left to the sweep). */
+const MAX_TRADES_NOTED = 1_000;
 /** Trade pages being written to NATS at once while later pages are read. */
 const APPLYING_PAGES = 8;
 const INGEST_CONCURRENCY = 16;
@@ -71,7 +84,14 @@ export class SyncEngine {
   readonly transactions = new Map<string, TransactionRecord>();
   private balancesReadAt: number | undefined;
   private readonly reportedDrifts = new Set<string>();
-  private pendingFilterWorks = true;
+  /** The sweep passes in progress (list-walks.ts); undefined: the next periodic run starts one. */
+  private tradePass: SweepPass | undefined;
+  private legPass: SweepPass | undefined;
+  /** Newest time the last good recent read started from: after a failed one, the next walks down to it again. */
+  private tradesReadDownTo: number | undefined;
+  private legsReadDownTo: number | undefined;
+  /** Trades a transaction's final state says moved (their tradeRef): looked up at the next trade run. */
+  private readonly movedTrades = new Set<string>();
   /** Received time of the newest leg held; the incremental read starts there (minus the overlap). */
   private newestTransactionAt: number | undefined;
   /** Set once a full read of the transaction list ended well: until then every read is a full one. */
@@ -99,7 +119,7 @@ export class SyncEngine {
       case 'balances':
         return this.syncBalances();
       case 'trades':
-        return mode === 'full' ? this.syncAllTrades() : this.syncRecentTrades();
+        return this.syncTrades(mode);
       case 'transactions':
         return this.syncTransactions(mode);
       case 'transfers':
@@ -115,6 +135,14 @@ export class SyncEngine {
       case 'pairs':
         return this.syncPairs();
     }
+  }
+
+  /**
+   * A transaction leg of this trade reached a final state (its webhook): the trade has probably moved too, so it
+   * is looked up by tradeRef at the next trade run rather than waiting for the sweep (bounded; extra ones wait).
+   */
+  noteTradeMoved(tradeRef: string): void {
+    if (this.movedTrades.size < MAX_TRADES_NOTED) this.movedTrades.add(tradeRef);
   }
 
   private count(resource: SyncResource, records: number, result: ApplyResult): void {
@@ -192,109 +220,184 @@ export class SyncEngine {
     this.log.info('trade history read', { trades: read, held: mirrors.trade.size });
   }
 
-  /** AS9: new trades since the newest held (minus the overlap), every pending one, and held pending ones that moved. */
-  private async syncRecentTrades(): Promise<void> {
-    const { client, mirrors, overlapMs } = this.deps;
-    const newest = newestCreatedAt(mirrors.trade.values());
-    if (newest === undefined || !this.tradesFullyRead) return this.syncAllTrades();
-    const fresh = keyedByUuid(await client.listAllTrades({ from: new Date(newest - overlapMs).toISOString() }));
-    const pending = keyedByUuid(await client.listAllTrades({ tradeState: 'PENDING_SETTLEMENT' }));
-    for (const [key, trade] of pending) fresh.set(key, trade);
-    // Held pending trades the pending list no longer shows moved on: looked up by tradeRef (those without one
-    // are left to the next full read, and take no lookup slot).
-    const moved: string[] = [];
-    for (const [key, trade] of keyedByUuid(mirrors.trade.values())) {
-      if (trade.state !== 'PENDING_SETTLEMENT' || trade.tradeRef === undefined) continue;
-      if (!pending.has(key) && !fresh.has(key)) moved.push(trade.tradeRef);
+  /** AS9: at start the whole list; then what is new at every run, and a few pages of the sweep at the periodic ones. */
+  private async syncTrades(mode: SyncMode): Promise<void> {
+    if (mode === 'full' || !this.tradesFullyRead) return this.syncAllTrades();
+    await this.readRecentTrades();
+    await this.lookUpMovedTrades();
+    if (mode === 'incremental') await this.sweepTrades();
+  }
+
+  /** Newest first until a page shows a trade held in the same state (list-walks.ts). */
+  private async readRecentTrades(): Promise<void> {
+    const floor = this.tradesReadDownTo;
+    let startedFrom: number | undefined;
+    let offset = 0;
+    for (let max = RECENT_FIRST_PAGE; ; max = TRADE_PAGE) {
+      const { seen, newestAt } = await this.tradePage({ max, offset });
+      if (startedFrom === undefined) startedFrom = newestAt;
+      offset += seen.rows;
+      if (recentReadEnds(seen, floor)) break;
+      this.checkRunning();
     }
-    for (const tradeRef of moved.slice(0, MAX_TRADE_LOOKUPS)) {
-      const found = await client.listTrades({ tradeRef, max: TRADE_PAGE });
-      for (const [key, trade] of keyedByUuid(found.data)) fresh.set(key, trade);
+    if (startedFrom !== undefined && (floor === undefined || startedFrom > floor)) this.tradesReadDownTo = startedFrom;
+  }
+
+  /** Reads one page of trades, applies it, and tells what it saw. */
+  private async tradePage(request: TradePageRequest & { max: number }): Promise<{
+    seen: PageSeen;
+    newestAt: number | undefined;
+  }> {
+    const { client, mirrors } = this.deps;
+    const page = await client.listTrades(request);
+    const fresh = keyedByUuid(page.data);
+    let heldUnchanged = false;
+    for (const [key, trade] of fresh) {
+      if (mirrors.trade.get(key)?.state === trade.state) heldUnchanged = true;
     }
+    const span = timeSpan(page.data.map((trade) => createdAtOf(trade)));
     this.count('trades', fresh.size, await mirrors.trade.apply(fresh));
+    return { seen: { rows: page.rows, max: request.max, heldUnchanged, oldestAt: span.oldest }, newestAt: span.newest };
+  }
+
+  private async lookUpMovedTrades(): Promise<void> {
+    for (const tradeRef of [...this.movedTrades].slice(0, MAX_TRADE_LOOKUPS)) {
+      await this.tradePage({ tradeRef, max: TRADE_PAGE });
+      this.movedTrades.delete(tradeRef);
+    }
+  }
+
+  /** At most `sweepPages` pages of the trade sweep's pass; a new pass from the oldest pending trade when none. */
+  private async sweepTrades(): Promise<void> {
+    let pass = this.tradePass;
+    if (pass === undefined) {
+      const held = timeSpan(mapIterable(this.deps.mirrors.trade.iterate(), createdAtOf));
+      const pending = timeSpan(
+        mapIterable(this.deps.mirrors.trade.iterate(), (trade) =>
+          trade.state === 'PENDING_SETTLEMENT' ? createdAtOf(trade) : undefined,
+        ),
+      );
+      pass = {
+        from: sweepWindowStart(held.newest, pending.oldest, this.deps.overlapMs),
+        offset: 0,
+        startedAt: this.deps.now(),
+      };
+    }
+    for (let page = 0; page < this.deps.sweepPages; page += 1) {
+      const from = pass.from === undefined ? {} : { from: new Date(pass.from).toISOString() };
+      const { seen, newestAt } = await this.tradePage({ max: TRADE_PAGE, offset: pass.offset, ...from });
+      pass = { ...pass, offset: pass.offset + seen.rows };
+      if (sweepPassEnds(seen, pass.from, newestAt)) {
+        this.tradePass = undefined;
+        this.log.debug('trade sweep pass ended', { rows: pass.offset, ms: this.deps.now() - pass.startedAt });
+        return;
+      }
+      this.tradePass = pass;
+      this.checkRunning();
+    }
   }
 
   /**
    * Every leg goes to the transaction ledger (`ingest(record, 'list')`), which publishes each (uuid, state)
-   * once — this is also how a missed webhook is filled. Full: the whole list; incremental: legs since the
-   * newest held (minus the overlap) and every PENDING one (AS5 filter).
+   * once — this is also how a missed webhook is filled. Full: the whole list; then what is new at every run, and
+   * a few pages of the sweep at the periodic ones (list-walks.ts: every PENDING leg is read again within two
+   * passes, with its new state).
    */
   private async syncTransactions(mode: SyncMode): Promise<void> {
-    const { client, overlapMs } = this.deps;
     const startedAt = this.deps.now();
-    let legs: TransactionRecord[];
-    const since = this.newestTransactionAt;
-    const full = mode === 'full' || !this.transactionsFullyRead || since === undefined;
-    if (full) {
-      // Page by page into the ledger, so a long history is handed over as it is read and can stop between pages.
-      let batch: TransactionRecord[] = [];
-      let read = 0;
-      for await (const leg of client.iterateTransactions()) {
-        batch.push(leg);
-        if (batch.length === INGEST_BATCH) {
-          await this.ingest(batch);
-          read += batch.length;
-          batch = [];
-          this.checkRunning();
-        }
-      }
-      legs = batch;
-      this.deps.metrics.records.inc({ resource: 'transactions' }, read);
+    if (mode === 'full' || !this.transactionsFullyRead || this.newestTransactionAt === undefined) {
+      await this.readAllLegs();
+      this.deps.intake?.listRead?.(startedAt);
+      this.transactionsFullyRead = true;
+      this.legPass = undefined;
     } else {
-      // A held PENDING leg the pending list no longer shows changed state: the read starts no later than it,
-      // or its new state (whose webhook may have been lost) would be older than the window and never read.
-      const pending = await this.pendingLegs();
-      const pendingNow = new Set(pending.map((leg) => leg.uuid));
-      let from = since;
-      for (const held of this.transactions.values()) {
-        if (held.transactionState !== 'PENDING' || pendingNow.has(held.uuid)) continue;
-        const at = held.received ?? held.timestampMillis;
-        if (at !== undefined && at < from) from = at;
+      await this.readRecentLegs();
+      if (mode === 'incremental') {
+        const ended = await this.sweepLegs();
+        // A whole pass was handed over: a leg only a webhook gave that it did not show is flagged (WH13).
+        if (ended !== undefined) this.deps.intake?.listRead?.(ended.startedAt);
       }
-      legs = [...(await this.legsSince(from - overlapMs)), ...pending];
     }
-    await this.ingest(legs);
-    this.deps.intake?.listRead?.(startedAt);
-    if (full) this.transactionsFullyRead = true;
-    this.deps.metrics.records.inc({ resource: 'transactions' }, legs.length);
     await this.checkBalances();
   }
 
-  /**
-   * Legs received since `since` (newest first): the `from` filter, and the walk stops at the first page
-   * entirely older than `since` — bounded even where the venue ignores `from`.
-   */
-  private async legsSince(since: number): Promise<TransactionRecord[]> {
-    const legs: TransactionRecord[] = [];
-    for (let offset = 0; ; offset += TRANSACTION_PAGE) {
-      const page = await this.deps.client.listTransactions({
-        from: new Date(since).toISOString(),
-        max: TRANSACTION_PAGE,
-        offset,
-      });
-      const recent = page.data.filter((leg) => (leg.received ?? leg.timestampMillis ?? since) >= since);
-      legs.push(...recent);
-      // A page ends the walk when short (rows sent, read or not) or entirely older than `since`.
-      if (page.rows < TRANSACTION_PAGE || (page.data.length > 0 && recent.length === 0)) return legs;
+  /** The whole list, page by page into the ledger, so a long history is handed over as it is read. */
+  private async readAllLegs(): Promise<void> {
+    let batch: TransactionRecord[] = [];
+    for await (const leg of this.deps.client.iterateTransactions()) {
+      batch.push(leg);
+      if (batch.length === INGEST_BATCH) {
+        await this.ingest(batch);
+        this.deps.metrics.records.inc({ resource: 'transactions' }, batch.length);
+        batch = [];
+        this.checkRunning();
+      }
     }
+    await this.ingest(batch);
+    this.deps.metrics.records.inc({ resource: 'transactions' }, batch.length);
+  }
+
+  /** Newest first until a page shows a leg held in the same state (list-walks.ts). */
+  private async readRecentLegs(): Promise<void> {
+    const floor = this.legsReadDownTo;
+    let startedFrom: number | undefined;
+    let offset = 0;
+    for (let max = RECENT_FIRST_PAGE; ; max = TRANSACTION_PAGE) {
+      const { seen, newestAt } = await this.legPage({ max, offset });
+      if (startedFrom === undefined) startedFrom = newestAt;
+      offset += seen.rows;
+      if (recentReadEnds(seen, floor)) break;
+      this.checkRunning();
+    }
+    if (startedFrom !== undefined && (floor === undefined || startedFrom > floor)) this.legsReadDownTo = startedFrom;
+  }
+
+  /** Reads one page of legs, hands it to the ledger, and tells what it saw. */
+  private async legPage(request: { max: number; offset: number; from?: string }): Promise<{
+    seen: PageSeen;
+    newestAt: number | undefined;
+  }> {
+    const page = await this.deps.client.listTransactions(request);
+    const heldUnchanged = page.data.some(
+      (leg) => this.transactions.get(leg.uuid)?.transactionState === leg.transactionState,
+    );
+    const span = timeSpan(page.data.map(legTimeOf));
+    await this.ingest(page.data);
+    this.deps.metrics.records.inc({ resource: 'transactions' }, page.data.length);
+    return { seen: { rows: page.rows, max: request.max, heldUnchanged, oldestAt: span.oldest }, newestAt: span.newest };
   }
 
   /**
-   * Every PENDING leg (AS5 filter), so a state change of an old leg is seen. A venue that ignores the filter
-   * answers other states too: then this read is skipped from there on (it would be the whole history).
+   * At most `sweepPages` pages of the leg sweep's pass (a new one from the oldest PENDING leg when none);
+   * returns the pass when this run ended it.
    */
-  private async pendingLegs(): Promise<TransactionRecord[]> {
-    if (!this.pendingFilterWorks) return [];
-    const first = await this.deps.client.listTransactions({ transactionState: 'PENDING', max: TRANSACTION_PAGE });
-    if (first.data.some((leg) => leg.transactionState !== 'PENDING')) {
-      this.pendingFilterWorks = false;
-      this.log.warn(
-        'the venue ignores the transactionState filter: pending legs are followed through webhooks and new legs only',
+  private async sweepLegs(): Promise<SweepPass | undefined> {
+    let pass = this.legPass;
+    if (pass === undefined) {
+      const pending = timeSpan(
+        mapIterable(this.transactions.values(), (leg) =>
+          leg.transactionState === 'PENDING' ? legTimeOf(leg) : undefined,
+        ),
       );
-      return [];
+      pass = {
+        from: sweepWindowStart(this.newestTransactionAt, pending.oldest, this.deps.overlapMs),
+        offset: 0,
+        startedAt: this.deps.now(),
+      };
     }
-    if (first.rows < TRANSACTION_PAGE) return first.data;
-    return this.deps.client.listAllTransactions({ transactionState: 'PENDING' });
+    for (let page = 0; page < this.deps.sweepPages; page += 1) {
+      const from = pass.from === undefined ? {} : { from: new Date(pass.from).toISOString() };
+      const { seen, newestAt } = await this.legPage({ max: TRANSACTION_PAGE, offset: pass.offset, ...from });
+      pass = { ...pass, offset: pass.offset + seen.rows };
+      if (sweepPassEnds(seen, pass.from, newestAt)) {
+        this.legPass = undefined;
+        this.log.debug('transaction sweep pass ended', { rows: pass.offset, ms: this.deps.now() - pass.startedAt });
+        return pass;
+      }
+      this.legPass = pass;
+      this.checkRunning();
+    }
+    return undefined;
   }
 
   /**
@@ -330,11 +433,13 @@ export class SyncEngine {
     };
     await Promise.all(Array.from({ length: Math.min(INGEST_CONCURRENCY, changed.length) }, worker));
     if (failures.length === 0) return;
-    // The next read starts no later than the oldest leg not held (failed, or not offered after the failure).
+    // The next sweep pass starts no later than the oldest leg not held (failed, or not offered after the failure);
+    // the recent read walks down to where the last good one started.
     for (const leg of changed) {
       const at = leg.received ?? leg.timestampMillis;
       if (this.transactions.get(leg.uuid) === leg || at === undefined) continue;
       if (this.newestTransactionAt !== undefined && at < this.newestTransactionAt) this.newestTransactionAt = at;
+      if (this.legsReadDownTo !== undefined && at <= this.legsReadDownTo) this.legsReadDownTo = at - 1;
     }
     throw failures[0];
   }
@@ -417,4 +522,19 @@ export class SyncEngine {
       this.deps.metrics.drifts.inc({ ccy: drift.ccy });
     }
   }
+}
+
+/** A trade's `createdAt` as epoch ms (no zone = UTC, spec-gaps C9); undefined when it does not parse. */
+function createdAtOf(trade: { createdAt?: string }): number | undefined {
+  const at = trade.createdAt === undefined ? NaN : parseVenueDateTime(trade.createdAt);
+  return Number.isNaN(at) ? undefined : at;
+}
+
+/** The time a leg was booked (`received`, else `timestampMillis`). */
+function legTimeOf(leg: TransactionRecord): number | undefined {
+  return leg.received ?? leg.timestampMillis;
+}
+
+function* mapIterable<T, U>(items: Iterable<T>, map: (item: T) => U): Iterable<U> {
+  for (const item of items) yield map(item);
 }

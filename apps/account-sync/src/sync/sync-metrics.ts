@@ -20,13 +20,13 @@ export class SyncMetrics {
   ) {
     this.runs = new Counter({
       name: 'account_sync_runs_total',
-      help: 'REST sync runs by resource, mode (full, incremental) and result (ok, failed)',
+      help: 'REST sync runs by resource, mode (full; incremental: periodic; recent: after a trigger) and result (ok, failed)',
       labelNames: ['resource', 'mode', 'result'],
       registers: [registry],
     });
     // At 0 from the start, so increase() sees a resource's first failure (GatewayAccountSyncFailing) and first success.
     for (const resource of resources) {
-      for (const mode of ['full', 'incremental'] as const) {
+      for (const mode of ['full', 'incremental', 'recent'] as const) {
         for (const result of ['ok', 'failed'] as const) this.runs.inc({ resource, mode, result }, 0);
       }
     }

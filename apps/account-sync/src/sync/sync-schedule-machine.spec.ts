@@ -16,6 +16,7 @@ const settings: ScheduleSettings = {
   fastIntervalMs: 10_000,
   slowIntervalMs: 60_000,
   triggerDelayMs: 200,
+  triggerMinGapMs: 0,
   staleIntervals: 3,
 };
 
@@ -33,7 +34,7 @@ function play(events: ScheduleEvent[], now = 1_000, from: ScheduleState = initia
 
 const runs = (effects: readonly ScheduleEffect[]) =>
   effects.flatMap((e) => (e.type === 'run' ? [`${e.resource}:${e.mode}`] : []));
-const ok = (resource: SyncResource, mode: 'full' | 'incremental' = 'full'): ScheduleEvent => ({
+const ok = (resource: SyncResource, mode: 'full' | 'incremental' | 'recent' = 'full'): ScheduleEvent => ({
   type: 'finished',
   resource,
   mode,
@@ -94,9 +95,9 @@ describe('sync schedule (pure)', () => {
     const idle = play([{ type: 'start' }, ...SYNC_RESOURCES.map((r) => ok(r))]).state;
     const running = play([{ type: 'due', resource: 'trades' }], 2_000, idle).state;
     const touched = play([{ type: 'touched', resources: ['trades'] }], 2_010, running);
-    expect(touched.state.lanes.trades.queued).toBe('incremental');
+    expect(touched.state.lanes.trades.queued).toBe('recent');
     const ended = play([ok('trades', 'incremental')], 2_020, touched.state);
-    expect(runs(ended.effects)).toEqual(['trades:incremental']);
+    expect(runs(ended.effects)).toEqual(['trades:recent']);
     expect(ended.effects).not.toContainEqual(expect.objectContaining({ type: 'arm', resource: 'trades' }));
   });
 
@@ -109,10 +110,10 @@ describe('sync schedule (pure)', () => {
     );
     expect(touches.effects).toEqual([{ type: 'arm', resource: 'balances', delayMs: 200 }]);
     const due = play([{ type: 'due', resource: 'balances' }], 2_200, touches.state);
-    expect(runs(due.effects)).toEqual(['balances:incremental']);
+    expect(runs(due.effects)).toEqual(['balances:recent']);
     expect(due.state.lanes.balances.triggerArmed).toBe(false);
     // after the run, a new trigger arms again
-    const next = play([ok('balances', 'incremental'), { type: 'touched', resources: ['balances'] }], 2_300, due.state);
+    const next = play([ok('balances', 'recent'), { type: 'touched', resources: ['balances'] }], 2_300, due.state);
     expect(next.effects).toContainEqual({ type: 'arm', resource: 'balances', delayMs: 200 });
   });
 
@@ -290,5 +291,110 @@ describe('sync schedule (pure)', () => {
       const stale = staleResources(read, 3_000 + 30_001, settings).some((s) => s.resource === resource);
       expect(freshnessOf(read, resource, 3_000 + 30_001, settings).stale).toBe(stale);
     }
+  });
+});
+
+describe('sync schedule under a stream of triggers (pure, simulated time)', () => {
+  const gapped: ScheduleSettings = { ...settings, triggerMinGapMs: 1_000 };
+
+  /**
+   * Plays the machine with its timers: `touched` for trades at each of `triggerAt`, every run ending `runMs` after
+   * it started, until `untilMs`. Returns the runs of trades as [start, mode].
+   */
+  function simulate(triggerAt: number[], untilMs: number, runMs = 50): Array<[number, string]> {
+    let state = initialSchedule();
+    const timers = new Map<SyncResource, number>();
+    const ends: Array<{ at: number; resource: SyncResource; mode: 'full' | 'incremental' | 'recent' }> = [];
+    const started: Array<[number, string]> = [];
+    const feed = (event: ScheduleEvent, now: number) => {
+      const step = scheduleTransition(state, event, { now, settings: gapped });
+      state = step.state;
+      for (const effect of step.effects) {
+        if (effect.type === 'arm') timers.set(effect.resource, now + effect.delayMs);
+        if (effect.type === 'disarm') timers.delete(effect.resource);
+        if (effect.type === 'run') {
+          ends.push({ at: now + runMs, resource: effect.resource, mode: effect.mode });
+          if (effect.resource === 'trades') started.push([now, effect.mode]);
+        }
+      }
+    };
+    feed({ type: 'start' }, 0);
+    const triggers = [...triggerAt];
+    for (let now = 0; now <= untilMs; now += 10) {
+      while (triggers.length > 0 && (triggers[0] as number) <= now) {
+        triggers.shift();
+        feed({ type: 'touched', resources: ['trades'] }, now);
+      }
+      for (const end of ends.filter((e) => e.at <= now)) {
+        ends.splice(ends.indexOf(end), 1);
+        feed({ type: 'finished', resource: end.resource, mode: end.mode, result: { kind: 'ok' } }, now);
+      }
+      for (const [resource, at] of [...timers]) {
+        if (at > now) continue;
+        timers.delete(resource);
+        feed({ type: 'due', resource }, now);
+      }
+    }
+    return started;
+  }
+
+  it('four outcomes a second for a minute: at most one recent read a second, and the periodic read every interval', () => {
+    const triggers = Array.from({ length: 240 }, (_, i) => 1_000 + i * 250);
+    const runs = simulate(triggers, 61_000);
+    const recent = runs.filter(([, mode]) => mode === 'recent');
+    const periodic = runs.filter(([, mode]) => mode === 'incremental').map(([at]) => at);
+    // 240 outcomes → at most one read a gap (1 s), not one per outcome
+    expect(recent.length).toBeLessThanOrEqual(61);
+    expect(recent.length).toBeGreaterThanOrEqual(50);
+    for (let i = 1; i < runs.length; i += 1) {
+      expect((runs[i] as [number, string])[0] - (runs[i - 1] as [number, string])[0]).toBeGreaterThanOrEqual(1_000);
+    }
+    // the triggers never push the periodic read (10 s) out: the full read at 0 s, then every ~10 s
+    expect(periodic.length).toBeGreaterThanOrEqual(5);
+    for (let i = 1; i < periodic.length; i += 1) {
+      expect((periodic[i] as number) - (periodic[i - 1] as number)).toBeLessThanOrEqual(10_000 + 1_100);
+    }
+  });
+
+  it('without triggers only the periodic read runs, once an interval', () => {
+    const runs = simulate([], 35_000);
+    expect(runs.map(([, mode]) => mode)).toEqual(['full', 'incremental', 'incremental', 'incremental']);
+  });
+
+  it('a trigger within the gap after a run waits for the rest of the gap; the trigger delay otherwise', () => {
+    const idle = play([{ type: 'start' }, ...SYNC_RESOURCES.map((r) => ok(r))]).state;
+    const running = scheduleTransition(idle, { type: 'due', resource: 'trades' }, { now: 2_000, settings: gapped });
+    const ended = scheduleTransition(running.state, ok('trades', 'incremental'), { now: 2_100, settings: gapped });
+    const touched = scheduleTransition(
+      ended.state,
+      { type: 'touched', resources: ['trades'] },
+      { now: 2_300, settings: gapped },
+    );
+    expect(touched.effects).toEqual([{ type: 'arm', resource: 'trades', delayMs: 700 }]);
+    const later = scheduleTransition(
+      ended.state,
+      { type: 'touched', resources: ['trades'] },
+      { now: 5_000, settings: gapped },
+    );
+    expect(later.effects).toEqual([{ type: 'arm', resource: 'trades', delayMs: 200 }]);
+  });
+
+  it('after a recent read the timer is set for what is left of the interval since the periodic read', () => {
+    const idle = play([{ type: 'start' }, ...SYNC_RESOURCES.map((r) => ok(r))], 1_000).state;
+    const touched = play([{ type: 'touched', resources: ['trades'] }], 4_000, idle).state;
+    const due = play([{ type: 'due', resource: 'trades' }], 4_200, touched);
+    expect(runs(due.effects)).toEqual(['trades:recent']);
+    const ended = play([ok('trades', 'recent')], 4_300, due.state);
+    expect(ended.effects).toContainEqual({ type: 'arm', resource: 'trades', delayMs: 6_700 });
+    // a trigger whose timer fires once the interval has passed runs the periodic read
+    const late = play(
+      [
+        { type: 'touched', resources: ['trades'] },
+        { type: 'due', resource: 'trades' },
+      ],
+      11_500,
+      ended.state,
+    );
+    expect(runs(late.effects)).toEqual(['trades:incremental']);
   });
 });

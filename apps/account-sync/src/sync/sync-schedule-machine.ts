@@ -2,10 +2,16 @@
  * When each resource is read, as a pure transition (sync-scheduler.ts is its shell). A full read of everything
  * at start — the per-group resources after the first balances read (it lists the groups), transactions after
  * the first trades read (the two long histories one after the other, each with the whole spare budget) — then
- * each resource on its interval (fast or slow), and soon (after a short coalescing delay) when a trigger names
- * it. One run per resource at a time: a request during a run, or while the resource waits for its
- * prerequisite, is remembered and runs after it (full wins over incremental). A failed run is counted and
- * logged, and the resource is tried again 1 s later, then after twice as long each time, up to its interval.
+ * each resource on its interval (fast or slow: an `incremental` run, the periodic one), and soon when a trigger
+ * names it (a `recent` run: what is new only, sync-engine.ts). Triggers coalesce: the first arms a short delay
+ * (`triggerDelayMs`), the others within it or during the run join it, and a triggered run of a resource starts at
+ * least `triggerMinGapMs` after its previous run started — so a stream of order outcomes costs at most one
+ * `recent` run per resource per gap, whatever the order rate. Triggers never push the periodic run out: a
+ * trigger's run that finds the interval elapsed since the last periodic run is the periodic run, and after a
+ * `recent` run the timer is set for what is left of the interval. One run per resource at a time: a request
+ * during a run, or while the resource waits for its prerequisite, is remembered and runs after it (full wins
+ * over incremental, incremental over recent). A failed run is counted and logged, and the resource is tried
+ * again 1 s later, then after twice as long each time, up to its interval (as a periodic run).
  *
  * A lane: `waiting` (its first read waits for its prerequisite's) → `idle` ⇄ `running`. Timers are effects
  * (`arm`, `disarm`); time comes in `env.now`.
@@ -17,6 +23,8 @@ export interface ScheduleSettings {
   fastIntervalMs: number;
   slowIntervalMs: number;
   triggerDelayMs: number;
+  /** A triggered (`recent`) run of a resource starts at least this long after its previous run started. */
+  triggerMinGapMs: number;
   staleIntervals: number;
 }
 
@@ -41,6 +49,10 @@ export interface Lane {
   readonly triggerArmed: boolean;
   /** Failed runs in a row (0 after a good one): the next is tried after 1 s, doubling, at most the interval. */
   readonly failures: number;
+  /** When the current or last run started (the trigger gap counts from it). */
+  readonly startedAt: number | undefined;
+  /** When the last good full or periodic (`incremental`) run ended: the next is due an interval after it. */
+  readonly periodicAt: number | undefined;
 }
 
 /** A failed run is tried again this soon at first, then after twice as long each time, up to the interval. */
@@ -93,6 +105,8 @@ const IDLE: Lane = {
   lastError: undefined,
   triggerArmed: false,
   failures: 0,
+  startedAt: undefined,
+  periodicAt: undefined,
 };
 
 export function initialSchedule(): ScheduleState {
@@ -120,7 +134,7 @@ export function scheduleTransition(
       for (const resource of SYNC_RESOURCES) {
         next =
           PREREQUISITE[resource] === undefined
-            ? request(next, resource, 'full', effects)
+            ? request(next, resource, 'full', effects, env.now)
             : withLane(next, resource, { ...next.lanes[resource], phase: 'waiting', queued: 'full' });
       }
       return { state: next, effects };
@@ -135,9 +149,10 @@ export function scheduleTransition(
       // A trigger already armed stays: re-arming at each of a steady stream of triggers would never fire.
       for (const resource of event.resources) {
         const lane = next.lanes[resource];
-        if (lane.phase !== 'idle') next = request(next, resource, 'incremental', effects);
+        if (lane.phase !== 'idle') next = request(next, resource, 'recent', effects, env.now);
         else if (!lane.triggerArmed) {
-          effects.push({ type: 'arm', resource, delayMs: env.settings.triggerDelayMs });
+          const delayMs = Math.max(env.settings.triggerDelayMs, gapLeft(lane, env));
+          effects.push({ type: 'arm', resource, delayMs });
           next = withLane(next, resource, { ...lane, triggerArmed: true });
         }
       }
@@ -145,8 +160,11 @@ export function scheduleTransition(
     }
     case 'due': {
       const effects: ScheduleEffect[] = [];
-      const fired = withLane(state, event.resource, { ...state.lanes[event.resource], triggerArmed: false });
-      return { state: request(fired, event.resource, 'incremental', effects), effects };
+      const lane = state.lanes[event.resource];
+      // A trigger's timer reads what is new, unless the periodic run is due by now (it reads that too).
+      const mode: SyncMode = lane.triggerArmed && !periodicDue(event.resource, lane, env) ? 'recent' : 'incremental';
+      const fired = withLane(state, event.resource, { ...lane, triggerArmed: false });
+      return { state: request(fired, event.resource, mode, effects, env.now), effects };
     }
     case 'finished':
       return onFinished(state, event, env);
@@ -174,6 +192,7 @@ function onFinished(
   let after: Lane = { ...lane, phase: 'idle', queued: undefined };
   if (result.kind === 'ok') {
     after = { ...after, lastOkAt: env.now, lastError: undefined, failures: 0 };
+    if (mode !== 'recent') after = { ...after, periodicAt: env.now };
     effects.push({ type: 'counted', resource, mode, ok: true });
     if (lane.failures > 0) effects.push({ type: 'recovered', resource, mode, failures: lane.failures });
   } else if (result.kind === 'failed') {
@@ -184,42 +203,63 @@ function onFinished(
   }
   let next = withLane(state, resource, after);
   if (state.stopped) return { state: next, effects };
-  if (lane.queued !== undefined) next = request(next, resource, lane.queued, effects);
-  else effects.push({ type: 'arm', resource, delayMs: nextTurnIn(resource, after.failures, env.settings) });
+  if (lane.queued === 'recent' && gapLeft(after, env) > 0) {
+    // a trigger during the run: read again once the gap since this run's start has passed
+    effects.push({ type: 'arm', resource, delayMs: gapLeft(after, env) });
+    next = withLane(next, resource, { ...after, triggerArmed: true });
+  } else if (lane.queued !== undefined) {
+    const queued = lane.queued === 'recent' && periodicDue(resource, after, env) ? 'incremental' : lane.queued;
+    next = request(next, resource, queued, effects, env.now);
+  } else effects.push({ type: 'arm', resource, delayMs: nextTurnIn(resource, after, env) });
   // Its first read ended (well or not): whatever waited for it reads now.
   for (const dependent of SYNC_RESOURCES) {
     const waiting = next.lanes[dependent];
     if (PREREQUISITE[dependent] !== resource || waiting.phase !== 'waiting') continue;
     next = withLane(next, dependent, { ...waiting, phase: 'idle', queued: undefined });
-    next = request(next, dependent, 'full', effects);
+    next = request(next, dependent, 'full', effects, env.now);
   }
   return { state: next, effects };
 }
 
 /**
- * When the resource is read next after a run: its interval; after failed runs, sooner — 1 s, 2 s, 4 s … up to the
- * interval (a page that failed mid-way through a long history is not left for a whole interval).
+ * When the resource is read next after a run: an interval after the last periodic run; after failed runs, sooner —
+ * 1 s, 2 s, 4 s … up to the interval (a page that failed mid-way through a long history is not left for a whole
+ * interval).
  */
-function nextTurnIn(resource: SyncResource, failures: number, settings: ScheduleSettings): number {
-  const interval = intervalOf(resource, settings);
-  if (failures === 0) return interval;
-  return Math.min(interval, RETRY_FIRST_MS * 2 ** Math.min(failures - 1, 30));
+function nextTurnIn(resource: SyncResource, lane: Lane, env: { now: number; settings: ScheduleSettings }): number {
+  const interval = intervalOf(resource, env.settings);
+  if (lane.failures > 0) return Math.min(interval, RETRY_FIRST_MS * 2 ** Math.min(lane.failures - 1, 30));
+  return lane.periodicAt === undefined ? interval : Math.max(0, lane.periodicAt + interval - env.now);
 }
 
-/** A read of `resource` now, or after the run in progress / the prerequisite's read (full wins). */
+/** Whether the periodic run of the resource is due: an interval since the last one (or none yet). */
+function periodicDue(resource: SyncResource, lane: Lane, env: { now: number; settings: ScheduleSettings }): boolean {
+  return lane.periodicAt === undefined || env.now - lane.periodicAt >= intervalOf(resource, env.settings);
+}
+
+/** How long a triggered run must still wait for the gap since the resource's last run started (0: none). */
+function gapLeft(lane: Lane, env: { now: number; settings: ScheduleSettings }): number {
+  return lane.startedAt === undefined ? 0 : Math.max(0, lane.startedAt + env.settings.triggerMinGapMs - env.now);
+}
+
+const MODE_RANK: Readonly<Record<SyncMode, number>> = { recent: 0, incremental: 1, full: 2 };
+
+/** A read of `resource` now, or after the run in progress / the prerequisite's read (the wider mode wins). */
 function request(
   state: ScheduleState,
   resource: SyncResource,
   mode: SyncMode,
   effects: ScheduleEffect[],
+  now: number,
 ): ScheduleState {
   const lane = state.lanes[resource];
   if (lane.phase !== 'idle') {
-    const queued: SyncMode = lane.queued === 'full' || mode === 'full' ? 'full' : 'incremental';
+    const queued: SyncMode =
+      lane.queued !== undefined && MODE_RANK[lane.queued] >= MODE_RANK[mode] ? lane.queued : mode;
     return queued === lane.queued ? state : withLane(state, resource, { ...lane, queued });
   }
   effects.push({ type: 'disarm', resource }, { type: 'run', resource, mode });
-  return withLane(state, resource, { ...lane, phase: 'running', queued: undefined });
+  return withLane(state, resource, { ...lane, phase: 'running', queued: undefined, startedAt: now });
 }
 
 function withLane(state: ScheduleState, resource: SyncResource, lane: Lane): ScheduleState {

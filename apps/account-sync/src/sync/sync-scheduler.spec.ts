@@ -45,7 +45,13 @@ function start(
   );
   scheduler = new SyncScheduler(
     engine as unknown as SyncEngine,
-    { fastIntervalMs: intervalMs, slowIntervalMs: intervalMs, triggerDelayMs: 0, staleIntervals: 3 },
+    {
+      fastIntervalMs: intervalMs,
+      slowIntervalMs: intervalMs,
+      triggerMinGapMs: 0,
+      triggerDelayMs: 0,
+      staleIntervals: 3,
+    },
     metrics,
     logger,
     { ...systemClock, now },
@@ -73,7 +79,7 @@ describe('SyncScheduler', () => {
     expect(engine.runs.every(([, mode]) => mode === 'full')).toBe(true);
   });
 
-  it('one run per resource at a time: triggers during a run coalesce into one incremental run after it', async () => {
+  it('one run per resource at a time: triggers during a run coalesce into one recent run after it', async () => {
     const engine = new ScriptedEngine();
     const s = start(engine);
     s.start();
@@ -88,10 +94,10 @@ describe('SyncScheduler', () => {
     s.refreshAfter({ kind: 'resources', resources: ['balances'] });
     s.refreshAfter({ kind: 'resources', resources: ['balances'] });
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(engine.runs).toEqual([['balances', 'incremental']]);
+    expect(engine.runs).toEqual([['balances', 'recent']]);
     engine.finish('balances');
     await waitFor(() => engine.runs.length === 2, 'the queued refresh');
-    expect(engine.runs[1]).toEqual(['balances', 'incremental']);
+    expect(engine.runs[1]).toEqual(['balances', 'recent']);
   });
 
   it('after the full read, each resource is read again incrementally on its interval', async () => {
@@ -148,7 +154,7 @@ describe('SyncScheduler', () => {
     );
     const s = new SyncScheduler(
       engine as unknown as SyncEngine,
-      { fastIntervalMs: 60_000, slowIntervalMs: 60_000, triggerDelayMs: 0, staleIntervals: 3 },
+      { fastIntervalMs: 60_000, slowIntervalMs: 60_000, triggerMinGapMs: 0, triggerDelayMs: 0, staleIntervals: 3 },
       metrics,
       logger,
       { ...systemClock, now: () => clock },

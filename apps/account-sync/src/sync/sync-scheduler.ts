@@ -20,7 +20,13 @@ import {
   type ScheduleSettings,
   type ScheduleState,
 } from './sync-schedule-machine.js';
-import { resourcesTouchedBy, type RefreshCause, type SyncResource, type SyncTriggers } from './sync-triggers.js';
+import {
+  movedTradeOf,
+  resourcesTouchedBy,
+  type RefreshCause,
+  type SyncResource,
+  type SyncTriggers,
+} from './sync-triggers.js';
 
 type Env = { now: number; settings: ScheduleSettings };
 
@@ -71,6 +77,8 @@ export class SyncScheduler implements SyncTriggers {
 
   refreshAfter(cause: RefreshCause): void {
     this.metrics.triggers.inc({ cause: cause.kind });
+    const tradeRef = movedTradeOf(cause);
+    if (tradeRef !== undefined) this.engine.noteTradeMoved(tradeRef);
     this.actor.send({ type: 'touched', resources: resourcesTouchedBy(cause) });
   }
 

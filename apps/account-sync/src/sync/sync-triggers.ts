@@ -53,3 +53,13 @@ export function resourcesTouchedBy(cause: RefreshCause): readonly SyncResource[]
       return cause.resources;
   }
 }
+
+/**
+ * The trade a cause says has probably moved: a trade leg that reached a final state (its trade settled or was
+ * undone). The trade run looks it up by tradeRef rather than leaving it to the sweep (sync-engine.ts).
+ */
+export function movedTradeOf(cause: RefreshCause): string | undefined {
+  if (cause.kind !== 'transaction') return undefined;
+  const { tradeRef, transactionState } = cause.record;
+  return tradeRef !== undefined && tradeRef !== '' && transactionState !== 'PENDING' ? tradeRef : undefined;
+}
