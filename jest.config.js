@@ -42,6 +42,10 @@ export default {
   // A worker's heap grows suite after suite (each suite's module graph under --experimental-vm-modules); one seen
   // at 2.8 GB served a 100 000-trade sandbox in its GC's time, and the suite timed out. Past 1 GB it is started anew.
   workerIdleMemoryLimit: '1GB',
+  // A worker ends when its event loop is empty. Near that heap, on a loaded machine, its teardown took 1–2.5 s: past
+  // jest's 500 ms it was killed and "failed to exit gracefully" printed with nothing left open (the subscribe-flood
+  // suite: only jest's own timers and stdio pipes after afterAll). A handle really left open holds it for ever still.
+  workerGracefulExitTimeout: 5_000,
   projects: [
     {
       ...shared,
