@@ -1,6 +1,6 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { BusKv, serviceModules } from '#bus';
-import { HealthRegistry, JsonLogger, lifecycleOf, MetricsRegistry } from '#observability';
+import { HealthRegistry, JsonLogger, lifecycleOf, MetricsRegistry, StartupProgress } from '#observability';
 import { AccountSyncCoreModule } from './core/account-sync-core.module.js';
 import type { AccountSyncConfig } from './config.js';
 import { AppLifecycle } from './lifecycle/app-lifecycle.js';
@@ -23,7 +23,13 @@ class AppLifecycleModule {
       providers: [
         {
           provide: AppLifecycle,
-          useFactory: async (kv: BusKv, metrics: MetricsRegistry, health: HealthRegistry, logger: JsonLogger) => {
+          useFactory: async (
+            kv: BusKv,
+            metrics: MetricsRegistry,
+            health: HealthRegistry,
+            logger: JsonLogger,
+            startup: StartupProgress,
+          ) => {
             const lease = await openWriterLease(config, {
               kv,
               metrics,
@@ -31,9 +37,9 @@ class AppLifecycleModule {
               logger: logger.child('Lease'),
               failStop,
             });
-            return new AppLifecycle(logger.child('Lifecycle'), lease, failStop, config.SHUTDOWN_WAIT_MS);
+            return new AppLifecycle(logger.child('Lifecycle'), lease, failStop, config.SHUTDOWN_WAIT_MS, startup);
           },
-          inject: [BusKv, MetricsRegistry, HealthRegistry, JsonLogger],
+          inject: [BusKv, MetricsRegistry, HealthRegistry, JsonLogger, StartupProgress],
         },
       ],
       exports: [AppLifecycle],
@@ -49,11 +55,11 @@ class AppLifecycleModule {
  */
 @Module({})
 export class AccountSyncAppModule {
-  static forRoot(config: AccountSyncConfig, failStop: FailStop): DynamicModule {
+  static forRoot(config: AccountSyncConfig, failStop: FailStop, startup?: StartupProgress): DynamicModule {
     return {
       module: AccountSyncAppModule,
       imports: [
-        ...serviceModules('account-sync', config),
+        ...serviceModules('account-sync', config, undefined, startup),
         AccountSyncCoreModule.forRoot(config),
         AppLifecycleModule.forRoot(config, failStop),
         ...partModules(config),

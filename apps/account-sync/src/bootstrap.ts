@@ -3,7 +3,9 @@
  * transaction ledger, the webhook receiver and withdrawals. Used by `main.ts` and by tests.
  */
 import type { INestApplication } from '@nestjs/common';
+import { isBusUnavailable } from '#bus';
 import { EXIT_CODE, JsonLogger, startNestApp } from '#observability';
+import { StartedUnderLeaseError } from './lifecycle/app-lifecycle.js';
 import { AccountSyncAppModule, type FailStop } from './app.module.js';
 import type { AccountSyncConfig } from './config.js';
 
@@ -21,13 +23,21 @@ export async function startAccountSync(
 ): Promise<RunningAccountSync> {
   // a lost lease in the process: exit at once, no clean stop (that would write) — a supervisor restarts it
   const failStop = options.failStop ?? (() => process.exit(EXIT_CODE.leaseLost));
-  const { app, httpUrl } = await startNestApp(AccountSyncAppModule.forRoot(config, failStop), {
+  const { app, httpUrl } = await startNestApp((startup) => AccountSyncAppModule.forRoot(config, failStop, startup), {
     app: 'account-sync',
     port: config.HTTP_PORT,
     host: config.HTTP_HOST,
     logger: options.logger ?? new JsonLogger('account-sync', 'nest'),
-    waitingFor: 'waiting for NATS',
+    retryable: retryableStart,
   });
   let closed: Promise<void> | undefined;
   return { app, httpUrl, close: () => (closed ??= app.close()) };
+}
+
+/**
+ * A start-up NATS cut off before this instance took the account lease is tried again in this process; one cut off
+ * after it is not (a writer's parts may be left running: a fresh process takes the lease back — exit 75).
+ */
+export function retryableStart(error: unknown): boolean {
+  return isBusUnavailable(error) && !(error instanceof StartedUnderLeaseError);
 }

@@ -1,16 +1,19 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { BusConnection, BusConsumers, BusKv, BusPublisher, BusResponder, BusStreams, serviceModules } from '#bus';
-import { HealthRegistry, JsonLogger, lifecycleOf, MetricsRegistry } from '#observability';
+import { HealthRegistry, JsonLogger, lifecycleOf, MetricsRegistry, StartupProgress } from '#observability';
 import { CONNECTOR_CONFIG, type ConnectorConfig, venueOptionsFrom } from './config.js';
 import { ConnectorRuntime } from './nats/connector-runtime.js';
 import { AccountGroupLookup, OrderGateway, PriceStreamRegistry, VenueModule, VenueSession } from './venue/index.js';
 
 @Module({})
 export class ConnectorAppModule {
-  static forRoot(config: ConnectorConfig): DynamicModule {
+  static forRoot(config: ConnectorConfig, startup?: StartupProgress): DynamicModule {
     return {
       module: ConnectorAppModule,
-      imports: [...serviceModules('connector', config), VenueModule.forRoot(venueOptionsFrom(config))],
+      imports: [
+        ...serviceModules('connector', config, undefined, startup),
+        VenueModule.forRoot(venueOptionsFrom(config)),
+      ],
       providers: [
         { provide: CONNECTOR_CONFIG, useValue: config },
         {
@@ -29,6 +32,7 @@ export class ConnectorAppModule {
             metrics: MetricsRegistry,
             health: HealthRegistry,
             logger: JsonLogger,
+            progress: StartupProgress,
           ) =>
             new ConnectorRuntime(
               {
@@ -45,7 +49,7 @@ export class ConnectorAppModule {
               },
               { connection, publisher, responder, streams, consumers, kv },
               { session, registry, gateway, accountGroups },
-              { metrics, health, logger },
+              { metrics, health, logger, startup: progress },
             ),
           inject: [
             BusConnection,
@@ -61,6 +65,7 @@ export class ConnectorAppModule {
             MetricsRegistry,
             HealthRegistry,
             JsonLogger,
+            StartupProgress,
           ],
         },
         // Starts the NATS side once every provider exists, and stops it first at shutdown (this module is the

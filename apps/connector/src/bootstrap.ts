@@ -3,6 +3,7 @@
  * NATS subjects. Used by `main.ts` and by the end-to-end tests (which start it on real sockets).
  */
 import type { INestApplication } from '@nestjs/common';
+import { isBusUnavailable } from '#bus';
 import { JsonLogger, startNestApp } from '#observability';
 import { ConnectorAppModule } from './app.module.js';
 import type { ConnectorConfig } from './config.js';
@@ -21,12 +22,12 @@ export async function startConnector(
   config: ConnectorConfig,
   options: { logger?: JsonLogger } = {},
 ): Promise<RunningConnector> {
-  const { app, httpUrl } = await startNestApp(ConnectorAppModule.forRoot(config), {
+  const { app, httpUrl } = await startNestApp((startup) => ConnectorAppModule.forRoot(config, startup), {
     app: 'connector',
     port: config.HTTP_PORT,
     host: config.HTTP_HOST,
     logger: options.logger ?? new JsonLogger('connector', 'nest'),
-    waitingFor: 'waiting for NATS',
+    retryable: isBusUnavailable,
   });
   let closed: Promise<void> | undefined;
   return {

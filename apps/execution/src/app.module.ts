@@ -10,7 +10,7 @@ import {
   serviceModules,
 } from '#bus';
 import { systemClock } from '#actors';
-import { HealthRegistry, JsonLogger, lifecycleOf, MetricsRegistry } from '#observability';
+import { HealthRegistry, JsonLogger, lifecycleOf, MetricsRegistry, StartupProgress } from '#observability';
 import { TonceSource, VenueRestClient, VenueRestMetrics } from '#venue-api';
 import { EXECUTION_CONFIG, type ExecutionConfig } from './config.js';
 import { ExecutionRuntime } from './execution-runtime.js';
@@ -23,12 +23,16 @@ const EXECUTION_REST_OPERATIONS = ['listTrades', 'getOrderState'] as const;
 
 @Module({})
 export class ExecutionAppModule {
-  static forRoot(config: ExecutionConfig): DynamicModule {
-    const instanceId = config.INSTANCE_ID ?? `exec-${Math.random().toString(36).slice(2, 10)}`;
+  /** `instanceId`: kept by every start-up attempt of one process (INSTANCE_ID, else made once by the caller). */
+  static forRoot(
+    config: ExecutionConfig,
+    startup?: StartupProgress,
+    instanceId: string = config.INSTANCE_ID ?? generatedInstanceId(),
+  ): DynamicModule {
     return {
       module: ExecutionAppModule,
       imports: [
-        ...serviceModules('execution', config, `execution-${config.ACCOUNT}-${instanceId}`),
+        ...serviceModules('execution', config, `execution-${config.ACCOUNT}-${instanceId}`, startup),
         RiskModule.forRoot({
           subjectPrefix: config.NATS_SUBJECT_PREFIX,
           account: config.ACCOUNT,
@@ -53,6 +57,7 @@ export class ExecutionAppModule {
             metrics: MetricsRegistry,
             health: HealthRegistry,
             logger: JsonLogger,
+            progress: StartupProgress,
           ) =>
             new ExecutionRuntime(
               {
@@ -82,6 +87,7 @@ export class ExecutionAppModule {
                 maxLabelValues: config.METRIC_LABEL_VALUES_MAX,
                 configuredStrategies: Object.keys(loadLimitsFile(config.RISK_LIMITS_FILE).file.strategies ?? {}),
                 ...(config.FAULT_CRASH_AT !== undefined ? { crashAt: config.FAULT_CRASH_AT } : {}),
+                ...(config.FAULT_START_PAUSE_MS !== undefined ? { startPauseMs: config.FAULT_START_PAUSE_MS } : {}),
               },
               {
                 connection,
@@ -108,7 +114,7 @@ export class ExecutionAppModule {
                 }),
               }),
               systemClock,
-              { metrics, health, logger },
+              { metrics, health, logger, startup: progress },
             ),
           inject: [
             BusConnection,
@@ -121,6 +127,7 @@ export class ExecutionAppModule {
             MetricsRegistry,
             HealthRegistry,
             JsonLogger,
+            StartupProgress,
           ],
         },
         // Starts the order side once every provider exists (risk included), and stops it first at shutdown (this
@@ -130,4 +137,9 @@ export class ExecutionAppModule {
       ],
     };
   }
+}
+
+/** An instance name when INSTANCE_ID is unset: `exec-` and 8 random characters. */
+export function generatedInstanceId(): string {
+  return `exec-${Math.random().toString(36).slice(2, 10)}`;
 }

@@ -98,6 +98,10 @@ export class ExecutionConfig extends withVenueCredentialsEnv(withNatsEnv(Service
   @IsOptional()
   @EnvEnum(['after-key-claim', 'after-intent', 'after-send'])
   FAULT_CRASH_AT?: 'after-key-claim' | 'after-intent' | 'after-send';
+  /** Fault injection for tests only: start-up pauses this long once its streams are declared. Never in production. */
+  @IsOptional()
+  @EnvInt(1, 600_000)
+  FAULT_START_PAUSE_MS?: number;
 
   crossChecks(): CrossRule<this>[] {
     return [

@@ -30,7 +30,7 @@ import {
   type BusSubscription,
 } from '#bus';
 import type { Cancel, Clock } from '#actors';
-import type { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
+import type { HealthRegistry, JsonLogger, MetricsRegistry, StartupProgress } from '#observability';
 import type { VenueRestClient } from '#venue-api';
 import { OrderQueries } from './api/order-queries.js';
 import { parseOrderListing, parseOrderLookup, parsePositionsQuery } from './api/order-query-requests.js';
@@ -81,6 +81,8 @@ export interface ExecutionSettings {
   /** The strategies of the risk limits file: they have their own metric labels from the start. */
   configuredStrategies: string[];
   crashAt?: CrashPoint;
+  /** FAULT_START_PAUSE_MS (tests only): start-up pauses this long once the streams are declared (a slow step). */
+  startPauseMs?: number;
 }
 
 export interface ExecutionBus {
@@ -98,6 +100,8 @@ export interface ExecutionObservability {
   metrics: MetricsRegistry;
   health: HealthRegistry;
   logger: JsonLogger;
+  /** Told the step the start-up is in (/health while starting). */
+  startup?: StartupProgress;
 }
 
 export const EXECUTION_QUEUE = 'execution';
@@ -122,6 +126,8 @@ export class ExecutionRuntime {
   readonly execSubjects: ExecutionSubjectsType;
   private readonly logger: JsonLogger;
   private running: Running | undefined;
+  /** What a start-up in progress (or cut off) started so far: stopped by `stop()` like a running one. */
+  private starting: Running | undefined;
   private stopping: Promise<void> | undefined;
   private startedAt = 0;
 
@@ -146,6 +152,8 @@ export class ExecutionRuntime {
     if (this.running !== undefined) return;
     const { settings, bus, subjects, execSubjects, clock, logger } = this;
     this.startedAt = clock.now();
+    const step = (name: string): void => this.observability.startup?.enter(name);
+    step('declaring streams and buckets');
     const buckets = await ensureExecutionTopology(bus.streams, bus.kv, execSubjects, {
       orderRetentionMs: settings.orderRetentionMs,
       eventDuplicateWindowMs: settings.eventDuplicateWindowMs,
@@ -159,6 +167,11 @@ export class ExecutionRuntime {
     const findPriceStream = async (): Promise<void> => {
       priceStream = (await bus.streams.streamFor(subjects.allPrices)) ?? priceStream;
     };
+    step('following prices and the connector');
+    if (settings.startPauseMs !== undefined) {
+      logger.warn('start-up paused (FAULT_START_PAUSE_MS, tests only)', { ms: settings.startPauseMs });
+      await new Promise((resolve) => setTimeout(resolve, settings.startPauseMs));
+    }
     await findPriceStream();
     const connector = new ConnectorWatch({
       core: bus.core,
@@ -305,6 +318,8 @@ export class ExecutionRuntime {
       subscriptions: [],
       timers: [],
     };
+    // from here on, a start-up cut off (NATS gone) is stopped like a running instance before another attempt
+    this.starting = running;
     book.start();
     priceStreams.start();
     await connector.start();
@@ -324,9 +339,13 @@ export class ExecutionRuntime {
       logger,
     });
     this.risk.onTradingState((entry) => haltRecall.onTradingState(entry));
+    step('registering this instance (heartbeat)');
     await registry.start();
+    step('restoring risk from the open orders');
     this.risk.restore((await ownership.openRecords()).map(riskRestoreOf));
+    step('taking over open orders');
     await ownership.sweep(true);
+    step('answering requests');
     undoneFills.start();
     contradictedFailures.start();
     const startupPhaseEnds = this.startedAt + settings.leaseMs + settings.sweepMs;
@@ -434,7 +453,8 @@ export class ExecutionRuntime {
   }
 
   private async shutdown(): Promise<void> {
-    const running = this.running;
+    // a start-up cut off stops what it started: every part's stop is a no-op for what did not start
+    const running = this.running ?? this.starting;
     if (running === undefined) return;
     for (const cancel of running.timers) cancel();
     // An order the server routed here before it saw the stop is still read and answered (EXECUTION_STOPPING), not

@@ -1,6 +1,6 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import { unlessShutdown, type HealthRegistry, type JsonLogger } from '#observability';
+import { unlessShutdown, type HealthRegistry, type JsonLogger, type StartupProgress } from '#observability';
 import type { BusOptions } from './bus-options.js';
 import type { BusMetrics } from './bus-metrics.js';
 import { DeclaredTopology, type DeclaredTopologyOptions, type StoreLoss } from './declared-topology.js';
@@ -70,6 +70,7 @@ export class BusConnection {
     metrics: BusMetrics,
     health: HealthRegistry,
     logger: JsonLogger,
+    startup?: StartupProgress,
   ): Promise<BusConnection> {
     // Said at once and again while it lasts: an app waiting for an unreachable NATS must not look hung — and a
     // long outage is not a line every 2 s (the intervals double up to a minute).
@@ -93,6 +94,9 @@ export class BusConnection {
     });
     // A SIGTERM while NATS is unreachable stops the wait (it has no bound): the app exits 0, holding nothing.
     const client = await unlessShutdown(connecting, 'NATS', (late) => void late.close()).finally(stopWaitLog);
+    // an attempt given up before the app exists (a later provider failed) closes this connection, not leaves it
+    startup?.onAbandon(() => (client.isClosed() ? undefined : client.close()));
+    startup?.enter('connected to NATS; opening JetStream');
     const jsm = await jetstreamManager(client);
     const connection = new BusConnection(
       client,
@@ -104,6 +108,7 @@ export class BusConnection {
       options.roundTrips,
     );
     health.register('nats', () => connection.health());
+    startup?.enter('connected to NATS; starting');
     logger.info('connected to NATS', { server: client.getServer() });
     return connection;
   }
@@ -141,12 +146,21 @@ export class BusConnection {
     await this.client.flush();
   }
 
-  /** Drains subscriptions, flushes pending publishes and closes; idempotent. */
+  /**
+   * Drains subscriptions, flushes pending publishes and closes; idempotent. Disconnected, it closes at once: a
+   * drain flushes through the server, so it would wait for a reconnect that may never come (a stop during an
+   * outage, a start-up attempt NATS cut off).
+   */
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.topology.stop();
       this.roundTrips.stop();
       if (this.client.isClosed()) return;
+      if (!this.up) {
+        await this.client.close();
+        this.metrics.connected.set(0);
+        return;
+      }
       try {
         await this.client.drain();
       } catch (error) {

@@ -7,7 +7,7 @@ import {
   type ModuleMetadata,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
+import { HealthRegistry, JsonLogger, MetricsRegistry, StartupProgress } from '#observability';
 import { BUS_OPTIONS, type BusOptions } from './bus-options.js';
 import { BusMetrics } from './bus-metrics.js';
 import { BusConnection } from './bus-connection.js';
@@ -56,9 +56,14 @@ export class BusModule {
         },
         {
           provide: BusConnection,
-          useFactory: (busOptions: BusOptions, metrics: BusMetrics, health: HealthRegistry, logger: JsonLogger) =>
-            BusConnection.open(busOptions, metrics, health, logger),
-          inject: [BUS_OPTIONS, BusMetrics, HealthRegistry, JsonLogger],
+          useFactory: (
+            busOptions: BusOptions,
+            metrics: BusMetrics,
+            health: HealthRegistry,
+            logger: JsonLogger,
+            startup: StartupProgress,
+          ) => BusConnection.open(busOptions, metrics, health, logger, startup),
+          inject: [BUS_OPTIONS, BusMetrics, HealthRegistry, JsonLogger, StartupProgress],
         },
         {
           provide: BusPublisher,

@@ -23,5 +23,20 @@ export {
 export { stopOnSignals, type StopOnSignalsOptions } from './signals.js';
 export { shutdownRequested, StartAbortedError, unlessShutdown } from './shutdown-request.js';
 export { serveStartingHealth, type StartingHealth } from './starting-health.js';
-export { runApp, startNestApp, type AppDefinition, type NestAppOptions, type RunningApp } from './run-app.js';
+export {
+  runApp,
+  startNestApp,
+  type AppDefinition,
+  type AppModuleFactory,
+  type NestAppOptions,
+  type RunningApp,
+} from './run-app.js';
+export { StartupProgress, STARTUP_STEP_MAX, WAITING_FOR_NATS } from './startup-progress.js';
+export {
+  decideStartFailure,
+  StartCleanupError,
+  START_RETRY_FIRST_MS,
+  START_RETRY_MAX_MS,
+  type StartFailureAction,
+} from './start-retry.js';
 export { LogThrottle } from './log-throttle.js';

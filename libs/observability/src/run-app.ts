@@ -4,7 +4,8 @@
  *
  * Order at start: configuration validated (a bad setting: one plain line per problem, exit 78, nothing
  * created) → the HTTP port answers `/health` 503 at once while dependencies (NATS) are connected → the app
- * module starts → SIGTERM/SIGINT run the app's ordered `close` once, then exit 0 (1 if it fails or hangs).
+ * module starts (an attempt NATS cut off is stopped and started again in this process) → SIGTERM/SIGINT run
+ * the app's ordered `close` once, then exit 0 (1 if it fails or hangs).
  */
 import type { AddressInfo } from 'node:net';
 import type { DynamicModule, INestApplication } from '@nestjs/common';
@@ -12,9 +13,11 @@ import { NestFactory } from '@nestjs/core';
 import { ConfigError, exitOnConfigError, loadConfig } from './config.js';
 import { EXIT_CODE } from './exit-codes.js';
 import { JsonLogger } from './json-logger.js';
-import { shutdownRequested } from './shutdown-request.js';
+import { shutdownRequested, StartAbortedError } from './shutdown-request.js';
 import { stopOnSignals } from './signals.js';
+import { decideStartFailure, StartCleanupError } from './start-retry.js';
 import { serveStartingHealth } from './starting-health.js';
+import { StartupProgress } from './startup-progress.js';
 
 /** What a started app hands back: where it listens and its ordered stop (idempotent). */
 export interface RunningApp {
@@ -33,8 +36,10 @@ export interface AppDefinition<C extends object, R extends RunningApp> {
   /** Fields of the "started" log line (never a secret: the logger redacts secret names anyway). */
   describe?(config: C, running: R): Record<string, unknown>;
   /**
-   * Whether a start-up failure is a dependency that went away meanwhile (NATS dropped): the app then exits 75
-   * (EX_TEMPFAIL, start me again) rather than 1.
+   * Whether a start-up failure that reaches `runApp` is a dependency that went away meanwhile and needs a fresh
+   * process: the app then exits 75 (EX_TEMPFAIL, start me again) rather than 1. A start-up cut off by NATS is
+   * normally tried again in-process (`startNestApp`'s `retryable`); what reaches here is what could not be
+   * (`StartCleanupError`, account-sync cut off after taking its lease).
    */
   transient?(error: unknown): boolean;
 }
@@ -76,24 +81,73 @@ export interface NestAppOptions {
   port: number;
   host: string;
   logger: JsonLogger;
-  /** What the app waits for while its modules start (said by /health meanwhile). */
-  waitingFor: string;
+  /**
+   * Whether a failed start-up attempt may be tried again in this process (the app's rule, e.g.
+   * `isBusUnavailable`: NATS dropped or went silent in the middle of a step). Unset: never, the failure is
+   * thrown at once.
+   */
+  retryable?: (error: unknown) => boolean;
+  /** How long what a failed attempt started may take to stop before the process must end instead (30 s). */
+  abandonWaitMs?: number;
 }
 
+/** The app's module, made afresh for every start-up attempt (its providers, metrics and connection are new). */
+export type AppModuleFactory = (startup: StartupProgress) => DynamicModule;
+
 /**
- * Creates the app's Nest application with its port already answering `/health` 503 (`waitingFor`) while the
- * modules connect and start — an app waiting for NATS is visible, not silent — then listens on that same
- * port. A caller waiting for the app to serve should wait for the "started" line `runApp` logs after this.
+ * Creates the app's Nest application with its port already answering `/health` 503 (the step the start-up is
+ * in: `waiting for NATS`, then what the app names) while the modules connect and start — an app waiting for NATS
+ * is visible, not silent — then listens on that same port. A caller waiting for the app to serve should wait for
+ * the "started" line `runApp` logs after this.
+ *
+ * An attempt cut off by a failure `retryable` accepts (NATS went away during start-up) stops everything it
+ * started (the app's own ordered close; the bus connection closed), pauses (1 s, doubling up to 30 s), and starts
+ * again from the beginning in this process, waiting for NATS as the first attempt did — the port answering 503
+ * all along. A SIGTERM meanwhile ends the start (the caller exits 0). What cannot be stopped in time ends the
+ * process instead (`StartCleanupError`: exit 75).
  */
 export async function startNestApp(
-  module: DynamicModule,
+  module: AppModuleFactory,
   options: NestAppOptions,
 ): Promise<{ app: INestApplication; httpUrl: string }> {
-  const starting = await serveStartingHealth(options.port, options.host, () => options.waitingFor, options.app);
-  let app: INestApplication;
+  let startup = new StartupProgress();
+  const starting = await serveStartingHealth(options.port, options.host, () => startup.step, options.app);
+  const log = options.logger;
+  let app: INestApplication | undefined;
   try {
-    app = await NestFactory.create(module, { logger: options.logger, abortOnError: false });
-    await app.init(); // the app's start hooks run while the port still answers 503
+    for (let attempt = 1; ; attempt += 1) {
+      startup = new StartupProgress();
+      app = undefined;
+      try {
+        app = await NestFactory.create(module(startup), { logger: log, abortOnError: false });
+        await app.init(); // the app's start hooks run while the port still answers 503
+        break;
+      } catch (error) {
+        const action = decideStartFailure({
+          error,
+          attempt,
+          stopRequested: shutdownRequested.aborted,
+          retryable: options.retryable ?? (() => false),
+        });
+        const waitMs = options.abandonWaitMs ?? ABANDON_WAIT_MS;
+        if (action.kind === 'retry') {
+          log.warn('start-up cut off: NATS became unavailable; stopping what started, then starting again', {
+            attempt,
+            step: startup.step,
+            error: error instanceof Error ? error.message : String(error),
+            retryInMs: action.afterMs,
+          });
+          startup.enter(`start-up cut off by NATS (${startup.step}); starting again`);
+        }
+        if (!(await abandon(app, startup, waitMs))) {
+          if (action.kind === 'retry') throw new StartCleanupError(waitMs, error);
+          log.warn('what the start-up had started did not stop in time', { waitMs });
+        }
+        if (action.kind !== 'retry') throw error;
+        if (!shutdownRequested.aborted) await pause(action.afterMs);
+        if (shutdownRequested.aborted) throw new StartAbortedError('NATS to come back');
+      }
+    }
   } finally {
     await starting.close();
   }
@@ -101,4 +155,41 @@ export async function startNestApp(
   const address = app.getHttpServer().address() as AddressInfo;
   const host = options.host === '0.0.0.0' ? '127.0.0.1' : options.host;
   return { app, httpUrl: `http://${host}:${address.port}` };
+}
+
+const ABANDON_WAIT_MS = 30_000;
+
+/**
+ * Stops what a failed attempt started: the app's ordered close when the app exists (its stop hooks stop what
+ * started, the bus closes last), else what registered on `startup` (the bus connection). False when it did
+ * not finish within `waitMs`.
+ */
+async function abandon(app: INestApplication | undefined, startup: StartupProgress, waitMs: number): Promise<boolean> {
+  const closing = (app === undefined ? Promise.resolve() : app.close()).then(
+    () => startup.abandon(),
+    () => startup.abandon(),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), waitMs);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([closing.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Waits `ms`, or less when a stop is requested meanwhile. */
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      shutdownRequested.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    shutdownRequested.addEventListener('abort', done, { once: true });
+  });
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { JsonLogger } from '#observability';
-import { AppLifecycle, type LifecyclePart, type WriterGate } from './app-lifecycle.js';
+import { TimeoutError } from '@nats-io/transport-node';
+import { JsonLogger, StartupProgress } from '#observability';
+import { retryableStart } from '../bootstrap.js';
+import { AppLifecycle, StartedUnderLeaseError, type LifecyclePart, type WriterGate } from './app-lifecycle.js';
 
 function part(name: string, log: string[], failStart = false): LifecyclePart {
   return {
@@ -120,5 +122,41 @@ describe('AppLifecycle', () => {
     lifecycle.register('store', part('ledger', log, true));
     await expect(lifecycle.start()).rejects.toThrow('ledger cannot start');
     expect(log).toEqual(['release']);
+  });
+
+  it('a start-up NATS cut off while holding the lease is never retried in-process (a fresh process: exit 75)', async () => {
+    const lifecycle = new AppLifecycle(logger);
+    const natsGone: LifecyclePart = {
+      name: 'ledger',
+      start: () => Promise.reject(new Error('ledger unavailable', { cause: new TimeoutError() })),
+      stop: () => Promise.resolve(),
+    };
+    lifecycle.register('store', natsGone);
+    const failure = await lifecycle.start().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(StartedUnderLeaseError);
+    expect(retryableStart(failure)).toBe(false);
+    // cut off before the lease (the bus or the lease bucket not answering): tried again in-process
+    expect(retryableStart(new Error('lease bucket', { cause: new TimeoutError() }))).toBe(true);
+    expect(retryableStart(new Error('a bug'))).toBe(false);
+  });
+
+  it('tells /health the step it is in: the lease, then each part by name', async () => {
+    const steps: string[] = [];
+    const startup = new StartupProgress();
+    const seen = (name: string): LifecyclePart => ({
+      name,
+      start: () => Promise.resolve(void steps.push(startup.step)),
+      stop: () => Promise.resolve(),
+    });
+    const gate: WriterGate = {
+      begin: () => Promise.resolve(void steps.push(startup.step)).then(() => 'held' as const),
+      whenHeld: () => Promise.resolve(true),
+      release: () => Promise.resolve(),
+    };
+    const lifecycle = new AppLifecycle(logger, gate, undefined, 5_000, startup);
+    lifecycle.register('store', seen('transaction ledger'));
+    lifecycle.register('intake', seen('webhook receiver'));
+    await lifecycle.start();
+    expect(steps).toEqual(['taking the account lease', 'starting transaction ledger', 'starting webhook receiver']);
   });
 });

@@ -19,7 +19,7 @@
  * exactly as after a crash (a submit in flight is adopted as unknown, never sent twice) — so a supervisor's stop
  * timeout is not hit and the process still exits 0.
  */
-import type { JsonLogger } from '#observability';
+import type { JsonLogger, StartupProgress } from '#observability';
 
 export type LifecyclePhase = 'store' | 'intake';
 
@@ -60,18 +60,24 @@ export class AppLifecycle {
     private readonly failStop: (reason: string) => void = () => undefined,
     /** SHUTDOWN_WAIT_MS: how long the parts together may take to stop. */
     private readonly stopWaitMs = 5_000,
+    /** Told the step the start-up is in (/health while starting). */
+    private readonly startup?: StartupProgress,
   ) {}
 
   register(phase: LifecyclePhase, part: LifecyclePart): void {
     this.parts[phase].push(part);
   }
 
-  /** Once the lease is held: stores, then intakes; a failing start stops what started, releases, rethrows. */
+  /**
+   * Once the lease is held: stores, then intakes; a failing start stops what started, releases, rethrows — as a
+   * `StartedUnderLeaseError`: the process was a writer, so it is never started again in-process (exit 75).
+   */
   async start(): Promise<void> {
+    this.startup?.enter('taking the account lease');
     if ((await this.gate.begin()) === 'held') {
       await this.startParts().catch(async (error: unknown) => {
         await this.gate.release();
-        throw error;
+        throw new StartedUnderLeaseError(error);
       });
       return;
     }
@@ -93,6 +99,7 @@ export class AppLifecycle {
 
   private async startParts(): Promise<void> {
     for (const part of [...this.parts.store, ...this.parts.intake]) {
+      this.startup?.enter(`starting ${part.name}`);
       try {
         await part.start();
         this.started.push(part);
@@ -135,6 +142,18 @@ async function settledWithin(work: Promise<void>, ms: number): Promise<boolean> 
     return await Promise.race([work.then(() => true as const), timeout]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/**
+ * A start-up that failed after this instance took the writer lease. Never retried in the same process, whatever the
+ * cause (`main.ts`): a part left running past the shutdown wait would write beside the next attempt's; a fresh
+ * process (exit 75 when NATS caused it) takes the lease back instead.
+ */
+export class StartedUnderLeaseError extends Error {
+  override readonly name = 'StartedUnderLeaseError';
+  constructor(cause: unknown) {
+    super(`start-up failed while holding the account lease: ${messageOf(cause)}`, { cause });
   }
 }
 

@@ -11,7 +11,7 @@ import {
   type BusStreams,
 } from '#bus';
 import { systemClock } from '#actors';
-import type { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
+import type { HealthRegistry, JsonLogger, MetricsRegistry, StartupProgress } from '#observability';
 import { ConnectorStatusPublication } from '../status/connector-status.publication.js';
 import { SessionHealth } from '../status/session-health.js';
 import { AccountGroupsResponder } from './account-groups.js';
@@ -65,6 +65,8 @@ export interface ConnectorObservability {
   metrics: MetricsRegistry;
   health: HealthRegistry;
   logger: JsonLogger;
+  /** Told the step the start-up is in (/health while starting). */
+  startup?: StartupProgress;
 }
 
 /**
@@ -104,6 +106,8 @@ export class ConnectorRuntime {
       statusMaxAgeMs: Math.max(3 * settings.statusIntervalMs, 1_000),
       replicas: settings.replicas,
     };
+    const step = (name: string): void => this.observability.startup?.enter(name);
+    step('declaring streams and buckets');
     // Declared again by the bus after a reconnect or a "no stream" answer (a restarted server may have lost them).
     const { priceStream } = await ensureConnectorStreams(bus.streams, subjects, streamSettings);
     const bucket = await bus.kv.bucket(BucketName.orderMarks(subjects.account), {
@@ -123,6 +127,7 @@ export class ConnectorRuntime {
       logger,
     );
     // before this life publishes, answers or says it is up: nobody reads a dead life's quote as live from here on
+    step('retiring the prices an earlier life left live');
     await this.retireEarlierLife(publishedPrices, priceStream);
     const contradictions = new OrderContradictions(subjects, bus.publisher, logger);
     const outcomes = new OrderOutcomes(subjects, marks, bus.publisher, metrics, logger, contradictions);
@@ -163,6 +168,7 @@ export class ConnectorRuntime {
       marks,
     };
     this.parts = parts;
+    step('publishing prices and status, answering requests');
     outcomes.start(venue.gateway.outcomes$);
     parts.contradictions.start(venue.gateway.contradictions$);
     parts.prices.start(venue.registry.prices$);
@@ -173,6 +179,7 @@ export class ConnectorRuntime {
     await parts.recalls.start(bus.streams);
     parts.settlements.start();
     // before the session opens: a leftover of an earlier life streaming at once is known for what it is
+    step('loading the venue subscriptions of an earlier life');
     const subscriptions = new VenueSubscriptionLedger(
       await bus.kv.bucket(BucketName.venueSubscriptions(subjects.account), {
         storage: 'file',
@@ -185,7 +192,9 @@ export class ConnectorRuntime {
     subscriptions.start();
     this.subscriptions = subscriptions;
     venue.session.start();
+    step('reading the orders an earlier life left unresolved');
     await this.reconcileUnresolved(marks);
+    step('taking order commands');
     await parts.commands.start();
     logger.info('connector publishing on NATS', {
       account: subjects.account,
