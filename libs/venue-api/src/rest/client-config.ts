@@ -1,6 +1,7 @@
 /** Configuration of {@link VenueRestClient}. */
 import type { AntiReplaySource } from '../auth/anti-replay.js';
 import type { SignatureEncoding } from '../auth/signing.js';
+import type { FetchFunction } from './fresh-connection-fetch.js';
 import type { LimiterClock } from './rate-limiter.js';
 
 /** Hooks for metrics; never called with a secret, a signature or a token. */
@@ -8,11 +9,14 @@ export interface VenueRestEvents {
   /** The venue throttled `operation`; the limiter paused for `pauseMs` (0 when an earlier pause covered it). */
   onThrottled?(operation: string, pauseMs: number): void;
   /** `operation` is being sent again, with a fresh anti-replay value and signature. */
-  onRetry?(operation: string, reason: 'throttled' | 'auth-failure'): void;
+  onRetry?(operation: string, reason: 'throttled' | 'auth-failure' | 'connection-lost'): void;
   /** `operation` waited `waitMs` for the limiter before it could leave (0 when it left at once). */
   onBudgetWait?(operation: string, waitMs: number): void;
-  /** An attempt of `operation` ended: its HTTP status, or `timeout` / `connection` when none came back. */
-  onResponse?(operation: string, status: number | 'timeout' | 'connection'): void;
+  /**
+   * An attempt of `operation` ended: its HTTP status, or `timeout` / `connection` when none came back; with
+   * `connection`, the failure's low-level code from a bounded set (`ECONNRESET`, `UND_ERR_SOCKET`…, else `other`).
+   */
+  onResponse?(operation: string, status: number | 'timeout' | 'connection', cause?: string): void;
   /** A row of `operation`'s list could not be read (it lacks what identifies it) and was left out. */
   onRowSkipped?(operation: string, problem: string): void;
 }
@@ -40,8 +44,14 @@ export interface VenueRestClientConfig {
   maxInFlight?: number;
   /** See `RateLimiterOptions.startWindowFull`: the first second after start-up is counted as fully used. */
   startWindowFull?: boolean;
-  /** Injected fetch (default: Node's global fetch). */
-  fetch?: typeof fetch;
+  /** Fetch of reads, which may reuse pooled keep-alive connections (default: Node's global fetch). */
+  fetch?: FetchFunction;
+  /**
+   * Fetch of state-changing calls and of a read's one retry after its pooled connection was lost: a fresh
+   * connection per request, so no server idle timeout can close it under the request (default:
+   * `freshConnectionFetch`). Injectable for tests.
+   */
+  freshConnectionFetch?: FetchFunction;
   /** Whole-request timeout (headers and body), default 10 000 ms. */
   timeoutMs?: number;
   /** How often a throttled (429) request is retried before `VenueRateLimitedError`; default 5. */

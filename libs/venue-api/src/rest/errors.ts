@@ -98,8 +98,11 @@ export class VenueConflictError extends VenueRestError {
  */
 export class VenueOutcomeUnknownError extends VenueRestError {
   override readonly name: string = 'VenueOutcomeUnknownError';
-  constructor(details: VenueErrorDetails, why: string) {
+  /** The lost connection's low-level code (e.g. `ECONNRESET`), also in the message; undefined otherwise. */
+  readonly transportCause: string | undefined;
+  constructor(details: VenueErrorDetails, why: string, transportCause?: string) {
     super(details, `outcome unknown (${why}); check the list endpoint before resending`);
+    this.transportCause = transportCause;
   }
 }
 
@@ -138,13 +141,16 @@ export class VenueTimeoutError extends VenueRestError {
 }
 
 /**
- * The connection failed: on a read (any network error), or on a state-changing call when the
- * connection was refused (so the request never left). Safe to retry.
+ * The connection failed: on a read (any network error, after the one retry of a lost pooled connection), or on a
+ * state-changing call when the connection was refused or never made (so the request never left). Safe to retry.
  */
 export class VenueConnectionError extends VenueRestError {
   override readonly name: string = 'VenueConnectionError';
-  constructor(details: VenueErrorDetails) {
-    super(details, 'connection failed');
+  /** The low-level code (e.g. `ECONNREFUSED`, `UND_ERR_SOCKET`), also in the message, when known. */
+  readonly transportCause: string | undefined;
+  constructor(details: VenueErrorDetails, transportCause?: string) {
+    super(details, transportCause === undefined ? 'connection failed' : `connection failed (${transportCause})`);
+    this.transportCause = transportCause;
   }
 }
 

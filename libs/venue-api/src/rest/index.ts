@@ -12,6 +12,7 @@ export * from './paths.js';
 export * from './errors.js';
 export * from './client-config.js';
 export * from './rate-limiter.js';
+export { freshConnectionFetch, FreshConnectionFailure, type FetchFunction } from './fresh-connection-fetch.js';
 export * from './venue-rest-client.js';
 export * from './venue-rest-metrics.js';
 export * from './requests.js';

@@ -6,7 +6,11 @@
  *   - an authentication failure: once, because a nonce that lost a race with a concurrent request (or a tonce
  *     overtaken by one, where the venue wants tonces increasing, §5.4 rule 4) reads as an auth failure, and an
  *     auth failure is definitively "not processed" (§5.5).
- * Never retried: 5xx, timeouts and lost connections of state-changing calls (outcome unknown, §7.2).
+ *   - a read whose connection was lost under it (ECONNRESET, "other side closed", EPIPE: the server closed the
+ *     pooled keep-alive connection it was sent on): once, on a fresh connection (reads are safe to repeat).
+ * Never retried: 5xx, timeouts and lost connections of state-changing calls (outcome unknown, §7.2). Those never
+ * ride a pooled connection (`freshConnectionFetch`): a server's idle timeout closing one as it is reused would
+ * lose a request the venue never saw, reported as outcome unknown (t2 F3).
  */
 import type { AntiReplaySource } from '../auth/anti-replay.js';
 import { signRequest, type SignatureEncoding } from '../auth/signing.js';
@@ -19,9 +23,11 @@ import {
   VenueTimeoutError,
   type VenueErrorDetails,
 } from './errors.js';
+import { freshConnectionFetch, type FetchFunction } from './fresh-connection-fetch.js';
 import { RestHeader } from './paths.js';
 import { RestRateLimiter, systemLimiterClock, type LimiterClock } from './rate-limiter.js';
 import { classifyResponse, type EndpointFamily } from './response-outcome.js';
+import { connectionLost, neverSent, transportCauseLabel, transportCauseOf } from './transport-cause.js';
 
 export interface VenueCall {
   /** Client operation name, used in errors and events. */
@@ -68,18 +74,14 @@ function timedOut(error: unknown): boolean {
   return name === 'TimeoutError' || name === 'AbortError';
 }
 
-/** Node's fetch reports a refused connection as TypeError('fetch failed') with `cause.code`. */
-function wasRefused(error: unknown): boolean {
-  return property(property(error, 'cause'), 'code') === 'ECONNREFUSED';
-}
-
 export class SignedRequestSender {
   private readonly baseUrl: string;
   private readonly apiKey: string;
   private readonly apiSecret: string;
   private readonly encoding: SignatureEncoding;
   private readonly antiReplay: AntiReplaySource;
-  private readonly fetch: typeof fetch;
+  private readonly fetch: FetchFunction;
+  private readonly freshFetch: FetchFunction;
   private readonly timeoutMs: number;
   private readonly throttleRetries: number;
   private readonly events: VenueRestEvents;
@@ -93,6 +95,7 @@ export class SignedRequestSender {
     this.encoding = config.signatureEncoding ?? 'base64';
     this.antiReplay = config.antiReplay;
     this.fetch = config.fetch ?? globalThis.fetch;
+    this.freshFetch = config.freshConnectionFetch ?? freshConnectionFetch;
     this.timeoutMs = config.timeoutMs ?? 10_000;
     this.throttleRetries = config.throttleRetries ?? 5;
     this.events = config.events ?? {};
@@ -147,6 +150,7 @@ export class SignedRequestSender {
     prepare: () => Promise<{ init: RequestInit }>,
   ): Promise<VenueReply> {
     let authRetried = false;
+    let connectionRetried = false;
     let throttled = 0;
     let marked = call.beforeSend === undefined;
     for (;;) {
@@ -165,12 +169,28 @@ export class SignedRequestSender {
       let exchange: Exchange;
       try {
         const attempt = await prepare();
-        exchange = await this.exchange(call, url, attempt.init);
+        exchange = await this.exchange(call, url, attempt.init, connectionRetried);
       } catch (error) {
         this.limiter.release(permit);
-        if (error instanceof VenueTimeoutError || error instanceof VenueOutcomeUnknownError) {
+        const cause =
+          error instanceof VenueConnectionError || error instanceof VenueOutcomeUnknownError
+            ? error.transportCause
+            : undefined;
+        if (cause !== undefined) this.events.onResponse?.(call.operation, 'connection', transportCauseLabel(cause));
+        else if (error instanceof VenueTimeoutError || error instanceof VenueOutcomeUnknownError) {
           this.events.onResponse?.(call.operation, 'timeout');
-        } else if (error instanceof VenueConnectionError) this.events.onResponse?.(call.operation, 'connection');
+        }
+        // A read whose pooled connection the server closed under it: once more, on a fresh connection.
+        if (
+          error instanceof VenueConnectionError &&
+          cause !== undefined &&
+          connectionLost(cause) &&
+          !connectionRetried
+        ) {
+          connectionRetried = true;
+          this.events.onRetry?.(call.operation, 'connection-lost');
+          continue;
+        }
         throw error;
       }
       this.events.onResponse?.(call.operation, exchange.status);
@@ -202,19 +222,26 @@ export class SignedRequestSender {
     return `${this.baseUrl}${call.path}${query}`;
   }
 
-  private async exchange(call: VenueCall, url: string, init: RequestInit): Promise<Exchange> {
+  /** State-changing calls, and a read sent again after a lost connection, go on a fresh connection. */
+  private async exchange(call: VenueCall, url: string, init: RequestInit, fresh: boolean): Promise<Exchange> {
     const info: VenueErrorDetails = { operation: call.operation };
+    const send = call.stateChanging || fresh ? this.freshFetch : this.fetch;
     try {
-      const response = await this.fetch(url, { ...init, signal: AbortSignal.timeout(this.timeoutMs) });
+      const response = await send(url, { ...init, signal: AbortSignal.timeout(this.timeoutMs) });
       const text = await response.text();
       return { status: response.status, text, retryAfter: response.headers.get('retry-after') };
     } catch (error) {
-      // The error of fetch is never attached: it is not ours to vouch for (headers must not leak).
-      const timeout = timedOut(error);
-      if (call.stateChanging && !wasRefused(error)) {
-        throw new VenueOutcomeUnknownError(info, timeout ? 'no response in time' : 'connection lost');
+      // The error of fetch is never attached: it is not ours to vouch for (headers must not leak). Only the code
+      // of its cause is kept (bounded), so an operator can tell "never left" from "lost after it left".
+      if (timedOut(error)) {
+        if (call.stateChanging) throw new VenueOutcomeUnknownError(info, 'no response in time');
+        throw new VenueTimeoutError(info);
       }
-      throw timeout ? new VenueTimeoutError(info) : new VenueConnectionError(info);
+      const cause = transportCauseOf(error);
+      if (call.stateChanging && !neverSent(error, cause)) {
+        throw new VenueOutcomeUnknownError(info, `connection lost: ${cause}`, cause);
+      }
+      throw new VenueConnectionError(info, cause);
     }
   }
 }

@@ -18,10 +18,14 @@ describe('VenueRestMetrics', () => {
     metrics.onResponse('listTrades', 429);
     metrics.onThrottled('listTrades');
     metrics.onResponse('getOrderState', 'timeout');
+    metrics.onResponse('submitFiatWithdrawal', 'connection', 'UND_ERR_SOCKET');
     const text = await registry.metrics();
     expect(value(text, 'venue_rest_calls_total{operation="listTrades",status="200"}')).toBe(1);
     expect(value(text, 'venue_rest_calls_total{operation="listTrades",status="429"}')).toBe(1);
     expect(value(text, 'venue_rest_calls_total{operation="getOrderState",status="timeout"}')).toBe(1);
+    expect(
+      value(text, 'venue_rest_calls_total{operation="submitFiatWithdrawal",status="connection:UND_ERR_SOCKET"}'),
+    ).toBe(1);
     expect(value(text, 'venue_rest_budget_wait_seconds_count{operation="listTrades"}')).toBe(2);
     expect(value(text, 'venue_rest_budget_waits_total{operation="listTrades"}')).toBe(1);
     expect(value(text, 'venue_rest_throttled_total{operation="listTrades"}')).toBe(1);
@@ -40,8 +44,8 @@ describe('VenueRestMetrics', () => {
     expect(metrics.health()).toEqual({ up: true });
     metrics.onResponse('listBalances', 503);
     expect(metrics.health()).toEqual({ up: false, detail: 'last answer failed (listBalances: HTTP 503)' });
-    metrics.onResponse('listBalances', 'connection');
-    expect(metrics.health().detail).toContain('listBalances: connection');
+    metrics.onResponse('listBalances', 'connection', 'ECONNREFUSED');
+    expect(metrics.health().detail).toContain('listBalances: connection:ECONNREFUSED');
     metrics.onResponse('listBalances', 404);
     expect(metrics.health()).toEqual({ up: true });
   });

@@ -34,7 +34,8 @@ const MAX_PROBLEM_LENGTH = 200;
  * The venue REST client's calls as metrics (its `events` hook): calls by operation and status, budget waits,
  * throttles. Every app calling the venue's REST API exports these same series (named without an app prefix;
  * the `app` label tells them apart), so one rule and one panel cover every app. Labels are bounded:
- * `operation` is one of the client's method names, `status` an HTTP status or `timeout` / `connection`.
+ * `operation` is one of the client's method names, `status` an HTTP status, `timeout`, or `connection:<code>` (the
+ * failure's low-level code from a bounded set, e.g. `connection:ECONNRESET`, else `connection:other`).
  */
 export class VenueRestMetrics implements VenueRestEvents {
   private readonly calls: Counter<'operation' | 'status'>;
@@ -109,10 +110,12 @@ export class VenueRestMetrics implements VenueRestEvents {
     });
   }
 
-  onResponse(operation: string, status: number | 'timeout' | 'connection'): void {
-    this.calls.inc({ operation, status: String(status) });
+  /** `cause` (a bounded code) joins `connection` in the label: `connection:ECONNRESET`, `connection:other`. */
+  onResponse(operation: string, status: number | 'timeout' | 'connection', cause?: string): void {
+    const label = status === 'connection' && cause !== undefined ? `connection:${cause}` : String(status);
+    this.calls.inc({ operation, status: label });
     if (typeof status === 'number' && status < 500) this.lastFailure = undefined;
-    else this.lastFailure = `${operation}: ${typeof status === 'number' ? `HTTP ${status}` : status}`;
+    else this.lastFailure = `${operation}: ${typeof status === 'number' ? `HTTP ${status}` : label}`;
   }
 
   onBudgetWait(operation: string, waitMs: number): void {

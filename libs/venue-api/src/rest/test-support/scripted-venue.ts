@@ -25,8 +25,11 @@ export interface ScriptedReply {
   headers?: Record<string, string>;
 }
 
-/** `'hang'`: never answer (for timeouts). */
-export type VenueScript = (request: SeenRequest, index: number) => ScriptedReply | 'hang' | Promise<ScriptedReply>;
+/** `'hang'`: never answer (for timeouts). `'drop'`: close the connection without an answer (lost after it left). */
+export type VenueScript = (
+  request: SeenRequest,
+  index: number,
+) => ScriptedReply | 'hang' | 'drop' | Promise<ScriptedReply>;
 
 export function independentSignature(path: string, bodyText: string, secret: string, encoding: 'base64' | 'hex') {
   const key = encoding === 'base64' ? Buffer.from(secret, 'base64') : Buffer.from(secret, 'utf8');
@@ -39,6 +42,8 @@ export const json = (status: number, body: string, headers?: Record<string, stri
 
 export class ScriptedVenue {
   readonly requests: SeenRequest[] = [];
+  /** TCP connections accepted so far. */
+  connections = 0;
   script: VenueScript = () => json(500, '{}');
   private server: Server | undefined;
   private port = 0;
@@ -56,6 +61,9 @@ export class ScriptedVenue {
 
   async start(port: number): Promise<void> {
     const server = createServer((request, response) => void this.handle(request, response));
+    server.on('connection', () => {
+      this.connections += 1;
+    });
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -70,6 +78,11 @@ export class ScriptedVenue {
     for (const response of this.hanging) response.destroy();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Closes every kept-alive connection that has no request in progress, as an idle timeout does. */
+  closeIdleConnections(): void {
+    this.server?.closeIdleConnections();
   }
 
   /** Resolves once the server has seen `count` requests in total. */
@@ -106,6 +119,10 @@ export class ScriptedVenue {
     const reply = await this.script(seen, index);
     if (reply === 'hang') {
       this.hanging.push(response);
+      return;
+    }
+    if (reply === 'drop') {
+      request.socket.destroy();
       return;
     }
     const body = reply.body ?? '';
