@@ -66,7 +66,7 @@ describe('withdrawal desk: the intent is stored before anything is sent', () => 
       get: <T>(key: string) =>
         storageDown ? Promise.reject(new Error('injected: KV unavailable')) : bucket.get<T>(key),
       put: (key: string, value: unknown) => bucket.put(key, value),
-      keys: () => bucket.keys(),
+      values: <T>() => bucket.values<T>(),
     };
     client = new VenueRestClient({
       baseUrl: venue.restBaseUrl,

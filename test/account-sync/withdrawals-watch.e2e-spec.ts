@@ -108,7 +108,7 @@ describe('withdrawal desk: NOT_FOUND is watched, and a state stored but not publ
       get: <T>(key: string) => bucket.get<T>(key),
       put: (key: string, value: unknown) =>
         faults.writesDown ? Promise.reject(new Error('injected: KV write failed')) : bucket.put(key, value),
-      keys: () => bucket.keys(),
+      values: <T>() => bucket.values<T>(),
       remove: (key: string) => bucket.remove(key),
       removeAt: (key: string, revision: number) => bucket.removeAt(key, revision),
       compareAndSet: (key: string, value: unknown, revision: number) => bucket.compareAndSet(key, value, revision),

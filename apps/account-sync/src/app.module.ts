@@ -71,12 +71,17 @@ export class AccountSyncAppModule {
   }
 }
 
-/** The app's parts, each a Nest module (one line per part). */
+/**
+ * The app's parts, each a Nest module (one line per part). Within a phase their lifecycle parts start in Nest's
+ * init order: the global modules (transactions, the REST sync) first, then the others in this order —
+ * withdrawals before the webhooks, so a take-over answers withdrawal requests without waiting for the venue's
+ * ips.json (the webhook sources' first fetch, a venue call; test/account-sync/withdrawals-takeover.e2e-spec.ts).
+ */
 function partModules(config: AccountSyncConfig): DynamicModule[] {
   return [
     TransactionsModule.forRoot(config),
     SyncModule.forRoot(),
-    WebhooksModule.forRoot(),
     WithdrawalsModule.forRoot(),
+    WebhooksModule.forRoot(),
   ];
 }

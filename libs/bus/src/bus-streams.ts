@@ -187,6 +187,15 @@ export class BusStreams {
     return readStreamJson(this.connection, stream, filterSubject, each, since);
   }
 
+  /** The last message of each subject matching `filterSubject`, in one read (see {@link readStreamJson}). */
+  readLastPerSubject<T>(
+    stream: string,
+    filterSubject: string,
+    each: (subject: string, value: T | undefined) => void,
+  ): Promise<void> {
+    return readStreamJson(this.connection, stream, filterSubject, each, 'last-per-subject');
+  }
+
   /**
    * Messages a durable consumer has still to finish: not yet delivered + delivered and not yet acknowledged
    * (for a work queue: what waits for its consumer). Throws when the consumer does not exist or JetStream is away.
@@ -343,21 +352,25 @@ export class BusStreams {
 /**
  * Every message a stream holds on `filterSubject`, in order, read once with an ordered consumer (fast: no
  * acks) — how a process folds a stream back into its state at start. A body that is not JSON comes as
- * undefined: the reader says what it makes of it, and one bad message never stops the read.
+ * undefined: the reader says what it makes of it, and one bad message never stops the read. `since` (epoch
+ * ms): only those stored since then; 'last-per-subject': only the last message of each subject (one read for
+ * what many last-value reads would ask one at a time).
  */
 export async function readStreamJson<T>(
   connection: BusConnection,
   stream: string,
   filterSubject: string,
   each: (subject: string, value: T | undefined) => void,
-  since?: number,
+  since?: number | 'last-per-subject',
 ): Promise<void> {
   // One subject as a string: nats-server 2.9 takes a single filter.
   const consumer = await connection.js.consumers.get(stream, {
     filter_subjects: filterSubject,
-    ...(since !== undefined
-      ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(since).toISOString() }
-      : {}),
+    ...(since === 'last-per-subject'
+      ? { deliver_policy: DeliverPolicy.LastPerSubject }
+      : since !== undefined
+        ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(since).toISOString() }
+        : {}),
   });
   let pending = (await consumer.info()).num_pending;
   // In bounded batches: a batch that brings nothing ends the read (what `pending` counted may have aged out of

@@ -547,6 +547,25 @@ describe('libs/bus against a real nats-server', () => {
     expect(left).toEqual([]); // the reader's consumer is gone with the read
   });
 
+  it('reads the last message of each subject in one read', async () => {
+    await streams.ensureStream({ name: 'T_LASTS', subjects: ['t.lasts.>'], storage: 'memory' });
+    for (let n = 1; n <= 30; n += 1) peer.publish(`t.lasts.${n % 3}`, JSON.stringify({ n }));
+    peer.publish('t.other', JSON.stringify({ n: 0 }));
+    await peer.flush();
+    await waitFor(async () => (await connection.jsm.streams.info('T_LASTS')).state.messages === 30);
+    const read = new Map<string, number | undefined>();
+    await streams.readLastPerSubject<{ n: number }>('T_LASTS', 't.lasts.>', (subject, value) =>
+      read.set(subject, value?.n),
+    );
+    expect(read).toEqual(
+      new Map([
+        ['t.lasts.1', 28],
+        ['t.lasts.2', 29],
+        ['t.lasts.0', 30],
+      ]),
+    );
+  });
+
   it('creates a KV key once: created, then exists', async () => {
     const bucket = await new BusKv(connection).bucket('T_MARKS', { storage: 'file' });
     expect(await bucket.createIfAbsent('ord-1', { status: 'sending' })).toBe('created');

@@ -98,10 +98,13 @@ export class AppLifecycle {
   }
 
   private async startParts(): Promise<void> {
+    const took: Record<string, number> = {};
     for (const part of [...this.parts.store, ...this.parts.intake]) {
       this.startup?.enter(`starting ${part.name}`);
       try {
+        const at = Date.now();
         await part.start();
+        took[part.name] = Date.now() - at;
         this.started.push(part);
       } catch (error) {
         this.logger.error('part failed to start', { part: part.name, error: messageOf(error) });
@@ -109,6 +112,8 @@ export class AppLifecycle {
         throw error;
       }
     }
+    // what a take-over waited for, part by part (ms), in start order
+    this.logger.info('parts started', { tookMs: took });
   }
 
   /** One failing (or, past the shutdown wait, unfinished) stop does not keep the others running. */

@@ -99,18 +99,24 @@ export interface WithdrawalRecords {
   put(key: string, value: unknown): Promise<number>;
   /** Writes only if the key is still at `revision`. */
   compareAndSet(key: string, value: unknown, revision: number): Promise<number | 'conflict'>;
-  keys(): Promise<string[]>;
   remove(key: string): Promise<void>;
   /** Removes only if the key is still at `revision`. */
   removeAt(key: string, revision: number): Promise<'removed' | 'conflict'>;
   /** Drops the markers removed keys leave behind (one per key ever removed otherwise). */
   purgeRemovedMarkers(olderThanMs?: number): Promise<number>;
+  /** Every key's current value, read in one pass (the start's load: not one get per stored request). */
+  values<T>(): Promise<Map<string, T>>;
 }
 
 export interface WithdrawalEvents {
   publish(subject: string, event: WithdrawalStateChanged, msgId: string): Promise<void>;
   /** The state of the last change the stream holds on `subject` (undefined: none, or it cannot be read). */
   lastPublished(subject: string): Promise<WithdrawalRequestState | undefined>;
+  /**
+   * The state of the last change of every request the stream holds, by subject, in one read (the start's check
+   * of what was published); a failure falls back to `lastPublished` per request.
+   */
+  lastPublishedAll?(): Promise<Map<string, WithdrawalRequestState | undefined>>;
 }
 
 export interface WithdrawalDeskOptions {
@@ -222,28 +228,28 @@ export class WithdrawalDesk {
 
   /**
    * Loads the requests not final, and the NOT_FOUND and REJECTED-on-401 ones still watched; one caught mid-submit
-   * by a crash is UNKNOWN (looked up, never re-sent).
+   * by a crash is UNKNOWN (looked up, never re-sent). The bucket (requests and send marks) is read in one pass:
+   * a take-over's wait does not grow with the requests stored (a week of them), only the few caught mid-submit
+   * are written here.
    */
   async start(): Promise<void> {
     // A bucket new or lost (its ledger mark absent): the requests the venue holds with our reference come first.
     await this.ensureLedger().catch((error: unknown) => this.restoreFailed(error));
     const now = this.clock.now();
     const recentMs = Math.max(this.notFoundWatchMs, this.rejectedWatchMs);
-    const keys = await this.records.keys();
-    const marked = new Set(
-      keys.filter((key) => key.startsWith(SEND_MARK_PREFIX)).map((key) => key.slice(SEND_MARK_PREFIX.length)),
-    );
-    for (const key of keys) {
+    const stored = await this.records.values<unknown>();
+    for (const [key, value] of stored) {
       if (key.startsWith(SEND_MARK_PREFIX)) continue;
-      const stored = await this.records.get<WithdrawalRecord>(key);
-      if (stored === undefined) continue;
+      const record = value as WithdrawalRecord;
       // a life that ended between storing the venue's answer and removing the mark (a mark with no record stays)
-      if (marked.has(key) && sendMarkSpent(stored.value)) this.spentMarks.add(key);
-      if (now - stored.value.view.updatedAt < recentMs) this.recent.push([key, stored.value]);
-      if (!this.watched(stored.value)) continue;
-      this.open.set(key, stored.value);
-      // One whose send may have left is looked up; one never sent (no mark) is sent by the first poll, below.
-      if (stored.value.view.state === 'SUBMITTING' && (await this.sendMayHaveLeft(key, stored.value))) {
+      if (stored.has(sendMarkKey(key)) && sendMarkSpent(record)) this.spentMarks.add(key);
+      if (now - record.view.updatedAt < recentMs) this.recent.push([key, record]);
+      if (!this.watched(record)) continue;
+      this.open.set(key, record);
+      // One whose send may have left (its mark read with it, or of before marks) is looked up; one never sent
+      // (no mark) is sent by the first poll, below — whose send mark, created only if absent, is the guard.
+      const mayHaveLeft = record.sendMarks !== true || stored.has(sendMarkKey(key));
+      if (record.view.state === 'SUBMITTING' && mayHaveLeft) {
         await this.mailbox.run(key, () =>
           this.apply(key, { kind: 'submit-unknown', reason: 'restarted during submit' }),
         );
@@ -1155,9 +1161,18 @@ export class WithdrawalDesk {
    * than the duplicate window).
    */
   async republishUnpublished(): Promise<void> {
-    for (const [requestId, stored] of this.recent.splice(0)) {
+    const recent = this.recent.splice(0);
+    if (recent.length === 0) return;
+    const all = await this.events.lastPublishedAll?.().catch((error: unknown) => {
+      this.logger.warn('published withdrawal changes not read in one pass; read one request at a time', {
+        error: messageOf(error),
+      });
+      return undefined;
+    });
+    for (const [requestId, stored] of recent) {
       const record = this.open.get(requestId) ?? stored;
-      const published = await this.events.lastPublished(this.subjects.changed(requestId));
+      const subject = this.subjects.changed(requestId);
+      const published = all !== undefined ? all.get(subject) : await this.events.lastPublished(subject);
       if (published === record.view.state) continue;
       // the change is from the state last published (null only when none was: a consumer's "new request")
       await this.mailbox.run(requestId, () => this.publish(requestId, record, published ?? null, ''));

@@ -15,7 +15,7 @@ import {
   BusStreams,
   type BusSubscription,
 } from '#bus';
-import { WithdrawalSubjects, type WithdrawalStateChanged } from '#contracts';
+import { WithdrawalSubjects, type WithdrawalRequestState, type WithdrawalStateChanged } from '#contracts';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { VenueRestClient } from '#venue-api';
 import { ACCOUNT_SYNC_CONFIG, type AccountSyncConfig } from '../config.js';
@@ -81,6 +81,16 @@ class WithdrawalsPart implements OnModuleInit {
                 .lastMessage<WithdrawalStateChanged>(stream, subject)
                 .catch(() => undefined);
               return last?.value?.withdrawal?.state;
+            },
+            lastPublishedAll: async () => {
+              const states = new Map<string, WithdrawalRequestState | undefined>();
+              const stream = AccountLedgerName.withdrawalEvents(config.ACCOUNT);
+              await this.streams.readLastPerSubject<WithdrawalStateChanged>(
+                stream,
+                subjects.allChanged,
+                (subject, event) => states.set(subject, event?.withdrawal?.state),
+              );
+              return states;
             },
           },
           subjects,
