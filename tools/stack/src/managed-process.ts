@@ -1,17 +1,11 @@
 /**
- * One component of the stack as a child process: its output (stdout and stderr, through pipes the launcher
- * drains) appended line by line to `<data>/logs/<name>.log`, rotated by size (component-log.ts), in its own
+ * One component of the stack as a child process: its output appended to `<data>/logs/<name>.log`, in its own
  * process group (a Ctrl-C in the terminal reaches only the launcher, which stops the components in reverse
  * order), stopped with SIGTERM and killed if it outlasts the stop timeout.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import type { Readable } from 'node:stream';
-import { ComponentLog, LineJoiner, type LogRotation } from './component-log.js';
 import type { ChildRecord } from './leftovers.js';
-
-/** How long the rest of a child's output may take to arrive once it has exited (a grandchild may hold the pipe). */
-const OUTPUT_DRAIN_MS = 2_000;
+import { closeSync, openSync, readFileSync } from 'node:fs';
 
 export interface ProcessExit {
   code: number | null;
@@ -29,22 +23,24 @@ export class ManagedProcess {
     args: string[],
     env: NodeJS.ProcessEnv,
     readonly logFile: string,
-    rotation: LogRotation,
     /** How it is asked to stop: SIGTERM for the apps; nats-server exits 0 on SIGINT (1 on SIGTERM). */
     private readonly stopSignal: NodeJS.Signals = 'SIGTERM',
   ) {
-    const log = new ComponentLog(logFile, rotation);
-    this.child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    const output = [this.child.stdout, this.child.stderr].map((stream) => drain(stream, log));
-    const ended = async (exit: ProcessExit): Promise<ProcessExit> => {
-      await Promise.race([Promise.all(output), new Promise((r) => setTimeout(r, OUTPUT_DRAIN_MS).unref())]);
-      log.close(); // its last lines are in the file before anyone reads its tail
-      this.done = true;
-      return exit;
-    };
+    const log = openSync(logFile, 'a');
+    try {
+      this.child = spawn(command, args, { env, stdio: ['ignore', log, log], detached: true });
+    } finally {
+      closeSync(log);
+    }
     this.exited = new Promise((resolve) => {
-      this.child.once('error', () => resolve(ended({ code: 127, signal: null })));
-      this.child.once('exit', (code, signal) => resolve(ended({ code, signal })));
+      this.child.once('error', () => {
+        this.done = true;
+        resolve({ code: 127, signal: null });
+      });
+      this.child.once('exit', (code, signal) => {
+        this.done = true;
+        resolve({ code, signal });
+      });
     });
   }
 
@@ -91,23 +87,4 @@ export class ManagedProcess {
       return '';
     }
   }
-}
-
-/**
- * Reads `stream` for as long as it runs, never paused (the child must not stall on a full pipe), into `log` in
- * whole lines; resolves once it has ended, with what was held flushed.
- */
-function drain(stream: Readable | null, log: ComponentLog): Promise<void> {
-  if (stream === null) return Promise.resolve();
-  const lines = new LineJoiner((text) => log.append(text));
-  stream.on('data', (chunk: Buffer) => lines.push(chunk));
-  return new Promise((resolve) => {
-    const end = (): void => {
-      lines.flush();
-      resolve();
-    };
-    stream.once('end', end);
-    stream.once('close', end);
-    stream.once('error', end);
-  });
 }

@@ -63,11 +63,6 @@ export class StackConfig implements CrossChecked {
   /** The account-sync app's webhook receiver; the sandbox sends its webhooks there. */
   @EnvFixedPort() ACCOUNT_SYNC_WEBHOOK_PORT: number = 3013;
 
-  /** Each component's log, `<data>/logs/<name>.log`, is rotated before it would pass this size (bytes)… */
-  @EnvInt(1_000, 1_000_000_000_000) STACK_LOG_MAX_BYTES: number = 50_000_000;
-  /** …to `<name>.log.1` … `.<STACK_LOG_FILES>` (the oldest beyond is removed). */
-  @EnvInt(1, 100) STACK_LOG_FILES: number = 5;
-
   /** How long a component may take to become healthy before the start is given up. */
   @EnvMs(1_000, 600_000) STACK_READY_TIMEOUT_MS: number = 60_000;
   /** How long a component may take to stop before it is killed. */

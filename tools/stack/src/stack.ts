@@ -242,8 +242,7 @@ export class Stack {
   ): ManagedProcess {
     if (this.stopping !== undefined) throw new StartError('stopping: nothing more is started');
     const log = join(this.logDir, `${name}.log`);
-    const rotation = { maxBytes: this.config.STACK_LOG_MAX_BYTES, keep: this.config.STACK_LOG_FILES };
-    const started = new ManagedProcess(name, command, args, { ...process.env, ...env }, log, rotation, stopSignal);
+    const started = new ManagedProcess(name, command, args, { ...process.env, ...env }, log, stopSignal);
     this.spawned.set(name, started);
     const records = [...this.spawned.values()].flatMap((p) => (p.running && p.record ? [p.record] : []));
     void recordChildren(this.dataDir, records).catch(() => undefined); // best effort: only for a later start
