@@ -17,7 +17,7 @@ import {
 } from '#contracts';
 import { AccountLedgerName } from '#bus';
 import { JsonLogger, loadConfig } from '#observability';
-import { freePort, restartNatsServer, startNatsServer, type NatsServerHandle } from '#testing';
+import { eventually, freePort, restartNatsServer, startNatsServer, type NatsServerHandle } from '#testing';
 import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
 import type { SandboxOptions } from '../../apps/sandbox-venue/src/config.js';
 import { SeedIds } from '../../apps/sandbox-venue/src/domain/seed.js';
@@ -105,6 +105,11 @@ export async function startAccountSyncStack(
       const { storeDir } = nats;
       nats = await restartNatsServer(nats, options);
       if (nats.storeDir === storeDir) keptStore = storeDir;
+      // the test's own client reconnects on its own schedule: a request sent before that is lost (a quiet machine
+      // starts the app faster than the client's reconnect wait)
+      await eventually(async () => ((await client.rtt().catch(() => undefined)) === undefined ? undefined : true), {
+        what: "the test's NATS client reconnected",
+      });
     },
     async stop() {
       await stack.stopApp();
