@@ -33,7 +33,7 @@ function service(
     instanceId: 'i1',
     journal,
     desk: { reserve: () => undefined, release: () => undefined, place: () => undefined } as unknown as OrderDesk,
-    book: { quote: () => undefined } as unknown as QuoteBook,
+    book: { quote: () => undefined, expiredAt: () => undefined } as unknown as QuoteBook,
     streams: { markUsed: () => undefined } as unknown as PriceStreams,
     claims: { claim: async () => ({ ok: true }), release: async () => undefined } as unknown as QuoteClaims,
     risk: { admit: async () => ({ ok: true }), record: () => undefined, ...risk } as unknown as RiskGate,

@@ -483,7 +483,13 @@ export class PlaceOrderService {
  * stream now (a quote held from a live price is not traded once its stream turned stale or stopped).
  */
 function riskQuote(quoteId: string, known: KnownQuote | undefined, side: 'BUY' | 'SELL', book: QuoteBook): RiskQuote {
-  if (known === undefined) return { quoteId, status: 'unknown' };
+  if (known === undefined) {
+    // seen, but past its life (the book forgets its amounts, not that it existed): QUOTE_EXPIRED, not QUOTE_UNKNOWN
+    const expiredAt = book.expiredAt(quoteId);
+    return expiredAt === undefined
+      ? { quoteId, status: 'unknown' }
+      : { quoteId, status: 'expired', quoteExpiresAt: expiredAt };
+  }
   const price = known.price;
   const sideQuote = side === 'BUY' ? price.offer : price.bid;
   return {

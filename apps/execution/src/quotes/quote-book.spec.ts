@@ -149,6 +149,46 @@ describe('quote book: it holds what is within its life', () => {
     expect(book.quote('f99')?.subject).toBe('fresh');
   });
 
+  it('an expired quote is remembered for one quote life (told from one never seen), then forgotten (outside tester t3, F1)', () => {
+    const clock = new FakeClock(T0);
+    const book = new QuoteBook(unused, 'gw.v1.price.>', LIFE, clock, 8_000);
+    book.take('s1', price('q1', T0));
+    book.take('s1', price('q2', T0 + 10));
+    expect(book.expiredAt('q1')).toBeUndefined(); // within its life
+    clock.advance(LIFE);
+    expect(book.quote('q1')).toBeUndefined();
+    expect(book.expiredAt('q1')).toBe(T0 + LIFE);
+    expect(book.expiredAt('never-seen')).toBeUndefined();
+    // dropped by later prices or the sweep: still known as expired
+    clock.advance(10);
+    for (let i = 0; i < 3; i++) book.take('s2', price(`f${i}`, clock.now()));
+    book.prune();
+    expect(book.quote('q2')).toBeUndefined();
+    expect(book.expiredAt('q2')).toBe(T0 + 10 + LIFE);
+    expect(book.expiredRemembered).toBe(2);
+    // one quote life after it left the book, forgotten: the memory is bounded in time
+    clock.advance(LIFE);
+    book.take('s2', price('f9', clock.now()));
+    book.prune();
+    expect(book.expiredAt('q1')).toBeUndefined();
+    expect(book.expiredAt('q2')).toBeUndefined();
+    expect(book.expiredRemembered).toBe(3); // f0–f2, which expired meanwhile
+  });
+
+  it('a quote first heard stale and already past its life (a venue clock behind) is known as expired, never as a quote', () => {
+    const clock = new FakeClock(T0);
+    const book = new QuoteBook(unused, 'gw.v1.price.>', LIFE, clock, 8_000);
+    book.take('s1', price('late', T0 - LIFE - 60_000, 'stale'));
+    expect(book.quote('late')).toBeUndefined();
+    expect(book.expiredAt('late')).toBe(T0 - 60_000);
+    expect(book.latestOf('s1')?.price.status).toBe('stale');
+    // a stale repeat of a quote the book holds live changes nothing
+    book.take('s1', price('q1', T0));
+    book.take('s1', price('q1', T0, 'stale'));
+    expect(book.expiredAt('q1')).toBeUndefined();
+    expect(book.quote('q1')?.price.status).toBe('live');
+  });
+
   it('a stopped stream is kept while its quotes are within their life (they read stopped), then forgotten', () => {
     const clock = new FakeClock(T0);
     const book = new QuoteBook(unused, 'gw.v1.price.>', LIFE, clock, 8_000);

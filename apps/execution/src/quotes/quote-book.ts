@@ -42,12 +42,25 @@ const MAX_QUOTES = 200_000;
 const EXPIRED_PER_PRICE = 4;
 /** The whole book is swept this often (quotes that arrived out of expiry order, and a book no price reaches). */
 export const QUOTE_SWEEP_MS = 60_000;
+/**
+ * Expired quote ids remembered at most (a safety net, like {@link MAX_QUOTES}): an order on one is refused
+ * QUOTE_EXPIRED, not QUOTE_UNKNOWN (outside tester t3, F1). Each is an id and two numbers.
+ */
+const MAX_EXPIRED = 200_000;
+
+/** A quote past its life: when it expired, and when the book forgets it (one quote life later). */
+interface ExpiredQuote {
+  expiresAt: number;
+  forgetAt: number;
+}
 
 export class QuoteBook {
   /** Per price subject; in the order of their last message (the least recently heard first). */
   private readonly streams = new Map<string, StreamEntry>();
   /** In the order the quotes arrived: the oldest, first to expire, first. */
   private readonly byQuoteId = new Map<string, KnownQuote>();
+  /** Quotes past their life, for one more quote life: in the order they expired here (forgetAt ascending). */
+  private readonly expired = new Map<string, ExpiredQuote>();
   private readonly waiters = new Map<string, Set<(quote: KnownQuote) => void>>();
   private subscription: BusSubscription | undefined;
   private sweep: Cancel | undefined;
@@ -101,6 +114,12 @@ export class QuoteBook {
       latest: older ? stream.latest : known,
       keepUntil: Math.max(stream?.keepUntil ?? 0, this.expiresAt(known)),
     });
+    // A quote first heard on a stale price already past its life (the connector's verdict on a venue clock that
+    // lags, docs/spec-gaps.md W37): never tradable, but known — an order on it is refused QUOTE_EXPIRED.
+    if (price.status !== 'live' && typeof price.quoteId === 'string' && !this.byQuoteId.has(price.quoteId)) {
+      const expiresAt = this.expiresAt(known);
+      if (expiresAt <= now) this.rememberExpired(price.quoteId, expiresAt, now);
+    }
     if (price.status === 'live' && typeof price.quoteId === 'string') {
       if (this.byQuoteId.size >= MAX_QUOTES) this.dropOldestQuote();
       this.byQuoteId.set(price.quoteId, known);
@@ -128,11 +147,28 @@ export class QuoteBook {
   quote(quoteId: string): KnownQuote | undefined {
     const known = this.byQuoteId.get(quoteId);
     if (known === undefined) return undefined;
-    if (this.expiresAt(known) <= this.clock.now()) {
+    const now = this.clock.now();
+    const expiresAt = this.expiresAt(known);
+    if (expiresAt <= now) {
       this.byQuoteId.delete(quoteId);
+      this.rememberExpired(quoteId, expiresAt, now);
       return undefined;
     }
     return known;
+  }
+
+  /**
+   * When the quote with this id expired, if it was seen on a price and is past its life (remembered for one quote
+   * life after it left the book, {@link MAX_EXPIRED} at most): it is known, only too old.
+   */
+  expiredAt(quoteId: string): number | undefined {
+    const known = this.byQuoteId.get(quoteId);
+    if (known !== undefined) {
+      const expiresAt = this.expiresAt(known);
+      return expiresAt <= this.clock.now() ? expiresAt : undefined;
+    }
+    const expired = this.expired.get(quoteId);
+    return expired !== undefined && expired.forgetAt > this.clock.now() ? expired.expiresAt : undefined;
   }
 
   /**
@@ -186,11 +222,23 @@ export class QuoteBook {
     return { quotes: this.byQuoteId.size, streams: this.streams.size, waiting: this.waiters.size };
   }
 
+  /** Expired quote ids remembered (so an order on one is refused QUOTE_EXPIRED). */
+  get expiredRemembered(): number {
+    return this.expired.size;
+  }
+
   /** Drops every quote and stream past its life (every {@link QUOTE_SWEEP_MS}). */
   prune(): void {
     const now = this.clock.now();
     for (const [quoteId, known] of this.byQuoteId) {
-      if (this.expiresAt(known) <= now) this.byQuoteId.delete(quoteId);
+      const expiresAt = this.expiresAt(known);
+      if (expiresAt > now) continue;
+      this.byQuoteId.delete(quoteId);
+      this.rememberExpired(quoteId, expiresAt, now);
+    }
+    for (const [quoteId, expired] of this.expired) {
+      if (expired.forgetAt > now) break; // in forgetAt order
+      this.expired.delete(quoteId);
     }
     for (const [subject, stream] of this.streams) {
       if (stream.keepUntil <= now) this.streams.delete(subject);
@@ -204,14 +252,32 @@ export class QuoteBook {
   private dropExpired(now: number, limit: number): void {
     for (let n = 0; n < limit; n++) {
       const oldest = this.byQuoteId.entries().next();
-      if (oldest.done === true || this.expiresAt(oldest.value[1]) > now) break;
+      if (oldest.done === true) break;
+      const expiresAt = this.expiresAt(oldest.value[1]);
+      if (expiresAt > now) break;
       this.byQuoteId.delete(oldest.value[0]);
+      this.rememberExpired(oldest.value[0], expiresAt, now);
+    }
+    for (let n = 0; n < limit; n++) {
+      const oldest = this.expired.entries().next();
+      if (oldest.done === true || oldest.value[1].forgetAt > now) break;
+      this.expired.delete(oldest.value[0]);
     }
     for (let n = 0; n < limit; n++) {
       const oldest = this.streams.entries().next();
       if (oldest.done === true || oldest.value[1].keepUntil > now) break;
       this.streams.delete(oldest.value[0]);
     }
+  }
+
+  /** Remembered until one quote life from now; full, the first remembered makes room (it is forgotten soonest). */
+  private rememberExpired(quoteId: string, expiresAt: number, now: number): void {
+    if (this.expired.has(quoteId)) return;
+    if (this.expired.size >= MAX_EXPIRED) {
+      const oldest = this.expired.keys().next();
+      if (oldest.done !== true) this.expired.delete(oldest.value);
+    }
+    this.expired.set(quoteId, { expiresAt, forgetAt: now + this.quoteLifeMs });
   }
 
   /** Full of quotes within their life: the oldest (the first to expire) makes room. */

@@ -47,6 +47,18 @@ describe('quote checks', () => {
     });
   });
 
+  it('a quote seen and past its life (its amounts forgotten) is refused QUOTE_EXPIRED, not QUOTE_UNKNOWN (t3 F1)', () => {
+    const bare = order(
+      {},
+      { status: 'expired', quoteExpiresAt: T0 - 1_000, price: undefined, quantity: undefined, quoteAmount: undefined },
+    );
+    expect(single(bare)).toMatchObject({
+      ok: false,
+      code: 'QUOTE_EXPIRED',
+      values: { quoteExpiresAt: new Date(T0 - 1_000).toISOString(), now: new Date(T0).toISOString() },
+    });
+  });
+
   it('takes the expiry as ten minutes after the venue timestamp when the order side does not give it', () => {
     const o = order({}, { quoteExpiresAt: undefined });
     expect(single(o, {}, T0 + 599_999).ok).toBe(true);

@@ -53,8 +53,11 @@ export function tradingStateRefusal(
   });
 }
 
-/** The quote's stream must be live (checked before anything that needs the quote's amounts). */
-export function quoteStatusRefusal(order: RiskOrder): RiskRefusal | undefined {
+/**
+ * The quote's stream must be live (checked before anything that needs the quote's amounts); a quote the app saw
+ * that is past its life is refused as expired, whatever its stream says now.
+ */
+export function quoteStatusRefusal(order: RiskOrder, now: number): RiskRefusal | undefined {
   const { quote } = order;
   switch (quote.status) {
     case 'live':
@@ -64,6 +67,8 @@ export function quoteStatusRefusal(order: RiskOrder): RiskRefusal | undefined {
         quoteId: quote.quoteId,
         status: quote.status,
       });
+    case 'expired':
+      return expiredRefusal(quote.quoteId, quote.quoteExpiresAt ?? now, now);
     case 'unknown':
       return refusal(RiskCode.QuoteUnknown, 'the quote is not on any price the gateway watches', {
         quoteId: quote.quoteId,
@@ -77,13 +82,15 @@ export function quoteStatusRefusal(order: RiskOrder): RiskRefusal | undefined {
 }
 
 export const quoteNotExpired: Check = ({ facts, now }) =>
-  now < facts.quoteExpiresAt
-    ? undefined
-    : refusal(RiskCode.QuoteExpired, 'the quote has expired', {
-        quoteId: facts.order.quote.quoteId,
-        quoteExpiresAt: new Date(facts.quoteExpiresAt).toISOString(),
-        now: new Date(now).toISOString(),
-      });
+  now < facts.quoteExpiresAt ? undefined : expiredRefusal(facts.order.quote.quoteId, facts.quoteExpiresAt, now);
+
+function expiredRefusal(quoteId: string, quoteExpiresAt: number, now: number): RiskRefusal {
+  return refusal(RiskCode.QuoteExpired, 'the quote has expired', {
+    quoteId,
+    quoteExpiresAt: new Date(quoteExpiresAt).toISOString(),
+    now: new Date(now).toISOString(),
+  });
+}
 
 export const quoteFresh: Check = ({ facts, limits, now }) => {
   const { venueTimestamp, quoteId } = facts.order.quote;
@@ -308,7 +315,7 @@ export function decide(
   context: { book: RiskBook; limits: LimitsConfig; states: TradingStates; now: number },
 ): { decision: RiskDecision; facts?: OrderFacts } {
   // trading states first: a halt refuses even an order the rest would refuse for another reason
-  const early = tradingStateRefusal(context.states, order) ?? quoteStatusRefusal(order);
+  const early = tradingStateRefusal(context.states, order) ?? quoteStatusRefusal(order, context.now);
   if (early) return { decision: early };
   const facts = factsOf(order);
   if ('ok' in facts) return { decision: facts };

@@ -23,8 +23,11 @@ export type Side = 'BUY' | 'SELL';
 /** The quote an order would execute on, as the execution app knows it from the connector's prices. */
 export interface RiskQuote {
   quoteId: string;
-  /** `unknown`: a quoteId the algo passed that the app has not seen on any price it watches. */
-  status: 'live' | 'stale' | 'stopped' | 'unknown';
+  /**
+   * `unknown`: a quoteId the algo passed that the app has not seen on any price it watches; `expired`: one it saw,
+   * now past its life (`quoteExpiresAt` says when).
+   */
+  status: 'live' | 'stale' | 'stopped' | 'unknown' | 'expired';
   /** Epoch ms of the venue's price update and the quote's expiry (venueTimestamp + 10 min). */
   venueTimestamp?: number;
   quoteExpiresAt?: number;
