@@ -27,6 +27,7 @@ export const RAISED_BY_FAULT_SCENARIO = [
   'GatewayWithdrawalDuplicated',
   'GatewayWithdrawalCarriedOutAfterRejection',
   'GatewayVenueOrphanSubscriptions',
+  'GatewayVenueClockBehind',
   'GatewayNatsStoreLost',
 ] as const;
 

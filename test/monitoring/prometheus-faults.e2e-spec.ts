@@ -7,7 +7,7 @@
  * account, a second connector started on the connector's venue session id, a withdrawal the venue carries out
  * and then answers 401 (re-sent once by the REST client: carried out twice), and one it carries out and answers
  * 401 both times (reported REJECTED, then found in its list), a released stream whose unsubscribes the venue drops,
- * and nats-server restarted on an empty store. At each step exactly the alerts that step should raise
+ * the venue's clock a minute behind, and nats-server restarted on an empty store. At each step exactly the alerts that step should raise
  * are firing, and no other; each clears once its fault is gone. Rules as shipped, `for:` waits shortened to
  * seconds and the long thresholds and windows cut by checked edits (prometheus-harness.ts).
  */
@@ -360,6 +360,25 @@ describe('alerts raised by faults, on a real Prometheus scraping the running sta
       { what: 'the unsubscribe confirmed by the venue', timeoutMs: 15_000 },
     );
     await alerts.expectFiring([], 'the orphan ended', 30_000);
+  }, 70_000);
+
+  it("the venue's clock a minute behind: GatewayVenueClockBehind while its prices arrive late, cleared once it is back", async () => {
+    const reply = await askForStream(stack.strategy, streamRequest(stack.venue, 'prom-clock', { leaseSeconds: 60 }));
+    if (!reply.ok) throw new Error(`stream refused: ${JSON.stringify(reply)}`);
+    // within the venue's tonce window and a quote's life: prices stay live, only the lag shows (spec-gaps W37)
+    await adminPost(stack.venue, 'clock', { skewMs: -60_000 });
+    try {
+      await nextPrice(stack.strategy, reply.subject, (p) => p.status === 'live');
+      await grown(stack.connector.httpUrl, 'connector_venue_clock_lag_seconds', {}, 45);
+      await alerts.expectFiring(['GatewayVenueClockBehind'], 'the venue clock behind', 30_000);
+    } finally {
+      await adminPost(stack.venue, 'clock', { skewMs: 0 });
+    }
+    await alerts.expectFiring([], 'the venue clock back', 30_000);
+    await stack.strategy.request(
+      subjects.streamRelease,
+      JSON.stringify({ subject: reply.subject, requester: 'prom-clock' }),
+    );
   }, 70_000);
 
   it('nats-server restarted on an empty store: GatewayNatsStoreLost (every app finds its streams declared afresh)', async () => {

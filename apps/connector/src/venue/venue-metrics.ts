@@ -75,6 +75,9 @@ export class VenueMetrics {
   readonly staleAfterSeconds: Gauge;
   readonly outOfOrderDropped: Counter;
   readonly clockStepsBack: Counter;
+  readonly venueClockLagSeconds: Gauge;
+  private venueClockLag: () => number = () => 0;
+  readonly pricesExpiredOnArrival: Counter;
   readonly framesRejected: Counter<'reason'>;
   readonly frameOddities: Counter<'messageType'>;
   readonly uncorrelatedReplies: Counter;
@@ -104,6 +107,11 @@ export class VenueMetrics {
   /** The session tells how to count its recent replacements; read at scrape time. */
   watchSessionReplacements(read: () => number): void {
     this.replacements = read;
+  }
+
+  /** The price registry tells how far behind the venue's latest price was on arrival (ms); read at scrape time. */
+  watchVenueClockLag(read: () => number): void {
+    this.venueClockLag = read;
   }
 
   /** The price registry tells how to count its unconfirmed releases; read at scrape time. */
@@ -177,6 +185,20 @@ export class VenueMetrics {
     this.clockStepsBack = new Counter({
       name: 'connector_price_clock_steps_back_total',
       help: "Price updates older than the stream's newest by more than PRICE_STALE_AFTER_MS, taken as the venue's clock stepping back (the stream's order starts again)",
+      registers,
+    });
+    const lag = () => this.venueClockLag();
+    this.venueClockLagSeconds = new Gauge({
+      name: 'connector_venue_clock_lag_seconds',
+      help: "How far behind this host's clock the venue timestamp of the latest price update was on arrival (transit included; 0 before the first): near 0 normally, a quote's life (600) or more and every price is stale QUOTE_EXPIRED_ON_ARRIVAL",
+      registers,
+      collect() {
+        this.set(lag() / 1000);
+      },
+    });
+    this.pricesExpiredOnArrival = new Counter({
+      name: 'connector_prices_expired_on_arrival_total',
+      help: "Venue price updates already past their quote's life by this host's clock on arrival (a venue clock behind): published stale with code QUOTE_EXPIRED_ON_ARRIVAL, never live",
       registers,
     });
     this.leftoverSubscriptionsEnded = new Counter({

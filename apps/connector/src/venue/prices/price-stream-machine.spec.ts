@@ -179,6 +179,49 @@ describe('price stream transition', () => {
     expect(kinds(fresh.effects)).toEqual(['subscribe', 'answer:true', 'aheadOfClock', 'publish:live']);
   });
 
+  it("a quote already past its life by this host's clock on arrival (the venue's clock lags) is published stale, never live (t3 F3)", () => {
+    const LIFE = 600_000;
+    const now = 2_000_000;
+    const { state, effects } = run([
+      [0, acquire('a')],
+      [1, { type: 'subscribeSent', attempt: 1, sent: true }],
+      [5, ack(true)],
+      [now, price(now - LIFE + 1)], // 1 ms of life left: live
+      [now + 100, price(now + 100 - LIFE)], // expires the instant it arrives: stale
+      [now + 200, price(now + 200 - LIFE - 60_000)], // a minute past its life
+      [now + 300, price(now + 300 - 1_000)], // the venue's clock back: live again
+    ]);
+    expect(kinds(effects).slice(2)).toEqual([
+      'publish:live',
+      'staleChanged',
+      'publish:stale',
+      'expiredOnArrival',
+      'clockStepBack',
+      'publish:stale',
+      'expiredOnArrival',
+      'staleChanged',
+      'publish:live',
+    ]);
+    const published = effects.flatMap((e) => (e.type === 'publish' ? [e.price] : []));
+    expect(published[1]).toMatchObject({
+      status: 'stale',
+      code: 'QUOTE_EXPIRED_ON_ARRIVAL',
+      quoteId: `q-${now + 100 - LIFE}`,
+      quoteExpiresAt: now + 100,
+      message: expect.stringContaining("the venue's clock is behind"),
+    });
+    expect(effects.filter((e) => e.type === 'expiredOnArrival')).toEqual([
+      { type: 'expiredOnArrival', lagMs: LIFE },
+      { type: 'expiredOnArrival', lagMs: LIFE + 60_000 },
+    ]);
+    expect(effects.filter((e) => e.type === 'staleChanged')).toEqual([
+      { type: 'staleChanged', delta: 1 },
+      { type: 'staleChanged', delta: -1 },
+    ]);
+    expect(published[3]).not.toHaveProperty('code');
+    expect(state).toMatchObject({ status: 'live', lastTimestamp: now + 300 - 1_000 });
+  });
+
   it('waits for a connection before subscribing', () => {
     const { state, effects } = run([
       [0, acquire('a'), { isOpen: false }],

@@ -13,7 +13,7 @@
  * and a release must still unsubscribe that id (issue 7, symptom 5). The tag never changes for a stream
  * (price-stream-registry.ts derives it from the stream's key), so prices under it always find the stream.
  */
-import type { PriceMessage } from '#contracts';
+import { QUOTE_EXPIRED_ON_ARRIVAL, type PriceMessage } from '#contracts';
 import { DEFINITIVE_SUBSCRIBE_REFUSALS, VenueCode, type PriceUpdate } from '#venue-api';
 
 /** §2.2 rule 4: a quote expires ten minutes after issue. */
@@ -101,6 +101,8 @@ export type PriceStreamEffect =
   | { readonly type: 'clockStepBack'; readonly stepMs: number }
   /** A price stamped implausibly far ahead of the local clock: refused, the stream's order untouched. */
   | { readonly type: 'aheadOfClock' }
+  /** A price already past its quote's life by the local clock on arrival (the venue's clock lags): published stale. */
+  | { readonly type: 'expiredOnArrival'; readonly lagMs: number }
   /** The stream is over: the registry forgets it. */
   | { readonly type: 'removed' };
 
@@ -174,6 +176,10 @@ function onPrice(state: PriceStreamState, update: PriceUpdate, env: PriceStreamE
   // would look valid for as long: the stream would freeze on it.
   if (timestamp > env.now + env.maxAheadMs) return { state, effects: AHEAD_OF_CLOCK };
   const { id } = state;
+  const quoteExpiresAt = timestamp + QUOTE_LIFETIME_MS;
+  // A quote past its life by this host's clock when it arrives (a venue clock that lags the gateway's by more than
+  // a quote's life) is never published `live`: a plain-NATS client trusts `live` as tradable (spec-gaps W37). One comparison.
+  if (quoteExpiresAt <= env.now) return expiredOnArrival(state, update, env, behind);
   const price: PriceMessage = {
     v: 1,
     status: 'live',
@@ -184,7 +190,7 @@ function onPrice(state: PriceStreamState, update: PriceUpdate, env: PriceStreamE
     quantity: id.quantity,
     quoteId: update.quoteId,
     venueTimestamp: timestamp,
-    quoteExpiresAt: timestamp + QUOTE_LIFETIME_MS,
+    quoteExpiresAt,
     bid: { price: update.bid.price, quantity: update.bid.quantity, quoteAmount: update.bid.quoteAmount },
     offer: { price: update.offer.price, quantity: update.offer.quantity, quoteAmount: update.offer.quoteAmount },
   };
@@ -198,6 +204,40 @@ function onPrice(state: PriceStreamState, update: PriceUpdate, env: PriceStreamE
     : [{ type: 'publish', price }];
   if (behind > env.staleAfterMs) effects.unshift({ type: 'clockStepBack', stepMs: behind });
   return { state: withQuote(state, timestamp, env.now, price), effects };
+}
+
+/**
+ * An update whose quote expired before it arrived: taken (it is the stream's newest, in venue-time order) and
+ * published `stale` with code {@link QUOTE_EXPIRED_ON_ARRIVAL} — the stream is stale until a quote arrives within
+ * its life. Off the hot path: only while the venue's clock lags by more than a quote's life.
+ */
+function expiredOnArrival(state: PriceStreamState, update: PriceUpdate, env: PriceStreamEnv, behind: number): Step {
+  const { id } = state;
+  const timestamp = update.timestamp;
+  const lagMs = env.now - timestamp;
+  const price: PriceMessage = {
+    v: 1,
+    status: 'stale',
+    accountGroup: id.accountGroup,
+    instrument: id.instrument,
+    tenor: id.tenor,
+    currency: id.currency,
+    quantity: id.quantity,
+    quoteId: update.quoteId,
+    venueTimestamp: timestamp,
+    quoteExpiresAt: timestamp + QUOTE_LIFETIME_MS,
+    bid: { price: update.bid.price, quantity: update.bid.quantity, quoteAmount: update.bid.quoteAmount },
+    offer: { price: update.offer.price, quantity: update.offer.quantity, quoteAmount: update.offer.quoteAmount },
+    code: QUOTE_EXPIRED_ON_ARRIVAL,
+    message: `the quote was ${Math.round(lagMs / 1000)} s old by the gateway's clock on arrival, past its life: the venue's clock is behind`,
+  };
+  if (update.settleDate !== undefined) price.settleDate = update.settleDate;
+  const effects: PriceStreamEffect[] = [];
+  if (behind > env.staleAfterMs) effects.push({ type: 'clockStepBack', stepMs: behind });
+  if (state.status !== 'stale') effects.push({ type: 'staleChanged', delta: 1 });
+  effects.push({ type: 'publish', price }, { type: 'expiredOnArrival', lagMs });
+  const next = evolve(state, { status: 'stale', lastTimestamp: timestamp, lastUpdateAt: env.now, last: price });
+  return { state: next, effects };
 }
 
 /**

@@ -29,7 +29,9 @@ afterEach(() => {
 });
 
 function setup(staleAfterMs = 1_000, connectionPriceRate?: number) {
-  const clock = new FakeClock(1_700_000_000_000);
+  // the venue's timestamps here are small numbers (10, 2_000, …): the local clock starts with them, so their quotes
+  // are within their life on arrival (one past it is published stale, never live: spec-gaps W37)
+  const clock = new FakeClock(0);
   const channel = new FakeChannel();
   const metricsRegistry = new MetricsRegistry('t', { defaultMetrics: false });
   const metrics = new VenueMetrics(metricsRegistry);
@@ -252,6 +254,24 @@ describe('PriceStreamRegistry', () => {
     expect(prices.map((p) => p.venueTimestamp)).toEqual([now + 1]);
     const rejected = (await metrics.framesRejected.get()).values.find((v) => v.labels.reason === 'timestamp_ahead');
     expect(rejected?.value).toBe(1);
+  });
+
+  it('a venue clock behind: the lag on arrival is a gauge; a quote already past its life is published stale and counted (t3 F3)', async () => {
+    const context = setup();
+    const { channel, prices, price, metrics, clock } = context;
+    const tag = await heldStream(context);
+    const lag = async () => (await metrics.venueClockLagSeconds.get()).values[0]?.value;
+    expect(await lag()).toBe(0);
+    channel.deliver(price(tag, clock.now() - 2_500)); // 2.5 s behind: live
+    expect(await lag()).toBe(2.5);
+    channel.deliver(price(tag, clock.now() - QUOTE_LIFETIME_MS - 1)); // expired a millisecond before it arrived
+    expect(prices.map((p) => [p.status, p.code])).toEqual([
+      ['live', undefined],
+      ['stale', 'QUOTE_EXPIRED_ON_ARRIVAL'],
+    ]);
+    expect(await lag()).toBe((QUOTE_LIFETIME_MS + 1) / 1000);
+    expect((await metrics.pricesExpiredOnArrival.get()).values[0]?.value).toBe(1);
+    expect((await metrics.staleStreams.get()).values[0]?.value).toBe(1);
   });
 
   it('counts a price for an unknown tag as rejected instead of publishing it', async () => {

@@ -105,6 +105,9 @@ export class PriceStreamRegistry {
   /** Released subscriptions until the venue confirms them gone (an unsubscribe may be dropped, W9/W14). */
   private readonly releases: VenueReleases;
   private lastPriceWallAt: number | undefined;
+  /** How far behind this host's clock the venue timestamp of the latest update taken was on arrival (ms). */
+  private venueLagMs = 0;
+  private expiredWarnedAt = Number.NEGATIVE_INFINITY;
   private staleCount = 0;
   /** Prices that reached a stream since the last sweep (W13: the cadence is judged from them). */
   private updatesSinceSweep = 0;
@@ -171,6 +174,7 @@ export class PriceStreamRegistry {
     // at most the stale period, so a connection gone silent is judged on its silence alone in time
     const windowSweeps = Math.max(1, Math.floor(options.staleAfterMs / period));
     this.metrics.staleAfterSeconds.set(options.staleAfterMs / 1_000);
+    this.metrics.watchVenueClockLag(() => this.venueLagMs);
     this.cadenceWindowStartedAt = clock.now();
     let lastSweepAt = clock.now();
     this.cancelSweep = clock.setInterval(() => {
@@ -498,6 +502,19 @@ export class PriceStreamRegistry {
           });
         }
         return;
+      case 'expiredOnArrival':
+        this.venueLagMs = effect.lagMs;
+        this.metrics.pricesExpiredOnArrival.inc();
+        if (this.env.now - this.expiredWarnedAt >= AHEAD_WARN_EVERY_MS) {
+          this.expiredWarnedAt = this.env.now;
+          this.log.warn("venue price already past its quote's life on arrival: published stale, never live", {
+            tag: cell.id.tag,
+            lagMs: effect.lagMs,
+            detail:
+              "the venue's clock is behind this host's by about lagMs (said once a minute); runbook GatewayVenueClockBehind",
+          });
+        }
+        return;
       case 'subscribe':
         this.subscribeAtVenue(cell, effect.attempt, self);
         return;
@@ -540,6 +557,7 @@ export class PriceStreamRegistry {
   private publish(price: PriceMessage): void {
     if (price.status === 'live') {
       this.lastPriceWallAt = this.env.now; // sampled for this event
+      this.venueLagMs = this.env.now - (price.venueTimestamp ?? this.env.now);
       this.priceUpdates.inc();
       this.metrics.priceHopSeconds.observe((performance.now() - this.arrivedAt) / 1000);
     }
