@@ -7,7 +7,7 @@
  * The bound is small here: fast interval 1 s × SYNC_STALE_INTERVALS 2.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { AccountSyncSubjects, Subjects, type BalanceState, type Freshness } from '#contracts';
+import { AccountSyncSubjects, Subjects, WithdrawalSubjects, type BalanceState, type Freshness } from '#contracts';
 import { RestPath } from '#venue-api';
 import { eventually, waitFor } from '#testing';
 import { SeedIds } from '../../apps/sandbox-venue/src/domain/seed.js';
@@ -162,6 +162,32 @@ describe('bad queries are refused, naming the field', () => {
       error: { code: 'INVALID_REQUEST', message: 'payload is not JSON' },
     });
     expect(await counted()).toBe(before + 1);
+  });
+
+  it.each([
+    'balance',
+    'trade',
+    'transaction-list',
+    'account-details',
+    'beneficiary',
+    'sender',
+    'limit',
+    'transfer',
+  ] as const)(
+    '%s.query: an empty body is the query {} (no field is required; outside tester t3 F8)',
+    async (resource) => {
+      type Answer = { ok: boolean; total?: number };
+      const viaObject = await request<Answer>(stack, subjects.query(resource), {});
+      const viaEmpty = (await stack.client.request(subjects.query(resource), '', { timeout: 20_000 })).json<Answer>();
+      expect(viaObject).toMatchObject({ ok: true });
+      expect(viaEmpty).toMatchObject({ ok: true, total: viaObject.total });
+    },
+  );
+
+  it('acct.withdrawal.list: an empty body is the request {} (no field is required)', async () => {
+    const list = new WithdrawalSubjects('gw.v1', ACCOUNT).list;
+    const viaEmpty = (await stack.client.request(list, '', { timeout: 20_000 })).json<{ ok: boolean }>();
+    expect(viaEmpty).toMatchObject({ ok: true });
   });
 
   it('acct.drift.query is no query and no drift: no responder, nothing stored (the drift stream takes drift.{group}.{ccy} only)', async () => {

@@ -30,7 +30,10 @@ export interface ContractResponderOptions<T extends object, R> {
   handle: (request: T) => R | Promise<R>;
   /** Queue group, so several instances share the requests. */
   queue?: string;
-  /** An empty payload is read as `{}` (a query whose filters are all optional); otherwise it is "not JSON". */
+  /**
+   * Whether an empty payload is read as `{}`. Unset: exactly when `{}` is a valid request of the contract (no
+   * required field: a query whose filters are all optional, outside tester t3 F8); `false`: it is "not JSON".
+   */
   acceptEmptyBody?: boolean;
 }
 
@@ -70,9 +73,11 @@ export class BusResponder {
 
   respond<T extends object, R>(options: ContractResponderOptions<T, R>): BusSubscription {
     const { contract, acceptEmptyBody, ...rest } = options;
+    // judged once, here: a contract that takes `{}` takes an empty body as the same request
+    const emptyIsObject = acceptEmptyBody ?? parseContract(contract, '{}').ok;
     return this.respondParsed({
       ...rest,
-      parse: (payload) => parseContract(contract, acceptEmptyBody === true && payload.length === 0 ? '{}' : payload),
+      parse: (payload) => parseContract(contract, emptyIsObject && payload.length === 0 ? '{}' : payload),
     });
   }
 

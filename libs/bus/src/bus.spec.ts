@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, jetstreamManager } from '@nats-io/jetstream';
-import { IsString, MinLength } from 'class-validator';
+import { IsOptional, IsString, MinLength } from 'class-validator';
 import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { eventually, startNatsServer, type NatsServerHandle } from '#testing';
 import {
@@ -21,6 +21,11 @@ import { ackSubjectOf, confirmedAck } from './confirmed-ack.js';
 
 class Greeting {
   @IsString() @MinLength(1) name!: string;
+}
+
+/** A query whose only field is optional: `{}` is a valid one. */
+class Filter {
+  @IsOptional() @IsString() name?: string;
 }
 
 const silent = new JsonLogger('bus-test', 'test', 'error', { write: () => undefined });
@@ -219,6 +224,33 @@ describe('libs/bus against a real nats-server', () => {
     await expect(peer.request('t.stop.race', JSON.stringify({ name: 'late' }), { timeout: 5_000 })).rejects.toThrow(
       /no responders/i,
     );
+  });
+
+  it('reads an empty body as {} on a contract with no required field, unless told otherwise (outside tester t3 F8)', async () => {
+    const responder = new BusResponder(connection, metrics, silent);
+    const subs = [
+      responder.respond({
+        subject: 't.empty.filter',
+        kind: 'empty-filter',
+        contract: Filter,
+        handle: (query) => ({ ok: true, name: query.name ?? null }),
+      }),
+      responder.respond({
+        subject: 't.empty.strict',
+        kind: 'empty-strict',
+        contract: Filter,
+        acceptEmptyBody: false,
+        handle: () => ({ ok: true }),
+      }),
+    ];
+    await connection.flush();
+    const ask = async (subject: string, body: string) =>
+      (await peer.request(subject, body, { timeout: 2_000 })).json<{ ok: boolean; error?: { message: string } }>();
+    expect(await ask('t.empty.filter', '')).toEqual({ ok: true, name: null });
+    expect(await ask('t.empty.filter', '{"name":"x"}')).toEqual({ ok: true, name: 'x' });
+    expect((await ask('t.empty.filter', 'not json')).error?.message).toBe('payload is not JSON');
+    expect((await ask('t.empty.strict', '')).error?.message).toBe('payload is not JSON');
+    for (const sub of subs) sub.unsubscribe();
   });
 
   it('reads an empty body as {} only where the responder says so (a query with no required field)', async () => {

@@ -211,7 +211,6 @@ export function serveStateQueries(
       subject: subjects.query('pair'),
       kind: 'acct.pair.query',
       contract: PairQuery,
-      acceptEmptyBody: true,
       queue,
       handle: () => all(mirrors.pair.values(), freshness('pairs')),
     }),
