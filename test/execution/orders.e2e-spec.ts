@@ -48,7 +48,9 @@ describe('execution: the order API, one final outcome per order', () => {
     const quoteId = await quote();
     const { reply, events } = await placeToFinal(stack, order('alpha', 'BUY', { quoteId }));
     expect(reply.duplicate).toBe(false);
-    expect(reply.order).toMatchObject({ state: 'INTENT_RECORDED', quoteId, side: 'BUY', final: false });
+    // the size is echoed (outside tester t3 F10): for an order by quoteId, the quote's stream's
+    const size = { quantity: '0.5', currency: 'BTC', tenor: 'T' };
+    expect(reply.order).toMatchObject({ state: 'INTENT_RECORDED', quoteId, side: 'BUY', final: false, ...size });
     expect(events.map((e) => e.order.state)).toEqual(['INTENT_RECORDED', 'SENT', 'PENDING', 'SUCCESS']);
     expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
     const final = finals(events);
@@ -59,8 +61,9 @@ describe('execution: the order API, one final outcome per order', () => {
     // a minimal reply (alternate dialect) carries no figures: they are read from the trade list
     expect(fill?.source).toBe(e2eDialect() === 'reference' ? 'outcome' : 'trade-list');
     expect(final[0]?.order.evidence).toBe('reply');
+    expect(events.map((e) => e.order)).toEqual(events.map(() => expect.objectContaining(size)));
     const got = await getOrder(stack.algo, { orderId: reply.orderId });
-    expect(got).toMatchObject({ ok: true, order: { state: 'SUCCESS', final: true } });
+    expect(got).toMatchObject({ ok: true, order: { state: 'SUCCESS', final: true, ...size } });
     const byKey = await getOrder(stack.algo, { strategyId: 'alpha', idempotencyKey: reply.order.idempotencyKey });
     expect(byKey).toMatchObject({ ok: true, order: { orderId: reply.orderId } });
     const open = await listOrders(stack.algo, { filter: 'open' });
@@ -72,7 +75,9 @@ describe('execution: the order API, one final outcome per order', () => {
   });
 
   it('SELL by quote request: the app takes the freshest live quote of the stream itself', async () => {
-    const { reply, events } = await placeToFinal(stack, order('beta', 'SELL', quoteRequest));
+    const { reply, events } = await placeToFinal(stack, order('beta', 'SELL', { ...quoteRequest, quantity: '0.50' }));
+    // the size as the gateway holds it: plain, the form a retry is compared in (0.50 is 0.5)
+    expect(reply.order).toMatchObject({ quantity: '0.5', currency: 'BTC', tenor: 'T' });
     expect(finals(events)).toHaveLength(1);
     expect(finals(events)[0]?.order).toMatchObject({ state: 'SUCCESS', side: 'SELL', instrument: 'BTC.USD' });
     const again = await placeToFinal(stack, order('beta', 'BUY', quoteRequest));

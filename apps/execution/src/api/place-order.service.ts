@@ -241,6 +241,7 @@ export class PlaceOrderService {
       side: request.side,
       ...(instrument !== undefined ? { instrument } : {}),
       quoteId,
+      ...sizeOf(request, known),
       quote: recorded,
       ...(request.worstPrice !== undefined ? { worstPrice: request.worstPrice } : {}),
       ...(request.sendBy !== undefined ? { sendBy: request.sendBy } : {}),
@@ -501,6 +502,34 @@ function riskQuote(quoteId: string, known: KnownQuote | undefined, side: 'BUY' |
       ? { price: sideQuote.price, quantity: sideQuote.quantity, quoteAmount: sideQuote.quoteAmount }
       : {}),
   };
+}
+
+/**
+ * The size the order is for, as it is kept and shown (outside tester t3 F10): the quote request's, its quantity in
+ * the plain form a retry is compared in; for an order by quoteId, that of the price stream that carried the quote.
+ */
+function sizeOf(
+  request: PlaceOrderRequest,
+  known: KnownQuote | undefined,
+): Pick<OrderRecord, 'quantity' | 'currency' | 'tenor'> {
+  const quantity = plainOrUndefined(request.quantity ?? known?.price.quantity);
+  const currency = request.currency ?? known?.price.currency;
+  const tenor = request.tenor ?? known?.price.tenor;
+  return {
+    ...(quantity !== undefined ? { quantity } : {}),
+    ...(currency !== undefined ? { currency } : {}),
+    ...(tenor !== undefined ? { tenor } : {}),
+  };
+}
+
+/** A size in its plain form; undefined for none, or for a price message's that is no decimal (nothing to show). */
+function plainOrUndefined(quantity: unknown): string | undefined {
+  if (typeof quantity !== 'string') return undefined;
+  try {
+    return plainDecimal(quantity);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The fields that make the order, in a fixed order: the same request hashes the same. */

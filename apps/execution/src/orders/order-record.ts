@@ -35,6 +35,10 @@ export interface OrderRecord {
   side: 'BUY' | 'SELL';
   instrument?: string;
   quoteId: string;
+  /** The size ordered: the quote request's (quantity plain), or the quote's stream's for an order by quoteId. */
+  quantity?: string;
+  currency?: string;
+  tenor?: string;
   quote: RecordedQuote;
   worstPrice?: string;
   /** The algo's own send deadline (PlaceOrderRequest.sendBy), when it gave one. */
@@ -110,6 +114,9 @@ export function viewOf(record: OrderRecord): OrderView {
     side: record.side,
     ...(record.instrument !== undefined ? { instrument: record.instrument } : {}),
     quoteId: record.quoteId,
+    ...(record.quantity !== undefined ? { quantity: record.quantity } : {}),
+    ...(record.currency !== undefined ? { currency: record.currency } : {}),
+    ...(record.tenor !== undefined ? { tenor: record.tenor } : {}),
     ...(record.worstPrice !== undefined ? { worstPrice: record.worstPrice } : {}),
     ...(record.sendBy !== undefined ? { sendBy: record.sendBy } : {}),
     state: record.state,

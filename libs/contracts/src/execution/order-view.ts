@@ -98,6 +98,14 @@ export interface OrderView {
   side: 'BUY' | 'SELL';
   instrument?: string;
   quoteId: string;
+  /**
+   * The size the order was placed for, as the gateway holds it: the quote request's `quantity` (plain: `0.01` for
+   * `0.010`, the spelling an idempotent retry is compared in), `currency` and `tenor` — or, for an order by
+   * `quoteId`, those of the price stream that carried the quote. Absent on orders accepted before it was kept.
+   */
+  quantity?: string;
+  currency?: string;
+  tenor?: string;
   worstPrice?: string;
   /** The algo's own send deadline, as the request gave it (epoch ms). */
   sendBy?: number;
