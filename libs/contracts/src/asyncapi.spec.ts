@@ -34,6 +34,7 @@ import {
   type OrderEvent,
   type OrderView,
   type TradingStateEntry,
+  type UnsetTradingStateEntry,
   type TransactionStateChanged,
   type WithdrawalStateChanged,
   type WithdrawalView,
@@ -275,6 +276,7 @@ const tradingEntrySample: Required<TradingStateEntry> = {
   at: '',
   revision: 0,
 };
+const unsetEntrySample: Required<UnsetTradingStateEntry> = { scope: 'global', id: '', state: 'ACTIVE', revision: 0 };
 const balanceSample: Required<BalanceState> = {
   accountGroupUuid: '',
   accountGroupName: '',
@@ -406,6 +408,7 @@ const INTERFACES = [
     tradingEntrySample,
     requiredKeys<TradingStateEntry>()(['scope', 'state', 'by', 'reason', 'at', 'revision']),
   ],
+  ['UnsetTradingStateEntry', unsetEntrySample, requiredKeys<UnsetTradingStateEntry>()(['scope', 'state', 'revision'])],
   [
     'BalanceState',
     balanceSample,

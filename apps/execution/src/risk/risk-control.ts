@@ -32,7 +32,6 @@ import type { RiskEngine } from './risk-engine.js';
 import type { RiskControlWarning, RiskMetrics } from './risk-metrics.js';
 import type { RiskStore, StoreWrite } from './risk-store.js';
 import { restorationAfterLoss, RESTORED_VIA, type KnownControls } from './store-loss.js';
-import { stateOf } from './trading-states.js';
 
 export const RISK_CONTROL_QUEUE = 'execution-risk';
 
@@ -100,7 +99,7 @@ export class RiskControl {
     return {
       ok: true,
       readable: states.readable,
-      global: stateOf(states, 'global'),
+      global: states.entries.get(scopeKey('global')) ?? { scope: 'global', state: 'ACTIVE', revision: 0 },
       accountGroups: all.filter((e) => e.scope === 'accountGroup'),
       strategies: all.filter((e) => e.scope === 'strategy'),
     };

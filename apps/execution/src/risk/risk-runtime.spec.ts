@@ -118,6 +118,11 @@ describe('pre-trade risk control over NATS (two instances, a plain NATS client)'
     expect(await code(b)).toBe('OK');
   });
 
+  it('a scope never set is ACTIVE at revision 0 with no by, reason or at (not empty strings; outside tester t3 F11)', async () => {
+    const state = await ask<{ global: Record<string, unknown> }>(subjects.stateGet, {});
+    expect(state.global).toEqual({ scope: 'global', state: 'ACTIVE', revision: 0 });
+  });
+
   it('the kill switch halts every instance for the next order, and a resume is audited too', async () => {
     const halted = await ask<{ ok: boolean; entry: { state: string; revision: number } }>(subjects.kill, {
       by: 'alice',
@@ -164,6 +169,34 @@ describe('pre-trade risk control over NATS (two instances, a plain NATS client)'
     });
     expect(reply).toMatchObject({ ok: false, error: { code: 'RISK_CONTROL_CONFLICT' } });
     expect(await code(a)).toBe('OK');
+    // revisions are one counter for the store, compared per scope: a scope never set is changed at 0, though other
+    // scopes moved the counter; its next change is compared with its own revision, not the store's latest
+    const first = await ask<{ ok: boolean; entry: { revision: number } }>(subjects.stateSet, {
+      scope: 'accountGroup',
+      id: '9a000000-0000-4000-8000-0000000000c1',
+      state: 'REDUCING',
+      by: 'alice',
+      reason: 'per scope',
+      expectedRevision: 0,
+    });
+    expect(first).toMatchObject({ ok: true });
+    expect(first.entry.revision).toBeGreaterThan(1);
+    await ask(subjects.stateSet, {
+      scope: 'accountGroup',
+      id: '9a000000-0000-4000-8000-0000000000c2',
+      state: 'REDUCING',
+      by: 'alice',
+      reason: 'another scope moves the counter',
+    });
+    const again = await ask(subjects.stateSet, {
+      scope: 'accountGroup',
+      id: '9a000000-0000-4000-8000-0000000000c1',
+      state: 'ACTIVE',
+      by: 'alice',
+      reason: 'per scope',
+      expectedRevision: first.entry.revision,
+    });
+    expect(again).toMatchObject({ ok: true, entry: { state: 'ACTIVE' } });
   });
 
   it('refuses a bad control request naming each bad field', async () => {

@@ -3,7 +3,7 @@
  * change names who and why (`--reason`, `--by`, default the user), kept in the execution app's audit stream.
  */
 import { userInfo } from 'node:os';
-import type { TradingStateEntry, TradingStatesReply } from '#contracts';
+import type { TradingStateEntry, TradingStatesReply, UnsetTradingStateEntry } from '#contracts';
 import { COMMON_FLAGS, usage, type ClientSource } from './options.js';
 import { paint, printable, type Terminal } from './terminal.js';
 
@@ -48,11 +48,11 @@ function safeUser(): string {
   }
 }
 
-function entryText(stored: TradingStateEntry, colours: Pick<Terminal, 'colour'>): string {
+function entryText(stored: TradingStateEntry | UnsetTradingStateEntry, colours: Pick<Terminal, 'colour'>): string {
   const entry = printable(stored); // who and why are anyone's text: never a control character to the terminal
   const colour = entry.state === 'ACTIVE' ? 'green' : entry.state === 'HALTED' ? 'red' : 'yellow';
   const scope = entry.scope === 'global' ? 'global' : `${entry.scope} ${entry.id ?? ''}`;
-  const who = entry.revision > 0 ? ` — by ${entry.by} at ${entry.at}: ${entry.reason}` : '';
+  const who = 'by' in entry ? ` — by ${entry.by} at ${entry.at}: ${entry.reason}` : '';
   return `${scope}: ${paint(colours, colour, entry.state)}${who}`;
 }
 

@@ -215,15 +215,27 @@ export interface TradingStateEntry {
   reason: string;
   /** ISO 8601 time of the change. */
   at: string;
-  /** KV revision of this entry (0: never set). */
+  /**
+   * The store's revision of this entry. One counter for the whole store (every scope's state and limits): it grows
+   * with changes to other scopes too; a change's `expectedRevision` is compared with its own scope's.
+   */
   revision: number;
+}
+
+/** A scope never set: ACTIVE, revision 0; nobody, no reason and no time to tell (outside tester t3 F11). */
+export interface UnsetTradingStateEntry {
+  scope: RiskScopeKind;
+  id?: string;
+  state: 'ACTIVE';
+  revision: 0;
 }
 
 export interface TradingStatesReply {
   ok: true;
   /** false: the store cannot be read right now; every order is refused (fail closed). */
   readable: boolean;
-  global: TradingStateEntry;
+  /** The global scope's entry; without `by`, `reason` and `at` while it was never set. */
+  global: TradingStateEntry | UnsetTradingStateEntry;
   accountGroups: TradingStateEntry[];
   strategies: TradingStateEntry[];
 }
