@@ -175,26 +175,10 @@ function onPrice(state: PriceStreamState, update: PriceUpdate, env: PriceStreamE
   // Taken, it would be "newer" than every genuine price to come (all dropped as out of order) and its quote
   // would look valid for as long: the stream would freeze on it.
   if (timestamp > env.now + env.maxAheadMs) return { state, effects: AHEAD_OF_CLOCK };
-  const { id } = state;
-  const quoteExpiresAt = timestamp + QUOTE_LIFETIME_MS;
   // A quote past its life by this host's clock when it arrives (a venue clock that lags the gateway's by more than
   // a quote's life) is never published `live`: a plain-NATS client trusts `live` as tradable (spec-gaps W37). One comparison.
-  if (quoteExpiresAt <= env.now) return expiredOnArrival(state, update, env, behind);
-  const price: PriceMessage = {
-    v: 1,
-    status: 'live',
-    accountGroup: id.accountGroup,
-    instrument: id.instrument,
-    tenor: id.tenor,
-    currency: id.currency,
-    quantity: id.quantity,
-    quoteId: update.quoteId,
-    venueTimestamp: timestamp,
-    quoteExpiresAt,
-    bid: { price: update.bid.price, quantity: update.bid.quantity, quoteAmount: update.bid.quoteAmount },
-    offer: { price: update.offer.price, quantity: update.offer.quantity, quoteAmount: update.offer.quoteAmount },
-  };
-  if (update.settleDate !== undefined) price.settleDate = update.settleDate;
+  if (timestamp + QUOTE_LIFETIME_MS <= env.now) return expiredOnArrival(state, update, env, behind);
+  const price = quoteMessage(state.id, update, 'live');
   const wasStale = state.status === 'stale';
   const effects: PriceStreamEffect[] = wasStale
     ? [
@@ -212,12 +196,25 @@ function onPrice(state: PriceStreamState, update: PriceUpdate, env: PriceStreamE
  * its life. Off the hot path: only while the venue's clock lags by more than a quote's life.
  */
 function expiredOnArrival(state: PriceStreamState, update: PriceUpdate, env: PriceStreamEnv, behind: number): Step {
-  const { id } = state;
   const timestamp = update.timestamp;
   const lagMs = env.now - timestamp;
+  const price = quoteMessage(state.id, update, 'stale');
+  price.code = QUOTE_EXPIRED_ON_ARRIVAL;
+  price.message = `the quote was ${Math.round(lagMs / 1000)} s old by the gateway's clock on arrival, past its life: the venue's clock is behind`;
+  const effects: PriceStreamEffect[] = [];
+  if (behind > env.staleAfterMs) effects.push({ type: 'clockStepBack', stepMs: behind });
+  if (state.status !== 'stale') effects.push({ type: 'staleChanged', delta: 1 });
+  effects.push({ type: 'publish', price }, { type: 'expiredOnArrival', lagMs });
+  const next = evolve(state, { status: 'stale', lastTimestamp: timestamp, lastUpdateAt: env.now, last: price });
+  return { state: next, effects };
+}
+
+/** The message of one venue update: its quote, on the stream's identity (the hot path's one allocation for it). */
+function quoteMessage(id: StreamIdentity, update: PriceUpdate, status: 'live' | 'stale'): PriceMessage {
+  const timestamp = update.timestamp;
   const price: PriceMessage = {
     v: 1,
-    status: 'stale',
+    status,
     accountGroup: id.accountGroup,
     instrument: id.instrument,
     tenor: id.tenor,
@@ -228,16 +225,9 @@ function expiredOnArrival(state: PriceStreamState, update: PriceUpdate, env: Pri
     quoteExpiresAt: timestamp + QUOTE_LIFETIME_MS,
     bid: { price: update.bid.price, quantity: update.bid.quantity, quoteAmount: update.bid.quoteAmount },
     offer: { price: update.offer.price, quantity: update.offer.quantity, quoteAmount: update.offer.quoteAmount },
-    code: QUOTE_EXPIRED_ON_ARRIVAL,
-    message: `the quote was ${Math.round(lagMs / 1000)} s old by the gateway's clock on arrival, past its life: the venue's clock is behind`,
   };
   if (update.settleDate !== undefined) price.settleDate = update.settleDate;
-  const effects: PriceStreamEffect[] = [];
-  if (behind > env.staleAfterMs) effects.push({ type: 'clockStepBack', stepMs: behind });
-  if (state.status !== 'stale') effects.push({ type: 'staleChanged', delta: 1 });
-  effects.push({ type: 'publish', price }, { type: 'expiredOnArrival', lagMs });
-  const next = evolve(state, { status: 'stale', lastTimestamp: timestamp, lastUpdateAt: env.now, last: price });
-  return { state: next, effects };
+  return price;
 }
 
 /**
