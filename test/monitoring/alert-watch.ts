@@ -29,6 +29,7 @@ export const RAISED_BY_FAULT_SCENARIO = [
   'GatewayVenueOrphanSubscriptions',
   'GatewayVenueClockBehind',
   'GatewayNatsStoreLost',
+  'GatewayPriceSubjectsUnrecorded',
 ] as const;
 
 export interface AlertWatch {

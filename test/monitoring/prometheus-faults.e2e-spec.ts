@@ -145,6 +145,11 @@ describe('alerts raised by faults, on a real Prometheus scraping the running sta
           to: '(execution_oldest_unresolved_age_seconds) > 3',
         },
         { file: 'execution.yml', from: '[5m]', to: '[6s]' },
+        {
+          file: 'connector.yml',
+          from: 'connector_price_subject_records_total{result=~"failed|timed_out"}[10m]',
+          to: 'connector_price_subject_records_total{result=~"failed|timed_out"}[6s]',
+        },
         // a lost store is alerted for an hour
         { file: 'jetstream.yml', from: 'bus_streams_lost_total[1h]', to: 'bus_streams_lost_total[6s]' },
       ],
@@ -379,6 +384,29 @@ describe('alerts raised by faults, on a real Prometheus scraping the running sta
       subjects.streamRelease,
       JSON.stringify({ subject: reply.subject, requester: 'prom-clock' }),
     );
+  }, 70_000);
+
+  it("the price subjects bucket refuses a new stream's record: GatewayPriceSubjectsUnrecorded, its prices out all the same", async () => {
+    const bucket = `KV_${BucketName.priceSubjects(ACCOUNT)}`;
+    const config = (await stack.jsm.streams.info(bucket)).config;
+    const failed =
+      (await metricValue(stack.connector.httpUrl, 'connector_price_subject_records_total', { result: 'failed' })) ?? 0;
+    await stack.jsm.streams.update(bucket, { ...config, max_msg_size: 1 });
+    const request = streamRequest(stack.venue, 'prom-unrecorded', { quantity: '0.9' });
+    try {
+      const reply = await askForStream(stack.strategy, request);
+      if (!reply.ok) throw new Error(`stream refused: ${JSON.stringify(reply)}`);
+      await nextPrice(stack.strategy, reply.subject, (p) => p.status === 'live'); // not held back by the failed write
+      await grown(stack.connector.httpUrl, 'connector_price_subject_records_total', { result: 'failed' }, failed);
+      await alerts.expectFiring(['GatewayPriceSubjectsUnrecorded'], 'a stream whose subject was not recorded');
+      await stack.strategy.request(
+        subjects.streamRelease,
+        JSON.stringify({ subject: reply.subject, requester: 'prom-unrecorded' }),
+      );
+    } finally {
+      await stack.jsm.streams.update(bucket, { ...config, max_msg_size: -1 });
+    }
+    await alerts.expectFiring([], 'the bucket writable, the failure out of its window', 30_000);
   }, 70_000);
 
   it('nats-server restarted on an empty store: GatewayNatsStoreLost (every app finds its streams declared afresh)', async () => {
