@@ -45,9 +45,8 @@ export function fillFromOutcome(record: OrderRecord, outcome: OrderOutcome): Ord
   if (quoted !== undefined && isParsableDecimal(quoted) && !parseDecimal(quoted).eq(parseDecimal(quantity))) {
     return undefined;
   }
-  const quote = isParsableDecimal(quoteAmount)
-    ? toPlain(parseDecimal(quoteAmount))
-    : toPlain(parseDecimal(quantity).times(parseDecimal(price)));
+  const quote = isParsableDecimal(quoteAmount) ? toPlain(parseDecimal(quoteAmount)) : quotedAmount(record, price);
+  if (quote === undefined) return undefined;
   return {
     price: toPlain(parseDecimal(price)),
     baseCurrency: pair.base,
@@ -57,6 +56,19 @@ export function fillFromOutcome(record: OrderRecord, outcome: OrderOutcome): Ord
     ...(outcome.tradeRef !== undefined ? { tradeRef: outcome.tradeRef } : {}),
     source: 'outcome',
   };
+}
+
+/**
+ * The quote amount of a reply that carries none: the quote's own, when the reply's price is the quote's (its size
+ * was checked by the caller). Never `quantity × price`: the venue rounds the amount it settles to the quote
+ * currency's precision (W33), which the product would not be (642.72592 booked against 642.73 settled).
+ * Undefined otherwise: the trade list names the settled amount.
+ */
+function quotedAmount(record: OrderRecord, price: string): string | undefined {
+  const quote = record.quote;
+  if (!isParsableDecimal(quote.price) || !isParsableDecimal(quote.quoteAmount)) return undefined;
+  if (!parseDecimal(quote.price).eq(parseDecimal(price))) return undefined;
+  return toPlain(parseDecimal(quote.quoteAmount));
 }
 
 /** From the trade list: the price from `executedPrice`, each amount matched to its currency. */
@@ -98,12 +110,13 @@ export function fillFromQuote(record: OrderRecord): OrderFill | undefined {
   ) {
     return undefined;
   }
+  // written plain like every other fill (the venue may spell the quote's figures with an exponent)
   return {
-    price,
+    price: toPlain(parseDecimal(price)),
     baseCurrency: pair.base,
     quoteCurrency: pair.quote,
-    baseAmount: quantity,
-    quoteAmount,
+    baseAmount: toPlain(parseDecimal(quantity)),
+    quoteAmount: toPlain(parseDecimal(quoteAmount)),
     source: 'quote',
   };
 }
