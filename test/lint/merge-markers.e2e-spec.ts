@@ -1,3 +1,4 @@
+import { describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 
 describe('the repository holds no unresolved merge', () => {
