@@ -226,8 +226,12 @@ describe('the launcher (npm start)', () => {
   }, 90_000); // the launcher alone may take up to 60 s to come up on a busy machine
 
   it('a launcher killed outright (SIGKILL) leaves its components; the next start stops them first and comes up', async () => {
-    const env = await launcherEnv(dataDir);
+    // rotating the logs (the connector's is past 1000 bytes from the earlier starts): no pipe to the components
+    const env = await launcherEnv(dataDir, { STACK_LOG_MAX_BYTES: '1000' });
     const killed = await startLauncher({ dataDir, env });
+    await eventually(() => (existsSync(join(dataDir, 'logs/connector.log.1')) ? true : undefined), {
+      what: "the connector's log rotated",
+    });
     killed.process.signal('SIGKILL');
     await killed.process.exited;
     expect(await portIsFree(killed.ports.connector, '127.0.0.1')).toBe(false); // its components run on

@@ -1,7 +1,9 @@
 /**
  * One component of the stack as a child process: its output appended to `<data>/logs/<name>.log`, in its own
  * process group (a Ctrl-C in the terminal reaches only the launcher, which stops the components in reverse
- * order), stopped with SIGTERM and killed if it outlasts the stop timeout.
+ * order), stopped with SIGTERM and killed if it outlasts the stop timeout. The log is the child's own descriptor,
+ * never a pipe through the launcher (a launcher killed outright must leave it running and logging); it is rotated
+ * by copy and truncate (log-rotator.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { ChildRecord } from './leftovers.js';

@@ -35,6 +35,30 @@ describe('launcher configuration', () => {
     });
   });
 
+  it('log rotation: 50 MB and 3 files by default; 0 turns it off; a size too small, a bad count refused by name', () => {
+    expect(loadConfig(StackConfig, {})).toMatchObject({ STACK_LOG_MAX_BYTES: 50_000_000, STACK_LOG_FILES: 3 });
+    expect(loadConfig(StackConfig, { STACK_LOG_MAX_BYTES: '0', STACK_LOG_FILES: '1' })).toMatchObject({
+      STACK_LOG_MAX_BYTES: 0,
+      STACK_LOG_FILES: 1,
+    });
+    expect(problems({ STACK_LOG_MAX_BYTES: '1000', STACK_LOG_FILES: '100' })).toEqual([]);
+    expect(problems({ STACK_LOG_MAX_BYTES: '999' })).toEqual([
+      'STACK_LOG_MAX_BYTES must be 0 (no rotation) or at least 1000',
+    ]);
+    expect(problems({ STACK_LOG_MAX_BYTES: '50MB' })).toEqual([
+      expect.stringMatching(/^STACK_LOG_MAX_BYTES must be a decimal integer/),
+    ]);
+    expect(problems({ STACK_LOG_MAX_BYTES: '-1' })).toEqual([
+      expect.stringMatching(/^STACK_LOG_MAX_BYTES must be .*from 0 to 1000000000000/),
+    ]);
+    expect(problems({ STACK_LOG_FILES: '0' })).toEqual([
+      expect.stringMatching(/^STACK_LOG_FILES must be from 1 to 100/),
+    ]);
+    expect(problems({ STACK_LOG_FILES: '101' })).toEqual([
+      expect.stringMatching(/^STACK_LOG_FILES must be from 1 to 100/),
+    ]);
+  });
+
   it('the real venue: URLs, key and secret required, by name', () => {
     expect(problems({ STACK_VENUE: 'real' })).toEqual([
       'VENUE_REST_URL must be set with STACK_VENUE=real',

@@ -23,6 +23,9 @@ import { credential, secretProblem } from './venue.js';
 /** A port the launcher names to the user: fixed, never 0 ("any"). */
 const EnvFixedPort = (): PropertyDecorator => EnvInt(1, 65_535);
 
+/** The smallest log size rotated at (below it a rotation would copy a few lines every check). */
+const LOG_MAX_BYTES_LEAST = 1_000;
+
 const SESSION_ID = /^[^/\s\p{Cc}]{1,64}$/u;
 
 export class StackConfig implements CrossChecked {
@@ -62,6 +65,11 @@ export class StackConfig implements CrossChecked {
   @EnvFixedPort() ACCOUNT_SYNC_HTTP_PORT: number = 3003;
   /** The account-sync app's webhook receiver; the sandbox sends its webhooks there. */
   @EnvFixedPort() ACCOUNT_SYNC_WEBHOOK_PORT: number = 3013;
+
+  /** Each component's log, `<data>/logs/<name>.log`, is rotated once it reaches this size (bytes); 0: never… */
+  @EnvInt(0, 1_000_000_000_000) STACK_LOG_MAX_BYTES: number = 50_000_000;
+  /** …keeping this many files per component, the live log included (`.1` … `.<STACK_LOG_FILES − 1>`). */
+  @EnvInt(1, 100) STACK_LOG_FILES: number = 3;
 
   /** How long a component may take to become healthy before the start is given up. */
   @EnvMs(1_000, 600_000) STACK_READY_TIMEOUT_MS: number = 60_000;
@@ -107,6 +115,10 @@ export class StackConfig implements CrossChecked {
               ? `${name} is set but STACK_VENUE is sandbox: set STACK_VENUE=real to use the real venue`
               : undefined,
       ),
+      (c) =>
+        c.STACK_LOG_MAX_BYTES > 0 && c.STACK_LOG_MAX_BYTES < LOG_MAX_BYTES_LEAST
+          ? `STACK_LOG_MAX_BYTES must be 0 (no rotation) or at least ${LOG_MAX_BYTES_LEAST}`
+          : undefined,
       ...portPairs().map(([earlier, later]): CrossRule<this> => (c) => {
         const used = usedPorts(c);
         return used.has(earlier) && used.has(later) && c[earlier] === c[later]

@@ -7,6 +7,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { STACK_APPS, webhookUrl, type StackApp, type StackWiring } from './apps.js';
 import { recordChildren } from './leftovers.js';
+import { LogRotator } from './log-rotator.js';
 import { ManagedProcess } from './managed-process.js';
 import type { StackConfig } from './stack-config.js';
 import type { LoadedState } from './stack-state.js';
@@ -55,6 +56,8 @@ export class Stack {
   /** Every process started, by component name (the newest of a restarted one). */
   private readonly spawned = new Map<string, ManagedProcess>();
   private stopping: Promise<void> | undefined;
+  /** Each component's log, rotated by size while the launcher runs (docs/operations.md "Logs"). */
+  private readonly logRotator: LogRotator;
 
   constructor(
     private readonly config: StackConfig,
@@ -64,7 +67,13 @@ export class Stack {
     /** Where the stop of each component is said. */
     private readonly say: (line: string) => void = () => undefined,
     private readonly apps: readonly StackApp[] = STACK_APPS,
-  ) {}
+  ) {
+    this.logRotator = new LogRotator(
+      { maxBytes: config.STACK_LOG_MAX_BYTES, files: config.STACK_LOG_FILES },
+      () => [...this.spawned.values()].map((child) => child.logFile),
+      say,
+    );
+  }
 
   get dataDir(): string {
     return resolve(this.root, this.config.STACK_DATA_DIR);
@@ -77,6 +86,7 @@ export class Stack {
   /** Starts every component in order; on a failure stops what started and throws a StartError. */
   async start(): Promise<StackWiring> {
     await mkdir(this.logDir, { recursive: true });
+    this.logRotator.start();
     try {
       const natsUrl = await this.startNats();
       const venue = await this.startVenue();
@@ -102,6 +112,7 @@ export class Stack {
   /** Reverse order; each gets SIGTERM and the stop timeout. Idempotent. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      await this.logRotator.stop(); // the last lines stay where they are written
       for (const component of [...this.components].reverse()) {
         if (component.process === undefined) continue;
         const wasRunning = component.process.running;
