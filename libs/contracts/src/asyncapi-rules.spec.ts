@@ -337,6 +337,76 @@ describe('docs/asyncapi.yaml request schemas accept exactly what the apps accept
   });
 });
 
+/**
+ * Valid requests beyond the messages' examples, holding the text fields no example shows, so that every string a
+ * request carries is tried with a lone surrogate below.
+ */
+const MORE_REQUESTS: Record<string, object[]> = {
+  OrderCommand: [{ clientRequestId: 'c1', quoteId: 'q1', side: 'BUY', instrument: 'BTC.USD' }],
+  BalanceQuery: [{ ccy: 'USD' }],
+  TradeQuery: [{ accountGroupUuid: 'g1', clientRef: 'c1', tradeRef: 't1' }],
+  TransactionListQuery: [{ accountGroupUuid: 'g1', ccy: 'USD', tradeId: 't1' }],
+  WithdrawalSubmitRequest: [
+    { idempotencyKey: 'k', kind: 'crypto', accountGroupUuid: 'g1', ccy: 'BTC', amount: '1', walletUuid: 'w1' },
+    { idempotencyKey: 'k', kind: 'fiat', accountGroupUuid: 'g1', ccy: 'USD', amount: '1', clientComment: 'rent' },
+  ],
+  WithdrawalGetRequest: [{ requestId: 'a1b2c3' }],
+  WithdrawalCancelRequest: [{ idempotencyKey: 'k' }],
+};
+
+/** `text` with its last UTF-16 unit replaced by a lone surrogate (half a character: `\ud800`). */
+const halved = (text: string) => `${text.slice(0, -1)}\ud800`;
+
+/** Every string in `node` (values, and the keys of objects below the top level) as [path, kind]. */
+function stringPlaces(node: unknown, path: string[] = []): [string[], 'value' | 'key'][] {
+  if (typeof node === 'string') return [[path, 'value']];
+  if (node === null || typeof node !== 'object') return [];
+  return Object.entries(node).flatMap(([key, child]) => [
+    ...(path.length > 0 && !Array.isArray(node) ? [[[...path, key], 'key'] as [string[], 'key']] : []),
+    ...stringPlaces(child, [...path, key]),
+  ]);
+}
+
+/** A deep copy of `payload` with the string at `path` (its value, or its key) given a lone surrogate. */
+function withHalf(payload: object, path: string[], kind: 'value' | 'key'): object {
+  const copy = structuredClone(payload) as Record<string, unknown>;
+  let node = copy;
+  for (const key of path.slice(0, -1)) node = node[key] as Record<string, unknown>;
+  const last = path.at(-1) as string;
+  if (kind === 'value') node[last] = halved(node[last] as string);
+  else {
+    node[halved(last)] = node[last];
+    delete node[last];
+  }
+  return copy;
+}
+
+describe('a lone UTF-16 surrogate is refused in every string a request carries, by the app and by the schema', () => {
+  // A lone surrogate cannot be written as UTF-8: sent on, it arrives as U+FFFD, so the venue, a KV key, a subject
+  // token or a Nats-Msg-Id would see another string than the one validated (ids stop matching).
+  it.each(REQUESTS)('%s', (message, accepts) => {
+    const payloads: object[] = (messages[message]?.examples ?? []).map((e) => e.payload as object);
+    const properties = (messages[message]?.payload as { properties?: Record<string, object> }).properties;
+    payloads.push(...(MORE_REQUESTS[message] ?? []));
+    const tried = new Set<string>();
+    const wrong: string[] = [];
+    for (const payload of payloads) {
+      expect(answers(message, accepts, payload)).toEqual({ schema: true, app: true });
+      for (const [path, kind] of stringPlaces(payload)) {
+        const { schema, app } = answers(message, accepts, withHalf(payload, path, kind));
+        tried.add(path[0] as string);
+        if (schema || app) wrong.push(`${path.join('.')} (${kind}): ${schema ? 'schema' : ''} ${app ? 'app' : ''}`);
+      }
+    }
+    // a field of free text, not one of a list of words (`side`, `kind`): each must have been tried
+    const textFields = Object.entries(properties ?? {})
+      .filter(([, schema]) => JSON.stringify(schema).includes('"string"') && !('enum' in schema))
+      .map(([field]) => field);
+    const untried = textFields.filter((field) => !tried.has(field));
+    expect({ wrong, untried }).toEqual({ wrong: [], untried: [] });
+  });
+});
+
 describe('docs/asyncapi.yaml says what it means', () => {
   it('no schema key is empty: an unquoted comma in a flow mapping (`{ description: a, b }`) makes a bogus key', () => {
     const empty: string[] = [];

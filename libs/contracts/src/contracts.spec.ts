@@ -25,6 +25,7 @@ import {
   orderOutcomeMsgId,
   PairQuery,
   RiskLimitsChange,
+  RiskScopeQuery,
   TradingStateChange,
   nestedDeeperThan,
   parseContract,
@@ -285,6 +286,67 @@ describe('parseContract', () => {
     ).toBe(true);
   });
 
+  it('refuses a lone UTF-16 surrogate in every identifier and text field, naming the field (it reached KV keys, subject tokens and the venue as U+FFFD)', () => {
+    // what a client sends as "a\ud800": JSON.stringify writes the escape, JSON.parse gives back the half character
+    const rule = (field: string) =>
+      `${field} must not hold a lone UTF-16 surrogate (half a character, such as \\ud800: it cannot be sent as UTF-8)`;
+    const command = { clientRequestId: 'ord-1', quoteId: 'q', side: 'BUY' };
+    const state = { scope: 'accountGroup', id: 'g1', state: 'HALTED', by: 'ops', reason: 'incident' };
+    const withdrawal = { idempotencyKey: 'k', kind: 'fiat', accountGroupUuid: 'g', ccy: 'USD', amount: '1' };
+    const cases: [new () => object, object, string][] = [
+      [StreamRequest, { ...valid, currency: 'BT\ud800' }, rule('currency')],
+      [StreamRequest, { ...valid, tenor: 'T\udc00' }, rule('tenor')],
+      [StreamRequest, { ...valid, accountGroup: '\ud800g' }, rule('accountGroup')],
+      [StreamRelease, { subject: 'gw.v1.price.\ud800', requester: 's1' }, rule('subject')],
+      [OrderCommand, { ...command, instrument: 'BTC.US\ud800' }, rule('instrument')],
+      [
+        OrderCommand,
+        { ...command, quoteId: 'q\ud800' },
+        'quoteId must be 1–512 characters without control or format characters or lone surrogates',
+      ],
+      [
+        OrderCommand,
+        { ...command, clientRequestId: 'ord\udfff' },
+        'clientRequestId must be 1–64 characters without /, ., *, >, whitespace or control characters',
+      ],
+      [TradingStateChange, { ...state, id: 'g\ud800' }, rule('id')],
+      [RiskLimitsChange, { ...state, state: undefined, limits: null, id: 'g\ud800' }, rule('id')],
+      [RiskScopeQuery, { scope: 'accountGroup', id: '\udc00' }, rule('id')],
+      [BalanceQuery, { accountGroupUuid: 'g\ud800' }, rule('accountGroupUuid')],
+      [BalanceQuery, { ccy: 'US\ud800' }, rule('ccy')],
+      [TradeQuery, { clientRef: 'c\ud800' }, rule('clientRef')],
+      [TradeQuery, { tradeRef: 't\ud800' }, rule('tradeRef')],
+      [TransactionListQuery, { tradeId: 't\ud800' }, rule('tradeId')],
+      [StateQuery, { accountGroupUuid: 'g\ud800' }, rule('accountGroupUuid')],
+      [TransactionGetRequest, { uuid: 'u\ud800' }, rule('uuid')],
+      [WithdrawalSubmitRequest, { ...withdrawal, accountGroupUuid: 'g\ud800' }, rule('accountGroupUuid')],
+      [WithdrawalSubmitRequest, { ...withdrawal, bankAccountUuid: 'b\ud800' }, rule('bankAccountUuid')],
+    ];
+    for (const [Class, payload, problem] of cases) {
+      expect({ Class: Class.name, parsed: parseContract(Class, JSON.stringify(payload)) }).toEqual({
+        Class: Class.name,
+        parsed: { ok: false, problems: [problem] },
+      });
+    }
+    // in a nested value (a list's item, a map's key) the field holding it is named
+    const limits = { maxNotionalPerOrder: { USD: '1' }, allowedInstruments: ['BTC.USD'] };
+    const change = { scope: 'global', by: 'ops', reason: 'why' };
+    expect(parseContract(RiskLimitsChange, JSON.stringify({ ...change, limits })).ok).toBe(true);
+    for (const bad of [
+      { ...limits, allowedInstruments: ['BTC.US\ud800'] },
+      { ...limits, maxNotionalPerOrder: { ['US\ud800']: '1' } },
+    ]) {
+      expect(parseContract(RiskLimitsChange, JSON.stringify({ ...change, limits: bad })).ok).toBe(false);
+    }
+    // an unknown field's name holding one is named escaped, never as itself
+    expect(parseContract(BalanceQuery, JSON.stringify({ ['x\ud800']: 1 }))).toEqual({
+      ok: false,
+      problems: ['unknown field "x\\ud800"'],
+    });
+    // a pair is one character (an emoji): taken in free text
+    expect(parseContract(TradeQuery, JSON.stringify({ clientRef: 'c\ud83d\ude00' })).ok).toBe(true);
+  });
+
   it('refuses non-JSON, arrays and numbers as quantity', () => {
     expect(parseContract(StreamRequest, 'not json')).toEqual({ ok: false, problems: ['payload is not JSON'] });
     expect(parseContract(StreamRequest, '[1]')).toEqual({ ok: false, problems: ['payload must be a JSON object'] });
@@ -322,7 +384,7 @@ describe('parseContract', () => {
     for (const quoteId of ['q\u0000\n"', 'q\u202e', '', 'q'.repeat(513)]) {
       expect(command({ quoteId })).toEqual({
         ok: false,
-        problems: ['quoteId must be 1–512 characters without control or format characters'],
+        problems: ['quoteId must be 1–512 characters without control or format characters or lone surrogates'],
       });
     }
     expect(command({ quoteId: 'q'.repeat(512), instrument: 'BTC.USD' }).ok).toBe(true);

@@ -3,17 +3,19 @@ import { Optional } from './validate.js';
 import { isOrderOutcomeStatus, type OrderOutcomeStatus } from './order-status.js';
 
 /**
- * clientRequestId rules: the venue's identifier rules (1–64, no `/`, whitespace or control characters), and,
- * because it is a token of the outcome subject, no `.`, `*` or `>` either.
+ * clientRequestId rules: the venue's identifier rules (1–64, no `/`, whitespace, control characters or lone
+ * surrogates, `IDENTIFIER_FORBIDDEN` of libs/venue-api), and, because it is a token of the outcome subject and its
+ * `Nats-Msg-Id`, no `.`, `*` or `>` either.
  */
-export const CLIENT_REQUEST_ID = /^[^/\s\p{Cc}.*>]{1,64}$/u;
+export const CLIENT_REQUEST_ID = /^[^/\s\p{Cc}\p{Cs}.*>]{1,64}$/u;
 
 /**
  * A quote id as the gateway carries it, from the venue's price to the order frame: 1–512 characters, no control
- * or format (bidi) character. The spec shows only "string"; a venue's quote ids are short tokens.
+ * or format (bidi) character, no lone UTF-16 surrogate (it cannot be written as UTF-8: sent back to the venue it
+ * would name another quote, spec-gaps K8). The spec shows only "string"; a venue's quote ids are short tokens.
  */
-export const QUOTE_ID = /^[^\p{Cc}\p{Cf}]{1,512}$/u;
-export const QUOTE_ID_RULE = 'quoteId must be 1–512 characters without control or format characters';
+export const QUOTE_ID = /^[^\p{Cc}\p{Cf}\p{Cs}]{1,512}$/u;
+export const QUOTE_ID_RULE = 'quoteId must be 1–512 characters without control or format characters or lone surrogates';
 
 /**
  * The `QUOTE_ID` rule, fast for the usual quote id (printable ASCII: a loop over its characters); only other text

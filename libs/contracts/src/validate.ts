@@ -1,5 +1,5 @@
 import { plainToInstance } from 'class-transformer';
-import { getMetadataStorage, ValidateIf, validateSync, type ValidationError } from 'class-validator';
+import { getMetadataStorage, ValidateBy, ValidateIf, validateSync, type ValidationError } from 'class-validator';
 import { MAX_REQUEST_DEPTH, readJsonObject } from './json-payload.js';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problems: string[] };
@@ -65,6 +65,58 @@ export function declaredFields(Class: new () => object): ReadonlySet<string> {
 export const VISIBLE_TEXT = /^(?=.*\S)[^\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]+$/u;
 
 /**
+ * A lone UTF-16 surrogate: half a character (a JSON `"\ud800"` escape parses to one). With the `u` flag `\p{Cs}`
+ * matches only an unpaired half; a pair is one (astral) character and passes.
+ */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * Whether `text` holds a lone UTF-16 surrogate. It cannot be written as UTF-8: on the wire (NATS, the venue's
+ * socket, a KV key, a subject token, a `Nats-Msg-Id`) it becomes U+FFFD, another string than the one validated.
+ */
+export function hasLoneSurrogate(text: string): boolean {
+  return LONE_SURROGATE.test(text);
+}
+
+/**
+ * The refusal of a request field that holds a lone UTF-16 surrogate anywhere: in its text, or in a string or
+ * object key within it (an array, a map of limits). The one rule every request parser applies to every field.
+ * Iterative: a field nested deep costs no stack.
+ */
+export function loneSurrogateProblem(field: string, value: unknown): string | undefined {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node === 'string') {
+      if (hasLoneSurrogate(node)) return loneSurrogateRule(field);
+    } else if (node !== null && typeof node === 'object') {
+      if (!Array.isArray(node) && Object.keys(node).some(hasLoneSurrogate)) return loneSurrogateRule(field);
+      pending.push(...Object.values(node));
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Property decorator: a string holding no lone UTF-16 surrogate ({@link hasLoneSurrogate}), for an identifier read
+ * from outside that is sent on or kept (a venue frame's subscription id). A value of another type passes: its type
+ * rule judges it.
+ */
+export function WholeCharacters(): PropertyDecorator {
+  return ValidateBy({
+    name: 'wholeCharacters',
+    validator: {
+      validate: (value: unknown) => typeof value !== 'string' || !hasLoneSurrogate(value),
+      defaultMessage: (args) => loneSurrogateRule(args?.property ?? 'value'),
+    },
+  });
+}
+
+function loneSurrogateRule(field: string): string {
+  return `${field} must not hold a lone UTF-16 surrogate (half a character, such as \\ud800: it cannot be sent as UTF-8)`;
+}
+
+/**
  * Controls, invisible format characters, bidi overrides and lone surrogates: written as `\uXXXX` when outside text
  * is shown.
  */
@@ -121,9 +173,28 @@ export function parseContract<T extends object>(Class: new () => T, payload: Uin
   }
   // A field breaking several rules that share one message (e.g. min and max length) is told it once.
   const broken = errors.flatMap((e) => fieldProblems(e));
-  const problems = [...unknown, ...new Set(broken)];
+  const problems = [...unknown, ...new Set(broken), ...loneSurrogateProblems(plain, Class, errors)];
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, value };
+}
+
+/**
+ * {@link loneSurrogateProblem} of each declared field its own rules passed (a field refused already, e.g. by
+ * `VISIBLE_TEXT`, is told once, by its rule).
+ */
+function loneSurrogateProblems(
+  plain: Record<string, unknown>,
+  Class: new () => object,
+  errors: readonly ValidationError[],
+): string[] {
+  const refused = new Set(errors.map((error) => error.property));
+  const problems: string[] = [];
+  for (const field of declaredFields(Class)) {
+    if (refused.has(field) || !Object.hasOwn(plain, field)) continue;
+    const problem = loneSurrogateProblem(field, plain[field]);
+    if (problem !== undefined) problems.push(problem);
+  }
+  return problems;
 }
 
 /** class-validator's rules on a value's JSON type: when one fails, the field's other rules are beside the point. */

@@ -16,6 +16,10 @@ describe('the bodies of the order queries', () => {
     expect(parseOrderLookup(bytes('{"strategyId":"has space","idempotencyKey":"k"}'))).toEqual(
       refused('strategyId, idempotencyKey'),
     );
+    // a lone surrogate (half a character, `\ud800` in JSON): exec.order.place refuses such a key, so none is stored
+    expect(parseOrderLookup(bytes('{"strategyId":"alpha","idempotencyKey":"k\\ud800"}'))).toEqual(
+      refused('strategyId, idempotencyKey'),
+    );
   });
 
   it('a listing defaults to the open orders; an empty body is the defaults, anything not an object is refused', () => {

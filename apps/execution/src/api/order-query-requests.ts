@@ -3,7 +3,7 @@
  * the contract classes and their refusal texts are documented). Pure and never throwing, so the bus responder
  * answers and counts a refusal (`bus_bad_requests_total`) like any other bad request.
  */
-import { LIST_ORDER_FILTERS, STRATEGY_ID, type ListOrdersFilter, type Parsed } from '#contracts';
+import { hasLoneSurrogate, LIST_ORDER_FILTERS, STRATEGY_ID, type ListOrdersFilter, type Parsed } from '#contracts';
 
 export type OrderLookup = { orderId: string } | { strategyId: string; idempotencyKey: string };
 export interface OrderListing {
@@ -23,7 +23,10 @@ export function parseOrderLookup(payload: Uint8Array): Parsed<OrderLookup> {
   }
   const { strategyId, idempotencyKey } = request ?? {};
   if (typeof strategyId === 'string' && typeof idempotencyKey === 'string') {
-    if (!STRATEGY_ID.test(strategyId) || idempotencyKey.length > 128) return invalid('strategyId, idempotencyKey');
+    // a key with a lone surrogate (half a character) is one exec.order.place never takes (libs/contracts validate.ts)
+    if (!STRATEGY_ID.test(strategyId) || idempotencyKey.length > 128 || hasLoneSurrogate(idempotencyKey)) {
+      return invalid('strategyId, idempotencyKey');
+    }
     return { ok: true, value: { strategyId, idempotencyKey } };
   }
   return invalid('orderId (or strategyId with idempotencyKey)');

@@ -22,6 +22,27 @@ describe('place request', () => {
     expect(parsePlaceOrder(JSON.stringify(request))).toMatchObject({ ok: true, value: request });
   });
 
+  it('refuses a lone UTF-16 surrogate in the key, account group, tenor and quote id, naming the field (it was taken, and reached the journal, a subject token and the venue as U+FFFD)', () => {
+    const quoteRequest = { ...base, instrument: 'BTC.USD', quantity: '1', currency: 'BTC', tenor: 'T' };
+    const rule = (field: string) =>
+      `${field} must not hold a lone UTF-16 surrogate (half a character, such as \\ud800: it cannot be sent as UTF-8)`;
+    const cases: [object, string, string][] = [
+      [{ ...base, quoteId: 'q', idempotencyKey: 'k\ud800' }, 'idempotencyKey', rule('idempotencyKey')],
+      [{ ...base, quoteId: 'q', accountGroup: 'g\udc00' }, 'accountGroup', rule('accountGroup')],
+      [{ ...quoteRequest, tenor: '\ud800' }, 'tenor', rule('tenor')],
+      [
+        { ...base, quoteId: 'q\ud800' },
+        'quoteId',
+        'quoteId must be 1–512 characters without control or format characters or lone surrogates',
+      ],
+    ];
+    for (const [payload, field, problem] of cases) {
+      expect(parsePlaceOrder(JSON.stringify(payload))).toEqual({ ok: false, problems: [{ field, problem }] });
+    }
+    // a pair is one character (an emoji): taken in the key
+    expect(parsePlaceOrder(JSON.stringify({ ...base, quoteId: 'q', idempotencyKey: 'k\ud83d\ude00' })).ok).toBe(true);
+  });
+
   it('one spelling per size, and no blank key (outside tester): 00.5, 400 digits and a key of spaces are refused', () => {
     const quoteRequest = { ...base, instrument: 'BTC.USD', currency: 'BTC', tenor: 'T' };
     for (const quantity of ['00.5', '01', '1'.repeat(21), '1'.repeat(400), '0.123456789', '1e3'])

@@ -4,7 +4,7 @@
  * Either `quoteId` (a quote the algo holds) or a quote request (`instrument`, `quantity`, `currency`,
  * `tenor`: the app uses the freshest live quote of that stream, asking the connector for it if needed).
  */
-import { printableName } from '../validate.js';
+import { loneSurrogateProblem, printableName } from '../validate.js';
 import { readJsonObject } from '../json-payload.js';
 import { isDecimalString, SIZE_DECIMAL, SIZE_RULE } from '../decimal-string.js';
 import { plainDecimal, SUBJECT_TOKEN } from '../subjects.js';
@@ -133,7 +133,7 @@ export function parsePlaceOrder(payload: Uint8Array | string): PlaceOrderParse {
       if (required) problems.push({ field, problem: `${field} is required` });
       continue;
     }
-    const problem = rule(value);
+    const problem = rule(value) ?? loneSurrogateProblem(field, value);
     if (problem !== undefined) problems.push({ field, problem });
   }
   const value = input as unknown as PlaceOrderRequest;
