@@ -19,6 +19,7 @@ import {
   type ValidationArguments,
   type ValidationOptions,
 } from 'class-validator';
+import { WholeCharacters } from '#contracts';
 import { isParsableDecimal } from '../money/decimal.js';
 import type {
   AccountGroupEntry,
@@ -65,15 +66,23 @@ function IsEchoedQuantity(): PropertyDecorator {
   });
 }
 
-/** An identifier used to correlate: a non-empty string. */
-function IsNonEmptyString(): PropertyDecorator {
-  return ValidateBy({
+/**
+ * An identifier used to correlate: a non-empty string of whole characters (a lone UTF-16 surrogate could never
+ * match one of ours, nor be sent back as UTF-8: spec-gaps K8).
+ */
+function IsCorrelatingId(): PropertyDecorator {
+  const nonEmpty = ValidateBy({
     name: 'isNonEmptyString',
     validator: {
       validate: (value: unknown) => typeof value === 'string' && value.length > 0,
       defaultMessage: (args?: ValidationArguments) => `${args?.property ?? 'value'} must be a non-empty string`,
     },
   });
+  const whole = WholeCharacters();
+  return (target, property) => {
+    nonEmpty(target, property);
+    whole(target, property);
+  };
 }
 
 abstract class ServiceFrameDto {
@@ -90,20 +99,20 @@ export class SubscribeAckDto extends ServiceFrameDto implements SubscribeAck {
   declare messageType: 'subscribe';
   @IsBoolean() declare success: boolean;
   @IsString() declare message: string;
-  @IsString() declare subscriptionId: string;
+  @IsString() @WholeCharacters() declare subscriptionId: string;
   @IsString() declare instrument: string;
   @IsEchoedQuantity() declare quantity: string;
   @IsOptional() @IsString() declare code?: string;
   @IsOptional() @IsString() declare tenor?: string;
   @IsOptional() @IsString() declare settleDate?: string;
-  @IsOptional() @IsString() declare tag?: string;
+  @IsOptional() @IsString() @WholeCharacters() declare tag?: string;
   @IsOptional() @IsString() declare networkId?: string | null;
 }
 
 export class UnsubscribeReplyDto extends GuessedFrameDto implements UnsubscribeReply {
   declare messageType: 'unsubscribe';
-  @IsOptional() @IsString() declare subscriptionId?: string;
-  @IsOptional() @IsString() declare tag?: string;
+  @IsOptional() @IsString() @WholeCharacters() declare subscriptionId?: string;
+  @IsOptional() @IsString() @WholeCharacters() declare tag?: string;
   @IsOptional() @IsBoolean() declare success?: boolean;
   @IsOptional() @IsString() declare message?: string;
 }
@@ -112,16 +121,16 @@ export class StreamStopDto extends GuessedFrameDto implements StreamStop {
   declare messageType: 'streamStop';
   @IsOptional() @IsString() declare instrument?: string;
   @IsOptional() @IsString() declare tenor?: string;
-  @IsOptional() @IsString() declare tag?: string;
+  @IsOptional() @IsString() @WholeCharacters() declare tag?: string;
   @IsOptional() @IsString() declare code?: string;
   @IsOptional() @IsString() declare message?: string;
 }
 
 export class OrderReplyDto extends GuessedFrameDto implements OrderReply {
   declare messageType: 'order';
-  @IsOptional() @IsNonEmptyString() declare clientRequestId?: string;
-  @IsOptional() @IsNonEmptyString() declare transactionId?: string;
-  @IsOptional() @IsNonEmptyString() declare quoteId?: string;
+  @IsOptional() @IsCorrelatingId() declare clientRequestId?: string;
+  @IsOptional() @IsCorrelatingId() declare transactionId?: string;
+  @IsOptional() @IsCorrelatingId() declare quoteId?: string;
   @IsOptional() @IsIn(SIDES) declare side?: Side;
   @IsIn(ORDER_STATUSES) declare orderStatus: OrderStatus;
   @IsOptional() @IsIn(SUBSCRIPTION_STATUSES) declare subscriptionStatus?: OrderSubscriptionStatus;
@@ -139,7 +148,7 @@ export class OrderReplyDto extends GuessedFrameDto implements OrderReply {
 
 export class OrderUnsubscribeReplyDto extends GuessedFrameDto implements OrderUnsubscribeReply {
   declare messageType: 'orderUnsubscribe';
-  @IsNonEmptyString() declare clientRequestId: string;
+  @IsCorrelatingId() declare clientRequestId: string;
   @IsOptional() @IsBoolean() declare success?: boolean;
   @IsOptional() @IsIn(SUBSCRIPTION_STATUSES) declare subscriptionStatus?: OrderSubscriptionStatus;
   @IsOptional() @IsString() declare code?: string;
@@ -154,7 +163,7 @@ export class ErrorFrameDto extends GuessedFrameDto implements ErrorFrame {
 
 /** W12: an entry needs only its uuid (the reply's fields are not shown, §2.3); the rest is kept when well typed. */
 export class AccountGroupEntryDto implements AccountGroupEntry {
-  @IsString() declare uuid: string;
+  @IsString() @WholeCharacters() declare uuid: string;
   @IsOptional() @IsString() declare name?: string;
   @IsOptional() @IsBoolean() declare natural?: boolean;
   @IsOptional() @IsString() declare ownerShortcode?: string;

@@ -19,6 +19,21 @@ function price(overrides: Record<string, unknown> = {}): Record<string, unknown>
   };
 }
 
+const subscribeAck = {
+  ...base,
+  messageType: 'subscribe',
+  success: true,
+  message: 'Subscribed',
+  subscriptionId: '1b4e28ba-2fa1-11d2-883f-0016d3cca427',
+  instrument: 'BTC.USD',
+  quantity: '1.00000000',
+  code: '',
+  tenor: 'T',
+  settleDate: '',
+  tag: '',
+  networkId: null,
+};
+
 function decode(value: unknown): DecodeResult {
   return decodeServiceFrame(JSON.stringify(value));
 }
@@ -129,9 +144,24 @@ describe('decodeServiceFrame: pricestream (hot path)', () => {
     [{ instrument: '' }, 'instrument must be a non-empty string'],
     [{ quoteId: undefined }, 'quoteId must be a non-empty string'],
     [{ quoteId: 7 }, 'quoteId must be a non-empty string'],
-    [{ quoteId: 'q'.repeat(513) }, 'quoteId must be 1–512 characters without control or format characters'],
-    [{ quoteId: 'q\u0000\n' }, 'quoteId must be 1–512 characters without control or format characters'],
-    [{ quoteId: 'q\u202e1' }, 'quoteId must be 1–512 characters without control or format characters'],
+    [
+      { quoteId: 'q'.repeat(513) },
+      'quoteId must be 1–512 characters without control or format characters or lone surrogates',
+    ],
+    [
+      { quoteId: 'q\u0000\n' },
+      'quoteId must be 1–512 characters without control or format characters or lone surrogates',
+    ],
+    [
+      { quoteId: 'q\u202e1' },
+      'quoteId must be 1–512 characters without control or format characters or lone surrogates',
+    ],
+    // a lone UTF-16 surrogate (the JSON escape \ud800 unpaired) cannot be sent back as UTF-8: no tradable quote
+    [
+      { quoteId: 'q\ud800' },
+      'quoteId must be 1–512 characters without control or format characters or lone surrogates',
+    ],
+    [{ quoteId: '\udc00' }, 'quoteId must be 1–512 characters without control or format characters or lone surrogates'],
     [{ tenor: undefined }, 'tenor must be a string'],
     [{ offer: undefined }, 'offer must be an object'],
     [{ bid: [] }, 'bid must be an object'],
@@ -164,20 +194,7 @@ describe('decodeServiceFrame: pricestream (hot path)', () => {
 });
 
 describe('decodeServiceFrame: subscribe acknowledgement (§2.1)', () => {
-  const ack = {
-    ...base,
-    messageType: 'subscribe',
-    success: true,
-    message: 'Subscribed',
-    subscriptionId: '1b4e28ba-2fa1-11d2-883f-0016d3cca427',
-    instrument: 'BTC.USD',
-    quantity: '1.00000000',
-    code: '',
-    tenor: 'T',
-    settleDate: '',
-    tag: '',
-    networkId: null,
-  };
+  const ack = subscribeAck;
 
   it('accepts a success and keeps only declared properties', () => {
     const message = expectMessage(decode({ ...ack, surprise: 1, constructor: 'x' })) as unknown as SubscribeAck;
@@ -379,6 +396,45 @@ describe('decodeServiceFrame: other frames (W8–W12)', () => {
     expect(minimal.accountGroups).toEqual([{ uuid: 'g9' }]);
     expectInvalid(decode({ ...reply, accountGroups: undefined }), 'accountGroups must be an array');
     expectInvalid(decode({ ...reply, accountGroups: 'g1' }), 'accountGroups must be an array');
+  });
+});
+
+describe('decodeServiceFrame: identifiers with a lone UTF-16 surrogate (spec-gaps K8)', () => {
+  // Half a character (`\ud800` in the frame's JSON) cannot be written as UTF-8: sent back to the venue (an
+  // unsubscribe, an order), or kept in NATS KV, it would be U+FFFD — another id than the venue's.
+  const lone = 'id\ud800';
+  const rule = (field: string) => `${field} must not hold a lone UTF-16 surrogate`;
+  const ack = { ...subscribeAck, tag: 't-1' };
+
+  it('refuses a subscribe acknowledgement whose subscriptionId or tag holds one', () => {
+    expect(decode(ack).kind).toBe('message');
+    expectInvalid(decode({ ...ack, subscriptionId: lone }), rule('subscriptionId'));
+    expectInvalid(decode({ ...ack, tag: lone }), rule('tag'));
+    // a pair is one character (an emoji): taken
+    expect(decode({ ...ack, subscriptionId: 's\ud83d\ude00' }).kind).toBe('message');
+  });
+
+  it('drops such an identifier from a liberally read frame, and refuses the frame when nothing else correlates it', () => {
+    const order = { messageType: 'order', orderStatus: 'SUCCESS', clientRequestId: 'ord-1', transactionId: 't-1' };
+    for (const field of ['clientRequestId', 'transactionId', 'quoteId'] as const) {
+      const result = decode({ ...order, [field]: lone });
+      expect(expectMessage(result)).not.toHaveProperty(field);
+      expect(result.kind === 'message' ? result.oddities : []).toContainEqual(expect.stringContaining(rule(field)));
+      expectInvalid(decode({ messageType: 'order', orderStatus: 'SUCCESS', [field]: lone }), rule(field));
+    }
+    expectInvalid(decode({ messageType: 'orderUnsubscribe', clientRequestId: lone }), rule('clientRequestId'));
+    expectInvalid(decode({ messageType: 'unsubscribe', subscriptionId: lone }), rule('subscriptionId'));
+    expectInvalid(decode({ messageType: 'unsubscribe', tag: lone }), rule('tag'));
+    const stop = decode({ messageType: 'streamStop', tag: lone, code: 'X' });
+    expect(expectMessage(stop)).toEqual({ messageType: 'streamStop', code: 'X' });
+  });
+
+  it('drops an account group whose uuid holds one (it would be a price subject token)', () => {
+    const odd = decode({ messageType: 'accountGroups', accountGroups: [{ uuid: lone }, { uuid: 'g2' }] });
+    expect((expectMessage(odd) as unknown as AccountGroupsReply).accountGroups).toEqual([{ uuid: 'g2' }]);
+    expect(odd.kind === 'message' && odd.oddities).toEqual([
+      expect.stringContaining(`accountGroups.0.${rule('uuid')}`),
+    ]);
   });
 });
 

@@ -81,6 +81,13 @@ describe('record readers', () => {
       expect(() => parseTransactionNotification(withUuid(uuid))).toThrow(
         'notification.uuid: expected no control characters',
       );
+    // a lone UTF-16 surrogate (`\ud800` unpaired in the JSON) cannot be written as UTF-8: as a message id or key
+    // it would be U+FFFD, the same as another uuid's; a pair (one character) is taken
+    for (const uuid of ['tx\ud800', '\udc00tx'])
+      expect(() => parseTransactionNotification(withUuid(uuid))).toThrow(
+        'notification.uuid: expected whole characters (no lone UTF-16 surrogate)',
+      );
+    expect(parseTransactionNotification(withUuid('tx\ud83d\ude00')).uuid).toBe('tx\ud83d\ude00');
   });
 
   it('bounds text and written-out decimals: a 50,000-character ccy, 1e400 (outside tester)', () => {

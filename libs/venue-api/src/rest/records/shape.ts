@@ -7,6 +7,7 @@
  * `record<T>(shape)` is checked against the interface `T`: every property needs a reader, optional
  * properties need an `optional(...)` reader.
  */
+import { hasLoneSurrogate } from '#contracts';
 import { MAX_DECIMAL_TEXT, parseDecimal, toPlain } from '../../money/decimal.js';
 import { JsonNumber } from '../../money/json-number.js';
 
@@ -115,6 +116,8 @@ export const identifier: Reader<string> = reader((value, path) => {
   if (value.length === 0) throw new ShapeError(path, 'expected a non-empty string');
   // it becomes a NATS message id and key: a header cannot carry CR or LF
   if (CONTROL.test(value)) throw new ShapeError(path, 'expected no control characters');
+  // nor a lone surrogate: UTF-8 has none, so the id or key would be U+FFFD — another id's too (spec-gaps K8)
+  if (hasLoneSurrogate(value)) throw new ShapeError(path, 'expected whole characters (no lone UTF-16 surrogate)');
   const bytes = Buffer.byteLength(value, 'utf8');
   if (bytes > MAX_IDENTIFIER_BYTES) {
     throw new ShapeError(path, `expected at most ${MAX_IDENTIFIER_BYTES} bytes, got ${bytes}`);
