@@ -307,7 +307,7 @@ describe('parseContract', () => {
       [
         OrderCommand,
         { ...command, clientRequestId: 'ord\udfff' },
-        'clientRequestId must be 1–64 characters without /, ., *, >, whitespace or control characters',
+        'clientRequestId must be 1–64 characters without /, ., *, >, whitespace, control characters or lone surrogates',
       ],
       [TradingStateChange, { ...state, id: 'g\ud800' }, rule('id')],
       [RiskLimitsChange, { ...state, state: undefined, limits: null, id: 'g\ud800' }, rule('id')],

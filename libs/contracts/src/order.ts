@@ -42,7 +42,8 @@ const PRINTABLE = /^[^\p{Cc}\p{Cf}]*$/u;
 export class OrderCommand {
   @IsString()
   @Matches(CLIENT_REQUEST_ID, {
-    message: 'clientRequestId must be 1–64 characters without /, ., *, >, whitespace or control characters',
+    message:
+      'clientRequestId must be 1–64 characters without /, ., *, >, whitespace, control characters or lone surrogates',
   })
   clientRequestId!: string;
 
