@@ -1,7 +1,7 @@
 /**
  * How the REST sync walks the two long lists (trades §4.5, transaction legs R9) between full reads, so that its
  * cost per run does not grow with the history or with the records still pending (docs/account-sync.md, spec-gaps
- * AS9/AS10). Pure decisions, unit-tested without I/O; sync-engine.ts does the reads.
+ * AS9/AS10). Pure decisions, unit-tested without I/O; newest-first-list.ts does the reads.
  *
  * - **Recent read** (after a trigger, and at the start of each periodic run): the list newest first, a short first
  *   page and then whole pages, until a page shows a record already held in the same state — and, after a read that
@@ -72,4 +72,9 @@ export function timeSpan(times: Iterable<number | undefined>): { newest?: number
     if (oldest === undefined || at < oldest) oldest = at;
   }
   return { ...(newest === undefined ? {} : { newest }), ...(oldest === undefined ? {} : { oldest }) };
+}
+
+/** Each item mapped, lazily (a time of every record held, without copying them). */
+export function* mapIterable<T, U>(items: Iterable<T>, map: (item: T) => U): Iterable<U> {
+  for (const item of items) yield map(item);
 }

@@ -22,11 +22,11 @@ class ScriptedTrades {
 }
 
 /** An engine on a scripted venue (and ledger); trades go to a mirror that accepts everything. */
-function engineFor(client: object, intake?: TransactionIntake): SyncEngine {
+function engineFor(client: object, intake?: TransactionIntake, mirrors: Partial<Record<keyof Mirrors, object>> = {}) {
   const trade = { apply: () => Promise.resolve({ created: 0, changed: 0, stateChanged: 0, removed: 0 }), size: 0 };
   return new SyncEngine({
     client: client as unknown as VenueRestClient,
-    mirrors: { trade } as unknown as Mirrors,
+    mirrors: { trade, ...mirrors } as unknown as Mirrors,
     intake,
     publishDrift: () => Promise.resolve(),
     metrics: new SyncMetrics(new MetricsRegistry('t', { defaultMetrics: false }), () => undefined, SYNC_RESOURCES),
@@ -203,8 +203,7 @@ describe('SyncEngine incremental reads never skip what a full read would find', 
     const venue = new TradeVenue(Array.from({ length: 450 }, (_, i) => trade(i)));
     venue.failOffset = 200;
     const mirror = new HeldTrades();
-    const engine = engineFor(venue);
-    (engine as unknown as { deps: { mirrors: { trade: HeldTrades } } }).deps.mirrors.trade = mirror;
+    const engine = engineFor(venue, undefined, { trade: mirror });
     await expect(engine.run('trades', 'full')).rejects.toThrow('HTTP 500');
     expect(mirror.size).toBeLessThan(450);
     await engine.run('trades', 'incremental');
@@ -215,8 +214,7 @@ describe('SyncEngine incremental reads never skip what a full read would find', 
     const venue = new TradeVenue(Array.from({ length: 450 }, (_, i) => trade(i)));
     venue.unreadable.add(10); // on the first page: read, 199 of 200 rows
     const mirror = new HeldTrades();
-    const engine = engineFor(venue);
-    (engine as unknown as { deps: { mirrors: { trade: HeldTrades } } }).deps.mirrors.trade = mirror;
+    const engine = engineFor(venue, undefined, { trade: mirror });
     await engine.run('trades', 'full');
     expect(mirror.size).toBe(449);
     expect(mirror.held.has('t-449')).toBe(true);
@@ -239,8 +237,7 @@ describe('SyncEngine incremental reads never skip what a full read would find', 
   it('beneficiaries are not read while no account group is known: nothing is removed', async () => {
     const applied: unknown[] = [];
     const beneficiary = { apply: (...args: unknown[]) => applied.push(args) };
-    const engine = engineFor({});
-    (engine as unknown as { deps: { mirrors: { beneficiary: unknown } } }).deps.mirrors.beneficiary = beneficiary;
+    const engine = engineFor({}, undefined, { beneficiary });
     await expect(engine.run('beneficiaries', 'incremental')).rejects.toThrow('no account groups known yet');
     expect(applied).toEqual([]);
   });
@@ -254,10 +251,9 @@ describe('SyncEngine incremental reads never skip what a full read would find', 
       },
     };
     let unreadable = 1;
-    const engine = engineFor({
-      listAllSenders: () => Promise.resolve({ records: [], unreadable }),
+    const engine = engineFor({ listAllSenders: () => Promise.resolve({ records: [], unreadable }) }, undefined, {
+      sender: mirror,
     });
-    (engine as unknown as { deps: { mirrors: { sender: unknown } } }).deps.mirrors.sender = mirror;
     engine.groups = [{ uuid: 'g-1' }];
     await engine.run('senders', 'incremental');
     unreadable = 0;

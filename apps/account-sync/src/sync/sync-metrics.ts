@@ -1,5 +1,6 @@
 import { Counter, Gauge } from 'prom-client';
 import type { MetricsRegistry } from '#observability';
+import type { ApplyResult } from './state-mirror.js';
 import type { SyncResource } from './sync-triggers.js';
 import { UNDONE_TRADE_STATES } from './undone-trades.js';
 
@@ -86,5 +87,13 @@ export class SyncMetrics {
    */
   currenciesHeld(ccys: Iterable<string>): void {
     for (const ccy of ccys) this.drifts.inc({ ccy }, 0);
+  }
+
+  /** Records read of a resource, and what applying them to its mirror changed. */
+  applied(resource: SyncResource, records: number, result: ApplyResult): void {
+    this.records.inc({ resource }, records);
+    if (result.created > 0) this.changes.inc({ resource, change: 'created' }, result.created);
+    if (result.changed > 0) this.changes.inc({ resource, change: 'changed' }, result.changed);
+    if (result.removed > 0) this.changes.inc({ resource, change: 'removed' }, result.removed);
   }
 }

@@ -3,7 +3,7 @@
  * at start — the per-group resources after the first balances read (it lists the groups), transactions after
  * the first trades read (the two long histories one after the other, each with the whole spare budget) — then
  * each resource on its interval (fast or slow: an `incremental` run, the periodic one), and soon when a trigger
- * names it (a `recent` run: what is new only, sync-engine.ts). Triggers coalesce: the first arms a short delay
+ * names it (a `recent` run: what is new only, read-context.ts). Triggers coalesce: the first arms a short delay
  * (`triggerDelayMs`), the others within it or during the run join it, and a triggered run of a resource starts at
  * least `triggerMinGapMs` after its previous run started — so a stream of order outcomes costs at most one
  * `recent` run per resource per gap, whatever the order rate. Triggers never push the periodic run out: a

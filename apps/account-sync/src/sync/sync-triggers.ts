@@ -56,7 +56,7 @@ export function resourcesTouchedBy(cause: RefreshCause): readonly SyncResource[]
 
 /**
  * The trade a cause says has probably moved: a trade leg that reached a final state (its trade settled or was
- * undone). The trade run looks it up by tradeRef rather than leaving it to the sweep (sync-engine.ts).
+ * undone). The trade run looks it up by tradeRef rather than leaving it to the sweep (trade-reads.ts).
  */
 export function movedTradeOf(cause: RefreshCause): string | undefined {
   if (cause.kind !== 'transaction') return undefined;
