@@ -7,13 +7,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { StreamName, type ConnectorStatus, type PriceMessage } from '#contracts';
-import { eventually, freePort, startNatsServer, type NatsServerHandle } from '#testing';
+import { eventually, startNatsServer, type NatsServerHandle } from '#testing';
 import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
 import { startE2eVenue } from '../kit/e2e-venue.js';
-import { AppProcess } from '../kit/app-process.js';
-import { ACCOUNT, askForStream, connectorEnv, nextPrice, streamRequest, subjects } from './connector-stack.js';
-
-const READY = 'connector started'; // runApp's line: HTTP listening, signals taken
+import type { AppProcess } from '../kit/app-process.js';
+import { startConnectorProcess } from './connector-process.js';
+import { ACCOUNT, askForStream, nextPrice, streamRequest, subjects } from './connector-stack.js';
 
 describe('last-value prices and status after the connector stops or dies', () => {
   let nats: NatsServerHandle;
@@ -40,13 +39,7 @@ describe('last-value prices and status after the connector stops or dies', () =>
     await nats?.stop();
   });
 
-  async function startConnector(overrides: Record<string, string>): Promise<AppProcess> {
-    const env = connectorEnv(nats, venue, { HTTP_PORT: String(await freePort()), LOG_LEVEL: 'info', ...overrides });
-    const app = AppProcess.start('connector', env);
-    started.push(app);
-    await app.waitForLine(READY);
-    return app;
-  }
+  const startConnector = (overrides: Record<string, string>) => startConnectorProcess(nats, venue, started, overrides);
 
   /** A live price on a fresh stream; returns its subject. */
   async function livePrice(requester: string): Promise<string> {

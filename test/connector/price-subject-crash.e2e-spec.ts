@@ -11,11 +11,12 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { BucketName } from '#bus';
 import { StreamName, type PriceMessage } from '#contracts';
-import { eventually, freePort, startNatsServer, type NatsServerHandle } from '#testing';
+import { eventually, startNatsServer, type NatsServerHandle } from '#testing';
 import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
 import { startE2eVenue } from '../kit/e2e-venue.js';
-import { AppProcess } from '../kit/app-process.js';
-import { ACCOUNT, askForStream, connectorEnv, streamRequest } from './connector-stack.js';
+import type { AppProcess } from '../kit/app-process.js';
+import { startConnectorProcess } from './connector-process.js';
+import { ACCOUNT, askForStream, streamRequest } from './connector-stack.js';
 
 describe("a connector killed right after a new stream's first price", () => {
   let nats: NatsServerHandle;
@@ -24,13 +25,7 @@ describe("a connector killed right after a new stream's first price", () => {
   let jsm: JetStreamManager;
   const apps: AppProcess[] = [];
 
-  async function startConnector(): Promise<AppProcess> {
-    const env = connectorEnv(nats, venue, { HTTP_PORT: String(await freePort()), LOG_LEVEL: 'info' });
-    const app = AppProcess.start('connector', env);
-    apps.push(app);
-    await app.waitForLine('connector started');
-    return app;
-  }
+  const startConnector = () => startConnectorProcess(nats, venue, apps);
 
   beforeAll(async () => {
     nats = await startNatsServer();
