@@ -11,9 +11,7 @@ import {
   TransactionSubjects,
   WithdrawalSubjects,
   type TransactionStateChanged,
-  type WithdrawalReply,
   type WithdrawalStateChanged,
-  type WithdrawalView,
 } from '#contracts';
 import { AccountLedgerName } from '#bus';
 import { JsonLogger, loadConfig } from '#observability';
@@ -168,9 +166,6 @@ export async function streamMessages<T>(jsm: JetStreamManager, stream: string, s
 export function transactionEvents(stack: AccountSyncStack, uuid: string): Promise<TransactionStateChanged[]> {
   return streamMessages(stack.jsm, AccountLedgerName.transactions(ACCOUNT), transactionSubjects.changed(uuid));
 }
-
-/** account-sync's answer to a withdrawal submit, get or cancel (a refusal may carry the request too). */
-export type WithdrawalAnswer = WithdrawalReply & { withdrawal?: WithdrawalView };
 
 /** Whether the withdrawal's send mark (`sent.{requestId}`) is in the requests' bucket. */
 export async function sendMarkHeld(stack: AccountSyncStack, requestId: string): Promise<boolean> {

@@ -5,7 +5,7 @@
  * CANCELLED — never OUTCOME_UNKNOWN / UNKNOWN; fiat, whose answer the spec shows, is unchanged (spec-gaps WD7).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { WithdrawalListItem, WithdrawalListReply, WithdrawalView } from '#contracts';
+import type { WithdrawalListItem, WithdrawalListReply, WithdrawalReply, WithdrawalView } from '#contracts';
 import type { CryptoWithdrawalReply } from '../../apps/sandbox-venue/src/dialect.js';
 import {
   metricValue,
@@ -14,7 +14,6 @@ import {
   withdrawalEvents,
   withdrawalSubjects,
   type AccountSyncStack,
-  type WithdrawalAnswer,
 } from './webhooks-stack.js';
 
 describe.each<CryptoWithdrawalReply>(['success-only', 'no-content'])(
@@ -22,7 +21,7 @@ describe.each<CryptoWithdrawalReply>(['success-only', 'no-content'])(
   (reading) => {
     let stack: AccountSyncStack;
 
-    const submit = (body: Record<string, unknown>) => request<WithdrawalAnswer>(stack, withdrawalSubjects.submit, body);
+    const submit = (body: Record<string, unknown>) => request<WithdrawalReply>(stack, withdrawalSubjects.submit, body);
     const btc = (idempotencyKey: string, amount: string) =>
       submit({
         idempotencyKey,
@@ -63,7 +62,7 @@ describe.each<CryptoWithdrawalReply>(['success-only', 'no-content'])(
     it('a cancel answered without uuid is CANCELLED at once, as the venue holds it', async () => {
       const submitted = await btc(`wd-crypto-cancel-${reading}`, '0.125');
       const view = submitted.withdrawal as WithdrawalView;
-      const cancelled = await request<WithdrawalAnswer>(stack, withdrawalSubjects.cancel, {
+      const cancelled = await request<WithdrawalReply>(stack, withdrawalSubjects.cancel, {
         requestId: view.requestId,
       });
       expect(cancelled).toMatchObject({ ok: true, withdrawal: { state: 'CANCELLED', cancelRequested: true } });

@@ -7,7 +7,7 @@
  * none of them again on the next polls nor after a restart (another instance taking over reads the same record).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { WithdrawalListReply, WithdrawalView } from '#contracts';
+import type { WithdrawalListReply, WithdrawalReply, WithdrawalView } from '#contracts';
 import { eventually, waitFor } from '#testing';
 import { metricValue } from '../connector/connector-stack.js';
 import { startAccountSyncProcess, type AccountSyncProcess } from '../monitoring/gateway-stack.js';
@@ -18,7 +18,6 @@ import {
   withdrawalEvents,
   withdrawalSubjects,
   type AccountSyncStack,
-  type WithdrawalAnswer,
 } from './webhooks-stack.js';
 
 const DUPLICATED = 'account_sync_withdrawals_duplicated_total';
@@ -40,7 +39,7 @@ describe('a withdrawal the venue carried out twice (401 after processing it, re-
   const okPolls = async () =>
     (await metricValue(appUrl(), 'account_sync_withdrawal_polls_total', { result: 'ok' })) ?? 0;
   const get = (body: { requestId: string } | { idempotencyKey: string }) =>
-    request<WithdrawalAnswer>(stack, withdrawalSubjects.get, body);
+    request<WithdrawalReply>(stack, withdrawalSubjects.get, body);
 
   beforeAll(async () => {
     stack = await startAccountSyncStack({ startApp: false });
@@ -61,7 +60,7 @@ describe('a withdrawal the venue carried out twice (401 after processing it, re-
       path: '/api/3/withdrawal/fiat',
       applyThenFail: true,
     });
-    const reply = await request<WithdrawalAnswer>(stack, withdrawalSubjects.submit, {
+    const reply = await request<WithdrawalReply>(stack, withdrawalSubjects.submit, {
       idempotencyKey: 'wd-twice',
       kind: 'fiat',
       accountGroupUuid: stack.venue.seed.defaultGroupUuid,

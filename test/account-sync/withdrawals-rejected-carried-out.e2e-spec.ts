@@ -10,7 +10,7 @@
  * gateway. A 401 the venue did not act on stays REJECTED, nothing reported.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { WithdrawalListReply, WithdrawalView } from '#contracts';
+import type { WithdrawalListReply, WithdrawalReply, WithdrawalView } from '#contracts';
 import { eventually, waitFor } from '#testing';
 import { RestPath } from '#venue-api';
 import { metricValue } from '../connector/connector-stack.js';
@@ -22,7 +22,6 @@ import {
   withdrawalEvents,
   withdrawalSubjects,
   type AccountSyncStack,
-  type WithdrawalAnswer,
 } from './webhooks-stack.js';
 
 const CARRIED_OUT = 'account_sync_withdrawals_carried_out_after_rejection_total';
@@ -46,7 +45,7 @@ describe('a withdrawal reported REJECTED (401, re-sent once, 401) that the venue
   const okPolls = async () =>
     (await metricValue(appUrl(), 'account_sync_withdrawal_polls_total', { result: 'ok' })) ?? 0;
   const get = async (body: { requestId: string } | { idempotencyKey: string }) =>
-    (await request<WithdrawalAnswer>(stack, withdrawalSubjects.get, body)).withdrawal as WithdrawalView;
+    (await request<WithdrawalReply>(stack, withdrawalSubjects.get, body)).withdrawal as WithdrawalView;
   /** The venue's rows carrying the request's reference. */
   const venueRows = async (requestId: string) => {
     const listed = await request<WithdrawalListReply>(stack, withdrawalSubjects.list, { kind: 'fiat' });
@@ -65,7 +64,7 @@ describe('a withdrawal reported REJECTED (401, re-sent once, 401) that the venue
       await admin(stack.venue, '/faults/rest', { status: 401, count: processed, path, applyThenFail: true });
     }
     if (processed < 2) await admin(stack.venue, '/faults/rest', { status: 401, count: 2 - processed, path });
-    const reply = await request<WithdrawalAnswer>(stack, withdrawalSubjects.submit, {
+    const reply = await request<WithdrawalReply>(stack, withdrawalSubjects.submit, {
       idempotencyKey,
       kind: 'fiat',
       accountGroupUuid: stack.venue.seed.defaultGroupUuid,
@@ -129,7 +128,7 @@ describe('a withdrawal reported REJECTED (401, re-sent once, 401) that the venue
     ]);
     expect(app?.process.lines.join('\n')).not.toContain(stack.env['VENUE_API_SECRET']);
     // a repeat of the submit answers the truth, and sends nothing
-    const repeat = await request<WithdrawalAnswer>(stack, withdrawalSubjects.submit, {
+    const repeat = await request<WithdrawalReply>(stack, withdrawalSubjects.submit, {
       idempotencyKey: 'wd-401-done',
       kind: 'fiat',
       accountGroupUuid: stack.venue.seed.defaultGroupUuid,

@@ -7,7 +7,7 @@
  * account-sync runs as a child process (`FAULT_CRASH_AT` SIGKILLs it at that step).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type { WithdrawalListReply } from '#contracts';
+import type { WithdrawalListReply, WithdrawalReply } from '#contracts';
 import { waitFor } from '#testing';
 import { requestIdOf } from '../../apps/account-sync/src/withdrawals/withdrawal-identity.js';
 import { AppProcess } from '../kit/app-process.js';
@@ -19,7 +19,6 @@ import {
   withdrawalEvents,
   withdrawalSubjects,
   type AccountSyncStack,
-  type WithdrawalAnswer,
 } from './webhooks-stack.js';
 
 describe('account-sync withdrawals: a crash between the intent and the send (child process)', () => {
@@ -38,7 +37,7 @@ describe('account-sync withdrawals: a crash between the intent and the send (chi
     amount,
     bankAccountUuid: stack.venue.seed.bankUsdOk,
   });
-  const get = (requestId: string) => request<WithdrawalAnswer>(stack, withdrawalSubjects.get, { requestId });
+  const get = (requestId: string) => request<WithdrawalReply>(stack, withdrawalSubjects.get, { requestId });
 
   async function venueRows(requestId: string): Promise<number> {
     const reply = await request<WithdrawalListReply>(stack, withdrawalSubjects.list, { kind: 'fiat' });
@@ -74,14 +73,14 @@ describe('account-sync withdrawals: a crash between the intent and the send (chi
     const key = 'wd-mark-removed';
     const requestId = requestIdOf(ACCOUNT, key);
     await start();
-    const submitted = await request<WithdrawalAnswer>(stack, withdrawalSubjects.submit, body(key, '30.00'));
+    const submitted = await request<WithdrawalReply>(stack, withdrawalSubjects.submit, body(key, '30.00'));
     expect(submitted).toMatchObject({ ok: true, withdrawal: { requestId, state: 'PENDING_APPROVAL' } });
     expect(await sendMarkHeld(stack, requestId)).toBe(false);
-    const retried = await request<WithdrawalAnswer>(stack, withdrawalSubjects.submit, body(key, '30.00'));
+    const retried = await request<WithdrawalReply>(stack, withdrawalSubjects.submit, body(key, '30.00'));
     expect(retried).toMatchObject({ ok: true, withdrawal: { requestId, state: 'PENDING_APPROVAL' } });
     await app?.stop();
     await start(); // a restart with the mark gone: the record's state decides, nothing is sent
-    await request<WithdrawalAnswer>(stack, withdrawalSubjects.submit, body(key, '30.00'));
+    await request<WithdrawalReply>(stack, withdrawalSubjects.submit, body(key, '30.00'));
     await waitFor(
       async () => (await get(requestId)).withdrawal?.state === 'PENDING_APPROVAL',
       'still as the venue has it',
@@ -113,7 +112,7 @@ describe('account-sync withdrawals: a crash between the intent and the send (chi
     expect(await venueRows(requestId)).toBe(1);
     expect(await sendMarkHeld(stack, requestId)).toBe(false); // answered: its mark gone
     // the caller's retry with the same key gets that request; nothing is sent again
-    const retried = await request<WithdrawalAnswer>(stack, withdrawalSubjects.submit, body(key, '31.00'));
+    const retried = await request<WithdrawalReply>(stack, withdrawalSubjects.submit, body(key, '31.00'));
     expect(retried).toMatchObject({ ok: true, withdrawal: { requestId, state: 'PENDING_APPROVAL' } });
     expect(await venueRows(requestId)).toBe(1);
     const states = (await withdrawalEvents(stack, requestId)).map((event) => event.withdrawal.state);
@@ -129,7 +128,7 @@ describe('account-sync withdrawals: a crash between the intent and the send (chi
     await start();
     await waitFor(async () => (await get(requestId)).withdrawal?.state === 'NOT_FOUND', 'settled from the lists');
     await waitFor(async () => !(await sendMarkHeld(stack, requestId)), 'settled: its mark removed');
-    const retried = await request<WithdrawalAnswer>(stack, withdrawalSubjects.submit, body(key, '32.00'));
+    const retried = await request<WithdrawalReply>(stack, withdrawalSubjects.submit, body(key, '32.00'));
     expect(retried).toMatchObject({ ok: true, withdrawal: { requestId, state: 'NOT_FOUND' } });
     expect(await venueRows(requestId)).toBe(0);
     const states = (await withdrawalEvents(stack, requestId)).map((event) => event.withdrawal.state);

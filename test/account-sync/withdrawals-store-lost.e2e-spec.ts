@@ -18,12 +18,10 @@ import {
   type AccountSyncStack,
 } from './webhooks-stack.js';
 
-type Reply = WithdrawalReply & { withdrawal?: WithdrawalView };
-
 describe('account-sync withdrawals after NATS lost its store', () => {
   let stack: AccountSyncStack;
 
-  const submit = (body: Record<string, unknown>) => request<Reply>(stack, withdrawalSubjects.submit, body);
+  const submit = (body: Record<string, unknown>) => request<WithdrawalReply>(stack, withdrawalSubjects.submit, body);
   const fiat = (idempotencyKey: string, amount: string) =>
     submit({
       idempotencyKey,
@@ -43,8 +41,9 @@ describe('account-sync withdrawals after NATS lost its store', () => {
       amount,
       walletUuid: stack.venue.seed.walletBtcOk,
     });
-  const get = (requestId: string) => request<Reply>(stack, withdrawalSubjects.get, { requestId });
-  const getByKey = (idempotencyKey: string) => request<Reply>(stack, withdrawalSubjects.get, { idempotencyKey });
+  const get = (requestId: string) => request<WithdrawalReply>(stack, withdrawalSubjects.get, { requestId });
+  const getByKey = (idempotencyKey: string) =>
+    request<WithdrawalReply>(stack, withdrawalSubjects.get, { idempotencyKey });
 
   /** How many requests the venue holds with this reference (its own lists, as the gateway relays them). */
   async function venueRows(requestId: string): Promise<number> {

@@ -4,7 +4,7 @@
  * venue's participants service is down.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { WithdrawalListReply, WithdrawalView } from '#contracts';
+import type { WithdrawalListReply, WithdrawalReply, WithdrawalView } from '#contracts';
 import { waitFor } from '#testing';
 import { requestIdOf } from '../../apps/account-sync/src/withdrawals/withdrawal-identity.js';
 import {
@@ -15,14 +15,13 @@ import {
   withdrawalEvents,
   withdrawalSubjects,
   type AccountSyncStack,
-  type WithdrawalAnswer,
 } from './webhooks-stack.js';
 
 describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
   let stack: AccountSyncStack;
   let seed: AccountSyncStack['venue']['seed'];
 
-  const submit = (body: Record<string, unknown>) => request<WithdrawalAnswer>(stack, withdrawalSubjects.submit, body);
+  const submit = (body: Record<string, unknown>) => request<WithdrawalReply>(stack, withdrawalSubjects.submit, body);
   const fiat = (idempotencyKey: string, extra: Record<string, unknown> = {}) =>
     submit({
       idempotencyKey,
@@ -34,7 +33,7 @@ describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
       clientComment: 'rent',
       ...extra,
     });
-  const get = (requestId: string) => request<WithdrawalAnswer>(stack, withdrawalSubjects.get, { requestId });
+  const get = (requestId: string) => request<WithdrawalReply>(stack, withdrawalSubjects.get, { requestId });
   const list = (kind?: 'fiat' | 'crypto') =>
     request<WithdrawalListReply>(stack, withdrawalSubjects.list, kind === undefined ? {} : { kind });
 
@@ -87,26 +86,26 @@ describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
     const submitted = await fiat('wd-naming', { amount: '10.00' });
     const requestId = submitted.withdrawal?.requestId as string;
     for (const subject of [withdrawalSubjects.get, withdrawalSubjects.cancel]) {
-      expect(await request<WithdrawalAnswer>(stack, subject, {})).toMatchObject({
+      expect(await request<WithdrawalReply>(stack, subject, {})).toMatchObject({
         ok: false,
         error: { code: 'INVALID_REQUEST', message: 'give requestId or idempotencyKey' },
       });
       expect(
-        await request<WithdrawalAnswer>(stack, subject, { requestId, idempotencyKey: 'wd-key-reuse' }),
+        await request<WithdrawalReply>(stack, subject, { requestId, idempotencyKey: 'wd-key-reuse' }),
       ).toMatchObject({
         ok: false,
         error: { code: 'INVALID_REQUEST', message: 'give requestId or idempotencyKey, not both' },
       });
     }
-    expect(await request<WithdrawalAnswer>(stack, withdrawalSubjects.get, { requestId })).toMatchObject({ ok: true });
+    expect(await request<WithdrawalReply>(stack, withdrawalSubjects.get, { requestId })).toMatchObject({ ok: true });
   });
 
   it('cancel is allowed in PENDING_APPROVAL, then the venue answers 409: NOT_CANCELLABLE', async () => {
     const submitted = await fiat('wd-cancel-1', { amount: '10.00' });
     const requestId = submitted.withdrawal?.requestId as string;
-    const cancelled = await request<WithdrawalAnswer>(stack, withdrawalSubjects.cancel, { requestId });
+    const cancelled = await request<WithdrawalReply>(stack, withdrawalSubjects.cancel, { requestId });
     expect(cancelled).toMatchObject({ ok: true, withdrawal: { state: 'CANCELLED', cancelRequested: true } });
-    const again = await request<WithdrawalAnswer>(stack, withdrawalSubjects.cancel, { requestId });
+    const again = await request<WithdrawalReply>(stack, withdrawalSubjects.cancel, { requestId });
     expect(again).toMatchObject({ ok: false, error: { code: 'NOT_CANCELLABLE' } });
     const events = await withdrawalEvents(stack, requestId);
     expect(events.map((e) => e.withdrawal.state)).toEqual([
@@ -122,7 +121,7 @@ describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
     const view = submitted.withdrawal as WithdrawalView;
     await admin(stack.venue, `/withdrawals/${view.venueUuid}/approve`);
     await waitFor(async () => (await get(view.requestId)).withdrawal?.state === 'PENDING', 'PENDING from the list');
-    const refused = await request<WithdrawalAnswer>(stack, withdrawalSubjects.cancel, { requestId: view.requestId });
+    const refused = await request<WithdrawalReply>(stack, withdrawalSubjects.cancel, { requestId: view.requestId });
     expect(refused).toMatchObject({ ok: false, error: { code: 'NOT_CANCELLABLE' }, withdrawal: { state: 'PENDING' } });
     expect(refused.withdrawal?.cancelRequested ?? false).toBe(false);
     const events = await withdrawalEvents(stack, view.requestId);
@@ -138,7 +137,7 @@ describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
     const view = submitted.withdrawal as WithdrawalView;
     await admin(stack.venue, `/withdrawals/${view.venueUuid}/approve`);
     // at once: the gateway still holds PENDING_APPROVAL (or, polled meanwhile, PENDING: refused here as above)
-    const refused = await request<WithdrawalAnswer>(stack, withdrawalSubjects.cancel, { requestId: view.requestId });
+    const refused = await request<WithdrawalReply>(stack, withdrawalSubjects.cancel, { requestId: view.requestId });
     expect(refused).toMatchObject({ ok: false, error: { code: 'NOT_CANCELLABLE' } });
     expect(refused.withdrawal?.cancelRequested ?? false).toBe(false);
     await waitFor(async () => (await get(view.requestId)).withdrawal?.state === 'PENDING', 'PENDING from the list');
@@ -215,7 +214,7 @@ describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
     }
     expect(await withdrawalEvents(stack, requestIdOf(ACCOUNT, 'wd-btc-scale'))).toEqual([]);
     expect(
-      await request<WithdrawalAnswer>(stack, withdrawalSubjects.get, { idempotencyKey: 'wd-btc-scale' }),
+      await request<WithdrawalReply>(stack, withdrawalSubjects.get, { idempotencyKey: 'wd-btc-scale' }),
     ).toMatchObject({
       ok: false,
       error: { code: 'NOT_FOUND' },
@@ -224,7 +223,7 @@ describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
       ok: true,
       withdrawal: { state: 'PENDING_APPROVAL' },
     });
-    const invalid = await request<WithdrawalAnswer>(stack, withdrawalSubjects.submit, {
+    const invalid = await request<WithdrawalReply>(stack, withdrawalSubjects.submit, {
       idempotencyKey: 'x',
       kind: 'wire',
     });
