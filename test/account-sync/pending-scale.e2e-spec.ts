@@ -6,16 +6,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { jetstream } from '@nats-io/jetstream';
-import { AccountSyncSubjects, StreamName, Subjects } from '#contracts';
+import { AccountSyncSubjects, Subjects } from '#contracts';
 import { eventually, waitFor } from '#testing';
-import { SeedIds } from '../../apps/sandbox-venue/src/domain/seed.js';
 import {
   ACCOUNT,
   admin,
+  appHealthy,
+  bookOtcBuys,
   bookOtcBuy,
   metricValue,
   request,
   startAccountSyncStack,
+  syncAlone,
   type AccountSyncStack,
 } from './webhooks-stack.js';
 
@@ -25,10 +27,6 @@ const SWEEP_PAGES = 2;
 const FAST_INTERVAL_MS = 4_000;
 const subjects = new AccountSyncSubjects(new Subjects('gw.v1', ACCOUNT));
 let stack: AccountSyncStack;
-
-async function healthy(): Promise<boolean> {
-  return (await fetch(`${stack.app?.httpUrl}/health`)).status === 200;
-}
 
 /** The counters this test reads, at one moment. */
 async function counters() {
@@ -62,23 +60,10 @@ beforeAll(async () => {
     },
     startApp: false,
   });
-  await admin(stack.venue, '/webhooks/url', { url: null }); // only the sync's own reads move the mirror
-  // N trades pending settlement, two PENDING legs each, booked before the app starts
-  await admin(stack.venue, '/trades/otc-bulk', {
-    count: PENDING,
-    accountGroupUuid: SeedIds.subGroup,
-    instrument: 'BTC.USD',
-    side: 'BUY',
-    baseAmount: '0.001',
-    quoteAmount: '60.00',
-    price: '60000.00',
-  });
-  await stack.jsm.streams.add({
-    name: StreamName.orderOutcomes(ACCOUNT),
-    subjects: [`gw.v1.${ACCOUNT}.order.outcome.>`],
-  });
+  await syncAlone(stack);
+  await bookOtcBuys(stack.venue, PENDING); // pending settlement, two PENDING legs each, booked before the app starts
   await stack.startApp();
-  await waitFor(healthy, 'first full sync of every resource, health ok', 30_000);
+  await waitFor(() => appHealthy(stack), 'first full sync of every resource, health ok', 30_000);
 }, 90_000);
 
 afterAll(async () => {

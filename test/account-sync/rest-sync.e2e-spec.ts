@@ -22,10 +22,12 @@ import { SeedIds } from '../../apps/sandbox-venue/src/domain/seed.js';
 import {
   ACCOUNT,
   admin,
+  appHealthy,
   bookOtcBuy,
   metricValue,
   request,
   startAccountSyncStack,
+  syncAlone,
   type AccountSyncStack,
 } from './webhooks-stack.js';
 
@@ -61,23 +63,12 @@ async function storedEvents(): Promise<number> {
   return total;
 }
 
-async function healthy(): Promise<boolean> {
-  const response = await fetch(`${stack.app?.httpUrl}/health`);
-  return response.status === 200;
-}
-
 beforeAll(async () => {
   stack = await startAccountSyncStack({
     env: { SYNC_FAST_INTERVAL_MS: '60000', SYNC_SLOW_INTERVAL_MS: '60000', SYNC_TRIGGER_DELAY_MS: '20' },
   });
-  // No webhooks in this suite: only the sync's own reads and triggers move the mirror.
-  await admin(stack.venue, '/webhooks/url', { url: null });
-  // The connector's outcome stream, as the connector declares it (the app attaches its own durable consumer).
-  await stack.jsm.streams.add({
-    name: StreamName.orderOutcomes(ACCOUNT),
-    subjects: [`gw.v1.${ACCOUNT}.order.outcome.>`],
-  });
-  await waitFor(healthy, 'first full sync of every resource, health ok', 20_000);
+  await syncAlone(stack);
+  await waitFor(() => appHealthy(stack), 'first full sync of every resource, health ok', 20_000);
 }, 60_000);
 
 afterAll(async () => {
@@ -252,7 +243,7 @@ describe('REST sync: kept current', () => {
     );
     await stack.stopApp();
     await stack.startApp();
-    await waitFor(healthy, 'health ok after restart', 20_000);
+    await waitFor(() => appHealthy(stack), 'health ok after restart', 20_000);
     expect(await storedEvents()).toBe(before);
     // The trade history was folded back from its stream: the settled trade is still known, not created again.
     const trades = await request<{ total: number }>(stack, subjects.query('trade'), { clientRef: 'e2e-order-1' });
@@ -269,14 +260,14 @@ describe('REST sync: kept current', () => {
         { msgID: `${id}:SUCCESS` },
       );
     await outcome('e2e-order-3');
-    await waitFor(async () => !(await healthy()), 'health down while the venue answers 503');
+    await waitFor(async () => !(await appHealthy(stack)), 'health down while the venue answers 503');
     const body = (await (await fetch(`${stack.app?.httpUrl}/health`)).json()) as {
       checks: Record<string, { up: boolean }>;
     };
     expect(body.checks['venue-rest']?.up).toBe(false);
     await fetch(`${stack.venue.adminUrl}/faults/rest`, { method: 'DELETE' });
     await outcome('e2e-order-4');
-    await waitFor(healthy, 'health ok again');
+    await waitFor(() => appHealthy(stack), 'health ok again');
   });
 
   it('the whole suite saw no 429 from the venue', async () => {

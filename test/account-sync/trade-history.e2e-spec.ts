@@ -9,10 +9,9 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { AccountStateName } from '#bus';
 import { freePort, startNatsServer, waitFor, type NatsServerHandle } from '#testing';
 import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
-import { SeedIds } from '../../apps/sandbox-venue/src/domain/seed.js';
 import { AppProcess } from '../kit/app-process.js';
 import { startE2eVenue } from '../kit/e2e-venue.js';
-import { admin } from './webhooks-stack.js';
+import { admin, bookOtcBuys } from './webhooks-stack.js';
 import { connectorEnv } from '../connector/connector-stack.js';
 
 const TRADES = 100_000;
@@ -48,15 +47,7 @@ afterAll(async () => {
 
 describe('trade history', () => {
   it('the sandbox seeds N desk trades in one admin call, and refuses a bad count', async () => {
-    const seeded = await admin<{ booked: number }>(venue, '/trades/otc-bulk', {
-      count: TRADES,
-      accountGroupUuid: SeedIds.subGroup,
-      instrument: 'BTC.USD',
-      side: 'BUY',
-      baseAmount: '0.001',
-      quoteAmount: '60.00',
-      price: '60000.00',
-    });
+    const seeded = await bookOtcBuys(venue, TRADES);
     expect(seeded).toEqual({ booked: TRADES });
     await expect(admin(venue, '/trades/otc-bulk', { count: 0 })).rejects.toThrow(/400/);
   }, 120_000);

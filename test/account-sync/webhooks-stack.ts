@@ -8,6 +8,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import {
+  StreamName,
   TransactionSubjects,
   WithdrawalSubjects,
   type TransactionStateChanged,
@@ -144,6 +145,37 @@ export function bookOtcBuy(venue: RunningSandbox, clientRef: string): Promise<{ 
     price: '60000.00',
     clientRef,
   });
+}
+
+/** Books `count` desk trades of 0.001 BTC in the sub group in one admin call: each pending settlement, two PENDING legs. */
+export function bookOtcBuys(venue: RunningSandbox, count: number): Promise<{ booked: number }> {
+  return admin<{ booked: number }>(venue, '/trades/otc-bulk', {
+    count,
+    accountGroupUuid: SeedIds.subGroup,
+    instrument: 'BTC.USD',
+    side: 'BUY',
+    baseAmount: '0.001',
+    quoteAmount: '60.00',
+    price: '60000.00',
+  });
+}
+
+/**
+ * For the REST sync suites: the venue posts no webhooks (only the sync's own reads and triggers move the mirror),
+ * and the connector's order outcome stream exists, as the connector declares it (the app attaches its own durable
+ * consumer to it).
+ */
+export async function syncAlone(stack: AccountSyncStack): Promise<void> {
+  await admin(stack.venue, '/webhooks/url', { url: null });
+  await stack.jsm.streams.add({
+    name: StreamName.orderOutcomes(ACCOUNT),
+    subjects: [`gw.v1.${ACCOUNT}.order.outcome.>`],
+  });
+}
+
+/** /health answers 200: every resource read once (the first full sync). */
+export async function appHealthy(stack: AccountSyncStack): Promise<boolean> {
+  return (await fetch(`${stack.app?.httpUrl}/health`)).status === 200;
 }
 
 /** Every message on a stream's subjects matching `subject` (read by sequence: what a consumer would get). */
