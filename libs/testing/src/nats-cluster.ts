@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { freePort } from './free-port.js';
+import { untilNatsReady } from './nats-ready.js';
 import { eventually } from './eventually.js';
 import { acquireMachineLock } from './machine-lock.js';
 
@@ -88,7 +89,7 @@ async function startLockedCluster(
     args.push('--cluster_name', 'gw-test', '--cluster', `nats://127.0.0.1:${spec.clusterPort}`, '--routes', routes);
     const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     spec.child = child;
-    return untilReady(child, spec.name).then(() => {
+    return untilNatsReady(child, spec.name, READY_TIMEOUT_MS).then(() => {
       child.once('exit', () => {
         if (spec.child === child) spec.child = undefined;
       });
@@ -213,32 +214,4 @@ async function replicasCurrentVia(servers: string, size: number): Promise<boolea
   } finally {
     await nc.close();
   }
-}
-
-function untilReady(child: ChildProcess, name: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let log = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${name} not ready within ${READY_TIMEOUT_MS} ms:\n${log.slice(-2_000)}`));
-    }, READY_TIMEOUT_MS);
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      reject(new Error(`could not start nats-server (is the Debian package installed?): ${error.message}`));
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} exited with code ${code} before it was ready:\n${log.slice(-2_000)}`));
-    });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      log += chunk.toString();
-      if (log.includes('Server is ready')) {
-        clearTimeout(timer);
-        child.removeAllListeners('exit');
-        child.stderr?.removeAllListeners('data');
-        child.stderr?.resume();
-        resolve();
-      }
-    });
-  });
 }

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
+import { untilNatsReady } from './nats-ready.js';
 
 export interface NatsServerHandle {
   /** `nats://127.0.0.1:<port>` */
@@ -90,7 +91,7 @@ async function launch(
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     try {
-      await waitUntilReady(child, port);
+      await untilNatsReady(child, `nats-server on port ${port}`, READY_TIMEOUT_MS);
       return { child, port };
     } catch (error) {
       const taken = error instanceof Error && error.message.includes('address already in use');
@@ -115,32 +116,4 @@ export async function restartNatsServer(
   if (!options.emptyStore) return startNatsServer({ port, storeDir });
   await rm(storeDir, { recursive: true, force: true });
   return startNatsServer({ port });
-}
-
-function waitUntilReady(child: ChildProcess, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let log = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`nats-server on port ${port} not ready within ${READY_TIMEOUT_MS} ms:\n${log}`));
-    }, READY_TIMEOUT_MS);
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      reject(new Error(`could not start nats-server (is the Debian package installed?): ${error.message}`));
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`nats-server exited with code ${code} before it was ready:\n${log}`));
-    });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      log += chunk.toString();
-      if (log.includes('Server is ready')) {
-        clearTimeout(timer);
-        child.removeAllListeners('exit');
-        child.stderr?.removeAllListeners('data');
-        child.stderr?.resume();
-        resolve();
-      }
-    });
-  });
 }
