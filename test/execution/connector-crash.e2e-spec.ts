@@ -10,18 +10,12 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { GatewayClient, type PriceUpdate } from '#client';
 import { StreamName, type PriceMessage } from '#contracts';
-import { eventually, freePort, startNatsServer, type NatsServerHandle } from '#testing';
+import { eventually, startNatsServer, type NatsServerHandle } from '#testing';
 import type { RunningSandbox } from '../../apps/sandbox-venue/src/bootstrap.js';
 import { startE2eVenue } from '../kit/e2e-venue.js';
-import { AppProcess } from '../kit/app-process.js';
-import {
-  ACCOUNT,
-  askForStream,
-  connectorEnv,
-  metricSum,
-  nextPrice,
-  streamRequest,
-} from '../connector/connector-stack.js';
+import type { AppProcess } from '../kit/app-process.js';
+import { ACCOUNT, askForStream, metricSum, nextPrice, streamRequest } from '../connector/connector-stack.js';
+import { startConnectorProcess } from '../connector/connector-process.js';
 import { ExecutionInstance, FAST_EXECUTION_ENV, place } from './execution-stack.js';
 
 describe('a connector killed with a stream live, then restarted', () => {
@@ -32,13 +26,7 @@ describe('a connector killed with a stream live, then restarted', () => {
   const apps: AppProcess[] = [];
   let execution: ExecutionInstance | undefined;
 
-  async function startConnector(): Promise<AppProcess> {
-    const env = connectorEnv(nats, venue, { HTTP_PORT: String(await freePort()), LOG_LEVEL: 'info' });
-    const app = AppProcess.start('connector', env);
-    apps.push(app);
-    await app.waitForLine('connector started');
-    return app;
-  }
+  const startConnector = () => startConnectorProcess(nats, venue, apps);
 
   beforeAll(async () => {
     nats = await startNatsServer();
