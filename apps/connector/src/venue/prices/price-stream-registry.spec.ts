@@ -90,11 +90,14 @@ const unsubscribed = (subscriptionId: string, tag: string): UnsubscribeReply => 
   message: 'Unsubscribed',
 });
 
-/** One stream held at the venue (asked for by `s1`, acknowledged); its tag. */
-async function heldStream(context: ReturnType<typeof setup>, subscriptionId?: string): Promise<string> {
+/** One stream held at the venue (asked for by `s1`, with its lease when given; acknowledged); its tag. */
+async function heldStream(
+  context: ReturnType<typeof setup>,
+  { subscriptionId, leaseSeconds }: { subscriptionId?: string; leaseSeconds?: number } = {},
+): Promise<string> {
   const { channel, registry, settle, ack } = context;
   channel.up();
-  const granted = registry.acquire(request('s1'));
+  const granted = registry.acquire(request('s1', leaseSeconds === undefined ? {} : { leaseSeconds }));
   await settle();
   const tag = channel.sentOfType('subscribe')[0]?.tag ?? '';
   channel.deliver(ack(tag, subscriptionId === undefined ? {} : { subscriptionId }));
@@ -296,13 +299,9 @@ describe('PriceStreamRegistry', () => {
   });
 
   it('marks a silent stream stale, then live again on the next update (one sweep timer)', async () => {
-    const { clock, channel, registry, prices, settle, ack, price, metrics } = setup(1_000);
-    channel.up();
-    const granted = registry.acquire(request('s1', { leaseSeconds: 3600 }));
-    await settle();
-    const tag = channel.sentOfType('subscribe')[0]?.tag ?? '';
-    channel.deliver(ack(tag));
-    await granted;
+    const context = setup(1_000);
+    const { clock, channel, registry, prices, price, metrics } = context;
+    const tag = await heldStream(context, { leaseSeconds: 3600 });
     channel.deliver(price(tag, 10));
     clock.advance(1_300);
     expect(prices.map((p) => p.status)).toEqual(['live', 'stale']);
@@ -401,13 +400,9 @@ describe('PriceStreamRegistry', () => {
   });
 
   it('a lease renewed while the venue connection is down is kept: the renewal is answered at once, the stream lives on', async () => {
-    const { clock, channel, registry, settle, ack } = setup();
-    channel.up();
-    const granted = registry.acquire(request('s1', { leaseSeconds: 30 }));
-    await settle();
-    const tag = channel.sentOfType('subscribe')[0]?.tag ?? '';
-    channel.deliver(ack(tag));
-    await granted;
+    const context = setup();
+    const { clock, channel, registry, settle, ack } = context;
+    const tag = await heldStream(context, { leaseSeconds: 30 });
     channel.down();
     clock.advance(15_000);
     const renewal = await registry.acquire(request('s1', { leaseSeconds: 30 })); // no wait for the venue
@@ -423,13 +418,9 @@ describe('PriceStreamRegistry', () => {
   });
 
   it('asks again when a re-subscribe is never acknowledged (the venue may drop a frame)', async () => {
-    const { clock, channel, registry, settle, ack } = setup();
-    channel.up();
-    const granted = registry.acquire(request('s1', { leaseSeconds: 3600 }));
-    await settle();
-    const tag = channel.sentOfType('subscribe')[0]?.tag ?? '';
-    channel.deliver(ack(tag));
-    await granted;
+    const context = setup();
+    const { clock, channel, registry, settle, ack } = context;
+    const tag = await heldStream(context, { leaseSeconds: 3600 });
     channel.down();
     channel.up();
     await settle();
@@ -476,13 +467,9 @@ describe('PriceStreamRegistry', () => {
   });
 
   it('an unsubscribe that could not be sent (connection down) is sent on the next connection', async () => {
-    const { channel, registry, settle, ack } = setup();
-    channel.up();
-    const granted = registry.acquire(request('s1', { leaseSeconds: 5 }));
-    await settle();
-    const tag = channel.sentOfType('subscribe')[0]?.tag ?? '';
-    channel.deliver(ack(tag));
-    await granted;
+    const context = setup();
+    const { channel, registry, settle } = context;
+    const tag = await heldStream(context, { leaseSeconds: 5 });
     channel.down();
     registry.release(request('s1'));
     await settle();
@@ -518,7 +505,7 @@ describe('PriceStreamRegistry', () => {
     // outside tester, dialect unsubscribe-then-streamStop: the new stream, still waiting for its ack, was stopped
     const context = setup();
     const { channel, registry, settle, ack, prices } = context;
-    const oldTag = await heldStream(context, 'S1');
+    const oldTag = await heldStream(context, { subscriptionId: 'S1' });
     registry.release(request('s1'));
     const second = registry.acquire(request('s2'));
     await settle();
@@ -540,7 +527,7 @@ describe('PriceStreamRegistry', () => {
   it("released and asked for again while its re-subscribe was in flight: the late grant is the new stream's, not unsubscribed", async () => {
     const context = setup();
     const { channel, registry, settle, ack } = context;
-    const oldTag = await heldStream(context, 'S1');
+    const oldTag = await heldStream(context, { subscriptionId: 'S1' });
     channel.down();
     channel.up(); // re-subscribe of the old tag in flight
     await settle();
@@ -560,7 +547,7 @@ describe('PriceStreamRegistry', () => {
   it('a stop of an adopted subscription (granted under the older tag) stops the stream that adopted it', async () => {
     const context = setup();
     const { channel, registry, settle, ack, prices } = context;
-    const oldTag = await heldStream(context, 'S1');
+    const oldTag = await heldStream(context, { subscriptionId: 'S1' });
     channel.down();
     channel.up();
     await settle();
@@ -591,7 +578,7 @@ describe('PriceStreamRegistry', () => {
       const { registry, settle, channel } = context;
       const kept = ledger();
       registry.useSubscriptionLedger(kept, new Map());
-      const tag = await heldStream(context, 'S1');
+      const tag = await heldStream(context, { subscriptionId: 'S1' });
       expect(kept.kept).toEqual(new Map([[tag, 'S1']]));
       registry.release(request('s1'));
       await settle();
@@ -659,7 +646,7 @@ describe('PriceStreamRegistry', () => {
     it('an unsubscribe the venue dropped (MESSAGE_RATE_LIMITED) is sent again until the venue answers it', async () => {
       const context = setup();
       const { clock, registry, settle, channel, metrics } = context;
-      const tag = await heldStream(context, 'S1');
+      const tag = await heldStream(context, { subscriptionId: 'S1' });
       registry.release(request('s1'));
       await settle();
       expect(channel.sentOfType('unsubscribe')).toHaveLength(1);
@@ -680,7 +667,7 @@ describe('PriceStreamRegistry', () => {
     it('a streamStop under the released tag confirms it too (dialects answering with a stop)', async () => {
       const context = setup();
       const { clock, registry, settle, channel } = context;
-      const tag = await heldStream(context, 'S1');
+      const tag = await heldStream(context, { subscriptionId: 'S1' });
       registry.release(request('s1'));
       await settle();
       channel.deliver({ messageType: 'streamStop', chanId: 'c', tag, code: 'UNSUBSCRIBED', message: 'Unsubscribed' });
@@ -692,7 +679,7 @@ describe('PriceStreamRegistry', () => {
     it('prices under a released tag long after its unsubscribes gave up end it again, once per interval, not per frame', async () => {
       const context = setup();
       const { clock, registry, settle, channel, price, metrics } = context;
-      const tag = await heldStream(context, 'S1');
+      const tag = await heldStream(context, { subscriptionId: 'S1' });
       registry.release(request('s1'));
       await settle();
       for (let i = 0; i < 4; i++) {
