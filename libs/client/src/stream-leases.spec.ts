@@ -143,37 +143,30 @@ describe('price leases shared by the watches of one client', () => {
     expect(connector.leased.has(SUBJECT)).toBe(false);
   };
 
-  it('one watch leaves while the other is being granted: the stream stays leased for the other', async () => {
-    const first = watch();
-    await receives(first, 'q1');
-    connector.holdGrants = true;
-    const second = watch();
-    await eventually(() => (connector.grantsHeld === 1 ? true : undefined), { what: 'the second subscribe' });
-    watching.shift()?.unsubscribe(); // the first leaves while the second's grant is on its way
-    await client.context.nc.flush();
-    connector.answerGrants();
-    await receives(second, 'q2');
-    await client.context.nc.flush();
-    expect(connector.releases).toEqual([]);
-    expect(connector.leased.has(SUBJECT)).toBe(true);
-    await lastLeaves();
-  });
-
-  it('the same when the grant in flight names the stream otherwise (0.50 for 0.5)', async () => {
-    const first = watch();
-    await receives(first, 'q1');
-    connector.holdGrants = true;
-    const second = watch({ ...btc, quantity: '0.50' });
-    await eventually(() => (connector.grantsHeld === 1 ? true : undefined), { what: 'the second subscribe' });
-    watching.shift()?.unsubscribe();
-    await client.context.nc.flush();
-    connector.answerGrants();
-    await receives(second, 'q2');
-    await client.context.nc.flush();
-    expect(connector.releases).toEqual([]);
-    expect(connector.leased.has(SUBJECT)).toBe(true);
-    await lastLeaves();
-  });
+  const whileOtherGranted = [
+    { when: 'one watch leaves while the other is being granted: the stream stays leased for the other', other: btc },
+    {
+      when: 'the same when the grant in flight names the stream otherwise (0.50 for 0.5)',
+      other: { ...btc, quantity: '0.50' },
+    },
+  ];
+  for (const { when, other } of whileOtherGranted) {
+    it(when, async () => {
+      const first = watch();
+      await receives(first, 'q1');
+      connector.holdGrants = true;
+      const second = watch(other);
+      await eventually(() => (connector.grantsHeld === 1 ? true : undefined), { what: 'the second subscribe' });
+      watching.shift()?.unsubscribe(); // the first leaves while the second's grant is on its way
+      await client.context.nc.flush();
+      connector.answerGrants();
+      await receives(second, 'q2');
+      await client.context.nc.flush();
+      expect(connector.releases).toEqual([]);
+      expect(connector.leased.has(SUBJECT)).toBe(true);
+      await lastLeaves();
+    });
+  }
 
   it('both grants on their way and the first watch leaves before its own: nothing released', async () => {
     connector.holdGrants = true;
