@@ -52,6 +52,15 @@ describe('account-sync withdrawals after NATS lost its store', () => {
     return reply.withdrawals.filter((row) => row.requestId === requestId).length;
   }
 
+  /** The `withdrawals` check of account-sync's /health (503 while any check is down). */
+  async function withdrawalsHealth(): Promise<{ up: boolean; detail?: string } | undefined> {
+    const body = (await (await fetch(`${stack.app?.httpUrl}/health`)).json()) as {
+      checks?: Record<string, { up: boolean; detail?: string }>;
+    };
+    return body.checks?.['withdrawals'];
+  }
+  const restoringSeconds = () => metricValue(stack, 'account_sync_withdrawals_restoring_seconds');
+
   /** account-sync stopped, nats-server replaced by one on a new, empty store directory, account-sync started. */
   async function loseTheStore(beforeStart?: () => Promise<void>): Promise<void> {
     await stack.stopApp();
@@ -61,7 +70,8 @@ describe('account-sync withdrawals after NATS lost its store', () => {
   }
 
   beforeAll(async () => {
-    stack = await startAccountSyncStack();
+    // /health tells a restoration failing at once here (60 s as shipped)
+    stack = await startAccountSyncStack({ env: { WITHDRAWAL_RESTORE_GRACE_MS: '0' } });
   });
   afterAll(async () => {
     await stack?.stop();
@@ -144,9 +154,17 @@ describe('account-sync withdrawals after NATS lost its store', () => {
     const refused = await fiat('lost-again', '7.00');
     expect(refused).toMatchObject({ ok: false, error: { code: 'WITHDRAWALS_RESTORING' } });
     expect((await get(held.requestId)).ok).toBe(false); // not restored yet: unknown, and nothing was sent
+    // operators are told: how long it has been pending, and /health names the check and why
+    await waitFor(async () => (await restoringSeconds()) > 0, 'restoring seconds counted');
+    const told = await withdrawalsHealth();
+    expect(told?.up).toBe(false);
+    expect(told?.detail).toContain('WITHDRAWALS_RESTORING');
+    expect(told?.detail).toContain('503');
 
     await fetch(`${stack.venue.adminUrl}/faults/rest`, { method: 'DELETE' });
     await waitFor(async () => (await get(held.requestId)).withdrawal?.restored !== undefined, 'restored by a poll');
+    expect(await restoringSeconds()).toBe(0);
+    await waitFor(async () => (await withdrawalsHealth())?.up === true, 'the withdrawals check up again');
     expect(await fiat('lost-again', '7.00')).toMatchObject({ ok: true, withdrawal: { venueUuid: held.venueUuid } });
     expect(await venueRows(held.requestId)).toBe(1);
   });

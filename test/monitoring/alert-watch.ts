@@ -11,7 +11,8 @@ import type { RunningPrometheus } from './prometheus-harness.js';
  * resource the venue cannot serve, a balance moved without a leg, an app restarted into a fault, a bucket
  * refusing writes, another instance holding the account, a second connector on the venue session id, a withdrawal
  * the venue carries out twice, one it carries out after answering 401 to it, unsubscribes the venue drops,
- * nats-server restarted on an empty store). The main scenario (prometheus.e2e-spec.ts) raises every other shipped alert.
+ * nats-server restarted on an empty store — with the venue's fiat withdrawal list unreadable, so the withdrawal
+ * records it lost cannot be restored). The main scenario (prometheus.e2e-spec.ts) raises every other shipped alert.
  */
 export const RAISED_BY_FAULT_SCENARIO = [
   'GatewayAccountSyncFailing',
@@ -30,6 +31,7 @@ export const RAISED_BY_FAULT_SCENARIO = [
   'GatewayVenueClockBehind',
   'GatewayNatsStoreLost',
   'GatewayPriceSubjectsUnrecorded',
+  'GatewayWithdrawalsRestoring',
 ] as const;
 
 export interface AlertWatch {

@@ -409,8 +409,10 @@ describe('alerts raised by faults, on a real Prometheus scraping the running sta
     await alerts.expectFiring([], 'the bucket writable, the failure out of its window', 30_000);
   }, 70_000);
 
-  it('nats-server restarted on an empty store: GatewayNatsStoreLost (every app finds its streams declared afresh)', async () => {
+  it("nats-server restarted on an empty store: GatewayNatsStoreLost (every app finds its streams declared afresh); the venue's fiat withdrawal list unreadable meanwhile: GatewayWithdrawalsRestoring until it is", async () => {
     const lost = await metricSum(stack.execution.httpUrl, 'bus_streams_lost_total');
+    // account-sync cannot rebuild the withdrawal records NATS lost while the venue cannot serve this list
+    await restFault(RestPath.WithdrawalFiatList);
     // while it is down (≈ 3 s) the apps may lose NATS long enough for these, each proven by the main scenario
     const sideEffects = [
       'GatewayNatsDisconnected',
@@ -424,11 +426,27 @@ describe('alerts raised by faults, on a real Prometheus scraping the running sta
       async () => (await metricSum(stack.execution.httpUrl, 'bus_streams_lost_total')) > lost || undefined,
       { what: 'execution counted its lost streams', timeoutMs: 30_000 },
     );
-    await alerts.expectFiring(['GatewayNatsStoreLost'], 'the NATS store lost', 30_000, sideEffects);
-    // its window cut from an hour to seconds: it clears (as shipped it fires for an hour after the last loss)
-    await alerts.expectFiring([], 'the loss out of its window', 60_000, sideEffects);
-    await alerts.expectFiring([], 'NATS back, nothing else firing', 30_000);
-  }, 150_000);
+    await alerts.expectFiring(['GatewayNatsStoreLost'], 'the NATS store lost', 30_000, [
+      ...sideEffects,
+      'GatewayWithdrawalsRestoring', // raised on its own below (its `for:` may or may not have passed yet)
+    ]);
+    // its window cut from an hour to seconds: it clears (as shipped it fires for an hour after the last loss); the
+    // withdrawal records stay unrestored while the list cannot be read
+    await alerts.expectFiring(
+      ['GatewayWithdrawalsRestoring'],
+      'the loss out of its window, the withdrawal records not restored',
+      60_000,
+      sideEffects,
+    );
+    expect(await metricValue(accountUrl(), 'account_sync_withdrawals_restoring_seconds')).toBeGreaterThan(0);
+    await clearRestFaults();
+    await eventually(
+      async () =>
+        (await metricValue(accountUrl(), 'account_sync_withdrawals_restoring_seconds')) === 0 ? true : undefined,
+      { what: 'the withdrawal records restored once the list can be read', timeoutMs: 15_000 },
+    );
+    await alerts.expectFiring([], 'NATS back, the withdrawal records restored, nothing else firing', 30_000);
+  }, 180_000);
 
   it('raised every alert it names', async () => {
     const names = await prometheus.alertNames();

@@ -126,6 +126,11 @@ export class AccountSyncConfig
   @EnvMs(0, 90 * DAY_MS) WITHDRAWAL_REJECTED_WATCH_MS: number = 7 * DAY_MS;
   /** A request not final and unchanged this long counts in account_sync_withdrawals_stuck. */
   @EnvMs(1_000, 30 * DAY_MS) WITHDRAWAL_STUCK_AFTER_MS: number = DAY_MS;
+  /**
+   * The withdrawal records' restoration after NATS lost them (WD9) failing this long turns /health's `withdrawals`
+   * check down, naming why (the metric account_sync_withdrawals_restoring_seconds counts from the first failure).
+   */
+  @EnvMs(0, DAY_MS) WITHDRAWAL_RESTORE_GRACE_MS: number = 60_000;
   /** Account details (bank accounts, wallets) used to check a withdrawal are reused this long. */
   @EnvMs(0, DAY_MS) WITHDRAWAL_ACCOUNT_DETAILS_TTL_MS: number = 60_000;
   /** Most rows per kind a list reply carries (a NATS reply is bounded). */

@@ -63,6 +63,7 @@ import { AMOUNT_SCALE, checkDestination, checkRequestShape } from './withdrawal-
 import { ChangeOutbox } from './change-outbox.js';
 import { duplicatesOf, legacyRequestIdOf, requestIdOf, rowIsOf, sameAmount } from './withdrawal-identity.js';
 import { LEDGER_MARK_KEY, restoredFieldAgrees, restoredRequests } from './withdrawal-restore.js';
+import { restoreFailed, restoringHealth, restoringSeconds, type RestoringState } from './withdrawal-restoring.js';
 import {
   isWatched,
   sendMarkSpent,
@@ -135,6 +136,8 @@ export interface WithdrawalDeskOptions {
   stuckAfterMs: number;
   accountDetailsTtlMs: number;
   listLimit: number;
+  /** The records' restoration failing this long turns the `withdrawals` health check down (default 60 s). */
+  restoreGraceMs?: number;
   /** Fault injection for tests only (`FAULT_CRASH_AT`): SIGKILL itself at this step of a send. */
   crashAt?: WithdrawalCrashPoint;
 }
@@ -198,8 +201,8 @@ export class WithdrawalDesk {
 
   /** The one run that checks the ledger mark and, the bucket new or lost, restores it from the venue's lists. */
   private ledgerCheck: Promise<void> | undefined;
-  /** The last restore failed (logged once per episode, not at every poll). */
-  private restoreFailing = false;
+  /** The restoration failing since, and why (logged once per episode; told by a gauge and /health). */
+  private restoring: RestoringState;
 
   constructor(
     private readonly venue: WithdrawalVenue,
@@ -211,6 +214,7 @@ export class WithdrawalDesk {
     private readonly logger: JsonLogger,
     private readonly options: WithdrawalDeskOptions,
   ) {
+    metrics.readRestoringFrom(() => restoringSeconds(this.restoring, clock.now()));
     this.outbox = new ChangeOutbox(
       (change) => events.publish(change.subject, change.event, change.msgId),
       (requestId, change, error) =>
@@ -280,13 +284,17 @@ export class WithdrawalDesk {
     await this.mailbox.drained();
   }
 
-  /** Down while the last write failed and the bucket still cannot be read (a probe). */
+  /**
+   * Down while the last write failed and the bucket still cannot be read (a probe), or while the records lost with
+   * NATS have not been restored for longer than the grace period (treasury's new requests are refused meanwhile).
+   */
   async health(): Promise<{ up: boolean; detail?: string }> {
-    if (this.storageFailure === undefined) return { up: true };
+    const restoring = restoringHealth(this.restoring, this.clock.now(), this.options.restoreGraceMs ?? 60_000);
+    if (this.storageFailure === undefined) return restoring ?? { up: true };
     try {
       await this.records.get('health-probe');
       this.storageFailure = undefined;
-      return { up: true };
+      return restoring ?? { up: true };
     } catch {
       return { up: false, detail: `withdrawal storage failing: ${this.storageFailure}` };
     }
@@ -784,7 +792,10 @@ export class WithdrawalDesk {
         throw new LedgerStorageFailed(messageOf(error));
       }
     };
-    if ((await stored(() => this.records.get(LEDGER_MARK_KEY))) !== undefined) return;
+    if ((await stored(() => this.records.get(LEDGER_MARK_KEY))) !== undefined) {
+      this.restoring = undefined; // whole (restored by another life, or the bucket back)
+      return;
+    }
     const lists = { fiat: await this.venue.listFiatWithdrawals(), crypto: await this.venue.listCryptoWithdrawals() };
     const now = this.clock.now();
     // A store lost while this process ran: the requests it follows are written back as it knows them; one still
@@ -807,18 +818,22 @@ export class WithdrawalDesk {
       }
     }
     await stored(() => this.records.put(LEDGER_MARK_KEY, { at: now, restored }));
-    if (this.restoreFailing || restored > 0) {
+    if (this.restoring !== undefined || restored > 0) {
       this.logger.warn("withdrawal records restored from the venue's lists (the records bucket was new or lost)", {
         restored,
+        ...(this.restoring !== undefined ? { failedAttempts: this.restoring.failures } : {}),
       });
     }
-    this.restoreFailing = false;
+    this.restoring = undefined;
     this.refreshGauges();
   }
 
   private restoreFailed(error: unknown): void {
-    if (this.restoreFailing) return;
-    this.restoreFailing = true;
+    // the bucket unreadable says nothing of a restoration (told by the storage check); one pending stays pending
+    if (error instanceof LedgerStorageFailed && this.restoring === undefined) return;
+    const first = this.restoring === undefined;
+    this.restoring = restoreFailed(this.restoring, this.clock.now(), messageOf(error));
+    if (!first) return;
     this.logger.error(
       "withdrawal records not restored yet (the records bucket is new or lost): submits of keys not held are refused until the venue's lists can be read",
       { error: messageOf(error) },

@@ -20,6 +20,9 @@ export class WithdrawalMetrics {
   readonly carriedOutAfterRejection: Counter;
   /** Requests rebuilt from the venue's lists after the records bucket was found new or lost, by kind. */
   readonly restored: Counter<'kind'>;
+  /** Seconds the records' restoration has been failing (0 when done): submits of keys not held are refused meanwhile. */
+  readonly restoring: Gauge;
+  private restoringNow: () => number = () => 0;
 
   constructor(registry: MetricsRegistry) {
     this.requests = new Counter({
@@ -76,5 +79,16 @@ export class WithdrawalMetrics {
       registers: [registry],
     });
     for (const kind of ['fiat', 'crypto']) this.restored.inc({ kind }, 0);
+    this.restoring = new Gauge({
+      name: 'account_sync_withdrawals_restoring_seconds',
+      help: "Seconds the withdrawal records have been waiting to be restored from the venue's lists after NATS lost them (0 when whole); submits of keys not held are refused WITHDRAWALS_RESTORING meanwhile",
+      registers: [registry],
+      collect: () => this.restoring.set(this.restoringNow()),
+    });
+  }
+
+  /** Read at every scrape: the gauge counts on between the desk's attempts. */
+  readRestoringFrom(seconds: () => number): void {
+    this.restoringNow = seconds;
   }
 }

@@ -105,6 +105,7 @@ class WithdrawalsPart implements OnModuleInit {
             stuckAfterMs: config.WITHDRAWAL_STUCK_AFTER_MS,
             accountDetailsTtlMs: config.WITHDRAWAL_ACCOUNT_DETAILS_TTL_MS,
             listLimit: config.WITHDRAWAL_LIST_LIMIT,
+            restoreGraceMs: config.WITHDRAWAL_RESTORE_GRACE_MS,
             ...(config.FAULT_CRASH_AT !== undefined ? { crashAt: config.FAULT_CRASH_AT } : {}),
           },
         );
