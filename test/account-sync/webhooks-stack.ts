@@ -199,6 +199,20 @@ export function transactionEvents(stack: AccountSyncStack, uuid: string): Promis
   return streamMessages(stack.jsm, AccountLedgerName.transactions(ACCOUNT), transactionSubjects.changed(uuid));
 }
 
+/** A submit's body for the seeded group: USD to its usable bank account (fiat), or BTC to its usable wallet (crypto). */
+export function seededWithdrawal(
+  stack: AccountSyncStack,
+  kind: 'fiat' | 'crypto',
+  idempotencyKey: string,
+  amount: string,
+): Record<string, unknown> {
+  const { seed } = stack.venue;
+  const common = { idempotencyKey, kind, accountGroupUuid: seed.defaultGroupUuid, amount };
+  return kind === 'fiat'
+    ? { ...common, ccy: 'USD', bankAccountUuid: seed.bankUsdOk }
+    : { ...common, ccy: 'BTC', walletUuid: seed.walletBtcOk };
+}
+
 /** Whether the withdrawal's send mark (`sent.{requestId}`) is in the requests' bucket. */
 export async function sendMarkHeld(stack: AccountSyncStack, requestId: string): Promise<boolean> {
   const kv = await new Kvm(stack.client).open(AccountLedgerName.withdrawalRequests(ACCOUNT));

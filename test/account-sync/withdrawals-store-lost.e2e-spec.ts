@@ -3,7 +3,9 @@
  * withdrawal records are rebuilt from the venue's lists — every request carrying our reference, in the venue's
  * state, marked `restored` and published again — before any submit of a key not held is taken. A submit re-using
  * the key of a withdrawal carried out before the loss answers that withdrawal; the venue holds exactly one. While
- * the lists cannot be read, such a submit is refused (`WITHDRAWALS_RESTORING`), nothing sent (spec-gaps WD9).
+ * the lists cannot be read, such a submit is refused (`WITHDRAWALS_RESTORING`), nothing sent, and operators are told
+ * (a gauge, /health). A venue whose fiat rows show no account group (§2.7: not shown; R8 is our guess): the group
+ * stays '' and a cancel names it, the venue's cancel needing it (spec-gaps WD9).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { WithdrawalListReply, WithdrawalReply, WithdrawalView } from '#contracts';
@@ -12,63 +14,50 @@ import {
   admin,
   metricValue,
   request,
+  seededWithdrawal,
   startAccountSyncStack,
   withdrawalEvents,
   withdrawalSubjects,
   type AccountSyncStack,
 } from './webhooks-stack.js';
 
+/** The stack of the describe running (each starts its own). */
+let stack: AccountSyncStack;
+
+const submit = (body: Record<string, unknown>) => request<WithdrawalReply>(stack, withdrawalSubjects.submit, body);
+const fiat = (idempotencyKey: string, amount: string) =>
+  submit({ ...seededWithdrawal(stack, 'fiat', idempotencyKey, amount), clientComment: `payout ${idempotencyKey}` });
+const btc = (idempotencyKey: string, amount: string) =>
+  submit(seededWithdrawal(stack, 'crypto', idempotencyKey, amount));
+const get = (requestId: string) => request<WithdrawalReply>(stack, withdrawalSubjects.get, { requestId });
+const getByKey = (idempotencyKey: string) =>
+  request<WithdrawalReply>(stack, withdrawalSubjects.get, { idempotencyKey });
+
+/** How many requests the venue holds with this reference (its own lists, as the gateway relays them). */
+async function venueRows(requestId: string): Promise<number> {
+  const reply = await request<WithdrawalListReply>(stack, withdrawalSubjects.list, {});
+  if (!reply.ok) throw new Error(reply.error.message);
+  return reply.withdrawals.filter((row) => row.requestId === requestId).length;
+}
+
+/** The `withdrawals` check of account-sync's /health (503 while any check is down). */
+async function withdrawalsHealth(): Promise<{ up: boolean; detail?: string } | undefined> {
+  const body = (await (await fetch(`${stack.app?.httpUrl}/health`)).json()) as {
+    checks?: Record<string, { up: boolean; detail?: string }>;
+  };
+  return body.checks?.['withdrawals'];
+}
+const restoringSeconds = () => metricValue(stack, 'account_sync_withdrawals_restoring_seconds');
+
+/** account-sync stopped, nats-server replaced by one on a new, empty store directory, account-sync started. */
+async function loseTheStore(beforeStart?: () => Promise<void>): Promise<void> {
+  await stack.stopApp();
+  await stack.restartNats({ emptyStore: true });
+  await beforeStart?.();
+  await stack.startApp();
+}
+
 describe('account-sync withdrawals after NATS lost its store', () => {
-  let stack: AccountSyncStack;
-
-  const submit = (body: Record<string, unknown>) => request<WithdrawalReply>(stack, withdrawalSubjects.submit, body);
-  const fiat = (idempotencyKey: string, amount: string) =>
-    submit({
-      idempotencyKey,
-      kind: 'fiat',
-      accountGroupUuid: stack.venue.seed.defaultGroupUuid,
-      ccy: 'USD',
-      amount,
-      bankAccountUuid: stack.venue.seed.bankUsdOk,
-      clientComment: `payout ${idempotencyKey}`,
-    });
-  const btc = (idempotencyKey: string, amount: string) =>
-    submit({
-      idempotencyKey,
-      kind: 'crypto',
-      accountGroupUuid: stack.venue.seed.defaultGroupUuid,
-      ccy: 'BTC',
-      amount,
-      walletUuid: stack.venue.seed.walletBtcOk,
-    });
-  const get = (requestId: string) => request<WithdrawalReply>(stack, withdrawalSubjects.get, { requestId });
-  const getByKey = (idempotencyKey: string) =>
-    request<WithdrawalReply>(stack, withdrawalSubjects.get, { idempotencyKey });
-
-  /** How many requests the venue holds with this reference (its own lists, as the gateway relays them). */
-  async function venueRows(requestId: string): Promise<number> {
-    const reply = await request<WithdrawalListReply>(stack, withdrawalSubjects.list, {});
-    if (!reply.ok) throw new Error(reply.error.message);
-    return reply.withdrawals.filter((row) => row.requestId === requestId).length;
-  }
-
-  /** The `withdrawals` check of account-sync's /health (503 while any check is down). */
-  async function withdrawalsHealth(): Promise<{ up: boolean; detail?: string } | undefined> {
-    const body = (await (await fetch(`${stack.app?.httpUrl}/health`)).json()) as {
-      checks?: Record<string, { up: boolean; detail?: string }>;
-    };
-    return body.checks?.['withdrawals'];
-  }
-  const restoringSeconds = () => metricValue(stack, 'account_sync_withdrawals_restoring_seconds');
-
-  /** account-sync stopped, nats-server replaced by one on a new, empty store directory, account-sync started. */
-  async function loseTheStore(beforeStart?: () => Promise<void>): Promise<void> {
-    await stack.stopApp();
-    await stack.restartNats({ emptyStore: true });
-    await beforeStart?.();
-    await stack.startApp();
-  }
-
   beforeAll(async () => {
     // /health tells a restoration failing at once here (60 s as shipped)
     stack = await startAccountSyncStack({ env: { WITHDRAWAL_RESTORE_GRACE_MS: '0' } });
@@ -166,6 +155,43 @@ describe('account-sync withdrawals after NATS lost its store', () => {
     expect(await restoringSeconds()).toBe(0);
     await waitFor(async () => (await withdrawalsHealth())?.up === true, 'the withdrawals check up again');
     expect(await fiat('lost-again', '7.00')).toMatchObject({ ok: true, withdrawal: { venueUuid: held.venueUuid } });
+    expect(await venueRows(held.requestId)).toBe(1);
+  });
+});
+
+describe('account-sync withdrawals after NATS lost its store, on a venue whose fiat rows show no account group (§2.7)', () => {
+  beforeAll(async () => {
+    stack = await startAccountSyncStack({ venue: { dialect: { fiatWithdrawalRow: 'shown-fields' } } });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it("restores the request with '' for its group; a cancel names the group the venue needs, none is refused unsent", async () => {
+    const held = (await fiat('no-group', '3.00')).withdrawal as WithdrawalView;
+    expect(held).toMatchObject({ state: 'PENDING_APPROVAL', accountGroupUuid: stack.venue.seed.defaultGroupUuid });
+    await loseTheStore();
+
+    const restored = (await get(held.requestId)).withdrawal;
+    expect(restored).toMatchObject({
+      accountGroupUuid: '', // not shown by the venue's row: never guessed
+      bankAccountUuid: stack.venue.seed.bankUsdOk,
+      state: 'PENDING_APPROVAL',
+      restored: { at: expect.any(Number) },
+    });
+    // a repeat by its key agrees with the group it names (the row showed none), and sends nothing
+    expect(await fiat('no-group', '3.00')).toMatchObject({ ok: true, withdrawal: { venueUuid: held.venueUuid } });
+
+    // the venue's cancel needs the group (§4.9): unnamed, the cancel is refused and nothing is sent
+    const cancel = (body: Record<string, unknown>) => request<WithdrawalReply>(stack, withdrawalSubjects.cancel, body);
+    const unnamed = await cancel({ requestId: held.requestId });
+    expect(unnamed).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
+    expect(unnamed.ok ? '' : unnamed.error.message).toContain('accountGroupUuid');
+    expect((await get(held.requestId)).withdrawal).toMatchObject({ state: 'PENDING_APPROVAL' });
+    expect((await get(held.requestId)).withdrawal?.cancelRequested).toBeUndefined();
+
+    const named = await cancel({ requestId: held.requestId, accountGroupUuid: stack.venue.seed.defaultGroupUuid });
+    expect(named).toMatchObject({ ok: true, withdrawal: { state: 'CANCELLED', venueUuid: held.venueUuid } });
     expect(await venueRows(held.requestId)).toBe(1);
   });
 });

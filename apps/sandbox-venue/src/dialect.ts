@@ -56,6 +56,12 @@ export type IpsNoticeDate = 'iso' | 'epoch-ms';
  * uuid; `no-content` — 204 with no body (WD7).
  */
 export type CryptoWithdrawalReply = 'success-uuid' | 'success-only' | 'no-content';
+/**
+ * A fiat withdrawal list row (§2.7 shows uuid, amount, ccy, state, withdrawalMethod, bankAccount, clientComment and the
+ * two dates; "further fields of a fiat row: not shown"): `with-group` — also its account group (`accountGroupUuid`,
+ * `accountGroupName`) and `requestor`, as crypto rows carry them; `shown-fields` — only the fields shown (WD9).
+ */
+export type FiatWithdrawalRow = 'with-group' | 'shown-fields';
 
 export interface Dialect {
   tokenResponse: TokenResponseShape;
@@ -72,6 +78,7 @@ export interface Dialect {
   replacedClose: ReplacedClose;
   ipsNoticeDate: IpsNoticeDate;
   cryptoWithdrawalReply: CryptoWithdrawalReply;
+  fiatWithdrawalRow: FiatWithdrawalRow;
 }
 
 export type DialectName = 'reference' | 'alternate';
@@ -90,6 +97,7 @@ export const SANDBOX_DIALECTS: Readonly<Record<DialectName, Dialect>> = {
     replacedClose: 'error-then-4001',
     ipsNoticeDate: 'iso',
     cryptoWithdrawalReply: 'success-uuid',
+    fiatWithdrawalRow: 'with-group',
   },
   alternate: {
     tokenResponse: 'data.token',
@@ -104,6 +112,7 @@ export const SANDBOX_DIALECTS: Readonly<Record<DialectName, Dialect>> = {
     replacedClose: 'error-then-1008',
     ipsNoticeDate: 'epoch-ms',
     cryptoWithdrawalReply: 'success-only',
+    fiatWithdrawalRow: 'shown-fields',
   },
 };
 
@@ -125,6 +134,7 @@ export const DIALECT_AXES = {
   replacedClose: ['error-then-4001', 'error-then-1008'],
   ipsNoticeDate: ['iso', 'epoch-ms'],
   cryptoWithdrawalReply: ['success-uuid', 'success-only', 'no-content'],
+  fiatWithdrawalRow: ['with-group', 'shown-fields'],
 } as const;
 
 /** A preset by name, with any axis overridden. */

@@ -17,6 +17,7 @@ import {
   type RateLimitedSubscribe,
   type ReplacedClose,
   type CryptoWithdrawalReply,
+  type FiatWithdrawalRow,
   type IpsNoticeDate,
   type SubscriptionsOnReconnect,
   type TokenResponseShape,
@@ -67,6 +68,7 @@ export class SandboxEnv extends SandboxTradingEnv {
   @EnvEnum(DIALECT_AXES.replacedClose) SANDBOX_REPLACED_CLOSE?: ReplacedClose;
   @EnvEnum(DIALECT_AXES.ipsNoticeDate) SANDBOX_IPS_NOTICE_DATE?: IpsNoticeDate;
   @EnvEnum(DIALECT_AXES.cryptoWithdrawalReply) SANDBOX_CRYPTO_WITHDRAWAL_REPLY?: CryptoWithdrawalReply;
+  @EnvEnum(DIALECT_AXES.fiatWithdrawalRow) SANDBOX_FIAT_WITHDRAWAL_ROW?: FiatWithdrawalRow;
 }
 
 export function sandboxOptionsFromEnv(env: SandboxEnv): SandboxOptions {
@@ -93,6 +95,7 @@ export function sandboxOptionsFromEnv(env: SandboxEnv): SandboxOptions {
       replacedClose: env.SANDBOX_REPLACED_CLOSE,
       ipsNoticeDate: env.SANDBOX_IPS_NOTICE_DATE,
       cryptoWithdrawalReply: env.SANDBOX_CRYPTO_WITHDRAWAL_REPLY,
+      fiatWithdrawalRow: env.SANDBOX_FIAT_WITHDRAWAL_ROW,
     }),
   };
 }

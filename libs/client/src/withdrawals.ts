@@ -46,8 +46,11 @@ export class WithdrawalsApi {
     ).withdrawal;
   }
 
-  /** Waits for the venue like `submit` (`venueWriteTimeoutMs`). */
-  async cancel(ref: WithdrawalRef): Promise<WithdrawalView> {
+  /**
+   * Waits for the venue like `submit` (`venueWriteTimeoutMs`). `accountGroupUuid`: needed only for a request
+   * restored from a venue's fiat row that showed none (its `accountGroupUuid` reads `''`; WD9).
+   */
+  async cancel(ref: WithdrawalRef & { accountGroupUuid?: string }): Promise<WithdrawalView> {
     return (
       await gatewayRequest<{ ok: true; withdrawal: WithdrawalView }>(
         this.context,

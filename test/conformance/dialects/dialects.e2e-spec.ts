@@ -2,7 +2,7 @@
  * The sandbox's dialects (apps/sandbox-venue/src/dialect.ts): each axis of what the spec does not show,
  * played on the wire as the dialect says — token response shape (§4.3), order reply fields (§2.3), the
  * frames answering an unsubscribe (W10), price subscriptions held across a reconnect of the session, the crypto
- * withdrawal answers (WD7) and the type of ips.json's notice date (WH14).
+ * withdrawal answers (WD7), the fields of a fiat withdrawal row (R8, WD9) and the type of ips.json's notice date (WH14).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { RestPath, withdrawalCancelPath } from '#venue-api';
@@ -207,6 +207,33 @@ describe('crypto withdrawal answers (§4.9: crypto submit and cancel responses n
     expect(cancelled.json).toEqual(body(uuid));
     // fiat's answer is shown in the spec: the same in every dialect
     expect(fiat).toMatchObject({ status: 200, json: { success: true, uuid: expect.any(String) } });
+  });
+});
+
+describe('fiat withdrawal list rows (§2.7: "further fields of a fiat row: not shown"; R8)', () => {
+  it.each([
+    ['with-group', true],
+    ['shown-fields', false],
+  ] as const)('%s', async (fiatWithdrawalRow, withGroup) => {
+    const venue = await venueIn({ fiatWithdrawalRow });
+    const client = new SpecClient(venue.restBaseUrl, venue.credentials.primary);
+    const submitted = await client.post(RestPath.WithdrawalFiat, {
+      accountGroupUuid: venue.seed.defaultGroupUuid,
+      ccy: 'USD',
+      amount: raw('1.00'),
+      withdrawalMethod: 'BANK_WIRE',
+      bankAccountUuid: venue.seed.bankUsdOk,
+      clientComment: 'dialect',
+    });
+    expect(submitted.status).toBe(200);
+    const [row] = (await client.post(RestPath.WithdrawalFiatList)).json as Array<Record<string, unknown>>;
+    expect(row).toMatchObject({ state: 'PENDING_APPROVAL', bankAccount: { uuid: venue.seed.bankUsdOk } });
+    const group = { accountGroupUuid: venue.seed.defaultGroupUuid };
+    if (withGroup) expect(row).toMatchObject(group);
+    else
+      expect(
+        Object.keys(row ?? {}).filter((k) => ['accountGroupUuid', 'accountGroupName', 'requestor'].includes(k)),
+      ).toEqual([]);
   });
 });
 

@@ -34,6 +34,7 @@ import {
   WithdrawalErrorCode,
   withdrawalEventMsgId,
   WITHDRAWAL_STATES,
+  type WithdrawalCancelRequest,
   type WithdrawalGetRequest,
   type WithdrawalKind,
   type WithdrawalListItem,
@@ -62,7 +63,7 @@ import type { SyncTriggers } from '../sync/sync-triggers.js';
 import { AMOUNT_SCALE, checkDestination, checkRequestShape } from './withdrawal-checks.js';
 import { ChangeOutbox } from './change-outbox.js';
 import { duplicatesOf, legacyRequestIdOf, requestIdOf, rowIsOf, sameAmount } from './withdrawal-identity.js';
-import { LEDGER_MARK_KEY, restoredFieldAgrees, restoredRequests } from './withdrawal-restore.js';
+import { cancelGroupOf, LEDGER_MARK_KEY, restoredFieldAgrees, restoredRequests } from './withdrawal-restore.js';
 import { restoreFailed, restoringHealth, restoringSeconds, type RestoringState } from './withdrawal-restoring.js';
 import {
   isWatched,
@@ -317,7 +318,7 @@ export class WithdrawalDesk {
     return reply;
   }
 
-  cancel(request: WithdrawalGetRequest): Promise<WithdrawalReply> {
+  cancel(request: WithdrawalCancelRequest): Promise<WithdrawalReply> {
     return this.taken('cancel', async () => {
       const problem = namingProblem(request);
       if (problem !== undefined) return problem;
@@ -328,7 +329,9 @@ export class WithdrawalDesk {
         this.storageFailure = messageOf(error);
         return errorReply(WithdrawalErrorCode.StorageUnavailable, 'could not read the requests; nothing was sent');
       }
-      return requestId === undefined ? notFound() : await this.mailbox.run(requestId, () => this.cancelOnce(requestId));
+      return requestId === undefined
+        ? notFound()
+        : await this.mailbox.run(requestId, () => this.cancelOnce(requestId, request.accountGroupUuid));
     });
   }
 
@@ -852,7 +855,7 @@ export class WithdrawalDesk {
 
   // ---- cancel
 
-  private async cancelOnce(requestId: string): Promise<WithdrawalReply> {
+  private async cancelOnce(requestId: string, namedGroup: string | undefined): Promise<WithdrawalReply> {
     const stored = this.open.get(requestId) ?? (await this.records.get<WithdrawalRecord>(requestId))?.value;
     if (stored === undefined) return notFound();
     const view = stored.view;
@@ -876,10 +879,12 @@ export class WithdrawalDesk {
         withdrawal: view,
       };
     }
+    const group = cancelGroupOf(view.accountGroupUuid, namedGroup);
+    if (!group.ok) return { ...errorReply(group.code, group.message), withdrawal: view };
     await this.apply(requestId, { kind: 'cancel-sent' });
     try {
-      if (view.kind === 'fiat') await this.venue.cancelFiatWithdrawal(view.venueUuid, view.accountGroupUuid);
-      else await this.venue.cancelCryptoWithdrawal(view.venueUuid, view.accountGroupUuid);
+      if (view.kind === 'fiat') await this.venue.cancelFiatWithdrawal(view.venueUuid, group.group);
+      else await this.venue.cancelCryptoWithdrawal(view.venueUuid, group.group);
     } catch (error) {
       const failure = classifyCancelFailure(error);
       // A refusal leaves the request as it was; an answer we could not read may still have cancelled it.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { WithdrawalRequest } from '#venue-api';
 import { requestIdOf } from './withdrawal-identity.js';
-import { LEDGER_MARK_KEY, restoredFieldAgrees, restoredRequests } from './withdrawal-restore.js';
+import { cancelGroupOf, LEDGER_MARK_KEY, restoredFieldAgrees, restoredRequests } from './withdrawal-restore.js';
 
 const NOW = 1_700_000_000_000;
 const payout = requestIdOf('acct1', 'payout-42');
@@ -70,6 +70,34 @@ describe('withdrawal records restored from the venue lists', () => {
     expect(restoredFieldAgrees('group-1', 'group-2')).toBe(false);
     expect(restoredFieldAgrees('', 'group-2')).toBe(true);
     expect(restoredFieldAgrees(undefined, 'bank-9')).toBe(true);
+  });
+
+  it("a fiat row showing no account group (§2.7 shows none; R8 is our guess) is restored with '' — never a group guessed", () => {
+    const [only] = restoredRequests(
+      'fiat',
+      [
+        {
+          uuid: 'v-1',
+          amount: '7.00',
+          ccy: 'USD',
+          state: 'PENDING_APPROVAL',
+          bankAccount: { uuid: 'bank-1' },
+          clientComment: `gw:${payout}`,
+        },
+      ],
+      NOW,
+    );
+    expect(only?.record.view).toMatchObject({ accountGroupUuid: '', bankAccountUuid: 'bank-1', restored: { at: NOW } });
+  });
+
+  it("a cancel sends the group held; one restored without it takes the caller's, and none at all is refused", () => {
+    expect(cancelGroupOf('group-1', undefined)).toEqual({ ok: true, group: 'group-1' });
+    expect(cancelGroupOf('group-1', 'group-1')).toEqual({ ok: true, group: 'group-1' });
+    expect(cancelGroupOf('', 'group-2')).toEqual({ ok: true, group: 'group-2' });
+    const unnamed = cancelGroupOf('', undefined);
+    expect(unnamed).toMatchObject({ ok: false, code: 'INVALID_REQUEST' });
+    expect(!unnamed.ok && unnamed.message).toContain('accountGroupUuid');
+    expect(cancelGroupOf('group-1', 'group-2')).toMatchObject({ ok: false, code: 'INVALID_REQUEST' });
   });
 
   it('the ledger mark is no request id and sits under the prefix every loader skips', () => {

@@ -8,7 +8,13 @@
  * them, and writes the ledger mark last (`LEDGER_MARK_KEY`): a bucket without it is new or lost, and no submit of
  * a key not held is taken until the rows are restored (WD9).
  */
-import { callerPartOfComment, requestIdOfComment, type WithdrawalKind, type WithdrawalView } from '#contracts';
+import {
+  callerPartOfComment,
+  requestIdOfComment,
+  WithdrawalErrorCode,
+  type WithdrawalKind,
+  type WithdrawalView,
+} from '#contracts';
 import type { WithdrawalRequest } from '#venue-api';
 import type { WithdrawalRecord } from './withdrawal-machine.js';
 
@@ -84,4 +90,29 @@ function restoredView(
  */
 export function restoredFieldAgrees(held: string | undefined, asked: string | undefined): boolean {
   return held === undefined || held === '' || held === asked;
+}
+
+/**
+ * The account group a cancel sends: the venue's cancel takes it in its body (§4.9; `''` is refused 403). A request
+ * restored from a fiat row holds none (`''`: §2.7 shows no group, R8 is our guess), so the cancel names it — never
+ * guessed; unnamed, the cancel is refused and nothing sent. A group named must be the request's own when it holds
+ * one (WD9).
+ */
+export function cancelGroupOf(
+  held: string,
+  named: string | undefined,
+): { ok: true; group: string } | { ok: false; code: string; message: string } {
+  if (held !== '' && named !== undefined && named !== held) {
+    const message = "accountGroupUuid is not this request's account group; nothing was sent";
+    return { ok: false, code: WithdrawalErrorCode.InvalidRequest, message };
+  }
+  const group = held !== '' ? held : named;
+  if (group !== undefined) return { ok: true, group };
+  return {
+    ok: false,
+    code: WithdrawalErrorCode.InvalidRequest,
+    message:
+      "this request was restored from the venue's fiat list, which does not show its account group, and the " +
+      "venue's cancel needs it: ask again naming accountGroupUuid; nothing was sent",
+  };
 }

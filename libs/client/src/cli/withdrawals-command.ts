@@ -15,9 +15,11 @@ import { announceKey, EXIT_OUTCOME_UNKNOWN, unansweredJson, unansweredLines } fr
 
 export const WITHDRAWALS_HELP = `gw withdrawals [list] [--kind fiat|crypto] [--limit <n>]
 gw withdrawals submit <fiat|crypto> <amount> <ccy> --group <uuid> (--bank-account <uuid> | --wallet <uuid>) [--key <k>] [--comment <text>]
-gw withdrawals cancel <requestId> | --key <k>
+gw withdrawals cancel <requestId> | --key <k> [--group <uuid>]
 gw withdrawals get <requestId> | --key <k>
   --key <k>        submit: the idempotency key (default: a new one, printed on stderr before the request is sent)
+  --group <uuid>   cancel: the account group, needed only for a request restored from a fiat row that showed none
+                   (its group reads ''; the venue's cancel takes it)
   --timeout <s>    how long to wait for account-sync's answer (default 15; submit and cancel 35: they wait for the venue)
   --json           one JSON document
   Exit code of submit: 0 answered, 1 refused or NOT_FOUND (never created: the venue's lists never showed it —
@@ -107,7 +109,9 @@ export async function runWithdrawals(
         throw usage('withdrawals', `gw withdrawals ${action} needs <requestId> or --key`);
       const ref = requestId !== undefined ? { requestId } : { idempotencyKey: key ?? '' };
       const withdrawals = (await client()).withdrawals;
-      print(action === 'cancel' ? await withdrawals.cancel(ref) : await withdrawals.get(ref), output);
+      const group = values['group'];
+      const cancelRef = typeof group === 'string' ? { ...ref, accountGroupUuid: group } : ref;
+      print(action === 'cancel' ? await withdrawals.cancel(cancelRef) : await withdrawals.get(ref), output);
       return 0;
     }
     default:

@@ -169,7 +169,17 @@ export class WithdrawalGetRequest {
   idempotencyKey?: string;
 }
 
-export class WithdrawalCancelRequest extends WithdrawalGetRequest {}
+/**
+ * Request on `…withdrawal.cancel`. `accountGroupUuid`: needed only for a request restored from a venue's fiat row that
+ * did not show its group (`accountGroupUuid: ''`, WD9) — the venue's cancel takes the group (§4.9); otherwise it may
+ * be left out, and must be the request's own if given.
+ */
+export class WithdrawalCancelRequest extends WithdrawalGetRequest {
+  @Optional()
+  @IsString()
+  @Matches(VENUE_ID, { message: 'accountGroupUuid must be 1-128 characters without whitespace or /' })
+  accountGroupUuid?: string;
+}
 
 /** Request on `…withdrawal.list`: the venue's own lists (every API-raised request of the account's groups). */
 @RefuseUnknownFields()
@@ -234,8 +244,9 @@ export interface WithdrawalView {
   carriedOutAfterRejection?: { venueUuid: string; venueState?: WithdrawalRequestState; foundAt: number };
   /**
    * Rebuilt from the venue's lists (epoch ms) after NATS lost the records: the venue's row with our reference
-   * (`gw:{requestId}`) gave its state and fields; a field its row did not show is `''` (or absent). Such a request is
-   * never sent again: a submit with its key answers it.
+   * (`gw:{requestId}`) gave its state and fields; a field its row did not show is `''` (or absent) — a fiat row's
+   * `accountGroupUuid` among them (§2.7 shows none: a cancel then names it). Such a request is never sent again: a
+   * submit with its key answers it.
    */
   restored?: { at: number };
 }

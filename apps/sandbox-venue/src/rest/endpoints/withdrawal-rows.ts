@@ -1,10 +1,18 @@
-/** §2.7 list elements (and R8's extra fiat fields). Names and aliases vanish when the participants service is down. */
+/**
+ * §2.7 list elements (and R8's extra fiat fields, unless the dialect plays only the fields shown: `fiatWithdrawalRow`).
+ * Names and aliases vanish when the participants service is down.
+ */
 import { VenueDirectory, partyName } from '../../domain/directory.js';
 import { isoWithOffset } from '../../domain/time-format.js';
 import type { WithdrawalRequest } from '../../domain/withdrawals.js';
+import type { FiatWithdrawalRow } from '../../dialect.js';
 import type { WireValue } from '../../http/json.js';
 
-export function withdrawalRow(r: WithdrawalRequest, directory: VenueDirectory): WireValue {
+export function withdrawalRow(
+  r: WithdrawalRequest,
+  directory: VenueDirectory,
+  fiatRow: FiatWithdrawalRow = 'with-group',
+): WireValue {
   const group = directory.group(r.accountGroupUuid);
   const owner = group === undefined ? undefined : directory.ownerOf(group);
   const requestor = directory.user(r.requestorUuid);
@@ -29,9 +37,9 @@ export function withdrawalRow(r: WithdrawalRequest, directory: VenueDirectory): 
       clientComment: r.clientComment,
       dateCreated: isoWithOffset(r.dateCreated),
       lastUpdated: isoWithOffset(r.lastUpdated),
-      accountGroupUuid: r.accountGroupUuid,
-      accountGroupName: group?.name,
-      requestor: requestor?.login,
+      ...(fiatRow === 'with-group'
+        ? { accountGroupUuid: r.accountGroupUuid, accountGroupName: group?.name, requestor: requestor?.login }
+        : {}),
     };
   }
   const wallet = originator?.wallets.find((w) => w.uuid === r.walletUuid);

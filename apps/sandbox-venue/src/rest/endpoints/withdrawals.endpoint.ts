@@ -140,7 +140,8 @@ export class WithdrawalsEndpoint implements VenueEndpoints {
   /** Bare array over every group where the caller holds ROLE_OPERATIONS; the body's group is ignored. */
   private list(call: SignedCall, kind: WithdrawalKind): VenueReply {
     const groups = new Set(this.directory.groupsWithOperationsRole(call.user.uuid).map((g) => g.uuid));
-    return { status: 200, body: this.book.list(kind, groups).map((r) => withdrawalRow(r, this.directory)) };
+    const fiatRow = this.config?.dialect.fiatWithdrawalRow;
+    return { status: 200, body: this.book.list(kind, groups).map((r) => withdrawalRow(r, this.directory, fiatRow)) };
   }
 
   /** The group is read from the signed body only; a query-string value is unsigned and never read. */
