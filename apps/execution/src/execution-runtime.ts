@@ -341,6 +341,8 @@ export class ExecutionRuntime {
     this.risk.onTradingState((entry) => haltRecall.onTradingState(entry));
     step('registering this instance (heartbeat)');
     await registry.start();
+    step('forgetting the marks of closed orders');
+    await journal.forgetClosedMarks();
     step('restoring risk from the open orders');
     this.risk.restore((await ownership.openRecords()).map(riskRestoreOf));
     step('taking over open orders');

@@ -81,12 +81,12 @@ export class KvBucket {
    * Removes the delete and purge markers older than `olderThanMs` (by the server's clock) — a bucket whose keys
    * are written once and removed keeps one marker per key ever removed otherwise (history 1 keeps the last
    * message of each subject, and a marker is one). Each purge is bounded by the marker's sequence, so a value
-   * written to the key after the marker is never touched. Returns how many markers went.
+   * written to the key after the marker is never touched. `filter` limits it to some keys. Returns how many went.
    */
-  async purgeRemovedMarkers(olderThanMs = 0): Promise<number> {
+  async purgeRemovedMarkers(olderThanMs = 0, filter = '>'): Promise<number> {
     const markers: { key: string; seq: number }[] = [];
     const before = Date.now() - olderThanMs;
-    await this.readLatest('>', true, (key, _value, marker) => {
+    await this.readLatest(filter, true, (key, _value, marker) => {
       if (marker !== undefined && Number(marker.info.timestampNanos) / 1e6 <= before)
         markers.push({ key, seq: marker.seq });
     });
@@ -193,6 +193,17 @@ export class KvBucket {
   /** Removes the key's value and history (idempotent). */
   async remove(key: string): Promise<void> {
     await this.written(this.kv.purge(key));
+  }
+
+  /**
+   * Removes the key leaving no marker behind (idempotent): a read over many keys (`keys`, `values`) is delivered the
+   * last message of every key, a removed one's marker included, so keys removed with `remove` cost every later read
+   * until the bucket's age limit drops them. Only for a key never written again (a later value is removed as well);
+   * a watch running meanwhile sees the removal.
+   */
+  async erase(key: string): Promise<void> {
+    await this.remove(key);
+    await this.jsm.streams.purge(this.stream, { filter: `${this.subjectPrefix}${key}` });
   }
 
   /**

@@ -73,6 +73,29 @@ describe('order ownership on a real JetStream KV', () => {
     expect(await journal.openOrderIds()).not.toContain('o1');
   });
 
+  it("a sweep's read of the open orders costs the open orders, not the orders finished before (t1 F4)", async () => {
+    const bucket = await new BusKv(connection).bucket('TEST_JOURNAL_SWEEP');
+    const journal = new OrderJournal(bucket);
+    // what the sweep's read of `open.>` is delivered: the last message of each open.* subject, markers included
+    const delivered = async (): Promise<number> => {
+      const info = await connection.jsm.streams.info('KV_TEST_JOURNAL_SWEEP', {
+        subjects_filter: '$KV.TEST_JOURNAL_SWEEP.open.>',
+      });
+      return Object.keys(info.state.subjects ?? {}).length;
+    };
+    for (let i = 0; i < 30; i += 1) await journal.createOrder(record(`f${i}`, 'a'));
+    for (let i = 0; i < 28; i += 1) await journal.close(`f${i}`);
+    expect((await journal.openOrderIds()).sort()).toEqual(['f28', 'f29']);
+    expect(await delivered()).toBe(2);
+    expect(await journal.isOpen('f0')).toBe(false);
+    // marks left by an earlier life (removed with a marker, or a close that stopped half-way) go at start-up
+    await bucket.remove('open.old');
+    expect(await delivered()).toBe(3);
+    expect(await journal.forgetClosedMarks()).toBe(1);
+    expect(await delivered()).toBe(2);
+    expect((await journal.openOrderIds()).sort()).toEqual(['f28', 'f29']);
+  });
+
   it('a key claim is given back only by the order it names (an intent that could not be recorded)', async () => {
     const journal = new OrderJournal(journalBucket);
     const entry = { orderId: 'o-refused', clientRequestId: 'c', payloadHash: 'h' };
