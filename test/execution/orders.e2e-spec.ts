@@ -232,6 +232,19 @@ describe('execution: the order API, one final outcome per order', () => {
     expect(finals(events)[0]?.order).toMatchObject({ state: 'SUCCESS', evidence: 'trade-list' });
   }, 60_000);
 
+  it('a SELL of more BTC than the account holds: FAILED EXECUTION_REJECTED at the venue, not executed, no fill (t1 F3)', async () => {
+    // the default group holds 12.5 BTC (sandbox seed); before, the sandbox filled it and the balance went negative
+    const { events } = await placeToFinal(stack, order('delta', 'SELL', { ...quoteRequest, quantity: '20' }));
+    expect(finals(events)).toHaveLength(1);
+    expect(finals(events)[0]?.order).toMatchObject({
+      state: 'FAILED',
+      code: 'EXECUTION_REJECTED',
+      message: 'Insufficient funds',
+      evidence: 'reply',
+    });
+    expect(finals(events)[0]?.order.fill).toBeUndefined();
+  });
+
   it('/health is ok and /metrics tells orders by state, hop latency and unresolved orders', async () => {
     const health = await fetch(`${instance.httpUrl}/health`);
     expect(health.status).toBe(200);

@@ -62,6 +62,13 @@ describe('execution: the connector refuses the stream of a quote request', () =>
     expect(reply).toMatchObject({ ok: false, error: { code: 'QUOTE_REFUSED', values: { venueCode: 'RFS100011' } } });
   });
 
+  it('a size finer than its currency holds (SHIB has no decimals): QUOTE_REFUSED with venueCode RFS100009 (t1 F3)', async () => {
+    const shib = { instrument: 'SHIB.USD', currency: 'SHIB' };
+    const reply = await byRequest('shib-fraction', { ...shib, quantity: '12345.5' });
+
+    expect(reply).toMatchObject({ ok: false, error: { code: 'QUOTE_REFUSED', values: { venueCode: 'RFS100009' } } });
+  });
+
   it('the connector at its stream limit (passes once streams are released): QUOTE_UNAVAILABLE with connectorCode STREAM_LIMIT', async () => {
     for (const quantity of ['0.1', '0.2']) {
       const request = {

@@ -1,5 +1,7 @@
 /** Reading operator JSON bodies: a clear 400 naming the field, never a crash. */
 import { BadRequestException } from '@nestjs/common';
+import { Decimal } from '../money.js';
+import { fitsPrecision } from '../reference/currencies.js';
 
 export type AdminBody = Record<string, unknown>;
 
@@ -37,4 +39,11 @@ export function decimalString(body: AdminBody, name: string): string {
   const v = requiredString(body, name);
   if (!/^\d+(\.\d+)?$/.test(v)) throw new BadRequestException(`${name} must be a positive decimal string`);
   return v;
+}
+
+/** A decimal amount of `ccy` a balance can hold (W38): finer than the currency's precision is a 400, not a crash. */
+export function heldAmount(body: AdminBody, name: string, ccy: string): Decimal {
+  const amount = new Decimal(decimalString(body, name));
+  if (!fitsPrecision(ccy, amount)) throw new BadRequestException(`${name} has more decimals than ${ccy} has`);
+  return amount;
 }

@@ -25,7 +25,7 @@ import { withdrawalRow } from '../rest/endpoints/withdrawal-rows.js';
 import type { WireValue } from '../http/json.js';
 import { currencyInfo } from '../reference/currencies.js';
 import { instrumentInfo } from '../reference/instruments.js';
-import { asBody, decimalString, optionalText, requiredString } from './admin-input.js';
+import { asBody, decimalString, heldAmount, optionalText, requiredString } from './admin-input.js';
 
 const WITHDRAWAL_ACTIONS: readonly OperatorAction[] = ['accept', 'approve', 'decline', 'process', 'fail'];
 const TRADE_ACTIONS: Record<string, Exclude<TradeState, 'PENDING_SETTLEMENT'>> = {
@@ -115,7 +115,8 @@ export class BackOfficeAdminController {
     const group = this.directory.group(requiredString(body, 'accountGroupUuid'));
     if (group === undefined) throw new NotFoundException('account group not found');
     const instrument = requiredString(body, 'instrument');
-    if (instrumentInfo(instrument) === undefined) throw new BadRequestException(`unknown instrument ${instrument}`);
+    const info = instrumentInfo(instrument);
+    if (info === undefined) throw new BadRequestException(`unknown instrument ${instrument}`);
     const userUuid = optionalText(body, 'userUuid') ?? group.ownerUuid;
     if (!this.directory.canAccessGroup(userUuid, group.uuid))
       throw new BadRequestException('user cannot use that group');
@@ -125,8 +126,8 @@ export class BackOfficeAdminController {
       clientRequestId: optionalText(body, 'clientRef') ?? '',
       instrument,
       side: side satisfies Side,
-      baseAmount: decimalString(body, 'baseAmount'),
-      quoteAmount: decimalString(body, 'quoteAmount'),
+      baseAmount: heldAmount(body, 'baseAmount', info.base).toFixed(),
+      quoteAmount: heldAmount(body, 'quoteAmount', info.quote).toFixed(),
       price: decimalString(body, 'price'),
       settleDate: optionalText(body, 'settleDate') ?? '',
       deskTraderLogin: optionalText(body, 'executorLogin'),
@@ -186,7 +187,7 @@ export class BackOfficeAdminController {
     const ccy = requiredString(body, 'ccy');
     const info = currencyInfo(ccy);
     if (info === undefined) throw new BadRequestException(`unknown currency ${ccy}`);
-    const amount = new Decimal(decimalString(body, 'amount'));
+    const amount = heldAmount(body, 'amount', ccy);
     const total = this.ledger.total(group.uuid, ccy);
     const leg = this.transactions.create({
       userUuid: group.ownerUuid,

@@ -13,14 +13,13 @@ import {
   NotFoundException,
   Post,
 } from '@nestjs/common';
-import { Decimal } from '../money.js';
 import { RestPath } from '#venue-api';
 import { SkewableClock } from '../domain/clock.js';
 import { VenueDirectory } from '../domain/directory.js';
 import { Ledger } from '../domain/ledger.js';
 import { ODD_ROW_SHAPES, OddRows, type OddRowShape } from '../rest/odd-rows.js';
 import { RestFaults } from '../rest/rest-faults.js';
-import { asBody, booleanField, decimalString, integerField, optionalText, requiredString } from './admin-input.js';
+import { asBody, booleanField, heldAmount, integerField, optionalText, requiredString } from './admin-input.js';
 
 @Controller('admin')
 export class FaultsAdminController {
@@ -89,7 +88,7 @@ export class FaultsAdminController {
     const groupUuid = requiredString(body, 'accountGroupUuid');
     if (this.directory.group(groupUuid) === undefined) throw new NotFoundException('account group not found');
     const ccy = requiredString(body, 'ccy');
-    this.ledger.creditSettled(groupUuid, ccy, new Decimal(decimalString(body, 'amount')));
+    this.ledger.creditSettled(groupUuid, ccy, heldAmount(body, 'amount', ccy));
     return { accountGroupUuid: groupUuid, ccy, balance: this.ledger.total(groupUuid, ccy).toString() };
   }
 

@@ -1,12 +1,13 @@
 /**
  * Balances per account group and currency (§2.6). Balance = settled + Unsettled_Buy − Unsettled_Sell.
  * Trade legs book into the unsettled columns and move into `settled` when processed; withdrawals take
- * from `settled` when processed. Exact decimals only.
+ * from `settled` when processed. Exact decimals only, and never finer than the currency holds (W38): so the
+ * balance shown at the currency's precision (R20) and a leg's balanceBefore/After are always the same figure.
  */
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Decimal } from '../money.js';
-import { CURRENCIES } from '../reference/currencies.js';
+import { CURRENCIES, fitsPrecision } from '../reference/currencies.js';
 import { SEED_BALANCES } from './seed.js';
 
 export interface AccountPosition {
@@ -48,6 +49,7 @@ export class Ledger {
   }
 
   bookTradeLeg(groupUuid: string, ccy: string, direction: LegDirection, amount: Decimal): void {
+    assertHeld(ccy, amount);
     const p = this.position(groupUuid, ccy);
     if (direction === 'credit') p.unsettledBuy = p.unsettledBuy.plus(amount);
     else p.unsettledSell = p.unsettledSell.plus(amount);
@@ -71,11 +73,13 @@ export class Ledger {
   }
 
   debitSettled(groupUuid: string, ccy: string, amount: Decimal): void {
+    assertHeld(ccy, amount);
     const p = this.position(groupUuid, ccy);
     p.settled = p.settled.minus(amount);
   }
 
   creditSettled(groupUuid: string, ccy: string, amount: Decimal): void {
+    assertHeld(ccy, amount);
     const p = this.position(groupUuid, ccy);
     p.settled = p.settled.plus(amount);
   }
@@ -85,4 +89,9 @@ export class Ledger {
     const h = createHash('sha256').update(`${groupUuid}/${ccy}`).digest('hex');
     return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
   }
+}
+
+/** A ledger entry finer than its currency holds: refused (its callers check first; this is the last line). */
+export function assertHeld(ccy: string, amount: Decimal): void {
+  if (!fitsPrecision(ccy, amount)) throw new Error(`${ccy} amount ${amount.toFixed()} is finer than ${ccy} holds`);
 }

@@ -10,9 +10,10 @@ import { JsonNumber, type WireValue } from '../http/json.js';
 import { instrumentInfo } from '../reference/instruments.js';
 import { VENUE_CLOCK, type BookedTrade, type RfsTradeInput, type TradeBooking, type VenueClock } from '../ports.js';
 import { VenueDirectory } from './directory.js';
-import { Ledger, type LegDirection } from './ledger.js';
+import { assertHeld, Ledger, type LegDirection } from './ledger.js';
 import { dashedDate, isoUtc } from './time-format.js';
 import { TransactionBook, type TransactionState } from './transactions.js';
+import { WithdrawalBook } from './withdrawals.js';
 
 export type TradeState = 'PENDING_SETTLEMENT' | 'SETTLED' | 'CANCELLED' | 'FAILED';
 
@@ -67,6 +68,7 @@ export class TradeBook implements TradeBooking {
     @Inject(VenueDirectory) private readonly directory: VenueDirectory,
     @Inject(Ledger) private readonly ledger: Ledger,
     @Inject(TransactionBook) private readonly transactions: TransactionBook,
+    @Inject(WithdrawalBook) private readonly withdrawals: WithdrawalBook,
   ) {
     lives += 1;
     this.life = `${clock.now().toString(36)}${lives.toString(36)}`.toUpperCase();
@@ -103,6 +105,19 @@ export class TradeBook implements TradeBooking {
       input.senderUuid === undefined
         ? undefined
         : this.directory.findCounterparty(input.userUuid, 'SENDER', input.senderUuid);
+    const buying = input.side === 'BUY';
+    const legs: { ccy: string; amount: Decimal; direction: LegDirection }[] = [
+      { ccy: base, amount: baseAmount, direction: buying ? 'credit' : 'debit' },
+      { ccy: quote, amount: quoteAmount, direction: buying ? 'debit' : 'credit' },
+    ];
+    for (const leg of legs) assertHeld(leg.ccy, leg.amount);
+    if (tradeClass === 'RFS' && sender === undefined) {
+      // W39: what the client pays must be there (Brokerage_Available_Balance, §2.6); a sender pays a collection
+      const paid = buying ? legs[1] : legs[0];
+      if (paid !== undefined && paid.amount.gt(this.withdrawals.headroom(group.uuid, paid.ccy))) {
+        throw new Error('Insufficient funds');
+      }
+    }
     const trade: TradeRecord = {
       uuid: randomUUID(),
       createdAt: now,
@@ -127,11 +142,6 @@ export class TradeBook implements TradeBooking {
     };
     this.trades.push(trade);
 
-    const buying = input.side === 'BUY';
-    const legs: { ccy: string; amount: Decimal; direction: LegDirection }[] = [
-      { ccy: base, amount: baseAmount, direction: buying ? 'credit' : 'debit' },
-      { ccy: quote, amount: quoteAmount, direction: buying ? 'debit' : 'credit' },
-    ];
     for (const leg of legs) {
       // Third-party delivery: what the client receives goes to the beneficiary; collection: what it pays
       // comes from the sender. Those legs do not touch the client's own balance.

@@ -1,3 +1,5 @@
+import type { Decimal } from '../money.js';
+
 /** Currencies the sandbox venue knows, with the precision amounts of each are rounded to (§2.2 quoteAmount). */
 export interface CurrencyInfo {
   readonly code: string;
@@ -49,4 +51,14 @@ export const CURRENCIES: ReadonlyMap<string, CurrencyInfo> = new Map(
 
 export function currencyInfo(code: string): CurrencyInfo | undefined {
   return CURRENCIES.get(code);
+}
+
+/**
+ * Whether `amount` is a whole number of the currency's smallest unit (a balance can hold it): the one rule for what
+ * a subscription, a withdrawal, a trade or a ledger entry may carry (spec-gaps W38). A currency the sandbox does not
+ * know has no precision to hold it to.
+ */
+export function fitsPrecision(code: string, amount: Decimal): boolean {
+  const info = currencyInfo(code);
+  return info === undefined || amount.decimalPlaces() <= info.precision;
 }

@@ -73,7 +73,7 @@ export class BalancesEndpoint implements VenueEndpoints {
       if (filterZero && total.isZero()) continue;
       const inFlight = this.withdrawals.inFlight(g.uuid, ccy);
       const available = Decimal.max(ZERO, p.settled.minus(p.unsettledSell).minus(inFlight));
-      const brokerage = Decimal.max(ZERO, total.minus(inFlight));
+      const brokerage = Decimal.max(ZERO, this.withdrawals.headroom(g.uuid, ccy)); // what a trade may pay (W39)
       accounts[ccy] = {
         Balance: balanceDetail(total, ccy),
         Available_Balance: balanceDetail(available, ccy),

@@ -74,7 +74,8 @@ export class WithdrawalsEndpoint implements VenueEndpoints {
     const info = currencyInfo(ccy.value);
     if (info === undefined || info.kind !== (kind === 'fiat' ? 'fiat' : 'crypto')) return undefined;
     // §4.9: the scale is judged on the number as sent (`1.230` has three decimals).
-    if (scaleOf(amountText) > (kind === 'fiat' ? 2 : CRYPTO_SCALE)) return undefined;
+    // R6, W38: crypto at most 8 decimals and never finer than the asset holds (SHIB 0)
+    if (scaleOf(amountText) > (kind === 'fiat' ? 2 : Math.min(CRYPTO_SCALE, info.precision))) return undefined;
     const amount = new Decimal(amountText);
     if (!amount.isFinite() || amount.lte(0)) return undefined;
     if (comment.value !== undefined && comment.value.length > COMMENT_MAX) return undefined;

@@ -120,6 +120,20 @@ describe('subscribe validation (W16 order and codes)', () => {
     expect(net({})).toBeNull();
   });
 
+  it('refuses a quantity finer than its currency can hold with RFS100009, in either currency (t1 F3)', () => {
+    const shib = { ...valid, instrument: 'SHIB.USD', currency: 'SHIB' };
+    expect(codeOf({ ...shib, quantity: '12345.5' })).toBe('RFS100009');
+    expect(codeOf({ ...shib, quantity: '12345' })).toBe('');
+    expect(codeOf({ ...shib, quantity: '12345.000' })).toBe(''); // zeros are no finer
+    expect(codeOf({ ...valid, instrument: 'USD.JPY', currency: 'JPY', quantity: '1000.5' })).toBe('RFS100009');
+    expect(codeOf({ ...valid, currency: 'USD', quantity: '1000.005' })).toBe('RFS100009');
+    expect(codeOf({ ...valid, currency: 'USD', quantity: '1000.05' })).toBe('');
+    // BTC holds 8 decimals: a 9th is rounded as before (W17), not refused
+    expect(codeOf({ ...valid, quantity: '0.123456785' })).toBe('');
+    // before the tenor check (W16: the quantity's own rule)
+    expect(codeOf({ ...shib, quantity: '1.5', tenor: '' })).toBe('RFS100009');
+  });
+
   it('treats different sizes as different streams', () => {
     const a = validateSubscribe(valid, context());
     const b = validateSubscribe({ ...valid, quantity: '2' }, context());

@@ -1,7 +1,7 @@
 import { Decimal } from '../../money.js';
 import { SandboxCode } from '#venue-api';
 import type { UserDirectory } from '../../ports.js';
-import { currencyInfo } from '../../reference/currencies.js';
+import { currencyInfo, fitsPrecision } from '../../reference/currencies.js';
 import type { InstrumentInfo } from '../../reference/instruments.js';
 import type { Market } from '../market/market.js';
 import { payoutNetwork, SENDER_NETWORK } from './settlement-networks.js';
@@ -101,6 +101,10 @@ export function validateSubscribe(request: Record<string, unknown>, ctx: Subscri
   }
   const quantity = new Decimal(rawQuantity).toDecimalPlaces(8, Decimal.ROUND_HALF_EVEN);
   if (quantity.lte(0)) return fail('RFS100009', 'Quantity must be positive', request, base);
+  if (!fitsPrecision(currency, quantity)) {
+    // W38: a size no balance can hold (SHIB 12345.5) is refused, never rounded (that would change the size asked)
+    return fail('RFS100009', `Quantity has more decimals than ${currency} has`, request, base);
+  }
 
   const tenor = request['tenor'];
   if (isBlank(tenor) || typeof tenor !== 'string') return fail('RFS100021', 'Tenor is required', request, base);
