@@ -1,6 +1,5 @@
 /**
  * The consistency check (docs/spec-gaps.md AS8): a balance against the transaction legs that moved it.
- * Pure: the mirrored balances and the legs in, the drifts out.
  *
  * §2.9 does not say what `balanceAfter` means or when a leg moves the balance (the sandbox, R29: a trade
  * leg moves it when booked, a deposit or withdrawal when processed, a cancel or reversal undoes it with no
@@ -9,81 +8,199 @@
  * and the newest one to become final is PROCESSED and had the account to itself — no other leg of the
  * (group, ccy) was booked or became final between its booking and its end. Anything else is inconclusive
  * (no drift): a false drift would page someone; a missed one is caught at the next quiet moment.
+ *
+ * The check runs after every balances and transactions read, and an account may hold 10^5–10^6 legs, so
+ * its state is kept as legs are held (`BalanceCheckState`): each (group, ccy) keeps its legs in the order
+ * they became final, and a check reads only the latest of them, again only for the accounts whose legs
+ * changed or when the balances' read time moved. Pure: no I/O.
  */
 import { Decimal } from 'decimal.js';
 import { stateKey, type BalanceDrift, type BalanceState } from '#contracts';
 import type { TransactionRecord } from '#venue-api';
+import { FirstOutHeap } from './first-out-heap.js';
 
-/** A final leg's lifetime: booked (`received`) to final (`processed`, else `timestampMillis`). */
-interface Span {
-  leg: TransactionRecord;
+/** A leg's lifetime: booked (`received`, else `timestampMillis`) to final (`processed`, else `timestampMillis`; PENDING: never yet). */
+export interface LegSpan {
   booked: number;
   final: number;
 }
 
-function span(leg: TransactionRecord): Span | undefined {
+/** Undefined when the leg lacks the times (it holds the check of its account). */
+export function legSpan(leg: TransactionRecord): LegSpan | undefined {
   const booked = leg.received ?? leg.timestampMillis;
   if (booked === undefined) return undefined;
-  if (leg.transactionState === 'PENDING') return { leg, booked, final: Number.POSITIVE_INFINITY };
+  if (leg.transactionState === 'PENDING') return { booked, final: Number.POSITIVE_INFINITY };
   const final = leg.processed ?? leg.timestampMillis;
-  return final === undefined ? undefined : { leg, booked, final };
+  return final === undefined ? undefined : { booked, final };
 }
 
-/**
- * The leg to compare the balance with, or undefined (inconclusive). Legs booked after the balances were read are left out (the balance could not include them). Any other
- * leg still PENDING at the read (PENDING now, or final after it), or without its times, holds the check.
- */
-function evidence(legs: readonly TransactionRecord[], balancesReadAt: number): TransactionRecord | undefined {
-  const spans: Span[] = [];
-  for (const leg of legs) {
-    const s = span(leg);
-    if (s === undefined) return undefined;
-    if (s.booked > balancesReadAt) continue;
-    if (s.final > balancesReadAt) return undefined;
-    spans.push(s);
-  }
-  let newest: Span | undefined;
-  for (const s of spans) if (newest === undefined || s.final > newest.final) newest = s;
-  if (newest === undefined || newest.leg.transactionState !== 'PROCESSED') return undefined;
-  const last = newest;
-  // Every other leg ended before `last` was booked (this also refuses a tie for newest).
-  if (spans.some((s) => s !== last && s.final >= last.booked)) return undefined;
-  return last.leg;
-}
-
-/**
- * For each (group, ccy) whose legs give unambiguous evidence (above): that leg's `balanceAfter` must equal
- * the balance (decimal equality). Legs with no account group are not used (AS7).
- */
-export function findDrifts(
-  balances: ReadonlyMap<string, BalanceState>,
-  legs: Iterable<TransactionRecord>,
-  balancesReadAt: number,
+/** The drift the evidence shows for a balance, if any (decimal equality of the texts). */
+export function driftOf(
+  balance: BalanceState | undefined,
+  evidence: TransactionRecord | undefined,
   now: number,
-): BalanceDrift[] {
-  const byAccount = new Map<string, TransactionRecord[]>();
-  for (const leg of legs) {
-    if (leg.accountGroupUuid === undefined) continue;
-    const key = stateKey(leg.accountGroupUuid, leg.ccy);
-    const held = byAccount.get(key);
-    if (held === undefined) byAccount.set(key, [leg]);
-    else held.push(leg);
+): BalanceDrift | undefined {
+  if (balance === undefined || evidence?.balanceAfter === undefined) return undefined;
+  if (new Decimal(balance.balance).equals(new Decimal(evidence.balanceAfter))) return undefined;
+  return {
+    v: 1,
+    accountGroupUuid: balance.accountGroupUuid,
+    ccy: balance.ccy,
+    balance: balance.balance,
+    expected: evidence.balanceAfter,
+    transactionUuid: evidence.uuid,
+    detectedAt: now,
+  };
+}
+
+/**
+ * The latest version of a leg as the check holds it (one object a leg: the check may hold 10^6). Untimed (no
+ * span, `legSpan`): `timed` false, and it holds its account's check. No account: no group (AS7), not used.
+ */
+interface HeldLeg {
+  leg: TransactionRecord;
+  account: Account | undefined;
+  timed: boolean;
+  booked: number;
+  final: number;
+  /** When its uuid was first held: among legs final at the same time the first held is the newest (as the walk). */
+  seq: number;
+}
+
+/** One (group, ccy). */
+interface Account {
+  readonly key: string;
+  /** Its timed legs, latest final first (PENDING before any), ties by `seq`; older versions are dropped when met. */
+  readonly byFinal: FirstOutHeap<HeldLeg>;
+  /** Entries of `byFinal` that are latest versions. */
+  current: number;
+  /** Its untimed legs. */
+  untimed: number;
+  /** The evidence found for a balances read time, until a leg of the account changes. */
+  checked: { balancesReadAt: number; evidence: TransactionRecord | undefined } | undefined;
+}
+
+/** Older versions a heap may carry before it is compacted: beyond this and beyond its current ones. */
+const STALE_SLACK = 64;
+
+const finalFirst = (a: HeldLeg, b: HeldLeg): boolean => a.final > b.final || (a.final === b.final && a.seq < b.seq);
+
+export class BalanceCheckState {
+  private readonly legs = new Map<string, HeldLeg>();
+  private readonly accounts = new Map<string, Account>();
+  private nextSeq = 0;
+
+  /** A leg read (new, changed, or the same again): its latest version replaces the one held. */
+  hold(leg: TransactionRecord): void {
+    const previous = this.legs.get(leg.uuid);
+    const account = leg.accountGroupUuid === undefined ? undefined : this.accountOf(leg.accountGroupUuid, leg.ccy);
+    const span = legSpan(leg);
+    if (previous !== undefined && previous.account === account && sameTimes(previous, span)) {
+      // Its place among the account's legs is unchanged: the new version takes it.
+      if (account !== undefined && changesEvidence(previous.leg, leg)) account.checked = undefined;
+      previous.leg = leg;
+      return;
+    }
+    const held: HeldLeg = {
+      leg,
+      account,
+      timed: span !== undefined,
+      booked: span?.booked ?? Number.NaN,
+      final: span?.final ?? Number.NaN,
+      seq: previous?.seq ?? this.nextSeq++,
+    };
+    this.legs.set(leg.uuid, held);
+    if (previous !== undefined) this.release(previous);
+    if (account === undefined) return;
+    account.checked = undefined;
+    if (!held.timed) account.untimed += 1;
+    else {
+      account.byFinal.push(held);
+      account.current += 1;
+    }
   }
-  const drifts: BalanceDrift[] = [];
-  for (const [key, accountLegs] of byAccount) {
-    const balance = balances.get(key);
-    const leg = evidence(accountLegs, balancesReadAt);
-    if (balance === undefined || leg?.balanceAfter === undefined) continue;
-    if (new Decimal(balance.balance).equals(new Decimal(leg.balanceAfter))) continue;
-    drifts.push({
-      v: 1,
-      accountGroupUuid: balance.accountGroupUuid,
-      ccy: balance.ccy,
-      balance: balance.balance,
-      expected: leg.balanceAfter,
-      transactionUuid: leg.uuid,
-      detectedAt: now,
-    });
+
+  /** The drifts as of a balances read (AS8); each account's evidence is looked for again only when it may differ. */
+  drifts(balances: ReadonlyMap<string, BalanceState>, balancesReadAt: number, now: number): BalanceDrift[] {
+    const drifts: BalanceDrift[] = [];
+    for (const account of this.accounts.values()) {
+      if (account.checked?.balancesReadAt !== balancesReadAt) {
+        account.checked = { balancesReadAt, evidence: this.evidence(account, balancesReadAt) };
+      }
+      const drift = driftOf(balances.get(account.key), account.checked.evidence, now);
+      if (drift !== undefined) drifts.push(drift);
+    }
+    return drifts;
   }
-  return drifts;
+
+  /**
+   * The leg to compare the balance with, or undefined (inconclusive). Legs booked after the balances were read
+   * are left out (the balance could not include them); the latest final of the others must be PROCESSED, final
+   * by then, and the next latest must have ended before it was booked. Reads the account's legs latest final
+   * first: past the ones booked after the read (few: those since the last balances read), two at most.
+   */
+  private evidence(account: Account, balancesReadAt: number): TransactionRecord | undefined {
+    if (account.untimed > 0) return undefined;
+    const seen: HeldLeg[] = [];
+    let newest: HeldLeg | undefined;
+    let next: HeldLeg | undefined;
+    for (let held = account.byFinal.pop(); held !== undefined; held = account.byFinal.pop()) {
+      if (!this.isLatest(held)) continue; // an older version: dropped for good
+      seen.push(held);
+      if (held.booked > balancesReadAt) continue;
+      if (newest !== undefined) {
+        next = held;
+        break;
+      }
+      newest = held;
+      if (held.final > balancesReadAt) break;
+    }
+    for (const held of seen) account.byFinal.push(held);
+    if (newest === undefined || newest.final > balancesReadAt) return undefined;
+    if (newest.leg.transactionState !== 'PROCESSED') return undefined;
+    if (next !== undefined && next.final >= newest.booked) return undefined;
+    return newest.leg;
+  }
+
+  private isLatest(held: HeldLeg): boolean {
+    return this.legs.get(held.leg.uuid) === held;
+  }
+
+  /**
+   * A leg's former version leaves its account: its heap entry goes stale, dropped when a check meets it or when
+   * stale entries outnumber current ones (compaction, O(n) once per as many changes: amortised O(1)).
+   */
+  private release(former: HeldLeg): void {
+    const account = former.account;
+    if (account === undefined) return;
+    account.checked = undefined;
+    if (!former.timed) {
+      account.untimed -= 1;
+      return;
+    }
+    account.current -= 1;
+    if (account.byFinal.size > 2 * account.current + STALE_SLACK) {
+      account.byFinal.retain((held) => this.isLatest(held));
+    }
+  }
+
+  private accountOf(group: string, ccy: string): Account {
+    const key = stateKey(group, ccy);
+    let account = this.accounts.get(key);
+    if (account === undefined) {
+      account = { key, byFinal: new FirstOutHeap(finalFirst), current: 0, untimed: 0, checked: undefined };
+      this.accounts.set(key, account);
+    }
+    return account;
+  }
+}
+
+function sameTimes(held: HeldLeg, span: LegSpan | undefined): boolean {
+  if (span === undefined) return !held.timed;
+  return held.timed && held.booked === span.booked && held.final === span.final;
+}
+
+/** Whether a new version of a leg, final at the same time, can change what the check says. */
+function changesEvidence(held: TransactionRecord, read: TransactionRecord): boolean {
+  return held.transactionState !== read.transactionState || held.balanceAfter !== read.balanceAfter;
 }

@@ -4,9 +4,15 @@
  */
 import { driftMsgId, type BalanceDrift, type BalanceState } from '#contracts';
 import type { TransactionRecord } from '#venue-api';
-import { findDrifts } from './balance-check.js';
+import type { BalanceCheckState } from './balance-check.js';
 import type { ReadContext } from './read-context.js';
 import { balanceStates, type AccountGroupRef } from './venue-reads.js';
+
+/** The transaction legs held, and the balance check's view of them, kept as each is held (transaction-reads.ts). */
+export interface HeldLegs {
+  readonly held: ReadonlyMap<string, TransactionRecord>;
+  readonly balanceCheck: BalanceCheckState;
+}
 
 export class BalanceReads {
   /** The account groups seen in the last balances read (participants and details are read per group). */
@@ -20,7 +26,7 @@ export class BalanceReads {
   ) {}
 
   /** Reads every balance, then checks them against `legs`. */
-  async run(legs: ReadonlyMap<string, TransactionRecord>): Promise<void> {
+  async run(legs: HeldLegs): Promise<void> {
     const { client, mirrors, metrics, now } = this.ctx;
     const answer = await client.getBalances({ filterZeroBalanceAccounts: false });
     const { groups, states } = balanceStates(answer);
@@ -35,11 +41,11 @@ export class BalanceReads {
   }
 
   /** Balances against the legs that moved them (AS8); each drift is counted and published, never "fixed". */
-  async check(legs: ReadonlyMap<string, TransactionRecord>): Promise<void> {
-    if (this.readAt === undefined || legs.size === 0) return;
+  async check(legs: HeldLegs): Promise<void> {
+    if (this.readAt === undefined || legs.held.size === 0) return;
     const { mirrors, metrics, log } = this.ctx;
     const balances = new Map(mirrors.balance.keys().map((key) => [key, mirrors.balance.get(key) as BalanceState]));
-    const drifts = findDrifts(balances, legs.values(), this.readAt, this.ctx.now());
+    const drifts = legs.balanceCheck.drifts(balances, this.readAt, this.ctx.now());
     metrics.driftsOpen.set(drifts.length);
     for (const drift of drifts) {
       const id = driftMsgId(drift);

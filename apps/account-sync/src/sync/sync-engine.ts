@@ -82,12 +82,12 @@ export class SyncEngine {
     const { ctx } = this;
     switch (resource) {
       case 'balances':
-        return this.balances.run(this.legs.held);
+        return this.balances.run(this.legs);
       case 'trades':
         return this.trades.run(mode);
       case 'transactions':
         await this.legs.run(mode);
-        return this.balances.check(this.legs.held);
+        return this.balances.check(this.legs);
       case 'transfers':
         return readTransfers(ctx);
       case 'accountDetails':

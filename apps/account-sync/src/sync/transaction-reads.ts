@@ -9,6 +9,7 @@ import type { TransactionIntake } from '../transactions/transaction-intake.js';
 import { mapIterable, timeSpan } from './list-walks.js';
 import { NewestFirstList, type WalkedPage } from './newest-first-list.js';
 import type { ReadContext, SyncMode } from './read-context.js';
+import { BalanceCheckState } from './balance-check.js';
 
 const TRANSACTION_PAGE = 200;
 const INGEST_CONCURRENCY = 16;
@@ -17,6 +18,8 @@ const INGEST_BATCH = 200;
 export class TransactionReads {
   /** Transaction legs read from the venue's list, by uuid (the `transaction-list` query and the balance check). */
   readonly held = new Map<string, TransactionRecord>();
+  /** The balance check's view of the legs held, kept as they are held (a check costs what changed, AS8). */
+  readonly balanceCheck = new BalanceCheckState();
   private readonly list: NewestFirstList;
   /** Received time of the newest leg held; the incremental read starts there (minus the overlap). */
   private newestAt: number | undefined;
@@ -132,6 +135,7 @@ export class TransactionReads {
 
   private hold(leg: TransactionRecord): void {
     this.held.set(leg.uuid, leg);
+    this.balanceCheck.hold(leg);
     const at = legTimeOf(leg);
     if (at !== undefined && (this.newestAt === undefined || at > this.newestAt)) this.newestAt = at;
   }
