@@ -28,6 +28,7 @@ import { executionOrderFigures } from './execution.js';
 import { riskAdmissionFigure } from './risk-admissions.js';
 import { webhookIngestFigure } from './webhook-ingest.js';
 import { tradeSyncFigure } from './trade-sync.js';
+import { balanceCheckFigure } from './balance-check.js';
 import { CONNECTOR_NODE_FLAGS } from '../tools/stack/src/apps.js';
 
 const RATE = Number(process.env['BENCH_RATE'] ?? 2_000);
@@ -112,6 +113,12 @@ async function main(): Promise<void> {
   // BENCH_ONLY=trade-sync: only the trade-history sync figure (issue 9)
   if (process.env['BENCH_ONLY'] === 'trade-sync') {
     process.stdout.write(`${await tradeSyncFigure(root)}\n`);
+    clearTimeout(deadline);
+    return;
+  }
+  // BENCH_ONLY=balance-check: only the account-sync balance check's cost per sync trigger (in process, no I/O)
+  if (process.env['BENCH_ONLY'] === 'balance-check') {
+    process.stdout.write(`${balanceCheckFigure()}\n`);
     clearTimeout(deadline);
     return;
   }

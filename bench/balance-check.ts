@@ -1,0 +1,168 @@
+/**
+ * The balance check's cost per sync trigger (AS8, apps/account-sync/src/sync/balance-check.ts), against the full
+ * walk it replaced (every held leg at every check; kept as the test's oracle). In process, no I/O: a history of
+ * N legs over 4 currencies of one account group (most in USD, times increasing, balances matching), then
+ * triggers as the engine sees them — a new leg held, a balances read every 5th trigger (so up to 4 legs are
+ * booked after the read) — each followed by a check: 2,000 triggers on the held state, then as many as take
+ * ≈ 60 walks of 10^4 legs on the same history built again (each timed in its own block, so each pays for its
+ * own garbage). Neither may find a drift (the history has none), and both must agree. The figure is µs per check and their ratio, at 10^4 and 10^5 legs
+ * (BENCH_BALANCE_CHECK_LEGS=10000,100000), plus the one-off cost of holding the history (the engine holds each
+ * leg as it reads it) and, with `node --expose-gc`, the heap that takes.
+ */
+import { Decimal } from 'decimal.js';
+import { performance } from 'node:perf_hooks';
+import { stateKey, type BalanceState } from '#contracts';
+import type { TransactionRecord } from '#venue-api';
+import { BalanceCheckState } from '../apps/account-sync/src/sync/balance-check.js';
+import { findDriftsByFullWalk } from '../apps/account-sync/src/sync/testing/balance-check-full-walk.js';
+import { percentile } from './hop-recorder.js';
+
+const SIZES = (process.env['BENCH_BALANCE_CHECK_LEGS'] ?? '10000,100000').split(',').map(Number);
+const GROUP = 'g-bench';
+const CCYS = ['USD', 'USD', 'USD', 'USD', 'USD', 'EUR', 'GBP', 'BTC'];
+
+class History {
+  readonly legs = new Map<string, TransactionRecord>();
+  readonly balances = new Map<string, BalanceState>();
+  private readonly running = new Map<string, Decimal>();
+  private next = 0;
+  clock = 0;
+
+  /** A processed deposit booked now; its balanceAfter is the account's running balance (exact). */
+  add(): TransactionRecord {
+    this.next += 1;
+    this.clock += 10;
+    const ccy = CCYS[this.next % CCYS.length] as string;
+    const after = (this.running.get(ccy) ?? new Decimal(0)).plus('12.34');
+    this.running.set(ccy, after);
+    const leg: TransactionRecord = {
+      uuid: `leg-${this.next}`,
+      transactionClass: 'CASH',
+      amount: '12.34',
+      ccy,
+      transactionState: 'PROCESSED',
+      transactionType: 'DEPOSIT',
+      received: this.clock,
+      processed: this.clock + 5,
+      balanceAfter: after.toFixed(2),
+      displayTitle: null,
+      displayDescription: null,
+      paymentTransferType: null,
+      beneficiaryUuid: null,
+      accountGroupUuid: GROUP,
+    };
+    this.legs.set(leg.uuid, leg);
+    return leg;
+  }
+
+  /** The venue's balances as of now: each currency at its running balance. */
+  readBalances(): number {
+    for (const [ccy, value] of this.running) {
+      const text = value.toFixed(2);
+      this.balances.set(stateKey(GROUP, ccy), {
+        accountGroupUuid: GROUP,
+        ccy,
+        balance: text,
+        available: text,
+        brokerageAvailable: text,
+      });
+    }
+    return this.clock + 7;
+  }
+}
+
+interface Figure {
+  legs: number;
+  fullWalkMicros: number;
+  heldMicros: number;
+  holdAllMs: number;
+  /** Heap the held state takes, when the process runs with --expose-gc. */
+  heapMb: number | undefined;
+}
+
+function heapUsed(): number | undefined {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) return undefined;
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+/** A history of `size` legs with its balances read: the same one at every call. */
+function historyOf(size: number): { history: History; readAt: number } {
+  const history = new History();
+  for (let i = 0; i < size; i += 1) history.add();
+  return { history, readAt: history.readBalances() };
+}
+
+/**
+ * `triggers` sync triggers on a history: a new leg, a balances read every 5th, then `check(leg, readAt)`, which
+ * alone is timed (the median check is the figure: this machine is shared, and a check preempted is not its
+ * cost). One way of checking a block, so each pays for its own garbage only.
+ */
+function timeTriggers(
+  history: History,
+  readAt: number,
+  triggers: number,
+  check: (leg: TransactionRecord, readAt: number) => number,
+): { microsPerCheck: number; readAt: number } {
+  let drifts = 0;
+  const micros: number[] = [];
+  for (let step = 0; step < triggers; step += 1) {
+    const leg = history.add();
+    if (step % 5 === 0) readAt = history.readBalances();
+    const started = performance.now();
+    drifts += check(leg, readAt);
+    micros.push((performance.now() - started) * 1000);
+  }
+  if (drifts !== 0) throw new Error('a drift where the history has none');
+  return {
+    microsPerCheck: percentile(
+      micros.sort((a, b) => a - b),
+      50,
+    ),
+    readAt,
+  };
+}
+
+function measure(size: number, walkTriggers = Math.max(20, Math.round(6e5 / size)), heldTriggers = 2_000): Figure {
+  // The held state: the history held once (as the engine holds each leg it reads), then the triggers.
+  const forState = historyOf(size);
+  const before = heapUsed();
+  const state = new BalanceCheckState();
+  const holdStarted = performance.now();
+  for (const leg of forState.history.legs.values()) state.hold(leg);
+  const holdAllMs = performance.now() - holdStarted;
+  const after = heapUsed();
+  const heapMb = before === undefined || after === undefined ? undefined : (after - before) / 1e6;
+  const held = timeTriggers(forState.history, forState.readAt, heldTriggers, (leg, readAt) => {
+    state.hold(leg);
+    return state.drifts(forState.history.balances, readAt, 0).length;
+  });
+  // Same answer as the full walk on the same legs (no drift here: a drift-free history; the unit test proves more).
+  const walkedHeld = findDriftsByFullWalk(forState.history.balances, forState.history.legs.values(), held.readAt, 0);
+  if (JSON.stringify(walkedHeld) !== JSON.stringify(state.drifts(forState.history.balances, held.readAt, 0))) {
+    throw new Error('the held state and the full walk disagree');
+  }
+  // The full walk, on the same history built again (it grows by walkTriggers legs only).
+  const forWalk = historyOf(size);
+  const walk = timeTriggers(forWalk.history, forWalk.readAt, walkTriggers, (_leg, readAt) => {
+    return findDriftsByFullWalk(forWalk.history.balances, forWalk.history.legs.values(), readAt, 0).length;
+  });
+  return { legs: size, fullWalkMicros: walk.microsPerCheck, heldMicros: held.microsPerCheck, holdAllMs, heapMb };
+}
+
+export function balanceCheckFigure(): string {
+  measure(2_000, 50, 2_000); // warm-up: both checks optimised before they are timed
+  const rows = SIZES.map((size) => measure(size)).map(
+    (f) =>
+      `| ${f.legs.toLocaleString('en')} | ${f.fullWalkMicros.toFixed(0)} | ${f.heldMicros.toFixed(2)} | ` +
+      `${(f.fullWalkMicros / f.heldMicros).toFixed(0)} | ${f.holdAllMs.toFixed(0)} | ${f.heapMb?.toFixed(1) ?? 'n/a (--expose-gc)'} |`,
+  );
+  return [
+    'Balance check per sync trigger (one new leg held, then the check; a balances read every 5th trigger)',
+    '',
+    '| legs held | full walk µs/check (median) | held state µs/check (hold + check, median) | ratio | holding the history, ms | its heap, MB |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
+}
