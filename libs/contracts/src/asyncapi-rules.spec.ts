@@ -351,7 +351,7 @@ const MORE_REQUESTS: Record<string, object[]> = {
     { idempotencyKey: 'k', kind: 'fiat', accountGroupUuid: 'g1', ccy: 'USD', amount: '1', clientComment: 'rent' },
   ],
   WithdrawalGetRequest: [{ requestId: 'a1b2c3' }],
-  WithdrawalCancelRequest: [{ idempotencyKey: 'k' }],
+  WithdrawalCancelRequest: [{ idempotencyKey: 'k' }, { requestId: 'a1b2c3', accountGroupUuid: 'g1' }],
 };
 
 /** `text` with its last UTF-16 unit replaced by a lone surrogate (half a character: `\ud800`). */
