@@ -1,6 +1,5 @@
-import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, ValidateBy, ValidateIf, validateSync, type ValidationError } from 'class-validator';
-import { MAX_REQUEST_DEPTH, readJsonObject } from './json-payload.js';
+import { readJsonObject } from './json-payload.js';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problems: string[] };
 
@@ -10,11 +9,6 @@ const FIELDS = new WeakMap<object, ReadonlySet<string>>();
 /** Unknown fields named in a refusal, each cut to this many characters: the request's own text is never echoed whole. */
 const MAX_NAMED_FIELDS = 10;
 const MAX_FIELD_NAME = 64;
-/**
- * Object fields a payload may hold in all (no contract needs a hundred): class-transformer copies each one, at
- * ≈ 10 µs a field, so a 600 KB payload of 20,000 keys held the event loop for a second or more.
- */
-const MAX_FIELDS = 1_000;
 
 /**
  * Class decorator: a payload with a field the contract does not declare is refused, naming the field (as
@@ -137,9 +131,8 @@ export function escapeUnprintable(text: string): string {
   return text.replace(UNPRINTABLE, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
 }
 
-/** `unknown field "x"` per field the contract does not declare (at most 10 named, names bounded). */
-function unknownFieldProblems(Class: new () => object, plain: object): string[] {
-  const fields = declaredFields(Class);
+/** `unknown field "x"` per field of `plain` not in `fields` (at most 10 named, names bounded). */
+export function unknownFieldProblems(fields: ReadonlySet<string>, plain: object): string[] {
   const unknown = Object.keys(plain).filter((key) => !fields.has(key));
   const problems = unknown.slice(0, MAX_NAMED_FIELDS).map((key) => `unknown field "${printableName(key)}"`);
   if (unknown.length > MAX_NAMED_FIELDS) problems.push(`and ${unknown.length - MAX_NAMED_FIELDS} more unknown fields`);
@@ -153,21 +146,27 @@ function unknownFieldProblems(Class: new () => object, plain: object): string[] 
  */
 export function parseContract<T extends object>(Class: new () => T, payload: Uint8Array | string): Parsed<T> {
   const read = readJsonObject(payload);
-  if (!read.ok) return { ok: false, problems: [read.problem] };
-  const plain = read.value;
-  // class-transformer copies nested objects recursively, fields the contract does not declare included: a
-  // payload nested thousands deep overflowed the stack (and, thrown inside a NATS callback, stopped the client
-  // reading for minutes). No contract nests deeper than a few levels.
-  const tooBig = boundsProblem(plain, MAX_REQUEST_DEPTH, MAX_FIELDS);
-  if (tooBig !== undefined) return { ok: false, problems: [tooBig] };
-  const unknown = refusesUnknownFields(Class) ? unknownFieldProblems(Class, plain) : [];
+  return read.ok ? contractOf(Class, read.value) : { ok: false, problems: [read.problem] };
+}
+
+/**
+ * Validates a JSON object already read (bounded, of no prototype: {@link readJsonObject}) as a contract class.
+ * The declared fields are set on a new instance as they are: no copy (class-transformer's dropped keys named
+ * after `Object.prototype` members and made `__proto__` a prototype, so a limit set of `{"__proto__":…}` was
+ * stored empty, tester t2 F3). Never throws.
+ */
+export function contractOf<T extends object>(Class: new () => T, plain: Record<string, unknown>): Parsed<T> {
+  const fields = declaredFields(Class);
+  const unknown = refusesUnknownFields(Class) ? unknownFieldProblems(fields, plain) : [];
   let value: T;
   let errors: ReturnType<typeof validateSync>;
   try {
-    // Only the declared fields are handed on: the others are ignored or refused above, never copied.
-    value = plainToInstance(Class, declaredOnly(Class, plain));
+    value = new Class();
+    // Only the declared fields are handed on, own ones only: the others are ignored or refused above.
+    for (const field of fields)
+      if (Object.hasOwn(plain, field)) (value as Record<string, unknown>)[field] = plain[field];
     // A contract with no field (a query without filters) has nothing to validate: only its unknown fields count.
-    errors = declaredFields(Class).size === 0 ? [] : validateSync(value, { forbidUnknownValues: true });
+    errors = fields.size === 0 ? [] : validateSync(value, { forbidUnknownValues: true });
   } catch {
     return { ok: false, problems: ['payload could not be read as this contract'] };
   }
@@ -211,43 +210,4 @@ function fieldProblems(error: ValidationError): string[] {
   if (constraints.length === 0) return [`${error.property} is invalid`];
   const typeRules = constraints.filter(([rule]) => TYPE_RULES.has(rule));
   return (typeRules.length > 0 ? typeRules : constraints).map(([, message]) => message);
-}
-
-/** Whether `plain` (parsed JSON) nests objects or arrays deeper than `limit` — iteratively, never on the stack. */
-export function nestedDeeperThan(plain: unknown, limit: number): boolean {
-  return boundsProblem(plain, limit, Number.POSITIVE_INFINITY) !== undefined;
-}
-
-/**
- * What makes `plain` (parsed JSON) too big to read as a contract: objects or arrays nested deeper than
- * `maxDepth`, or more than `maxFields` object fields in all. One iterative walk, never on the stack; it stops
- * at the first bound crossed.
- */
-function boundsProblem(plain: unknown, maxDepth: number, maxFields: number): string | undefined {
-  const pending: Array<[unknown, number]> = [[plain, 1]];
-  let fields = 0;
-  while (pending.length > 0) {
-    const [node, depth] = pending.pop() as [unknown, number];
-    if (node === null || typeof node !== 'object') continue;
-    if (depth > maxDepth) return `payload is nested deeper than ${maxDepth} levels`;
-    const children = Object.values(node);
-    if (!Array.isArray(node)) {
-      fields += children.length;
-      if (fields > maxFields) return `payload has more than ${maxFields} fields`;
-    }
-    for (const child of children) {
-      if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
-    }
-  }
-  return undefined;
-}
-
-/** The fields of `plain` the contract declares (the same object when it has no other). */
-function declaredOnly(Class: new () => object, plain: Record<string, unknown>): Record<string, unknown> {
-  const fields = declaredFields(Class);
-  const keys = Object.keys(plain);
-  if (keys.every((key) => fields.has(key))) return plain;
-  const kept: Record<string, unknown> = {};
-  for (const key of keys) if (fields.has(key)) kept[key] = plain[key];
-  return kept;
 }
