@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { liveQuotes, metricSum, metricValue } from '../connector/connector-stack.js';
 import { e2eDialect } from '../kit/e2e-venue.js';
+import { eventually } from '#testing';
 import {
   accepted,
   adminPost,
@@ -210,6 +211,66 @@ describe('execution: the order API, one final outcome per order', () => {
     expect(await ask('position.get', '{}')).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
     expect(await badRequests('order.get')).toBe(1);
     expect(await badRequests('position.get')).toBe(1);
+  });
+
+  it('every request subject reads its body within the same bounds and words; counted (tester t2 F3, F6)', async () => {
+    const badRequests = (kind: string) => metricSum(instance.httpUrl, 'bus_bad_requests_total', { subject_kind: kind });
+    const ask = async (subject: string, body: string) =>
+      (await stack.algo.request(`gw.v1.acct1.exec.${subject}`, body, { timeout: 10_000 })).json<{
+        ok: boolean;
+        error?: { code: string; message: string };
+      }>();
+    const wide = JSON.stringify(Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`k${i}`, 1])));
+    const deep = `${'{"a":'.repeat(43_000)}1${'}'.repeat(43_000)}`;
+    const huge = JSON.stringify({ pad: 'p'.repeat(1_000_000) });
+    const bad: Array<[string, string]> = [
+      ['nope{', 'payload is not JSON'],
+      [deep, 'payload is nested deeper than 32 levels'],
+      [wide, 'payload has more than 1000 fields'],
+      [huge, `request is ${huge.length} bytes; at most 262144`],
+    ];
+    for (const [subject, kind] of [
+      ['order.get', 'order.get'],
+      ['order.list', 'order.list'],
+      ['position.get', 'position.get'],
+      ['risk.state.get', 'risk.state.get'],
+    ] as const) {
+      const before = await badRequests(kind);
+      for (const [body, message] of bad)
+        expect(await ask(subject, body)).toEqual({ ok: false, error: { code: 'INVALID_REQUEST', message } });
+      expect(await badRequests(kind)).toBe(before + bad.length);
+    }
+    expect(await ask('order.list', '{"__proto__":{"filter":"final"}}')).toEqual({
+      ok: false,
+      error: { code: 'INVALID_REQUEST', message: 'unknown field "__proto__"' },
+    });
+    expect((await ask('risk.state.get', '')).ok).toBe(true);
+    // a limit named after a prototype member is refused naming it, never stored as an empty override
+    const change = (limits: string) => `{"scope":"strategy","id":"t2lim2","by":"e2e","reason":"x","limits":${limits}}`;
+    for (const [limits, named] of [
+      ['{"__proto__":{"maxNotionalPerOrder":{"USD":"100"}}}', 'limits.__proto__ is not a limit'],
+      ['{"hasOwnProperty":1}', 'limits.hasOwnProperty is not a limit'],
+      ['{"constructor":{"USD":"1"}}', 'limits.constructor is not a limit'],
+      ['{"maxNotionalPerOrder":{"toString":"5"}}', 'limits.maxNotionalPerOrder.toString: a currency is'],
+    ] as const) {
+      const answer = await ask('risk.limits.set', change(limits));
+      expect(answer).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
+      expect(answer.error?.message).toContain(named);
+    }
+  });
+
+  it('a valid order published without a reply subject is not placed, and is counted', async () => {
+    const counted = () =>
+      metricSum(instance.httpUrl, 'bus_requests_without_reply_total', { subject_kind: 'order.place' });
+    const before = await counted();
+    stack.algo.publish(
+      'gw.v1.acct1.exec.order.place',
+      JSON.stringify(order('alpha', 'BUY', { quoteId: await quote() })),
+    );
+    await stack.algo.flush();
+    await eventually(async () => ((await counted()) === before + 1 ? true : undefined), {
+      what: 'the order without a reply subject counted',
+    });
   });
 
   it('PENDING at the venue when first asked, filled later → resolved SUCCESS, never FAILED', async () => {

@@ -385,7 +385,11 @@ export class ExecutionRuntime {
     };
     const queue = { queue: EXECUTION_QUEUE };
     running.subscriptions.push(
-      bus.core.subscribe(execSubjects.place, (m) => m.isRequest && reply(place.place(m.data), m.respond), queue),
+      bus.core.subscribe(
+        execSubjects.place,
+        (m) => (m.isRequest ? reply(place.place(m.data), m.respond) : bus.responder.requestWithoutReply('order.place')),
+        queue,
+      ),
       bus.responder.respondParsed({
         subject: execSubjects.get,
         kind: 'order.get',
@@ -397,6 +401,7 @@ export class ExecutionRuntime {
         subject: execSubjects.list,
         kind: 'order.list',
         queue: EXECUTION_QUEUE,
+        acceptEmptyBody: true,
         parse: parseOrderListing,
         handle: (listing) => queries.list(listing),
       }),

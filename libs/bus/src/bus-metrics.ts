@@ -10,6 +10,7 @@ export class BusMetrics {
   readonly staleReconnects: Counter;
   readonly badRequests: Counter<'subject_kind'>;
   readonly handlerErrors: Counter<'subject_kind'>;
+  readonly requestsWithoutReply: Counter<'subject_kind'>;
   readonly publishDropped: Counter<'subject_kind'>;
   readonly durablePublishRetries: Counter<'subject_kind'>;
   readonly durablePublishFailures: Counter<'subject_kind'>;
@@ -29,13 +30,19 @@ export class BusMetrics {
     });
     this.badRequests = new Counter({
       name: 'bus_bad_requests_total',
-      help: 'Requests refused as invalid (bad JSON or failed validation)',
+      help: 'Requests refused as invalid (bad JSON, over the size, depth or field bounds, or failed validation)',
       labelNames: ['subject_kind'],
       registers,
     });
     this.handlerErrors = new Counter({
       name: 'bus_handler_errors_total',
       help: 'Request handlers that threw; the requester got an INTERNAL error reply',
+      labelNames: ['subject_kind'],
+      registers,
+    });
+    this.requestsWithoutReply = new Counter({
+      name: 'bus_requests_without_reply_total',
+      help: 'Requests published without a reply subject: nobody to answer, so not handled (an order not placed)',
       labelNames: ['subject_kind'],
       registers,
     });

@@ -1,5 +1,13 @@
 import type { Msg, Subscription } from '@nats-io/transport-node';
-import { errorReply, GatewayErrorCode, MAX_REQUEST_BYTES, parseContract, type Parsed } from '#contracts';
+import {
+  contractOf,
+  errorReply,
+  GatewayErrorCode,
+  MAX_REQUEST_BYTES,
+  parseContract,
+  readJsonObject,
+  type Parsed,
+} from '#contracts';
 import type { JsonLogger } from '#observability';
 import type { BusConnection } from './bus-connection.js';
 import type { BusMetrics } from './bus-metrics.js';
@@ -40,30 +48,47 @@ export interface ContractResponderOptions<T extends object, R> {
 export interface ParsingResponderOptions<T, R> {
   subject: string;
   kind: SubjectKind;
-  /** Reads the payload (never throws); a refusal is answered and counted like a contract's. */
-  parse: (payload: Uint8Array) => Parsed<T>;
+  /**
+   * Reads the request (never throws), a JSON object already read within the bounds every request subject has
+   * (`readJsonObject`: size, nesting, field count; objects of no prototype); a refusal is answered and counted like
+   * a contract's.
+   */
+  parse: (request: Record<string, unknown>) => Parsed<T>;
   handle: (request: T) => R | Promise<R>;
   queue?: string;
+  /** Whether an empty payload is read as `{}` (unset: no, it is "not JSON"). */
+  acceptEmptyBody?: boolean;
 }
 
 export interface RawResponderOptions<R> {
   subject: string;
   kind: SubjectKind;
-  /** For requests whose body is ignored (e.g. a lookup). */
+  /**
+   * For requests whose body is ignored (e.g. a lookup): empty, or any JSON object within the bounds of every
+   * request subject (a body past them is refused as anywhere else, tester t2 F6).
+   */
   handle: () => R | Promise<R>;
   queue?: string;
 }
+
+/** The longest silence between two log lines about requests without a reply subject (each is counted). */
+const NO_REPLY_LOG_EVERY_MS = 60_000;
 
 /** The largest request read (libs/contracts `json-payload.ts`): a bigger one is refused unread. */
 export { MAX_REQUEST_BYTES };
 
 /**
- * Request/reply responders that never crash on bad input: an invalid request gets an `INVALID_REQUEST`
- * error reply listing its problems (counted in `bus_bad_requests_total`), a handler that throws gets an
- * `INTERNAL` error reply (counted, logged without the payload).
+ * Request/reply responders that never crash on bad input: every request is read the one bounded way
+ * (`readJsonObject`: size, nesting, field count, with the same words on every subject); an invalid request gets an
+ * `INVALID_REQUEST` error reply listing its problems (counted in `bus_bad_requests_total`), a handler that throws
+ * gets an `INTERNAL` error reply (counted, logged without the payload). A request published without a reply
+ * subject is not handled: counted in `bus_requests_without_reply_total`, logged at most once a minute.
  */
 export class BusResponder {
   private readonly encoder = new TextEncoder();
+  /** When a request without a reply subject was last logged, and how many came since, unlogged. */
+  private noReplyLoggedAt: number | undefined;
+  private noReplyUnlogged = 0;
 
   constructor(
     private readonly connection: BusConnection,
@@ -77,45 +102,74 @@ export class BusResponder {
     const emptyIsObject = acceptEmptyBody ?? parseContract(contract, '{}').ok;
     return this.respondParsed({
       ...rest,
-      parse: (payload) => parseContract(contract, emptyIsObject && payload.length === 0 ? '{}' : payload),
+      acceptEmptyBody: emptyIsObject,
+      parse: (request) => contractOf(contract, request),
     });
   }
 
   /** For a request read by hand rather than by a contract class: its refusals are counted the same way. */
   respondParsed<T, R>(options: ParsingResponderOptions<T, R>): BusSubscription {
-    this.countFromZero(options.kind);
-    return this.subscribe(options.subject, options.queue, (msg) => {
-      const parsed: Parsed<T> =
-        msg.data.length > MAX_REQUEST_BYTES
-          ? { ok: false, problems: [`request is ${msg.data.length} bytes; at most ${MAX_REQUEST_BYTES}`] }
-          : options.parse(msg.data);
+    const { kind, parse, acceptEmptyBody = false } = options;
+    this.countFromZero(kind);
+    return this.subscribe(options.subject, kind, options.queue, (msg) => {
+      const read = acceptEmptyBody && msg.data.length === 0 ? emptyRequest() : readJsonObject(msg.data);
+      const parsed: Parsed<T> = read.ok ? parse(read.value) : { ok: false, problems: [read.problem] };
       if (!parsed.ok) {
-        this.metrics.badRequests.inc({ subject_kind: options.kind });
-        this.logger.warn('invalid request refused', { kind: options.kind, problems: parsed.problems });
+        this.metrics.badRequests.inc({ subject_kind: kind });
+        this.logger.warn('invalid request refused', { kind, problems: parsed.problems });
         this.reply(msg, errorReply(GatewayErrorCode.InvalidRequest, parsed.problems.join('; ')));
         return;
       }
-      void this.run(msg, options.kind, () => options.handle(parsed.value));
+      void this.run(msg, kind, () => options.handle(parsed.value));
     });
   }
 
   respondToAny<R>(options: RawResponderOptions<R>): BusSubscription {
-    this.countFromZero(options.kind);
-    return this.subscribe(options.subject, options.queue, (msg) => {
-      void this.run(msg, options.kind, () => options.handle());
+    const { handle, ...rest } = options;
+    return this.respondParsed({ ...rest, acceptEmptyBody: true, parse: () => IGNORED, handle: () => handle() });
+  }
+
+  /**
+   * A request on `kind`'s subject that came without a reply subject (nobody can be answered: it is not handled):
+   * counted, and logged at most once a minute with how many came since. Called by the responders here, and by an
+   * app reading a request subject by hand (execution's `exec.order.place`).
+   */
+  requestWithoutReply(kind: SubjectKind): void {
+    this.metrics.requestsWithoutReply.inc({ subject_kind: kind });
+    const now = Date.now();
+    if (this.noReplyLoggedAt !== undefined && now - this.noReplyLoggedAt < NO_REPLY_LOG_EVERY_MS) {
+      this.noReplyUnlogged += 1;
+      return;
+    }
+    this.logger.warn('request without a reply subject dropped unanswered (said at most once a minute)', {
+      kind,
+      droppedUnloggedBefore: this.noReplyUnlogged,
     });
+    this.noReplyLoggedAt = now;
+    this.noReplyUnlogged = 0;
   }
 
   /** A kind answered has its failure series at 0 at once: a dashboard shows "none failed" as 0, not "no data". */
   private countFromZero(kind: SubjectKind): void {
     this.metrics.handlerErrors.inc({ subject_kind: kind }, 0);
+    this.metrics.requestsWithoutReply.inc({ subject_kind: kind }, 0);
   }
 
-  private subscribe(subject: string, queue: string | undefined, onMessage: (msg: Msg) => void): BusSubscription {
-    return stoppable(this.natsSubscribe(subject, queue, onMessage));
+  private subscribe(
+    subject: string,
+    kind: SubjectKind,
+    queue: string | undefined,
+    onMessage: (msg: Msg) => void,
+  ): BusSubscription {
+    return stoppable(this.natsSubscribe(subject, kind, queue, onMessage));
   }
 
-  private natsSubscribe(subject: string, queue: string | undefined, onMessage: (msg: Msg) => void): Subscription {
+  private natsSubscribe(
+    subject: string,
+    kind: SubjectKind,
+    queue: string | undefined,
+    onMessage: (msg: Msg) => void,
+  ): Subscription {
     return this.connection.client.subscribe(subject, {
       ...(queue !== undefined ? { queue } : {}),
       callback: (error, msg) => {
@@ -123,7 +177,11 @@ export class BusResponder {
           this.logger.warn('subscription error', { subject, error: error.message });
           return;
         }
-        if (!msg.reply) return; // a publish without a reply subject is not a request: nothing to answer
+        if (!msg.reply) {
+          // a publish without a reply subject: nobody to answer, so not handled (an order placed unseen) — counted
+          this.requestWithoutReply(kind);
+          return;
+        }
         // Nothing may throw into the NATS client: an exception in its callback ends its read loop, and the
         // connection, still "connected", reads nothing more until a ping times out minutes later.
         try {
@@ -166,6 +224,13 @@ export class BusResponder {
       this.logger.warn('could not send a reply', { error: error instanceof Error ? error.message : String(error) });
     }
   }
+}
+
+const IGNORED: Parsed<undefined> = { ok: true, value: undefined };
+
+/** An empty body read as `{}` (of no prototype, as `readJsonObject` reads). */
+function emptyRequest(): { ok: true; value: Record<string, unknown> } {
+  return { ok: true, value: Object.create(null) as Record<string, unknown> };
 }
 
 /** The app's handle of a NATS subscription: stopping it never drops what the server already routed here. */

@@ -379,16 +379,102 @@ describe('libs/bus against a real nats-server', () => {
     const sub = responder.respondParsed({
       subject: 't.byhand',
       kind: 'byhand',
-      parse: (payload) =>
-        payload.length > 0 ? { ok: true, value: payload.length } : { ok: false, problems: ['a body is required'] },
-      handle: (length) => ({ ok: true, length }),
+      parse: (request) =>
+        typeof request['name'] === 'string'
+          ? { ok: true, value: request['name'] }
+          : { ok: false, problems: ['a name is required'] },
+      handle: (name) => ({ ok: true, name }),
     });
     await connection.flush();
     const ask = async (body: string) => (await peer.request('t.byhand', body, { timeout: 2_000 })).json<unknown>();
-    expect(await ask('abc')).toEqual({ ok: true, length: 3 });
-    expect(await ask('')).toEqual({ ok: false, error: { code: 'INVALID_REQUEST', message: 'a body is required' } });
+    expect(await ask('{"name":"abc"}')).toEqual({ ok: true, name: 'abc' });
+    expect(await ask('{}')).toEqual({ ok: false, error: { code: 'INVALID_REQUEST', message: 'a name is required' } });
     expect(await metric('bus_bad_requests_total', { subject_kind: 'byhand' })).toBe(1);
     sub.unsubscribe();
+  });
+
+  it('every responder reads its payload through the same bounds, with the same words (tester t2 F6)', async () => {
+    const responder = new BusResponder(connection, metrics, silent);
+    const subs = [
+      responder.respondParsed({
+        subject: 't.bounds.parsed',
+        kind: 'bounds-parsed',
+        parse: () => ({ ok: true, value: 1 }),
+        handle: () => ({ ok: true }),
+      }),
+      responder.respondParsed({
+        subject: 't.bounds.parsed-empty',
+        kind: 'bounds-parsed-empty',
+        acceptEmptyBody: true,
+        parse: (request) => ({ ok: true, value: Object.keys(request).length }),
+        handle: (fields) => ({ ok: true, fields }),
+      }),
+      // a body ignored by design is still bounded: empty or a JSON object within the bounds
+      responder.respondToAny({ subject: 't.bounds.any', kind: 'bounds-any', handle: () => ({ ok: true }) }),
+    ];
+    await connection.flush();
+    const ask = async (subject: string, body: string) =>
+      (await peer.request(subject, body, { timeout: 5_000 })).json<{ ok: boolean; error?: { message: string } }>();
+    const wide = JSON.stringify(Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`k${i}`, 1])));
+    const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+    const huge = JSON.stringify({ pad: 'p'.repeat(1_000_000) });
+    const bad: Array<[string, string]> = [
+      ['nope{', 'payload is not JSON'],
+      ['[1]', 'payload must be a JSON object'],
+      [deep, 'payload is nested deeper than 32 levels'],
+      [wide, 'payload has more than 1000 fields'],
+      [huge, `request is ${huge.length} bytes; at most ${MAX_REQUEST_BYTES}`],
+    ];
+    for (const [subject, kind] of [
+      ['t.bounds.parsed', 'bounds-parsed'],
+      ['t.bounds.parsed-empty', 'bounds-parsed-empty'],
+      ['t.bounds.any', 'bounds-any'],
+    ] as const) {
+      for (const [body, message] of bad) expect((await ask(subject, body)).error?.message).toBe(message);
+      expect(await metric('bus_bad_requests_total', { subject_kind: kind })).toBe(bad.length);
+    }
+    expect((await ask('t.bounds.parsed', '')).error?.message).toBe('payload is not JSON');
+    expect(await ask('t.bounds.parsed-empty', '')).toEqual({ ok: true, fields: 0 });
+    expect(await ask('t.bounds.parsed-empty', '{"__proto__":{"a":1}}')).toEqual({ ok: true, fields: 1 });
+    expect(await ask('t.bounds.any', '')).toEqual({ ok: true });
+    expect(await ask('t.bounds.any', '{"anything":1}')).toEqual({ ok: true });
+    for (const sub of subs) sub.unsubscribe();
+  });
+
+  it('a request published with no reply subject is counted and logged (at most once a minute), not handled', async () => {
+    const lines: string[] = [];
+    const logger = new JsonLogger('bus-test', 'test', 'info', { write: (line: string) => void lines.push(line) });
+    const responder = new BusResponder(connection, metrics, logger);
+    let handled = 0;
+    const subs = [
+      responder.respond({
+        subject: 't.noreply.a',
+        kind: 'noreply-a',
+        contract: Greeting,
+        handle: () => ({ ok: true, handled: ++handled }),
+      }),
+      responder.respondToAny({ subject: 't.noreply.b', kind: 'noreply-b', handle: () => ({ ok: true }) }),
+    ];
+    await connection.flush();
+    for (const kind of ['noreply-a', 'noreply-b'])
+      expect(await metric('bus_requests_without_reply_total', { subject_kind: kind })).toBe(0);
+    peer.publish('t.noreply.a', JSON.stringify({ name: 'x' }));
+    peer.publish('t.noreply.a', 'not json');
+    peer.publish('t.noreply.b', '');
+    await peer.flush();
+    await eventually(async () =>
+      (await metric('bus_requests_without_reply_total', { subject_kind: 'noreply-b' })) === 1 ? true : undefined,
+    );
+    // an app reading a request subject by hand (exec.order.place) counts the same way
+    responder.requestWithoutReply('noreply-b');
+    expect(await metric('bus_requests_without_reply_total', { subject_kind: 'noreply-a' })).toBe(2);
+    expect(await metric('bus_requests_without_reply_total', { subject_kind: 'noreply-b' })).toBe(2);
+    expect(handled).toBe(0);
+    expect(await metric('bus_bad_requests_total', { subject_kind: 'noreply-a' })).toBeUndefined();
+    const said = lines.filter((line) => line.includes('request without a reply subject'));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain('noreply-a');
+    for (const sub of subs) sub.unsubscribe();
   });
 
   it('consumes a durable pull consumer in order and resumes after a restart without redelivering acked messages', async () => {
