@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { GatewayError, OutcomeUnknownError } from '../gateway-error.js';
 import { failureDocument } from './failure.js';
-import { commandLine } from './options.js';
+import { commandLine, parseCommand } from './options.js';
 import { orderArgs } from './order-command.js';
 import { bucketName } from './req-command.js';
 
@@ -52,5 +52,35 @@ describe('gw buy|sell options', () => {
     expect(bucketName('GW_ACCOUNT_SYNC_LEASES')).toBe('GW_ACCOUNT_SYNC_LEASES');
     expect(bucketName('KV_GW_ACCOUNT_SYNC_LEASES')).toBe('GW_ACCOUNT_SYNC_LEASES');
     expect(bucketName('KV_')).toBe('KV_'); // no bucket after the prefix: left for the name check to judge
+  });
+});
+
+describe('bad arguments are refused locally, in one line (tester t2 F8)', () => {
+  const order = ['BTC.USD', '0.01', 'BTC', 'T', '--group', 'g-1', '--strategy', 'manual'];
+  const refusal = (run: () => unknown): GatewayError => {
+    try {
+      run();
+    } catch (error) {
+      if (error instanceof GatewayError) return error;
+      throw error;
+    }
+    throw new Error('not refused');
+  };
+
+  it('an option whose value starts with a dash is refused in one line, without line breaks', () => {
+    const error = refusal(() => orderArgs('buy', [...order, '--timeout', '-5']));
+    expect(error.code).toBe('BAD_ARGUMENT');
+    expect(error.message).toMatch(/'--timeout' argument is ambiguous/);
+    expect(error.message).not.toMatch(/[\n\r]/);
+    expect(refusal(() => parseCommand('status', ['--nats', '-x'], { nats: { type: 'string' } })).message).not.toMatch(
+      /\n/,
+    );
+  });
+
+  it('an empty --key is refused (exit 2), never sent as an order’s idempotency key', () => {
+    const error = refusal(() => orderArgs('sell', [...order, '--key', '']));
+    expect(error.code).toBe('BAD_ARGUMENT');
+    expect(error.message).toMatch(/--key/);
+    expect(orderArgs('sell', [...order, '--key', 'k-1']).parsed?.key).toBe('k-1');
   });
 });

@@ -64,8 +64,21 @@ export function parseCommand<O extends ParseArgsConfig['options']>(
     const parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
     return { values: parsed.values as Record<string, unknown>, positionals: parsed.positionals };
   } catch (error) {
-    throw usage(command, error instanceof Error ? error.message : String(error));
+    // node's own text spans lines ("…ambiguous.\nDid you forget…"): one line, never `\u000a` on the terminal
+    const message = error instanceof Error ? error.message : String(error);
+    throw usage(command, message.split(/\r?\n/).join(' '));
   }
+}
+
+/**
+ * `--key <key>` (an idempotency key), absent or not empty: an empty one is refused here, with the other bad
+ * arguments (exit 2), not sent to be refused by the gateway.
+ */
+export function keyOption(command: string, values: Record<string, unknown>): string | undefined {
+  const key = values['key'];
+  if (typeof key !== 'string') return undefined;
+  if (key === '') throw usage(command, '--key must not be empty (an idempotency key, or leave --key out)');
+  return key;
 }
 
 export function usage(command: string, message: string): GatewayError {

@@ -8,7 +8,7 @@ import type { GetOrderRequest, OrderAccepted, OrderCorrection, OrderEvent, Order
 import type { GatewayClient } from '../gateway-client.js';
 import { OutcomeUnknownError } from '../gateway-error.js';
 import { answerOrInterrupt, interruption, INTERRUPTED } from './interrupt.js';
-import { parseCommand, positiveInt, usage, COMMON_FLAGS, type ClientSource } from './options.js';
+import { keyOption, parseCommand, positiveInt, usage, COMMON_FLAGS, type ClientSource } from './options.js';
 import { paint, printable, table, type Terminal } from './terminal.js';
 import { announceKey, EXIT_OUTCOME_UNKNOWN, unansweredJson, unansweredLines } from './unanswered-write.js';
 
@@ -76,6 +76,7 @@ export function orderArgs(
     throw usage(command, '--group <account group uuid> is required (`gw balances` lists them)');
   if (typeof strategy !== 'string') throw usage(command, '--strategy <id> is required (who places the order)');
   const wait = positiveInt(command, 'wait', values['wait']) ?? 60;
+  const key = keyOption(command, values);
   const sendWithin = positiveInt(command, 'send-within', values['send-within']);
   return {
     values,
@@ -89,7 +90,7 @@ export function orderArgs(
       strategy,
       ...(typeof values['worst-price'] === 'string' ? { worstPrice: values['worst-price'] } : {}),
       ...(sendWithin !== undefined ? { sendWithinMs: sendWithin * 1000 } : {}),
-      ...(typeof values['key'] === 'string' ? { key: values['key'] } : {}),
+      ...(key !== undefined ? { key } : {}),
       waitMs: wait * 1000,
     },
   };
@@ -253,9 +254,10 @@ export const ORDERS_FLAGS = {
 
 /** `--id <orderId>`, or `--strategy <id> --key <key>`: which one order to show (undefined: a list). */
 function oneOrder(values: Record<string, unknown>): GetOrderRequest | undefined {
-  const { id, strategy, key } = values;
+  const { id, strategy } = values;
   if (typeof id === 'string') return { orderId: id };
-  if (typeof key !== 'string') return undefined;
+  const key = keyOption('orders', values);
+  if (key === undefined) return undefined;
   if (typeof strategy !== 'string') {
     throw usage('orders', '--key <key> needs --strategy <id> (a key names an order per strategy)');
   }

@@ -9,7 +9,7 @@
 import type { WithdrawalListItem, WithdrawalView } from '#contracts';
 import { OutcomeUnknownError } from '../gateway-error.js';
 import { answerOrInterrupt } from './interrupt.js';
-import { COMMON_FLAGS, positiveInt, usage, type ClientSource } from './options.js';
+import { COMMON_FLAGS, keyOption, positiveInt, usage, type ClientSource } from './options.js';
 import { paint, printable, table, type Terminal } from './terminal.js';
 import { announceKey, EXIT_OUTCOME_UNKNOWN, unansweredJson, unansweredLines } from './unanswered-write.js';
 
@@ -47,7 +47,7 @@ export async function runWithdrawals(
   output: Output,
 ): Promise<number> {
   const [action = 'list', ...rest] = positionals;
-  const key = typeof values['key'] === 'string' ? values['key'] : undefined;
+  const key = keyOption('withdrawals', values);
   switch (action) {
     case 'list': {
       const kind = values['kind'];
