@@ -167,6 +167,43 @@ describe('account-sync webhook receiver (sandbox venue, real nats-server)', () =
     expect(await metricValue(stack, 'account_sync_webhooks_total', { result })).toBe(before + 1);
   });
 
+  it.each([
+    ['empty', ''],
+    ['with a NUL', 'U\u0000SD'],
+    ['with an RTL override', '\u202eDSU'],
+    ['4,096 characters long', 'Q'.repeat(4_096)],
+  ])(
+    'answers a leg whose ccy is %s 503 unusable (retried), counted, nothing stored (tester t2 F5)',
+    async (_case, ccy) => {
+      const uuid = `t2-ccy-${ccy.length}-${ccy.charCodeAt(1) || 0}`;
+      const leg = {
+        uuid,
+        transactionClass: 'CASH',
+        transactionType: 'DEPOSIT',
+        transactionState: 'PROCESSED',
+        amount: 5,
+        ccy,
+        accountGroupUuid: group(),
+        received: 1_700_000_000_000,
+      };
+      const before = await metricValue(stack, 'account_sync_webhooks_total', { result: 'unusable' });
+      const response = await fetch(stack.webhookUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(leg),
+      });
+      expect(response.status).toBe(503);
+      const answer = await response.text();
+      expect(answer).toContain('notification.ccy: expected a currency code');
+      expect(answer.length).toBeLessThan(400);
+      expect(answer).not.toContain('QQQQ');
+      expect(await metricValue(stack, 'account_sync_webhooks_total', { result: 'unusable' })).toBe(before + 1);
+      expect(await transactionEvents(stack, uuid)).toEqual([]);
+      const stored = await request<{ ok: boolean }>(stack, transactionSubjects.get, { uuid });
+      expect(stored.ok).toBe(false);
+    },
+  );
+
   it('reports the ips list and the ledger in /health', async () => {
     const health = (await (await fetch(`${stack.app?.httpUrl}/health`)).json()) as {
       checks: Record<string, { up: boolean }>;

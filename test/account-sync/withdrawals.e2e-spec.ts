@@ -7,9 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { WithdrawalListReply, WithdrawalReply, WithdrawalView } from '#contracts';
 import { waitFor } from '#testing';
 import { requestIdOf } from '../../apps/account-sync/src/withdrawals/withdrawal-identity.js';
+import { metricSum } from '../connector/connector-stack.js';
 import {
   ACCOUNT,
   admin,
+  metricValue,
   request,
   startAccountSyncStack,
   withdrawalEvents,
@@ -228,6 +230,52 @@ describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
       kind: 'wire',
     });
     expect(invalid).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
+  });
+
+  it("an account group that is no UUID, or not one of the account's, is refused before any venue call, counted as a bad request (tester t2 F2)", async () => {
+    const app = stack.app;
+    if (app === undefined) throw new Error('app not running');
+    const runs = (resource: string) =>
+      metricSum(app.httpUrl, 'account_sync_runs_total', { resource, mode: 'full', result: 'ok' });
+    // the groups are known once the sync's first balances read is done (and its first account details read with it)
+    await waitFor(async () => (await runs('balances')) >= 1 && (await runs('accountDetails')) >= 1, 'first reads');
+    const venueCalls = () => metricSum(app.httpUrl, 'venue_rest_calls_total', { operation: 'getAccountDetails' });
+    const badRequests = () => metricValue(stack, 'bus_bad_requests_total', { subject_kind: 'acct.withdrawal.submit' });
+    const [callsBefore, badBefore] = [await venueCalls(), await badRequests()];
+
+    const malformed = ['a\u0000b', '\u202Eabc', 'Infinity', '0x10', '-0', 'a\ud800', `${seed.defaultGroupUuid}\u0000`];
+    for (const [i, accountGroupUuid] of malformed.entries()) {
+      expect(await fiat(`wd-bad-group-${i}`, { accountGroupUuid })).toMatchObject({
+        ok: false,
+        error: { code: 'INVALID_REQUEST', message: 'accountGroupUuid must be a UUID (8-4-4-4-12 hexadecimal digits)' },
+      });
+    }
+    for (const [i, bankAccountUuid] of ['b\u0000', '\u202Eb', 'b\u200b'].entries()) {
+      expect(await fiat(`wd-bad-bank-${i}`, { bankAccountUuid })).toMatchObject({
+        ok: false,
+        error: { code: 'INVALID_REQUEST', message: expect.stringMatching(/^bankAccountUuid must be/) },
+      });
+    }
+    // a flood of well-formed groups the account does not have: each refused naming the field, none sent to the venue
+    const unknown = Array.from({ length: 100 }, (_, i) => `0bad0000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    const replies = await Promise.all(
+      unknown.map((accountGroupUuid, i) => fiat(`wd-unknown-group-${i}`, { accountGroupUuid })),
+    );
+    for (const reply of replies) {
+      expect(reply).toMatchObject({
+        ok: false,
+        error: { code: 'INVALID_REQUEST', message: expect.stringMatching(/^accountGroupUuid is not one of/) },
+      });
+      expect(reply.withdrawal).toBeUndefined();
+    }
+    expect(await venueCalls()).toBe(callsBefore);
+    expect(await badRequests()).toBe(badBefore + malformed.length + 3 + unknown.length);
+    expect(await withdrawalEvents(stack, requestIdOf(ACCOUNT, 'wd-unknown-group-0'))).toEqual([]);
+    // the account's own group is taken as before
+    expect(await fiat('wd-after-bad-groups', { amount: '1.00' })).toMatchObject({
+      ok: true,
+      withdrawal: { state: 'PENDING_APPROVAL' },
+    });
   });
 
   it('participants service down: the list is still served, without names, uuids kept', async () => {

@@ -39,6 +39,7 @@ import {
  * is listed in CONTRACT_ONLY with its reason: there the schema accepts and the app refuses, and the schema's
  * description tells it.
  */
+const GROUP_UUID = '9a000000-0000-4000-8000-000000000001';
 const DOCUMENT = readFileSync(join(process.cwd(), 'docs/asyncapi.yaml'), 'utf8');
 
 type Accepts = (payload: string) => boolean;
@@ -347,11 +348,11 @@ const MORE_REQUESTS: Record<string, object[]> = {
   TradeQuery: [{ accountGroupUuid: 'g1', clientRef: 'c1', tradeRef: 't1' }],
   TransactionListQuery: [{ accountGroupUuid: 'g1', ccy: 'USD', tradeId: 't1' }],
   WithdrawalSubmitRequest: [
-    { idempotencyKey: 'k', kind: 'crypto', accountGroupUuid: 'g1', ccy: 'BTC', amount: '1', walletUuid: 'w1' },
-    { idempotencyKey: 'k', kind: 'fiat', accountGroupUuid: 'g1', ccy: 'USD', amount: '1', clientComment: 'rent' },
+    { idempotencyKey: 'k', kind: 'crypto', accountGroupUuid: GROUP_UUID, ccy: 'BTC', amount: '1', walletUuid: 'w1' },
+    { idempotencyKey: 'k', kind: 'fiat', accountGroupUuid: GROUP_UUID, ccy: 'USD', amount: '1', clientComment: 'rent' },
   ],
   WithdrawalGetRequest: [{ requestId: 'a1b2c3' }],
-  WithdrawalCancelRequest: [{ idempotencyKey: 'k' }, { requestId: 'a1b2c3', accountGroupUuid: 'g1' }],
+  WithdrawalCancelRequest: [{ idempotencyKey: 'k' }, { requestId: 'a1b2c3', accountGroupUuid: GROUP_UUID }],
 };
 
 /** `text` with its last UTF-16 unit replaced by a lone surrogate (half a character: `\ud800`). */

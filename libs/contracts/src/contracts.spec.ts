@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { isParsableDecimal } from '#venue-api';
 import {
+  ACCOUNT_GROUP_UUID_RULE,
   BalanceQuery,
   canFollowWithdrawalState,
   WITHDRAWAL_STATES,
@@ -18,6 +19,7 @@ import {
   WithdrawalGetRequest,
   WithdrawalListRequest,
   WithdrawalSubmitRequest,
+  venueReferenceRule,
   errorReply,
   KillSwitchRequest,
   MAX_ERROR_MESSAGE,
@@ -248,7 +250,13 @@ describe('parseContract', () => {
     const lone = ['a\ud800', '\udc00b', 'a\udfffb', '\ud800'];
     const requesterRule = 'requester must be 1–128 characters without control or format characters, not only spaces';
     const reasonRule = 'reason must say why: 1-1024 characters without control or format characters, not only spaces';
-    const withdrawal = { idempotencyKey: 'k', kind: 'fiat', accountGroupUuid: 'g', ccy: 'USD', amount: '1' };
+    const withdrawal = {
+      idempotencyKey: 'k',
+      kind: 'fiat',
+      accountGroupUuid: '9a000000-0000-4000-8000-000000000001',
+      ccy: 'USD',
+      amount: '1',
+    };
     for (const text of lone) {
       expect(parseContract(StreamRequest, JSON.stringify({ ...valid, requester: text }))).toEqual({
         ok: false,
@@ -289,7 +297,13 @@ describe('parseContract', () => {
       `${field} must not hold a lone UTF-16 surrogate (half a character, such as \\ud800: it cannot be sent as UTF-8)`;
     const command = { clientRequestId: 'ord-1', quoteId: 'q', side: 'BUY' };
     const state = { scope: 'accountGroup', id: 'g1', state: 'HALTED', by: 'ops', reason: 'incident' };
-    const withdrawal = { idempotencyKey: 'k', kind: 'fiat', accountGroupUuid: 'g', ccy: 'USD', amount: '1' };
+    const withdrawal = {
+      idempotencyKey: 'k',
+      kind: 'fiat',
+      accountGroupUuid: '9a000000-0000-4000-8000-000000000001',
+      ccy: 'USD',
+      amount: '1',
+    };
     const cases: [new () => object, object, string][] = [
       [StreamRequest, { ...valid, currency: 'BT\ud800' }, rule('currency')],
       [StreamRequest, { ...valid, tenor: 'T\udc00' }, rule('tenor')],
@@ -316,8 +330,9 @@ describe('parseContract', () => {
       [TransactionListQuery, { tradeId: 't\ud800' }, rule('tradeId')],
       [StateQuery, { accountGroupUuid: 'g\ud800' }, rule('accountGroupUuid')],
       [TransactionGetRequest, { uuid: 'u\ud800' }, rule('uuid')],
-      [WithdrawalSubmitRequest, { ...withdrawal, accountGroupUuid: 'g\ud800' }, rule('accountGroupUuid')],
-      [WithdrawalSubmitRequest, { ...withdrawal, bankAccountUuid: 'b\ud800' }, rule('bankAccountUuid')],
+      // an account group is a UUID (spec-gaps WD10): its own rule refuses half a character too
+      [WithdrawalSubmitRequest, { ...withdrawal, accountGroupUuid: 'g\ud800' }, ACCOUNT_GROUP_UUID_RULE],
+      [WithdrawalSubmitRequest, { ...withdrawal, bankAccountUuid: 'b\ud800' }, venueReferenceRule('bankAccountUuid')],
     ];
     for (const [Class, payload, problem] of cases) {
       expect({ Class: Class.name, parsed: parseContract(Class, JSON.stringify(payload)) }).toEqual({

@@ -8,6 +8,7 @@ export * from './order.js';
 export * from './account-groups.js';
 export * from './connector-status.js';
 export * from './validate.js';
+export * from './venue-codes.js';
 export * from './json-payload.js';
 export * from './topics.js';
 export * from './execution/risk.js';

@@ -33,7 +33,7 @@ import { StateMirror, type DurablePublish, type MirrorOptions, type MirrorStore 
 import { SyncEngine, type Mirrors } from './sync-engine.js';
 import { SyncMetrics } from './sync-metrics.js';
 import { SyncScheduler } from './sync-scheduler.js';
-import { SYNC_RESOURCES, type RefreshCause, type SyncTriggers } from './sync-triggers.js';
+import { SYNC_RESOURCES, type KnownAccountGroups, type RefreshCause, type SyncTriggers } from './sync-triggers.js';
 import { watchUndoneTrades } from './undone-trades.js';
 
 export interface SyncBus {
@@ -49,7 +49,7 @@ export interface SyncBus {
 const STATE_KIND = 'acct.state';
 const DRIFT_KIND = 'acct.drift';
 
-export class AccountSyncRuntime implements SyncTriggers {
+export class AccountSyncRuntime implements SyncTriggers, KnownAccountGroups {
   readonly scheduler: SyncScheduler;
   readonly engine: SyncEngine;
   private readonly syncSubjects: AccountSyncSubjects;
@@ -146,6 +146,10 @@ export class AccountSyncRuntime implements SyncTriggers {
 
   refreshAfter(cause: RefreshCause): void {
     this.scheduler.refreshAfter(cause);
+  }
+
+  knownAccountGroups(): ReadonlySet<string> | undefined {
+    return this.engine.knownGroups;
   }
 
   private readonly buckets = new Map<MirroredResource, ReturnType<BusKv['bucket']>>();

@@ -17,6 +17,8 @@ export interface HeldLegs {
 export class BalanceReads {
   /** The account groups seen in the last balances read (participants and details are read per group). */
   groups: AccountGroupRef[] = [];
+  /** The same groups' uuids, for a lookup; undefined until the first balances read of this life. */
+  knownGroups: ReadonlySet<string> | undefined;
   private readAt: number | undefined;
   private readonly reportedDrifts = new Set<string>();
 
@@ -32,6 +34,7 @@ export class BalanceReads {
     const { groups, states } = balanceStates(answer);
     const readAt = answer.timestamp !== undefined && /^\d+$/.test(answer.timestamp) ? Number(answer.timestamp) : now();
     this.groups = groups;
+    this.knownGroups = new Set(groups.map((group) => group.uuid));
     // A currency or a group no longer listed is removed (the read covers every group and currency).
     const result = await mirrors.balance.apply(states, () => true);
     this.readAt = readAt;

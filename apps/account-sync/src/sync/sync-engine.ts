@@ -68,6 +68,11 @@ export class SyncEngine {
     this.balances.groups = groups;
   }
 
+  /** The same groups' uuids (withdrawals check a request's group against them); undefined until the first read. */
+  get knownGroups(): ReadonlySet<string> | undefined {
+    return this.balances.knownGroups;
+  }
+
   /** Transaction legs read from the venue's list, by uuid (the `transaction-list` query and the balance check). */
   get transactions(): ReadonlyMap<string, TransactionRecord> {
     return this.legs.held;

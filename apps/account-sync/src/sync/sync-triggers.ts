@@ -1,7 +1,8 @@
 /**
  * The seam between what learns that the account changed (an order outcome, a webhook, a withdrawal) and the
  * REST sync that reads the changed resources again. Provided in Nest under the token `SYNC_TRIGGERS` by the
- * sync module; the transaction ledger and the withdrawals inject it.
+ * sync module; the transaction ledger and the withdrawals inject it. Beside it, `KNOWN_ACCOUNT_GROUPS` tells which
+ * account groups the sync's last balances read listed (withdrawals check a request's group against them).
  *
  * `refreshAfter` never blocks and never throws: it schedules a refresh of the resources the cause touches
  * (coalesced with other causes arriving within `SYNC_TRIGGER_DELAY_MS`), within the process's REST budget.
@@ -36,6 +37,17 @@ export type RefreshCause =
 
 export interface SyncTriggers {
   refreshAfter(cause: RefreshCause): void;
+}
+
+/** Provided under `KNOWN_ACCOUNT_GROUPS` by the sync module, beside `SYNC_TRIGGERS`. */
+export const KNOWN_ACCOUNT_GROUPS = Symbol('KNOWN_ACCOUNT_GROUPS');
+
+export interface KnownAccountGroups {
+  /**
+   * The account groups the last balances read listed (§2.6: every group of the account); undefined before the first
+   * read of this life. Withdrawals check a request's group against it before asking the venue (tester t2 F2).
+   */
+  knownAccountGroups(): ReadonlySet<string> | undefined;
 }
 
 /** The resources a cause touches. */

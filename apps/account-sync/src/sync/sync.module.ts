@@ -7,7 +7,7 @@ import { ACCOUNT_SYNC_CONFIG, type AccountSyncConfig } from '../config.js';
 import { AppLifecycle } from '../lifecycle/app-lifecycle.js';
 import { TRANSACTION_INTAKE, type TransactionIntake } from '../transactions/transaction-intake.js';
 import { AccountSyncRuntime } from './account-sync-runtime.js';
-import { SYNC_TRIGGERS } from './sync-triggers.js';
+import { KNOWN_ACCOUNT_GROUPS, SYNC_TRIGGERS } from './sync-triggers.js';
 
 /** Registers the sync as an `intake` part of the app's lifecycle. */
 @Injectable()
@@ -18,8 +18,9 @@ class SyncLifecyclePart {
 }
 
 /**
- * The REST sync (§4.4–§4.11): provides `SYNC_TRIGGERS` (for the ledger and withdrawals) and, when the
- * transaction ledger's module provides `TRANSACTION_INTAKE`, feeds it every transaction-list record.
+ * The REST sync (§4.4–§4.11): provides `SYNC_TRIGGERS` (for the ledger and withdrawals) and `KNOWN_ACCOUNT_GROUPS`
+ * (withdrawals) and, when the transaction ledger's module provides `TRANSACTION_INTAKE`, feeds it every
+ * transaction-list record.
  */
 @Module({})
 export class SyncModule {
@@ -74,9 +75,10 @@ export class SyncModule {
           ],
         },
         { provide: SYNC_TRIGGERS, useExisting: AccountSyncRuntime },
+        { provide: KNOWN_ACCOUNT_GROUPS, useExisting: AccountSyncRuntime },
         SyncLifecyclePart,
       ],
-      exports: [SYNC_TRIGGERS, AccountSyncRuntime],
+      exports: [SYNC_TRIGGERS, KNOWN_ACCOUNT_GROUPS, AccountSyncRuntime],
     };
   }
 }

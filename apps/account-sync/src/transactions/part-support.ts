@@ -3,7 +3,12 @@ import type { ModuleRef } from '@nestjs/core';
 import { accountLedgerStreams, type BusStreams } from '#bus';
 import type { HealthCheck } from '#observability';
 import type { AccountSyncConfig } from '../config.js';
-import { SYNC_TRIGGERS, type SyncTriggers } from '../sync/sync-triggers.js';
+import {
+  KNOWN_ACCOUNT_GROUPS,
+  SYNC_TRIGGERS,
+  type KnownAccountGroups,
+  type SyncTriggers,
+} from '../sync/sync-triggers.js';
 
 export function ledgerSettingsOf(config: AccountSyncConfig) {
   return {
@@ -23,8 +28,17 @@ export async function ensureLedgerStream(streams: BusStreams, config: AccountSyn
 
 /** The REST sync's `SYNC_TRIGGERS` when the app has a sync part (any module), else undefined. */
 export function optionalSyncTriggers(modules: ModuleRef): SyncTriggers | undefined {
+  return optionalSyncPart<SyncTriggers>(modules, SYNC_TRIGGERS);
+}
+
+/** The REST sync's `KNOWN_ACCOUNT_GROUPS` when the app has a sync part, else undefined. */
+export function optionalKnownAccountGroups(modules: ModuleRef): KnownAccountGroups | undefined {
+  return optionalSyncPart<KnownAccountGroups>(modules, KNOWN_ACCOUNT_GROUPS);
+}
+
+function optionalSyncPart<T>(modules: ModuleRef, token: symbol): T | undefined {
   try {
-    return modules.get<SyncTriggers>(SYNC_TRIGGERS, { strict: false });
+    return modules.get<T>(token, { strict: false });
   } catch {
     return undefined;
   }

@@ -1,13 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
 import { parseContract, WithdrawalSubmitRequest } from '#contracts';
 import type { Participant } from '#venue-api';
-import { checkDestination, checkRequestShape } from './withdrawal-checks.js';
+import { checkAccountGroup, checkDestination, checkRequestShape } from './withdrawal-checks.js';
+
+const GROUP = '9a000000-0000-4000-8000-000000000001';
 
 function fiat(fields: Partial<WithdrawalSubmitRequest> = {}): WithdrawalSubmitRequest {
   return Object.assign(new WithdrawalSubmitRequest(), {
     idempotencyKey: 'k',
     kind: 'fiat',
-    accountGroupUuid: 'g',
+    accountGroupUuid: GROUP,
     ccy: 'USD',
     amount: '100.50',
     bankAccountUuid: 'ba-usd',
@@ -111,7 +113,7 @@ describe('withdrawal checks', () => {
         JSON.stringify({
           idempotencyKey: 'k',
           kind: 'fiat',
-          accountGroupUuid: 'g',
+          accountGroupUuid: GROUP,
           ccy,
           amount: '1',
           bankAccountUuid: 'b',
@@ -139,5 +141,68 @@ describe('withdrawal checks', () => {
     expect(bank).toBe('bank account currency is U\\u001b[2K\\u000d\\u202eSDZZZZZZZ…, not a\\u0000b');
     const wallet = checkDestination(fiat({ kind: 'crypto', ccy: 'ETH', walletUuid: 'w-x' }), hostile)?.message ?? '';
     expect(wallet).toBe('wallet asset is B\\u0000TC, not ETH');
+  });
+
+  it('an account group is a UUID, and so its shape is checked before any venue call (tester t2 F2)', () => {
+    const submit = (fields: Record<string, unknown>) =>
+      parseContract(
+        WithdrawalSubmitRequest,
+        JSON.stringify({ idempotencyKey: 'k', kind: 'fiat', ccy: 'USD', amount: '1', bankAccountUuid: 'b', ...fields }),
+      );
+    const rule = 'accountGroupUuid must be a UUID (8-4-4-4-12 hexadecimal digits)';
+    for (const accountGroupUuid of [
+      'a\u0000b',
+      '\u202Eabc',
+      'Infinity',
+      '0x10',
+      '-0',
+      'g',
+      '',
+      `${GROUP}\u0000`,
+      `${GROUP} `,
+      '9a000000-0000-4000-8000-00000000000g',
+      '9a0000000000400080000000000000001',
+      'a\ud800',
+      1,
+      null,
+    ]) {
+      expect(submit({ accountGroupUuid })).toEqual({ ok: false, problems: [rule] });
+    }
+    expect(submit({}).ok).toBe(false);
+    expect(submit({ accountGroupUuid: GROUP }).ok).toBe(true);
+    expect(submit({ accountGroupUuid: GROUP.toUpperCase() }).ok).toBe(true);
+  });
+
+  it('a bank account or wallet goes into the venue body: control, format, bidi characters and lone surrogates refused', () => {
+    const submit = (fields: Record<string, unknown>) =>
+      parseContract(
+        WithdrawalSubmitRequest,
+        JSON.stringify({ idempotencyKey: 'k', accountGroupUuid: GROUP, ccy: 'USD', amount: '1', ...fields }),
+      );
+    for (const reference of ['a\u0000b', '\u202Eabc', 'a\u200bb', 'a\ud800', 'a b', 'a/b', '', 'x'.repeat(129)]) {
+      expect(submit({ kind: 'fiat', bankAccountUuid: reference })).toEqual({
+        ok: false,
+        problems: ['bankAccountUuid must be 1-128 characters without white space, /, control or format characters'],
+      });
+      expect(submit({ kind: 'crypto', ccy: 'BTC', walletUuid: reference })).toEqual({
+        ok: false,
+        problems: ['walletUuid must be 1-128 characters without white space, /, control or format characters'],
+      });
+    }
+    expect(submit({ kind: 'fiat', bankAccountUuid: 'ba-usd' }).ok).toBe(true);
+    expect(submit({ kind: 'crypto', ccy: 'BTC', walletUuid: 'a1a10000-0000-4000-8000-00000000ffff' }).ok).toBe(true);
+  });
+
+  it("an account group the venue's balances do not list is refused, naming the field; before any read, the venue is asked", () => {
+    const known = new Set([GROUP]);
+    expect(checkAccountGroup(GROUP, known)).toBeUndefined();
+    const other = '9a000000-0000-4000-8000-0000000000ff';
+    expect(checkAccountGroup(other, known)).toEqual({
+      code: 'INVALID_REQUEST',
+      message: "accountGroupUuid is not one of the account's groups (as the venue's balances list them)",
+    });
+    expect(checkAccountGroup(other, new Set())).toMatchObject({ code: 'INVALID_REQUEST' });
+    // not read yet in this life: the group is left to the venue's account details (404 remembered)
+    expect(checkAccountGroup(other, undefined)).toBeUndefined();
   });
 });

@@ -1,5 +1,6 @@
 /**
  * Checks a withdrawal before anything is stored or sent (§4.9, §2.5 usability rules, §8), pure:
+ *  - the account group is one the venue's balances list (before its account details are asked for);
  *  - amount positive; at most two decimals for fiat (§4.9), eight for crypto (R6, WD4), as written (`1.50` yes,
  *    `1.500` no: the venue judges the text) — so the venue client never refuses a request after it was stored;
  *  - the caller's comment fits beside the gateway's reference in the venue's 1024 characters;
@@ -39,6 +40,23 @@ export function checkRequestShape(request: WithdrawalSubmitRequest): CheckProble
     );
   }
   return problems.length === 0 ? undefined : { code: WithdrawalErrorCode.InvalidRequest, message: problems.join('; ') };
+}
+
+/**
+ * The account group among the account's groups, as the venue's balances list them (§2.6: every group, the Default
+ * and each sub-account), before the venue is asked for the group's details: a request naming another group costs no
+ * venue call (tester t2 F2: a flood of unknown groups took account-sync's whole REST share). `known` undefined: no
+ * balances read in this life yet — the group is left to the venue's account details (a 404 is remembered).
+ */
+export function checkAccountGroup(
+  accountGroupUuid: string,
+  known: ReadonlySet<string> | undefined,
+): CheckProblem | undefined {
+  if (known === undefined || known.has(accountGroupUuid)) return undefined;
+  return {
+    code: WithdrawalErrorCode.InvalidRequest,
+    message: "accountGroupUuid is not one of the account's groups (as the venue's balances list them)",
+  };
 }
 
 /**

@@ -59,8 +59,8 @@ import type {
   WithdrawalRequest,
   WithdrawalSendOptions,
 } from '#venue-api';
-import type { SyncTriggers } from '../sync/sync-triggers.js';
-import { AMOUNT_SCALE, checkDestination, checkRequestShape } from './withdrawal-checks.js';
+import type { KnownAccountGroups, SyncTriggers } from '../sync/sync-triggers.js';
+import { AMOUNT_SCALE, checkAccountGroup, checkDestination, checkRequestShape } from './withdrawal-checks.js';
 import { ChangeOutbox } from './change-outbox.js';
 import { duplicatesOf, legacyRequestIdOf, requestIdOf, rowIsOf, sameAmount } from './withdrawal-identity.js';
 import { cancelGroupOf, LEDGER_MARK_KEY, restoredFieldAgrees, restoredRequests } from './withdrawal-restore.js';
@@ -172,6 +172,8 @@ const DEFAULT_LIST_LIMIT = 500;
 const LIST_REPLY_BUDGET_BYTES = 768 * 1024;
 const DEFAULT_NOT_FOUND_WATCH_MS = 7 * 24 * 3_600_000;
 const DEFAULT_REJECTED_WATCH_MS = 7 * 24 * 3_600_000;
+/** Account groups whose details (or 404) are remembered at once; a group the balances list is one of a few. */
+const MAX_DETAILS_HELD = 256;
 /** How often the markers that removed send marks leave in the bucket are purged (and once at start). */
 const MARKER_PURGE_EVERY_MS = 3_600_000;
 
@@ -185,6 +187,7 @@ export class WithdrawalDesk {
   private pollAgain = false;
   private storageFailure: string | undefined;
   private triggers: SyncTriggers | undefined;
+  private groups: KnownAccountGroups | undefined;
   /** Change events not published yet (JetStream unavailable): tried again before the request's next one and at every poll. */
   private readonly outbox: ChangeOutbox;
 
@@ -229,6 +232,11 @@ export class WithdrawalDesk {
 
   useSyncTriggers(triggers: SyncTriggers): void {
     this.triggers = triggers;
+  }
+
+  /** The account groups the REST sync read: a submit naming another is refused before any venue call. */
+  useKnownAccountGroups(groups: KnownAccountGroups): void {
+    this.groups = groups;
   }
 
   /**
@@ -443,6 +451,13 @@ export class WithdrawalDesk {
     }
     const shape = checkRequestShape(request);
     if (shape !== undefined) return errorReply(shape.code, shape.message);
+    const group = checkAccountGroup(request.accountGroupUuid, this.groups?.knownAccountGroups());
+    if (group !== undefined) {
+      // a group created since the last balances read is known after the next: asked for now (coalesced, at most
+      // one read per SYNC_TRIGGER_MIN_GAP_MS however many requests name unknown groups)
+      this.triggers?.refreshAfter({ kind: 'resources', resources: ['balances'] });
+      return errorReply(group.code, group.message);
+    }
     let entity: Participant | undefined;
     try {
       entity = await this.accountDetails(request.accountGroupUuid);
@@ -452,7 +467,7 @@ export class WithdrawalDesk {
     if (entity === undefined) {
       return errorReply(
         WithdrawalErrorCode.InvalidRequest,
-        'the account group has no onboarded entity (account details 404)',
+        'accountGroupUuid: the account group has no onboarded entity (account details 404)',
       );
     }
     const destination = checkDestination(request, entity);
@@ -843,10 +858,16 @@ export class WithdrawalDesk {
     );
   }
 
+  /**
+   * A group's account details, remembered `accountDetailsTtlMs` — a 404 (undefined) too, so a group without an entity
+   * costs one venue call per TTL, not one per request. Bounded: the oldest entry makes room.
+   */
   private accountDetails(accountGroupUuid: string): Promise<Participant | undefined> {
     const cached = this.details.get(accountGroupUuid);
     const now = this.clock.now();
     if (cached !== undefined && now - cached.at < this.options.accountDetailsTtlMs) return cached.entity;
+    this.details.delete(accountGroupUuid);
+    if (this.details.size >= MAX_DETAILS_HELD) this.details.delete(this.details.keys().next().value as string);
     const entity = this.venue.getAccountDetails({ accountGroupUuid });
     this.details.set(accountGroupUuid, { at: now, entity });
     entity.catch(() => this.details.delete(accountGroupUuid));

@@ -20,7 +20,13 @@ import { HealthRegistry, JsonLogger, MetricsRegistry } from '#observability';
 import { VenueRestClient } from '#venue-api';
 import { ACCOUNT_SYNC_CONFIG, type AccountSyncConfig } from '../config.js';
 import { AppLifecycle } from '../lifecycle/app-lifecycle.js';
-import { ensureLedgerStream, NOT_STARTED, optionalSyncTriggers, storeHealth } from '../transactions/part-support.js';
+import {
+  ensureLedgerStream,
+  NOT_STARTED,
+  optionalKnownAccountGroups,
+  optionalSyncTriggers,
+  storeHealth,
+} from '../transactions/part-support.js';
 import { TRANSACTION_INTAKE } from '../transactions/transaction-intake.js';
 import type { TransactionLedger } from '../transactions/transaction-ledger.js';
 import { WithdrawalDesk } from './withdrawal-desk.js';
@@ -111,6 +117,8 @@ class WithdrawalsPart implements OnModuleInit {
         );
         const triggers = optionalSyncTriggers(this.modules);
         if (triggers !== undefined) desk.useSyncTriggers(triggers);
+        const groups = optionalKnownAccountGroups(this.modules);
+        if (groups !== undefined) desk.useKnownAccountGroups(groups);
         // A withdrawal's transaction leg moved (approved, processed, failed): read the lists now, not at the next poll.
         this.ledger.onStored((event) => {
           if (event.leg.transactionType === 'WITHDRAWAL') void desk.poll();

@@ -93,7 +93,7 @@ export class FaultsAdminController {
   }
 
   /**
-   * `{uuid, shape: "unreadable"|"unusual"}`: the trade or transaction leg `uuid` is written so in the trade and
+   * `{uuid, shape: "unreadable"|"unusual"|"bad-ccy"}`: the trade or transaction leg `uuid` is written so in the trade and
    * transaction lists from now on (rest/odd-rows.ts), until `DELETE /admin/faults/odd-rows`.
    */
   @Post('faults/odd-rows')

@@ -7,11 +7,13 @@
  *   unusual      the row keeps its uuid and the fields a leg needs, but its other fields are odd: a trade's state,
  *                side and class outside §2.4's lists or of another kind, a transaction's class and type outside
  *                §2.9's lists, `displayTitle` an object, `received` text — and a property no spec names
+ *   bad-ccy      a transaction leg whose `ccy` is no currency code (`U\u0000SD`): a client must leave it out, count
+ *                it and keep the rest (tester t2 F5); a trade row is written unchanged
  */
 import { Injectable } from '@nestjs/common';
 import type { WireValue } from '../http/json.js';
 
-export const ODD_ROW_SHAPES = ['unreadable', 'unusual'] as const;
+export const ODD_ROW_SHAPES = ['unreadable', 'unusual', 'bad-ccy'] as const;
 export type OddRowShape = (typeof ODD_ROW_SHAPES)[number];
 
 type WireObject = { readonly [key: string]: WireValue };
@@ -51,6 +53,7 @@ export class OddRows {
     const shape = typeof uuid === 'string' ? this.rows.get(uuid) : undefined;
     if (shape === undefined) return row;
     if (shape === 'unusual') return { ...object, ...UNUSUAL[kind] };
+    if (shape === 'bad-ccy') return kind === 'transaction' ? { ...object, ccy: 'U\u0000SD' } : row;
     return Object.fromEntries(Object.entries(object).filter(([key]) => key !== 'uuid'));
   }
 }

@@ -17,6 +17,14 @@
 import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import type { ErrorReply } from '../reply.js';
 import { RefuseUnknownFields, Optional } from '../validate.js';
+import {
+  ACCOUNT_GROUP_UUID,
+  ACCOUNT_GROUP_UUID_RULE,
+  CURRENCY_CODE,
+  CURRENCY_CODE_RULE,
+  VENUE_REFERENCE,
+  venueReferenceRule,
+} from '../venue-codes.js';
 
 export type WithdrawalKind = 'fiat' | 'crypto';
 
@@ -86,10 +94,7 @@ export function canFollowWithdrawalState(current: WithdrawalRequestState, next: 
 /** Positive plain decimal (no exponent: the venue judges the scale on the text sent, §4.9). */
 const PLAIN_POSITIVE_DECIMAL = /^(?:0|[1-9]\d{0,30})(?:\.\d{1,30})?$/;
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9_:-]{1,64}$/;
-const VENUE_ID = /^[^\s/]{1,128}$/;
-/** A currency or asset code as sent to the venue: 1-16 visible characters (no lone surrogate), no white space. */
-const CURRENCY_CODE = /^[^\s\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]{1,16}$/u;
-const CCY_RULE = 'ccy must be a currency code: 1-16 characters without white space, control or format characters';
+const CCY_RULE = `ccy must be a currency code: ${CURRENCY_CODE_RULE}`;
 /** Any length of text without control, format (bidi, zero-width), line-separator characters or lone surrogates. */
 const NO_UNPRINTABLE = /^[^\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]*$/u;
 
@@ -112,8 +117,12 @@ export class WithdrawalSubmitRequest {
   @IsIn(['fiat', 'crypto'])
   kind!: WithdrawalKind;
 
-  @IsString()
-  @Matches(VENUE_ID, { message: 'accountGroupUuid must be 1-128 characters without whitespace or /' })
+  /**
+   * §2.3: the account-group UUID; it reaches the venue's account details and submit (tester t2 F2: `a\u0000b`,
+   * `\u202Eabc` and `Infinity` were sent to the venue, each costing a REST call, before being refused).
+   */
+  @IsString({ message: ACCOUNT_GROUP_UUID_RULE })
+  @Matches(ACCOUNT_GROUP_UUID, { message: ACCOUNT_GROUP_UUID_RULE })
   accountGroupUuid!: string;
 
   /**
@@ -132,14 +141,14 @@ export class WithdrawalSubmitRequest {
 
   /** Fiat: the bank account (enabled, verified, currency = ccy). */
   @Optional()
-  @IsString()
-  @Matches(VENUE_ID, { message: 'bankAccountUuid must be 1-128 characters without whitespace or /' })
+  @IsString({ message: venueReferenceRule('bankAccountUuid') })
+  @Matches(VENUE_REFERENCE, { message: venueReferenceRule('bankAccountUuid') })
   bankAccountUuid?: string;
 
   /** Crypto: the wallet (enabled, whitelisted, asset = ccy). */
   @Optional()
-  @IsString()
-  @Matches(VENUE_ID, { message: 'walletUuid must be 1-128 characters without whitespace or /' })
+  @IsString({ message: venueReferenceRule('walletUuid') })
+  @Matches(VENUE_REFERENCE, { message: venueReferenceRule('walletUuid') })
   walletUuid?: string;
 
   /**
@@ -175,9 +184,10 @@ export class WithdrawalGetRequest {
  * be left out, and must be the request's own if given.
  */
 export class WithdrawalCancelRequest extends WithdrawalGetRequest {
+  /** Sent in the venue's cancel body: a UUID like a submit's (spec-gaps WD10). */
   @Optional()
-  @IsString()
-  @Matches(VENUE_ID, { message: 'accountGroupUuid must be 1-128 characters without whitespace or /' })
+  @IsString({ message: ACCOUNT_GROUP_UUID_RULE })
+  @Matches(ACCOUNT_GROUP_UUID, { message: ACCOUNT_GROUP_UUID_RULE })
   accountGroupUuid?: string;
 }
 

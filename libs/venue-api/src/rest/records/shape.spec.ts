@@ -134,6 +134,25 @@ describe('readTransactionNotification', () => {
     expect(readTransactionNotification(withField('amount', 'null'))).toMatchObject({ ok: false, uuid: 'tx-1' });
   });
 
+  it('names the uuid of a leg whose ccy is no currency code (empty, NUL, RTL override, 4,096 characters; tester t2 F5)', () => {
+    const problem =
+      'notification.ccy: expected a currency code: 1-16 characters without white space, control or format characters';
+    for (const ccy of ['', 'U\u0000SD', '\u202eDSU', 'Q'.repeat(4_096), 'U SD', 'a\ud800', 'X'.repeat(17)]) {
+      expect(readTransactionNotification(withField('ccy', JSON.stringify(ccy)))).toEqual({
+        ok: false,
+        uuid: 'tx-1',
+        problem,
+      });
+    }
+    expect(readTransactionNotification(withField('ccy', '7'))).toMatchObject({ ok: false, uuid: 'tx-1' });
+    for (const ccy of ['USD', 'BTC', 'usdc', 'USDC.E', 'X'.repeat(16)]) {
+      expect(readTransactionNotification(withField('ccy', JSON.stringify(ccy)))).toMatchObject({
+        ok: true,
+        record: { ccy },
+      });
+    }
+  });
+
   it('gives no uuid for a body that is not JSON, not an object, or has no usable uuid', () => {
     expect(readTransactionNotification('{"uuid": ')).toEqual({
       ok: false,

@@ -7,7 +7,7 @@
  * `record<T>(shape)` is checked against the interface `T`: every property needs a reader, optional
  * properties need an `optional(...)` reader.
  */
-import { hasLoneSurrogate } from '#contracts';
+import { CURRENCY_CODE_RULE, hasLoneSurrogate, isCurrencyCode } from '#contracts';
 import { MAX_DECIMAL_TEXT, parseDecimal, toPlain } from '../../money/decimal.js';
 import { JsonNumber } from '../../money/json-number.js';
 
@@ -97,6 +97,17 @@ export const MAX_TEXT_CHARS = 4096;
 export const text: Reader<string> = reader((value, path) => {
   if (typeof value !== 'string') throw new ShapeError(path, `expected a string, got ${kindOf(value)}`);
   if (value.length > MAX_TEXT_CHARS) throw new ShapeError(path, `expected at most ${MAX_TEXT_CHARS} characters`);
+  return value;
+});
+
+/**
+ * A currency code the ledger keys and publishes (§2.9 `ccy`: "Currency."): the gateway's own rule for one
+ * (`#contracts` venue-codes: 1-16 visible characters). An empty, NUL, bidi-override or 4,096-character `ccy` is
+ * no currency the gateway can book (tester t2 F5); the value is never echoed in the problem.
+ */
+export const currencyCode: Reader<string> = reader((value, path) => {
+  if (typeof value !== 'string') throw new ShapeError(path, `expected a string, got ${kindOf(value)}`);
+  if (!isCurrencyCode(value)) throw new ShapeError(path, `expected a currency code: ${CURRENCY_CODE_RULE}`);
   return value;
 });
 

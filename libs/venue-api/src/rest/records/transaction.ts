@@ -3,13 +3,15 @@
  * numbers on the wire and are read from their exact text (R15).
  *
  * What a leg needs to be stored and published (the ledger orders a uuid's states, C8): `uuid`,
- * `transactionState` (one of §3.3's four: the ledger cannot rank another), `amount`, `ccy`, and a
+ * `transactionState` (one of §3.3's four: the ledger cannot rank another), `amount`, `ccy` (a currency code:
+ * 1-16 visible characters, WH15), and a
  * `transactionClass`/`transactionType` string (a value outside §2.9's lists is kept as sent). Every other field
  * is read liberally: a value of another kind reads as not known, the leg is kept.
  */
 import { InvalidJsonError } from '../../money/invalid-json-error.js';
 import { parseJsonLossless } from '../../money/lossless-json.js';
 import {
+  currencyCode,
   decimalText,
   identifier,
   integer,
@@ -68,7 +70,7 @@ export const transactionReader: Reader<TransactionRecord> = record<TransactionRe
   fee: lenient(decimalText),
   balanceBefore: lenient(decimalText),
   balanceAfter: lenient(decimalText),
-  ccy: text,
+  ccy: currencyCode,
   transactionState: oneOf('PENDING', 'PROCESSED', 'REVERSED', 'CANCELLED'),
   transactionType: openText<TransactionType>(),
   received: lenient(integer),

@@ -1,0 +1,32 @@
+/**
+ * The shapes of venue codes the gateway sends to the venue or takes from it, one place each (docs/spec-gaps.md
+ * WD10, WH15): checked before any venue call, so a malformed value never reaches a venue URL or body.
+ */
+
+/**
+ * An account group's identifier: a UUID (§2.3 "the account-group UUID", §2.5 `uuid` "string UUID"), written as
+ * 8-4-4-4-12 hexadecimal digits in either case. The version and variant digits are not checked: the spec shows none.
+ */
+export const ACCOUNT_GROUP_UUID = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
+export const ACCOUNT_GROUP_UUID_RULE = 'accountGroupUuid must be a UUID (8-4-4-4-12 hexadecimal digits)';
+
+/**
+ * A venue record's own identifier the gateway sends back (a bank account's or wallet's `uuid`: §2.5 types them only
+ * "uuid", §4.9 "string"): liberal in shape, but 1-128 visible characters, no white space, `/`, control, format
+ * (bidi, zero-width) or line-separator character and no lone surrogate — it goes into a venue body.
+ */
+export const VENUE_REFERENCE = /^[^\s/\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]{1,128}$/u;
+export const venueReferenceRule = (field: string): string =>
+  `${field} must be 1-128 characters without white space, /, control or format characters`;
+
+/**
+ * A currency or asset code (§4.9 "supported by the platform", §2.9 "Currency."): 1-16 visible characters, no white
+ * space, control, format or line-separator character, no lone surrogate. The same rule for a code the gateway sends
+ * (withdrawals) and one it takes from the venue (a transaction leg's `ccy`).
+ */
+export const CURRENCY_CODE = /^[^\s\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]{1,16}$/u;
+export const CURRENCY_CODE_RULE = '1-16 characters without white space, control or format characters';
+
+export function isCurrencyCode(value: string): boolean {
+  return CURRENCY_CODE.test(value);
+}
