@@ -61,7 +61,7 @@ async function main(): Promise<number> {
     if (accountGroup === undefined) {
       const groups = await ask<{ accountGroups: { uuid: string; natural: boolean }[] }>(
         `${prefix}.${account}.account-groups.get`,
-        '',
+        {},
       );
       accountGroup = (groups.accountGroups.find((g) => g.natural) ?? groups.accountGroups[0])?.uuid;
     }

@@ -129,7 +129,11 @@ const silent = new JsonLogger('connector-test', 'test', 'error', { write: () => 
 const decoder = new TextDecoder();
 const json = <T>(data: Uint8Array): T => JSON.parse(decoder.decode(data)) as T;
 
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+/**
+ * Waits up to 15 s: under CI load a command's mark write can time out, and the command is then handled again on its
+ * redelivery a second later (CI: the NOT_CONNECTED outcome came after 5 s). A wait ends as soon as it is met.
+ */
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
