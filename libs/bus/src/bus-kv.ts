@@ -78,14 +78,16 @@ export class KvBucket {
   }
 
   /**
-   * Removes the delete and purge markers older than `olderThanMs` (by the server's clock) — a bucket whose keys
+   * Removes the delete and purge markers older than `olderThanMs` (by the server's clock; 0: all of them) — a bucket whose keys
    * are written once and removed keeps one marker per key ever removed otherwise (history 1 keeps the last
    * message of each subject, and a marker is one). Each purge is bounded by the marker's sequence, so a value
    * written to the key after the marker is never touched. `filter` limits it to some keys. Returns how many went.
    */
   async purgeRemovedMarkers(olderThanMs = 0, filter = '>'): Promise<number> {
     const markers: { key: string; seq: number }[] = [];
-    const before = Date.now() - olderThanMs;
+    // no age asked: every marker goes, whatever the clocks say (a marker written this millisecond is stamped
+    // after the process's Date.now(), and the server's clock may run a little ahead)
+    const before = olderThanMs > 0 ? Date.now() - olderThanMs : Number.POSITIVE_INFINITY;
     await this.readLatest(filter, true, (key, _value, marker) => {
       if (marker !== undefined && Number(marker.info.timestampNanos) / 1e6 <= before)
         markers.push({ key, seq: marker.seq });
