@@ -63,16 +63,23 @@ export function sharedEnv(wiring: StackWiring, httpPort: number): Record<string,
 }
 
 /**
- * V8 flags of the connector's price process (docs/benchmarks.md, "Issue 7 figures, 2026-12-07, stop 31"):
+ * V8 flags of the connector's price process (docs/benchmarks.md, the Issue 7 sections of stops 31 and 32):
  * - `--max-semi-space-size=8`: its young generation is capped at 8 MB semi-spaces (V8's default grows them to
  *   16 MB); its live set is small (≈ 30 MB with 500 price streams), so this keeps resident memory down.
  * - `--no-allocation-site-pretenuring`: a stream's newest price and state live until its next price (a few hundred
  *   ms), long enough for V8 to decide that the transition's allocations should be made in the old generation. Each
  *   price then lands on fresh old-generation pages (0.11 page faults per price) and is collected by full GCs: ≈ 0.1×
  *   of the bare relay's CPU per price, and more resident memory. Without pretenuring they die young.
+ * - `--single-threaded-gc`: its heap is small (≈ 30 MB live), so the collector's helper threads save little and, on a
+ *   machine whose cores the venue socket, NATS and the other apps share, cost more CPU per price than they save (their
+ *   start-up and hand-offs): ≈ 0.05× of the bare relay's, and a lower p99 hop (stop 32). Scavenges stay ≈ 1–5 ms.
  * Command-line flags: V8 reads them at start-up.
  */
-export const CONNECTOR_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--no-allocation-site-pretenuring'];
+export const CONNECTOR_NODE_FLAGS: readonly string[] = [
+  '--max-semi-space-size=8',
+  '--no-allocation-site-pretenuring',
+  '--single-threaded-gc',
+];
 
 export const STACK_APPS: readonly StackApp[] = [
   {
