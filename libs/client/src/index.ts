@@ -2,7 +2,7 @@
  * The gateway's strategy SDK (docs/strategy-guide.md). Typed from libs/contracts: the payloads a strategy
  * receives are the contract's own types.
  */
-import 'reflect-metadata'; // the contract classes' decorators (class-transformer) need it loaded first
+import 'reflect-metadata'; // the contract classes' decorators (class-validator) need it loaded first
 export { GatewayClient, type ConnectOptions } from './gateway-client.js';
 export { GatewayError, ClientErrorCode, OutcomeUnknownError } from './gateway-error.js';
 export type { ClientContext } from './client-context.js';

@@ -15,7 +15,6 @@ const DEPENDENCIES = [
   '@nats-io/jetstream',
   '@nats-io/kv',
   '@nats-io/transport-node',
-  'class-transformer',
   'class-validator',
   'reflect-metadata',
   'rxjs',

@@ -5,7 +5,7 @@
  * Errors say what went wrong and the next step; exit codes: 0 done, 1 failed, 2 bad usage, 3 outcome unknown
  * (`gw buy|sell`, `gw withdrawals submit`: not final yet, or no answer — re-run with the same --key).
  */
-import 'reflect-metadata'; // the contract classes' decorators (class-transformer) need it loaded first
+import 'reflect-metadata'; // the contract classes' decorators (class-validator) need it loaded first
 import { DEFAULT_REQUEST_TIMEOUT_MS, GatewayClient } from '../gateway-client.js';
 import { ClientErrorCode, GatewayError } from '../gateway-error.js';
 import { failureDocument } from './failure.js';
