@@ -4,7 +4,15 @@
  * venue's participants service is down.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { WithdrawalListReply, WithdrawalReply, WithdrawalView } from '#contracts';
+import {
+  AccountSyncSubjects,
+  Subjects,
+  type BalanceState,
+  type StateQueryReply,
+  type WithdrawalListReply,
+  type WithdrawalReply,
+  type WithdrawalView,
+} from '#contracts';
 import { waitFor } from '#testing';
 import { requestIdOf } from '../../apps/account-sync/src/withdrawals/withdrawal-identity.js';
 import { metricSum } from '../connector/connector-stack.js';
@@ -18,6 +26,8 @@ import {
   withdrawalSubjects,
   type AccountSyncStack,
 } from './webhooks-stack.js';
+
+const queries = new AccountSyncSubjects(new Subjects('gw.v1', ACCOUNT));
 
 describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
   let stack: AccountSyncStack;
@@ -276,6 +286,45 @@ describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
       ok: true,
       withdrawal: { state: 'PENDING_APPROVAL' },
     });
+  });
+
+  it("the account's group UUID in capitals is that group: taken, sent, stored and repeated as the venue spells it (WD10)", async () => {
+    const app = stack.app;
+    if (app === undefined) throw new Error('app not running');
+    const runs = () =>
+      metricSum(app.httpUrl, 'account_sync_runs_total', { resource: 'balances', mode: 'full', result: 'ok' });
+    await waitFor(async () => (await runs()) >= 1, 'first balances read');
+    const venueSpelling = seed.defaultGroupUuid;
+    const capitals = venueSpelling.toUpperCase();
+    expect(capitals).not.toBe(venueSpelling);
+
+    const first = await fiat('wd-group-capitals', { accountGroupUuid: capitals, amount: '2.00' });
+    expect(first).toMatchObject({
+      ok: true,
+      withdrawal: { state: 'PENDING_APPROVAL', accountGroupUuid: venueSpelling },
+    });
+    const view = first.withdrawal as WithdrawalView;
+    // the same request in small letters is a repeat (no IDEMPOTENCY_CONFLICT), still one row at the venue
+    const repeat = await fiat('wd-group-capitals', { amount: '2.00' });
+    expect(repeat).toMatchObject({ ok: true, withdrawal: { requestId: view.requestId, venueUuid: view.venueUuid } });
+    expect(await venueRowsFor(view.requestId)).toBe(1);
+    const rows = await list('fiat');
+    expect(rows.ok && rows.withdrawals.find((row) => row.requestId === view.requestId)?.accountGroupUuid).toBe(
+      venueSpelling,
+    );
+    // a cancel naming the group in capitals is the request's own group
+    const cancelled = await request<WithdrawalReply>(stack, withdrawalSubjects.cancel, {
+      requestId: view.requestId,
+      accountGroupUuid: capitals,
+    });
+    expect(cancelled).toMatchObject({ ok: true, withdrawal: { state: 'CANCELLED' } });
+    const events = await withdrawalEvents(stack, view.requestId);
+    expect(new Set(events.map((e) => e.withdrawal.accountGroupUuid))).toEqual(new Set([venueSpelling]));
+    // a query's group filter in capitals reads that group's records
+    const balances = await request<StateQueryReply<BalanceState>>(stack, queries.query('balance'), {
+      accountGroupUuid: capitals,
+    });
+    expect(balances.ok && balances.records.length).toBeGreaterThan(0);
   });
 
   it('participants service down: the list is still served, without names, uuids kept', async () => {

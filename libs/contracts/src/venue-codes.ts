@@ -11,6 +11,16 @@ export const ACCOUNT_GROUP_UUID = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}
 export const ACCOUNT_GROUP_UUID_RULE = 'accountGroupUuid must be a UUID (8-4-4-4-12 hexadecimal digits)';
 
 /**
+ * Whether two account-group identifiers name one group: the same text, or two UUIDs differing only in the case of
+ * their hexadecimal digits (a UUID is case-insensitive; WD10 takes either case). Anything else is compared as written.
+ */
+export function sameAccountGroup(a: string | undefined, b: string | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  return ACCOUNT_GROUP_UUID.test(a) && ACCOUNT_GROUP_UUID.test(b) && a.toLowerCase() === b.toLowerCase();
+}
+
+/**
  * A venue record's own identifier the gateway sends back (a bank account's or wallet's `uuid`: §2.5 types them only
  * "uuid", §4.9 "string"): liberal in shape, but 1-128 visible characters, no white space, `/`, control, format
  * (bidi, zero-width) or line-separator character and no lone surrogate — it goes into a venue body.

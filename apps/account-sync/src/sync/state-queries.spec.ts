@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { parseListCursor, type TradeQuery, type TransactionListQuery } from '#contracts';
 import type { Trade, TransactionRecord } from '#venue-api';
-import { tradePage, transactionListPage } from './state-queries.js';
+import { ofAccountGroup, tradePage, transactionListPage } from './state-queries.js';
 
 const FRESH = { asOf: 1_000, stale: false };
 
@@ -198,5 +198,18 @@ describe('transaction list pages', () => {
     expect(reply).toMatchObject({ ok: true, total: 2, records: [{ uuid: 'w1' }] });
     if (!reply.ok) throw new Error('refused');
     expect(legPage(legs, { type: 'WITHDRAWAL', before: reply.next as string }).uuids).toEqual(['w2']);
+  });
+
+  it('a group filter is a UUID in either case: the legs and trades of that group (WD10)', () => {
+    const group = '9a000000-0000-4000-8000-0000000000ab';
+    const legs = held(leg('g1', AT + 1, { accountGroupUuid: group }), leg('other', AT, { accountGroupUuid: 'x' }));
+    expect(legPage(legs, { accountGroupUuid: group.toUpperCase() }).uuids).toEqual(['g1']);
+    const trades = [{ ...trade('t1', '2026-01-01T10:00:00.000Z'), accountGroup: { uuid: group } }, trade('t2')];
+    expect(uuidsOf(trades, { accountGroupUuid: group.toUpperCase() })).toEqual(['t1']);
+    expect(ofAccountGroup({ accountGroupUuid: group.toUpperCase() }, group)).toBe(true);
+    expect(ofAccountGroup({ accountGroupUuid: group }, group.toUpperCase())).toBe(true);
+    expect(ofAccountGroup({}, group)).toBe(true);
+    expect(ofAccountGroup({ accountGroupUuid: group }, undefined)).toBe(false);
+    expect(ofAccountGroup({ accountGroupUuid: 'ABC' }, 'abc')).toBe(false);
   });
 });

@@ -8,6 +8,7 @@ import type { BusResponder, BusSubscription } from '#bus';
 import {
   BalanceQuery,
   PairQuery,
+  sameAccountGroup,
   StateQuery,
   TradeQuery,
   TransactionListQuery,
@@ -24,6 +25,16 @@ import type { SyncResource } from './sync-triggers.js';
 
 /** How current a resource's records are (the sync schedule's judgement). */
 export type FreshnessOf = (resource: SyncResource) => ResourceFreshness;
+
+/**
+ * A record of the group a query names (none named: every record). A UUID in either case names one group (WD10), so
+ * a caller writing it in capitals reads the records the venue wrote in small letters.
+ */
+export function ofAccountGroup(query: { accountGroupUuid?: string }, group: string | undefined): boolean {
+  return (
+    query.accountGroupUuid === undefined || (group !== undefined && sameAccountGroup(group, query.accountGroupUuid))
+  );
+}
 
 function createdAtOf(trade: Trade): number {
   const at = trade.createdAt === undefined ? NaN : parseVenueDateTime(trade.createdAt);
@@ -74,7 +85,7 @@ export function transactionListPage(
 export function matchesTrade(query: TradeQuery, trade: Trade): boolean {
   const at = createdAtOf(trade);
   return (
-    (query.accountGroupUuid === undefined || trade.accountGroup?.uuid === query.accountGroupUuid) &&
+    ofAccountGroup(query, trade.accountGroup?.uuid) &&
     (query.state === undefined || trade.state === query.state) &&
     (query.side === undefined || trade.tradeSide === query.side) &&
     (query.tradeClass === undefined || trade.tradeClass === query.tradeClass) &&
@@ -87,7 +98,7 @@ export function matchesTrade(query: TradeQuery, trade: Trade): boolean {
 
 function matchesLeg(query: TransactionListQuery, leg: TransactionRecord): boolean {
   return (
-    (query.accountGroupUuid === undefined || leg.accountGroupUuid === query.accountGroupUuid) &&
+    ofAccountGroup(query, leg.accountGroupUuid) &&
     (query.ccy === undefined || leg.ccy === query.ccy) &&
     (query.state === undefined || leg.transactionState === query.state) &&
     (query.type === undefined || leg.transactionType === query.type) &&
@@ -96,7 +107,7 @@ function matchesLeg(query: TransactionListQuery, leg: TransactionRecord): boolea
 }
 
 function ofGroup(query: StateQuery, participant: Participant): boolean {
-  return query.accountGroupUuid === undefined || participant.clientAccountGroupUuid === query.accountGroupUuid;
+  return ofAccountGroup(query, participant.clientAccountGroupUuid);
 }
 
 export function serveStateQueries(
@@ -119,7 +130,7 @@ export function serveStateQueries(
             .values()
             .filter(
               (b) =>
-                (query.accountGroupUuid === undefined || b.accountGroupUuid === query.accountGroupUuid) &&
+                ofAccountGroup(query, b.accountGroupUuid) &&
                 (query.ccy === undefined || b.ccy === query.ccy) &&
                 (query.nonZero !== true || !/^-?0(\.0*)?$/.test(b.balance)),
             ),
@@ -149,7 +160,7 @@ export function serveStateQueries(
         all(
           mirrors.accountDetails
             .keys()
-            .filter((group) => query.accountGroupUuid === undefined || group === query.accountGroupUuid)
+            .filter((group) => ofAccountGroup(query, group))
             .map((group) => ({ accountGroupUuid: group, details: mirrors.accountDetails.get(group) })),
           freshness('accountDetails'),
         ),
@@ -183,9 +194,7 @@ export function serveStateQueries(
       queue,
       handle: (query) =>
         all(
-          mirrors.limit
-            .values()
-            .filter((l) => query.accountGroupUuid === undefined || l.accountGroupUuid === query.accountGroupUuid),
+          mirrors.limit.values().filter((l) => ofAccountGroup(query, l.accountGroupUuid)),
           freshness('creditLimits'),
         ),
     }),
@@ -201,8 +210,8 @@ export function serveStateQueries(
             .filter(
               (t) =>
                 query.accountGroupUuid === undefined ||
-                t.fromAccountGroupUuid === query.accountGroupUuid ||
-                t.toAccountGroupUuid === query.accountGroupUuid,
+                ofAccountGroup(query, t.fromAccountGroupUuid) ||
+                ofAccountGroup(query, t.toAccountGroupUuid),
             ),
           freshness('transfers'),
         ),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { parseContract, WithdrawalSubmitRequest } from '#contracts';
 import type { Participant } from '#venue-api';
-import { checkAccountGroup, checkDestination, checkRequestShape } from './withdrawal-checks.js';
+import { checkAccountGroup, checkDestination, checkRequestShape, knownGroupSpelling } from './withdrawal-checks.js';
 
 const GROUP = '9a000000-0000-4000-8000-000000000001';
 
@@ -204,5 +204,20 @@ describe('withdrawal checks', () => {
     expect(checkAccountGroup(other, new Set())).toMatchObject({ code: 'INVALID_REQUEST' });
     // not read yet in this life: the group is left to the venue's account details (404 remembered)
     expect(checkAccountGroup(other, undefined)).toBeUndefined();
+  });
+
+  it("a known group's UUID in the other case is that group, taken in the venue's spelling (WD10: either case)", () => {
+    const venueSpelling = '9a000000-0000-4000-8000-0000000000ab';
+    const known = new Set([GROUP, venueSpelling]);
+    const upper = venueSpelling.toUpperCase();
+    expect(checkAccountGroup(upper, known)).toBeUndefined();
+    expect(knownGroupSpelling(upper, known)).toBe(venueSpelling);
+    expect(knownGroupSpelling(venueSpelling, known)).toBe(venueSpelling);
+    // a venue that writes its UUIDs in capitals is answered in capitals
+    expect(knownGroupSpelling(venueSpelling, new Set([upper]))).toBe(upper);
+    // another group is still no group of the account; not read yet: no spelling known
+    expect(checkAccountGroup('9a000000-0000-4000-8000-0000000000AC', known)).toMatchObject({ code: 'INVALID_REQUEST' });
+    expect(knownGroupSpelling('9a000000-0000-4000-8000-0000000000AC', known)).toBeUndefined();
+    expect(knownGroupSpelling(upper, undefined)).toBeUndefined();
   });
 });

@@ -7,7 +7,13 @@
  *  - fiat: a bank account of the group's entity, enabled, verified, currency = ccy;
  *  - crypto: a wallet of the entity, enabled, whitelisted, asset = ccy.
  */
-import { MAX_CALLER_COMMENT, printableName, WithdrawalErrorCode, type WithdrawalSubmitRequest } from '#contracts';
+import {
+  MAX_CALLER_COMMENT,
+  printableName,
+  sameAccountGroup,
+  WithdrawalErrorCode,
+  type WithdrawalSubmitRequest,
+} from '#contracts';
 import type { Participant } from '#venue-api';
 
 export interface CheckProblem {
@@ -46,17 +52,33 @@ export function checkRequestShape(request: WithdrawalSubmitRequest): CheckProble
  * The account group among the account's groups, as the venue's balances list them (§2.6: every group, the Default
  * and each sub-account), before the venue is asked for the group's details: a request naming another group costs no
  * venue call (tester t2 F2: a flood of unknown groups took account-sync's whole REST share). `known` undefined: no
- * balances read in this life yet — the group is left to the venue's account details (a 404 is remembered).
+ * balances read in this life yet — the group is left to the venue's account details (a 404 is remembered). A UUID
+ * is compared in either case (WD10).
  */
 export function checkAccountGroup(
   accountGroupUuid: string,
   known: ReadonlySet<string> | undefined,
 ): CheckProblem | undefined {
-  if (known === undefined || known.has(accountGroupUuid)) return undefined;
+  if (known === undefined || knownGroupSpelling(accountGroupUuid, known) !== undefined) return undefined;
   return {
     code: WithdrawalErrorCode.InvalidRequest,
     message: "accountGroupUuid is not one of the account's groups (as the venue's balances list them)",
   };
+}
+
+/**
+ * The venue's own spelling of a known group (as its balances list it) that `accountGroupUuid` names in either case;
+ * undefined when the group is not known (or nothing is known yet). What is stored and sent, so one group never
+ * has two spellings downstream (idempotency repeats, the venue-row match, records, events).
+ */
+export function knownGroupSpelling(
+  accountGroupUuid: string,
+  known: ReadonlySet<string> | undefined,
+): string | undefined {
+  if (known === undefined) return undefined;
+  if (known.has(accountGroupUuid)) return accountGroupUuid;
+  for (const group of known) if (sameAccountGroup(group, accountGroupUuid)) return group;
+  return undefined;
 }
 
 /**

@@ -30,6 +30,7 @@ import {
   isFinalWithdrawalState,
   withdrawalStateRank,
   requestIdOfComment,
+  sameAccountGroup,
   withdrawalComment,
   WithdrawalErrorCode,
   withdrawalEventMsgId,
@@ -60,7 +61,13 @@ import type {
   WithdrawalSendOptions,
 } from '#venue-api';
 import type { KnownAccountGroups, SyncTriggers } from '../sync/sync-triggers.js';
-import { AMOUNT_SCALE, checkAccountGroup, checkDestination, checkRequestShape } from './withdrawal-checks.js';
+import {
+  AMOUNT_SCALE,
+  checkAccountGroup,
+  checkDestination,
+  checkRequestShape,
+  knownGroupSpelling,
+} from './withdrawal-checks.js';
 import { ChangeOutbox } from './change-outbox.js';
 import { duplicatesOf, legacyRequestIdOf, requestIdOf, rowIsOf, sameAmount } from './withdrawal-identity.js';
 import { cancelGroupOf, LEDGER_MARK_KEY, restoredFieldAgrees, restoredRequests } from './withdrawal-restore.js';
@@ -428,7 +435,13 @@ export class WithdrawalDesk {
 
   // ---- submit
 
-  private async submitOnce(requestId: string, request: WithdrawalSubmitRequest): Promise<WithdrawalReply> {
+  private async submitOnce(requestId: string, asked: WithdrawalSubmitRequest): Promise<WithdrawalReply> {
+    const knownGroups = this.groups?.knownAccountGroups();
+    // the group as the venue's balances spell it (a UUID in either case names it, WD10): stored, sent and compared so
+    const request = {
+      ...asked,
+      accountGroupUuid: knownGroupSpelling(asked.accountGroupUuid, knownGroups) ?? asked.accountGroupUuid,
+    };
     let existing: { value: WithdrawalRecord } | undefined;
     try {
       existing = await this.heldFor(requestId, request.idempotencyKey);
@@ -451,7 +464,7 @@ export class WithdrawalDesk {
     }
     const shape = checkRequestShape(request);
     if (shape !== undefined) return errorReply(shape.code, shape.message);
-    const group = checkAccountGroup(request.accountGroupUuid, this.groups?.knownAccountGroups());
+    const group = checkAccountGroup(request.accountGroupUuid, knownGroups);
     if (group !== undefined) {
       // a group created since the last balances read is known after the next: asked for now (coalesced, at most
       // one read per SYNC_TRIGGER_MIN_GAP_MS however many requests name unknown groups)
@@ -738,9 +751,13 @@ export class WithdrawalDesk {
       view.restored === undefined
         ? (held: string | undefined, asked: string | undefined) => held === asked
         : restoredFieldAgrees;
+    // one group in either case (WD10): a request stored before its group was known keeps the caller's spelling
+    const sameGroup =
+      sameAccountGroup(view.accountGroupUuid, request.accountGroupUuid) ||
+      (view.restored !== undefined && view.accountGroupUuid === '');
     const same =
       view.kind === request.kind &&
-      agrees(view.accountGroupUuid, request.accountGroupUuid) &&
+      sameGroup &&
       agrees(view.ccy, request.ccy) &&
       // a client that writes `100.5` for `100.50` repeats the request
       (sameAmount(view.amount, request.amount) || (view.restored !== undefined && view.amount === '')) &&
@@ -863,6 +880,8 @@ export class WithdrawalDesk {
    * costs one venue call per TTL, not one per request. Bounded: the oldest entry makes room.
    */
   private accountDetails(accountGroupUuid: string): Promise<Participant | undefined> {
+    // held by the spelling asked (the venue's, once the groups are known): an answer to a spelling the venue may not
+    // take (a 404 before the first balances read) never stands for another
     const cached = this.details.get(accountGroupUuid);
     const now = this.clock.now();
     if (cached !== undefined && now - cached.at < this.options.accountDetailsTtlMs) return cached.entity;
@@ -900,7 +919,12 @@ export class WithdrawalDesk {
         withdrawal: view,
       };
     }
-    const group = cancelGroupOf(view.accountGroupUuid, namedGroup);
+    // a group named in the other case is sent as the venue spells it (WD10)
+    const named =
+      namedGroup === undefined
+        ? undefined
+        : (knownGroupSpelling(namedGroup, this.groups?.knownAccountGroups()) ?? namedGroup);
+    const group = cancelGroupOf(view.accountGroupUuid, named);
     if (!group.ok) return { ...errorReply(group.code, group.message), withdrawal: view };
     await this.apply(requestId, { kind: 'cancel-sent' });
     try {

@@ -66,4 +66,14 @@ describe('withdrawal identity', () => {
     // the tracked row absent from this read (a lagging list): a row of ours with another uuid still is one
     expect(duplicatesOf(view, 'venue-1', [second])).toEqual([second]);
   });
+
+  it("a row showing the request's group UUID in the other case is ours (a UUID is case-insensitive, WD10)", () => {
+    const group = '9a000000-0000-4000-8000-0000000000ab';
+    const upper = { ...view, accountGroupUuid: group.toUpperCase() };
+    expect(rowIsOf(upper, row({ accountGroupUuid: group }))).toBe(true);
+    expect(rowIsOf({ ...view, accountGroupUuid: group }, row({ accountGroupUuid: group.toUpperCase() }))).toBe(true);
+    expect(rowIsOf(upper, row({ accountGroupUuid: '9a000000-0000-4000-8000-0000000000ac' }))).toBe(false);
+    // not UUIDs: compared as written
+    expect(rowIsOf(view, row({ accountGroupUuid: 'GROUP-1' }))).toBe(false);
+  });
 });

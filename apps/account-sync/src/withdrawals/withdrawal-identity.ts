@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Decimal } from 'decimal.js';
-import { requestIdOfComment, type WithdrawalView } from '#contracts';
+import { requestIdOfComment, sameAccountGroup, type WithdrawalView } from '#contracts';
 import type { WithdrawalRequest } from '#venue-api';
 
 /** 24 hex characters, the same in every process, for ever. */
@@ -26,7 +26,8 @@ export function legacyRequestIdOf(idempotencyKey: string): string {
 /** The row carries this request's reference and nothing it shows contradicts the request. */
 export function rowIsOf(view: WithdrawalView, row: WithdrawalRequest): boolean {
   if (requestIdOfComment(row.clientComment) !== view.requestId) return false;
-  if (row.accountGroupUuid !== undefined && row.accountGroupUuid !== view.accountGroupUuid) return false;
+  if (row.accountGroupUuid !== undefined && !sameAccountGroup(row.accountGroupUuid, view.accountGroupUuid))
+    return false;
   if (row.ccy !== undefined && row.ccy !== view.ccy) return false;
   if (row.amount !== undefined && !sameAmount(row.amount, view.amount)) return false;
   if (

@@ -100,6 +100,12 @@ describe('withdrawal records restored from the venue lists', () => {
     expect(cancelGroupOf('group-1', 'group-2')).toMatchObject({ ok: false, code: 'INVALID_REQUEST' });
   });
 
+  it("a cancel naming the request's group UUID in the other case is that group: the one held is sent", () => {
+    const group = '9a000000-0000-4000-8000-0000000000ab';
+    expect(cancelGroupOf(group, group.toUpperCase())).toEqual({ ok: true, group });
+    expect(cancelGroupOf(group, '9a000000-0000-4000-8000-0000000000AC')).toMatchObject({ ok: false });
+  });
+
   it('the ledger mark is no request id and sits under the prefix every loader skips', () => {
     expect(LEDGER_MARK_KEY.startsWith('sent.')).toBe(true);
     expect(LEDGER_MARK_KEY).not.toMatch(/^sent\.[a-f0-9]{24}$/);

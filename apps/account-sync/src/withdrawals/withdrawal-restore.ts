@@ -11,6 +11,7 @@
 import {
   callerPartOfComment,
   requestIdOfComment,
+  sameAccountGroup,
   WithdrawalErrorCode,
   type WithdrawalKind,
   type WithdrawalView,
@@ -102,7 +103,7 @@ export function cancelGroupOf(
   held: string,
   named: string | undefined,
 ): { ok: true; group: string } | { ok: false; code: string; message: string } {
-  if (held !== '' && named !== undefined && named !== held) {
+  if (held !== '' && named !== undefined && !sameAccountGroup(named, held)) {
     const message = "accountGroupUuid is not this request's account group; nothing was sent";
     return { ok: false, code: WithdrawalErrorCode.InvalidRequest, message };
   }
