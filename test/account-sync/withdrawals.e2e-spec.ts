@@ -9,6 +9,7 @@ import {
   Subjects,
   type BalanceState,
   type StateQueryReply,
+  type TransactionLeg,
   type WithdrawalListReply,
   type WithdrawalReply,
   type WithdrawalView,
@@ -325,6 +326,32 @@ describe('account-sync withdrawals (sandbox venue, real nats-server)', () => {
       accountGroupUuid: capitals,
     });
     expect(balances.ok && balances.records.length).toBeGreaterThan(0);
+  });
+
+  it('a currency filter that is no currency code is refused naming the field, never echoed, counted as a bad request', async () => {
+    const badRequests = (kind: string) => metricValue(stack, 'bus_bad_requests_total', { subject_kind: kind });
+    const cases = [
+      ['balance', 'acct.balance.query'],
+      ['transaction-list', 'acct.transaction-list.query'],
+    ] as const;
+    for (const [resource, kind] of cases) {
+      const before = await badRequests(kind);
+      for (const ccy of ['a\u0000b', '\u202EUSD', 'US D', '', 'X'.repeat(17)]) {
+        const reply = await request<StateQueryReply<BalanceState | TransactionLeg>>(stack, queries.query(resource), {
+          ccy,
+        });
+        expect(reply).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
+        const message = reply.ok ? '' : reply.error.message;
+        expect(message).toMatch(/^ccy must be a currency code/);
+        if (ccy.length > 0) expect(message).not.toContain(ccy);
+      }
+      expect(await badRequests(kind)).toBe(before + 5);
+      expect(
+        await request<StateQueryReply<BalanceState>>(stack, queries.query(resource), { ccy: 'USD' }),
+      ).toMatchObject({
+        ok: true,
+      });
+    }
   });
 
   it('participants service down: the list is still served, without names, uuids kept', async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { isParsableDecimal } from '#venue-api';
 import {
   ACCOUNT_GROUP_UUID_RULE,
+  CCY_RULE,
   BalanceQuery,
   canFollowWithdrawalState,
   WITHDRAWAL_STATES,
@@ -324,7 +325,9 @@ describe('parseContract', () => {
       [RiskLimitsChange, { ...state, state: undefined, limits: null, id: 'g\ud800' }, rule('id')],
       [RiskScopeQuery, { scope: 'accountGroup', id: '\udc00' }, rule('id')],
       [BalanceQuery, { accountGroupUuid: 'g\ud800' }, rule('accountGroupUuid')],
-      [BalanceQuery, { ccy: 'US\ud800' }, rule('ccy')],
+      // a ccy filter is a currency code (the withdrawal's rule): that rule refuses half a character too
+      [BalanceQuery, { ccy: 'US\ud800' }, CCY_RULE],
+      [TransactionListQuery, { ccy: 'US\ud800' }, CCY_RULE],
       [TradeQuery, { clientRef: 'c\ud800' }, rule('clientRef')],
       [TradeQuery, { tradeRef: 't\ud800' }, rule('tradeRef')],
       [TransactionListQuery, { tradeId: 't\ud800' }, rule('tradeId')],
@@ -431,6 +434,24 @@ describe('account queries: a bad date or an unknown field is refused, never answ
       const found = problems(TradeQuery, { [field]: bad });
       expect(found).toEqual([expect.stringMatching(new RegExp(`^${field} must be an ISO 8601 date`))]);
       if (bad.length > 3) expect(found.join()).not.toContain(bad);
+    }
+  });
+
+  it.each(['a\u0000b', '\u202EUSD', 'US D', 'U\u200bSD', 'x\ud800', '', 'X'.repeat(17), 'USD\n'])(
+    'a ccy filter that is no currency code (case %#, the withdrawal rule): INVALID_REQUEST naming the field, not the value',
+    (bad) => {
+      for (const Class of [BalanceQuery, TransactionListQuery]) {
+        const found = problems(Class, { ccy: bad });
+        expect(found).toEqual([expect.stringMatching(/^ccy must be a currency code: 1-16 characters/)]);
+        if (bad.length > 0) expect(found.join()).not.toContain(bad);
+      }
+    },
+  );
+
+  it('a ccy filter that is a currency code is taken as it is (balance, transaction-list)', () => {
+    for (const ccy of ['USD', 'usdt', 'BTC', 'X'.repeat(16), 'ÉUR', 'USDC.e']) {
+      expect(parseContract(BalanceQuery, JSON.stringify({ ccy }))).toMatchObject({ ok: true, value: { ccy } });
+      expect(parseContract(TransactionListQuery, JSON.stringify({ ccy }))).toMatchObject({ ok: true, value: { ccy } });
     }
   });
 

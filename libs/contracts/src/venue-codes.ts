@@ -32,10 +32,13 @@ export const venueReferenceRule = (field: string): string =>
 /**
  * A currency or asset code (§4.9 "supported by the platform", §2.9 "Currency."): 1-16 visible characters, no white
  * space, control, format or line-separator character, no lone surrogate. The same rule for a code the gateway sends
- * (withdrawals) and one it takes from the venue (a transaction leg's `ccy`).
+ * (withdrawals), one a caller filters on (`acct.balance.query`, `acct.transaction-list.query`) and one it takes from
+ * the venue (a transaction leg's `ccy`).
  */
 export const CURRENCY_CODE = /^[^\s\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]{1,16}$/u;
 export const CURRENCY_CODE_RULE = '1-16 characters without white space, control or format characters';
+/** The refusal of a `ccy` field or filter that is no currency code: names the field, never shows the value. */
+export const CCY_RULE = `ccy must be a currency code: ${CURRENCY_CODE_RULE}`;
 
 export function isCurrencyCode(value: string): boolean {
   return CURRENCY_CODE.test(value);

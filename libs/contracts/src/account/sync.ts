@@ -25,10 +25,11 @@
  * A query's unknown field or bad value is refused (INVALID_REQUEST naming the field, never echoing the value).
  * Records are the last known ones: `asOf`/`stale` (Freshness) say how current they are.
  */
-import { IsBoolean, IsIn, IsInt, IsString, Max, MaxLength, Min, ValidateBy } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, ValidateBy } from 'class-validator';
 import type { ErrorReply } from '../reply.js';
 import type { Subjects } from '../subjects.js';
 import { RefuseUnknownFields, Optional } from '../validate.js';
+import { CCY_RULE, CURRENCY_CODE } from '../venue-codes.js';
 import { IsListCursor } from './list-cursor.js';
 
 /** The mirrored resources, as subject tokens. */
@@ -188,7 +189,8 @@ function IsIsoInstant(): PropertyDecorator {
 @RefuseUnknownFields()
 export class BalanceQuery {
   @Optional() @IsString() @MaxLength(64) accountGroupUuid?: string;
-  @Optional() @IsString() @MaxLength(32) ccy?: string;
+  /** A currency code, the withdrawal's rule (venue-codes.ts): INVALID_REQUEST naming the field, never the value. */
+  @Optional() @IsString({ message: CCY_RULE }) @Matches(CURRENCY_CODE, { message: CCY_RULE }) ccy?: string;
   /** True: leave out zero balances. */
   @Optional() @IsBoolean() nonZero?: boolean;
 }
@@ -229,7 +231,8 @@ export class TradeQuery {
 @RefuseUnknownFields()
 export class TransactionListQuery {
   @Optional() @IsString() @MaxLength(64) accountGroupUuid?: string;
-  @Optional() @IsString() @MaxLength(32) ccy?: string;
+  /** A currency code, the withdrawal's rule (venue-codes.ts): INVALID_REQUEST naming the field, never the value. */
+  @Optional() @IsString({ message: CCY_RULE }) @Matches(CURRENCY_CODE, { message: CCY_RULE }) ccy?: string;
   @Optional() @IsIn(['PENDING', 'PROCESSED', 'REVERSED', 'CANCELLED']) state?: string;
   @Optional() @IsIn(['TRADE_CREDIT', 'TRADE_DEBIT', 'DEPOSIT', 'WITHDRAWAL']) type?: string;
   @Optional() @IsString() @MaxLength(128) tradeId?: string;

@@ -20,8 +20,8 @@ import { RefuseUnknownFields, Optional } from '../validate.js';
 import {
   ACCOUNT_GROUP_UUID,
   ACCOUNT_GROUP_UUID_RULE,
+  CCY_RULE,
   CURRENCY_CODE,
-  CURRENCY_CODE_RULE,
   VENUE_REFERENCE,
   venueReferenceRule,
 } from '../venue-codes.js';
@@ -94,7 +94,6 @@ export function canFollowWithdrawalState(current: WithdrawalRequestState, next: 
 /** Positive plain decimal (no exponent: the venue judges the scale on the text sent, §4.9). */
 const PLAIN_POSITIVE_DECIMAL = /^(?:0|[1-9]\d{0,30})(?:\.\d{1,30})?$/;
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9_:-]{1,64}$/;
-const CCY_RULE = `ccy must be a currency code: ${CURRENCY_CODE_RULE}`;
 /** Any length of text without control, format (bidi, zero-width), line-separator characters or lone surrogates. */
 const NO_UNPRINTABLE = /^[^\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]*$/u;
 
