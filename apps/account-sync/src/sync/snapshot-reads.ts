@@ -14,20 +14,24 @@ export async function readTransfers({ client, mirrors, metrics }: ReadContext): 
 }
 
 /**
- * §4.6 per account group: one object, or none (404 with an empty body: no originator record). `groups` is asked
- * again after the reads: the scope of removals is the groups known then (a balances read may have run meanwhile).
+ * §4.6 per account group: one object, or none (404 with an empty body: no originator record). The scope of removals
+ * is the groups this read asked the venue about — a 404 removes what was held — never a group listed only since
+ * it started (a balances read may run meanwhile): before, a held group that one balances read left out and the next
+ * listed again while this read ran lost its details (removed, published) though the venue was never asked.
+ * A group created meanwhile is read by the next run.
  */
 export async function readAccountDetails(
   { client, mirrors, metrics }: ReadContext,
   groups: () => readonly AccountGroupRef[],
 ): Promise<void> {
   const fresh = new Map<string, Participant>();
+  const asked = new Set<string>();
   for (const group of groups()) {
+    asked.add(group.uuid);
     const details = await client.getAccountDetails({ accountGroupUuid: group.uuid });
     if (details !== undefined) fresh.set(group.uuid, details);
   }
-  const known = new Set(groups().map((group) => group.uuid));
-  metrics.applied('accountDetails', fresh.size, await mirrors.accountDetails.apply(fresh, (key) => known.has(key)));
+  metrics.applied('accountDetails', fresh.size, await mirrors.accountDetails.apply(fresh, (key) => asked.has(key)));
 }
 
 /** §4.7/§4.8 per account group, each read to its total (AS6). */
