@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { FirstOutHeap } from './first-out-heap.js';
 
 describe('FirstOutHeap', () => {
-  it('gives its items back in order, pushes and pops mixed, and keeps only what retain accepts', () => {
+  it('gives its items back in order (peek shows the next), pushes and pops mixed, and keeps only what retain accepts', () => {
     let seed = 7;
     const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
     const heap = new FirstOutHeap<number>((a, b) => a > b);
@@ -21,6 +21,7 @@ describe('FirstOutHeap', () => {
         held.splice(0, held.length, ...held.filter((item) => item % 3 !== 0));
       }
       expect(heap.size).toBe(held.length);
+      expect(heap.peek()).toBe(held.length === 0 ? undefined : Math.max(...held));
     }
     held.sort((a, b) => b - a);
     const rest: number[] = [];

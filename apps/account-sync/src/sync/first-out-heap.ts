@@ -1,6 +1,6 @@
 /**
  * A binary heap: `pop` gives the item that comes out first by `before` (O(log n) per push and pop). Used by
- * the balance check to reach an account's latest legs without walking the rest (balance-check-state.ts).
+ * the balance check to reach an account's latest legs without walking the rest (balance-check.ts) and the sweep to the oldest pending leg (oldest-pending.ts).
  */
 export class FirstOutHeap<T> {
   private items: T[] = [];
@@ -23,6 +23,11 @@ export class FirstOutHeap<T> {
       at = parent;
     }
     items[at] = item;
+  }
+
+  /** The item `pop` would give, left in place. */
+  peek(): T | undefined {
+    return this.items[0];
   }
 
   pop(): T | undefined {

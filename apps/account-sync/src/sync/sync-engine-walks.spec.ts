@@ -226,6 +226,25 @@ describe('SyncEngine reads between full reads: bounded, and never missing a chan
     expect(Math.max(...legList.calls.map((c) => c.max))).toBe(200);
   });
 
+  it('each leg sweep pass starts from the oldest leg still pending, as the old ones are read settled', async () => {
+    const legs = range(1_000).map((i) => leg(i, i < 900 ? 'PROCESSED' : 'PENDING'));
+    const { engine, legList } = setUp([], legs, 5);
+    await engine.run('transactions', 'full');
+    legList.calls.length = 0;
+    await engine.run('transactions', 'incremental'); // one short page from 900 − the overlap: the pass ends
+    for (const i of range(50)) legList.rows[900 + i] = leg(900 + i, 'PROCESSED'); // their webhooks were lost
+    await engine.run('transactions', 'incremental'); // the same window: the pass reads them settled
+    await engine.run('transactions', 'incremental'); // the next pass starts at 950, the oldest still pending
+    const from = (i: number) => new Date(T0 + i * 1_000 - 60_000).toISOString();
+    expect(legList.calls.filter((c) => c.from !== undefined).map((c) => c.from)).toEqual([
+      from(900),
+      from(900),
+      from(950),
+    ]);
+    expect(engine.transactions.get('l-949')?.transactionState).toBe('PROCESSED');
+    expect(engine.transactions.get('l-950')?.transactionState).toBe('PENDING');
+  });
+
   it('after a failed recent read the next walks down to where the last good one started', async () => {
     const { engine, legList, ledger } = setUp(
       [],

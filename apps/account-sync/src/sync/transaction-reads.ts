@@ -6,10 +6,11 @@
  */
 import type { TransactionRecord } from '#venue-api';
 import type { TransactionIntake } from '../transactions/transaction-intake.js';
-import { mapIterable, timeSpan } from './list-walks.js';
+import { timeSpan } from './list-walks.js';
 import { NewestFirstList, type WalkedPage } from './newest-first-list.js';
 import type { ReadContext, SyncMode } from './read-context.js';
 import { BalanceCheckState } from './balance-check.js';
+import { OldestPending } from './oldest-pending.js';
 
 const TRANSACTION_PAGE = 200;
 const INGEST_CONCURRENCY = 16;
@@ -20,6 +21,8 @@ export class TransactionReads {
   readonly held = new Map<string, TransactionRecord>();
   /** The balance check's view of the legs held, kept as they are held (a check costs what changed, AS8). */
   readonly balanceCheck = new BalanceCheckState();
+  /** The legs held PENDING, by booking time: where a sweep pass starts, without walking every leg held. */
+  private readonly pending = new OldestPending();
   private readonly list: NewestFirstList;
   /** Received time of the newest leg held; the incremental read starts there (minus the overlap). */
   private newestAt: number | undefined;
@@ -36,12 +39,7 @@ export class TransactionReads {
       name: 'transaction',
       pageSize: TRANSACTION_PAGE,
       readPage: (request) => this.readPage(request),
-      heldSpan: () => {
-        const pending = timeSpan(
-          mapIterable(this.held.values(), (leg) => (leg.transactionState === 'PENDING' ? legTimeOf(leg) : undefined)),
-        );
-        return { newestHeld: this.newestAt, oldestPending: pending.oldest };
-      },
+      heldSpan: () => ({ newestHeld: this.newestAt, oldestPending: this.pending.oldest() }),
     });
   }
 
@@ -137,6 +135,8 @@ export class TransactionReads {
     this.held.set(leg.uuid, leg);
     this.balanceCheck.hold(leg);
     const at = legTimeOf(leg);
+    if (leg.transactionState === 'PENDING' && at !== undefined) this.pending.pending(leg.uuid, at);
+    else this.pending.settled(leg.uuid);
     if (at !== undefined && (this.newestAt === undefined || at > this.newestAt)) this.newestAt = at;
   }
 }
