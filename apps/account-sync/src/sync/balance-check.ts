@@ -12,7 +12,9 @@
  * The check runs after every balances and transactions read, and an account may hold 10^5–10^6 legs, so
  * its state is kept as legs are held (`BalanceCheckState`): each (group, ccy) keeps its legs in the order
  * they became final, and a check reads only the latest of them, again only for the accounts whose legs
- * changed or when the balances' read time moved. Pure: no I/O.
+ * changed or when the balances' read time moved. Its entries are the only copy of the legs the ledger sync holds
+ * (`legs`; transaction-reads.ts keeps no map of its own): each is the leg and when its uuid was first held, its
+ * account and times read from the leg. Pure: no I/O.
  */
 import { Decimal } from 'decimal.js';
 import { stateKey, type BalanceDrift, type BalanceState } from '#contracts';
@@ -54,17 +56,14 @@ export function driftOf(
 }
 
 /**
- * The latest version of a leg as the check holds it (one object a leg: the check may hold 10^6). Untimed (no
- * span, `legSpan`): `timed` false, and it holds its account's check. No account: no group (AS7), not used.
+ * A leg held, in its latest version: the one entry a leg has (the legs held by the ledger sync are these entries,
+ * `legs`; an account may hold 10^6). Its account and times are read from `leg` (`legSpan`): an entry is replaced
+ * when they change, and only updated in place when they do not, so its place in a heap never moves under it.
  */
 interface HeldLeg {
   leg: TransactionRecord;
-  account: Account | undefined;
-  timed: boolean;
-  booked: number;
-  final: number;
   /** When its uuid was first held: among legs final at the same time the first held is the newest (as the walk). */
-  seq: number;
+  readonly seq: number;
 }
 
 /** One (group, ccy). */
@@ -80,40 +79,57 @@ interface Account {
   checked: { balancesReadAt: number; evidence: TransactionRecord | undefined } | undefined;
 }
 
+/** The transaction legs held, by uuid, read-only (the `transaction-list` query and the list reads). */
+export interface LegsByUuid {
+  readonly size: number;
+  get(uuid: string): TransactionRecord | undefined;
+  has(uuid: string): boolean;
+  values(): IterableIterator<TransactionRecord>;
+}
+
 /** Older versions a heap may carry before it is compacted: beyond this and beyond its current ones. */
 const STALE_SLACK = 64;
 
-const finalFirst = (a: HeldLeg, b: HeldLeg): boolean => a.final > b.final || (a.final === b.final && a.seq < b.seq);
+/** Booked: `received`, else `timestampMillis` (legSpan's, without the object). */
+const bookedOf = (leg: TransactionRecord): number | undefined => leg.received ?? leg.timestampMillis;
+
+/** Final: `processed`, else `timestampMillis`; PENDING: never yet (legSpan's, without the object). */
+const finalOf = (leg: TransactionRecord): number | undefined =>
+  leg.transactionState === 'PENDING' ? Number.POSITIVE_INFINITY : (leg.processed ?? leg.timestampMillis);
+
+const isTimed = (leg: TransactionRecord): boolean => bookedOf(leg) !== undefined && finalOf(leg) !== undefined;
+
+/** Only timed legs are in a heap: both finals are numbers. */
+const finalFirst = (a: HeldLeg, b: HeldLeg): boolean => {
+  const aFinal = finalOf(a.leg) as number;
+  const bFinal = finalOf(b.leg) as number;
+  return aFinal > bFinal || (aFinal === bFinal && a.seq < b.seq);
+};
 
 export class BalanceCheckState {
-  private readonly legs = new Map<string, HeldLeg>();
+  /** Every leg held, by uuid, in the order first held: the only copy (`legs` reads it). */
+  private readonly entries = new Map<string, HeldLeg>();
   private readonly accounts = new Map<string, Account>();
   private nextSeq = 0;
+  /** The legs held, latest versions (TransactionReads keeps no map of its own). */
+  readonly legs: LegsByUuid = new LegsView(this.entries);
 
   /** A leg read (new, changed, or the same again): its latest version replaces the one held. */
   hold(leg: TransactionRecord): void {
-    const previous = this.legs.get(leg.uuid);
-    const account = leg.accountGroupUuid === undefined ? undefined : this.accountOf(leg.accountGroupUuid, leg.ccy);
-    const span = legSpan(leg);
-    if (previous !== undefined && previous.account === account && sameTimes(previous, span)) {
+    const previous = this.entries.get(leg.uuid);
+    const account = this.accountOfLeg(leg);
+    if (previous !== undefined && this.samePlace(previous.leg, leg, account)) {
       // Its place among the account's legs is unchanged: the new version takes it.
       if (account !== undefined && changesEvidence(previous.leg, leg)) account.checked = undefined;
       previous.leg = leg;
       return;
     }
-    const held: HeldLeg = {
-      leg,
-      account,
-      timed: span !== undefined,
-      booked: span?.booked ?? Number.NaN,
-      final: span?.final ?? Number.NaN,
-      seq: previous?.seq ?? this.nextSeq++,
-    };
-    this.legs.set(leg.uuid, held);
+    const held: HeldLeg = { leg, seq: previous?.seq ?? this.nextSeq++ };
+    this.entries.set(leg.uuid, held);
     if (previous !== undefined) this.release(previous);
     if (account === undefined) return;
     account.checked = undefined;
-    if (!held.timed) account.untimed += 1;
+    if (!isTimed(leg)) account.untimed += 1;
     else {
       account.byFinal.push(held);
       account.current += 1;
@@ -147,23 +163,23 @@ export class BalanceCheckState {
     for (let held = account.byFinal.pop(); held !== undefined; held = account.byFinal.pop()) {
       if (!this.isLatest(held)) continue; // an older version: dropped for good
       seen.push(held);
-      if (held.booked > balancesReadAt) continue;
+      if ((bookedOf(held.leg) as number) > balancesReadAt) continue;
       if (newest !== undefined) {
         next = held;
         break;
       }
       newest = held;
-      if (held.final > balancesReadAt) break;
+      if ((finalOf(held.leg) as number) > balancesReadAt) break;
     }
     for (const held of seen) account.byFinal.push(held);
-    if (newest === undefined || newest.final > balancesReadAt) return undefined;
+    if (newest === undefined || (finalOf(newest.leg) as number) > balancesReadAt) return undefined;
     if (newest.leg.transactionState !== 'PROCESSED') return undefined;
-    if (next !== undefined && next.final >= newest.booked) return undefined;
+    if (next !== undefined && (finalOf(next.leg) as number) >= (bookedOf(newest.leg) as number)) return undefined;
     return newest.leg;
   }
 
   private isLatest(held: HeldLeg): boolean {
-    return this.legs.get(held.leg.uuid) === held;
+    return this.entries.get(held.leg.uuid) === held;
   }
 
   /**
@@ -171,10 +187,10 @@ export class BalanceCheckState {
    * stale entries outnumber current ones (compaction, O(n) once per as many changes: amortised O(1)).
    */
   private release(former: HeldLeg): void {
-    const account = former.account;
+    const account = this.accountOfLeg(former.leg);
     if (account === undefined) return;
     account.checked = undefined;
-    if (!former.timed) {
+    if (!isTimed(former.leg)) {
       account.untimed -= 1;
       return;
     }
@@ -182,6 +198,18 @@ export class BalanceCheckState {
     if (account.byFinal.size > 2 * account.current + STALE_SLACK) {
       account.byFinal.retain((held) => this.isLatest(held));
     }
+  }
+
+  /** Whether a new version of a leg keeps its account and times (so its heap entry stays where it is). */
+  private samePlace(held: TransactionRecord, read: TransactionRecord, account: Account | undefined): boolean {
+    const sameAccount =
+      (held.accountGroupUuid === read.accountGroupUuid && held.ccy === read.ccy) || this.accountOfLeg(held) === account;
+    return sameAccount && sameTimes(held, read);
+  }
+
+  /** No account: no group (AS7), not used. */
+  private accountOfLeg(leg: TransactionRecord): Account | undefined {
+    return leg.accountGroupUuid === undefined ? undefined : this.accountOf(leg.accountGroupUuid, leg.ccy);
   }
 
   private accountOf(group: string, ccy: string): Account {
@@ -195,9 +223,31 @@ export class BalanceCheckState {
   }
 }
 
-function sameTimes(held: HeldLeg, span: LegSpan | undefined): boolean {
-  if (span === undefined) return !held.timed;
-  return held.timed && held.booked === span.booked && held.final === span.final;
+/** The legs of the entries, as a read-only map (no copy). */
+class LegsView implements LegsByUuid {
+  constructor(private readonly entries: ReadonlyMap<string, HeldLeg>) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(uuid: string): TransactionRecord | undefined {
+    return this.entries.get(uuid)?.leg;
+  }
+
+  has(uuid: string): boolean {
+    return this.entries.has(uuid);
+  }
+
+  *values(): IterableIterator<TransactionRecord> {
+    for (const held of this.entries.values()) yield held.leg;
+  }
+}
+
+/** Whether two versions of a leg have the same span (both untimed, or booked and final at the same times). */
+function sameTimes(held: TransactionRecord, read: TransactionRecord): boolean {
+  if (!isTimed(read)) return !isTimed(held);
+  return isTimed(held) && bookedOf(held) === bookedOf(read) && finalOf(held) === finalOf(read);
 }
 
 /** Whether a new version of a leg, final at the same time, can change what the check says. */

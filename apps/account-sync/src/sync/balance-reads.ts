@@ -3,14 +3,13 @@
  * and published, never "fixed". The balances read also tells the account groups the per-group reads walk.
  */
 import { driftMsgId, type BalanceDrift, type BalanceState } from '#contracts';
-import type { TransactionRecord } from '#venue-api';
-import type { BalanceCheckState } from './balance-check.js';
+import type { BalanceCheckState, LegsByUuid } from './balance-check.js';
 import type { ReadContext } from './read-context.js';
 import { balanceStates, type AccountGroupRef } from './venue-reads.js';
 
 /** The transaction legs held, and the balance check's view of them, kept as each is held (transaction-reads.ts). */
 export interface HeldLegs {
-  readonly held: ReadonlyMap<string, TransactionRecord>;
+  readonly held: LegsByUuid;
   readonly balanceCheck: BalanceCheckState;
 }
 

@@ -6,7 +6,8 @@
  */
 import type { BalanceDrift } from '#contracts';
 import type { JsonLogger } from '#observability';
-import type { TransactionRecord, VenueRestClient } from '#venue-api';
+import type { VenueRestClient } from '#venue-api';
+import type { LegsByUuid } from './balance-check.js';
 import type { TransactionIntake } from '../transactions/transaction-intake.js';
 import { BalanceReads } from './balance-reads.js';
 import type { Mirrors, ReadContext, SyncMode } from './read-context.js';
@@ -74,7 +75,7 @@ export class SyncEngine {
   }
 
   /** Transaction legs read from the venue's list, by uuid (the `transaction-list` query and the balance check). */
-  get transactions(): ReadonlyMap<string, TransactionRecord> {
+  get transactions(): LegsByUuid {
     return this.legs.held;
   }
 

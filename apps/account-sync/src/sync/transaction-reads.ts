@@ -9,7 +9,7 @@ import type { TransactionIntake } from '../transactions/transaction-intake.js';
 import { timeSpan } from './list-walks.js';
 import { NewestFirstList, type WalkedPage } from './newest-first-list.js';
 import type { ReadContext, SyncMode } from './read-context.js';
-import { BalanceCheckState } from './balance-check.js';
+import { BalanceCheckState, type LegsByUuid } from './balance-check.js';
 import { OldestPending } from './oldest-pending.js';
 
 const TRANSACTION_PAGE = 200;
@@ -17,10 +17,13 @@ const INGEST_CONCURRENCY = 16;
 const INGEST_BATCH = 200;
 
 export class TransactionReads {
-  /** Transaction legs read from the venue's list, by uuid (the `transaction-list` query and the balance check). */
-  readonly held = new Map<string, TransactionRecord>();
-  /** The balance check's view of the legs held, kept as they are held (a check costs what changed, AS8). */
+  /**
+   * The balance check's state, kept as legs are held (a check costs what changed, AS8); it holds the legs
+   * themselves too, once (`held` reads them).
+   */
   readonly balanceCheck = new BalanceCheckState();
+  /** Transaction legs read from the venue's list, by uuid (the `transaction-list` query and the balance check). */
+  readonly held: LegsByUuid = this.balanceCheck.legs;
   /** The legs held PENDING, by booking time: where a sweep pass starts, without walking every leg held. */
   private readonly pending = new OldestPending();
   private readonly list: NewestFirstList;
@@ -132,7 +135,6 @@ export class TransactionReads {
   }
 
   private hold(leg: TransactionRecord): void {
-    this.held.set(leg.uuid, leg);
     this.balanceCheck.hold(leg);
     const at = legTimeOf(leg);
     if (leg.transactionState === 'PENDING' && at !== undefined) this.pending.pending(leg.uuid, at);
