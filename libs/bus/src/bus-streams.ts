@@ -82,8 +82,16 @@ export class BusStreams {
     let owner = await this.streamFor(subject);
     let found: StreamInfo | undefined;
     if (owner === undefined || owner === definition.name) {
-      found = await this.declare(definition);
-      owner = definition.name;
+      try {
+        found = await this.declare(definition);
+        owner = definition.name;
+      } catch (error) {
+        // another process created its stream over the subject between our look and our create (two connectors
+        // of two accounts starting at once): JetStream refused ours as overlapping — that one captures it
+        owner = await this.streamFor(subject);
+        if (owner === undefined || owner === definition.name) throw error;
+        found = await this.info(owner);
+      }
     } else {
       found = await this.info(owner);
     }

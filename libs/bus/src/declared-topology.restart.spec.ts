@@ -185,6 +185,32 @@ describe('the declared topology across a NATS that lost it', () => {
       await other.close();
     }
   });
+
+  it('two processes starting at once over one subject: both use the stream the first created, neither fails', async () => {
+    const registry = new MetricsRegistry('capture-c', { defaultMetrics: false });
+    const other = await BusConnection.open(
+      {
+        servers: server.url,
+        name: 'capture-c',
+        topology: { checkIntervalMs: 0, backoff: { initialMs: 50, maxMs: 200 } },
+      },
+      new BusMetrics(registry),
+      new HealthRegistry(),
+      silent,
+    );
+    try {
+      const definition = (name: string) => ({ name, subjects: ['t.both.>'], storage: 'memory' as const });
+      // both look, find none, and create their own: the second create overlaps the first's stream
+      const owners = await Promise.all([
+        new BusStreams(connection, silent).ensureCapturing('t.both.>', definition('T_BOTH_A')),
+        new BusStreams(other, silent).ensureCapturing('t.both.>', definition('T_BOTH_B')),
+      ]);
+      const capturing = await connection.jsm.streams.find('t.both.x');
+      expect(owners).toEqual([capturing, capturing]);
+    } finally {
+      await other.close();
+    }
+  });
 });
 
 describe('the declared topology across a NATS restarted on its own store', () => {
