@@ -177,23 +177,41 @@ describe('connector /health tells the truth', () => {
       ),
     );
     apps.push(...duel);
-    for (const port of ports) {
-      const contested = await eventually(
-        async () => {
-          const answer = await health(port);
-          const detail = answer?.body.checks?.['venue-session']?.detail ?? '';
-          return answer?.status === 503 && detail.includes('contested') ? detail : undefined;
-        },
-        { what: `connector on ${port}: /health 503, session contested`, timeoutMs: 45_000 },
+    // A duellist that died (it failed to start) leaves no duel to see: said at once, not after the wait's bound.
+    const exits: string[] = [];
+    duel.forEach((app, i) => {
+      void app.exited.then((exit) =>
+        exits.push(`duel${i} exited ${JSON.stringify(exit)}: ${app.lines.slice(-3).join('\n')}`),
       );
-      expect(contested).toMatch(
-        /contested: the venue gave this session id to another connection \d+ times in the last 300 s \(run one connector per VENUE_SESSION_ID\)/,
+    });
+    try {
+      for (const port of ports) {
+        const contested = await eventually(
+          async () => {
+            if (exits.length > 0) throw new Error(exits.join('\n'));
+            const answer = await health(port);
+            const detail = answer?.body.checks?.['venue-session']?.detail ?? '';
+            return answer?.status === 503 && detail.includes('contested') ? detail : undefined;
+          },
+          { what: `connector on ${port}: /health 503, session contested`, timeoutMs: 45_000 },
+        );
+        expect(contested).toMatch(
+          /contested: the venue gave this session id to another connection \d+ times in the last 300 s \(run one connector per VENUE_SESSION_ID\)/,
+        );
+        const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        const recent = /^connector_venue_session_replacements_recent\{[^}]*\} (\d+)/m.exec(metrics)?.[1];
+        expect(Number(recent)).toBeGreaterThanOrEqual(2);
+        expect(metrics).toMatch(/^connector_venue_reconnects_total\{reason="replaced",[^}]*\} [1-9]/m);
+      }
+      // the log line comes down the child's stdout pipe, the /health answer over HTTP: either may be read first
+      await eventually(
+        () =>
+          duel.some((app) => app.lines.some((line) => line.includes('venue session contested'))) ? true : undefined,
+        { what: 'a "venue session contested" log line' },
       );
-      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-      const recent = /^connector_venue_session_replacements_recent\{[^}]*\} (\d+)/m.exec(metrics)?.[1];
-      expect(Number(recent)).toBeGreaterThanOrEqual(2);
-      expect(metrics).toMatch(/^connector_venue_reconnects_total\{reason="replaced",[^}]*\} [1-9]/m);
+    } finally {
+      // a retry starts its own duel: these two must not join it on the same session id
+      for (const app of duel) await app.stop();
     }
-    expect(duel.some((app) => app.lines.some((line) => line.includes('venue session contested')))).toBe(true);
   }, 120_000); // two connector processes starting on a busy machine, then their duel
 });
