@@ -17,10 +17,22 @@ const TRIES = 50;
  */
 const handedOut = new Set<number>();
 
+/**
+ * Jest workers run suites at once, each its own process: a port one picked and has not bound yet reads free to
+ * the other. Each worker picks from its own lane (ports ≡ its JEST_WORKER_ID modulo LANES), never the other's.
+ */
+const LANES = 8;
+
+function lane(): number {
+  const worker = Number(process.env['JEST_WORKER_ID'] ?? '0');
+  return Number.isInteger(worker) && worker >= 0 ? worker % LANES : 0;
+}
+
 /** A free TCP port on the loopback interface, outside the ephemeral range when one can be found there. */
 export async function freePort(): Promise<number> {
+  const offset = lane();
   for (let i = 0; i < TRIES; i += 1) {
-    const port = FIRST + Math.floor(Math.random() * (LAST - FIRST + 1));
+    const port = FIRST + offset + LANES * Math.floor((Math.random() * (LAST - FIRST + 1 - offset)) / LANES);
     if (!handedOut.has(port) && (await listenOn(port)) !== undefined) return handOut(port);
   }
   for (let i = 0; i < TRIES; i += 1) {
