@@ -108,9 +108,17 @@ export class BusStreams {
           const theirs = await this.info(owner);
           return theirs && identityOf(theirs);
         }
-        const created = await this.createIfMissing(definition);
-        owner = definition.name;
-        return created;
+        try {
+          const created = await this.createIfMissing(definition);
+          owner = definition.name;
+          return created;
+        } catch (error) {
+          // the other process declared first, between our look and our create: its stream captures the subject
+          owner = await this.streamFor(subject);
+          if (owner === undefined || owner === definition.name) throw error;
+          const theirs = await this.info(owner);
+          return theirs && identityOf(theirs);
+        }
       },
     });
     return owner;

@@ -211,6 +211,40 @@ describe('the declared topology across a NATS that lost it', () => {
       await other.close();
     }
   });
+  it('two processes declaring again at once after the loss: the one whose create overlaps uses the other’s, no pass fails', async () => {
+    const open = async (name: string) => {
+      const registry = new MetricsRegistry(name, { defaultMetrics: false });
+      const bus = await BusConnection.open(
+        { servers: server.url, name, topology: { checkIntervalMs: 0, backoff: { initialMs: 50, maxMs: 200 } } },
+        new BusMetrics(registry),
+        new HealthRegistry(),
+        silent,
+      );
+      return { bus, registry };
+    };
+    const failedPasses = async (registry: MetricsRegistry) =>
+      (await registry.metrics())
+        .split('\n')
+        .filter((l) => l.startsWith('bus_topology_redeclarations_total{') && l.includes('result="failed"'))
+        .map((l) => Number(l.slice(l.lastIndexOf(' ') + 1)))
+        .reduce((a, b) => a + b, 0);
+    const one = await open('again-a');
+    const two = await open('again-b');
+    try {
+      const definition = (name: string) => ({ name, subjects: ['t.again.>'], storage: 'memory' as const });
+      await new BusStreams(one.bus, silent).ensureCapturing('t.again.>', definition('T_AGAIN_A'));
+      await new BusStreams(two.bus, silent).ensureCapturing('t.again.>', definition('T_AGAIN_B'));
+      await connection.jsm.streams.delete('T_AGAIN_A'); // lost with the server's store
+      one.bus.topology.redeclare('reconnect');
+      two.bus.topology.redeclare('reconnect');
+      await Promise.all([one.bus.topology.settled(), two.bus.topology.settled()]);
+      expect(await connection.jsm.streams.find('t.again.x')).toMatch(/^T_AGAIN_[AB]$/);
+      expect([await failedPasses(one.registry), await failedPasses(two.registry)]).toEqual([0, 0]);
+    } finally {
+      await one.bus.close();
+      await two.bus.close();
+    }
+  });
 });
 
 describe('the declared topology across a NATS restarted on its own store', () => {
