@@ -126,4 +126,17 @@ describe('launcher configuration', () => {
     expect(bad).toEqual(['VENUE_API_SECRET must hold a non-empty secret, Base64 with VENUE_SIGNATURE_ENCODING=base64']);
     expect(JSON.stringify(bad)).not.toContain('!!!');
   });
+
+  // outside tester: a key that cannot be a Rest-Key header (a line break, a space) started the stack, and the
+  // connector then backed off forever on "connection failed (other)"
+  it('the real venue: a key that cannot travel as a header is refused by name, from the variable or its file', async () => {
+    const twoLines = join(dir, 'two-line-key');
+    await writeFile(twoLines, 'my\nkey\n');
+    expect(problems({ ...REAL, VENUE_API_KEY: 'my key', VENUE_API_SECRET: 'czM=' })).toEqual([
+      'VENUE_API_KEY must be 1 to 256 visible ASCII characters (no spaces or control characters: it is sent as a header)',
+    ]);
+    expect(problems({ ...REAL, VENUE_API_KEY_FILE: twoLines, VENUE_API_SECRET: 'czM=' })).toEqual([
+      'VENUE_API_KEY_FILE must hold 1 to 256 visible ASCII characters (no spaces or control characters: it is sent as a header)',
+    ]);
+  });
 });

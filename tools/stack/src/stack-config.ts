@@ -18,7 +18,7 @@ import {
 } from '#observability';
 import { DEFAULT_SUBJECT_PREFIX, SUBJECT_PREFIX, SUBJECT_TOKEN } from '#contracts';
 import { STACK_APPS } from './apps.js';
-import { credential, secretProblem } from './venue.js';
+import { credential, keyProblem, secretProblem } from './venue.js';
 
 /** A port the launcher names to the user: fixed, never 0 ("any"). */
 const EnvFixedPort = (): PropertyDecorator => EnvInt(1, 65_535);
@@ -98,11 +98,11 @@ export class StackConfig implements CrossChecked {
       real((c) => exactlyOne(c, 'VENUE_API_SECRET', 'VENUE_API_SECRET_FILE')),
       // the key and the secret themselves, here rather than after the configuration (security tester: a secret
       // that is not Base64 was named only once every other problem was fixed)
-      real((c) =>
-        exactlyOne(c, 'VENUE_API_KEY', 'VENUE_API_KEY_FILE').length > 0
-          ? undefined
-          : credential(c.VENUE_API_KEY, c.VENUE_API_KEY_FILE, 'VENUE_API_KEY_FILE').problem,
-      ),
+      real((c) => {
+        if (exactlyOne(c, 'VENUE_API_KEY', 'VENUE_API_KEY_FILE').length > 0) return undefined;
+        const key = credential(c.VENUE_API_KEY, c.VENUE_API_KEY_FILE, 'VENUE_API_KEY_FILE');
+        return key.problem ?? keyProblem(c, key.value);
+      }),
       real((c) => {
         if (exactlyOne(c, 'VENUE_API_SECRET', 'VENUE_API_SECRET_FILE').length > 0) return undefined;
         const secret = credential(c.VENUE_API_SECRET, c.VENUE_API_SECRET_FILE, 'VENUE_API_SECRET_FILE');

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { apiSecretProblem } from '#venue-api';
+import { apiKeyProblem, apiSecretProblem } from '#venue-api';
 import type { StackConfig } from './stack-config.js';
 
 export interface VenueWiring {
@@ -27,8 +27,9 @@ export async function realVenueWiring(config: StackConfig): Promise<{ wiring?: V
   const key = credential(config.VENUE_API_KEY, config.VENUE_API_KEY_FILE, 'VENUE_API_KEY_FILE');
   const secret = credential(config.VENUE_API_SECRET, config.VENUE_API_SECRET_FILE, 'VENUE_API_SECRET_FILE');
   const problems = [key.problem, secret.problem].filter((problem) => problem !== undefined);
-  const unusable = secretProblem(config, secret.value);
-  if (unusable !== undefined) problems.push(unusable);
+  for (const unusable of [keyProblem(config, key.value), secretProblem(config, secret.value)]) {
+    if (unusable !== undefined) problems.push(unusable);
+  }
   const [apiKey, apiSecret] = [key.value, secret.value];
   if (problems.length > 0 || apiKey === undefined || apiSecret === undefined) return { problems };
   return {
@@ -89,6 +90,17 @@ export function credential(
     return { problem: `${fileVariable} must name a readable file` };
   }
   return content === '' ? { problem: `${fileVariable} names an empty file` } : { value: content };
+}
+
+/** Why the key cannot be sent as the Rest-Key header, naming the variable it came from (never the key). */
+export function keyProblem(
+  config: Pick<StackConfig, 'VENUE_API_KEY_FILE'>,
+  key: string | undefined,
+): string | undefined {
+  if (key === undefined || apiKeyProblem(key) === undefined) return undefined;
+  const [from, verb] =
+    config.VENUE_API_KEY_FILE !== undefined ? ['VENUE_API_KEY_FILE', 'hold'] : ['VENUE_API_KEY', 'be'];
+  return `${from} must ${verb} 1 to 256 visible ASCII characters (no spaces or control characters: it is sent as a header)`;
 }
 
 /** Why the secret cannot sign with the chosen encoding, naming the variable it came from (never the secret). */

@@ -6,13 +6,24 @@
  */
 import { ValidateBy, ValidateIf } from 'class-validator';
 import { EnvEnum, EnvRequired, EnvText, EnvUrl, type EnvClass } from '#observability';
-import { apiSecretProblem, SIGNATURE_ENCODINGS, type SignatureEncoding } from './signing.js';
+import { apiKeyProblem, apiSecretProblem, SIGNATURE_ENCODINGS, type SignatureEncoding } from './signing.js';
 
 export function withVenueCredentialsEnv<Base extends EnvClass>(base: Base) {
   abstract class VenueCredentialsEnv extends base {
     // ---- Venue REST credentials
     @EnvRequired() @EnvUrl({ schemes: ['http', 'https'] }) VENUE_REST_URL!: string;
-    @EnvRequired() @EnvText({ max: 256 }) VENUE_API_KEY!: string;
+    // Sent as the Rest-Key header: a line break or a space in it failed every call as "connection failed", forever.
+    @EnvRequired()
+    @ValidateBy({
+      name: 'isUsableApiKey',
+      validator: {
+        validate: (value: unknown) =>
+          value === undefined || (typeof value === 'string' && apiKeyProblem(value) === undefined),
+        defaultMessage: () =>
+          'VENUE_API_KEY must be 1 to 256 visible ASCII characters (no spaces or control characters: it is sent as a header)',
+      },
+    })
+    VENUE_API_KEY!: string;
     // Checked against the encoding here: otherwise every signed call (and token fetch) fails, backing off forever.
     @ValidateBy({
       name: 'isUsableApiSecret',

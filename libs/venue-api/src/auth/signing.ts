@@ -29,6 +29,14 @@ export function signedPath(path: string): string {
 }
 
 /** Why `secret` cannot sign with `encoding`, or undefined when it can (for start-up configuration checks). */
+/** A Rest-Key header value the venue can match: visible ASCII only (a space or line break cannot travel in it). */
+const API_KEY = /^[\x21-\x7E]{1,256}$/;
+
+/** Why `key` cannot be sent as the `Rest-Key` header (every signed call would fail before it left), or undefined. */
+export function apiKeyProblem(key: string): string | undefined {
+  return API_KEY.test(key) ? undefined : 'API key is not 1 to 256 visible ASCII characters';
+}
+
 export function apiSecretProblem(secret: string, encoding: SignatureEncoding): string | undefined {
   if (secret.length === 0) return 'API secret is empty';
   if (encoding === 'base64' && !BASE64.test(secret)) return 'API secret is not valid Base64';
