@@ -71,6 +71,27 @@ describe('sandbox configuration', () => {
     expect(trading.join(' ')).not.toContain('abc');
   });
 
+  // outside tester: a scale of 1e30 (or 0x10) was taken, and its retry delays overflowed Node's timer (fired at
+  // once, a retry flood instead of a slower schedule); an empty credentials file started the venue, then failed
+  it('a backoff scale not a bounded decimal, an empty credentials file path are refused by name', () => {
+    const problems = (env: Record<string, string>): string[] => {
+      try {
+        loadConfig(SandboxEnv, env);
+        return [];
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+    };
+    for (const scale of ['', '0', '-1', '1e30', '0x10', 'abc', '1000.5', 'Infinity', ' 1'])
+      expect(problems({ SANDBOX_WEBHOOK_BACKOFF_SCALE: scale })).toEqual([
+        'SANDBOX_WEBHOOK_BACKOFF_SCALE must be a decimal number above 0 and at most 1000 (e.g. 0.01)',
+      ]);
+    for (const scale of ['0.002', '1', '1000', '2.5'])
+      expect(problems({ SANDBOX_WEBHOOK_BACKOFF_SCALE: scale })).toEqual([]);
+    expect(problems({ SANDBOX_CREDENTIALS_FILE: '' })).toEqual(['SANDBOX_CREDENTIALS_FILE must be a file path']);
+    expect(() => validateSandboxConfig({ ...DEFAULT_SANDBOX_CONFIG, webhookBackoffScale: 1e30 })).toThrow(ConfigError);
+  });
+
   it('validates a config built in code with the same rules', () => {
     expect(() => validateSandboxConfig({ ...DEFAULT_SANDBOX_CONFIG, port: 0 })).not.toThrow();
     expect(() => validateSandboxConfig({ ...DEFAULT_SANDBOX_CONFIG, restRateLimitPerSecond: 0 })).toThrow(ConfigError);

@@ -3,9 +3,9 @@
  * variable is listed). The trading half's variables are declared beside it (`SandboxTradingEnv`,
  * `trading/trading-config.ts`, which reads them again with the same rules) and checked here with the rest.
  */
-import { Type } from 'class-transformer';
-import { IsIn, IsNumber, IsOptional, IsPositive, IsString, IsUrl } from 'class-validator';
-import { EnvEnum, EnvHost, EnvInt, EnvMs, EnvPort, loadConfig } from '#observability';
+import { Transform } from 'class-transformer';
+import { IsIn, IsOptional, IsUrl, ValidateBy } from 'class-validator';
+import { EnvEnum, EnvHost, EnvInt, EnvMs, EnvPort, EnvText, loadConfig } from '#observability';
 import {
   DIALECT_AXES,
   dialectOf,
@@ -28,6 +28,10 @@ import type { SandboxConfig, SandboxOptions } from './config.js';
 import { DEFAULT_SANDBOX_CONFIG } from './config.js';
 import { SandboxTradingEnv } from './trading/trading-config.js';
 
+/** Digits with an optional fraction: no sign, exponent, hex or spaces. */
+const DECIMAL = /^[0-9]+(\.[0-9]+)?$/;
+const MAX_BACKOFF_SCALE = 1_000;
+
 /** The sandbox's variables, the trading half's included (checked together at start-up). */
 export class SandboxEnv extends SandboxTradingEnv {
   @EnvPort() SANDBOX_PORT: number = DEFAULT_SANDBOX_CONFIG.port;
@@ -43,9 +47,19 @@ export class SandboxEnv extends SandboxTradingEnv {
   @EnvMs(0) SANDBOX_WEBHOOK_MIN_INTERVAL_MS: number = DEFAULT_SANDBOX_CONFIG.webhookMinIntervalMs;
   @EnvMs(1) SANDBOX_WEBHOOK_TIMEOUT_MS: number = DEFAULT_SANDBOX_CONFIG.webhookTimeoutMs;
 
-  @Type(() => Number)
-  @IsNumber()
-  @IsPositive()
+  /** Multiplies R14's delays (60 s at most): bounded so the longest stays a timer Node holds (1e30 fired at once). */
+  @Transform(({ obj, value }) => {
+    const text = (obj as Record<string, unknown>)['SANDBOX_WEBHOOK_BACKOFF_SCALE'];
+    return typeof text === 'string' ? (DECIMAL.test(text) ? Number(text) : Number.NaN) : value;
+  })
+  @ValidateBy({
+    name: 'isBackoffScale',
+    validator: {
+      validate: (value: unknown) => typeof value === 'number' && value > 0 && value <= MAX_BACKOFF_SCALE,
+      defaultMessage: () =>
+        `SANDBOX_WEBHOOK_BACKOFF_SCALE must be a decimal number above 0 and at most ${MAX_BACKOFF_SCALE} (e.g. 0.01)`,
+    },
+  })
   SANDBOX_WEBHOOK_BACKOFF_SCALE: number = DEFAULT_SANDBOX_CONFIG.webhookBackoffScale;
 
   @EnvInt(1, 1_000_000) SANDBOX_REST_RATE_LIMIT: number = DEFAULT_SANDBOX_CONFIG.restRateLimitPerSecond;
@@ -60,7 +74,7 @@ export class SandboxEnv extends SandboxTradingEnv {
   @EnvMs(0, 3_600_000) SANDBOX_SUBSCRIPTION_HOLD_MS?: number;
 
   /** Where to write the URLs and primary credentials as JSON once listening (`credentials-file.ts`); unset: nowhere. */
-  @IsOptional() @IsString() SANDBOX_CREDENTIALS_FILE?: string;
+  @IsOptional() @EnvText({ max: 4_096, describe: 'a file path' }) SANDBOX_CREDENTIALS_FILE?: string;
   @EnvEnum(DIALECT_AXES.accountExtras) SANDBOX_ACCOUNT_EXTRAS?: AccountExtrasShape;
   @EnvEnum(DIALECT_AXES.rateLimitedSubscribe) SANDBOX_RATE_LIMITED_SUBSCRIBE?: RateLimitedSubscribe;
   @EnvEnum(DIALECT_AXES.priceCadence) SANDBOX_PRICE_CADENCE?: PriceCadence;
