@@ -190,7 +190,7 @@ export class VenueMetrics {
     const lag = () => this.venueClockLag();
     this.venueClockLagSeconds = new Gauge({
       name: 'connector_venue_clock_lag_seconds',
-      help: "How far behind this host's clock the venue timestamp of the latest price update was on arrival (transit included; 0 before the first): near 0 normally, a quote's life (600) or more and every price is stale QUOTE_EXPIRED_ON_ARRIVAL",
+      help: "How far behind this host's clock the venue timestamp of the latest price update was on arrival (transit included; 0 before the first and once none arrived within the stale period: never the lag of a price long gone): near 0 normally, a quote's life (600) or more and every price is stale QUOTE_EXPIRED_ON_ARRIVAL",
       registers,
       collect() {
         this.set(lag() / 1000);

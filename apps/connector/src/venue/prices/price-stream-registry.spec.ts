@@ -277,6 +277,23 @@ describe('PriceStreamRegistry', () => {
     expect((await metrics.staleStreams.get()).values[0]?.value).toBe(1);
   });
 
+  // outside tester: with the venue's prices stopped (venue frozen, streams ended) the gauge kept the lag of the last
+  // price ever taken, as if measured now — a GatewayVenueClockBehind that fired kept firing with no price behind it
+  it('the clock lag is of a price taken within the stale period: silence longer than that reads 0 (no measurement)', async () => {
+    const context = setup(1_000);
+    const { channel, price, metrics, clock } = context;
+    const tag = await heldStream(context);
+    const lag = async () => (await metrics.venueClockLagSeconds.get()).values[0]?.value;
+    channel.deliver(price(tag, clock.now() - 40_000)); // 40 s behind
+    expect(await lag()).toBe(40);
+    clock.advance(900);
+    expect(await lag()).toBe(40);
+    clock.advance(200); // nothing for longer than the stale period
+    expect(await lag()).toBe(0);
+    channel.deliver(price(tag, clock.now() - 2_500));
+    expect(await lag()).toBe(2.5);
+  });
+
   it('counts a price for an unknown tag as rejected instead of publishing it', async () => {
     const { channel, prices, price, metrics } = setup();
     channel.up();

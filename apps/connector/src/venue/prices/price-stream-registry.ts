@@ -107,6 +107,8 @@ export class PriceStreamRegistry {
   private lastPriceWallAt: number | undefined;
   /** How far behind this host's clock the venue timestamp of the latest update taken was on arrival (ms). */
   private venueLagMs = 0;
+  /** When that update arrived: the lag is reported only while this is within the stale period (else 0, none measured). */
+  private venueLagAt: number | undefined;
   private expiredWarnedAt = Number.NEGATIVE_INFINITY;
   private staleCount = 0;
   /** Prices that reached a stream since the last sweep (W13: the cadence is judged from them). */
@@ -174,7 +176,9 @@ export class PriceStreamRegistry {
     // at most the stale period, so a connection gone silent is judged on its silence alone in time
     const windowSweeps = Math.max(1, Math.floor(options.staleAfterMs / period));
     this.metrics.staleAfterSeconds.set(options.staleAfterMs / 1_000);
-    this.metrics.watchVenueClockLag(() => this.venueLagMs);
+    this.metrics.watchVenueClockLag(() =>
+      this.venueLagAt !== undefined && clock.now() - this.venueLagAt <= this.env.staleAfterMs ? this.venueLagMs : 0,
+    );
     this.cadenceWindowStartedAt = clock.now();
     let lastSweepAt = clock.now();
     this.cancelSweep = clock.setInterval(() => {
@@ -504,6 +508,7 @@ export class PriceStreamRegistry {
         return;
       case 'expiredOnArrival':
         this.venueLagMs = effect.lagMs;
+        this.venueLagAt = this.env.now;
         this.metrics.pricesExpiredOnArrival.inc();
         if (this.env.now - this.expiredWarnedAt >= AHEAD_WARN_EVERY_MS) {
           this.expiredWarnedAt = this.env.now;
@@ -558,6 +563,7 @@ export class PriceStreamRegistry {
     if (price.status === 'live') {
       this.lastPriceWallAt = this.env.now; // sampled for this event
       this.venueLagMs = this.env.now - (price.venueTimestamp ?? this.env.now);
+      this.venueLagAt = this.env.now;
       this.priceUpdates.inc();
       this.metrics.priceHopSeconds.observe((performance.now() - this.arrivedAt) / 1000);
     }
