@@ -375,6 +375,26 @@ export class RiskBook {
     return this.windowNotional.get(scope)?.get(currency) ?? ZERO;
   }
 
+  /**
+   * A scope's orders and traded notional (by quote currency) admitted within the minute before `now`, counted from
+   * the entries without pruning them: what a scrape between two decisions reads (the windows above are as of the
+   * last decision, and an hour without orders would still show that minute's use). Equal to them after `prune(now)`.
+   */
+  windowAsOf(scope: ScopeKey, now: number): { orders: number; notional: Map<string, Decimal> } {
+    let orders = 0;
+    const notional = new Map<string, Decimal>();
+    for (let i = this.head; i < this.recent.length; i += 1) {
+      const entry = this.recent[i];
+      if (entry === undefined || entry.at <= now - MINUTE_MS || !entry.scopes.includes(scope)) continue;
+      orders += 1;
+      if (entry.traded) {
+        const { quote, quoteAmount } = entry.order;
+        notional.set(quote, (notional.get(quote) ?? ZERO).plus(quoteAmount));
+      }
+    }
+    return { orders, notional };
+  }
+
   /** Base quantity already taken on a quote by orders in flight, unknown or filled. */
   quoteUsed(quoteId: string): Decimal {
     return this.quotes.get(quoteId)?.used ?? ZERO;

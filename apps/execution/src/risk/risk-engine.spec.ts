@@ -279,6 +279,35 @@ describe('RiskEngine (the RiskGate of the order side)', () => {
     expect(engine.state.book.open.get(a.orderId)?.status).toBe('in-flight');
   });
 
+  // outside tester: the gauge kept each scope's use as of its latest order — an hour without orders still showed a
+  // minute's limits 90 % used, and an exposure freed by an outcome still counted
+  it('limit utilisation is read at scrape time: a minute without orders reads 0, an exposure freed is freed', async () => {
+    const registry = new MetricsRegistry('t', { defaultMetrics: false });
+    const file = {
+      strategies: {
+        alpha: { maxOpenExposure: { BTC: '4' }, maxOrdersPerMinute: 10, maxNotionalPerMinute: { USD: '1000000000' } },
+      },
+    };
+    const clock = new FakeClock(T0);
+    const engine = new RiskEngine(limits(file), { clock, metrics: new RiskMetrics(registry) }, states());
+    const a = order();
+    await engine.admit(a, T0);
+    const utilisation = async (limit: string): Promise<number | undefined> =>
+      (await registry.metrics())
+        .split('\n')
+        .filter((line) => line.startsWith(`execution_risk_limit_utilisation{limit="${limit}",scope="strategy"`))
+        .map((line) => Number(line.split(' ').at(-1)))[0];
+    expect(await utilisation('orders_per_minute')).toBe(0.1);
+    expect(await utilisation('notional_per_minute')).toBeGreaterThan(0);
+    expect(await utilisation('open_exposure')).toBe(0.25);
+    clock.advance(60_001);
+    expect(await utilisation('orders_per_minute')).toBe(0);
+    expect(await utilisation('notional_per_minute')).toBe(0);
+    expect(await utilisation('open_exposure')).toBe(0.25); // still in flight
+    engine.record({ kind: 'not-executed', orderId: a.orderId });
+    expect(await utilisation('open_exposure')).toBe(0);
+  });
+
   it('counts refusals by code and shows how much of a limit the most used scope takes', async () => {
     const registry = new MetricsRegistry('t', { defaultMetrics: false });
     const file = { strategies: { alpha: { maxOpenExposure: { BTC: '4' }, maxOrdersPerMinute: 10 } } };

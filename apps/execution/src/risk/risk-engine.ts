@@ -15,9 +15,9 @@ import type {
   RiskRefusal,
   UndoneFill,
 } from './risk-gate.js';
-import { limitsFor, tradingStateRefusal } from './checks.js';
+import { limitsFor, tradingStateRefusal, type ScopedLimits } from './checks.js';
 import { RiskBook } from './risk-book.js';
-import { utilisationOf, type UtilisedLimit } from './utilisation.js';
+import { utilisationOf } from './utilisation.js';
 import type { RiskPositionsStore, StoredRiskPositions } from './risk-positions.js';
 import type { Limits, LimitsConfig, ScopeKey } from './limits.js';
 import {
@@ -56,8 +56,8 @@ export class RiskEngine implements RiskGate {
   private peers: RiskPeers | undefined;
   private positions: RiskPositionsStore | undefined;
   private readonly tradingStateListeners: Array<(entry: TradingStateEntry) => void> = [];
-  /** The latest utilisation of each scope that traded (for the gauge's maximum per scope kind). */
-  private readonly utilisation = new Map<ScopeKey, { kind: RiskScopeKind; used: Map<UtilisedLimit, number> }>();
+  /** The limits of each scope that traded: their use is read at scrape time (the gauge's maximum per scope kind). */
+  private readonly utilised = new Map<ScopeKey, ScopedLimits>();
 
   constructor(
     limits: LimitsConfig,
@@ -76,6 +76,7 @@ export class RiskEngine implements RiskGate {
           error: error instanceof Error ? error.message : String(error),
         }),
     });
+    deps.metrics?.watchUtilisation(() => this.utilisationNow().values());
   }
 
   admit(order: RiskOrder, now: number): Promise<RiskDecision> {
@@ -296,27 +297,26 @@ export class RiskEngine implements RiskGate {
     );
   }
 
-  /** Utilisation of the order's scopes' limits; the gauge shows, per scope kind, the most used scope. */
+  /** The order's scopes join those whose limits' use the gauge reads (at scrape time, `utilisationNow`). */
   private reportUtilisation(order: RiskOrder): void {
-    const metrics = this.deps.metrics;
-    if (metrics === undefined) return;
-    const { book, limits } = this.actor.state;
-    const scoped = limitsFor(limits, order);
+    if (this.deps.metrics === undefined) return;
+    const scoped = limitsFor(this.actor.state.limits, order);
     if (!Array.isArray(scoped)) return;
+    for (const scope of scoped) this.utilised.set(scope.key, scope);
+  }
+
+  /** Per limit and scope kind, the most used scope's share now (windows counted up to now, exposure as it stands). */
+  private utilisationNow(): Map<string, [{ limit: string; scope: string }, number]> {
+    const { book } = this.actor.state;
     const now = this.deps.clock.now();
-    for (const scope of scoped)
-      this.utilisation.set(scope.key, { kind: scope.scope, used: utilisationOf(book, scope, now) });
-    const largest = new Map<string, number>();
-    for (const { kind, used } of this.utilisation.values()) {
-      for (const [limit, ratio] of used) {
-        const label = `${limit}|${kind}`;
-        largest.set(label, Math.max(largest.get(label) ?? 0, ratio));
+    const largest = new Map<string, [{ limit: string; scope: string }, number]>();
+    for (const scoped of this.utilised.values()) {
+      for (const [limit, ratio] of utilisationOf(book, scoped, now)) {
+        const label = `${limit}|${scoped.scope}`;
+        largest.set(label, [{ limit, scope: scoped.scope }, Math.max(largest.get(label)?.[1] ?? 0, ratio)]);
       }
     }
-    for (const [label, ratio] of largest) {
-      const [limit = '', scope = ''] = label.split('|');
-      metrics.limitUtilisation.set({ limit, scope }, ratio);
-    }
+    return largest;
   }
 
   /** Global: 1 for its state; account groups and strategies: how many are in each state. */

@@ -31,6 +31,13 @@ export class RiskMetrics {
   readonly admissionRetries: Counter;
   readonly admissionsUnsequenced: Counter;
 
+  private utilisation: () => Iterable<[{ limit: string; scope: string }, number]> = () => [];
+
+  /** Risk tells how to read the limits' use now (the gauge is read at scrape time, never left at an old order's). */
+  watchUtilisation(read: () => Iterable<[{ limit: string; scope: string }, number]>): void {
+    this.utilisation = read;
+  }
+
   constructor(registry: MetricsRegistry) {
     const registers = [registry];
     this.admitted = new Counter({
@@ -80,11 +87,16 @@ export class RiskMetrics {
     });
     // at 0 from the start: a halt of a mistyped id shows as a rise on the dashboard
     for (const reason of RISK_CONTROL_WARNINGS) this.controlWarnings.inc({ reason }, 0);
+    const utilisation = () => this.utilisation();
     this.limitUtilisation = new Gauge({
       name: 'execution_risk_limit_utilisation',
-      help: 'Share of a limit in use (1 = all) after the latest order of each scope; per scope kind, the most used scope (limit: open_exposure, notional_per_minute, orders_per_minute)',
+      help: 'Share of a limit in use (1 = all) now, of the scopes that traded; per scope kind, the most used scope (limit: open_exposure, notional_per_minute, orders_per_minute)',
       labelNames: ['limit', 'scope'],
       registers,
+      collect() {
+        this.reset(); // a limit no longer set is no longer shown
+        for (const [labels, ratio] of utilisation()) this.set(labels, ratio);
+      },
     });
     this.positionWriteFailures = new Counter({
       name: 'execution_risk_position_write_failures_total',

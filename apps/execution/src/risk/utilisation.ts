@@ -1,10 +1,11 @@
 /**
  * How much of its limits a scope uses (0 = none, 1 = all), for the utilisation metric: the largest ratio over
- * the currencies a limit lists. Pure; computed for an order's scopes after it is decided.
+ * the currencies a limit lists. Pure; computed for the scopes that traded at each scrape, as of `now` (the minute's
+ * windows counted up to it, so a quiet hour reads 0, not the last order's use).
  */
 import { Decimal } from '#venue-api';
 import type { ScopedLimits } from './checks.js';
-import { MINUTE_MS, type RiskBook } from './risk-book.js';
+import type { RiskBook } from './risk-book.js';
 
 export type UtilisedLimit = 'open_exposure' | 'notional_per_minute' | 'orders_per_minute';
 
@@ -20,14 +21,15 @@ export function utilisationOf(book: RiskBook, scoped: ScopedLimits, now: number)
       }),
     );
   }
+  const window = book.windowAsOf(key, now);
   if (limits.maxNotionalPerMinute) {
     result.set(
       'notional_per_minute',
-      largestRatio(limits.maxNotionalPerMinute, (currency) => book.notionalWithinMinute(key, currency)),
+      largestRatio(limits.maxNotionalPerMinute, (currency) => window.notional.get(currency) ?? new Decimal(0)),
     );
   }
   if (limits.maxOrdersPerMinute !== undefined) {
-    const used = book.ordersWithin(key, now, MINUTE_MS);
+    const used = window.orders;
     result.set(
       'orders_per_minute',
       limits.maxOrdersPerMinute === 0 ? (used > 0 ? 1 : 0) : used / limits.maxOrdersPerMinute,
