@@ -12,4 +12,12 @@ void runApp({
   docs: 'docs/account-sync.md#configuration',
   start: (config, logger) => startAccountSync(config, { logger }),
   describe: (config) => ({ account: config.ACCOUNT, restRequestsPerSecond: config.VENUE_REST_REQUESTS_PER_SECOND }),
+  listens: (config) => [
+    {
+      port: config.WEBHOOK_PORT,
+      host: config.WEBHOOK_HOST,
+      portVariable: 'WEBHOOK_PORT',
+      hostVariable: 'WEBHOOK_HOST',
+    },
+  ],
 });

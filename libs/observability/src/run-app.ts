@@ -13,6 +13,7 @@ import { NestFactory } from '@nestjs/core';
 import { ConfigError, exitOnConfigError, loadConfig } from './config.js';
 import { EXIT_CODE } from './exit-codes.js';
 import { JsonLogger } from './json-logger.js';
+import { listenProblems, type ListenSetting } from './listen-check.js';
 import { shutdownRequested, StartAbortedError } from './shutdown-request.js';
 import { stopOnSignals } from './signals.js';
 import { decideStartFailure, StartCleanupError } from './start-retry.js';
@@ -42,6 +43,12 @@ export interface AppDefinition<C extends object, R extends RunningApp> {
    * (`StartCleanupError`, account-sync cut off after taking its lease).
    */
   transient?(error: unknown): boolean;
+  /**
+   * Addresses the app listens on besides HTTP_PORT/HTTP_HOST (tried for every app with them): each is tried before
+   * anything starts, and one that cannot be listened on is a bad setting (exit 78, named) — not a failure after
+   * the app took its lease and started its parts.
+   */
+  listens?(config: C): ListenSetting[];
 }
 
 /** An app's `main`: validate, start, stop on signals. Never returns a rejected promise. */
@@ -49,6 +56,8 @@ export async function runApp<C extends object, R extends RunningApp>(app: AppDef
   const log = new JsonLogger(app.name, 'main');
   try {
     const config = loadConfig(app.config, process.env);
+    const unusable = await listenProblems([...httpListen(config), ...(app.listens?.(config) ?? [])]);
+    if (unusable.length > 0) throw new ConfigError(unusable);
     // Signals are taken from the first moment: one during start-up stops the app as soon as it is up.
     const life: { starting?: Promise<R> } = {};
     stopOnSignals(async () => (await life.starting?.catch(() => undefined))?.close(), log);
@@ -73,6 +82,13 @@ export async function runApp<C extends object, R extends RunningApp>(app: AppDef
     log.error(`${app.name} failed to start`, { error: error instanceof Error ? error.stack : String(error) });
     process.exit(1);
   }
+}
+
+/** HTTP_PORT on HTTP_HOST (ServiceEnv), when the config has them. */
+function httpListen(config: object): ListenSetting[] {
+  const { HTTP_PORT: port, HTTP_HOST: host } = config as { HTTP_PORT?: unknown; HTTP_HOST?: unknown };
+  if (typeof port !== 'number' || typeof host !== 'string') return [];
+  return [{ port, host, portVariable: 'HTTP_PORT', hostVariable: 'HTTP_HOST' }];
 }
 
 export interface NestAppOptions {

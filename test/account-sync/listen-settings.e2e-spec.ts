@@ -1,0 +1,59 @@
+/**
+ * Outside tester ("tell operators the truth"): a port or host the app cannot listen on was found only when it
+ * listened. account-sync with WEBHOOK_PORT taken by another process took the account lease, started its sync and
+ * its parts, then failed with Node's `listen EADDRINUSE` (no setting named), released the lease and exited 1; a
+ * connector with HTTP_HOST=1.5 (a legal host name: 1.0.0.5) failed with `listen EADDRNOTAVAIL`. Now every address
+ * an app listens on is tried before anything starts: one configuration line naming the setting, exit 78.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createServer, type Server } from 'node:net';
+import { AppProcess } from '../kit/app-process.js';
+
+const VENUE = {
+  VENUE_REST_URL: 'http://127.0.0.1:1',
+  VENUE_API_KEY: 'key',
+  VENUE_API_SECRET: 'c2VjcmV0LXZhbHVl',
+  NATS_URL: 'nats://127.0.0.1:1', // never reached: the start-up stops before NATS
+};
+
+describe('an address an app cannot listen on is refused before anything starts', () => {
+  let taken: Server;
+  let takenPort: number;
+  beforeAll(async () => {
+    taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '0.0.0.0', resolve));
+    takenPort = (taken.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+
+  it('account-sync: WEBHOOK_PORT in use is named, exit 78, no lease taken', async () => {
+    const app = AppProcess.start('account-sync', { ...VENUE, HTTP_PORT: '0', WEBHOOK_PORT: String(takenPort) });
+    expect((await app.exited).code).toBe(78);
+    expect(app.lines[0]).toBe(
+      `account-sync: configuration: WEBHOOK_PORT ${takenPort} is in use on WEBHOOK_HOST 0.0.0.0 (another process listens there)`,
+    );
+    expect(app.lines.at(-1)).toBe(
+      'account-sync: see docs/account-sync.md#configuration for every setting; nothing was started',
+    );
+  });
+
+  it('connector: an HTTP_HOST that is not an address of this machine is named, exit 78', async () => {
+    const app = AppProcess.start('connector', {
+      ...VENUE,
+      VENUE_WS_URL: 'ws://127.0.0.1:1/svc/ws/ws-client',
+      VENUE_SESSION_ID: 'session-1',
+      HTTP_HOST: '1.5',
+      HTTP_PORT: '0',
+    });
+    expect((await app.exited).code).toBe(78);
+    expect(app.lines[0]).toBe('connector: configuration: HTTP_HOST 1.5 is not an address this machine can listen on');
+  });
+
+  it('execution: HTTP_PORT in use is named, exit 78', async () => {
+    const app = AppProcess.start('execution', { ...VENUE, HTTP_PORT: String(takenPort) });
+    expect((await app.exited).code).toBe(78);
+    expect(app.lines[0]).toBe(
+      `execution: configuration: HTTP_PORT ${takenPort} is in use on HTTP_HOST 0.0.0.0 (another process listens there)`,
+    );
+  });
+});
