@@ -127,6 +127,18 @@ describe('launcher configuration', () => {
     expect(JSON.stringify(bad)).not.toContain('!!!');
   });
 
+  // outside tester: a data folder that is a file failed after the configuration with `EEXIST … mkdir` and a stack
+  // trace, the setting not named
+  it('a data folder that is a file, or under one, is refused by name', async () => {
+    const file = join(dir, 'a-file');
+    await writeFile(file, 'x');
+    const refused = 'STACK_DATA_DIR must be a directory, or a path where one can be made (a file is in the way)';
+    expect(problems({ STACK_DATA_DIR: file })).toEqual([refused]);
+    expect(problems({ STACK_DATA_DIR: join(file, 'data') })).toEqual([refused]);
+    expect(problems({ STACK_DATA_DIR: join(dir, 'not-yet', 'data') })).toEqual([]);
+    expect(problems({ STACK_DATA_DIR: dir })).toEqual([]);
+  });
+
   // outside tester: a key that cannot be a Rest-Key header (a line break, a space) started the stack, and the
   // connector then backed off forever on "connection failed (other)"
   it('the real venue: a key that cannot travel as a header is refused by name, from the variable or its file', async () => {

@@ -17,6 +17,8 @@ import {
   type LogLevel,
 } from '#observability';
 import { DEFAULT_SUBJECT_PREFIX, SUBJECT_PREFIX, SUBJECT_TOKEN } from '#contracts';
+import { statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { STACK_APPS } from './apps.js';
 import { credential, keyProblem, secretProblem } from './venue.js';
 
@@ -115,6 +117,7 @@ export class StackConfig implements CrossChecked {
               ? `${name} is set but STACK_VENUE is sandbox: set STACK_VENUE=real to use the real venue`
               : undefined,
       ),
+      (c) => dataDirProblem(c.STACK_DATA_DIR),
       (c) =>
         c.STACK_LOG_MAX_BYTES > 0 && c.STACK_LOG_MAX_BYTES < LOG_MAX_BYTES_LEAST
           ? `STACK_LOG_MAX_BYTES must be 0 (no rotation) or at least ${LOG_MAX_BYTES_LEAST}`
@@ -126,6 +129,26 @@ export class StackConfig implements CrossChecked {
           : undefined;
       }),
     ];
+  }
+}
+
+/**
+ * A data folder that is a file, or lies under one, cannot be made (it failed after the configuration, `EEXIST …
+ * mkdir` and a stack trace): the nearest part of the path that exists must be a directory. Read-only, nothing made.
+ */
+function dataDirProblem(path: string): string | undefined {
+  for (let at = resolve(path); ; at = dirname(at)) {
+    let isDirectory: boolean;
+    try {
+      isDirectory = statSync(at).isDirectory();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || dirname(at) === at) return undefined;
+      continue; // not there yet (made with its parents), or under a file (found next)
+    }
+    return isDirectory
+      ? undefined
+      : 'STACK_DATA_DIR must be a directory, or a path where one can be made (a file is in the way)';
   }
 }
 
