@@ -1,4 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadConfig } from '#observability';
 import { configProblems } from '#testing';
 import { ConnectorConfig, venueOptionsFrom } from './config.js';
@@ -80,10 +82,12 @@ describe('ConnectorConfig', () => {
     }
     expect(loadConfig(ConnectorConfig, { ...required, VENUE_SESSION_ID: 'desk.1' }).VENUE_SESSION_ID).toBe('desk.1');
     expect(() => loadConfig(ConnectorConfig, { ...required, VENUE_ANTI_REPLAY: 'nonce' })).toThrow(/VENUE_NONCE_DIR/);
+    // a directory that can be made (the nearest existing part writable): any user's temporary folder
+    const nonceDir = join(tmpdir(), 'gw-nonce-config');
     expect(
-      loadConfig(ConnectorConfig, { ...required, VENUE_ANTI_REPLAY: 'nonce', VENUE_NONCE_DIR: '/var/lib/gw' })
+      loadConfig(ConnectorConfig, { ...required, VENUE_ANTI_REPLAY: 'nonce', VENUE_NONCE_DIR: nonceDir })
         .VENUE_NONCE_DIR,
-    ).toBe('/var/lib/gw');
+    ).toBe(nonceDir);
   });
 
   it('refuses at start-up an API secret the chosen signature encoding cannot use, without printing it', () => {

@@ -3,7 +3,9 @@
  * port, `3e9` not an interval and an empty value not "any port". Each rule names the variable and its rule in
  * its message, never the value (it may be a secret, or huge). Used on config classes with `loadConfig`.
  */
+import { accessSync, constants, statSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { dirname, resolve } from 'node:path';
 import { Transform } from 'class-transformer';
 import { ValidateBy, type ValidationArguments } from 'class-validator';
 
@@ -168,4 +170,27 @@ export function EnvText(options: { max: number; pattern?: RegExp; describe?: str
         (options.pattern === undefined || options.pattern.test(value))),
     (p) => `${p} must be ${what}`,
   );
+}
+
+/**
+ * Whether `path` is a directory this process can write, or a path where one can be made: the nearest part of it
+ * that exists must be a writable directory (a file in the way failed only at the first use — `EEXIST … mkdir` —
+ * after the app had started). Read-only: nothing is made. Other errors than "not there" are left to the use.
+ */
+export function directoryUsable(path: string): boolean {
+  for (let at = resolve(path); ; at = dirname(at)) {
+    try {
+      if (!statSync(at).isDirectory()) return false;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || dirname(at) === at) return true;
+      continue; // not there yet (made with its parents), or under a file (found next)
+    }
+    try {
+      accessSync(at, constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  }
 }

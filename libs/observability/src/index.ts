@@ -9,6 +9,7 @@ export { EXIT_CODE } from './exit-codes.js';
 export { ServiceEnv, type EnvClass } from './service-env.js';
 export { lifecycleOf, type StartStop } from './lifecycle.js';
 export {
+  directoryUsable,
   EnvRequired,
   EnvBoolean,
   EnvEnum,

@@ -5,6 +5,7 @@
  * and the secret from the environment or from files.
  */
 import {
+  directoryUsable,
   EnvEnum,
   EnvInt,
   EnvHost,
@@ -17,8 +18,6 @@ import {
   type LogLevel,
 } from '#observability';
 import { DEFAULT_SUBJECT_PREFIX, SUBJECT_PREFIX, SUBJECT_TOKEN } from '#contracts';
-import { statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import { STACK_APPS } from './apps.js';
 import { credential, keyProblem, secretProblem } from './venue.js';
 
@@ -132,24 +131,11 @@ export class StackConfig implements CrossChecked {
   }
 }
 
-/**
- * A data folder that is a file, or lies under one, cannot be made (it failed after the configuration, `EEXIST …
- * mkdir` and a stack trace): the nearest part of the path that exists must be a directory. Read-only, nothing made.
- */
+/** A data folder that is a file, or lies under one, cannot be made (it failed after the configuration, `EEXIST`). */
 function dataDirProblem(path: string): string | undefined {
-  for (let at = resolve(path); ; at = dirname(at)) {
-    let isDirectory: boolean;
-    try {
-      isDirectory = statSync(at).isDirectory();
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || dirname(at) === at) return undefined;
-      continue; // not there yet (made with its parents), or under a file (found next)
-    }
-    return isDirectory
-      ? undefined
-      : 'STACK_DATA_DIR must be a directory, or a path where one can be made (a file is in the way)';
-  }
+  return directoryUsable(path)
+    ? undefined
+    : 'STACK_DATA_DIR must be a directory, or a path where one can be made (a file is in the way)';
 }
 
 type PortVariable =

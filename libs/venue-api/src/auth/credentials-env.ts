@@ -5,7 +5,7 @@
  * directory (`withVenueAntiReplayEnv`). Rules from #observability (env-rules); values never in a message.
  */
 import { ValidateBy, ValidateIf } from 'class-validator';
-import { EnvEnum, EnvRequired, EnvText, EnvUrl, type EnvClass } from '#observability';
+import { directoryUsable, EnvEnum, EnvRequired, EnvText, EnvUrl, type EnvClass } from '#observability';
 import { apiKeyProblem, apiSecretProblem, SIGNATURE_ENCODINGS, type SignatureEncoding } from './signing.js';
 
 export function withVenueCredentialsEnv<Base extends EnvClass>(base: Base) {
@@ -50,6 +50,15 @@ export function withVenueAntiReplayEnv<Base extends EnvClass>(base: Base) {
     )
     @EnvRequired()
     @EnvText({ max: 4_096, describe: 'a directory path (required with VENUE_ANTI_REPLAY=nonce)' })
+    // A file in the way failed every signed call ("EEXIST … mkdir"), backing off forever after the start.
+    @ValidateBy({
+      name: 'isUsableDirectory',
+      validator: {
+        validate: (value: unknown) => typeof value !== 'string' || value === '' || directoryUsable(value),
+        defaultMessage: () =>
+          'VENUE_NONCE_DIR must be a directory this process can write, or a path where one can be made',
+      },
+    })
     VENUE_NONCE_DIR?: string;
   }
   return VenueAntiReplayEnv;
