@@ -2,7 +2,7 @@
  * The limits file (`RISK_LIMITS_FILE`): read and validated at start-up. A file that cannot be read, is not
  * JSON or holds a bad entry is refused with every problem named (never the file's contents).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { limitsFileProblems } from '#contracts';
 import { limitsConfigFrom, LimitsFileError, type LimitsConfig } from './limits.js';
 
@@ -30,6 +30,10 @@ export function limitsFileProblemsAt(path: string): string[] {
 function readLimitsJson(path: string): unknown {
   let text: string;
   try {
+    // judged before reading: /dev/zero or a pipe never ends, and a huge file would be read whole first
+    const stat = statSync(path);
+    if (!stat.isFile()) throw new LimitsFileError(['the file is not a regular file']);
+    if (stat.size > MAX_FILE_BYTES) throw new LimitsFileError([`the file is larger than ${MAX_FILE_BYTES} bytes`]);
     const buffer = readFileSync(path);
     if (buffer.length > MAX_FILE_BYTES) throw new LimitsFileError([`the file is larger than ${MAX_FILE_BYTES} bytes`]);
     text = buffer.toString('utf8');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { limitsFileProblemsAt, loadLimitsFile } from './limits-file.js';
@@ -111,6 +111,16 @@ describe('the limits file (RISK_LIMITS_FILE)', () => {
     const path = await write('broken.json', '{ "global": ');
     expect(limitsFileProblemsAt(path)[0]).toMatch(/^RISK_LIMITS_FILE: the file is not JSON/);
     expect(() => loadLimitsFile(path)).toThrow(LimitsFileError);
+  });
+
+  // outside tester: RISK_LIMITS_FILE=/dev/zero read without end at start-up (the size was checked after the read);
+  // a directory, a device or a pipe is refused before reading, so is a file above the bound
+  it('refuses a path that is not a regular file, or too large, without reading it', async () => {
+    expect(limitsFileProblemsAt('/dev/zero')).toEqual(['RISK_LIMITS_FILE: the file is not a regular file']);
+    expect(limitsFileProblemsAt(dir)).toEqual(['RISK_LIMITS_FILE: the file is not a regular file']);
+    const big = await write('big.json', '');
+    await truncate(big, 16 * 1024 * 1024 + 1);
+    expect(limitsFileProblemsAt(big)).toEqual([`RISK_LIMITS_FILE: the file is larger than ${16 * 1024 * 1024} bytes`]);
   });
 
   it('a limits file with an amount the gateway cannot parse ("100000.") is refused at start-up by name', async () => {
