@@ -127,6 +127,16 @@ describe('launcher configuration', () => {
     expect(JSON.stringify(bad)).not.toContain('!!!');
   });
 
+  // outside tester: VENUE_API_SECRET_FILE=/dev/zero hung the launcher at its configuration, reading without end
+  it('the real venue: a key or secret file that is not a regular file is refused by name, not read', () => {
+    expect(problems({ ...REAL, VENUE_API_KEY: 'k', VENUE_API_SECRET_FILE: '/dev/zero' })).toEqual([
+      'VENUE_API_SECRET_FILE must name a regular file of at most 65536 bytes',
+    ]);
+    expect(problems({ ...REAL, VENUE_API_KEY_FILE: dir, VENUE_API_SECRET: 'czM=' })).toEqual([
+      'VENUE_API_KEY_FILE must name a regular file of at most 65536 bytes',
+    ]);
+  });
+
   // outside tester: a data folder that is a file failed after the configuration with `EEXIST … mkdir` and a stack
   // trace, the setting not named
   it('a data folder that is a file, or under one, is refused by name', async () => {

@@ -3,7 +3,7 @@
  * once it listens, apps/sandbox-venue/src/credentials-file.ts) or from configuration for the real venue (the
  * key and the secret from the environment or from files, checked before anything starts).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { apiKeyProblem, apiSecretProblem } from '#venue-api';
 import type { StackConfig } from './stack-config.js';
@@ -72,6 +72,9 @@ export async function sandboxWiring(path: string): Promise<VenueWiring | undefin
   };
 }
 
+/** A key or a secret is a line of text: a file far larger is not one (and is not read). */
+const MAX_CREDENTIAL_FILE_BYTES = 65_536;
+
 /**
  * A key or secret given as a value or as a file: its text, or why the file cannot give it (never its content).
  * Synchronous: read once by the configuration's rules at start-up, before anything runs.
@@ -85,6 +88,11 @@ export function credential(
   if (file === undefined) return {};
   let content: string;
   try {
+    // judged before reading: /dev/zero or a pipe never ends (it hung the launcher at its configuration)
+    const stat = statSync(file);
+    if (!stat.isFile() || stat.size > MAX_CREDENTIAL_FILE_BYTES) {
+      return { problem: `${fileVariable} must name a regular file of at most ${MAX_CREDENTIAL_FILE_BYTES} bytes` };
+    }
     content = readFileSync(file, 'utf8').trim();
   } catch {
     return { problem: `${fileVariable} must name a readable file` };
