@@ -49,6 +49,14 @@ describe('an address an app cannot listen on is refused before anything starts',
     expect(app.lines[0]).toBe('connector: configuration: HTTP_HOST 1.5 is not an address this machine can listen on');
   });
 
+  it('sandbox venue: SANDBOX_PORT in use is named, exit 78', async () => {
+    const app = AppProcess.start('sandbox-venue', { SANDBOX_PORT: String(takenPort), SANDBOX_HOST: '0.0.0.0' });
+    expect((await app.exited).code).toBe(78);
+    expect(app.lines[0]).toBe(
+      `sandbox-venue: configuration: SANDBOX_PORT ${takenPort} is in use on SANDBOX_HOST 0.0.0.0 (another process listens there)`,
+    );
+  });
+
   it('execution: HTTP_PORT in use is named, exit 78', async () => {
     const app = AppProcess.start('execution', { ...VENUE, HTTP_PORT: String(takenPort) });
     expect((await app.exited).code).toBe(78);
