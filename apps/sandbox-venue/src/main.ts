@@ -1,6 +1,6 @@
 /** `npm run sandbox`: the sandbox venue on SANDBOX_PORT (default 8080). */
 import 'reflect-metadata';
-import { ConfigError, exitOnConfigError, JsonLogger, listenProblems, loadConfig } from '#observability';
+import { ConfigError, exitOnConfigError, JsonLogger, loadConfig, refuseUnusableListens } from '#observability';
 import { startSandboxVenue } from './bootstrap.js';
 import { writeCredentialsFile } from './credentials-file.js';
 import { SandboxEnv, sandboxOptionsFromEnv } from './env.js';
@@ -9,11 +9,12 @@ const log = new JsonLogger('sandbox-venue', 'main');
 
 async function main(): Promise<void> {
   const env = loadConfig(SandboxEnv, process.env);
-  // a port in use or a host not of this machine: named like a bad setting, before anything starts
-  const unusable = await listenProblems([
-    { port: env.SANDBOX_PORT, host: env.SANDBOX_HOST, portVariable: 'SANDBOX_PORT', hostVariable: 'SANDBOX_HOST' },
-  ]);
-  if (unusable.length > 0) throw new ConfigError(unusable);
+  // a host not of this machine: a bad setting (78); a port in use: named, exit 75 (start again); before anything starts
+  await refuseUnusableListens(
+    [{ port: env.SANDBOX_PORT, host: env.SANDBOX_HOST, portVariable: 'SANDBOX_PORT', hostVariable: 'SANDBOX_HOST' }],
+    'sandbox-venue',
+    'apps/sandbox-venue/README.md',
+  );
   const venue = await startSandboxVenue({ ...sandboxOptionsFromEnv(env), processMetrics: true });
   if (env.SANDBOX_CREDENTIALS_FILE !== undefined) await writeCredentialsFile(env.SANDBOX_CREDENTIALS_FILE, venue);
   const { primary } = venue.credentials;

@@ -7,6 +7,6 @@ export const EXIT_CODE = {
   config: 78,
   /** account-sync lost its writer lease and must stop writing at once: start it again (it takes the lease back or waits). */
   leaseLost: 75,
-  /** EX_TEMPFAIL: NATS became unreachable during start-up (the same 75): start it again. */
+  /** EX_TEMPFAIL: NATS became unreachable during start-up, or a port to listen on is in use (the same 75): start it again. */
   unavailable: 75,
 } as const;

@@ -13,7 +13,7 @@ import { NestFactory } from '@nestjs/core';
 import { ConfigError, exitOnConfigError, loadConfig } from './config.js';
 import { EXIT_CODE } from './exit-codes.js';
 import { JsonLogger } from './json-logger.js';
-import { listenProblems, type ListenSetting } from './listen-check.js';
+import { refuseUnusableListens, type ListenSetting } from './listen-check.js';
 import { shutdownRequested, StartAbortedError } from './shutdown-request.js';
 import { stopOnSignals } from './signals.js';
 import { decideStartFailure, StartCleanupError } from './start-retry.js';
@@ -56,8 +56,7 @@ export async function runApp<C extends object, R extends RunningApp>(app: AppDef
   const log = new JsonLogger(app.name, 'main');
   try {
     const config = loadConfig(app.config, process.env);
-    const unusable = await listenProblems([...httpListen(config), ...(app.listens?.(config) ?? [])]);
-    if (unusable.length > 0) throw new ConfigError(unusable);
+    await refuseUnusableListens([...httpListen(config), ...(app.listens?.(config) ?? [])], app.name, app.docs);
     // Signals are taken from the first moment: one during start-up stops the app as soon as it is up.
     const life: { starting?: Promise<R> } = {};
     stopOnSignals(async () => (await life.starting?.catch(() => undefined))?.close(), log);
