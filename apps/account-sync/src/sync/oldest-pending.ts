@@ -1,9 +1,10 @@
 /**
- * The records still pending, by the time they were booked, kept as records are held (transaction-reads.ts): where a
- * sweep pass starts (list-walks.ts `sweepWindowStart`) without walking every record held. A record's latest news
- * replaces what was noted of it (`pending`: since when; `settled`: no longer, or never was). `oldest` costs O(1)
- * amortised, a change O(log p) for p pending; an entry replaced is left in the heap and dropped when it comes to
- * the top or when dropped entries outnumber the live ones (the balance check's heaps do the same). Pure: no I/O.
+ * The records still pending, by the time they were booked, kept as records are held (transaction-reads.ts; the
+ * trades in held-trade-span.ts): where a sweep pass starts (list-walks.ts `sweepWindowStart`) without walking every
+ * record held. A record's latest news replaces what was noted of it (`pending`: since when; `settled`: no longer,
+ * or never was). `oldest` costs O(1) amortised, a change O(log p) for p pending; an entry replaced is left in the
+ * heap and dropped when it comes to the top or when dropped entries outnumber the live ones (the balance check's
+ * heaps do the same). Pure: no I/O.
  */
 import { FirstOutHeap } from './first-out-heap.js';
 

@@ -106,4 +106,25 @@ describe('StateMirror', () => {
       ['created', 3],
     ]);
   });
+
+  it('a watcher is told of the records held, then of each one stored or removed, and of a reload, by key', async () => {
+    const store = new MemoryStore();
+    const mirror = mirrorOn(store, new DedupStream());
+    await mirror.apply(new Map([['t1', { state: 'PENDING_SETTLEMENT' }]]));
+    const told: Array<[string, string | undefined, string | undefined]> = [];
+    mirror.watch((key, previous, value) => told.push([key, previous?.state, value?.state]));
+    await mirror.apply(new Map([['t1', { state: 'PENDING_SETTLEMENT' }]])); // unchanged: not stored, not told
+    await mirror.apply(new Map([['t2', { state: 'SETTLED' }]]));
+    await mirror.apply(new Map([['t1', { state: 'SETTLED' }]]), (key) => key === 't2');
+    store.entries.set('t3', { version: 1, seenAt: 0, value: { state: 'FAILED' } }); // written by another mirror
+    await mirror.load();
+    expect(told).toEqual([
+      ['t1', undefined, 'PENDING_SETTLEMENT'], // held when it started watching
+      ['t2', undefined, 'SETTLED'],
+      ['t1', 'PENDING_SETTLEMENT', 'SETTLED'],
+      ['t2', 'SETTLED', undefined],
+      ['t1', 'SETTLED', 'SETTLED'], // reloaded
+      ['t3', undefined, 'FAILED'],
+    ]);
+  });
 });

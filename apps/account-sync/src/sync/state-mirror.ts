@@ -42,6 +42,9 @@ export interface MirrorOptions<T> {
   onRecorded?: (change: StateChange, previous: T | undefined, value: T | undefined) => void;
 }
 
+/** Told of a record held, changed or dropped, by key: its value before and after (undefined: not held). */
+export type MirrorWatcher<T> = (key: string, previous: T | undefined, value: T | undefined) => void;
+
 export interface ApplyResult {
   created: number;
   changed: number;
@@ -50,6 +53,7 @@ export interface ApplyResult {
 
 export class StateMirror<T> {
   private records = new Map<string, MirroredRecord<T>>();
+  private readonly watchers: Array<MirrorWatcher<T>> = [];
 
   constructor(
     private readonly store: MirrorStore,
@@ -67,12 +71,26 @@ export class StateMirror<T> {
   private removedVersions = new Map<string, number>();
 
   async load(): Promise<void> {
-    this.records.clear();
+    const dropped = this.records;
+    this.records = new Map();
     this.removedVersions.clear();
     for (const [key, entry] of await this.store.values<MirroredRecord<T> | Tombstone>()) {
       if ('removed' in entry) this.removedVersions.set(key, entry.version);
       else this.records.set(key, entry);
     }
+    for (const watcher of this.watchers) {
+      for (const [key, entry] of dropped) if (!this.records.has(key)) watcher(key, entry.value, undefined);
+      for (const [key, entry] of this.records) watcher(key, dropped.get(key)?.value, entry.value);
+    }
+  }
+
+  /**
+   * `watcher` is told of the records held now (as if created), then of each one stored, removed or (re)loaded,
+   * as the mirror's map changes (an index kept beside the records, e.g. held-trade-span.ts).
+   */
+  watch(watcher: MirrorWatcher<T>): void {
+    this.watchers.push(watcher);
+    for (const [key, entry] of this.records) watcher(key, undefined, entry.value);
   }
 
   get size(): number {
@@ -122,6 +140,11 @@ export class StateMirror<T> {
     return result;
   }
 
+  /** Tells the watchers of a change just made to the map (`previous`: what it held, read just before). */
+  private told(key: string, previous: T | undefined, value: T | undefined): void {
+    for (const watcher of this.watchers) watcher(key, previous, value);
+  }
+
   private changeOf(previous: T | undefined, value: T): StateChange {
     if (previous === undefined) return 'created';
     const stateOf = this.options.stateOf;
@@ -154,12 +177,16 @@ export class StateMirror<T> {
     if (value === undefined) {
       const tombstone: Tombstone = { version, seenAt, removed: true };
       await this.store.put(key, tombstone);
+      const previous = this.records.get(key)?.value;
       this.records.delete(key);
       this.removedVersions.set(key, version);
+      this.told(key, previous, value);
     } else {
       const entry: MirroredRecord<T> = { version, seenAt, value };
       await this.store.put(key, entry);
+      const previous = this.records.get(key)?.value;
       this.records.set(key, entry);
+      this.told(key, previous, value);
     }
     this.options.onRecorded?.(change, held?.value, value);
   }

@@ -4,9 +4,11 @@
  * newest first, and honour `from`, as the sandbox does.
  */
 import { describe, expect, it } from '@jest/globals';
+import { AccountSyncSubjects, Subjects } from '#contracts';
 import { JsonLogger, MetricsRegistry } from '#observability';
 import type { Page, Trade, TradePageRequest, TransactionRecord, VenueRestClient } from '#venue-api';
 import type { IngestResult, TransactionIntake } from '../transactions/transaction-intake.js';
+import { StateMirror, type MirrorStore } from './state-mirror.js';
 import { SyncEngine, type Mirrors } from './sync-engine.js';
 import { SyncMetrics } from './sync-metrics.js';
 import { SYNC_RESOURCES } from './sync-triggers.js';
@@ -57,23 +59,28 @@ function leg(i: number, state: TransactionRecord['transactionState'] = 'PENDING'
   };
 }
 
-/** A trade mirror holding what it is given. */
-class HeldTrades {
-  readonly held = new Map<string, Trade>();
-  apply(fresh: Map<string, Trade>) {
-    for (const [key, value] of fresh) this.held.set(key, value);
-    return Promise.resolve({ created: 0, changed: 0, removed: 0 });
+/** The trade mirror, over a KV bucket in memory and a stream that takes every message. */
+class MemoryStore implements MirrorStore {
+  readonly entries = new Map<string, unknown>();
+  values<T>(): Promise<Map<string, T>> {
+    return Promise.resolve(new Map(this.entries) as Map<string, T>);
   }
-  get(key: string): Trade | undefined {
-    return this.held.get(key);
-  }
-  *iterate(): IterableIterator<Trade> {
-    yield* this.held.values();
-  }
-  get size(): number {
-    return this.held.size;
+  put(key: string, value: unknown): Promise<void> {
+    this.entries.set(key, value);
+    return Promise.resolve();
   }
 }
+
+const tradeMirror = () =>
+  new StateMirror<Trade>(
+    new MemoryStore(),
+    () => Promise.resolve(),
+    new AccountSyncSubjects(new Subjects('gw.v1', 'a1')),
+    {
+      resource: 'trade',
+      stateOf: (trade) => trade.state,
+    },
+  );
 
 class Ledger implements TransactionIntake {
   readonly offered: string[] = [];
@@ -103,7 +110,7 @@ function setUp(trades: Trade[], legs: TransactionRecord[], sweepPages = 2) {
       yield* legList.rows;
     },
   };
-  const mirror = new HeldTrades();
+  const mirror = tradeMirror();
   const ledger = new Ledger();
   const engine = new SyncEngine({
     client: client as unknown as VenueRestClient,
@@ -133,7 +140,7 @@ describe('SyncEngine reads between full reads: bounded, and never missing a chan
       tradeList.rows.push(trade(pending)); // a new order's trade
       await engine.run('trades', 'recent');
       expect(tradeList.calls).toEqual([{ max: 50, offset: 0 }]);
-      expect(mirror.held.has(`t-${pending}`)).toBe(true);
+      expect(mirror.get(`t-${pending}`)).toBeDefined();
     }
   });
 
@@ -188,6 +195,28 @@ describe('SyncEngine reads between full reads: bounded, and never missing a chan
     await engine.run('trades', 'incremental');
     const sweep = tradeList.calls.filter((c) => c.from !== undefined);
     expect(sweep.map((c) => c.from)).toEqual([new Date(T0 + 900_000 - 60_000).toISOString()]);
+  });
+
+  it('each trade sweep pass starts from the oldest trade still pending, as the old ones are read settled', async () => {
+    const trades = range(1_000).map((i) => trade(i, i < 900 ? 'SETTLED' : 'PENDING_SETTLEMENT'));
+    const { engine, tradeList, mirror } = setUp(trades, [], 5);
+    await engine.run('trades', 'full');
+    tradeList.calls.length = 0;
+    await engine.run('trades', 'incremental'); // one short page from 900 − the overlap: the pass ends
+    for (const i of range(50)) tradeList.rows[900 + i] = trade(900 + i, 'SETTLED'); // their webhooks were lost
+    await engine.run('trades', 'incremental'); // the same window: the pass reads them settled
+    await engine.run('trades', 'incremental'); // the next pass starts at 950, the oldest still pending
+    for (const i of range(50)) tradeList.rows[950 + i] = trade(950 + i, 'CANCELLED');
+    await engine.run('trades', 'incremental'); // the recent read sees them undone: nothing pending, from the newest
+    const from = (i: number) => new Date(T0 + i * 1_000 - 60_000).toISOString();
+    expect(tradeList.calls.filter((c) => c.from !== undefined).map((c) => c.from)).toEqual([
+      from(900),
+      from(900),
+      from(950),
+      from(999),
+    ]);
+    expect(mirror.get('t-949')?.state).toBe('SETTLED');
+    expect(mirror.get('t-999')?.state).toBe('CANCELLED');
   });
 
   it('a trade whose leg reached a final state is looked up by tradeRef at the next run', async () => {

@@ -3,8 +3,8 @@
  * the trades a transaction webhook said moved, and a few pages of the sweep at the periodic ones (list-walks.ts).
  */
 import type { Page, Trade, TradePageRequest } from '#venue-api';
-import { parseVenueDateTime } from '#venue-api';
-import { mapIterable, timeSpan } from './list-walks.js';
+import { createdAtOf, HeldTradeSpan } from './held-trade-span.js';
+import { timeSpan } from './list-walks.js';
 import { NewestFirstList, type WalkedPage } from './newest-first-list.js';
 import type { ReadContext, SyncMode } from './read-context.js';
 import { keyedByUuid } from './venue-reads.js';
@@ -25,6 +25,8 @@ export class TradeReads {
   private readonly movedTrades = new Set<string>();
   /** Set once a full read ended well: an incremental read after a failed full one would never read older pages. */
   private fullyRead = false;
+  /** The newest trade held and the oldest pending, kept as the mirror changes: built at the first pass start. */
+  private heldTimes: HeldTradeSpan | undefined;
 
   constructor(private readonly ctx: ReadContext) {
     this.list = new NewestFirstList({
@@ -32,15 +34,7 @@ export class TradeReads {
       name: 'trade',
       pageSize: TRADE_PAGE,
       readPage: (request) => this.readPage(request),
-      heldSpan: () => {
-        const held = timeSpan(mapIterable(ctx.mirrors.trade.iterate(), createdAtOf));
-        const pending = timeSpan(
-          mapIterable(ctx.mirrors.trade.iterate(), (trade) =>
-            trade.state === 'PENDING_SETTLEMENT' ? createdAtOf(trade) : undefined,
-          ),
-        );
-        return { newestHeld: held.newest, oldestPending: pending.oldest };
-      },
+      heldSpan: () => this.heldSpan().span(),
     });
   }
 
@@ -126,16 +120,24 @@ export class TradeReads {
     return { seen: { rows: page.rows, max: request.max, heldUnchanged, oldestAt: span.oldest }, newestAt: span.newest };
   }
 
+  /**
+   * Where a sweep pass starts is kept as the trade mirror changes: the first pass start walks the trades held
+   * once (the mirror tells them to its new watcher), later ones cost O(1) amortised (held-trade-span.ts).
+   */
+  private heldSpan(): HeldTradeSpan {
+    if (this.heldTimes === undefined) {
+      const trades = this.ctx.mirrors.trade;
+      const span = new HeldTradeSpan(() => trades.iterate());
+      trades.watch((key, previous, value) => span.held(key, previous, value));
+      this.heldTimes = span;
+    }
+    return this.heldTimes;
+  }
+
   private async lookUpMovedTrades(): Promise<void> {
     for (const tradeRef of [...this.movedTrades].slice(0, MAX_TRADE_LOOKUPS)) {
       await this.readPage({ tradeRef, max: TRADE_PAGE });
       this.movedTrades.delete(tradeRef);
     }
   }
-}
-
-/** A trade's `createdAt` as epoch ms (no zone = UTC, spec-gaps C9); undefined when it does not parse. */
-function createdAtOf(trade: { createdAt?: string }): number | undefined {
-  const at = trade.createdAt === undefined ? NaN : parseVenueDateTime(trade.createdAt);
-  return Number.isNaN(at) ? undefined : at;
 }
