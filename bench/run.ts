@@ -28,6 +28,7 @@ import { executionOrderFigures } from './execution.js';
 import { riskAdmissionFigure } from './risk-admissions.js';
 import { webhookIngestFigure } from './webhook-ingest.js';
 import { tradeSyncFigure } from './trade-sync.js';
+import { tradeSweepStartFigure } from './trade-sweep-start.js';
 import { balanceCheckFigure } from './balance-check.js';
 import { CONNECTOR_NODE_FLAGS } from '../tools/stack/src/apps.js';
 
@@ -116,9 +117,15 @@ async function main(): Promise<void> {
     clearTimeout(deadline);
     return;
   }
-  // BENCH_ONLY=balance-check: only the account-sync balance check's cost per sync trigger (in process, no I/O)
+  // BENCH_ONLY=balance-check: only the account-sync balance check's cost per sync trigger and the sweeps' starts
+  // (in process, no I/O); BENCH_ONLY=trade-sweep-start: the trade sweep's start alone
   if (process.env['BENCH_ONLY'] === 'balance-check') {
-    process.stdout.write(`${balanceCheckFigure()}\n`);
+    process.stdout.write(`${balanceCheckFigure()}\n\n${await tradeSweepStartFigure()}\n`);
+    clearTimeout(deadline);
+    return;
+  }
+  if (process.env['BENCH_ONLY'] === 'trade-sweep-start') {
+    process.stdout.write(`${await tradeSweepStartFigure()}\n`);
     clearTimeout(deadline);
     return;
   }
