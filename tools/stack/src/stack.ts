@@ -20,12 +20,16 @@ export interface Component {
   detail: string;
   process?: ManagedProcess;
   /** The app it runs (apps only): how to start it again. */
-  app?: { spec: StackApp; wiring: StackWiring; restarts: number; lastStartAt: number };
+  app?: { spec: StackApp; wiring: StackWiring; restarts: number; lastStartAt: number; served: boolean };
 }
 
 export type ComponentExit = { component: Component; code: number | null; signal: NodeJS.Signals | null };
 
-/** Pause before restarting an app that exits to be restarted: 1 s, doubling while it keeps exiting, at most 30 s. */
+/**
+ * Pause before restarting an app that exits to be restarted: 1 s, doubling while it keeps exiting without having
+ * served (its /health never 200 since its start, and under a minute), at most 30 s. An app that came back and served
+ * is not in a crash loop: stopped again (a rolling restart, a chaos drill), it gets the first pause again.
+ */
 const RESTART_PAUSE_MS = { first: 1_000, max: 30_000, calmAfterMs: 60_000 };
 
 /**
@@ -150,15 +154,31 @@ export class Stack {
       if (this.stopping !== undefined) return new Promise(() => undefined);
       const why = app === undefined ? undefined : restartReason(exit, app.spec);
       if (app === undefined || why === undefined) return exit;
-      // restarts in a row: reset once it ran calmly for a minute
-      const inARow = Date.now() - app.lastStartAt > RESTART_PAUSE_MS.calmAfterMs ? 0 : app.restarts;
+      // restarts in a row: reset once it served (/health 200) or ran calmly for a minute
+      const calm = app.served || Date.now() - app.lastStartAt > RESTART_PAUSE_MS.calmAfterMs;
+      const inARow = calm ? 0 : app.restarts;
       app.restarts = inARow + 1;
       const pauseMs = Math.min(RESTART_PAUSE_MS.max, RESTART_PAUSE_MS.first * 2 ** inARow);
       this.say(`stack: ${exit.component.name} ${why}; starting it again in ${pauseMs / 1000} s`);
       await new Promise((resolvePause) => setTimeout(resolvePause, pauseMs));
       if (this.stopping !== undefined) return new Promise(() => undefined);
-      exit.component.process = this.spawnApp(app.spec, app.wiring);
+      const restarted = this.spawnApp(app.spec, app.wiring);
+      exit.component.process = restarted;
       app.lastStartAt = Date.now();
+      app.served = false;
+      void this.watchServed(restarted, exit.component);
+    }
+  }
+
+  /** Marks a restarted app as served once its /health answers 200 (polled until then, while it runs). */
+  private async watchServed(child: ManagedProcess, component: Component): Promise<void> {
+    const health = new HealthProbe(component.url);
+    while (child.running && this.stopping === undefined) {
+      if ((await health.ok()) === true) {
+        if (component.process === child && component.app !== undefined) component.app.served = true;
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 200));
     }
   }
 
@@ -215,12 +235,13 @@ export class Stack {
     const port = this.config[app.portVariable];
     const child = this.spawnApp(app, wiring);
     const url = `http://${wiring.host === '0.0.0.0' ? '127.0.0.1' : wiring.host}:${port}`;
+    const record = { spec: app, wiring, restarts: 0, lastStartAt: Date.now(), served: false };
     this.components.push({
       name: app.name,
       url: `${url}/health`,
       detail: app.describe(wiring),
       process: child,
-      app: { spec: app, wiring, restarts: 0, lastStartAt: Date.now() },
+      app: record,
     });
     const health = new HealthProbe(`${url}/health`);
     await this.waitFor(
@@ -229,6 +250,7 @@ export class Stack {
       '/health 200',
       () => health.lastDown,
     );
+    record.served = true;
   }
 
   private spawnApp(app: StackApp, wiring: StackWiring): ManagedProcess {
