@@ -4,7 +4,7 @@
  * back and served in between — a crash loop is an app that never gets healthy, not one stopped on purpose — and
  * orders flow after each restart. (hC F1: the pause doubled to 8 s by the fourth SIGTERM within a minute.)
  */
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GatewayClient } from '#client';
@@ -32,14 +32,17 @@ async function healthy(port: number): Promise<true | undefined> {
 describe('the launcher on a rolling restart', () => {
   let stack: RunningLauncher | undefined;
 
+  beforeAll(async () => {
+    stack = await startLauncher();
+  }, 90_000);
+
   afterAll(async () => {
     await stack?.interrupt();
     if (stack !== undefined) await removeDataDir(stack.dataDir);
-  });
+  }, 60_000); // the launcher stops five components in turn (each may take seconds to finish what it holds)
 
   it('SIGTERM to the connector four times: exit 0 each time, started again after 1 s each time, orders flow after each', async () => {
-    stack = await startLauncher();
-    const running = stack;
+    const running = stack as RunningLauncher;
     const client = await GatewayClient.connect({ servers: running.natsUrl, account: 'default' });
     try {
       for (let round = 1; round <= 4; round++) {
@@ -76,4 +79,33 @@ describe('the launcher on a rolling restart', () => {
       ),
     );
   }, 240_000);
+
+  it('SIGTERM to account-sync again before its restart served (/health not 200 yet): still 1 s — a clean stop is no crash loop', async () => {
+    const running = stack as RunningLauncher;
+    const first = (await pidOf(running.dataDir, 'account-sync')) ?? 0;
+    process.kill(first, 'SIGTERM');
+    const second = await eventually(
+      async () => {
+        const now = await pidOf(running.dataDir, 'account-sync');
+        return now !== undefined && now !== first ? now : undefined;
+      },
+      { what: 'account-sync started again', timeoutMs: 60_000 },
+    );
+    process.kill(second, 'SIGTERM');
+    await eventually(
+      async () => {
+        const now = await pidOf(running.dataDir, 'account-sync');
+        return now !== undefined && now !== second && (await healthy(running.ports.accountSync)) ? now : undefined;
+      },
+      { what: 'account-sync started a third time and healthy', timeoutMs: 60_000 },
+    );
+    // the second SIGTERM may come before the new process takes signals (still loading its modules): it ends by it
+    const restarts = running.process.lines.filter((line) => line.startsWith('stack: account-sync '));
+    expect(restarts).toHaveLength(2);
+    for (const line of restarts) {
+      expect(line).toMatch(
+        /^stack: account-sync stopped \((code 0|SIGTERM)\) without the launcher asking; starting it again in 1 s$/,
+      );
+    }
+  }, 120_000);
 });

@@ -27,8 +27,8 @@ export type ComponentExit = { component: Component; code: number | null; signal:
 
 /**
  * Pause before restarting an app that exits to be restarted: 1 s, doubling while it keeps exiting without having
- * served (its /health never 200 since its start, and under a minute), at most 30 s. An app that came back and served
- * is not in a crash loop: stopped again (a rolling restart, a chaos drill), it gets the first pause again.
+ * served (its /health never 200 since its start, and under a minute), at most 30 s. An app that came back and served,
+ * or that stopped when someone asked (exit 0, SIGTERM), is not in a crash loop: it gets the first pause again.
  */
 const RESTART_PAUSE_MS = { first: 1_000, max: 30_000, calmAfterMs: 60_000 };
 
@@ -154,8 +154,10 @@ export class Stack {
       if (this.stopping !== undefined) return new Promise(() => undefined);
       const why = app === undefined ? undefined : restartReason(exit, app.spec);
       if (app === undefined || why === undefined) return exit;
-      // restarts in a row: reset once it served (/health 200) or ran calmly for a minute
-      const calm = app.served || Date.now() - app.lastStartAt > RESTART_PAUSE_MS.calmAfterMs;
+      // restarts in a row: reset once it served (/health 200) or ran calmly for a minute; a stop someone asked for
+      // (exit 0 after their SIGTERM, or the SIGTERM itself when it came before the app took signals) is no crash loop
+      const asked = exit.code === 0 || exit.signal === 'SIGTERM' || exit.signal === 'SIGINT';
+      const calm = asked || app.served || Date.now() - app.lastStartAt > RESTART_PAUSE_MS.calmAfterMs;
       const inARow = calm ? 0 : app.restarts;
       app.restarts = inARow + 1;
       const pauseMs = Math.min(RESTART_PAUSE_MS.max, RESTART_PAUSE_MS.first * 2 ** inARow);
