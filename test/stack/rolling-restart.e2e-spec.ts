@@ -13,12 +13,17 @@ import { removeDataDir, startLauncher, type RunningLauncher } from './launcher.j
 
 const GROUP = '9a000000-0000-4000-8000-000000000001';
 
+/** The app's pid in `stack.children.json`; undefined while the launcher rewrites it (read half-written). */
 async function pidOf(dataDir: string, name: string): Promise<number | undefined> {
-  const children = JSON.parse(await readFile(join(dataDir, 'stack.children.json'), 'utf8')) as {
-    name: string;
-    pid: number;
-  }[];
-  return children.find((child) => child.name === name)?.pid;
+  try {
+    const children = JSON.parse(await readFile(join(dataDir, 'stack.children.json'), 'utf8')) as {
+      name: string;
+      pid: number;
+    }[];
+    return children.find((child) => child.name === name)?.pid;
+  } catch {
+    return undefined;
+  }
 }
 
 async function healthy(port: number): Promise<true | undefined> {
@@ -46,7 +51,7 @@ describe('the launcher on a rolling restart', () => {
     const client = await GatewayClient.connect({ servers: running.natsUrl, account: 'default' });
     try {
       for (let round = 1; round <= 4; round++) {
-        const pid = (await pidOf(running.dataDir, 'connector')) ?? 0;
+        const pid = await eventually(() => pidOf(running.dataDir, 'connector'), { what: 'the connector pid' });
         process.kill(pid, 'SIGTERM');
         const restarted = await eventually(
           async () => {
@@ -82,7 +87,7 @@ describe('the launcher on a rolling restart', () => {
 
   it('SIGTERM to account-sync again before its restart served (/health not 200 yet): still 1 s — a clean stop is no crash loop', async () => {
     const running = stack as RunningLauncher;
-    const first = (await pidOf(running.dataDir, 'account-sync')) ?? 0;
+    const first = await eventually(() => pidOf(running.dataDir, 'account-sync'), { what: 'the account-sync pid' });
     process.kill(first, 'SIGTERM');
     const second = await eventually(
       async () => {
@@ -101,7 +106,7 @@ describe('the launcher on a rolling restart', () => {
     );
     // the second SIGTERM may come before the new process takes signals (still loading its modules): it ends by it
     const restarts = running.process.lines.filter((line) => line.startsWith('stack: account-sync '));
-    expect(restarts).toHaveLength(2);
+    expect({ restarts, lines: running.process.lines }).toMatchObject({ restarts: { length: 2 } });
     for (const line of restarts) {
       expect(line).toMatch(
         /^stack: account-sync stopped \((code 0|SIGTERM)\) without the launcher asking; starting it again in 1 s$/,

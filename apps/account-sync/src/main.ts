@@ -1,9 +1,15 @@
 /** `npm run start:account-sync`: the account's truth on NATS for one venue account (docs/account-sync.md). */
-import 'reflect-metadata';
-import { isBusUnavailable } from '#bus';
-import { runApp } from '#observability';
-import { startAccountSync } from './bootstrap.js';
-import { AccountSyncConfig } from './config.js';
+import { takeSignalsEarly } from '../../../libs/observability/src/early-signals.js';
+
+// Signals first: a SIGTERM while the modules below load (a second or more) exits 0, not by the signal.
+takeSignalsEarly('account-sync');
+await import('reflect-metadata');
+const [{ isBusUnavailable }, { runApp }, { startAccountSync }, { AccountSyncConfig }] = await Promise.all([
+  import('#bus'),
+  import('#observability'),
+  import('./bootstrap.js'),
+  import('./config.js'),
+]);
 
 void runApp({
   transient: isBusUnavailable,

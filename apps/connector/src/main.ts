@@ -1,9 +1,15 @@
 /** `npm run start:connector`: the connector of one venue account (configuration: docs/connector.md). */
-import 'reflect-metadata';
-import { isBusUnavailable } from '#bus';
-import { runApp } from '#observability';
-import { startConnector } from './bootstrap.js';
-import { ConnectorConfig } from './config.js';
+import { takeSignalsEarly } from '../../../libs/observability/src/early-signals.js';
+
+// Signals first: a SIGTERM while the modules below load (a second or more) exits 0, not by the signal.
+takeSignalsEarly('connector');
+await import('reflect-metadata');
+const [{ isBusUnavailable }, { runApp }, { startConnector }, { ConnectorConfig }] = await Promise.all([
+  import('#bus'),
+  import('#observability'),
+  import('./bootstrap.js'),
+  import('./config.js'),
+]);
 
 void runApp({
   transient: isBusUnavailable,

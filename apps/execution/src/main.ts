@@ -1,9 +1,15 @@
 /** `npm run start:execution`: the order API for algo services (configuration: docs/execution.md). */
-import 'reflect-metadata';
-import { isBusUnavailable } from '#bus';
-import { runApp } from '#observability';
-import { startExecution } from './bootstrap.js';
-import { ExecutionConfig } from './config.js';
+import { takeSignalsEarly } from '../../../libs/observability/src/early-signals.js';
+
+// Signals first: a SIGTERM while the modules below load (a second or more) exits 0, not by the signal.
+takeSignalsEarly('execution');
+await import('reflect-metadata');
+const [{ isBusUnavailable }, { runApp }, { startExecution }, { ExecutionConfig }] = await Promise.all([
+  import('#bus'),
+  import('#observability'),
+  import('./bootstrap.js'),
+  import('./config.js'),
+]);
 
 void runApp({
   transient: isBusUnavailable,

@@ -1,3 +1,4 @@
+import { releaseEarlySignals } from './early-signals.js';
 import type { JsonLogger } from './json-logger.js';
 import { requestShutdown } from './shutdown-request.js';
 
@@ -45,4 +46,5 @@ export function stopOnSignals(stop: () => Promise<void>, log: JsonLogger, option
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  releaseEarlySignals(); // the main's own, taken while its modules loaded
 }
