@@ -7,7 +7,7 @@
  * command line is still the one recorded (a pid the system gave to something else since is left alone).
  */
 import { readFileSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface ChildRecord {
@@ -22,8 +22,16 @@ const FILE = 'stack.children.json';
 const STOP_WAIT_MS = 15_000;
 const KILL_WAIT_MS = 5_000;
 
+let writes = 0;
+
+/**
+ * Written aside (a name of its own per write), then renamed over the record: a reader — the next start after a
+ * SIGKILL — sees the old record or the new one, never a half-written one.
+ */
 export async function recordChildren(dataDir: string, children: readonly ChildRecord[]): Promise<void> {
-  await writeFile(join(dataDir, FILE), `${JSON.stringify(children)}\n`);
+  const aside = join(dataDir, `${FILE}.${process.pid}-${(writes += 1)}.tmp`);
+  await writeFile(aside, `${JSON.stringify(children)}\n`);
+  await rename(aside, join(dataDir, FILE));
 }
 
 export async function forgetChildren(dataDir: string): Promise<void> {
