@@ -26,7 +26,7 @@ describe('the launcher (npm start)', () => {
     // SIGINT, so the launcher stops its components (a kill would leave them running)
     await first?.interrupt();
     if (dataDir !== '') await removeDataDir(dataDir);
-  });
+  }, 60_000); // the launcher stops its components in turn; jest's 5 s would cut it short and leave a stack running
 
   it('refuses a bad configuration by name before anything starts (exit 78, no data folder)', async () => {
     const env = await launcherEnv('/tmp/gw-stack-never-created', {
