@@ -115,7 +115,7 @@ describe('order transition', () => {
       [2_300, { type: 'checkDue' }],
       [2_310, { type: 'stateRecords', records: [record('PENDING')] }],
       [3_310, { type: 'checkDue' }],
-      [3_320, { type: 'stateFailed' }],
+      [3_320, { type: 'stateRecords', records: [] }],
       [5_320, { type: 'checkDue' }],
       [5_330, { type: 'stateRecords', records: [] }],
     ]);
@@ -130,6 +130,30 @@ describe('order transition', () => {
     expect(effects.filter((e) => e.type === 'queryState')).toHaveLength(3);
     expect(state.phase).toBe('reconciling');
     expect([1, 2, 3, 4, 5, 9].map((n) => backoffMs(n, policy))).toEqual([1_000, 2_000, 4_000, 8_000, 8_000, 8_000]);
+  });
+
+  it('a lookup that got no answer (venue down, throttled) is asked again soon and does not grow the backoff', () => {
+    // Lookups failing through a venue outage doubled the delay as if the venue had answered: once it was back, the
+    // next check could be the whole cap away (300 s in production), the order UNKNOWN all that time.
+    const events: Array<[number, OrderEvent]> = [
+      [0, { type: 'sent', connection: 1 }],
+      [2_000, { type: 'replyTimeout' }],
+    ];
+    let now = 2_300;
+    for (let i = 0; i < 6; i += 1) {
+      events.push([now, { type: 'checkDue' }], [now + 10, { type: 'stateFailed' }]);
+      now += 1_010;
+    }
+    events.push([now, { type: 'checkDue' }], [now + 10, { type: 'stateRecords', records: [] }]);
+    const { state, effects } = run(events);
+    expect(published(effects)).toEqual(['UNKNOWN/order-state']);
+    expect(armed(effects)).toEqual([
+      'replyTimeout:2000',
+      'checkDue:300',
+      ...Array.from({ length: 6 }, () => 'checkDue:1000'), // each failed lookup: again after the initial delay
+      'checkDue:1000', // the first answer: the backoff starts from its beginning
+    ]);
+    expect(state.checks).toBe(1);
   });
 
   it('UNKNOWN is resolved by a later reply or by the order-state endpoint', () => {

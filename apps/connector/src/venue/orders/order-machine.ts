@@ -58,6 +58,7 @@ export interface OrderState {
   readonly sentAt: number | undefined;
   /** When the order was first sent or marked: the 24 h horizon counts from here. */
   readonly since: number;
+  /** Order-state lookups the venue answered (a failed one does not count: it grows no backoff). */
   readonly checks: number;
   readonly checking: boolean;
   readonly replied: boolean;
@@ -166,7 +167,9 @@ export function orderTransition(state: OrderState, event: OrderEvent, env: Order
       // A lookup that ended after a reply moved the order on (unsubscribing, done) arms nothing: its one timer
       // is the unsubscribe timeout now.
       if (state.phase !== 'reconciling') return stay({ ...state, checking: false });
-      return unresolved({ ...state, checking: false, checks: state.checks + 1 }, env, []);
+      // No answer is no evidence: the backoff (which spares a venue that answers "not yet") does not grow, and the
+      // order is asked about again soon — the REST client's limiter paces the calls and pauses them on a 429.
+      return unresolved({ ...state, checking: false }, env, [], env.policy.checkInitialMs);
     case 'unsubscribed':
     case 'unsubscribeTimeout':
       if (state.phase !== 'unsubscribing') return stay(state);
@@ -261,8 +264,13 @@ function onStateRecords(state: OrderState, records: readonly OrderStateView[], e
   return unresolved(checked, env, effects);
 }
 
-/** No final answer yet: say UNKNOWN once (never FAILED), and ask again later. */
-function unresolved(state: OrderState, env: OrderEnv, effects: OrderEffect[]): Step {
+/** No final answer yet: say UNKNOWN once (never FAILED), and ask again later (by default after the backoff). */
+function unresolved(
+  state: OrderState,
+  env: OrderEnv,
+  effects: OrderEffect[],
+  delayMs = backoffMs(state.checks, env.policy),
+): Step {
   let next = state;
   if (state.published === undefined || canFollow(state.published, 'UNKNOWN')) {
     effects.push(
@@ -273,7 +281,7 @@ function unresolved(state: OrderState, env: OrderEnv, effects: OrderEffect[]): S
     );
     next = { ...state, published: 'UNKNOWN' };
   }
-  return scheduleCheck(next, backoffMs(state.checks, env.policy), effects);
+  return scheduleCheck(next, delayMs, effects);
 }
 
 function scheduleCheck(state: OrderState, delayMs: number, effects: OrderEffect[]): Step {
