@@ -308,6 +308,18 @@ describe('order machine', () => {
     expect(proven.effects).toContainEqual({ type: 'risk', event: { kind: 'not-executed', orderId: 'o1' } });
   });
 
+  it('an unsettled order is asked again the moment "not executed" becomes provable, not up to a backoff later', () => {
+    // Measured (hH): an order frame the venue dropped for rate stayed UNKNOWN until the first tick after the quote's
+    // expiry + grace — up to RECONCILE_MAX_MS (60 s) after the proof was there to be read.
+    const provableAt = T0 + 600_000 + 60_000;
+    const unknown = { ...initialOrderState(record({ state: 'UNKNOWN', status: 'UNKNOWN', sentAt: T0 })), ticks: 10 };
+    const before = run(unknown, [{ type: 'reconcile-due' }], provableAt - 20_000);
+    expect(before.effects.flatMap((e) => (e.type === 'schedule' ? [e.delayMs] : []))).toEqual([20_000]);
+    const after = run(unknown, [{ type: 'reconcile-due' }], provableAt + 1);
+    expect(after.effects.flatMap((e) => (e.type === 'schedule' ? [e.delayMs] : []))).toEqual([60_000]);
+    expect(after.effects).toContainEqual({ type: 'query-venue', orderState: true, trades: true });
+  });
+
   it('an order the venue showed it knew (PENDING, INDETERMINATE) is never concluded not executed when it drops out of order state', () => {
     const late = T0 + 600_000 + 60_000;
     const silent: OrderMachineEvent = { type: 'venue-evidence', evidence: { trades: [], orderState: [] } };

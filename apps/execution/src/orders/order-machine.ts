@@ -347,9 +347,17 @@ function quoteGone(record: OrderRecord, env: OrderEnv): boolean {
   return env.now >= record.quote.quoteExpiresAt + env.timings.notExecutedGraceMs;
 }
 
+/**
+ * The next tick: after the backoff, but no later than the moment the quote's expiry (+ grace) makes "not executed"
+ * provable and the order-state endpoint joins the read — an order the venue never had settles then, not up to a
+ * whole `reconcileMaxMs` after the proof was there to be read.
+ */
 function schedule(state: OrderMachineState, env: OrderEnv): OrderEffect {
   const { reconcileInitialMs: initialMs, reconcileMaxMs: maxMs } = env.timings;
-  return { type: 'schedule', delayMs: doublingDelay(state.ticks, { initialMs, maxMs }) };
+  const backoff = doublingDelay(state.ticks, { initialMs, maxMs });
+  if (quoteGone(state.record, env)) return { type: 'schedule', delayMs: backoff };
+  const untilProvable = state.record.quote.quoteExpiresAt + env.timings.notExecutedGraceMs - env.now;
+  return { type: 'schedule', delayMs: Math.min(backoff, untilProvable) };
 }
 
 function applyEvidence(state: OrderMachineState, evidence: VenueEvidence, env: OrderEnv): Result {
