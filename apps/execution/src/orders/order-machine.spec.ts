@@ -318,6 +318,13 @@ describe('order machine', () => {
     const after = run(unknown, [{ type: 'reconcile-due' }], provableAt + 1);
     expect(after.effects.flatMap((e) => (e.type === 'schedule' ? [e.delayMs] : []))).toEqual([60_000]);
     expect(after.effects).toContainEqual({ type: 'query-venue', orderState: true, trades: true });
+    const unreadable = record({ state: 'UNKNOWN', status: 'UNKNOWN', sentAt: T0 });
+    const noExpiry = {
+      ...unknown,
+      record: { ...unreadable, quote: { ...unreadable.quote, quoteExpiresAt: Number.NaN } },
+    };
+    const blind = run(noExpiry, [{ type: 'reconcile-due' }], provableAt - 20_000);
+    expect(blind.effects.flatMap((e) => (e.type === 'schedule' ? [e.delayMs] : []))).toEqual([60_000]);
   });
 
   it('an order the venue showed it knew (PENDING, INDETERMINATE) is never concluded not executed when it drops out of order state', () => {

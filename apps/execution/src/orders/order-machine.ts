@@ -355,8 +355,9 @@ function quoteGone(record: OrderRecord, env: OrderEnv): boolean {
 function schedule(state: OrderMachineState, env: OrderEnv): OrderEffect {
   const { reconcileInitialMs: initialMs, reconcileMaxMs: maxMs } = env.timings;
   const backoff = doublingDelay(state.ticks, { initialMs, maxMs });
-  if (quoteGone(state.record, env)) return { type: 'schedule', delayMs: backoff };
   const untilProvable = state.record.quote.quoteExpiresAt + env.timings.notExecutedGraceMs - env.now;
+  // past (or unreadable, NaN): the backoff alone — never a timer of 0 or NaN ms, which would tick without pause
+  if (!(untilProvable > 0)) return { type: 'schedule', delayMs: backoff };
   return { type: 'schedule', delayMs: Math.min(backoff, untilProvable) };
 }
 
