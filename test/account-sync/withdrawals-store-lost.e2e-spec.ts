@@ -5,11 +5,13 @@
  * the key of a withdrawal carried out before the loss answers that withdrawal; the venue holds exactly one. While
  * the lists cannot be read, such a submit is refused (`WITHDRAWALS_RESTORING`), nothing sent, and operators are told
  * (a gauge, /health). A venue whose fiat rows show no account group (§2.7: not shown; R8 is our guess): the group
- * stays '' and a cancel names it, the venue's cancel needing it (spec-gaps WD9).
+ * stays '' and a cancel names it, the venue's cancel needing it (spec-gaps WD9). Until restored, the desk exports no
+ * count of open or stuck requests (it lacks the venue's rows).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { WithdrawalListReply, WithdrawalReply, WithdrawalView } from '#contracts';
 import { waitFor } from '#testing';
+import { metricValue as seriesValue } from '../connector/connector-stack.js';
 import {
   admin,
   metricValue,
@@ -47,6 +49,9 @@ async function withdrawalsHealth(): Promise<{ up: boolean; detail?: string } | u
   };
   return body.checks?.['withdrawals'];
 }
+/** A series' value on account-sync's /metrics; undefined when it exports none (not 0). */
+const series = (name: string, labels: Record<string, string> = {}) =>
+  seriesValue(stack.app?.httpUrl ?? '', name, labels);
 const restoringSeconds = () => metricValue(stack, 'account_sync_withdrawals_restoring_seconds');
 
 /** account-sync stopped, nats-server replaced by one on a new, empty store directory, account-sync started. */
@@ -149,12 +154,17 @@ describe('account-sync withdrawals after NATS lost its store', () => {
     expect(told?.up).toBe(false);
     expect(told?.detail).toContain('WITHDRAWALS_RESTORING');
     expect(told?.detail).toContain('503');
+    // what it follows lacks the venue's rows meanwhile: no count of open or stuck requests rather than a short one
+    expect(await series('account_sync_withdrawals_open', { state: 'PENDING_APPROVAL' })).toBeUndefined();
+    expect(await series('account_sync_withdrawals_stuck')).toBeUndefined();
 
     await fetch(`${stack.venue.adminUrl}/faults/rest`, { method: 'DELETE' });
     await waitFor(async () => (await get(held.requestId)).withdrawal?.restored !== undefined, 'restored by a poll');
     // the pass ends after its last record (the ledger mark written): the gauge reads 0 from then on (CI: read 1 between)
     await waitFor(async () => (await restoringSeconds()) === 0, 'restoring seconds back to 0');
     await waitFor(async () => (await withdrawalsHealth())?.up === true, 'the withdrawals check up again');
+    expect(await series('account_sync_withdrawals_open', { state: 'PENDING_APPROVAL' })).toBe(1);
+    expect(await series('account_sync_withdrawals_stuck')).toBe(0);
     expect(await fiat('lost-again', '7.00')).toMatchObject({ ok: true, withdrawal: { venueUuid: held.venueUuid } });
     expect(await venueRows(held.requestId)).toBe(1);
   });

@@ -1,10 +1,10 @@
 /**
  * One writer per account: two account-sync processes (from dist/) for one account. The second is a standby —
- * /health 503 naming the holder, no part started, nothing read or written — and takes over within about a
- * second when the holder stops cleanly (SIGTERM, exit 0: the lease released), and at once when an instance on
- * this host starts after the holder was killed (kill -9: its pid is gone). A holder whose lease another
- * instance took stops at once, exit 75. In one process (as tests run it), a second instance waits while the
- * first runs and takes over when the first is closed.
+ * /health 503 naming the holder, no part started, nothing read or written, no series of the withdrawal desk's
+ * gauges (it holds no request) — and takes over within about a second when the holder stops cleanly (SIGTERM,
+ * exit 0: the lease released), and at once when an instance on this host starts after the holder was killed
+ * (kill -9: its pid is gone). A holder whose lease another instance took stops at once, exit 75. In one process
+ * (as tests run it), a second instance waits while the first runs and takes over when the first is closed.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Kvm } from '@nats-io/kv';
@@ -29,6 +29,9 @@ async function health(app: { httpUrl: string }): Promise<{ code: number; body: H
   const response = await fetch(`${app.httpUrl}/health`);
   return { code: response.status, body: (await response.json()) as Health };
 }
+
+const STUCK = 'account_sync_withdrawals_stuck';
+const OPEN = 'account_sync_withdrawals_open';
 
 const leaseUp = async (app: { httpUrl: string }) => (await health(app)).body.checks['account-lease']?.up === true;
 
@@ -56,6 +59,9 @@ describe('account-sync: one writer per account (two processes)', () => {
     const first = await start();
     await waitFor(() => leaseUp(first), 'the first holds the lease');
     await waitFor(async () => (await metricSum(first.httpUrl, 'account_sync_runs_total')) > 0, 'the first syncs');
+    // the holder tells its withdrawal desk's requests (none here): 0, read at the scrape
+    await waitFor(async () => (await metricValue(first.httpUrl, STUCK)) === 0, 'the holder exports none stuck');
+    expect(await metricValue(first.httpUrl, OPEN, { state: 'PENDING_APPROVAL' })).toBe(0);
 
     const second = await start();
     await second.process.waitForLine('standby: account held by');
@@ -69,6 +75,10 @@ describe('account-sync: one writer per account (two processes)', () => {
     // its parts say they are not started (outside tester: the transaction ledger read "up")
     expect(waiting.body.checks['transaction-ledger']).toEqual({ up: false, detail: 'not started' });
     expect(waiting.body.checks['withdrawals']).toEqual({ up: false, detail: 'not started' });
+    // it holds no withdrawal request: no series at all, never a 0 that reads "none stuck"
+    expect(await metricValue(second.httpUrl, STUCK)).toBeUndefined();
+    expect(await metricSum(second.httpUrl, OPEN)).toBe(0);
+    expect(await metricValue(second.httpUrl, OPEN, { state: 'PENDING_APPROVAL' })).toBeUndefined();
     // a few of the first's sync periods later the standby has still started nothing: no read, no receiver
     await waitFor(async () => (await metricSum(first.httpUrl, 'account_sync_runs_total')) > 5, 'the first syncs on');
     expect(await metricSum(second.httpUrl, 'account_sync_runs_total')).toBe(0);
@@ -84,6 +94,8 @@ describe('account-sync: one writer per account (two processes)', () => {
     await second.process.waitForLine('"reason":"released"');
     await waitFor(async () => (await metricSum(second.httpUrl, 'account_sync_runs_total')) > 0, 'the second syncs');
     await second.process.waitForLine('webhook receiver listening');
+    expect(await metricValue(second.httpUrl, STUCK)).toBe(0); // the desk loaded: it tells now
+    expect(await metricValue(second.httpUrl, OPEN, { state: 'PENDING_APPROVAL' })).toBe(0);
   }, 90_000);
 
   it('after kill -9 of the holder, an instance started again on this host takes over at once', async () => {

@@ -27,14 +27,12 @@ import {
   callerPartOfComment,
   errorReply,
   type ErrorReply,
-  isFinalWithdrawalState,
   withdrawalStateRank,
   requestIdOfComment,
   sameAccountGroup,
   withdrawalComment,
   WithdrawalErrorCode,
   withdrawalEventMsgId,
-  WITHDRAWAL_STATES,
   type WithdrawalCancelRequest,
   type WithdrawalGetRequest,
   type WithdrawalKind,
@@ -80,7 +78,7 @@ import {
   type WithdrawalEvent,
   type WithdrawalRecord,
 } from './withdrawal-machine.js';
-import type { WithdrawalMetrics } from './withdrawal-metrics.js';
+import { countOpen, type WithdrawalMetrics } from './withdrawal-metrics.js';
 import { classifyCancelFailure, classifySubmitFailure } from './withdrawal-outcomes.js';
 
 /** The venue operations withdrawals use (the app's one VenueRestClient, within its request budget). */
@@ -214,6 +212,8 @@ export class WithdrawalDesk {
   private ledgerCheck: Promise<void> | undefined;
   /** The restoration failing since, and why (logged once per episode; told by a gauge and /health). */
   private restoring: RestoringState;
+  /** Loaded and not stopped: what `open` holds is every request followed (the gauges tell nothing otherwise). */
+  private loaded = false;
 
   constructor(
     private readonly venue: WithdrawalVenue,
@@ -226,6 +226,17 @@ export class WithdrawalDesk {
     private readonly options: WithdrawalDeskOptions,
   ) {
     metrics.readRestoringFrom(() => restoringSeconds(this.restoring, clock.now()));
+    // Read at each scrape, not at the polls. Nothing while not loaded (this instance is a standby until the lease
+    // starts the desk), or while records NATS lost are not restored (the venue's rows are missing from `open`).
+    metrics.readOpenFrom(() =>
+      this.loaded && this.restoring === undefined
+        ? countOpen(
+            [...this.open.values()].map((record) => record.view),
+            clock.now(),
+            options.stuckAfterMs,
+          )
+        : undefined,
+    );
     this.outbox = new ChangeOutbox(
       (change) => events.publish(change.subject, change.event, change.msgId),
       (requestId, change, error) =>
@@ -277,6 +288,7 @@ export class WithdrawalDesk {
     }
     await this.tidySendMarks();
     this.refreshGauges();
+    this.loaded = true;
     this.cancelPoll = this.clock.setInterval(() => void this.poll(), this.options.pollMs);
     if (this.open.size > 0) void this.poll();
   }
@@ -298,6 +310,7 @@ export class WithdrawalDesk {
     await this.ledgerCheck?.catch(() => undefined);
     while (this.inHand.size > 0) await Promise.allSettled([...this.inHand]);
     await this.mailbox.drained();
+    this.loaded = false; // stopped: it follows nothing now (the lease is released next)
   }
 
   /**
@@ -1244,18 +1257,8 @@ export class WithdrawalDesk {
     }
   }
 
+  /** `open` and `stuck` are read at the scrape (the constructor); the outbox's size is set here. */
   private refreshGauges(): void {
-    const counts = new Map<WithdrawalRequestState, number>();
-    const now = this.clock.now();
-    let stuck = 0;
-    for (const record of this.open.values()) {
-      counts.set(record.view.state, (counts.get(record.view.state) ?? 0) + 1);
-      if (!isFinalWithdrawalState(record.view.state) && now - record.view.updatedAt > this.options.stuckAfterMs) {
-        stuck += 1;
-      }
-    }
-    for (const state of WITHDRAWAL_STATES) this.metrics.open.set({ state }, counts.get(state) ?? 0);
-    this.metrics.stuck.set(stuck);
     this.metrics.unpublished.set(this.outbox.size);
   }
 

@@ -1,15 +1,42 @@
 import { Counter, Gauge } from 'prom-client';
-import { WITHDRAWAL_STATES } from '#contracts';
+import { isFinalWithdrawalState, WITHDRAWAL_STATES, type WithdrawalRequestState } from '#contracts';
 import type { MetricsRegistry } from '#observability';
+
+/** The desk's requests as a scrape tells them: how many by state, and how many stuck at that moment. */
+export interface OpenWithdrawals {
+  byState: ReadonlyMap<WithdrawalRequestState, number>;
+  stuck: number;
+}
+
+/**
+ * Counts the requests followed (not final, and NOT_FOUND / REJECTED ones still watched) at `now`: stuck = not final
+ * and unchanged for longer than `stuckAfterMs`. Pure: called at each scrape, so neither waits for a poll.
+ */
+export function countOpen(
+  views: Iterable<{ state: WithdrawalRequestState; updatedAt: number }>,
+  now: number,
+  stuckAfterMs: number,
+): OpenWithdrawals {
+  const byState = new Map<WithdrawalRequestState, number>();
+  let stuck = 0;
+  for (const { state, updatedAt } of views) {
+    byState.set(state, (byState.get(state) ?? 0) + 1);
+    if (!isFinalWithdrawalState(state) && now - updatedAt > stuckAfterMs) stuck += 1;
+  }
+  return { byState, stuck };
+}
 
 export class WithdrawalMetrics {
   /** NATS requests by operation (submit, cancel, get, list) and result (`ok` or an error code). */
   readonly requests: Counter<'operation' | 'result'>;
   /** Every state a request entered. */
   readonly transitions: Counter<'state'>;
-  /** Requests not final, and NOT_FOUND or REJECTED ones still watched, by state. */
+  /**
+   * Requests not final, and NOT_FOUND or REJECTED ones still watched, by state — read at each scrape from the desk;
+   * no series while there is none to tell (a standby, a desk not loaded or stopped, records not restored yet).
+   */
   readonly open: Gauge<'state'>;
-  /** Requests not final and unchanged for longer than WITHDRAWAL_STUCK_AFTER_MS. */
+  /** Requests not final and unchanged for longer than WITHDRAWAL_STUCK_AFTER_MS at the scrape; absent as `open`. */
   readonly stuck: Gauge;
   readonly polls: Counter<'result'>;
   /** Change events JetStream did not take yet (published again with the next poll). */
@@ -23,6 +50,8 @@ export class WithdrawalMetrics {
   /** Seconds the records' restoration has been failing (0 when done): submits of keys not held are refused meanwhile. */
   readonly restoring: Gauge;
   private restoringNow: () => number = () => 0;
+  /** Undefined: nothing to tell — a standby (no desk: it holds no requests), or one not loaded or restored yet. */
+  private openNow: () => OpenWithdrawals | undefined = () => undefined;
 
   constructor(registry: MetricsRegistry) {
     this.requests = new Counter({
@@ -42,12 +71,23 @@ export class WithdrawalMetrics {
       help: "Withdrawal requests not final (and NOT_FOUND or REJECTED ones still looked for in the venue's lists), by state",
       labelNames: ['state'],
       registers: [registry],
+      collect: () => {
+        const now = this.openNow();
+        this.open.reset();
+        if (now === undefined) return;
+        for (const state of WITHDRAWAL_STATES) this.open.set({ state }, now.byState.get(state) ?? 0);
+      },
     });
-    for (const state of WITHDRAWAL_STATES) this.open.set({ state }, 0);
     this.stuck = new Gauge({
       name: 'account_sync_withdrawals_stuck',
       help: 'Withdrawal requests not final and unchanged for longer than WITHDRAWAL_STUCK_AFTER_MS (UNKNOWN ones need a look)',
       registers: [registry],
+      collect: () => {
+        const now = this.openNow();
+        if (now === undefined)
+          this.stuck.remove(); // an unlabelled gauge's reset() would export 0
+        else this.stuck.set(now.stuck);
+      },
     });
     this.polls = new Counter({
       name: 'account_sync_withdrawal_polls_total',
@@ -90,5 +130,10 @@ export class WithdrawalMetrics {
   /** Read at every scrape: the gauge counts on between the desk's attempts. */
   readRestoringFrom(seconds: () => number): void {
     this.restoringNow = seconds;
+  }
+
+  /** Read at every scrape (the gauges `open` and `stuck`): undefined exports no series of either. */
+  readOpenFrom(open: () => OpenWithdrawals | undefined): void {
+    this.openNow = open;
   }
 }
