@@ -4,7 +4,7 @@ export { MetricsRegistry } from './metrics-registry.js';
 export { HealthRegistry, type HealthCheck, type HealthCheckResult, type HealthReport } from './health-registry.js';
 export { ObservabilityModule, type ObservabilityOptions } from './observability.module.js';
 export { loadConfig, ConfigError, exitOnConfigError, type CrossChecked, type CrossRule } from './config.js';
-export { listenProblem, listenProblems, refuseUnusableListens, type ListenSetting } from './listen-check.js';
+export { refuseUnusableListens, type ListenSetting } from './listen-check.js';
 export { EXIT_CODE } from './exit-codes.js';
 export { ServiceEnv, type EnvClass } from './service-env.js';
 export { lifecycleOf, type StartStop } from './lifecycle.js';

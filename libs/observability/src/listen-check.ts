@@ -19,13 +19,13 @@ export interface ListenSetting {
 const HOST_ERRORS = new Set(['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'EINVAL', 'EAFNOSUPPORT']);
 
 /** Why an address cannot be listened on; `busy`: another process holds the port now (it may let it go). */
-export interface ListenProblem {
+interface ListenProblem {
   problem: string;
   busy: boolean;
 }
 
 /** Why `setting` cannot be listened on, naming its variables (never a secret: a port and a host), or undefined. */
-export function listenProblem(setting: ListenSetting): Promise<ListenProblem | undefined> {
+function listenProblem(setting: ListenSetting): Promise<ListenProblem | undefined> {
   const { port, host, portVariable, hostVariable } = setting;
   return new Promise((resolve) => {
     const server = createServer();
@@ -49,7 +49,7 @@ export function listenProblem(setting: ListenSetting): Promise<ListenProblem | u
 }
 
 /** The problems of every setting, one per address (port 0, "any free port", is tried on its host alone). */
-export async function listenProblems(settings: readonly ListenSetting[]): Promise<ListenProblem[]> {
+async function listenProblems(settings: readonly ListenSetting[]): Promise<ListenProblem[]> {
   const found = await Promise.all(settings.map(listenProblem));
   return found.filter((problem): problem is ListenProblem => problem !== undefined);
 }

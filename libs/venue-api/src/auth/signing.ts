@@ -28,7 +28,6 @@ export function signedPath(path: string): string {
   return withoutQuery.startsWith('/') ? withoutQuery.slice(1) : withoutQuery;
 }
 
-/** Why `secret` cannot sign with `encoding`, or undefined when it can (for start-up configuration checks). */
 /** A Rest-Key header value the venue can match: visible ASCII only (a space or line break cannot travel in it). */
 const API_KEY = /^[\x21-\x7E]{1,256}$/;
 
@@ -37,6 +36,7 @@ export function apiKeyProblem(key: string): string | undefined {
   return API_KEY.test(key) ? undefined : 'API key is not 1 to 256 visible ASCII characters';
 }
 
+/** Why `secret` cannot sign with `encoding`, or undefined when it can (for start-up configuration checks). */
 export function apiSecretProblem(secret: string, encoding: SignatureEncoding): string | undefined {
   if (secret.length === 0) return 'API secret is empty';
   if (encoding === 'base64' && !BASE64.test(secret)) return 'API secret is not valid Base64';
